@@ -1,0 +1,441 @@
+//! Calibration of CPU work: how many iterations of a loop take a given time on this host.
+//!
+//! Every figure comes from robust statistics over many short timings (their median, with the
+//! median absolute deviation as the stability figure), under a time budget. interbench insisted
+//! that one timing land within 1% of its target and re-checked it within 5%, which on a virtual
+//! machine whose speed drifts by 5–20% loops for minutes; a median of many timings converges in
+//! a fraction of a second and says how stable it was.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::platform::clock::monotonic_ns;
+use crate::platform::host;
+use crate::stats::{median, median_absolute_deviation};
+
+/// Changes whenever `burn_loops` changes, so a cached figure for an older loop is not reused.
+const BURN_LOOP_VERSION: u32 = 1;
+
+/// The shared CPU burn loop: `loops` iterations of a counter the optimiser must keep (each step
+/// goes through `black_box`), about one iteration per cycle or two. Used by every suite that
+/// needs "burn X ms of CPU" and by `noise` as its spin loop.
+#[inline(never)]
+pub fn burn_loops(loops: u64) {
+    let mut i = 0u64;
+    while i < loops {
+        i = black_box(i) + 1;
+    }
+}
+
+/// Runs `work(n)` once and returns the nanoseconds it took.
+#[inline]
+fn time_ns(work: &mut dyn FnMut(u64), n: u64) -> u64 {
+    let start = monotonic_ns();
+    work(n);
+    (monotonic_ns() - start).max(1)
+}
+
+/// Iterations per millisecond of some work, from the median of many timings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RateMeasurement {
+    pub per_ms: f64,
+    /// Timings the median was taken over.
+    pub samples: usize,
+    /// Median absolute deviation of the per-timing rates, as % of the median.
+    pub mad_pct: f64,
+    /// Wall time the measurement took, ms.
+    pub elapsed_ms: f64,
+}
+
+/// Limits of a rate measurement.
+#[derive(Debug, Clone, Copy)]
+pub struct RateBudget {
+    /// Length of one timing; long enough that clock overhead is negligible.
+    pub chunk_ms: f64,
+    /// Sampling stops after this much wall time, once `min_samples` are in.
+    pub budget_ms: f64,
+    pub min_samples: usize,
+    pub max_samples: usize,
+}
+
+/// Measures how many iterations of `work` run per millisecond. First doubles the iteration
+/// count until one timing lasts `chunk_ms`, then times chunks of that size until the budget is
+/// spent, and takes the median rate. A wall-clock cap of three budgets bounds the whole thing
+/// even on a host that is preempting this process most of the time.
+pub fn measure_rate(work: &mut dyn FnMut(u64), budget: RateBudget) -> RateMeasurement {
+    let start = monotonic_ns();
+    let chunk_ns = (budget.chunk_ms * 1e6) as u64;
+    let budget_ns = (budget.budget_ms * 1e6) as u64;
+    let hard_cap_ns = budget_ns * 3;
+
+    // Warm the code and caches, then grow to the chunk size.
+    work(1);
+    let mut n = 1024u64;
+    loop {
+        let t = time_ns(work, n);
+        if t >= chunk_ns || monotonic_ns() - start > budget_ns {
+            break;
+        }
+        // Jump close to the chunk size once a timing is long enough to be trusted.
+        n = if t > chunk_ns / 16 {
+            (n as f64 * chunk_ns as f64 / t as f64 * 1.05).ceil() as u64
+        } else {
+            n * 2
+        };
+    }
+
+    let mut rates = Vec::with_capacity(budget.max_samples);
+    while rates.len() < budget.max_samples {
+        let elapsed = monotonic_ns() - start;
+        if (rates.len() >= budget.min_samples && elapsed > budget_ns) || elapsed > hard_cap_ns {
+            break;
+        }
+        let t = time_ns(work, n);
+        rates.push(n as f64 * 1e6 / t as f64);
+    }
+    if rates.is_empty() {
+        // Only when the cap was hit while growing: one more timing is all there is time for.
+        rates.push(n as f64 * 1e6 / time_ns(work, n) as f64);
+    }
+    let per_ms = median(&rates).unwrap_or(0.0);
+    let mad = median_absolute_deviation(&rates).unwrap_or(0.0);
+    RateMeasurement {
+        per_ms,
+        samples: rates.len(),
+        mad_pct: if per_ms > 0.0 {
+            100.0 * mad / per_ms
+        } else {
+            0.0
+        },
+        elapsed_ms: (monotonic_ns() - start) as f64 / 1e6,
+    }
+}
+
+/// An iteration count tuned so that one run of the work takes a target time.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TargetCalibration {
+    pub target_ms: f64,
+    pub iterations: u64,
+    /// Runs timed at (or near) the target length to tune the count.
+    pub timed_runs: usize,
+    /// Median absolute deviation of the last pass's timings, as % of their median.
+    pub mad_pct: f64,
+    /// The median time of the last pass's runs before the final rescale, ms.
+    pub last_median_ms: f64,
+    pub elapsed_ms: f64,
+}
+
+/// Tunes `work`'s iteration count so that its median run takes `target_ns`, starting from a
+/// ballpark count. Passes of timed runs at the full target length (so effects that only show
+/// at that length, such as a working set falling out of cache, are in the figure) rescale the
+/// count by target / median until a pass's median is within 5% of the target (at most 4 passes).
+/// A pass is cut short when one run is off by more than 2×. Returns None if `stop` is set
+/// before any pass completed.
+pub fn calibrate_to_target(
+    work: &mut dyn FnMut(u64),
+    ballpark_iterations: u64,
+    target_ns: u64,
+    stop: &AtomicBool,
+) -> Option<TargetCalibration> {
+    let start = monotonic_ns();
+    let target_ms = target_ns as f64 / 1e6;
+    // Several runs for short targets, at least three for long ones: about a second in all.
+    let runs_per_pass = ((1000.0 / target_ms) as usize).clamp(3, 9);
+    let mut count = ballpark_iterations.max(1);
+    let mut timed_runs = 0;
+    let mut last = None;
+    let rescale =
+        |count: u64, t_ns: f64| ((count as f64 * target_ns as f64 / t_ns).round() as u64).max(1);
+
+    for _pass in 0..4 {
+        let mut times = Vec::with_capacity(runs_per_pass);
+        for _ in 0..runs_per_pass {
+            if stop.load(Ordering::Relaxed) {
+                return last.map(|(c, mad, med)| finish(c, timed_runs, mad, med, target_ms, start));
+            }
+            let t = time_ns(work, count) as f64;
+            timed_runs += 1;
+            times.push(t);
+            let ratio = t / target_ns as f64;
+            if times.len() == 1 && !(0.5..=2.0).contains(&ratio) {
+                break;
+            }
+        }
+        let med = median(&times).unwrap_or(target_ns as f64);
+        let mad_pct = 100.0 * median_absolute_deviation(&times).unwrap_or(0.0) / med;
+        let within = (med / target_ns as f64 - 1.0).abs() < 0.05 && times.len() == runs_per_pass;
+        count = rescale(count, med);
+        last = Some((count, mad_pct, med / 1e6));
+        if within {
+            break;
+        }
+    }
+    last.map(|(c, mad, med)| finish(c, timed_runs, mad, med, target_ms, start))
+}
+
+fn finish(
+    iterations: u64,
+    timed_runs: usize,
+    mad_pct: f64,
+    last_median_ms: f64,
+    target_ms: f64,
+    start: u64,
+) -> TargetCalibration {
+    TargetCalibration {
+        target_ms,
+        iterations,
+        timed_runs,
+        mad_pct,
+        last_median_ms,
+        elapsed_ms: (monotonic_ns() - start) as f64 / 1e6,
+    }
+}
+
+/// Where a `loops_per_ms` figure came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CalibrationSource {
+    /// Measured in this run.
+    Measured,
+    /// Read from the calibration cache, measured by an earlier run on this host.
+    Cached,
+    /// Given by the user (`-l`).
+    Given,
+}
+
+/// The calibrated speed of [`burn_loops`] on this host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BurnCalibration {
+    pub loops_per_ms: u64,
+    pub source: CalibrationSource,
+    /// How the figure was measured (absent when given by the user).
+    pub measurement: Option<RateMeasurement>,
+    pub measured_at: Option<DateTime<Utc>>,
+    /// The cache key: host, CPU model, build profile and loop version.
+    pub key: String,
+}
+
+/// How to obtain `loops_per_ms`: interbench's `-b` (re-measure) and `-l` (use this value).
+#[derive(Debug, Clone)]
+pub struct CalibrationOptions {
+    pub recalibrate: bool,
+    pub given_loops_per_ms: Option<u64>,
+    pub cache_file: PathBuf,
+}
+
+/// The budget of the shared burn calibration: 2 ms timings for about 0.4 s.
+pub const BURN_BUDGET: RateBudget = RateBudget {
+    chunk_ms: 2.0,
+    budget_ms: 400.0,
+    min_samples: 15,
+    max_samples: 400,
+};
+
+/// The outcome of [`burn_calibration`]: the figure, and a warning when the cache could not be
+/// written (the figure is still good; the next run will measure again).
+pub struct BurnCalibrationOutcome {
+    pub calibration: BurnCalibration,
+    pub cache_warning: Option<String>,
+}
+
+/// `loops_per_ms` of the burn loop: the user's value, else the cached one for this host and CPU,
+/// else a fresh measurement that is then cached.
+pub fn burn_calibration(opts: &CalibrationOptions) -> BurnCalibrationOutcome {
+    let key = cache_key();
+    if let Some(given) = opts.given_loops_per_ms {
+        let calibration = BurnCalibration {
+            loops_per_ms: given,
+            source: CalibrationSource::Given,
+            measurement: None,
+            measured_at: None,
+            key,
+        };
+        return BurnCalibrationOutcome {
+            calibration,
+            cache_warning: None,
+        };
+    }
+    let mut cache = CalibrationCache::load(&opts.cache_file);
+    if !opts.recalibrate {
+        if let Some(mut cached) = cache.entries.get(&key).cloned() {
+            cached.source = CalibrationSource::Cached;
+            return BurnCalibrationOutcome {
+                calibration: cached,
+                cache_warning: None,
+            };
+        }
+    }
+    let measurement = measure_rate(&mut burn_loops, BURN_BUDGET);
+    let calibration = BurnCalibration {
+        loops_per_ms: measurement.per_ms.round().max(1.0) as u64,
+        source: CalibrationSource::Measured,
+        measurement: Some(measurement),
+        measured_at: Some(Utc::now()),
+        key: key.clone(),
+    };
+    cache.entries.insert(key, calibration.clone());
+    let cache_warning = cache
+        .save(&opts.cache_file)
+        .err()
+        .map(|e| format!("calibration not cached: {e:#}"));
+    BurnCalibrationOutcome {
+        calibration,
+        cache_warning,
+    }
+}
+
+fn cache_key() -> String {
+    format!(
+        "{}|{}|{}|burn-v{}",
+        host::hostname(),
+        host::cpu_model(),
+        env!("HOSTBENCH_BUILD_PROFILE"),
+        BURN_LOOP_VERSION
+    )
+}
+
+/// The calibration cache file: one entry per host/CPU/build key.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct CalibrationCache {
+    entries: BTreeMap<String, BurnCalibration>,
+}
+
+impl CalibrationCache {
+    /// A missing or unreadable cache is an empty one: calibration then measures afresh.
+    fn load(path: &Path) -> Self {
+        fs::read_to_string(path)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default()
+    }
+
+    /// Writes through a temporary file and a rename, so a concurrent reader never sees half a
+    /// file; the temporary file is removed if the write fails.
+    fn save(&self, path: &Path) -> Result<()> {
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
+        let text = serde_json::to_string_pretty(self)?;
+        let written = fs::write(&tmp, text).and_then(|_| fs::rename(&tmp, path));
+        if written.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        written.with_context(|| format!("writing {}", path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn min_time_ns(n: u64) -> u64 {
+        (0..5).map(|_| time_ns(&mut burn_loops, n)).min().unwrap()
+    }
+
+    #[test]
+    fn burn_loop_time_grows_with_its_count() {
+        let short = min_time_ns(200_000);
+        let long = min_time_ns(2_000_000);
+        // Ten times the work: loosely more than three times the time on a noisy host.
+        assert!(long > 3 * short, "short {short} ns, long {long} ns");
+    }
+
+    #[test]
+    fn measured_rate_predicts_the_time_of_a_longer_run() {
+        let budget = RateBudget {
+            chunk_ms: 1.0,
+            budget_ms: 100.0,
+            min_samples: 11,
+            max_samples: 200,
+        };
+        let rate = measure_rate(&mut burn_loops, budget);
+        assert!(rate.per_ms > 0.0 && rate.samples >= 11);
+        assert!(rate.elapsed_ms < 3.0 * 100.0 + 1000.0);
+        // 20 ms worth of loops should take roughly 20 ms (loose: the host is shared).
+        let ms = min_time_ns((rate.per_ms * 20.0) as u64) as f64 / 1e6;
+        assert!((8.0..60.0).contains(&ms), "20 ms of loops took {ms} ms");
+    }
+
+    #[test]
+    fn target_calibration_converges_on_the_target() {
+        let stop = AtomicBool::new(false);
+        // A ballpark 10x too small: the passes must still find the target.
+        let rate = measure_rate(
+            &mut burn_loops,
+            RateBudget {
+                chunk_ms: 1.0,
+                budget_ms: 20.0,
+                min_samples: 5,
+                max_samples: 50,
+            },
+        );
+        let ballpark = (rate.per_ms * 30.0 / 10.0) as u64;
+        let cal = calibrate_to_target(&mut burn_loops, ballpark, 30_000_000, &stop).unwrap();
+        assert!(cal.timed_runs >= 3);
+        let ms = min_time_ns(cal.iterations) as f64 / 1e6;
+        assert!(
+            (15.0..60.0).contains(&ms),
+            "calibrated 30 ms run took {ms} ms"
+        );
+    }
+
+    #[test]
+    fn target_calibration_stops_when_asked() {
+        let stop = AtomicBool::new(true);
+        assert!(calibrate_to_target(&mut burn_loops, 1000, 1_000_000, &stop).is_none());
+    }
+
+    #[test]
+    fn cache_is_written_reused_and_bypassed() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = CalibrationOptions {
+            recalibrate: false,
+            given_loops_per_ms: None,
+            cache_file: dir.path().join("sub/calibration.json"),
+        };
+        let first = burn_calibration(&opts);
+        assert!(first.cache_warning.is_none());
+        assert_eq!(first.calibration.source, CalibrationSource::Measured);
+        assert!(first.calibration.loops_per_ms > 0);
+
+        let second = burn_calibration(&opts).calibration;
+        assert_eq!(second.source, CalibrationSource::Cached);
+        assert_eq!(second.loops_per_ms, first.calibration.loops_per_ms);
+
+        let forced = burn_calibration(&CalibrationOptions {
+            recalibrate: true,
+            ..opts.clone()
+        });
+        assert_eq!(forced.calibration.source, CalibrationSource::Measured);
+
+        let given = burn_calibration(&CalibrationOptions {
+            given_loops_per_ms: Some(1234),
+            ..opts.clone()
+        });
+        assert_eq!(given.calibration.source, CalibrationSource::Given);
+        assert_eq!(given.calibration.loops_per_ms, 1234);
+        // No temporary file is left beside the cache.
+        let names: Vec<_> = fs::read_dir(dir.path().join("sub")).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn an_unwritable_cache_is_a_warning_not_an_error() {
+        let opts = CalibrationOptions {
+            recalibrate: true,
+            given_loops_per_ms: None,
+            cache_file: PathBuf::from("/proc/hostbench-cannot-write/calibration.json"),
+        };
+        let out = burn_calibration(&opts);
+        assert!(out.cache_warning.is_some());
+        assert!(out.calibration.loops_per_ms > 0);
+    }
+}

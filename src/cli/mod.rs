@@ -1,0 +1,117 @@
+//! The command line: clap definitions, one file per subcommand, each with a thin `exec` that
+//! validates its arguments into a config and calls the library. Only this layer reads argv and
+//! the environment variables that name files.
+
+mod noise;
+mod results;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand};
+
+use crate::calibration::CalibrationOptions;
+use crate::error::UsageError;
+use crate::store::SqliteStore;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "hostbench",
+    version,
+    about = "A Linux host benchmark suite: interactivity, scheduler, BYTE index and run-to-run noise",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every subcommand accepts.
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// The SQLite result database [default: DATA_DIR/hostbench/results.sqlite]
+    #[arg(long, global = true, env = "HOSTBENCH_DB", value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    /// Where the CPU calibration is cached [default: CACHE_DIR/hostbench]
+    #[arg(long, global = true, env = "HOSTBENCH_CACHE_DIR", value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Print the full result as JSON on standard output (and nothing else there)
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// No progress and no calibration chatter: only the report
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// p1bench: how much a fixed CPU or memory job varies from run to run on this host
+    #[command(override_usage = "hostbench noise [-v] [-m MB] [TIME_MS [COUNT]]")]
+    Noise(noise::NoiseArgs),
+    /// The stored results: list them, show one
+    #[command(subcommand)]
+    Results(results::ResultsCommand),
+}
+
+/// interbench's calibration options, shared by every suite that burns CPU.
+#[derive(Debug, Clone, Args)]
+pub struct CalibrationArgs {
+    /// Re-measure loops_per_ms even if a cached value exists (interbench -b)
+    #[arg(short = 'b', long = "recalibrate")]
+    pub recalibrate: bool,
+    /// Use this loops_per_ms instead of calibrating (interbench -l)
+    #[arg(short = 'l', long = "loops-per-ms", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub loops_per_ms: Option<u64>,
+}
+
+impl CalibrationArgs {
+    fn options(&self, global: &GlobalArgs) -> Result<CalibrationOptions> {
+        let dir = match &global.cache_dir {
+            Some(d) => d.clone(),
+            None => dirs::cache_dir()
+                .ok_or_else(|| UsageError::new("cannot find a cache directory: pass --cache-dir"))?
+                .join("hostbench"),
+        };
+        Ok(CalibrationOptions {
+            recalibrate: self.recalibrate,
+            given_loops_per_ms: self.loops_per_ms,
+            cache_file: dir.join("calibration.json"),
+        })
+    }
+}
+
+/// Runs the parsed command and returns the process exit code.
+pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
+    match cli.command {
+        Command::Noise(args) => noise::exec(&args, &cli.global, argv),
+        Command::Results(cmd) => results::exec(&cmd, &cli.global),
+    }
+}
+
+impl GlobalArgs {
+    /// Opens the result store; a path that cannot be opened is the user's to fix (exit 2).
+    fn open_store(&self) -> Result<SqliteStore> {
+        let path = match &self.db {
+            Some(p) => p.clone(),
+            None => dirs::data_dir()
+                .ok_or_else(|| UsageError::new("cannot find a data directory: pass --db"))?
+                .join("hostbench")
+                .join("results.sqlite"),
+        };
+        SqliteStore::open(&path).map_err(|e| {
+            UsageError::new(format!(
+                "cannot open the result store {}: {e:#}",
+                path.display()
+            ))
+            .into()
+        })
+    }
+
+    /// Whether live progress is shown: on a terminal, unless quiet.
+    fn shows_progress(&self) -> bool {
+        !self.quiet && std::io::stdout().is_terminal()
+    }
+}

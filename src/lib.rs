@@ -1,0 +1,12 @@
+//! hostbench: a Linux host benchmark suite. Data flows one way: options (`cli`) → validated
+//! config → plan → measure (`suites`) → result (`model`) → store (`store`) and render (`render`).
+
+pub mod calibration;
+pub mod cli;
+pub mod error;
+pub mod model;
+pub mod platform;
+pub mod render;
+pub mod stats;
+pub mod store;
+pub mod suites;

@@ -1,0 +1,64 @@
+//! The result model: one serde structure that every suite fills, the store saves, and every
+//! renderer reads. Raw samples are kept so analysis can be redone later.
+
+mod environment;
+
+pub use environment::{CgroupCpuLimit, Environment};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::suites::noise::NoiseResult;
+
+/// Bumped whenever a stored result's shape changes incompatibly.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One invocation of hostbench: what ran, where, when, and what it measured.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunResult {
+    pub schema_version: u32,
+    pub tool_version: String,
+    pub started_at: DateTime<Utc>,
+    pub finished_at: DateTime<Utc>,
+    /// The command line as given (argv, program name first).
+    pub command_line: Vec<String>,
+    /// True when the run was stopped (signal, error) before it did everything it planned.
+    pub incomplete: bool,
+    pub environment: Environment,
+    pub suites: Vec<SuiteResult>,
+}
+
+/// The data of one suite. Tagged by suite name in JSON: `{"suite": "noise", ...}`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "suite", rename_all = "lowercase")]
+pub enum SuiteResult {
+    Noise(NoiseResult),
+}
+
+impl SuiteResult {
+    pub fn name(&self) -> &'static str {
+        match self {
+            SuiteResult::Noise(_) => "noise",
+        }
+    }
+
+    /// One short figure that characterises the result, for `results list`.
+    pub fn headline(&self) -> String {
+        match self {
+            SuiteResult::Noise(n) => n.headline(),
+        }
+    }
+}
+
+impl RunResult {
+    /// Suite names joined with '+', as `results list` shows them.
+    pub fn suite_names(&self) -> String {
+        let names: Vec<&str> = self.suites.iter().map(SuiteResult::name).collect();
+        names.join("+")
+    }
+
+    pub fn headline(&self) -> String {
+        let lines: Vec<String> = self.suites.iter().map(SuiteResult::headline).collect();
+        lines.join("; ")
+    }
+}

@@ -1,0 +1,246 @@
+//! Facts about the host, read from /proc, /sys and uname. Each reader tolerates a missing file
+//! (containers hide some of them) and returns None or a default rather than failing the run.
+
+use std::fs;
+use std::path::Path;
+
+use crate::model::{CgroupCpuLimit, Environment};
+
+/// Collects the environment at the start of a run. `steal_ms_during_run` is filled in later by
+/// [`StealClock::elapsed_ms`].
+pub fn collect_environment() -> Environment {
+    let uts = uname();
+    let meminfo = fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    Environment {
+        hostname: uts.nodename,
+        kernel_release: uts.release,
+        kernel_version: uts.version,
+        arch: uts.machine,
+        cpu_model: cpu_model(),
+        cpus_online: cpus_online(),
+        cpus_allowed: cpus_allowed(),
+        cgroup_cpu_limit: cgroup_cpu_limit(),
+        memory_total_bytes: meminfo_bytes(&meminfo, "MemTotal").unwrap_or(0),
+        memory_available_bytes: meminfo_bytes(&meminfo, "MemAvailable").unwrap_or(0),
+        swap_total_bytes: meminfo_bytes(&meminfo, "SwapTotal").unwrap_or(0),
+        clocksource: read_trimmed(
+            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+        ),
+        cpu_governor: read_trimmed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+        lang: std::env::var("LANG").ok(),
+        compiler: env!("HOSTBENCH_RUSTC_VERSION").to_string(),
+        build_profile: env!("HOSTBENCH_BUILD_PROFILE").to_string(),
+        steal_ms_during_run: None,
+    }
+}
+
+struct Uname {
+    nodename: String,
+    release: String,
+    version: String,
+    machine: String,
+}
+
+fn uname() -> Uname {
+    // SAFETY: utsname is plain old data; uname fills it with NUL-terminated strings.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    unsafe { libc::uname(&mut u) };
+    let field = |f: &[libc::c_char]| {
+        let bytes: Vec<u8> = f
+            .iter()
+            .take_while(|&&c| c != 0)
+            .map(|&c| c as u8)
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    Uname {
+        nodename: field(&u.nodename),
+        release: field(&u.release),
+        version: field(&u.version),
+        machine: field(&u.machine),
+    }
+}
+
+/// The host name, as results and report file names use it.
+pub fn hostname() -> String {
+    uname().nodename
+}
+
+/// The CPU model name from /proc/cpuinfo ("model name" on x86, "CPU part"-less arm hosts fall
+/// back to "Hardware" or "unknown").
+pub fn cpu_model() -> String {
+    let text = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    parse_cpu_model(&text).unwrap_or_else(|| "unknown".into())
+}
+
+fn parse_cpu_model(cpuinfo: &str) -> Option<String> {
+    ["model name", "Hardware", "cpu model", "Processor"]
+        .iter()
+        .find_map(|key| {
+            cpuinfo.lines().find_map(|line| {
+                let (k, v) = line.split_once(':')?;
+                (k.trim() == *key).then(|| v.trim().to_string())
+            })
+        })
+}
+
+pub fn cpus_online() -> usize {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    usize::try_from(n).unwrap_or(1).max(1)
+}
+
+/// CPUs this process may run on (its affinity mask).
+pub fn cpus_allowed() -> usize {
+    // SAFETY: cpu_set_t is plain data; sched_getaffinity writes at most its size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+            (libc::CPU_COUNT(&set) as usize).max(1)
+        } else {
+            cpus_online()
+        }
+    }
+}
+
+/// The cgroup CPU quota of this process, from cgroup v2 `cpu.max` or v1 `cpu.cfs_quota_us`.
+pub fn cgroup_cpu_limit() -> Option<CgroupCpuLimit> {
+    let cgroup = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    for line in cgroup.lines() {
+        // v2: "0::/path"; v1: "N:cpu,cpuacct:/path".
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        if controllers.is_empty() {
+            let file = Path::new("/sys/fs/cgroup")
+                .join(path.trim_start_matches('/'))
+                .join("cpu.max");
+            if let Some(limit) = fs::read_to_string(file)
+                .ok()
+                .and_then(|t| parse_cpu_max(&t))
+            {
+                return Some(limit);
+            }
+        } else if controllers.split(',').any(|c| c == "cpu") {
+            for root in ["/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"] {
+                let dir = Path::new(root).join(path.trim_start_matches('/'));
+                let quota = read_trimmed(dir.join("cpu.cfs_quota_us"));
+                let period = read_trimmed(dir.join("cpu.cfs_period_us"));
+                if let (Some(q), Some(p)) = (quota, period) {
+                    if let Some(limit) = parse_cpu_max(&format!("{q} {p}")) {
+                        return Some(limit);
+                    }
+                }
+            }
+        }
+    }
+    // A container often sees its own cgroup as the root.
+    fs::read_to_string("/sys/fs/cgroup/cpu.max")
+        .ok()
+        .and_then(|t| parse_cpu_max(&t))
+}
+
+/// Parses "QUOTA PERIOD" (`cpu.max`); "max" or a negative quota (v1's -1) means no limit.
+fn parse_cpu_max(text: &str) -> Option<CgroupCpuLimit> {
+    let mut it = text.split_whitespace();
+    let quota = it.next()?.parse::<i64>().ok()?;
+    let period = it.next()?.parse::<u64>().ok()?;
+    (quota > 0 && period > 0).then_some(CgroupCpuLimit {
+        quota_us: quota as u64,
+        period_us: period,
+    })
+}
+
+/// A `/proc/meminfo` field in bytes (the file gives kB).
+fn meminfo_bytes(meminfo: &str, key: &str) -> Option<u64> {
+    meminfo.lines().find_map(|line| {
+        let (k, v) = line.split_once(':')?;
+        if k != key {
+            return None;
+        }
+        let kb: u64 = v.split_whitespace().next()?.parse().ok()?;
+        Some(kb * 1024)
+    })
+}
+
+/// Memory the kernel says can be allocated without swapping, in bytes.
+pub fn memory_available_bytes() -> Option<u64> {
+    let meminfo = fs::read_to_string("/proc/meminfo").ok()?;
+    meminfo_bytes(&meminfo, "MemAvailable")
+}
+
+fn read_trimmed(path: impl AsRef<Path>) -> Option<String> {
+    let s = fs::read_to_string(path).ok()?;
+    let s = s.trim();
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+/// The steal time counter of /proc/stat, to report how much CPU a hypervisor took during a run.
+pub struct StealClock {
+    start_ticks: Option<u64>,
+}
+
+impl StealClock {
+    pub fn start() -> Self {
+        StealClock {
+            start_ticks: steal_ticks(),
+        }
+    }
+
+    /// Milliseconds of steal summed over all CPUs since `start`.
+    pub fn elapsed_ms(&self) -> Option<f64> {
+        let (start, now) = (self.start_ticks?, steal_ticks()?);
+        // SAFETY: sysconf has no memory-safety preconditions.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+        Some(now.saturating_sub(start) as f64 * 1000.0 / hz)
+    }
+}
+
+fn steal_ticks() -> Option<u64> {
+    parse_steal_ticks(&fs::read_to_string("/proc/stat").ok()?)
+}
+
+/// The 8th value of the aggregate "cpu" line: user nice system idle iowait irq softirq steal.
+fn parse_steal_ticks(stat: &str) -> Option<u64> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    line.split_whitespace().nth(8)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_cpu_max() {
+        assert_eq!(parse_cpu_max("max 100000\n"), None);
+        assert_eq!(parse_cpu_max("-1 100000"), None);
+        let l = parse_cpu_max("150000 100000\n").unwrap();
+        assert_eq!((l.quota_us, l.period_us), (150_000, 100_000));
+        assert_eq!(l.cpus(), 1.5);
+    }
+
+    #[test]
+    fn parses_meminfo_fields_in_bytes() {
+        let m = "MemTotal:       24576000 kB\nMemAvailable:   20000000 kB\nSwapTotal:             0 kB\n";
+        assert_eq!(meminfo_bytes(m, "MemTotal"), Some(24_576_000 * 1024));
+        assert_eq!(meminfo_bytes(m, "SwapTotal"), Some(0));
+        assert_eq!(meminfo_bytes(m, "Nope"), None);
+    }
+
+    #[test]
+    fn parses_cpu_model_and_steal() {
+        let info = "processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t: fpu\n";
+        assert_eq!(parse_cpu_model(info).as_deref(), Some("AMD EPYC 7B13"));
+        let stat = "cpu  10 0 5 100 1 0 2 37 0 0\ncpu0 5 0 2 50 0 0 1 20 0 0\n";
+        assert_eq!(parse_steal_ticks(stat), Some(37));
+    }
+
+    #[test]
+    fn environment_of_this_host_is_plausible() {
+        let env = collect_environment();
+        assert!(!env.kernel_release.is_empty());
+        assert!(env.cpus_online >= 1 && env.cpus_allowed >= 1);
+        assert!(env.cpus_allowed <= env.cpus_online);
+        assert!(env.memory_total_bytes > 0);
+        assert!(env.compiler.starts_with("rustc"));
+    }
+}

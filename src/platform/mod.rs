@@ -1,0 +1,6 @@
+//! Thin, safe wrappers over what the kernel offers: the clock, host facts, signals.
+
+pub mod clock;
+pub mod host;
+pub mod rusage;
+pub mod signals;

@@ -1,0 +1,72 @@
+use std::fmt::Write;
+
+use crate::model::{Environment, RunResult};
+
+/// A few lines naming the run and the host: what a reader needs before trusting a figure.
+pub fn header(result: &RunResult) -> String {
+    let mut out = String::new();
+    let env = &result.environment;
+    let _ = writeln!(
+        out,
+        "hostbench {} — {} — started {} UTC{}",
+        result.tool_version,
+        result.suite_names(),
+        result.started_at.format("%Y-%m-%d %H:%M:%S"),
+        if result.incomplete {
+            " — INCOMPLETE (stopped early)"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(out, "Command: {}", result.command_line.join(" "));
+    out.push_str(&host_lines(env));
+    out
+}
+
+/// The host facts, one line each.
+pub fn host_lines(env: &Environment) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Host: {} ({}), Linux {} ({})",
+        env.hostname, env.arch, env.kernel_release, env.kernel_version
+    );
+    let limit = env
+        .cgroup_cpu_limit
+        .as_ref()
+        .map(|l| format!(", cgroup limit {:.2} CPUs", l.cpus()))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "CPU: {} — {} online, {} allowed{limit}",
+        env.cpu_model, env.cpus_online, env.cpus_allowed
+    );
+    let _ = writeln!(
+        out,
+        "Memory: {:.1} GiB ({:.1} GiB available), swap {:.1} GiB",
+        gib(env.memory_total_bytes),
+        gib(env.memory_available_bytes),
+        gib(env.swap_total_bytes)
+    );
+    let _ = writeln!(
+        out,
+        "Clocksource: {}, governor: {}, LANG: {}",
+        env.clocksource.as_deref().unwrap_or("unknown"),
+        env.cpu_governor.as_deref().unwrap_or("not reported"),
+        env.lang.as_deref().unwrap_or("unset")
+    );
+    let steal = env
+        .steal_ms_during_run
+        .map(|ms| format!("{ms:.0} ms stolen by the hypervisor during the run"))
+        .unwrap_or_else(|| "steal time not reported".into());
+    let _ = writeln!(
+        out,
+        "Built by: {} ({}); {steal}",
+        env.compiler, env.build_profile
+    );
+    out
+}
+
+fn gib(bytes: u64) -> f64 {
+    bytes as f64 / (1u64 << 30) as f64
+}

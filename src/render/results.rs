@@ -1,0 +1,41 @@
+use std::fmt::Write;
+
+use crate::store::StoredEntry;
+
+/// The `results list` table.
+pub fn list_table(entries: &[StoredEntry]) -> String {
+    if entries.is_empty() {
+        return "No stored results.\n".into();
+    }
+    let host_w = entries
+        .iter()
+        .map(|e| e.host.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let suite_w = entries
+        .iter()
+        .map(|e| e.suites.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:>5}  {:<19}  {:<suite_w$}  {:<host_w$}  RESULT",
+        "ID", "STARTED (UTC)", "SUITE", "HOST"
+    );
+    for e in entries {
+        let _ = writeln!(
+            out,
+            "{:>5}  {:<19}  {:<suite_w$}  {:<host_w$}  {}{}",
+            e.id,
+            e.started_at.format("%Y-%m-%d %H:%M:%S"),
+            e.suites,
+            e.host,
+            e.headline,
+            if e.incomplete { " [incomplete]" } else { "" }
+        );
+    }
+    out
+}

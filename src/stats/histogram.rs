@@ -1,0 +1,73 @@
+use anyhow::{Context, Result};
+use hdrhistogram::Histogram;
+
+/// A fixed-memory histogram of nanosecond values (latencies, run times) with 3 significant
+/// digits, from which any percentile can be read. Allocated once before measuring; recording
+/// into it never allocates.
+pub struct LatencyHistogram {
+    inner: Histogram<u64>,
+}
+
+impl LatencyHistogram {
+    /// Tracks values from 1 ns up to `max_ns`; larger values are clamped to `max_ns`.
+    pub fn new(max_ns: u64) -> Result<Self> {
+        let inner =
+            Histogram::new_with_bounds(1, max_ns.max(2), 3).context("creating HDR histogram")?;
+        Ok(LatencyHistogram { inner })
+    }
+
+    #[inline]
+    pub fn record(&mut self, value_ns: u64) {
+        self.inner.saturating_record(value_ns.max(1));
+    }
+
+    pub fn count(&self) -> u64 {
+        self.inner.len()
+    }
+
+    /// The value at percentile `p` (0..=100), within the histogram's precision; None if empty.
+    pub fn percentile(&self, p: f64) -> Option<u64> {
+        (self.count() > 0).then(|| self.inner.value_at_percentile(p))
+    }
+
+    pub fn max(&self) -> Option<u64> {
+        (self.count() > 0).then(|| self.inner.max())
+    }
+
+    /// Adds another histogram's counts (per-thread histograms merged after a run).
+    pub fn merge(&mut self, other: &LatencyHistogram) -> Result<()> {
+        self.inner.add(&other.inner).context("merging histograms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_of_a_uniform_ramp() {
+        let mut h = LatencyHistogram::new(10_000_000).unwrap();
+        for v in 1..=1000u64 {
+            h.record(v * 1000);
+        }
+        assert_eq!(h.count(), 1000);
+        let within = |got: u64, want: u64| (got as f64 - want as f64).abs() / (want as f64) < 0.002;
+        assert!(within(h.percentile(50.0).unwrap(), 500_000));
+        assert!(within(h.percentile(99.0).unwrap(), 990_000));
+        assert!(within(h.percentile(99.9).unwrap(), 999_000));
+        assert!(within(h.max().unwrap(), 1_000_000));
+    }
+
+    #[test]
+    fn empty_and_merge() {
+        let mut a = LatencyHistogram::new(1_000_000).unwrap();
+        assert_eq!(a.percentile(50.0), None);
+        let mut b = LatencyHistogram::new(1_000_000).unwrap();
+        a.record(100);
+        b.record(900);
+        b.record(5_000_000); // clamped to the top
+        a.merge(&b).unwrap();
+        assert_eq!(a.count(), 3);
+        assert!(a.max().unwrap() <= 1_001_000);
+    }
+}

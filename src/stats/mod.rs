@@ -1,0 +1,11 @@
+//! Pure statistics over samples: summaries, confidence intervals, percentiles and an HDR
+//! histogram for latency-like data. Nothing here measures or prints.
+
+mod histogram;
+mod summary;
+
+pub use histogram::LatencyHistogram;
+pub use summary::{
+    confidence_interval_95, median, median_absolute_deviation, percentile_nearest_rank, Interval,
+    Summary,
+};

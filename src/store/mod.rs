@@ -1,0 +1,31 @@
+//! Where results are kept. One trait, so the embedded SQLite store and (later) a shared
+//! PostgreSQL one are interchangeable to the commands that use them.
+
+mod sqlite;
+
+pub use sqlite::SqliteStore;
+
+use anyhow::Result;
+use chrono::{DateTime, Utc};
+
+use crate::model::RunResult;
+
+/// One line of `results list`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredEntry {
+    pub id: i64,
+    pub started_at: DateTime<Utc>,
+    pub suites: String,
+    pub host: String,
+    pub headline: String,
+    pub incomplete: bool,
+}
+
+pub trait ResultStore {
+    /// Saves a result and returns its id.
+    fn save(&mut self, result: &RunResult) -> Result<i64>;
+    /// Every stored result, oldest first.
+    fn list(&self) -> Result<Vec<StoredEntry>>;
+    /// The result with this id, or None.
+    fn load(&self, id: i64) -> Result<Option<RunResult>>;
+}
