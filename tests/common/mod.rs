@@ -1,0 +1,57 @@
+//! A private store and calibration cache per test, so tests running in parallel never share
+//! files and never touch the user's own results.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use serde_json::Value;
+use tempfile::TempDir;
+
+pub struct Sandbox {
+    pub dir: TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        Sandbox {
+            dir: tempfile::tempdir().expect("temporary directory"),
+        }
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join("results.sqlite")
+    }
+
+    pub fn cache_dir(&self) -> PathBuf {
+        self.dir.path().join("cache")
+    }
+
+    /// The hostbench binary, pointed at this sandbox's store and cache.
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::cargo_bin("hostbench").expect("hostbench binary");
+        c.env("HOSTBENCH_DB", self.db())
+            .env("HOSTBENCH_CACHE_DIR", self.cache_dir());
+        c
+    }
+
+    /// Runs hostbench with `args` plus `--json`, expects success and returns the parsed result.
+    pub fn json(&self, args: &[&str]) -> Value {
+        let out = self.cmd().args(args).arg("--json").output().expect("run hostbench");
+        assert!(
+            out.status.success(),
+            "hostbench {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("stdout is one JSON document")
+    }
+}
+
+/// The single noise suite of a result.
+pub fn noise(result: &Value) -> &Value {
+    let suites = result["suites"].as_array().expect("suites array");
+    assert_eq!(suites.len(), 1);
+    assert_eq!(suites[0]["suite"], "noise");
+    &suites[0]
+}

@@ -1,0 +1,196 @@
+//! `hostbench noise` driven as a user would: the real binary, real runs, a real SQLite store.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command as StdCommand, Stdio};
+
+use common::{noise, Sandbox};
+use serde_json::Value;
+
+#[test]
+fn json_result_has_every_run_and_ordered_percentiles() {
+    let sb = Sandbox::new();
+    let r = sb.json(&["noise", "20", "10"]);
+    assert_eq!(r["schema_version"], 1);
+    assert_eq!(r["incomplete"], false);
+    assert!(!r["environment"]["kernel_release"].as_str().unwrap().is_empty());
+    assert!(r["environment"]["cpus_online"].as_u64().unwrap() >= 1);
+    let n = noise(&r);
+    assert_eq!(n["settings"]["target_ms"], 20);
+    assert_eq!(n["runs"].as_array().unwrap().len(), 10);
+    let s = &n["summary"];
+    assert_eq!(s["runs"], 10);
+    let ps = s["percentiles"].as_array().unwrap();
+    let which: Vec<f64> = ps.iter().map(|p| p["percentile"].as_f64().unwrap()).collect();
+    assert_eq!(which, vec![50.0, 90.0, 100.0]);
+    let times: Vec<u64> = ps.iter().map(|p| p["time_ns"].as_u64().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "percentiles out of order: {times:?}");
+    let fastest = s["fastest_ns"].as_u64().unwrap();
+    assert!(fastest <= times[0] && times[2] == s["slowest_ns"].as_u64().unwrap());
+    let bins: u64 = s["histogram"].as_array().unwrap().iter().map(|b| b["count"].as_u64().unwrap()).sum();
+    assert_eq!(bins, 10);
+}
+
+#[test]
+fn a_longer_target_gives_longer_runs() {
+    let sb = Sandbox::new();
+    let median = |ms: &str| {
+        let r = sb.json(&["noise", ms, "7"]);
+        noise(&r)["summary"]["median_ns"].as_f64().unwrap() / 1e6
+    };
+    let short = median("20");
+    let long = median("40");
+    // Sanity, not precision: the host is shared and noisy.
+    assert!((10.0..60.0).contains(&short), "20 ms target: median {short} ms");
+    assert!(long > 1.4 * short, "40 ms target: median {long} ms vs {short} ms");
+}
+
+#[test]
+fn memory_mode_reads_a_working_set() {
+    let sb = Sandbox::new();
+    let r = sb.json(&["noise", "-m", "64", "20", "5"]);
+    let n = noise(&r);
+    assert_eq!(n["settings"]["mode"]["kind"], "memory");
+    assert_eq!(n["settings"]["mode"]["working_set_mb"], 64);
+    assert_eq!(n["runs"].as_array().unwrap().len(), 5);
+    let cal = &n["calibration"];
+    assert!(cal["memory_rate"]["per_ms"].as_f64().unwrap() > 0.0);
+    assert!(cal["burn"].is_null());
+    // 64 MB is a million cache lines: a 20 ms run at any plausible speed wraps at least once.
+    assert!(cal["iterations"].as_u64().unwrap() > 100_000);
+    let median = n["summary"]["median_ns"].as_f64().unwrap() / 1e6;
+    assert!((10.0..60.0).contains(&median), "median {median} ms");
+}
+
+#[test]
+fn calibration_is_cached_forced_and_given() {
+    let sb = Sandbox::new();
+    let source = |args: &[&str]| {
+        let r = sb.json(args);
+        noise(&r)["calibration"]["burn"]["source"].as_str().unwrap().to_string()
+    };
+    assert_eq!(source(&["noise", "10", "2"]), "measured");
+    assert!(sb.cache_dir().join("calibration.json").exists());
+    assert_eq!(source(&["noise", "10", "2"]), "cached");
+    assert_eq!(source(&["noise", "-b", "10", "2"]), "measured");
+
+    let r = sb.json(&["noise", "-l", "5000", "10", "2"]);
+    let cal = &noise(&r)["calibration"];
+    assert_eq!(cal["burn"]["source"], "given");
+    assert_eq!(cal["iterations"], 5000 * 10);
+    assert!(cal["target"].is_null());
+}
+
+#[test]
+fn text_report_is_p1bench_shaped() {
+    let sb = Sandbox::new();
+    let out = sb.cmd().args(["noise", "10", "12"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("Calibrating for 10 ms... (target iteration count: "), "{text}");
+    assert!(text.contains("Perturbation percent by count for 10 ms runs:"));
+    assert!(text.contains("  Slower%   Count  Count% Histogram"));
+    assert!(text.contains("     0.0%:"));
+    assert!(text.contains("Percentiles: 50th: "));
+    assert!(text.contains("Fastest rate: "));
+    assert!(text.contains("Verdict: "));
+    assert!(text.contains("Stored as result 1 in"));
+
+    let quiet = sb.cmd().args(["noise", "-q", "10", "3"]).output().unwrap();
+    let text = String::from_utf8(quiet.stdout).unwrap();
+    assert!(!text.contains("Calibrating"), "{text}");
+    assert!(text.contains("Percentiles:"));
+}
+
+#[test]
+fn verbose_prints_a_line_per_run() {
+    let sb = Sandbox::new();
+    let out = sb.cmd().args(["noise", "-v", "10", "4"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("run time(ms) usr_time(ms) sys_time(ms) involuntary_csw diff%"));
+    let run_lines = text
+        .lines()
+        .filter(|l| l.split(' ').count() == 6 && l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .count();
+    assert_eq!(run_lines, 4, "{text}");
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let sb = Sandbox::new();
+    let cases: &[&[&str]] = &[
+        &["noise", "-m", "abc"],
+        &["noise", "0"],
+        &["noise", "10", "0"],
+        &["noise", "-m", "0"],
+        &["noise", "-m", "100000000"],
+        &["noise", "-m", "64", "-l", "100"],
+        &["noise", "10", "2", "3"],
+        &["results", "show", "424242"],
+        &["noise", "10", "2", "--db", "/proc/hostbench-no-such-dir/r.sqlite"],
+    ];
+    for args in cases {
+        let out = sb.cmd().args(*args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("hostbench: error: "), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
+    }
+    // A directory is not a database either.
+    let out = sb.cmd().args(["results", "list", "--db"]).arg(sb.dir.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// Starts a long noise run, waits until it is in its runs, sends `signal`, and checks that it
+/// stops, reports and stores what it measured, marked incomplete.
+fn stop_mid_run(signal: i32, expected_code: i32) {
+    let sb = Sandbox::new();
+    let bin = assert_cmd::cargo::cargo_bin("hostbench");
+    let mut child = StdCommand::new(bin)
+        .args(["noise", "-v", "50", "400"])
+        .env("HOSTBENCH_DB", sb.db())
+        .env("HOSTBENCH_CACHE_DIR", sb.cache_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    // Wait for the second run's line: the runs have started.
+    for line in lines.by_ref() {
+        if line.unwrap().starts_with("2 ") {
+            break;
+        }
+    }
+    // SAFETY: plain kill(2) to our own child.
+    assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+    let rest: Vec<String> = lines.map(|l| l.unwrap()).collect();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(expected_code));
+    let text = rest.join("\n");
+    assert!(text.contains("Stopped after "), "{text}");
+    assert!(text.contains("Percentiles:"));
+    // The process is gone (reaped) and nothing else was started.
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
+
+    let list = sb.cmd().args(["results", "list"]).output().unwrap();
+    let list = String::from_utf8(list.stdout).unwrap();
+    assert!(list.contains("[incomplete]"), "{list}");
+    let r: Value = sb.json(&["results", "show", "1"]);
+    assert_eq!(r["incomplete"], true);
+    let runs = noise(&r)["runs"].as_array().unwrap().len();
+    assert!((2..400).contains(&runs), "{runs} runs stored");
+}
+
+#[test]
+fn sigint_stores_an_incomplete_result() {
+    stop_mid_run(libc::SIGINT, 130);
+}
+
+#[test]
+fn sigterm_stores_an_incomplete_result() {
+    stop_mid_run(libc::SIGTERM, 143);
+}
