@@ -43,7 +43,10 @@ fn clap_exit(e: clap::Error) -> ExitCode {
                 .lines()
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("invalid arguments");
-            eprintln!("hostbench: error: {}", first.trim_start_matches("error: ").trim());
+            eprintln!(
+                "hostbench: error: {}",
+                first.trim_start_matches("error: ").trim()
+            );
             ExitCode::from(EXIT_USAGE as u8)
         }
     }

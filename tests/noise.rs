@@ -14,7 +14,10 @@ fn json_result_has_every_run_and_ordered_percentiles() {
     let r = sb.json(&["noise", "20", "10"]);
     assert_eq!(r["schema_version"], 1);
     assert_eq!(r["incomplete"], false);
-    assert!(!r["environment"]["kernel_release"].as_str().unwrap().is_empty());
+    assert!(!r["environment"]["kernel_release"]
+        .as_str()
+        .unwrap()
+        .is_empty());
     assert!(r["environment"]["cpus_online"].as_u64().unwrap() >= 1);
     let n = noise(&r);
     assert_eq!(n["settings"]["target_ms"], 20);
@@ -22,13 +25,24 @@ fn json_result_has_every_run_and_ordered_percentiles() {
     let s = &n["summary"];
     assert_eq!(s["runs"], 10);
     let ps = s["percentiles"].as_array().unwrap();
-    let which: Vec<f64> = ps.iter().map(|p| p["percentile"].as_f64().unwrap()).collect();
+    let which: Vec<f64> = ps
+        .iter()
+        .map(|p| p["percentile"].as_f64().unwrap())
+        .collect();
     assert_eq!(which, vec![50.0, 90.0, 100.0]);
     let times: Vec<u64> = ps.iter().map(|p| p["time_ns"].as_u64().unwrap()).collect();
-    assert!(times.windows(2).all(|w| w[0] <= w[1]), "percentiles out of order: {times:?}");
+    assert!(
+        times.windows(2).all(|w| w[0] <= w[1]),
+        "percentiles out of order: {times:?}"
+    );
     let fastest = s["fastest_ns"].as_u64().unwrap();
     assert!(fastest <= times[0] && times[2] == s["slowest_ns"].as_u64().unwrap());
-    let bins: u64 = s["histogram"].as_array().unwrap().iter().map(|b| b["count"].as_u64().unwrap()).sum();
+    let bins: u64 = s["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["count"].as_u64().unwrap())
+        .sum();
     assert_eq!(bins, 10);
 }
 
@@ -42,8 +56,14 @@ fn a_longer_target_gives_longer_runs() {
     let short = median("20");
     let long = median("40");
     // Sanity, not precision: the host is shared and noisy.
-    assert!((10.0..60.0).contains(&short), "20 ms target: median {short} ms");
-    assert!(long > 1.4 * short, "40 ms target: median {long} ms vs {short} ms");
+    assert!(
+        (10.0..60.0).contains(&short),
+        "20 ms target: median {short} ms"
+    );
+    assert!(
+        long > 1.4 * short,
+        "40 ms target: median {long} ms vs {short} ms"
+    );
 }
 
 #[test]
@@ -68,7 +88,10 @@ fn calibration_is_cached_forced_and_given() {
     let sb = Sandbox::new();
     let source = |args: &[&str]| {
         let r = sb.json(args);
-        noise(&r)["calibration"]["burn"]["source"].as_str().unwrap().to_string()
+        noise(&r)["calibration"]["burn"]["source"]
+            .as_str()
+            .unwrap()
+            .to_string()
     };
     assert_eq!(source(&["noise", "10", "2"]), "measured");
     assert!(sb.cache_dir().join("calibration.json").exists());
@@ -88,7 +111,10 @@ fn text_report_is_p1bench_shaped() {
     let out = sb.cmd().args(["noise", "10", "12"]).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with("Calibrating for 10 ms... (target iteration count: "), "{text}");
+    assert!(
+        text.starts_with("Calibrating for 10 ms... (target iteration count: "),
+        "{text}"
+    );
     assert!(text.contains("Perturbation percent by count for 10 ms runs:"));
     assert!(text.contains("  Slower%   Count  Count% Histogram"));
     assert!(text.contains("     0.0%:"));
@@ -112,7 +138,9 @@ fn verbose_prints_a_line_per_run() {
     assert!(text.contains("run time(ms) usr_time(ms) sys_time(ms) involuntary_csw diff%"));
     let run_lines = text
         .lines()
-        .filter(|l| l.split(' ').count() == 6 && l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .filter(|l| {
+            l.split(' ').count() == 6 && l.chars().next().is_some_and(|c| c.is_ascii_digit())
+        })
         .count();
     assert_eq!(run_lines, 4, "{text}");
 }
@@ -129,7 +157,13 @@ fn bad_input_is_one_line_and_exit_2() {
         &["noise", "-m", "64", "-l", "100"],
         &["noise", "10", "2", "3"],
         &["results", "show", "424242"],
-        &["noise", "10", "2", "--db", "/proc/hostbench-no-such-dir/r.sqlite"],
+        &[
+            "noise",
+            "10",
+            "2",
+            "--db",
+            "/proc/hostbench-no-such-dir/r.sqlite",
+        ],
     ];
     for args in cases {
         let out = sb.cmd().args(*args).output().unwrap();
@@ -140,7 +174,12 @@ fn bad_input_is_one_line_and_exit_2() {
         assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
     }
     // A directory is not a database either.
-    let out = sb.cmd().args(["results", "list", "--db"]).arg(sb.dir.path()).output().unwrap();
+    let out = sb
+        .cmd()
+        .args(["results", "list", "--db"])
+        .arg(sb.dir.path())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 

@@ -30,6 +30,9 @@ fn list_and_show_find_what_was_stored() {
     let text = sb.cmd().args(["results", "show", "2"]).output().unwrap();
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.contains("Host: "), "{text}");
-    assert!(text.contains("memory read loop, 16 Mbyte working set"), "{text}");
+    assert!(
+        text.contains("memory read loop, 16 Mbyte working set"),
+        "{text}"
+    );
     assert!(text.contains("Percentiles:"));
 }

@@ -38,7 +38,12 @@ impl Sandbox {
 
     /// Runs hostbench with `args` plus `--json`, expects success and returns the parsed result.
     pub fn json(&self, args: &[&str]) -> Value {
-        let out = self.cmd().args(args).arg("--json").output().expect("run hostbench");
+        let out = self
+            .cmd()
+            .args(args)
+            .arg("--json")
+            .output()
+            .expect("run hostbench");
         assert!(
             out.status.success(),
             "hostbench {args:?} failed: {}",
