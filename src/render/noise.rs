@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::calibration::CalibrationSource;
+use crate::calibration::{CalibrationSource, RateMeasurement};
 use crate::suites::noise::bins::{bar_len, BUCKETS};
 use crate::suites::noise::{
     NoiseCalibration, NoiseLevel, NoiseMode, NoiseResult, NoiseRun, NoiseSettings,
@@ -11,6 +11,15 @@ use crate::suites::noise::{
 
 fn ms(ns: f64) -> f64 {
     ns / 1e6
+}
+
+/// How a rate was measured: its timings, and how far other work slowed their median.
+fn rate_detail(m: &RateMeasurement) -> String {
+    format!(
+        "fastest of {} timings, whose median was {:.1}% slower",
+        m.samples,
+        100.0 * (1.0 - m.median_per_ms / m.per_ms)
+    )
 }
 
 /// "Calibrating for 100 ms..." — printed before calibration starts.
@@ -32,18 +41,23 @@ pub fn calibrated_line(cal: &NoiseCalibration) -> String {
 /// One sentence on where the iteration count came from and how stable the timings were.
 pub fn calibration_detail(cal: &NoiseCalibration) -> String {
     let base = match (&cal.burn, &cal.memory_rate) {
-        (Some(b), _) => {
-            let how = match b.source {
-                CalibrationSource::Measured => "measured now",
-                CalibrationSource::Cached => "cached",
-                CalibrationSource::Given => "given with -l",
-            };
-            format!("spin loop {} loops/ms ({how})", b.loops_per_ms)
-        }
-        (None, Some(r)) => format!(
-            "memory loop {:.0} lines/ms (median of {} timings)",
-            r.per_ms, r.samples
-        ),
+        (Some(b), _) => match (b.source, &b.measurement) {
+            (CalibrationSource::Given, _) => {
+                format!("spin loop {} loops/ms (given with -l)", b.loops_per_ms)
+            }
+            (source, Some(m)) => format!(
+                "spin loop {} loops/ms ({}; {})",
+                b.loops_per_ms,
+                if source == CalibrationSource::Cached {
+                    "cached"
+                } else {
+                    "measured now"
+                },
+                rate_detail(m)
+            ),
+            (_, None) => format!("spin loop {} loops/ms", b.loops_per_ms),
+        },
+        (None, Some(r)) => format!("memory loop {:.0} lines/ms ({})", r.per_ms, rate_detail(r)),
         (None, None) => String::from("no starting rate"),
     };
     match &cal.target {
