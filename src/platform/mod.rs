@@ -3,4 +3,6 @@
 pub mod clock;
 pub mod host;
 pub mod rusage;
+pub mod sched;
+pub mod sem;
 pub mod signals;

@@ -1,0 +1,173 @@
+//! Scheduling policy, nice level, CPU affinity, memory locking and thread names. Every thread
+//! that hostbench starts sets its policy explicitly (interbench's loads inherited SCHED_FIFO by
+//! accident of start-up order), and each call that needs privilege reports failure to its
+//! caller instead of carrying on as if it had worked.
+
+use std::io;
+
+use serde::{Deserialize, Serialize};
+
+/// A thread's scheduling policy as hostbench sets and reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "policy", rename_all = "lowercase")]
+pub enum Policy {
+    /// SCHED_OTHER (CFS/EEVDF), the normal time-sharing policy.
+    Other,
+    /// SCHED_FIFO at a real-time priority 1..=99.
+    Fifo { priority: i32 },
+}
+
+/// The timekeeper of a benchmarked task: above the task itself, as in interbench.
+pub const TIMEKEEPER_PRIORITY: i32 = 96;
+/// A benchmarked task under `-r`.
+pub const RT_BENCH_PRIORITY: i32 = 95;
+
+/// Sets the calling thread's policy.
+pub fn set_current_thread_policy(policy: Policy) -> io::Result<()> {
+    let (pol, prio) = match policy {
+        Policy::Other => (libc::SCHED_OTHER, 0),
+        Policy::Fifo { priority } => (libc::SCHED_FIFO, priority),
+    };
+    let param = libc::sched_param {
+        sched_priority: prio,
+    };
+    // SAFETY: pthread_self is always valid; param is a valid sched_param.
+    let rc = unsafe { libc::pthread_setschedparam(libc::pthread_self(), pol, &param) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::from_raw_os_error(rc))
+    }
+}
+
+/// The calling thread's policy as the kernel reports it.
+pub fn current_thread_policy() -> Policy {
+    let mut pol = 0;
+    let mut param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: valid out-pointers.
+    unsafe { libc::pthread_getschedparam(libc::pthread_self(), &mut pol, &mut param) };
+    if pol == libc::SCHED_FIFO {
+        Policy::Fifo {
+            priority: param.sched_priority,
+        }
+    } else {
+        Policy::Other
+    }
+}
+
+/// Whether this process may use SCHED_FIFO: tried on a short-lived thread, so the caller's own
+/// policy is never touched.
+pub fn can_use_fifo() -> bool {
+    std::thread::spawn(|| set_current_thread_policy(Policy::Fifo { priority: 1 }).is_ok())
+        .join()
+        .unwrap_or(false)
+}
+
+/// The kernel's real-time throttle: RT tasks may use `runtime_us` of every `period_us`; None
+/// when the throttle is off (`sched_rt_runtime_us` = -1), where a spinning RT task can take a
+/// CPU for good.
+pub fn rt_throttle() -> Option<(u64, u64)> {
+    let read = |p: &str| std::fs::read_to_string(p).ok()?.trim().parse::<i64>().ok();
+    let runtime = read("/proc/sys/kernel/sched_rt_runtime_us")?;
+    let period = read("/proc/sys/kernel/sched_rt_period_us")?;
+    (runtime >= 0 && period > 0).then_some((runtime as u64, period as u64))
+}
+
+/// Sets the nice level of the calling thread (Linux nice is per thread; threads started
+/// afterwards inherit it).
+pub fn set_nice(nice: i32) -> io::Result<()> {
+    // SAFETY: plain syscall. gettid is the calling thread.
+    let tid = unsafe { libc::syscall(libc::SYS_gettid) } as libc::id_t;
+    let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, nice) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// The first CPU of this process's affinity mask.
+pub fn first_allowed_cpu() -> Option<usize> {
+    // SAFETY: cpu_set_t is plain data.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return None;
+        }
+        (0..libc::CPU_SETSIZE as usize).find(|&c| libc::CPU_ISSET(c, &set))
+    }
+}
+
+/// Pins the calling thread (and the threads and processes it starts later) to one CPU.
+pub fn pin_to_cpu(cpu: usize) -> io::Result<()> {
+    // SAFETY: cpu_set_t is plain data; CPU_SET stays within it for cpu < CPU_SETSIZE.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+}
+
+/// Locks current and future memory, so a real-time task never waits for a page fault.
+pub fn lock_memory() -> io::Result<()> {
+    // SAFETY: plain syscall.
+    if unsafe { libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Names the calling thread (visible in /proc/PID/task/TID/comm, top and perf): at most 15
+/// bytes are kept.
+pub fn name_current_thread(name: &str) {
+    let mut buf = [0u8; 16];
+    let n = name.len().min(15);
+    buf[..n].copy_from_slice(&name.as_bytes()[..n]);
+    // SAFETY: buf is NUL-terminated.
+    unsafe { libc::prctl(libc::PR_SET_NAME, buf.as_ptr() as libc::c_ulong, 0, 0, 0) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_of_a_new_thread_is_other_and_can_be_set() {
+        let fifo_ok = can_use_fifo();
+        std::thread::spawn(move || {
+            assert_eq!(current_thread_policy(), Policy::Other);
+            if fifo_ok {
+                set_current_thread_policy(Policy::Fifo { priority: 10 }).unwrap();
+                assert_eq!(current_thread_policy(), Policy::Fifo { priority: 10 });
+                set_current_thread_policy(Policy::Other).unwrap();
+                assert_eq!(current_thread_policy(), Policy::Other);
+            } else {
+                assert!(set_current_thread_policy(Policy::Fifo { priority: 10 }).is_err());
+            }
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn nice_is_per_thread() {
+        std::thread::spawn(|| {
+            set_nice(5).unwrap();
+            // SAFETY: plain syscalls.
+            let tid = unsafe { libc::syscall(libc::SYS_gettid) } as libc::id_t;
+            assert_eq!(unsafe { libc::getpriority(libc::PRIO_PROCESS, tid) }, 5);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn there_is_an_allowed_cpu() {
+        assert!(first_allowed_cpu().is_some());
+    }
+}
