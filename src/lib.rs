@@ -4,6 +4,7 @@
 pub mod calibration;
 pub mod cli;
 pub mod error;
+pub mod loads;
 pub mod model;
 pub mod platform;
 pub mod render;

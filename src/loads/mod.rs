@@ -1,0 +1,300 @@
+//! Background loads. Each runs as threads inside a load worker process, started by [`start`]
+//! and stopped by [`LoadHandle::stop`], which joins every thread and reports what the load did.
+//! Every load thread sets SCHED_OTHER explicitly and reports the policy it ran with.
+
+mod burn;
+mod disk;
+mod hack;
+mod memload;
+mod ring;
+
+pub use disk::{drop_file_cache, resident_fraction, write_file};
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use anyhow::{anyhow, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::platform::sched::{self, Policy};
+use crate::suites::interactive::benches::{Bench, Load};
+use crate::suites::interactive::sim::{self, Burner, CustomSpec, LatencyRecorder, Profile};
+
+/// Everything a load worker needs to run one load.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadSpec {
+    pub load: Load,
+    /// `-L`: Burn and Ring threads.
+    pub threads: u32,
+    pub loops_per_ms: u64,
+    /// The file Write writes over and over.
+    pub write_file: Option<PathBuf>,
+    /// The file Read reads, created beforehand by the coordinator.
+    pub read_file: Option<PathBuf>,
+    pub file_bytes: u64,
+    /// Memload's size in MB.
+    pub memload_mb: u64,
+    pub hack_groups: u32,
+    pub custom: Option<CustomSpec>,
+}
+
+/// What a load did while it ran.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadReport {
+    pub threads: usize,
+    /// The policy of every thread the load ran (load threads and any timekeeper).
+    pub policies: Vec<Policy>,
+    pub bytes_written: u64,
+    pub bytes_read: u64,
+    pub read_passes: u64,
+    pub ring_wakeups: u64,
+    pub hack_messages: u64,
+    pub memload_mb_touched: u64,
+    pub burn_loops: u64,
+}
+
+/// Counters the load threads update as they go (relaxed atomics: read once, at the end).
+#[derive(Default)]
+pub struct LoadCounters {
+    pub bytes_written: AtomicU64,
+    pub bytes_read: AtomicU64,
+    pub read_passes: AtomicU64,
+    pub ring_wakeups: AtomicU64,
+    pub hack_messages: AtomicU64,
+    pub memload_mb_touched: AtomicU64,
+    pub burn_loops: AtomicU64,
+    policies: Mutex<Vec<Policy>>,
+}
+
+impl LoadCounters {
+    /// Sets the calling load thread to SCHED_OTHER, names it and records its policy.
+    pub fn enter_thread(&self, name: &str) {
+        sched::name_current_thread(name);
+        let _ = sched::set_current_thread_policy(Policy::Other);
+        self.record_policy(sched::current_thread_policy());
+    }
+
+    fn record_policy(&self, p: Policy) {
+        if let Ok(mut v) = self.policies.lock() {
+            v.push(p);
+        }
+    }
+}
+
+/// A running load.
+pub struct LoadHandle {
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<Result<()>>>,
+    counters: Arc<LoadCounters>,
+    /// Called after the stop flag is set, to wake threads blocked in the kernel.
+    unblock: Vec<Box<dyn FnOnce() + Send>>,
+}
+
+impl LoadHandle {
+    /// Stops every thread, joins them and reports. A thread's error is returned after all have
+    /// been joined.
+    pub fn stop(self) -> Result<LoadReport> {
+        self.stop.store(true, Ordering::SeqCst);
+        for f in self.unblock {
+            f();
+        }
+        let n = self.threads.len();
+        let mut first_err = None;
+        for t in self.threads {
+            match t.join() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => first_err = first_err.or(Some(e)),
+                Err(_) => first_err = first_err.or(Some(anyhow!("a load thread panicked"))),
+            }
+        }
+        if let Some(e) = first_err {
+            return Err(e);
+        }
+        let c = &self.counters;
+        Ok(LoadReport {
+            threads: n,
+            policies: c.policies.lock().map(|v| v.clone()).unwrap_or_default(),
+            bytes_written: c.bytes_written.load(Ordering::Relaxed),
+            bytes_read: c.bytes_read.load(Ordering::Relaxed),
+            read_passes: c.read_passes.load(Ordering::Relaxed),
+            ring_wakeups: c.ring_wakeups.load(Ordering::Relaxed),
+            hack_messages: c.hack_messages.load(Ordering::Relaxed),
+            memload_mb_touched: c.memload_mb_touched.load(Ordering::Relaxed),
+            burn_loops: c.burn_loops.load(Ordering::Relaxed),
+        })
+    }
+}
+
+/// Builds a load's threads before any of them starts working.
+struct Starter {
+    stop: Arc<AtomicBool>,
+    counters: Arc<LoadCounters>,
+    threads: Vec<JoinHandle<Result<()>>>,
+    unblock: Vec<Box<dyn FnOnce() + Send>>,
+}
+
+impl Starter {
+    fn spawn(
+        &mut self,
+        name: &str,
+        stack: usize,
+        f: impl FnOnce(Arc<AtomicBool>, Arc<LoadCounters>) -> Result<()> + Send + 'static,
+    ) -> Result<()> {
+        let (stop, counters) = (Arc::clone(&self.stop), Arc::clone(&self.counters));
+        let thread_name = name.to_string();
+        let handle = std::thread::Builder::new()
+            .name(name.into())
+            .stack_size(stack)
+            .spawn(move || {
+                counters.enter_thread(&thread_name);
+                f(stop, counters)
+            })
+            .with_context(|| format!("starting load thread {name}"))?;
+        self.threads.push(handle);
+        Ok(())
+    }
+}
+
+const STACK: usize = 256 * 1024;
+
+/// Starts `spec`'s load. On error, threads already started are stopped and joined.
+pub fn start(spec: &LoadSpec) -> Result<LoadHandle> {
+    let mut s = Starter {
+        stop: Arc::new(AtomicBool::new(false)),
+        counters: Arc::new(LoadCounters::default()),
+        threads: Vec::new(),
+        unblock: Vec::new(),
+    };
+    let started = start_parts(spec, &mut s);
+    let handle = LoadHandle {
+        stop: s.stop,
+        threads: s.threads,
+        counters: s.counters,
+        unblock: s.unblock,
+    };
+    match started {
+        Ok(()) => Ok(handle),
+        Err(e) => {
+            let _ = handle.stop();
+            Err(e)
+        }
+    }
+}
+
+fn start_parts(spec: &LoadSpec, s: &mut Starter) -> Result<()> {
+    let burner = Burner {
+        loops_per_ms: spec.loops_per_ms,
+    };
+    match spec.load {
+        Load::None => Ok(()),
+        Load::Burn => burn::start(s, spec.threads, burner),
+        Load::Write => disk::start_write(s, spec),
+        Load::Read => disk::start_read(s, spec),
+        Load::Compile => {
+            burn::start(s, spec.threads, burner)?;
+            disk::start_write(s, spec)?;
+            disk::start_read(s, spec)
+        }
+        Load::Ring => ring::start(s, spec.threads),
+        Load::Memload => memload::start(s, spec.memload_mb),
+        Load::Hack => hack::start(s, spec.hack_groups),
+        Load::Video => start_simulation(s, Bench::Video, None, burner),
+        Load::X => start_simulation(s, Bench::X, None, burner),
+        Load::Custom => start_simulation(s, Bench::Custom, spec.custom, burner),
+    }
+}
+
+/// A simulation used as a load: the same task and timekeeper, both SCHED_OTHER, unmeasured.
+fn start_simulation(
+    s: &mut Starter,
+    bench: Bench,
+    custom: Option<CustomSpec>,
+    burner: Burner,
+) -> Result<()> {
+    let profile =
+        Profile::of(bench, custom).ok_or_else(|| anyhow!("{} needs -C and -I", bench.name()))?;
+    s.spawn("hb-sim-load", STACK, move |stop, counters| {
+        let mut latencies = LatencyRecorder::new(0, 10_000_000_000)?;
+        let out = sim::run_periodic(profile, burner, &stop, Policy::Other, &mut latencies)?;
+        if let Some(p) = out.timer.policy {
+            counters.record_policy(p);
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn spec(load: Load) -> LoadSpec {
+        LoadSpec {
+            load,
+            threads: 2,
+            loops_per_ms: 100_000,
+            write_file: None,
+            read_file: None,
+            file_bytes: 4 << 20,
+            memload_mb: 8,
+            hack_groups: 1,
+            custom: Some(CustomSpec {
+                cpu_pct: 20,
+                interval_us: 5000,
+            }),
+        }
+    }
+
+    fn run(spec: &LoadSpec, ms: u64) -> LoadReport {
+        let h = start(spec).unwrap();
+        std::thread::sleep(Duration::from_millis(ms));
+        let r = h.stop().unwrap();
+        assert!(
+            r.policies.iter().all(|p| *p == Policy::Other),
+            "{:?}: {:?}",
+            spec.load,
+            r.policies
+        );
+        r
+    }
+
+    #[test]
+    fn cpu_loads_do_their_work() {
+        let r = run(&spec(Load::Burn), 50);
+        assert_eq!(r.threads, 2);
+        assert!(r.burn_loops > 0);
+        let r = run(&spec(Load::Ring), 50);
+        assert!(r.ring_wakeups > 10, "{r:?}");
+        let r = run(&spec(Load::Memload), 100);
+        assert!(r.memload_mb_touched > 0);
+        let r = run(&spec(Load::Hack), 100);
+        assert_eq!(r.threads, 40);
+        assert!(r.hack_messages > 0);
+        assert!(run(&spec(Load::None), 1).threads == 0);
+        // A simulation as a load: its task thread and its timekeeper, both SCHED_OTHER.
+        let r = run(&spec(Load::Custom), 60);
+        assert_eq!(r.policies.len(), 2, "{r:?}");
+    }
+
+    #[test]
+    fn disk_loads_write_and_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let read = dir.path().join("read");
+        write_file(&read, 4 << 20, &AtomicBool::new(false)).unwrap();
+        let mut s = spec(Load::Compile);
+        s.write_file = Some(dir.path().join("write"));
+        s.read_file = Some(read.clone());
+        let r = run(&s, 300);
+        assert_eq!(r.threads, 4);
+        assert!(r.bytes_written > 0 && r.bytes_read > 0, "{r:?}");
+        // After a pass the file was dropped from the cache.
+        assert!(r.read_passes > 0, "{r:?}");
+    }
+
+    #[test]
+    fn a_load_missing_its_file_is_an_error() {
+        assert!(start(&spec(Load::Read)).is_err());
+    }
+}
