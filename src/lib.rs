@@ -11,3 +11,4 @@ pub mod render;
 pub mod stats;
 pub mod store;
 pub mod suites;
+pub mod workers;

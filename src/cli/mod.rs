@@ -2,8 +2,10 @@
 //! validates its arguments into a config and calls the library. Only this layer reads argv and
 //! the environment variables that name files.
 
+mod interactive;
 mod noise;
 mod results;
+mod worker;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -51,9 +53,15 @@ pub enum Command {
     /// p1bench: how much a fixed CPU or memory job varies from run to run on this host
     #[command(override_usage = "hostbench noise [-v] [-m MB] [TIME_MS [COUNT]]")]
     Noise(noise::NoiseArgs),
+    /// interbench: latency, jitter and deadlines of simulated audio, video, X and gaming tasks under background loads
+    #[command(override_usage = "hostbench interactive [-l N] [-L N] [-t S] [-B NICE] [-N NICE] [-b] [-c] [-r] [-C PCT -I US] [-m COMMENT] [-w LOAD] [-x LOAD] [-W BENCH] [-X BENCH] [-u]")]
+    Interactive(interactive::InteractiveArgs),
     /// The stored results: list them, show one
     #[command(subcommand)]
     Results(results::ResultsCommand),
+    /// (internal) a worker process started by a coordinator
+    #[command(name = "__worker", hide = true)]
+    Worker(worker::WorkerArgs),
 }
 
 /// interbench's calibration options, shared by every suite that burns CPU.
@@ -87,7 +95,9 @@ impl CalibrationArgs {
 pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
     match cli.command {
         Command::Noise(args) => noise::exec(&args, &cli.global, argv),
+        Command::Interactive(args) => interactive::exec(&args, &cli.global, argv),
         Command::Results(cmd) => results::exec(&cmd, &cli.global),
+        Command::Worker(args) => worker::exec(&args),
     }
 }
 

@@ -65,6 +65,7 @@ pub fn exec(args: &NoiseArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     environment.steal_ms_during_run = steal.elapsed_ms();
 
     let incomplete = stop.is_requested() || (outcome.runs.len() as u64) < settings.runs_requested;
+    let report = render::noise::report(&outcome);
     let result = RunResult {
         schema_version: SCHEMA_VERSION,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -80,8 +81,7 @@ pub fn exec(args: &NoiseArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     if global.json {
         println!("{}", render::json::to_json(&result)?);
     } else {
-        let SuiteResult::Noise(noise) = &result.suites[0];
-        print!("{}", render::noise::report(noise));
+        print!("{report}");
         println!("Stored as result {id} in {}.", store.path().display());
     }
     Ok(if stop.is_requested() {

@@ -8,6 +8,7 @@ pub use environment::{CgroupCpuLimit, Environment};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::suites::interactive::InteractiveResult;
 use crate::suites::noise::NoiseResult;
 
 /// Bumped whenever a stored result's shape changes incompatibly.
@@ -33,12 +34,14 @@ pub struct RunResult {
 #[serde(tag = "suite", rename_all = "lowercase")]
 pub enum SuiteResult {
     Noise(NoiseResult),
+    Interactive(InteractiveResult),
 }
 
 impl SuiteResult {
     pub fn name(&self) -> &'static str {
         match self {
             SuiteResult::Noise(_) => "noise",
+            SuiteResult::Interactive(_) => "interactive",
         }
     }
 
@@ -46,6 +49,7 @@ impl SuiteResult {
     pub fn headline(&self) -> String {
         match self {
             SuiteResult::Noise(n) => n.headline(),
+            SuiteResult::Interactive(i) => i.headline(),
         }
     }
 }

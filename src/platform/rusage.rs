@@ -1,21 +1,32 @@
-//! Per-thread resource usage (`getrusage(RUSAGE_THREAD)`): CPU time and context switches of the
-//! measuring thread alone, so a helper thread's activity never leaks into a run's figures.
+//! Resource usage (`getrusage`): CPU time and context switches of the calling thread alone
+//! (`RUSAGE_THREAD`, so a helper thread's activity never leaks into a run's figures) or of the
+//! whole process (`RUSAGE_SELF`).
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ThreadUsage {
+pub struct Usage {
     pub user_ns: u64,
     pub sys_ns: u64,
     pub voluntary_csw: u64,
     pub involuntary_csw: u64,
 }
 
-impl ThreadUsage {
-    pub fn now() -> Self {
+impl Usage {
+    /// The calling thread's usage so far.
+    pub fn thread() -> Self {
+        Usage::of(libc::RUSAGE_THREAD)
+    }
+
+    /// The whole process's usage so far (every thread, not its children).
+    pub fn process() -> Self {
+        Usage::of(libc::RUSAGE_SELF)
+    }
+
+    fn of(who: libc::c_int) -> Self {
         // SAFETY: rusage is plain data that getrusage fills in.
         let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+        unsafe { libc::getrusage(who, &mut ru) };
         let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
-        ThreadUsage {
+        Usage {
             user_ns: ns(ru.ru_utime),
             sys_ns: ns(ru.ru_stime),
             voluntary_csw: ru.ru_nvcsw as u64,
@@ -24,13 +35,18 @@ impl ThreadUsage {
     }
 
     /// What was used between `earlier` and `self`.
-    pub fn since(&self, earlier: &ThreadUsage) -> ThreadUsage {
-        ThreadUsage {
+    pub fn since(&self, earlier: &Usage) -> Usage {
+        Usage {
             user_ns: self.user_ns.saturating_sub(earlier.user_ns),
             sys_ns: self.sys_ns.saturating_sub(earlier.sys_ns),
             voluntary_csw: self.voluntary_csw.saturating_sub(earlier.voluntary_csw),
             involuntary_csw: self.involuntary_csw.saturating_sub(earlier.involuntary_csw),
         }
+    }
+
+    /// User plus system CPU time, ns.
+    pub fn cpu_ns(&self) -> u64 {
+        self.user_ns + self.sys_ns
     }
 }
 
@@ -40,9 +56,9 @@ mod tests {
 
     #[test]
     fn cpu_time_grows_while_burning() {
-        let before = ThreadUsage::now();
+        let (thread, process) = (Usage::thread(), Usage::process());
         crate::calibration::burn_loops(50_000_000);
-        let used = ThreadUsage::now().since(&before);
-        assert!(used.user_ns + used.sys_ns > 0);
+        assert!(Usage::thread().since(&thread).cpu_ns() > 0);
+        assert!(Usage::process().since(&process).cpu_ns() >= Usage::thread().since(&thread).cpu_ns() / 2);
     }
 }

@@ -1,11 +1,18 @@
 //! Renderers: they read the result model and return text. None of them measures anything.
 
+pub mod cformat;
 pub mod environment;
+pub mod interactive;
 pub mod json;
 pub mod noise;
 pub mod results;
 
 use crate::model::{RunResult, SuiteResult};
+
+/// interbench's datestamp (YYYYMMDDHHMM) of a result's start, in UTC.
+pub fn datestamp(result: &RunResult) -> String {
+    result.started_at.format("%Y%m%d%H%M").to_string()
+}
 
 /// The full text report of a stored result: environment, then each suite's report.
 pub fn text_report(result: &RunResult) -> String {
@@ -14,6 +21,11 @@ pub fn text_report(result: &RunResult) -> String {
         out.push('\n');
         match suite {
             SuiteResult::Noise(n) => out.push_str(&noise::report(n)),
+            SuiteResult::Interactive(i) => out.push_str(&interactive::report(
+                i,
+                &result.environment.kernel_release,
+                &datestamp(result),
+            )),
         }
     }
     out

@@ -1,6 +1,95 @@
-//! `interactive`: interbench. Simulated interactive tasks (benches) measured alone and under
-//! background loads, each in its own process.
+//! `interactive`: interbench. Simulated interactive tasks (benches) are measured alone and
+//! under background loads. For each bench × load pair the coordinator starts a load worker
+//! process, waits for it to run, starts a bench worker process, lets both run `-t` seconds and
+//! collects the bench's figures. See docs/interactive.md for the method.
 
 pub mod benches;
+mod config;
 pub mod deadline;
+mod run;
 pub mod sim;
+pub mod worker;
+
+pub use config::{HostLimits, InteractiveConfig, InteractiveSettings, Selection};
+pub use run::{plan, run, InteractiveObserver, InteractiveOutcome, Plan, SkippedLoad};
+
+use serde::{Deserialize, Serialize};
+
+use crate::calibration::{BurnCalibration, RateMeasurement};
+use crate::loads::LoadReport;
+use crate::platform::sched::Policy;
+use benches::{Bench, Load};
+use deadline::DeadlineCounts;
+use sim::{LatencySummary, TimerStats};
+
+/// One bench measured under one load.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    pub bench: Bench,
+    pub load: Load,
+    pub wall_ns: u64,
+    /// Wake-up latency: from the timekeeper's wake-up to the task running (Gaming: each frame's
+    /// overrun).
+    pub latency: LatencySummary,
+    pub samples_ns: Vec<u64>,
+    pub samples_truncated: bool,
+    pub counts: DeadlineCounts,
+    pub desired_cpu_pct: f64,
+    /// None for Gaming, which has no deadlines.
+    pub deadlines_met_pct: Option<f64>,
+    /// CPU the bench process used, as % of one CPU over the window (`getrusage`).
+    pub measured_cpu_pct: f64,
+    /// CPU the bench asks for, as % of one CPU (5 for Audio, 40 for Video, 50 for X over a
+    /// cycle, 100 for Gaming).
+    pub asked_cpu_pct: f64,
+    pub task_policy: Policy,
+    pub timer: Option<TimerStats>,
+    pub memory_locked: bool,
+    pub load_report: LoadReport,
+}
+
+/// An `interactive` run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InteractiveResult {
+    pub settings: InteractiveSettings,
+    pub calibration: BurnCalibration,
+    /// loops_per_ms measured again after the last pair, to see whether the CPU's speed drifted.
+    pub calibration_end: Option<RateMeasurement>,
+    /// Whether the timekeepers of benched tasks ran SCHED_FIFO.
+    pub timekeeper_realtime: bool,
+    /// Warnings about how this run differs from the intended method.
+    pub notes: Vec<String>,
+    pub skipped: Vec<SkippedLoad>,
+    pub planned_pairs: usize,
+    pub measurements: Vec<Measurement>,
+    /// The coordinator's own CPU time while the pairs ran (calibrations excluded), ns.
+    pub coordinator_cpu_ns: u64,
+    pub wall_ns: u64,
+}
+
+impl InteractiveResult {
+    /// The CPU-speed drift between the start and end calibrations, %; positive = slower now.
+    pub fn drift_pct(&self) -> Option<f64> {
+        let end = self.calibration_end?;
+        Some(100.0 * (self.calibration.loops_per_ms as f64 / end.per_ms - 1.0))
+    }
+
+    pub fn headline(&self) -> String {
+        let worst = self
+            .measurements
+            .iter()
+            .filter(|m| m.deadlines_met_pct.is_some())
+            .min_by(|a, b| a.deadlines_met_pct.partial_cmp(&b.deadlines_met_pct).unwrap_or(std::cmp::Ordering::Equal));
+        match worst {
+            Some(m) => format!(
+                "{} pairs; worst {} under {}: {:.1}% deadlines met, {:.1}% desired CPU",
+                self.measurements.len(),
+                m.bench.name(),
+                m.load.name(),
+                m.deadlines_met_pct.unwrap_or(0.0),
+                m.desired_cpu_pct
+            ),
+            None => format!("{} pairs", self.measurements.len()),
+        }
+    }
+}

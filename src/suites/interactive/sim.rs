@@ -12,7 +12,7 @@ use super::benches::Bench;
 use super::deadline::{DeadlineCounts, DeadlineTracker};
 use crate::calibration::burn_loops;
 use crate::platform::clock::{monotonic_ns, sleep_until_ns};
-use crate::platform::rusage::ThreadUsage;
+use crate::platform::rusage::Usage;
 use crate::platform::sched::{self, Policy};
 use crate::platform::sem::Semaphore;
 use crate::stats::{LatencyHistogram, Summary};
@@ -220,7 +220,7 @@ fn timekeeper(shared: Arc<TimekeeperShared>, policy: Policy) -> TimerStats {
         policy: set.ok().map(|_| sched::current_thread_policy()),
         ..TimerStats::default()
     };
-    let before = ThreadUsage::now();
+    let before = Usage::thread();
     let mut sum = 0.0;
     loop {
         shared.start.wait();
@@ -240,8 +240,7 @@ fn timekeeper(shared: Arc<TimekeeperShared>, policy: Policy) -> TimerStats {
     if stats.wakeups > 0 {
         stats.mean_oversleep_ns = sum / stats.wakeups as f64;
     }
-    let used = ThreadUsage::now().since(&before);
-    stats.cpu_ns = used.user_ns + used.sys_ns;
+    stats.cpu_ns = Usage::thread().since(&before).cpu_ns();
     stats
 }
 

@@ -20,7 +20,7 @@ use crate::calibration::{
 };
 use crate::error::UsageError;
 use crate::platform::clock::monotonic_ns;
-use crate::platform::rusage::ThreadUsage;
+use crate::platform::rusage::Usage;
 
 /// The job: p1bench's CPU spin loop, or (`-m`) its memory read loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -245,11 +245,11 @@ pub fn measure(
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let before = ThreadUsage::now();
+        let before = Usage::thread();
         let start = monotonic_ns();
         workload.run(calibration.iterations);
         let end = monotonic_ns();
-        let used = ThreadUsage::now().since(&before);
+        let used = Usage::thread().since(&before);
         let run = NoiseRun {
             time_ns: end - start,
             user_ns: used.user_ns,

@@ -1,0 +1,345 @@
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use chrono::Utc;
+use clap::Args;
+
+use super::{CalibrationArgs, GlobalArgs};
+use crate::calibration::BurnCalibration;
+use crate::error::UsageError;
+use crate::model::{RunResult, SuiteResult, SCHEMA_VERSION};
+use crate::platform::host::{collect_environment, StealClock};
+use crate::platform::sched;
+use crate::platform::signals::StopSignal;
+use crate::render;
+use crate::store::ResultStore;
+use crate::suites::interactive::benches::{Bench, Load};
+use crate::suites::interactive::sim::CustomSpec;
+use crate::suites::interactive::{
+    self, HostLimits, InteractiveConfig, InteractiveObserver, InteractiveSettings, Measurement, Selection,
+};
+
+#[derive(Debug, Args)]
+pub struct InteractiveArgs {
+    /// Threads of the Burn and Ring loads (interbench: "cpu load"; set it to the CPU count)
+    #[arg(short = 'L', long = "load-threads", value_name = "N", default_value_t = 4)]
+    pub load_threads: u32,
+    /// Seconds to run each bench under each load
+    #[arg(short = 't', long = "time", value_name = "SECONDS", default_value_t = 30)]
+    pub time_s: u64,
+    /// Nice level of the benchmarked task
+    #[arg(short = 'B', long = "bench-nice", value_name = "NICE", default_value_t = 0, allow_negative_numbers = true)]
+    pub bench_nice: i32,
+    /// Nice level of the load
+    #[arg(short = 'N', long = "load-nice", value_name = "NICE", default_value_t = 0, allow_negative_numbers = true)]
+    pub load_nice: i32,
+    /// Console only: write no log file
+    #[arg(short = 'c', long = "console-only")]
+    pub console_only: bool,
+    /// Real-time benchmarks: Audio and Video (and Custom) run SCHED_FIFO; figures in µs
+    #[arg(short = 'r', long = "realtime")]
+    pub realtime: bool,
+    /// Custom bench and load: this percentage of CPU (needs -I)
+    #[arg(short = 'C', long = "custom-cpu", value_name = "PERCENT")]
+    pub custom_cpu: Option<u32>,
+    /// Custom bench and load: at this interval in microseconds (needs -C)
+    #[arg(short = 'I', long = "custom-interval", value_name = "US")]
+    pub custom_interval: Option<u64>,
+    /// A comment line for the log file
+    #[arg(short = 'm', long = "comment", value_name = "COMMENT")]
+    pub comment: Option<String>,
+    /// Run against this load (repeatable; naming any replaces the default list)
+    #[arg(short = 'w', long = "load", value_name = "LOAD")]
+    pub loads: Vec<String>,
+    /// Do not run against this load (repeatable)
+    #[arg(short = 'x', long = "exclude-load", value_name = "LOAD")]
+    pub exclude_loads: Vec<String>,
+    /// Benchmark this simulated task (repeatable; naming any replaces the default list)
+    #[arg(short = 'W', long = "bench", value_name = "BENCH")]
+    pub benches: Vec<String>,
+    /// Do not benchmark this simulated task (repeatable)
+    #[arg(short = 'X', long = "exclude-bench", value_name = "BENCH")]
+    pub exclude_benches: Vec<String>,
+    /// Emulate a uniprocessor: pin everything to one CPU
+    #[arg(short = 'u', long = "uniprocessor")]
+    pub uniprocessor: bool,
+    /// Size of the Write and Read load files in MB [default: physical RAM, at most 1024]
+    #[arg(long = "file-size", value_name = "MB")]
+    pub file_size_mb: Option<u64>,
+    /// Directory for the Write and Read load files [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
+    /// Directory for the log file [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub log_dir: Option<PathBuf>,
+    /// Run Memload at this size in MB, even without swap
+    #[arg(long = "memload-mb", value_name = "MB")]
+    pub memload_mb: Option<u64>,
+    /// Groups of 20 senders and 20 receivers in the Hack load (hackbench's argument)
+    #[arg(long = "hack-groups", value_name = "N", default_value_t = 50)]
+    pub hack_groups: u32,
+    /// Milliseconds the load runs alone before the bench starts
+    #[arg(long = "settle-ms", value_name = "MS", default_value_t = 1000)]
+    pub settle_ms: u64,
+    #[command(flatten)]
+    pub calibration: CalibrationArgs,
+}
+
+pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
+    let custom = match (args.custom_cpu, args.custom_interval) {
+        (Some(cpu_pct), Some(interval_us)) => Some(CustomSpec { cpu_pct, interval_us }),
+        (None, None) => None,
+        (Some(_), None) => return Err(UsageError::new("-C needs -I (the custom interval in microseconds)").into()),
+        (None, Some(_)) => return Err(UsageError::new("-I needs -C (the custom CPU percentage)").into()),
+    };
+    let environment = collect_environment();
+    let file_bytes = match args.file_size_mb {
+        Some(mb) => mb.saturating_mul(1 << 20),
+        None => environment.memory_total_bytes.min(1 << 30),
+    };
+    let settings = InteractiveSettings {
+        duration_s: args.time_s,
+        burn_threads: args.load_threads,
+        bench_nice: args.bench_nice,
+        load_nice: args.load_nice,
+        realtime: args.realtime,
+        pinned_cpu: args.uniprocessor.then_some(0),
+        custom,
+        benches: Vec::new(),
+        loads: Vec::new(),
+        file_bytes,
+        memload_mb: args.memload_mb,
+        hack_groups: args.hack_groups,
+        settle_ms: args.settle_ms,
+        comment: args.comment.clone(),
+    };
+    let selection = Selection {
+        benches: args.benches.clone(),
+        exclude_benches: args.exclude_benches.clone(),
+        loads: args.loads.clone(),
+        exclude_loads: args.exclude_loads.clone(),
+    };
+    let workdir = args.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let host = HostLimits {
+        swap_bytes: environment.swap_total_bytes,
+        available_bytes: environment.memory_available_bytes,
+    };
+    let config = InteractiveConfig::new(settings, &selection, args.calibration.options(global)?, workdir, &host)?;
+    check_privileges(&config)?;
+    check_disk_space(&config)?;
+    let mut store = global.open_store()?;
+    let stop = StopSignal::install()?;
+    let exe = std::env::current_exe().context("finding the hostbench binary for its workers")?;
+
+    let started_at = Utc::now();
+    let mut environment = environment;
+    let steal = StealClock::start();
+    let log = if args.console_only {
+        None
+    } else {
+        let dir = args.log_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+        let name = format!(
+            "interbench-{}-{}.log",
+            environment.kernel_release,
+            started_at.format("%Y%m%d%H%M")
+        );
+        let path = dir.join(name);
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| UsageError::new(format!("cannot write the log file {}: {e}", path.display())))?;
+        Some((path, file))
+    };
+    let mut console = Console {
+        json: global.json,
+        quiet: global.quiet,
+        live: global.shows_progress(),
+        log: log.as_ref().map(|(_, f)| f.try_clone()).transpose()?,
+        settings: config.settings.clone(),
+        kernel: environment.kernel_release.clone(),
+        datestamp: started_at.format("%Y%m%d%H%M").to_string(),
+    };
+    let outcome = interactive::run(&config, &exe, stop.flag(), &mut console)?;
+    console.finish(&outcome.result);
+    environment.steal_ms_during_run = steal.elapsed_ms();
+
+    let r = &outcome.result;
+    let incomplete = stop.is_requested() || outcome.failure.is_some() || r.measurements.len() < r.planned_pairs;
+    let result = RunResult {
+        schema_version: SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        started_at,
+        finished_at: Utc::now(),
+        command_line: argv,
+        incomplete,
+        environment,
+        suites: vec![SuiteResult::Interactive(outcome.result)],
+    };
+    let id = store.save(&result)?;
+    if global.json {
+        println!("{}", render::json::to_json(&result)?);
+    } else {
+        println!("Stored as result {id} in {}.", store.path().display());
+        if let Some((path, _)) = &log {
+            println!("Log: {}", path.display());
+        }
+    }
+    if let Some(f) = &outcome.failure {
+        eprintln!("hostbench: error: {f}");
+    }
+    Ok(if stop.is_requested() {
+        stop.exit_code()
+    } else if outcome.failure.is_some() {
+        1
+    } else {
+        0
+    })
+}
+
+/// Refuses, before anything runs, what this host would not let the run do as asked.
+fn check_privileges(config: &InteractiveConfig) -> Result<()> {
+    let s = &config.settings;
+    if s.realtime {
+        if !sched::can_use_fifo() {
+            return Err(UsageError::new(
+                "-r needs SCHED_FIFO, which this process may not use: run as root or raise the RT priority rlimit (ulimit -r)",
+            )
+            .into());
+        }
+        if sched::rt_throttle().is_none() {
+            return Err(UsageError::new(
+                "-r refused: the kernel's real-time throttle is off (sched_rt_runtime_us = -1), so a real-time task that overran could take a CPU for good",
+            )
+            .into());
+        }
+    }
+    if s.bench_nice < 0 || s.load_nice < 0 {
+        let allowed = std::thread::spawn(|| sched::set_nice(-1).is_ok()).join().unwrap_or(false);
+        if !allowed {
+            return Err(UsageError::new("a negative nice level (-B or -N) needs root or CAP_SYS_NICE").into());
+        }
+    }
+    Ok(())
+}
+
+/// The Write and Read loads need their files' room on disk; refuse early rather than fill it.
+fn check_disk_space(config: &InteractiveConfig) -> Result<()> {
+    let need = config.disk_bytes_needed();
+    if need == 0 {
+        return Ok(());
+    }
+    let dir = &config.workdir;
+    let free = free_bytes(dir).map_err(|e| UsageError::new(format!("cannot use {} for the disk loads: {e}", dir.display())))?;
+    // Room for the files and 10% to spare for everything else on that file system.
+    if free < need + need / 10 {
+        return Err(UsageError::new(format!(
+            "the Write and Read loads need {:.1} GiB free in {}, and {:.1} GiB is; use --file-size MB, --workdir DIR or -x Write -x Read -x Compile",
+            need as f64 / (1u64 << 30) as f64,
+            dir.display(),
+            free as f64 / (1u64 << 30) as f64
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+fn free_bytes(dir: &std::path::Path) -> std::io::Result<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes())?;
+    // SAFETY: a valid C string and a statvfs to fill.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// Prints interbench's tables as pairs complete, to standard output (standard error with
+/// --json) and to the log file.
+struct Console {
+    json: bool,
+    quiet: bool,
+    live: bool,
+    log: Option<File>,
+    settings: InteractiveSettings,
+    kernel: String,
+    datestamp: String,
+}
+
+impl Console {
+    fn emit(&mut self, text: &str) {
+        if self.json {
+            if !self.quiet {
+                eprint!("{text}");
+            }
+        } else {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
+        }
+        if let Some(f) = &mut self.log {
+            let _ = f.write_all(text.as_bytes());
+        }
+    }
+
+    fn finish(&mut self, result: &interactive::InteractiveResult) {
+        if self.live {
+            eprint!("\r\x1b[K");
+        }
+        self.emit(&render::interactive::footer(result));
+    }
+}
+
+impl InteractiveObserver for Console {
+    fn calibrated(&mut self, calibration: &BurnCalibration, cache_warning: Option<&str>) {
+        if let Some(w) = cache_warning {
+            eprintln!("warning: {w}");
+        }
+        let header = render::interactive::run_header(&self.settings, calibration.loops_per_ms, &self.kernel, &self.datestamp);
+        self.emit(&format!("\n{header}"));
+    }
+
+    fn note(&mut self, note: &str) {
+        eprintln!("warning: {note}");
+    }
+
+    fn preparing_files(&mut self, bytes: u64) {
+        if !self.quiet {
+            eprintln!("Creating a {} MB file for the Read load...", bytes >> 20);
+        }
+    }
+
+    fn bench_begins(&mut self, bench: Bench) {
+        if self.live {
+            eprint!("\r\x1b[K");
+        }
+        let header = render::interactive::bench_header(bench, &self.settings);
+        self.emit(&header);
+    }
+
+    fn pair_begins(&mut self, bench: Bench, load: Load, index: usize, total: usize) {
+        if self.live {
+            let per_pair = self.settings.duration_s as f64 + self.settings.settle_ms as f64 / 1e3 + 0.3;
+            let left = (total - index) as f64 * per_pair;
+            eprint!(
+                "\r\x1b[K[{}/{total}] {} under {}: {} s, about {:.0} min {:02.0} s left",
+                index + 1,
+                bench.name(),
+                load.name(),
+                self.settings.duration_s,
+                (left / 60.0).floor(),
+                left % 60.0
+            );
+        }
+    }
+
+    fn measured(&mut self, m: &Measurement) {
+        if self.live {
+            eprint!("\r\x1b[K");
+        }
+        let row = render::interactive::row(m, self.settings.realtime);
+        self.emit(&format!("{row}\n"));
+    }
+}

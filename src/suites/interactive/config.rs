@@ -1,0 +1,298 @@
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::benches::{Bench, Load, BENCHES, LOADS};
+use super::sim::CustomSpec;
+use crate::calibration::CalibrationOptions;
+use crate::error::UsageError;
+
+/// The settings of an interactive run, as stored with its result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InteractiveSettings {
+    /// `-t`: seconds each bench × load pair is measured.
+    pub duration_s: u64,
+    /// `-L`: threads of the Burn and Ring loads.
+    pub burn_threads: u32,
+    /// `-B` and `-N`.
+    pub bench_nice: i32,
+    pub load_nice: i32,
+    /// `-r`: benches run SCHED_FIFO, figures in µs.
+    pub realtime: bool,
+    /// `-u`: the CPU everything was pinned to.
+    pub pinned_cpu: Option<usize>,
+    pub custom: Option<CustomSpec>,
+    pub benches: Vec<Bench>,
+    pub loads: Vec<Load>,
+    /// Size of the Write and Read files, bytes.
+    pub file_bytes: u64,
+    /// Memload's size, MB (None: Memload not run).
+    pub memload_mb: Option<u64>,
+    pub hack_groups: u32,
+    /// Time the load runs alone before the bench starts, ms (interbench: 1 s).
+    pub settle_ms: u64,
+    /// `-m`.
+    pub comment: Option<String>,
+}
+
+/// The names given with `-W/-X/-w/-x`, before validation.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub benches: Vec<String>,
+    pub exclude_benches: Vec<String>,
+    pub loads: Vec<String>,
+    pub exclude_loads: Vec<String>,
+}
+
+/// A validated interactive configuration.
+#[derive(Debug, Clone)]
+pub struct InteractiveConfig {
+    pub settings: InteractiveSettings,
+    pub calibration: CalibrationOptions,
+    /// Where the Write and Read files go (a private subdirectory is made there).
+    pub workdir: PathBuf,
+    /// Why Memload will not run, if it will not.
+    pub memload_disabled: Option<String>,
+}
+
+/// Host facts the configuration depends on.
+pub struct HostLimits {
+    pub swap_bytes: u64,
+    pub available_bytes: u64,
+}
+
+fn parse_benches(names: &[String]) -> Result<Vec<Bench>, UsageError> {
+    names
+        .iter()
+        .map(|n| {
+            Bench::parse(n).ok_or_else(|| UsageError::new(format!("unknown bench {n:?}; the benches are: {}", Bench::names())))
+        })
+        .collect()
+}
+
+fn parse_loads(names: &[String]) -> Result<Vec<Load>, UsageError> {
+    names
+        .iter()
+        .map(|n| Load::parse(n).ok_or_else(|| UsageError::new(format!("unknown load {n:?}; the loads are: {}", Load::names()))))
+        .collect()
+}
+
+impl InteractiveConfig {
+    /// Applies interbench's selection rules and checks every option. `settings.benches` and
+    /// `settings.loads` are filled here from `selection`.
+    pub fn new(
+        mut settings: InteractiveSettings,
+        selection: &Selection,
+        calibration: CalibrationOptions,
+        workdir: PathBuf,
+        host: &HostLimits,
+    ) -> Result<Self, UsageError> {
+        if settings.duration_s == 0 {
+            return Err(UsageError::new("-t must be at least 1 second (got 0)"));
+        }
+        if settings.burn_threads == 0 {
+            return Err(UsageError::new("-L must be at least 1 thread (got 0)"));
+        }
+        for (flag, nice) in [("-B", settings.bench_nice), ("-N", settings.load_nice)] {
+            if !(-20..=19).contains(&nice) {
+                return Err(UsageError::new(format!("{flag} must be a nice level from -20 to 19 (got {nice})")));
+            }
+        }
+        if let Some(c) = settings.custom {
+            if c.cpu_pct == 0 || c.cpu_pct > 100 {
+                return Err(UsageError::new(format!("-C must be a CPU percentage from 1 to 100 (got {})", c.cpu_pct)));
+            }
+            if c.interval_us == 0 {
+                return Err(UsageError::new("-I must be at least 1 microsecond (got 0)"));
+            }
+        }
+        if settings.file_bytes < (1 << 20) {
+            return Err(UsageError::new("--file-size must be at least 1 MB"));
+        }
+
+        // interbench's rule: naming any bench (-W) or load (-w) runs just those; otherwise the
+        // defaults run. -X/-x then remove. Custom joins the defaults when -C/-I define it.
+        let custom = settings.custom.is_some();
+        let mut benches = if selection.benches.is_empty() {
+            BENCHES.iter().filter(|b| b.default || (custom && b.bench == Bench::Custom)).map(|b| b.bench).collect()
+        } else {
+            parse_benches(&selection.benches)?
+        };
+        let exclude = parse_benches(&selection.exclude_benches)?;
+        benches.retain(|b| !exclude.contains(b));
+        let mut loads = if selection.loads.is_empty() {
+            LOADS.iter().filter(|l| l.default || (custom && l.load == Load::Custom)).map(|l| l.load).collect()
+        } else {
+            parse_loads(&selection.loads)?
+        };
+        let exclude = parse_loads(&selection.exclude_loads)?;
+        loads.retain(|l| !exclude.contains(l));
+        benches.sort();
+        benches.dedup();
+        loads.sort();
+        loads.dedup();
+        if !custom && (benches.contains(&Bench::Custom) || loads.contains(&Load::Custom)) {
+            return Err(UsageError::new("the Custom bench and load need -C PERCENT and -I MICROSECONDS"));
+        }
+        if settings.realtime {
+            let not_rt: Vec<&str> = benches.iter().filter(|b| !b.info().realtime).map(|b| b.name()).collect();
+            if !selection.benches.is_empty() && !not_rt.is_empty() {
+                return Err(UsageError::new(format!(
+                    "-r benchmarks only Audio, Video and Custom in real time; not {}",
+                    not_rt.join(", ")
+                )));
+            }
+            benches.retain(|b| b.info().realtime);
+        }
+        if benches.is_empty() {
+            return Err(UsageError::new("no bench left to run"));
+        }
+        if loads.is_empty() {
+            return Err(UsageError::new("no load left to run against"));
+        }
+
+        // Memload needs swap, as interbench decided; an explicit size runs it anyway.
+        let mut memload_disabled = None;
+        if loads.contains(&Load::Memload) && settings.memload_mb.is_none() {
+            if host.swap_bytes == 0 {
+                memload_disabled = Some(
+                    "no swap on this host: Memload would push 110% of available memory into the OOM killer (--memload-mb MB runs it at a size you choose)"
+                        .to_string(),
+                );
+            } else {
+                let want = host.available_bytes / 10 * 11;
+                let cap = (host.available_bytes + host.swap_bytes).saturating_sub(64 << 20);
+                settings.memload_mb = Some(want.min(cap) >> 20);
+            }
+        }
+        settings.benches = benches;
+        settings.loads = loads;
+        Ok(InteractiveConfig {
+            settings,
+            calibration,
+            workdir,
+            memload_disabled,
+        })
+    }
+
+    /// Bytes the Write and Read files need on disk.
+    pub fn disk_bytes_needed(&self) -> u64 {
+        let (mut w, mut r) = (false, false);
+        for l in &self.settings.loads {
+            let (lw, lr) = l.uses_files();
+            w |= lw;
+            r |= lr;
+        }
+        self.settings.file_bytes * (u64::from(w) + u64::from(r))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> InteractiveSettings {
+        InteractiveSettings {
+            duration_s: 1,
+            burn_threads: 4,
+            bench_nice: 0,
+            load_nice: 0,
+            realtime: false,
+            pinned_cpu: None,
+            custom: None,
+            benches: vec![],
+            loads: vec![],
+            file_bytes: 1 << 30,
+            memload_mb: None,
+            hack_groups: 50,
+            settle_ms: 1000,
+            comment: None,
+        }
+    }
+
+    fn config(s: InteractiveSettings, sel: Selection, swap: u64) -> Result<InteractiveConfig, UsageError> {
+        let cal = CalibrationOptions {
+            recalibrate: false,
+            given_loops_per_ms: None,
+            cache_file: PathBuf::from("/nonexistent"),
+        };
+        InteractiveConfig::new(s, &sel, cal, PathBuf::from("."), &HostLimits { swap_bytes: swap, available_bytes: 1 << 33 })
+    }
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn defaults_are_interbenchs() {
+        let c = config(settings(), Selection::default(), 0).unwrap();
+        assert_eq!(c.settings.benches, vec![Bench::Audio, Bench::Video, Bench::X, Bench::Gaming]);
+        assert_eq!(
+            c.settings.loads,
+            vec![Load::None, Load::Video, Load::X, Load::Burn, Load::Write, Load::Read, Load::Ring, Load::Compile, Load::Memload]
+        );
+        assert!(c.memload_disabled.is_some());
+        let with_swap = config(settings(), Selection::default(), 1 << 32).unwrap();
+        assert!(with_swap.memload_disabled.is_none());
+        assert!(with_swap.settings.memload_mb.unwrap() > 8000);
+        assert_eq!(c.disk_bytes_needed(), 2 << 30);
+    }
+
+    #[test]
+    fn naming_selects_and_excluding_removes() {
+        let sel = Selection {
+            benches: names(&["audio"]),
+            exclude_loads: names(&["Video", "X", "Burn", "Write", "Read", "Ring", "Compile", "Memload"]),
+            ..Selection::default()
+        };
+        let c = config(settings(), sel, 0).unwrap();
+        assert_eq!(c.settings.benches, vec![Bench::Audio]);
+        assert_eq!(c.settings.loads, vec![Load::None]);
+        assert_eq!(c.disk_bytes_needed(), 0);
+        let sel = Selection {
+            loads: names(&["hack", "None"]),
+            ..Selection::default()
+        };
+        assert_eq!(config(settings(), sel, 0).unwrap().settings.loads, vec![Load::None, Load::Hack]);
+    }
+
+    #[test]
+    fn custom_joins_the_defaults() {
+        let mut s = settings();
+        s.custom = Some(CustomSpec { cpu_pct: 30, interval_us: 20_000 });
+        let c = config(s, Selection::default(), 0).unwrap();
+        assert!(c.settings.benches.contains(&Bench::Custom));
+        assert!(c.settings.loads.contains(&Load::Custom));
+    }
+
+    #[test]
+    fn realtime_keeps_rt_benches() {
+        let mut s = settings();
+        s.realtime = true;
+        let c = config(s.clone(), Selection::default(), 0).unwrap();
+        assert_eq!(c.settings.benches, vec![Bench::Audio, Bench::Video]);
+        let sel = Selection { benches: names(&["X"]), ..Selection::default() };
+        assert!(config(s, sel, 0).is_err());
+    }
+
+    #[test]
+    fn bad_values_are_refused() {
+        let bad = |f: &dyn Fn(&mut InteractiveSettings)| {
+            let mut s = settings();
+            f(&mut s);
+            config(s, Selection::default(), 0).unwrap_err().to_string()
+        };
+        assert!(bad(&|s| s.duration_s = 0).contains("-t"));
+        assert!(bad(&|s| s.burn_threads = 0).contains("-L"));
+        assert!(bad(&|s| s.custom = Some(CustomSpec { cpu_pct: 0, interval_us: 10 })).contains("-C"));
+        assert!(bad(&|s| s.custom = Some(CustomSpec { cpu_pct: 101, interval_us: 10 })).contains("-C"));
+        assert!(bad(&|s| s.bench_nice = 25).contains("-B"));
+        let unknown = config(settings(), Selection { benches: names(&["Doom"]), ..Selection::default() }, 0);
+        let msg = unknown.unwrap_err().to_string();
+        assert!(msg.contains("Doom") && msg.contains("Audio, Video, X, Gaming, Custom"), "{msg}");
+        let unknown = config(settings(), Selection { exclude_loads: names(&["Disco"]), ..Selection::default() }, 0);
+        assert!(unknown.unwrap_err().to_string().contains("None, Video, X, Burn"));
+        let custom = config(settings(), Selection { benches: names(&["Custom"]), ..Selection::default() }, 0);
+        assert!(custom.unwrap_err().to_string().contains("-C"));
+    }
+}

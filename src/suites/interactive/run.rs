@@ -1,0 +1,271 @@
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::benches::{Bench, Load};
+use super::config::InteractiveConfig;
+use super::sim::Profile;
+use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec, WorkerSpec};
+use super::{InteractiveResult, Measurement};
+use crate::calibration::{burn_calibration, burn_loops, measure_rate, BurnCalibration, BURN_BUDGET};
+use crate::loads::{self, LoadReport, LoadSpec};
+use crate::platform::clock::{monotonic_ns, sleep_until_ns};
+use crate::platform::rusage::Usage;
+use crate::platform::sched;
+use crate::workers::Worker;
+
+/// A load that will not run, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkippedLoad {
+    pub load: Load,
+    pub reason: String,
+}
+
+/// The pairs to measure, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub pairs: Vec<(Bench, Load)>,
+    pub skipped: Vec<SkippedLoad>,
+}
+
+/// Every selected bench against every selected load, except a load that is the bench's own
+/// simulation (Video is not measured under Video), as interbench does.
+pub fn plan(config: &InteractiveConfig) -> Plan {
+    let mut pairs = Vec::new();
+    for &bench in &config.settings.benches {
+        for &load in &config.settings.loads {
+            let disabled = load == Load::Memload && config.memload_disabled.is_some();
+            if load.info().same_as != Some(bench) && !disabled {
+                pairs.push((bench, load));
+            }
+        }
+    }
+    let skipped = config
+        .memload_disabled
+        .iter()
+        .map(|reason| SkippedLoad {
+            load: Load::Memload,
+            reason: reason.clone(),
+        })
+        .collect();
+    Plan { pairs, skipped }
+}
+
+/// What a run reports as it goes; the caller decides what to show.
+pub trait InteractiveObserver {
+    fn calibrated(&mut self, _calibration: &BurnCalibration, _cache_warning: Option<&str>) {}
+    /// A warning about the run, given once.
+    fn note(&mut self, _note: &str) {}
+    fn preparing_files(&mut self, _bytes: u64) {}
+    fn bench_begins(&mut self, _bench: Bench) {}
+    fn pair_begins(&mut self, _bench: Bench, _load: Load, _index: usize, _total: usize) {}
+    fn measured(&mut self, _m: &Measurement) {}
+}
+
+/// A finished (or stopped) run: the result, and why it ended early if it did.
+pub struct InteractiveOutcome {
+    pub result: InteractiveResult,
+    pub failure: Option<String>,
+}
+
+/// The private directory of a run's files, removed with everything in it on every path out.
+struct WorkDir {
+    path: PathBuf,
+}
+
+impl WorkDir {
+    fn create(parent: &Path) -> Result<WorkDir> {
+        let path = parent.join(format!(".hostbench-interactive-{}", std::process::id()));
+        std::fs::create_dir_all(&path).with_context(|| format!("creating {}", path.display()))?;
+        Ok(WorkDir { path })
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Sleeps `ms`, or less if `stop` is set; returns whether the whole time passed.
+fn sleep_unless_stopped(ms: u64, stop: &AtomicBool) -> bool {
+    let end = monotonic_ns() + ms * 1_000_000;
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = monotonic_ns();
+        if now >= end {
+            return true;
+        }
+        sleep_until_ns(end.min(now + 20_000_000));
+    }
+}
+
+/// Runs every planned pair until done, stopped, or a worker fails. `exe` is the hostbench
+/// binary that workers are started from.
+pub fn run(config: &InteractiveConfig, exe: &Path, stop: &AtomicBool, observer: &mut dyn InteractiveObserver) -> Result<InteractiveOutcome> {
+    let started = monotonic_ns();
+    let mut settings = config.settings.clone();
+    if settings.pinned_cpu.is_some() {
+        // -u: pin the coordinator; the workers inherit the mask.
+        let cpu = sched::first_allowed_cpu().unwrap_or(0);
+        sched::pin_to_cpu(cpu).context("pinning to one CPU (-u)")?;
+        settings.pinned_cpu = Some(cpu);
+    }
+    let outcome = burn_calibration(&config.calibration);
+    let calibration = outcome.calibration;
+    observer.calibrated(&calibration, outcome.cache_warning.as_deref());
+
+    let mut notes = Vec::new();
+    let timekeeper_realtime = sched::can_use_fifo();
+    if !timekeeper_realtime {
+        notes.push(
+            "SCHED_FIFO is not permitted here: timekeepers run SCHED_OTHER, so latencies include the timer thread's own scheduling delay (run as root or with an RT rlimit for real-time timekeeping)"
+                .to_string(),
+        );
+    }
+    for n in &notes {
+        observer.note(n);
+    }
+    let plan = plan(config);
+    for s in &plan.skipped {
+        observer.note(&format!("{} skipped: {}", s.load.name(), s.reason));
+    }
+
+    let workdir = WorkDir::create(&config.workdir)?;
+    let write_file = workdir.path.join("write.dat");
+    let read_file = workdir.path.join("read.dat");
+    let needs_read = plan.pairs.iter().any(|(_, l)| l.uses_files().1);
+    let mut failure = None;
+    if needs_read {
+        observer.preparing_files(settings.file_bytes);
+        match loads::write_file(&read_file, settings.file_bytes, stop) {
+            Ok(_) => {}
+            Err(e) => failure = Some(format!("{e:#}")),
+        }
+    }
+
+    // The coordinator's own cost is counted over the pairs alone, not the calibrations.
+    let usage = Usage::process();
+    let mut measurements = Vec::new();
+    let mut current = None;
+    for (index, &(bench, load)) in plan.pairs.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) || failure.is_some() {
+            break;
+        }
+        if current != Some(bench) {
+            observer.bench_begins(bench);
+            current = Some(bench);
+        }
+        observer.pair_begins(bench, load, index, plan.pairs.len());
+        let load_spec = LoadSpec {
+            load,
+            threads: settings.burn_threads,
+            loops_per_ms: calibration.loops_per_ms,
+            write_file: Some(write_file.clone()),
+            read_file: Some(read_file.clone()),
+            file_bytes: settings.file_bytes,
+            memload_mb: settings.memload_mb.unwrap_or(0),
+            hack_groups: settings.hack_groups,
+            custom: settings.custom,
+        };
+        let bench_spec = BenchSpec {
+            bench,
+            custom: settings.custom,
+            loops_per_ms: calibration.loops_per_ms,
+            realtime: settings.realtime,
+            timekeeper_fifo: timekeeper_realtime,
+            nice: settings.bench_nice,
+            duration_ns: settings.duration_s * 1_000_000_000,
+        };
+        match run_pair(exe, &settings, bench_spec, load_spec, stop) {
+            Ok(Some(m)) => {
+                observer.measured(&m);
+                measurements.push(m);
+            }
+            Ok(None) => break,
+            Err(e) => failure = Some(format!("{e:#}")),
+        }
+        // The Write load's file is rewritten by the next pair that needs it.
+        let _ = std::fs::remove_file(&write_file);
+    }
+    drop(workdir);
+    let coordinator_cpu_ns = Usage::process().since(&usage).cpu_ns();
+
+    // Did the CPU's speed drift while we ran? (Skipped when stopping: the user is waiting.)
+    let calibration_end = (!stop.load(Ordering::Relaxed) && !measurements.is_empty()).then(|| measure_rate(&mut burn_loops, BURN_BUDGET));
+    let result = InteractiveResult {
+        settings,
+        calibration,
+        calibration_end,
+        timekeeper_realtime,
+        notes,
+        skipped: plan.skipped,
+        planned_pairs: plan.pairs.len(),
+        measurements,
+        coordinator_cpu_ns,
+        wall_ns: monotonic_ns() - started,
+    };
+    Ok(InteractiveOutcome { result, failure })
+}
+
+/// One pair: start the load and let it settle, start the bench, measure for `-t` seconds, stop
+/// both and collect. None when a stop was requested before the pair completed.
+fn run_pair(
+    exe: &Path,
+    settings: &super::InteractiveSettings,
+    bench_spec: BenchSpec,
+    load_spec: LoadSpec,
+    stop: &AtomicBool,
+) -> Result<Option<Measurement>> {
+    let (bench, load) = (bench_spec.bench, load_spec.load);
+    let load_json = serde_json::to_string(&WorkerSpec::Load(LoadWorkerSpec {
+        load: load_spec,
+        nice: settings.load_nice,
+    }))?;
+    let bench_json = serde_json::to_string(&WorkerSpec::Bench(bench_spec.clone()))?;
+
+    let mut load_worker = Worker::spawn(exe, &load_json, &format!("{} load", load.name()))?;
+    load_worker.expect("ready")?;
+    let mut bench_worker = Worker::spawn(exe, &bench_json, &format!("{} bench", bench.name()))?;
+    bench_worker.expect("ready")?;
+
+    load_worker.send("start")?;
+    load_worker.expect("started")?;
+    if !sleep_unless_stopped(settings.settle_ms, stop) {
+        return Ok(None);
+    }
+    bench_worker.send("start")?;
+    bench_worker.expect("started")?;
+    let completed = sleep_unless_stopped(settings.duration_s * 1000, stop);
+    bench_worker.send("stop")?;
+    load_worker.send("stop")?;
+    let report: BenchReport = bench_worker.read_report()?;
+    let load_report: LoadReport = load_worker.read_report()?;
+    bench_worker.finish()?;
+    load_worker.finish()?;
+    if !completed {
+        return Ok(None);
+    }
+    let asked_cpu_pct = Profile::of(bench, bench_spec.custom).map_or(100.0, |p| 100.0 * p.cpu_share());
+    Ok(Some(Measurement {
+        bench,
+        load,
+        wall_ns: report.wall_ns,
+        latency: report.latency,
+        samples_ns: report.samples_ns,
+        samples_truncated: report.samples_truncated,
+        counts: report.counts,
+        desired_cpu_pct: report.counts.desired_cpu_pct(),
+        deadlines_met_pct: (bench != Bench::Gaming).then(|| report.counts.deadlines_met_pct()),
+        measured_cpu_pct: super::sim::cpu_pct(report.cpu_ns, report.wall_ns),
+        asked_cpu_pct,
+        task_policy: report.task_policy,
+        timer: report.timer,
+        memory_locked: report.memory_locked,
+        load_report,
+    }))
+}

@@ -1,0 +1,214 @@
+//! Worker processes: hostbench re-executes itself with the hidden `__worker` subcommand and a
+//! JSON spec, so a load's memory and I/O live in a process of their own, as interbench's did.
+//!
+//! Each worker is started in its own process group with a parent-death signal (SIGKILL), so it
+//! never outlives the coordinator, even one killed with SIGKILL. The coordinator talks to it by
+//! lines on its standard input and output: it sends `start` and `stop`; the worker answers
+//! `ready`, `started` and finally `report <json>`. A [`Worker`] that is dropped before it was
+//! reaped kills the worker's process group and reaps it, on every path out, errors included.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde::de::DeserializeOwned;
+
+/// The hidden subcommand a worker is started with.
+pub const WORKER_SUBCOMMAND: &str = "__worker";
+
+pub struct Worker {
+    label: String,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    reaped: bool,
+}
+
+impl Worker {
+    /// Starts `exe __worker SPEC_JSON`. `label` names the worker in error messages.
+    pub fn spawn(exe: &Path, spec_json: &str, label: &str) -> Result<Worker> {
+        let mut cmd = Command::new(exe);
+        cmd.arg(WORKER_SUBCOMMAND).arg(spec_json);
+        Worker::spawn_command(cmd, label)
+    }
+
+    /// Starts any command as a worker: piped input and output, its own process group and a
+    /// parent-death signal.
+    pub fn spawn_command(mut cmd: Command, label: &str) -> Result<Worker> {
+        // SAFETY: getpid is async-signal-safe; read before fork for the child's check below.
+        let parent = unsafe { libc::getpid() };
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                // Its own process group: a terminal's Ctrl-C reaches the coordinator alone,
+                // which stops workers in order instead of having them die mid-measurement.
+                if libc::setpgid(0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The coordinator may have died before the death signal was armed.
+                if libc::getppid() != parent {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().with_context(|| format!("starting the {label} worker"))?;
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().ok_or_else(|| anyhow!("worker has no stdout"))?);
+        Ok(Worker {
+            label: label.to_string(),
+            child,
+            stdin,
+            stdout,
+            reaped: false,
+        })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Sends one command line.
+    pub fn send(&mut self, command: &str) -> Result<()> {
+        let stdin = self.stdin.as_mut().ok_or_else(|| anyhow!("{} worker: input closed", self.label))?;
+        writeln!(stdin, "{command}")
+            .and_then(|_| stdin.flush())
+            .map_err(|e| self.died(&format!("could not be sent '{command}': {e}")))
+    }
+
+    /// Reads the next line and checks it is `expected`.
+    pub fn expect(&mut self, expected: &str) -> Result<()> {
+        let line = self.read_line()?;
+        if line != expected {
+            bail!("{} worker said {line:?} where {expected:?} was expected", self.label);
+        }
+        Ok(())
+    }
+
+    /// Reads the `report <json>` line.
+    pub fn read_report<T: DeserializeOwned>(&mut self) -> Result<T> {
+        let line = self.read_line()?;
+        let json = line
+            .strip_prefix("report ")
+            .ok_or_else(|| anyhow!("{} worker said {line:?} where its report was expected", self.label))?;
+        serde_json::from_str(json).with_context(|| format!("{} worker sent a malformed report", self.label))
+    }
+
+    fn read_line(&mut self) -> Result<String> {
+        let mut line = String::new();
+        let n = self.stdout.read_line(&mut line).unwrap_or(0);
+        if n == 0 {
+            return Err(self.died("ended without a word"));
+        }
+        Ok(line.trim_end().to_string())
+    }
+
+    /// An error naming how the worker ended (reaping it when it has).
+    fn died(&mut self, what: &str) -> anyhow::Error {
+        let status = self.child.wait().ok();
+        self.reaped = status.is_some();
+        anyhow!("the {} worker (pid {}) {what}: {}", self.label, self.child.id(), describe(status))
+    }
+
+    /// Closes its input and waits for it to exit; an exit other than 0 is an error.
+    pub fn finish(mut self) -> Result<()> {
+        drop(self.stdin.take());
+        let status = self.child.wait().with_context(|| format!("waiting for the {} worker", self.label))?;
+        self.reaped = true;
+        if status.success() {
+            Ok(())
+        } else {
+            bail!("the {} worker (pid {}) ended: {}", self.label, self.child.id(), describe(Some(status)))
+        }
+    }
+}
+
+fn describe(status: Option<ExitStatus>) -> String {
+    match status {
+        Some(s) => match (s.code(), s.signal()) {
+            (Some(code), _) => format!("exit code {code}"),
+            (None, Some(sig)) => format!("killed by signal {sig}"),
+            _ => "unknown status".into(),
+        },
+        None => "status unknown".into(),
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if self.reaped {
+            return;
+        }
+        drop(self.stdin.take());
+        let pgid = self.child.id() as libc::pid_t;
+        // SAFETY: signals the worker's own process group, which holds nothing else.
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `sh -c SCRIPT` stands in for a worker: these tests exercise the process mechanics.
+    fn sh(script: &str) -> Worker {
+        let mut cmd = Command::new("/bin/sh");
+        cmd.arg("-c").arg(script);
+        Worker::spawn_command(cmd, "test").unwrap()
+    }
+
+    #[test]
+    fn protocol_lines_and_report() {
+        let mut w = sh("echo ready; read cmd; echo started; read cmd; echo 'report {\"n\": 3}'");
+        w.expect("ready").unwrap();
+        w.send("start").unwrap();
+        w.expect("started").unwrap();
+        w.send("stop").unwrap();
+        let v: serde_json::Value = w.read_report().unwrap();
+        assert_eq!(v["n"], 3);
+        w.finish().unwrap();
+    }
+
+    #[test]
+    fn a_dead_worker_is_an_error_that_names_it() {
+        let mut w = sh("kill -9 $$");
+        let err = w.expect("ready").unwrap_err().to_string();
+        assert!(err.contains("killed by signal 9"), "{err}");
+    }
+
+    #[test]
+    fn dropping_an_unreaped_worker_kills_its_process_group() {
+        // The shell starts a grandchild; both are in the worker's group and both must go.
+        let mut w = sh("sleep 30 & echo $!; wait");
+        let grandchild: i32 = {
+            let mut line = String::new();
+            w.stdout.read_line(&mut line).unwrap();
+            line.trim().parse().unwrap()
+        };
+        let pid = w.pid();
+        let start = std::time::Instant::now();
+        drop(w);
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
+        assert!(!Path::new(&format!("/proc/{pid}")).exists());
+        // The orphaned grandchild is reaped by init; wait briefly for it to vanish.
+        for _ in 0..100 {
+            if !Path::new(&format!("/proc/{grandchild}")).exists() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let stat = std::fs::read_to_string(format!("/proc/{grandchild}/stat")).unwrap_or_default();
+        assert!(stat.contains(") Z "), "grandchild {grandchild} still running: {stat}");
+    }
+}
