@@ -18,22 +18,45 @@ use crate::store::ResultStore;
 use crate::suites::interactive::benches::{Bench, Load};
 use crate::suites::interactive::sim::CustomSpec;
 use crate::suites::interactive::{
-    self, HostLimits, InteractiveConfig, InteractiveObserver, InteractiveSettings, Measurement, Selection,
+    self, HostLimits, InteractiveConfig, InteractiveObserver, InteractiveSettings, Measurement,
+    Selection,
 };
 
 #[derive(Debug, Args)]
 pub struct InteractiveArgs {
     /// Threads of the Burn and Ring loads (interbench: "cpu load"; set it to the CPU count)
-    #[arg(short = 'L', long = "load-threads", value_name = "N", default_value_t = 4)]
+    #[arg(
+        short = 'L',
+        long = "load-threads",
+        value_name = "N",
+        default_value_t = 4
+    )]
     pub load_threads: u32,
     /// Seconds to run each bench under each load
-    #[arg(short = 't', long = "time", value_name = "SECONDS", default_value_t = 30)]
+    #[arg(
+        short = 't',
+        long = "time",
+        value_name = "SECONDS",
+        default_value_t = 30
+    )]
     pub time_s: u64,
     /// Nice level of the benchmarked task
-    #[arg(short = 'B', long = "bench-nice", value_name = "NICE", default_value_t = 0, allow_negative_numbers = true)]
+    #[arg(
+        short = 'B',
+        long = "bench-nice",
+        value_name = "NICE",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
     pub bench_nice: i32,
     /// Nice level of the load
-    #[arg(short = 'N', long = "load-nice", value_name = "NICE", default_value_t = 0, allow_negative_numbers = true)]
+    #[arg(
+        short = 'N',
+        long = "load-nice",
+        value_name = "NICE",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
     pub load_nice: i32,
     /// Console only: write no log file
     #[arg(short = 'c', long = "console-only")]
@@ -89,10 +112,17 @@ pub struct InteractiveArgs {
 
 pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
     let custom = match (args.custom_cpu, args.custom_interval) {
-        (Some(cpu_pct), Some(interval_us)) => Some(CustomSpec { cpu_pct, interval_us }),
+        (Some(cpu_pct), Some(interval_us)) => Some(CustomSpec {
+            cpu_pct,
+            interval_us,
+        }),
         (None, None) => None,
-        (Some(_), None) => return Err(UsageError::new("-C needs -I (the custom interval in microseconds)").into()),
-        (None, Some(_)) => return Err(UsageError::new("-I needs -C (the custom CPU percentage)").into()),
+        (Some(_), None) => {
+            return Err(UsageError::new("-C needs -I (the custom interval in microseconds)").into())
+        }
+        (None, Some(_)) => {
+            return Err(UsageError::new("-I needs -C (the custom CPU percentage)").into())
+        }
     };
     let environment = collect_environment();
     let file_bytes = match args.file_size_mb {
@@ -126,7 +156,13 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         swap_bytes: environment.swap_total_bytes,
         available_bytes: environment.memory_available_bytes,
     };
-    let config = InteractiveConfig::new(settings, &selection, args.calibration.options(global)?, workdir, &host)?;
+    let config = InteractiveConfig::new(
+        settings,
+        &selection,
+        args.calibration.options(global)?,
+        workdir,
+        &host,
+    )?;
     check_privileges(&config)?;
     check_disk_space(&config)?;
     let mut store = global.open_store()?;
@@ -150,7 +186,9 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
             .create(true)
             .append(true)
             .open(&path)
-            .map_err(|e| UsageError::new(format!("cannot write the log file {}: {e}", path.display())))?;
+            .map_err(|e| {
+                UsageError::new(format!("cannot write the log file {}: {e}", path.display()))
+            })?;
         Some((path, file))
     };
     let mut console = Console {
@@ -167,7 +205,8 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     environment.steal_ms_during_run = steal.elapsed_ms();
 
     let r = &outcome.result;
-    let incomplete = stop.is_requested() || outcome.failure.is_some() || r.measurements.len() < r.planned_pairs;
+    let incomplete =
+        stop.is_requested() || outcome.failure.is_some() || r.measurements.len() < r.planned_pairs;
     let result = RunResult {
         schema_version: SCHEMA_VERSION,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -217,9 +256,14 @@ fn check_privileges(config: &InteractiveConfig) -> Result<()> {
         }
     }
     if s.bench_nice < 0 || s.load_nice < 0 {
-        let allowed = std::thread::spawn(|| sched::set_nice(-1).is_ok()).join().unwrap_or(false);
+        let allowed = std::thread::spawn(|| sched::set_nice(-1).is_ok())
+            .join()
+            .unwrap_or(false);
         if !allowed {
-            return Err(UsageError::new("a negative nice level (-B or -N) needs root or CAP_SYS_NICE").into());
+            return Err(UsageError::new(
+                "a negative nice level (-B or -N) needs root or CAP_SYS_NICE",
+            )
+            .into());
         }
     }
     Ok(())
@@ -232,7 +276,12 @@ fn check_disk_space(config: &InteractiveConfig) -> Result<()> {
         return Ok(());
     }
     let dir = &config.workdir;
-    let free = free_bytes(dir).map_err(|e| UsageError::new(format!("cannot use {} for the disk loads: {e}", dir.display())))?;
+    let free = free_bytes(dir).map_err(|e| {
+        UsageError::new(format!(
+            "cannot use {} for the disk loads: {e}",
+            dir.display()
+        ))
+    })?;
     // Room for the files and 10% to spare for everything else on that file system.
     if free < need + need / 10 {
         return Err(UsageError::new(format!(
@@ -297,7 +346,12 @@ impl InteractiveObserver for Console {
         if let Some(w) = cache_warning {
             eprintln!("warning: {w}");
         }
-        let header = render::interactive::run_header(&self.settings, calibration.loops_per_ms, &self.kernel, &self.datestamp);
+        let header = render::interactive::run_header(
+            &self.settings,
+            calibration.loops_per_ms,
+            &self.kernel,
+            &self.datestamp,
+        );
         self.emit(&format!("\n{header}"));
     }
 
@@ -321,7 +375,8 @@ impl InteractiveObserver for Console {
 
     fn pair_begins(&mut self, bench: Bench, load: Load, index: usize, total: usize) {
         if self.live {
-            let per_pair = self.settings.duration_s as f64 + self.settings.settle_ms as f64 / 1e3 + 0.3;
+            let per_pair =
+                self.settings.duration_s as f64 + self.settings.settle_ms as f64 / 1e3 + 0.3;
             let left = (total - index) as f64 * per_pair;
             eprint!(
                 "\r\x1b[K[{}/{total}] {} under {}: {} s, about {:.0} min {:02.0} s left",

@@ -54,8 +54,10 @@ pub enum Command {
     #[command(override_usage = "hostbench noise [-v] [-m MB] [TIME_MS [COUNT]]")]
     Noise(noise::NoiseArgs),
     /// interbench: latency, jitter and deadlines of simulated audio, video, X and gaming tasks under background loads
-    #[command(override_usage = "hostbench interactive [-l N] [-L N] [-t S] [-B NICE] [-N NICE] [-b] [-c] [-r] [-C PCT -I US] [-m COMMENT] [-w LOAD] [-x LOAD] [-W BENCH] [-X BENCH] [-u]")]
-    Interactive(interactive::InteractiveArgs),
+    #[command(
+        override_usage = "hostbench interactive [-l N] [-L N] [-t S] [-B NICE] [-N NICE] [-b] [-c] [-r] [-C PCT -I US] [-m COMMENT] [-w LOAD] [-x LOAD] [-W BENCH] [-X BENCH] [-u]"
+    )]
+    Interactive(Box<interactive::InteractiveArgs>),
     /// The stored results: list them, show one
     #[command(subcommand)]
     Results(results::ResultsCommand),

@@ -59,6 +59,9 @@ mod tests {
         let (thread, process) = (Usage::thread(), Usage::process());
         crate::calibration::burn_loops(50_000_000);
         assert!(Usage::thread().since(&thread).cpu_ns() > 0);
-        assert!(Usage::process().since(&process).cpu_ns() >= Usage::thread().since(&thread).cpu_ns() / 2);
+        assert!(
+            Usage::process().since(&process).cpu_ns()
+                >= Usage::thread().since(&thread).cpu_ns() / 2
+        );
     }
 }

@@ -10,7 +10,12 @@ use crate::suites::interactive::benches::Bench;
 use crate::suites::interactive::{InteractiveResult, InteractiveSettings, Measurement};
 
 /// interbench's opening lines.
-pub fn run_header(settings: &InteractiveSettings, loops_per_ms: u64, kernel: &str, datestamp: &str) -> String {
+pub fn run_header(
+    settings: &InteractiveSettings,
+    loops_per_ms: u64,
+    kernel: &str,
+    datestamp: &str,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -109,11 +114,27 @@ pub fn footer(r: &InteractiveResult) -> String {
     let _ = writeln!(
         out,
         "Timekeepers: {}; memory locked: {}; placement: {}.",
-        if r.timekeeper_realtime { "SCHED_FIFO 96" } else { "SCHED_OTHER (not real-time)" },
-        if r.measurements.iter().all(|m| m.memory_locked) { "yes" } else { "no" },
-        r.settings.pinned_cpu.map_or("free (not pinned)".to_string(), |c| format!("everything pinned to CPU {c} (-u)"))
+        if r.timekeeper_realtime {
+            "SCHED_FIFO 96"
+        } else {
+            "SCHED_OTHER (not real-time)"
+        },
+        if r.measurements.iter().all(|m| m.memory_locked) {
+            "yes"
+        } else {
+            "no"
+        },
+        r.settings
+            .pinned_cpu
+            .map_or("free (not pinned)".to_string(), |c| format!(
+                "everything pinned to CPU {c} (-u)"
+            ))
     );
-    let tk_cpu: u64 = r.measurements.iter().filter_map(|m| m.timer.map(|t| t.cpu_ns)).sum();
+    let tk_cpu: u64 = r
+        .measurements
+        .iter()
+        .filter_map(|m| m.timer.map(|t| t.cpu_ns))
+        .sum();
     let measured_ns: u64 = r.measurements.iter().map(|m| m.wall_ns).sum();
     let _ = writeln!(
         out,
@@ -200,10 +221,16 @@ mod tests {
     fn rows_look_like_interbenchs() {
         // interbench's sample: "Burn\t   27.9 +/- 28.1        3335\t\t78.5\t         44"
         let r = row(&measurement(Bench::X), false);
-        assert!(r.starts_with("Burn\t   27.9 +/- 28.1        3335\t\t78.5\t         44\t"), "{r:?}");
+        assert!(
+            r.starts_with("Burn\t   27.9 +/- 28.1        3335\t\t78.5\t         44\t"),
+            "{r:?}"
+        );
         assert!(r.ends_with("      1     250    3000   39.2 of 40"), "{r:?}");
         let gaming = row(&measurement(Bench::Gaming), false);
-        assert!(gaming.starts_with("Burn\t   27.9 +/- 28.1        3335\t\t78.5\t      1 "), "{gaming:?}");
+        assert!(
+            gaming.starts_with("Burn\t   27.9 +/- 28.1        3335\t\t78.5\t      1 "),
+            "{gaming:?}"
+        );
     }
 
     #[test]
@@ -226,7 +253,9 @@ mod tests {
         };
         let h = bench_header(Bench::X, &s);
         assert!(h.contains("--- Benchmarking simulated cpu of X in the presence of simulated ---"));
-        assert!(h.contains("Load\tLatency +/- SD (ms)  Max Latency   % Desired CPU  % Deadlines Met"));
+        assert!(
+            h.contains("Load\tLatency +/- SD (ms)  Max Latency   % Desired CPU  % Deadlines Met")
+        );
         assert!(!bench_header(Bench::Gaming, &s).contains("Deadlines"));
         s.realtime = true;
         assert!(bench_header(Bench::Audio, &s).contains("of Audio real time in the presence"));

@@ -39,7 +39,9 @@ impl Worker {
     pub fn spawn_command(mut cmd: Command, label: &str) -> Result<Worker> {
         // SAFETY: getpid is async-signal-safe; read before fork for the child's check below.
         let parent = unsafe { libc::getpid() };
-        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
             cmd.pre_exec(move || {
@@ -48,7 +50,14 @@ impl Worker {
                 if libc::setpgid(0, 0) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+                if libc::prctl(
+                    libc::PR_SET_PDEATHSIG,
+                    libc::SIGKILL as libc::c_ulong,
+                    0,
+                    0,
+                    0,
+                ) != 0
+                {
                     return Err(std::io::Error::last_os_error());
                 }
                 // The coordinator may have died before the death signal was armed.
@@ -58,9 +67,16 @@ impl Worker {
                 Ok(())
             });
         }
-        let mut child = cmd.spawn().with_context(|| format!("starting the {label} worker"))?;
+        let mut child = cmd
+            .spawn()
+            .with_context(|| format!("starting the {label} worker"))?;
         let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().ok_or_else(|| anyhow!("worker has no stdout"))?);
+        let stdout = BufReader::new(
+            child
+                .stdout
+                .take()
+                .ok_or_else(|| anyhow!("worker has no stdout"))?,
+        );
         Ok(Worker {
             label: label.to_string(),
             child,
@@ -80,7 +96,10 @@ impl Worker {
 
     /// Sends one command line.
     pub fn send(&mut self, command: &str) -> Result<()> {
-        let stdin = self.stdin.as_mut().ok_or_else(|| anyhow!("{} worker: input closed", self.label))?;
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or_else(|| anyhow!("{} worker: input closed", self.label))?;
         writeln!(stdin, "{command}")
             .and_then(|_| stdin.flush())
             .map_err(|e| self.died(&format!("could not be sent '{command}': {e}")))
@@ -90,7 +109,10 @@ impl Worker {
     pub fn expect(&mut self, expected: &str) -> Result<()> {
         let line = self.read_line()?;
         if line != expected {
-            bail!("{} worker said {line:?} where {expected:?} was expected", self.label);
+            bail!(
+                "{} worker said {line:?} where {expected:?} was expected",
+                self.label
+            );
         }
         Ok(())
     }
@@ -98,10 +120,14 @@ impl Worker {
     /// Reads the `report <json>` line.
     pub fn read_report<T: DeserializeOwned>(&mut self) -> Result<T> {
         let line = self.read_line()?;
-        let json = line
-            .strip_prefix("report ")
-            .ok_or_else(|| anyhow!("{} worker said {line:?} where its report was expected", self.label))?;
-        serde_json::from_str(json).with_context(|| format!("{} worker sent a malformed report", self.label))
+        let json = line.strip_prefix("report ").ok_or_else(|| {
+            anyhow!(
+                "{} worker said {line:?} where its report was expected",
+                self.label
+            )
+        })?;
+        serde_json::from_str(json)
+            .with_context(|| format!("{} worker sent a malformed report", self.label))
     }
 
     fn read_line(&mut self) -> Result<String> {
@@ -117,18 +143,31 @@ impl Worker {
     fn died(&mut self, what: &str) -> anyhow::Error {
         let status = self.child.wait().ok();
         self.reaped = status.is_some();
-        anyhow!("the {} worker (pid {}) {what}: {}", self.label, self.child.id(), describe(status))
+        anyhow!(
+            "the {} worker (pid {}) {what}: {}",
+            self.label,
+            self.child.id(),
+            describe(status)
+        )
     }
 
     /// Closes its input and waits for it to exit; an exit other than 0 is an error.
     pub fn finish(mut self) -> Result<()> {
         drop(self.stdin.take());
-        let status = self.child.wait().with_context(|| format!("waiting for the {} worker", self.label))?;
+        let status = self
+            .child
+            .wait()
+            .with_context(|| format!("waiting for the {} worker", self.label))?;
         self.reaped = true;
         if status.success() {
             Ok(())
         } else {
-            bail!("the {} worker (pid {}) ended: {}", self.label, self.child.id(), describe(Some(status)))
+            bail!(
+                "the {} worker (pid {}) ended: {}",
+                self.label,
+                self.child.id(),
+                describe(Some(status))
+            )
         }
     }
 }
@@ -209,6 +248,9 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         let stat = std::fs::read_to_string(format!("/proc/{grandchild}/stat")).unwrap_or_default();
-        assert!(stat.contains(") Z "), "grandchild {grandchild} still running: {stat}");
+        assert!(
+            stat.contains(") Z "),
+            "grandchild {grandchild} still running: {stat}"
+        );
     }
 }

@@ -65,7 +65,12 @@ fn parse_benches(names: &[String]) -> Result<Vec<Bench>, UsageError> {
     names
         .iter()
         .map(|n| {
-            Bench::parse(n).ok_or_else(|| UsageError::new(format!("unknown bench {n:?}; the benches are: {}", Bench::names())))
+            Bench::parse(n).ok_or_else(|| {
+                UsageError::new(format!(
+                    "unknown bench {n:?}; the benches are: {}",
+                    Bench::names()
+                ))
+            })
         })
         .collect()
 }
@@ -73,7 +78,14 @@ fn parse_benches(names: &[String]) -> Result<Vec<Bench>, UsageError> {
 fn parse_loads(names: &[String]) -> Result<Vec<Load>, UsageError> {
     names
         .iter()
-        .map(|n| Load::parse(n).ok_or_else(|| UsageError::new(format!("unknown load {n:?}; the loads are: {}", Load::names()))))
+        .map(|n| {
+            Load::parse(n).ok_or_else(|| {
+                UsageError::new(format!(
+                    "unknown load {n:?}; the loads are: {}",
+                    Load::names()
+                ))
+            })
+        })
         .collect()
 }
 
@@ -95,12 +107,17 @@ impl InteractiveConfig {
         }
         for (flag, nice) in [("-B", settings.bench_nice), ("-N", settings.load_nice)] {
             if !(-20..=19).contains(&nice) {
-                return Err(UsageError::new(format!("{flag} must be a nice level from -20 to 19 (got {nice})")));
+                return Err(UsageError::new(format!(
+                    "{flag} must be a nice level from -20 to 19 (got {nice})"
+                )));
             }
         }
         if let Some(c) = settings.custom {
             if c.cpu_pct == 0 || c.cpu_pct > 100 {
-                return Err(UsageError::new(format!("-C must be a CPU percentage from 1 to 100 (got {})", c.cpu_pct)));
+                return Err(UsageError::new(format!(
+                    "-C must be a CPU percentage from 1 to 100 (got {})",
+                    c.cpu_pct
+                )));
             }
             if c.interval_us == 0 {
                 return Err(UsageError::new("-I must be at least 1 microsecond (got 0)"));
@@ -114,14 +131,22 @@ impl InteractiveConfig {
         // defaults run. -X/-x then remove. Custom joins the defaults when -C/-I define it.
         let custom = settings.custom.is_some();
         let mut benches = if selection.benches.is_empty() {
-            BENCHES.iter().filter(|b| b.default || (custom && b.bench == Bench::Custom)).map(|b| b.bench).collect()
+            BENCHES
+                .iter()
+                .filter(|b| b.default || (custom && b.bench == Bench::Custom))
+                .map(|b| b.bench)
+                .collect()
         } else {
             parse_benches(&selection.benches)?
         };
         let exclude = parse_benches(&selection.exclude_benches)?;
         benches.retain(|b| !exclude.contains(b));
         let mut loads = if selection.loads.is_empty() {
-            LOADS.iter().filter(|l| l.default || (custom && l.load == Load::Custom)).map(|l| l.load).collect()
+            LOADS
+                .iter()
+                .filter(|l| l.default || (custom && l.load == Load::Custom))
+                .map(|l| l.load)
+                .collect()
         } else {
             parse_loads(&selection.loads)?
         };
@@ -132,10 +157,16 @@ impl InteractiveConfig {
         loads.sort();
         loads.dedup();
         if !custom && (benches.contains(&Bench::Custom) || loads.contains(&Load::Custom)) {
-            return Err(UsageError::new("the Custom bench and load need -C PERCENT and -I MICROSECONDS"));
+            return Err(UsageError::new(
+                "the Custom bench and load need -C PERCENT and -I MICROSECONDS",
+            ));
         }
         if settings.realtime {
-            let not_rt: Vec<&str> = benches.iter().filter(|b| !b.info().realtime).map(|b| b.name()).collect();
+            let not_rt: Vec<&str> = benches
+                .iter()
+                .filter(|b| !b.info().realtime)
+                .map(|b| b.name())
+                .collect();
             if !selection.benches.is_empty() && !not_rt.is_empty() {
                 return Err(UsageError::new(format!(
                     "-r benchmarks only Audio, Video and Custom in real time; not {}",
@@ -210,13 +241,26 @@ mod tests {
         }
     }
 
-    fn config(s: InteractiveSettings, sel: Selection, swap: u64) -> Result<InteractiveConfig, UsageError> {
+    fn config(
+        s: InteractiveSettings,
+        sel: Selection,
+        swap: u64,
+    ) -> Result<InteractiveConfig, UsageError> {
         let cal = CalibrationOptions {
             recalibrate: false,
             given_loops_per_ms: None,
             cache_file: PathBuf::from("/nonexistent"),
         };
-        InteractiveConfig::new(s, &sel, cal, PathBuf::from("."), &HostLimits { swap_bytes: swap, available_bytes: 1 << 33 })
+        InteractiveConfig::new(
+            s,
+            &sel,
+            cal,
+            PathBuf::from("."),
+            &HostLimits {
+                swap_bytes: swap,
+                available_bytes: 1 << 33,
+            },
+        )
     }
 
     fn names(v: &[&str]) -> Vec<String> {
@@ -226,10 +270,23 @@ mod tests {
     #[test]
     fn defaults_are_interbenchs() {
         let c = config(settings(), Selection::default(), 0).unwrap();
-        assert_eq!(c.settings.benches, vec![Bench::Audio, Bench::Video, Bench::X, Bench::Gaming]);
+        assert_eq!(
+            c.settings.benches,
+            vec![Bench::Audio, Bench::Video, Bench::X, Bench::Gaming]
+        );
         assert_eq!(
             c.settings.loads,
-            vec![Load::None, Load::Video, Load::X, Load::Burn, Load::Write, Load::Read, Load::Ring, Load::Compile, Load::Memload]
+            vec![
+                Load::None,
+                Load::Video,
+                Load::X,
+                Load::Burn,
+                Load::Write,
+                Load::Read,
+                Load::Ring,
+                Load::Compile,
+                Load::Memload
+            ]
         );
         assert!(c.memload_disabled.is_some());
         let with_swap = config(settings(), Selection::default(), 1 << 32).unwrap();
@@ -242,7 +299,9 @@ mod tests {
     fn naming_selects_and_excluding_removes() {
         let sel = Selection {
             benches: names(&["audio"]),
-            exclude_loads: names(&["Video", "X", "Burn", "Write", "Read", "Ring", "Compile", "Memload"]),
+            exclude_loads: names(&[
+                "Video", "X", "Burn", "Write", "Read", "Ring", "Compile", "Memload",
+            ]),
             ..Selection::default()
         };
         let c = config(settings(), sel, 0).unwrap();
@@ -253,13 +312,19 @@ mod tests {
             loads: names(&["hack", "None"]),
             ..Selection::default()
         };
-        assert_eq!(config(settings(), sel, 0).unwrap().settings.loads, vec![Load::None, Load::Hack]);
+        assert_eq!(
+            config(settings(), sel, 0).unwrap().settings.loads,
+            vec![Load::None, Load::Hack]
+        );
     }
 
     #[test]
     fn custom_joins_the_defaults() {
         let mut s = settings();
-        s.custom = Some(CustomSpec { cpu_pct: 30, interval_us: 20_000 });
+        s.custom = Some(CustomSpec {
+            cpu_pct: 30,
+            interval_us: 20_000,
+        });
         let c = config(s, Selection::default(), 0).unwrap();
         assert!(c.settings.benches.contains(&Bench::Custom));
         assert!(c.settings.loads.contains(&Load::Custom));
@@ -271,7 +336,10 @@ mod tests {
         s.realtime = true;
         let c = config(s.clone(), Selection::default(), 0).unwrap();
         assert_eq!(c.settings.benches, vec![Bench::Audio, Bench::Video]);
-        let sel = Selection { benches: names(&["X"]), ..Selection::default() };
+        let sel = Selection {
+            benches: names(&["X"]),
+            ..Selection::default()
+        };
         assert!(config(s, sel, 0).is_err());
     }
 
@@ -284,15 +352,50 @@ mod tests {
         };
         assert!(bad(&|s| s.duration_s = 0).contains("-t"));
         assert!(bad(&|s| s.burn_threads = 0).contains("-L"));
-        assert!(bad(&|s| s.custom = Some(CustomSpec { cpu_pct: 0, interval_us: 10 })).contains("-C"));
-        assert!(bad(&|s| s.custom = Some(CustomSpec { cpu_pct: 101, interval_us: 10 })).contains("-C"));
+        assert!(bad(&|s| s.custom = Some(CustomSpec {
+            cpu_pct: 0,
+            interval_us: 10
+        }))
+        .contains("-C"));
+        assert!(bad(&|s| s.custom = Some(CustomSpec {
+            cpu_pct: 101,
+            interval_us: 10
+        }))
+        .contains("-C"));
         assert!(bad(&|s| s.bench_nice = 25).contains("-B"));
-        let unknown = config(settings(), Selection { benches: names(&["Doom"]), ..Selection::default() }, 0);
+        let unknown = config(
+            settings(),
+            Selection {
+                benches: names(&["Doom"]),
+                ..Selection::default()
+            },
+            0,
+        );
         let msg = unknown.unwrap_err().to_string();
-        assert!(msg.contains("Doom") && msg.contains("Audio, Video, X, Gaming, Custom"), "{msg}");
-        let unknown = config(settings(), Selection { exclude_loads: names(&["Disco"]), ..Selection::default() }, 0);
-        assert!(unknown.unwrap_err().to_string().contains("None, Video, X, Burn"));
-        let custom = config(settings(), Selection { benches: names(&["Custom"]), ..Selection::default() }, 0);
+        assert!(
+            msg.contains("Doom") && msg.contains("Audio, Video, X, Gaming, Custom"),
+            "{msg}"
+        );
+        let unknown = config(
+            settings(),
+            Selection {
+                exclude_loads: names(&["Disco"]),
+                ..Selection::default()
+            },
+            0,
+        );
+        assert!(unknown
+            .unwrap_err()
+            .to_string()
+            .contains("None, Video, X, Burn"));
+        let custom = config(
+            settings(),
+            Selection {
+                benches: names(&["Custom"]),
+                ..Selection::default()
+            },
+            0,
+        );
         assert!(custom.unwrap_err().to_string().contains("-C"));
     }
 }

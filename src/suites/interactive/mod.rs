@@ -79,17 +79,26 @@ impl InteractiveResult {
             .measurements
             .iter()
             .filter(|m| m.deadlines_met_pct.is_some())
-            .min_by(|a, b| a.deadlines_met_pct.partial_cmp(&b.deadlines_met_pct).unwrap_or(std::cmp::Ordering::Equal));
+            .min_by(|a, b| {
+                a.deadlines_met_pct
+                    .partial_cmp(&b.deadlines_met_pct)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
         match worst {
             Some(m) => format!(
-                "{} pairs; worst {} under {}: {:.1}% deadlines met, {:.1}% desired CPU",
+                "{} pair{}; worst {} under {}: {:.1}% deadlines met, {:.1}% desired CPU",
                 self.measurements.len(),
+                if self.measurements.len() == 1 {
+                    ""
+                } else {
+                    "s"
+                },
                 m.bench.name(),
                 m.load.name(),
                 m.deadlines_met_pct.unwrap_or(0.0),
                 m.desired_cpu_pct
             ),
-            None => format!("{} pairs", self.measurements.len()),
+            None => format!("{} pair(s), none with deadlines", self.measurements.len()),
         }
     }
 }

@@ -9,7 +9,9 @@ use super::config::InteractiveConfig;
 use super::sim::Profile;
 use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec, WorkerSpec};
 use super::{InteractiveResult, Measurement};
-use crate::calibration::{burn_calibration, burn_loops, measure_rate, BurnCalibration, BURN_BUDGET};
+use crate::calibration::{
+    burn_calibration, burn_loops, measure_rate, BurnCalibration, BURN_BUDGET,
+};
 use crate::loads::{self, LoadReport, LoadSpec};
 use crate::platform::clock::{monotonic_ns, sleep_until_ns};
 use crate::platform::rusage::Usage;
@@ -106,7 +108,12 @@ fn sleep_unless_stopped(ms: u64, stop: &AtomicBool) -> bool {
 
 /// Runs every planned pair until done, stopped, or a worker fails. `exe` is the hostbench
 /// binary that workers are started from.
-pub fn run(config: &InteractiveConfig, exe: &Path, stop: &AtomicBool, observer: &mut dyn InteractiveObserver) -> Result<InteractiveOutcome> {
+pub fn run(
+    config: &InteractiveConfig,
+    exe: &Path,
+    stop: &AtomicBool,
+    observer: &mut dyn InteractiveObserver,
+) -> Result<InteractiveOutcome> {
     let started = monotonic_ns();
     let mut settings = config.settings.clone();
     if settings.pinned_cpu.is_some() {
@@ -196,7 +203,8 @@ pub fn run(config: &InteractiveConfig, exe: &Path, stop: &AtomicBool, observer: 
     let coordinator_cpu_ns = Usage::process().since(&usage).cpu_ns();
 
     // Did the CPU's speed drift while we ran? (Skipped when stopping: the user is waiting.)
-    let calibration_end = (!stop.load(Ordering::Relaxed) && !measurements.is_empty()).then(|| measure_rate(&mut burn_loops, BURN_BUDGET));
+    let calibration_end = (!stop.load(Ordering::Relaxed) && !measurements.is_empty())
+        .then(|| measure_rate(&mut burn_loops, BURN_BUDGET));
     let result = InteractiveResult {
         settings,
         calibration,
@@ -250,7 +258,8 @@ fn run_pair(
     if !completed {
         return Ok(None);
     }
-    let asked_cpu_pct = Profile::of(bench, bench_spec.custom).map_or(100.0, |p| 100.0 * p.cpu_share());
+    let asked_cpu_pct =
+        Profile::of(bench, bench_spec.custom).map_or(100.0, |p| 100.0 * p.cpu_share());
     Ok(Some(Measurement {
         bench,
         load,

@@ -74,9 +74,8 @@ pub fn run(spec: WorkerSpec) -> Result<()> {
         out.flush().context("writing to the coordinator")
     };
     // `start` (or nothing, if the coordinator gave up before starting us).
-    let mut wait_for = |word: &str| -> bool {
-        matches!(input.next(), Some(Ok(line)) if line == word)
-    };
+    let mut wait_for =
+        |word: &str| -> bool { matches!(input.next(), Some(Ok(line)) if line == word) };
     match spec {
         WorkerSpec::Load(spec) => {
             if spec.nice != 0 {
@@ -111,8 +110,9 @@ pub fn run(spec: WorkerSpec) -> Result<()> {
             say("started")?;
             wait_for("stop");
             stop.store(true, Ordering::SeqCst);
-            let (recorder, counts, timer, task_policy) =
-                task.join().map_err(|_| anyhow!("the simulated task panicked"))??;
+            let (recorder, counts, timer, task_policy) = task
+                .join()
+                .map_err(|_| anyhow!("the simulated task panicked"))??;
             let wall_ns = monotonic_ns() - start;
             let cpu_ns = Usage::process().since(&before).cpu_ns();
             let latency = recorder.summary();
@@ -153,7 +153,8 @@ fn start_task(
             } else {
                 Policy::Other
             };
-            sched::set_current_thread_policy(policy).context("setting the simulated task's policy")?;
+            sched::set_current_thread_policy(policy)
+                .context("setting the simulated task's policy")?;
             let task_policy = sched::current_thread_policy();
             let burner = Burner {
                 loops_per_ms: spec.loops_per_ms,

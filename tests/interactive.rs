@@ -1,0 +1,588 @@
+//! `hostbench interactive` driven as a user would: real worker processes, real loads, real
+//! timers, a real SQLite store. Runs are short (`-t 1` or `-t 2`) and bounds are loose: this is
+//! a shared 2-CPU machine.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command as StdCommand, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use common::Sandbox;
+use serde_json::Value;
+
+/// One interactive run at a time: a Burn load in one test must not disturb another test's
+/// unloaded measurement.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn interactive(result: &Value) -> &Value {
+    let suites = result["suites"].as_array().unwrap();
+    assert_eq!(suites[0]["suite"], "interactive");
+    &suites[0]
+}
+
+fn measurement<'a>(r: &'a Value, bench: &str, load: &str) -> &'a Value {
+    interactive(r)["measurements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["bench"] == bench && m["load"] == load)
+        .unwrap_or_else(|| panic!("no {bench} under {load} in {r}"))
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+#[test]
+fn audio_and_video_alone_get_their_cpu_and_meet_deadlines() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let r = sb.json(&[
+        "interactive",
+        "-c",
+        "-t",
+        "2",
+        "--settle-ms",
+        "200",
+        "-W",
+        "Audio",
+        "-W",
+        "Video",
+        "-w",
+        "None",
+    ]);
+    assert_eq!(r["incomplete"], false);
+    let audio = measurement(&r, "Audio", "None");
+    let video = measurement(&r, "Video", "None");
+    for m in [audio, video] {
+        assert!(f(&m["deadlines_met_pct"]) > 80.0, "{m}");
+        assert!(f(&m["desired_cpu_pct"]) > 90.0, "{m}");
+        assert!(m["latency"]["count"].as_u64().unwrap() > 10);
+        assert!(
+            f(&m["latency"]["mean_ns"]) < 20e6,
+            "mean latency {}",
+            m["latency"]["mean_ns"]
+        );
+        let l = &m["latency"];
+        assert!(
+            l["p50_ns"].as_u64() <= l["p99_ns"].as_u64()
+                && l["p99_ns"].as_u64() <= l["p999_ns"].as_u64()
+        );
+    }
+    // The simulations use what they should: about 5% and 40% of a CPU.
+    let (a, v) = (f(&audio["measured_cpu_pct"]), f(&video["measured_cpu_pct"]));
+    assert!((2.0..15.0).contains(&a), "Audio used {a}% CPU");
+    assert!((25.0..60.0).contains(&v), "Video used {v}% CPU");
+    assert_eq!(f(&audio["asked_cpu_pct"]), 5.0);
+    assert!((f(&video["asked_cpu_pct"]) - 40.0).abs() < 0.01);
+}
+
+#[test]
+fn video_under_burn_is_worse_than_alone() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    // 4 burning threads on this 2-CPU machine leave Video (40% of a CPU) less than it needs.
+    let r = sb.json(&[
+        "interactive",
+        "-c",
+        "-t",
+        "2",
+        "--settle-ms",
+        "300",
+        "-L",
+        "4",
+        "-W",
+        "Video",
+        "-w",
+        "None",
+        "-w",
+        "Burn",
+    ]);
+    let none = measurement(&r, "Video", "None");
+    let burn = measurement(&r, "Video", "Burn");
+    assert!(burn["load_report"]["burn_loops"].as_u64().unwrap() > 0);
+    assert!(
+        f(&burn["deadlines_met_pct"]) < f(&none["deadlines_met_pct"]),
+        "deadlines met: {} under Burn, {} alone",
+        burn["deadlines_met_pct"],
+        none["deadlines_met_pct"]
+    );
+    assert!(f(&burn["latency"]["mean_ns"]) > f(&none["latency"]["mean_ns"]));
+}
+
+#[test]
+fn gaming_has_no_deadlines_and_realtime_runs_fifo() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let r = sb.json(&[
+        "interactive",
+        "-c",
+        "-t",
+        "1",
+        "--settle-ms",
+        "100",
+        "-W",
+        "Gaming",
+        "-w",
+        "None",
+    ]);
+    let g = measurement(&r, "Gaming", "None");
+    assert!(g["deadlines_met_pct"].is_null());
+    assert!(g["timer"].is_null());
+    assert!(f(&g["desired_cpu_pct"]) > 50.0);
+    assert!(
+        f(&g["measured_cpu_pct"]) > 50.0,
+        "Gaming burns what it can: {g}"
+    );
+
+    let out = sb
+        .cmd()
+        .args([
+            "interactive",
+            "-c",
+            "-r",
+            "-t",
+            "1",
+            "--settle-ms",
+            "100",
+            "-W",
+            "Audio",
+            "-w",
+            "None",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "--- Benchmarking simulated cpu of Audio real time in the presence of simulated ---"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("Latency +/- SD (us)"));
+    let r: Value = sb.json(&["results", "show", "2"]);
+    let m = measurement(&r, "Audio", "None");
+    assert_eq!(m["task_policy"]["policy"], "fifo");
+    assert_eq!(m["task_policy"]["priority"], 95);
+}
+
+#[test]
+fn every_bench_and_every_load_runs() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let work = sb.dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let common = [
+        "interactive",
+        "-c",
+        "-t",
+        "1",
+        "--settle-ms",
+        "100",
+        "-C",
+        "20",
+        "-I",
+        "10000",
+        "--file-size",
+        "16",
+        "--memload-mb",
+        "32",
+        "--hack-groups",
+        "1",
+        "-L",
+        "2",
+    ];
+    // Every bench alone.
+    let mut args: Vec<&str> = common.to_vec();
+    args.extend(["-w", "None", "--workdir", work.to_str().unwrap()]);
+    let r = sb.json(&args);
+    let ms = interactive(&r)["measurements"].as_array().unwrap();
+    let benches: Vec<&str> = ms.iter().map(|m| m["bench"].as_str().unwrap()).collect();
+    assert_eq!(benches, vec!["Audio", "Video", "X", "Gaming", "Custom"]);
+    // Audio under every load.
+    let mut args: Vec<&str> = common.to_vec();
+    args.extend(["-W", "Audio", "--workdir", work.to_str().unwrap()]);
+    for l in [
+        "None", "Video", "X", "Burn", "Write", "Read", "Ring", "Compile", "Memload", "Hack",
+        "Custom",
+    ] {
+        args.extend(["-w", l]);
+    }
+    let r = sb.json(&args);
+    let ms = interactive(&r)["measurements"].as_array().unwrap();
+    assert_eq!(ms.len(), 11);
+    let report = |load: &str| &measurement(&r, "Audio", load)["load_report"];
+    assert!(report("Write")["bytes_written"].as_u64().unwrap() > 0);
+    assert!(report("Read")["bytes_read"].as_u64().unwrap() > 0);
+    assert!(report("Ring")["ring_wakeups"].as_u64().unwrap() > 0);
+    assert!(report("Memload")["memload_mb_touched"].as_u64().unwrap() > 0);
+    assert!(report("Hack")["hack_messages"].as_u64().unwrap() > 0);
+    assert_eq!(report("Compile")["threads"], 4);
+    for m in ms {
+        assert!(m["latency"]["count"].as_u64().unwrap() > 0, "{m}");
+    }
+    // The disk loads' files went with their run.
+    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
+}
+
+#[test]
+fn log_file_is_named_after_the_kernel_and_console_only_writes_none() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let logs = sb.dir.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let release =
+        String::from_utf8(StdCommand::new("uname").arg("-r").output().unwrap().stdout).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "interactive",
+            "-t",
+            "1",
+            "--settle-ms",
+            "100",
+            "-W",
+            "Audio",
+            "-w",
+            "None",
+            "--log-dir",
+        ];
+        args.push(logs.to_str().unwrap());
+        args.extend(extra);
+        let out = sb.cmd().args(&args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&["-c"]);
+    assert_eq!(
+        std::fs::read_dir(&logs).unwrap().count(),
+        0,
+        "-c wrote a log file"
+    );
+    run(&["-m", "first light"]);
+    let files: Vec<_> = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1);
+    let name = files[0].file_name().unwrap().to_string_lossy().to_string();
+    assert!(
+        name.contains(release.trim()) && name.ends_with(".log"),
+        "{name}"
+    );
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(text.contains(&format!("Benchmarking kernel {}", release.trim())));
+    assert!(text.contains("Comment: first light"));
+    assert!(
+        text.contains("--- Benchmarking simulated cpu of Audio in the presence of simulated ---")
+    );
+    assert!(text.contains("\nNone\t"));
+}
+
+/// Worker processes whose command line contains `marker`.
+fn workers_with(marker: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| {
+                    let c = String::from_utf8_lossy(&c);
+                    c.contains("__worker") && c.contains(marker)
+                })
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+/// Children of `pid`, from /proc/*/stat.
+fn children(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+            let after = stat.rsplit_once(')').map(|x| x.1).unwrap_or("");
+            after.split_whitespace().nth(1) == Some(&pid.to_string())
+        })
+        .collect()
+}
+
+/// (thread name, policy, rt priority) of every thread of `pid`, from /proc/PID/task/TID/stat.
+fn thread_policies(pid: u32) -> Vec<(String, u32, u32)> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .filter_map(|t| {
+            let stat = std::fs::read_to_string(t.ok()?.path().join("stat")).ok()?;
+            let (head, rest) = stat.rsplit_once(')')?;
+            let name = head.split_once('(')?.1.to_string();
+            // Fields after the name start at field 3; rt_priority is field 40, policy 41.
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            Some((
+                name,
+                fields.get(38)?.parse().ok()?,
+                fields.get(37)?.parse().ok()?,
+            ))
+        })
+        .collect()
+}
+
+fn spawn_interactive(sb: &Sandbox, args: &[&str]) -> std::process::Child {
+    StdCommand::new(assert_cmd::cargo::cargo_bin("hostbench"))
+        .args(args)
+        .env("HOSTBENCH_DB", sb.db())
+        .env("HOSTBENCH_CACHE_DIR", sb.cache_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn only_the_benched_timekeeper_is_real_time() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let mut child = spawn_interactive(
+        &sb,
+        &[
+            "interactive",
+            "-c",
+            "-t",
+            "3",
+            "--settle-ms",
+            "200",
+            "-W",
+            "Audio",
+            "-w",
+            "X",
+            "--json",
+        ],
+    );
+    let pid = child.id();
+    // Wait until both workers are up and the bench's timekeeper exists.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let (mut bench_threads, mut load_threads) = (Vec::new(), Vec::new());
+    while Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        let kids = children(pid);
+        let threads: Vec<_> = kids.iter().map(|&k| thread_policies(k)).collect();
+        let bench = threads
+            .iter()
+            .position(|t| t.iter().any(|(n, _, _)| n == "hb-bench"));
+        let load = threads
+            .iter()
+            .position(|t| t.iter().any(|(n, _, _)| n == "hb-sim-load"));
+        if let (Some(b), Some(l)) = (bench, load) {
+            if threads[b]
+                .iter()
+                .filter(|(n, _, _)| n == "hb-timekeeper")
+                .count()
+                == 1
+                && threads[l]
+                    .iter()
+                    .filter(|(n, _, _)| n == "hb-timekeeper")
+                    .count()
+                    == 1
+            {
+                bench_threads = threads[b].clone();
+                load_threads = threads[l].clone();
+                break;
+            }
+        }
+    }
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    assert!(!bench_threads.is_empty(), "never saw the workers' threads");
+    // SCHED_FIFO is policy 1, SCHED_OTHER 0.
+    for (name, policy, prio) in &bench_threads {
+        match name.as_str() {
+            "hb-timekeeper" => assert_eq!((*policy, *prio), (1, 96), "bench timekeeper"),
+            _ => assert_eq!(*policy, 0, "bench thread {name}"),
+        }
+    }
+    for (name, policy, _) in &load_threads {
+        assert_eq!(*policy, 0, "load thread {name} is not SCHED_OTHER");
+    }
+}
+
+#[test]
+fn ctrl_c_leaves_no_worker_and_no_file() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let work = sb.dir.path().join("work-ctrl-c");
+    std::fs::create_dir(&work).unwrap();
+    let mut child = spawn_interactive(
+        &sb,
+        &[
+            "interactive",
+            "-c",
+            "-t",
+            "3",
+            "--settle-ms",
+            "200",
+            "-W",
+            "Audio",
+            "-w",
+            "None",
+            "-w",
+            "Compile",
+            "--file-size",
+            "32",
+            "--workdir",
+            work.to_str().unwrap(),
+        ],
+    );
+    let pid = child.id() as i32;
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    // The None row is printed when the first pair ends; the Compile pair is then running.
+    for line in lines.by_ref() {
+        if line.unwrap().starts_with("None\t") {
+            break;
+        }
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    let marker = work.to_str().unwrap().to_string();
+    assert!(
+        !workers_with(&marker).is_empty(),
+        "the Compile worker should be running"
+    );
+    assert!(
+        std::fs::read_dir(&work).unwrap().count() > 0,
+        "the Compile files should exist"
+    );
+    // SAFETY: kill(2) to our own child.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let _rest: Vec<_> = lines.collect();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        workers_with(&marker).is_empty(),
+        "a worker outlived the coordinator"
+    );
+    assert_eq!(
+        std::fs::read_dir(&work).unwrap().count(),
+        0,
+        "files left behind"
+    );
+    let r: Value = sb.json(&["results", "show", "1"]);
+    assert_eq!(r["incomplete"], true);
+    assert_eq!(interactive(&r)["measurements"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_killed_worker_stops_the_run_and_keeps_what_was_measured() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let work = sb.dir.path().join("work-kill");
+    std::fs::create_dir(&work).unwrap();
+    let mut child = spawn_interactive(
+        &sb,
+        &[
+            "interactive",
+            "-c",
+            "-t",
+            "3",
+            "--settle-ms",
+            "200",
+            "-W",
+            "Audio",
+            "-w",
+            "None",
+            "-w",
+            "Write",
+            "--file-size",
+            "32",
+            "--workdir",
+            work.to_str().unwrap(),
+        ],
+    );
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for line in lines.by_ref() {
+        if line.unwrap().starts_with("None\t") {
+            break;
+        }
+    }
+    std::thread::sleep(Duration::from_millis(1000));
+    let marker = work.to_str().unwrap().to_string();
+    let load = workers_with(&marker);
+    assert_eq!(load.len(), 1, "one Write load worker: {load:?}");
+    // SAFETY: kill(2) to our grandchild.
+    assert_eq!(unsafe { libc::kill(load[0] as i32, libc::SIGKILL) }, 0);
+    let _rest: Vec<_> = lines.collect();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("Write load worker") && err.contains("killed by signal 9"),
+        "{err}"
+    );
+    assert!(workers_with(&marker).is_empty());
+    assert_eq!(
+        std::fs::read_dir(&work).unwrap().count(),
+        0,
+        "files left behind"
+    );
+    let r: Value = sb.json(&["results", "show", "1"]);
+    assert_eq!(r["incomplete"], true);
+    assert_eq!(interactive(&r)["measurements"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_valid_choices() {
+    let sb = Sandbox::new();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["interactive", "-W", "Doom"],
+            "Audio, Video, X, Gaming, Custom",
+        ),
+        (
+            &["interactive", "-w", "Disco"],
+            "None, Video, X, Burn, Write, Read, Ring, Compile, Memload, Hack, Custom",
+        ),
+        (&["interactive", "-x", "Disco"], "None, Video"),
+        (&["interactive", "-I", "1000"], "-I needs -C"),
+        (&["interactive", "-C", "50"], "-C needs -I"),
+        (&["interactive", "-C", "0", "-I", "1000"], "-C"),
+        (&["interactive", "-C", "101", "-I", "1000"], "-C"),
+        (&["interactive", "-t", "0"], "-t"),
+        (&["interactive", "-L", "0"], "-L"),
+        (&["interactive", "-B", "30"], "-B"),
+        (&["interactive", "-W", "Custom"], "-C"),
+        (
+            &[
+                "interactive",
+                "--file-size",
+                "99999999",
+                "-W",
+                "Audio",
+                "-w",
+                "Write",
+            ],
+            "free",
+        ),
+    ];
+    for (args, expect) in cases {
+        let out = sb.cmd().args(*args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(expect), "{args:?}: {err}");
+    }
+    assert!(!Path::new(".hostbench-interactive").exists());
+}
