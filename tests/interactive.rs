@@ -586,3 +586,61 @@ fn bad_input_exits_2_naming_the_valid_choices() {
     }
     assert!(!Path::new(".hostbench-interactive").exists());
 }
+
+#[test]
+fn uniprocessor_pins_every_worker_to_one_cpu() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let child = spawn_interactive(
+        &sb,
+        &[
+            "interactive",
+            "-c",
+            "-u",
+            "-t",
+            "2",
+            "--settle-ms",
+            "300",
+            "-W",
+            "Audio",
+            "-w",
+            "Burn",
+            "-L",
+            "2",
+            "--json",
+        ],
+    );
+    let pid = child.id();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut masks = Vec::new();
+    while Instant::now() < deadline && masks.len() < 2 {
+        std::thread::sleep(Duration::from_millis(100));
+        masks = children(pid)
+            .iter()
+            .filter_map(|k| {
+                let status = std::fs::read_to_string(format!("/proc/{k}/status")).ok()?;
+                let line = status
+                    .lines()
+                    .find(|l| l.starts_with("Cpus_allowed_list:"))?;
+                Some(line.split_once(':')?.1.trim().to_string())
+            })
+            .collect();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(masks.len(), 2, "never saw both workers");
+    for m in &masks {
+        assert!(
+            m.parse::<u32>().is_ok(),
+            "a worker may run on {m:?}, not one CPU"
+        );
+    }
+    assert_eq!(masks[0], masks[1]);
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        interactive(&r)["settings"]["pinned_cpu"]
+            .as_u64()
+            .map(|c| c.to_string()),
+        Some(masks[0].clone())
+    );
+}

@@ -9,7 +9,7 @@ pub struct LatencyHistogram {
 }
 
 impl LatencyHistogram {
-    /// Tracks values from 1 ns up to `max_ns`; larger values are clamped to `max_ns`.
+    /// Tracks values from 0 up to `max_ns`; larger values are clamped to `max_ns`.
     pub fn new(max_ns: u64) -> Result<Self> {
         let inner =
             Histogram::new_with_bounds(1, max_ns.max(2), 3).context("creating HDR histogram")?;
@@ -18,7 +18,7 @@ impl LatencyHistogram {
 
     #[inline]
     pub fn record(&mut self, value_ns: u64) {
-        self.inner.saturating_record(value_ns.max(1));
+        self.inner.saturating_record(value_ns);
     }
 
     pub fn count(&self) -> u64 {
@@ -68,6 +68,12 @@ mod tests {
         b.record(5_000_000); // clamped to the top
         a.merge(&b).unwrap();
         assert_eq!(a.count(), 3);
+        // A zero (a frame with no overrun) stays zero.
+        let mut z = LatencyHistogram::new(1_000_000).unwrap();
+        z.record(0);
+        z.record(0);
+        z.record(500);
+        assert_eq!(z.percentile(50.0), Some(0));
         assert!(a.max().unwrap() <= 1_001_000);
     }
 }
