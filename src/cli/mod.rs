@@ -5,6 +5,7 @@
 mod interactive;
 mod noise;
 mod results;
+mod sched;
 mod worker;
 
 use std::io::IsTerminal;
@@ -58,6 +59,9 @@ pub enum Command {
         override_usage = "hostbench interactive [-l N] [-L N] [-t S] [-B NICE] [-N NICE] [-b] [-c] [-r] [-C PCT -I US] [-m COMMENT] [-w LOAD] [-x LOAD] [-W BENCH] [-X BENCH] [-u]"
     )]
     Interactive(Box<interactive::InteractiveArgs>),
+    /// reflex: scheduler cost per round with a tunable number of runnable threads
+    #[command(override_usage = "hostbench sched [-w W] [-r US] [-c C] [-a A] [-t S] [-o 0|1|2] [-q] [--sweep C,C,...] [--pin]")]
+    Sched(sched::SchedArgs),
     /// The stored results: list them, show one
     #[command(subcommand)]
     Results(results::ResultsCommand),
@@ -99,6 +103,7 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
         Command::Noise(args) => noise::exec(&args, &cli.global, argv),
         Command::Interactive(args) => interactive::exec(&args, &cli.global, argv),
         Command::Results(cmd) => results::exec(&cmd, &cli.global),
+        Command::Sched(args) => sched::exec(&args, &cli.global, argv),
         Command::Worker(args) => worker::exec(&args),
     }
 }

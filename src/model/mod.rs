@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::suites::interactive::InteractiveResult;
 use crate::suites::noise::NoiseResult;
+use crate::suites::sched::SchedResult;
 
 /// Bumped whenever a stored result's shape changes incompatibly.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -35,6 +36,7 @@ pub struct RunResult {
 pub enum SuiteResult {
     Noise(NoiseResult),
     Interactive(InteractiveResult),
+    Sched(SchedResult),
 }
 
 impl SuiteResult {
@@ -42,6 +44,7 @@ impl SuiteResult {
         match self {
             SuiteResult::Noise(_) => "noise",
             SuiteResult::Interactive(_) => "interactive",
+            SuiteResult::Sched(_) => "sched",
         }
     }
 
@@ -50,6 +53,7 @@ impl SuiteResult {
         match self {
             SuiteResult::Noise(n) => n.headline(),
             SuiteResult::Interactive(i) => i.headline(),
+            SuiteResult::Sched(s) => s.headline(),
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod interactive;
 pub mod json;
 pub mod noise;
 pub mod results;
+pub mod sched;
 
 use crate::model::{RunResult, SuiteResult};
 
@@ -26,6 +27,7 @@ pub fn text_report(result: &RunResult) -> String {
                 &result.environment.kernel_release,
                 &datestamp(result),
             )),
+            SuiteResult::Sched(s) => out.push_str(&sched::report(s)),
         }
     }
     out

@@ -3,3 +3,4 @@
 
 pub mod interactive;
 pub mod noise;
+pub mod sched;

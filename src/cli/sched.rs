@@ -1,0 +1,181 @@
+use anyhow::{Context, Result};
+use chrono::Utc;
+use clap::Args;
+
+use super::{CalibrationArgs, GlobalArgs};
+use crate::calibration::burn_calibration;
+use crate::error::UsageError;
+use crate::model::{RunResult, SuiteResult, SCHEMA_VERSION};
+use crate::platform::host::{collect_environment, StealClock};
+use crate::platform::signals::StopSignal;
+use crate::render;
+use crate::store::ResultStore;
+use crate::suites::sched::confidence::ConfidenceRule;
+use crate::suites::sched::ring::{fds_needed, SchedRun};
+use crate::suites::sched::{self, SchedConfig, SchedObserver, SchedPoint, SchedSettings};
+
+#[derive(Debug, Args)]
+pub struct SchedArgs {
+    /// % chance that a round hands the token on and blocks, instead of yielding (0-100)
+    #[arg(short = 'w', long = "weight", value_name = "W", default_value_t = 90)]
+    pub weight: u32,
+    /// Microseconds of computing in each round
+    #[arg(short = 'r', long = "compute-us", value_name = "US", default_value_t = 1)]
+    pub compute_us: u64,
+    /// Threads (even)
+    #[arg(short = 'c', long = "threads", value_name = "C", default_value_t = 80)]
+    pub threads: usize,
+    /// Active sets: threads runnable at once (must divide -c)
+    #[arg(short = 'a', long = "active", value_name = "A", default_value_t = 40)]
+    pub active: usize,
+    /// Seconds per run
+    #[arg(short = 't', long = "time", value_name = "SECONDS", default_value_t = 20)]
+    pub time_s: u64,
+    /// Output: 0 for people, 1 one line per run, 2 "c, a, us/round" per point
+    #[arg(short = 'o', long = "output", value_name = "FORMAT", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=2))]
+    pub output: u8,
+    /// Runs repeat until the 95% confidence interval of us/round is within this % of the mean
+    #[arg(long = "ci", value_name = "PCT", default_value_t = 5.0)]
+    pub ci_pct: f64,
+    /// Fewest runs per point
+    #[arg(long = "min-runs", value_name = "N", default_value_t = 3)]
+    pub min_runs: usize,
+    /// Most runs per point
+    #[arg(long = "max-runs", value_name = "N", default_value_t = 10)]
+    pub max_runs: usize,
+    /// Run these thread counts (comma-separated), each with -a/-c's share of active sets
+    #[arg(long = "sweep", value_name = "C,C,...", value_delimiter = ',')]
+    pub sweep: Vec<usize>,
+    /// Pin each active set's threads to one CPU (sets spread over the allowed CPUs)
+    #[arg(long)]
+    pub pin: bool,
+    #[command(flatten)]
+    pub calibration: CalibrationArgs,
+}
+
+pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
+    let settings = SchedSettings {
+        handoff_weight: args.weight,
+        compute_us: args.compute_us,
+        duration_s: args.time_s,
+        rule: ConfidenceRule {
+            target_pct: args.ci_pct,
+            min_runs: args.min_runs,
+            max_runs: args.max_runs,
+        },
+        pin: args.pin,
+        points: Vec::new(),
+    };
+    let config = SchedConfig::new(settings, args.threads, args.active, &args.sweep)?;
+    ensure_fd_limit(fds_needed(config.max_threads()), config.max_threads())?;
+    let mut store = global.open_store()?;
+    let stop = StopSignal::install()?;
+
+    let started_at = Utc::now();
+    let mut environment = collect_environment();
+    let steal = StealClock::start();
+    let calibration = burn_calibration(&args.calibration.options(global)?);
+    if let Some(w) = &calibration.cache_warning {
+        eprintln!("warning: {w}");
+    }
+    let mut console = Console {
+        format: args.output,
+        quiet: global.quiet,
+        json: global.json,
+        settings: config.settings.clone(),
+    };
+    if console.format == 0 && !console.quiet {
+        console.say(&format!(
+            "reflex: w={} r={} us t={} s, loops_per_ms {}, placement {}",
+            args.weight,
+            args.compute_us,
+            args.time_s,
+            calibration.calibration.loops_per_ms,
+            render::sched::placement(&config.settings)
+        ));
+    }
+    let result = sched::measure(&config, calibration.calibration, stop.flag(), &mut console)?;
+    environment.steal_ms_during_run = steal.elapsed_ms();
+    if result.points.len() > 1 && console.format == 0 {
+        console.say(render::sched::sweep_table(&result).trim_end());
+    }
+    let incomplete = stop.is_requested() || result.points.len() < result.settings.points.len();
+    let result = RunResult {
+        schema_version: SCHEMA_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        started_at,
+        finished_at: Utc::now(),
+        command_line: argv,
+        incomplete,
+        environment,
+        suites: vec![SuiteResult::Sched(result)],
+    };
+    let id = store.save(&result)?;
+    if global.json {
+        println!("{}", render::json::to_json(&result)?);
+    } else if !global.quiet {
+        println!("Stored as result {id} in {}.", store.path().display());
+    }
+    Ok(if stop.is_requested() { stop.exit_code() } else { 0 })
+}
+
+/// Each thread has a pipe (two descriptors): check the limit before starting, and raise the
+/// soft limit to the hard one if that is enough.
+fn ensure_fd_limit(needed: u64, threads: usize) -> Result<()> {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: a valid rlimit to fill.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return Err(std::io::Error::last_os_error()).context("reading the file descriptor limit");
+    }
+    if lim.rlim_cur >= needed {
+        return Ok(());
+    }
+    if lim.rlim_max >= needed {
+        let raised = libc::rlimit { rlim_cur: needed, rlim_max: lim.rlim_max };
+        // SAFETY: a valid rlimit; raising the soft limit up to the hard one needs no privilege.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            return Ok(());
+        }
+    }
+    Err(UsageError::new(format!(
+        "{threads} threads need {needed} file descriptors, and this process may open {} (ulimit -n): raise the limit or use fewer threads",
+        lim.rlim_max.min(lim.rlim_cur.max(lim.rlim_max))
+    ))
+    .into())
+}
+
+/// Prints runs and points in the chosen format; with --json, to standard error.
+struct Console {
+    format: u8,
+    quiet: bool,
+    json: bool,
+    settings: SchedSettings,
+}
+
+impl Console {
+    fn say(&self, line: &str) {
+        if self.json {
+            eprintln!("{line}");
+        } else {
+            println!("{line}");
+        }
+    }
+}
+
+impl SchedObserver for Console {
+    fn run_done(&mut self, threads: usize, active_sets: usize, index: usize, run: &SchedRun) {
+        match self.format {
+            1 => self.say(&render::sched::run_line_o1(threads, active_sets, index, run)),
+            0 if !self.quiet => self.say(&render::sched::run_line_human(threads, active_sets, index, run)),
+            _ => {}
+        }
+    }
+
+    fn point_done(&mut self, point: &SchedPoint) {
+        match self.format {
+            2 => self.say(&render::sched::point_line_o2(point)),
+            0 => self.say(render::sched::point_human(point, &self.settings).trim_end()),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! reflex's outputs: `-o 0` for people, `-o 1` one line per run, `-o 2` one `c, a, us/round` line
+//! per point as in reflex's sample (`80, 40, 50.65`); and a table for a sweep.
+
+use std::fmt::Write;
+
+use crate::suites::sched::confidence::Verdict;
+use crate::suites::sched::ring::SchedRun;
+use crate::suites::sched::{SchedPoint, SchedResult, SchedSettings};
+
+/// `-o 1`: one line per run.
+pub fn run_line_o1(threads: usize, active_sets: usize, index: usize, run: &SchedRun) -> String {
+    format!("{threads}, {active_sets}, {}, {:.2}", index + 1, run.us_per_round)
+}
+
+/// `-o 2`: reflex's sample format.
+pub fn point_line_o2(p: &SchedPoint) -> String {
+    format!("{}, {}, {:.2}", p.threads, p.active_sets, p.mean_us_per_round)
+}
+
+/// `-o 0`: a run as it completes.
+pub fn run_line_human(threads: usize, active_sets: usize, index: usize, run: &SchedRun) -> String {
+    let rounds = run.total_rounds.max(1) as f64;
+    format!(
+        "c={threads} a={active_sets} run {}: {:.2} us/round ({} rounds, {:.0}% hand-offs, {:.0}% yields)",
+        index + 1,
+        run.us_per_round,
+        run.total_rounds,
+        100.0 * run.handoffs as f64 / rounds,
+        100.0 * run.yields as f64 / rounds
+    )
+}
+
+/// `-o 0`: what a point adds up to.
+pub fn point_human(p: &SchedPoint, s: &SchedSettings) -> String {
+    let mut out = String::new();
+    let ci = p
+        .ci95
+        .map(|ci| format!(" ± {:.2}% (95% CI)", ci.half_width_pct()))
+        .unwrap_or_default();
+    let verdict = match p.verdict {
+        Some(Verdict::TargetMet) => format!("target ±{}% met", s.rule.target_pct),
+        Some(Verdict::MaxRuns) => format!("target ±{}% NOT met after --max-runs", s.rule.target_pct),
+        None => "interrupted".into(),
+    };
+    let _ = writeln!(
+        out,
+        "{} threads, {} active sets, w={}, r={} us, t={} s: {:.2} us/round{ci} over {} run{}; {verdict}",
+        p.threads,
+        p.active_sets,
+        s.handoff_weight,
+        s.compute_us,
+        s.duration_s,
+        p.mean_us_per_round,
+        p.runs.len(),
+        if p.runs.len() == 1 { "" } else { "s" }
+    );
+    if let Some(f) = fairness(p) {
+        let _ = writeln!(out, "  {f}");
+    }
+    out
+}
+
+/// Rounds per thread (min / mean / max over all runs) and the context switches per second.
+fn fairness(p: &SchedPoint) -> Option<String> {
+    let all: Vec<u64> = p.runs.iter().flat_map(|r| r.rounds_per_thread.iter().copied()).collect();
+    let (min, max) = (*all.iter().min()?, *all.iter().max()?);
+    let mean = all.iter().sum::<u64>() as f64 / all.len() as f64;
+    let secs: f64 = p.runs.iter().map(|r| r.wall_ns as f64 / 1e9).sum();
+    let vol: u64 = p.runs.iter().map(|r| r.voluntary_csw).sum();
+    let invol: u64 = p.runs.iter().map(|r| r.involuntary_csw).sum();
+    let holders = p.runs.iter().map(|r| r.max_token_holders).max().unwrap_or(0);
+    Some(format!(
+        "rounds per thread per run: min {min}, mean {mean:.0}, max {max}; context switches per second: {:.0} voluntary, {:.0} involuntary; most token holders in a set: {holders}",
+        vol as f64 / secs,
+        invol as f64 / secs
+    ))
+}
+
+/// The sweep's table.
+pub fn sweep_table(r: &SchedResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\n{:>7} {:>7} {:>10} {:>8} {:>5}  {:<8} {:>24}",
+        "threads", "active", "us/round", "±95%CI", "runs", "target", "rounds/thread min-max"
+    );
+    for p in &r.points {
+        let all = p.runs.iter().flat_map(|r| r.rounds_per_thread.iter().copied());
+        let (min, max) = all.fold((u64::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
+        let _ = writeln!(
+            out,
+            "{:>7} {:>7} {:>10.2} {:>7.2}% {:>5}  {:<8} {:>24}",
+            p.threads,
+            p.active_sets,
+            p.mean_us_per_round,
+            p.ci95.map_or(0.0, |c| c.half_width_pct()),
+            p.runs.len(),
+            match p.verdict {
+                Some(Verdict::TargetMet) => "met",
+                Some(Verdict::MaxRuns) => "not met",
+                None => "stopped",
+            },
+            if p.runs.is_empty() { "-".to_string() } else { format!("{min}-{max}") }
+        );
+    }
+    out
+}
+
+/// The full report of a stored result.
+pub fn report(r: &SchedResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "reflex: w={} r={} us t={} s, loops_per_ms {}, placement {}",
+        r.settings.handoff_weight,
+        r.settings.compute_us,
+        r.settings.duration_s,
+        r.calibration.loops_per_ms,
+        placement(&r.settings)
+    );
+    for p in &r.points {
+        out.push_str(&point_human(p, &r.settings));
+    }
+    if r.points.len() > 1 {
+        out.push_str(&sweep_table(r));
+    }
+    out
+}
+
+pub fn placement(s: &SchedSettings) -> &'static str {
+    if s.pin {
+        "pinned (each active set on one CPU)"
+    } else {
+        "free (not pinned)"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suites::sched::confidence::ConfidenceRule;
+
+    fn run(us: f64) -> SchedRun {
+        SchedRun {
+            wall_ns: 1_000_000_000,
+            total_rounds: 100,
+            us_per_round: us,
+            rounds_per_thread: vec![40, 60],
+            yields: 10,
+            handoffs: 90,
+            voluntary_csw: 1000,
+            involuntary_csw: 10,
+            max_token_holders: 1,
+        }
+    }
+
+    #[test]
+    fn machine_formats() {
+        let p = SchedPoint {
+            threads: 80,
+            active_sets: 40,
+            runs: vec![run(50.65)],
+            mean_us_per_round: 50.65,
+            sd_us_per_round: 0.0,
+            ci95: None,
+            verdict: Some(Verdict::MaxRuns),
+        };
+        assert_eq!(point_line_o2(&p), "80, 40, 50.65");
+        assert_eq!(run_line_o1(80, 40, 0, &run(50.651)), "80, 40, 1, 50.65");
+        let s = SchedSettings {
+            handoff_weight: 90,
+            compute_us: 1,
+            duration_s: 40,
+            rule: ConfidenceRule { target_pct: 5.0, min_runs: 3, max_runs: 1 },
+            pin: false,
+            points: vec![(80, 40)],
+        };
+        let h = point_human(&p, &s);
+        assert!(h.contains("80 threads, 40 active sets, w=90, r=1 us, t=40 s: 50.65 us/round over 1 run; target ±5% NOT met"), "{h}");
+        assert!(h.contains("min 40, mean 50, max 60"), "{h}");
+    }
+}

@@ -1,0 +1,236 @@
+//! `sched`: reflex. Scheduler cost per round with a tunable number of runnable threads, and a
+//! yield versus block/wake mix. Runs repeat until the 95% confidence interval of µs/round is
+//! tight; a sweep measures several thread counts into one result. See docs/sched.md.
+
+pub mod confidence;
+pub mod ring;
+
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::calibration::BurnCalibration;
+use crate::error::UsageError;
+use crate::stats::{confidence_interval_95, Interval, Summary};
+use confidence::{ConfidenceRule, Verdict};
+use ring::{run_once, RingSpec, SchedRun};
+
+/// The settings of a sched run, as stored with its result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SchedSettings {
+    /// `-w`: % chance that a round hands the token on rather than yielding.
+    pub handoff_weight: u32,
+    /// `-r`: compute time of a round, µs.
+    pub compute_us: u64,
+    /// `-t`: seconds per run.
+    pub duration_s: u64,
+    pub rule: ConfidenceRule,
+    /// `--pin`: each active set on one CPU.
+    pub pin: bool,
+    /// The (threads, active sets) points: one, or a sweep.
+    pub points: Vec<(usize, usize)>,
+}
+
+/// A validated sched configuration.
+#[derive(Debug, Clone)]
+pub struct SchedConfig {
+    pub settings: SchedSettings,
+}
+
+impl SchedConfig {
+    /// `sweep`: thread counts to run instead of `threads`, each with the same ratio of active
+    /// sets to threads as `active_sets / threads`.
+    pub fn new(mut settings: SchedSettings, threads: usize, active_sets: usize, sweep: &[usize]) -> Result<Self, UsageError> {
+        if settings.handoff_weight > 100 {
+            return Err(UsageError::new(format!("-w must be from 0 to 100 (got {})", settings.handoff_weight)));
+        }
+        if settings.duration_s == 0 {
+            return Err(UsageError::new("-t must be at least 1 second (got 0)"));
+        }
+        let r = &settings.rule;
+        if !(r.target_pct > 0.0) {
+            return Err(UsageError::new("--ci must be a percentage above 0"));
+        }
+        if r.max_runs == 0 || r.min_runs > r.max_runs {
+            return Err(UsageError::new(format!(
+                "--min-runs ({}) must be at most --max-runs ({}), which must be at least 1",
+                r.min_runs, r.max_runs
+            )));
+        }
+        check_point(threads, active_sets)?;
+        settings.points = if sweep.is_empty() {
+            vec![(threads, active_sets)]
+        } else {
+            sweep
+                .iter()
+                .map(|&c| {
+                    let a = (c * active_sets / threads).max(1);
+                    check_point(c, a).map(|_| (c, a))
+                })
+                .collect::<Result<_, _>>()?
+        };
+        Ok(SchedConfig { settings })
+    }
+
+    pub fn max_threads(&self) -> usize {
+        self.settings.points.iter().map(|p| p.0).max().unwrap_or(0)
+    }
+}
+
+fn check_point(c: usize, a: usize) -> Result<(), UsageError> {
+    if c < 2 || c % 2 != 0 {
+        return Err(UsageError::new(format!("-c must be an even number of threads, at least 2 (got {c})")));
+    }
+    if a == 0 || a > c {
+        return Err(UsageError::new(format!("-a must be from 1 to the thread count {c} (got {a})")));
+    }
+    if c % a != 0 {
+        return Err(UsageError::new(format!(
+            "{c} threads cannot form {a} equal active sets: -a must divide -c"
+        )));
+    }
+    Ok(())
+}
+
+/// One (threads, active sets) point: its runs and what they add up to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SchedPoint {
+    pub threads: usize,
+    pub active_sets: usize,
+    pub runs: Vec<SchedRun>,
+    pub mean_us_per_round: f64,
+    pub sd_us_per_round: f64,
+    pub ci95: Option<Interval>,
+    /// None when the point was interrupted.
+    pub verdict: Option<Verdict>,
+}
+
+impl SchedPoint {
+    fn of(threads: usize, active_sets: usize, runs: Vec<SchedRun>, verdict: Option<Verdict>) -> Self {
+        let values: Vec<f64> = runs.iter().map(|r| r.us_per_round).collect();
+        let summary = Summary::of(&values);
+        SchedPoint {
+            threads,
+            active_sets,
+            mean_us_per_round: summary.map_or(0.0, |s| s.mean),
+            sd_us_per_round: summary.map_or(0.0, |s| s.sd),
+            ci95: summary.as_ref().and_then(confidence_interval_95),
+            verdict,
+            runs,
+        }
+    }
+}
+
+/// A sched result: every point of the run or sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SchedResult {
+    pub settings: SchedSettings,
+    pub calibration: BurnCalibration,
+    pub points: Vec<SchedPoint>,
+}
+
+impl SchedResult {
+    pub fn headline(&self) -> String {
+        let done: Vec<&SchedPoint> = self.points.iter().filter(|p| !p.runs.is_empty()).collect();
+        match done.as_slice() {
+            [] => "no run completed".into(),
+            [p] => format!("c={} a={}: {:.2} us/round", p.threads, p.active_sets, p.mean_us_per_round),
+            many => format!(
+                "sweep c={}..{}: {:.2}..{:.2} us/round",
+                many[0].threads,
+                many[many.len() - 1].threads,
+                many.iter().map(|p| p.mean_us_per_round).fold(f64::INFINITY, f64::min),
+                many.iter().map(|p| p.mean_us_per_round).fold(0.0, f64::max)
+            ),
+        }
+    }
+}
+
+/// What a sched run reports as it goes.
+pub trait SchedObserver {
+    fn run_done(&mut self, _threads: usize, _active_sets: usize, _run_index: usize, _run: &SchedRun) {}
+    fn point_done(&mut self, _point: &SchedPoint) {}
+}
+
+/// Measures every point: runs of `duration_s` repeated until the confidence rule stops them.
+/// A stop (signal) ends the current point with the runs already complete and skips the rest.
+pub fn measure(config: &SchedConfig, calibration: BurnCalibration, stop: &AtomicBool, observer: &mut dyn SchedObserver) -> Result<SchedResult> {
+    let s = &config.settings;
+    let mut points = Vec::with_capacity(s.points.len());
+    for &(threads, active_sets) in &s.points {
+        let spec = RingSpec {
+            threads,
+            active_sets,
+            handoff_weight: s.handoff_weight,
+            compute_us: s.compute_us,
+            duration_ns: s.duration_s * 1_000_000_000,
+            loops_per_ms: calibration.loops_per_ms,
+            pin: s.pin,
+        };
+        let mut runs: Vec<SchedRun> = Vec::new();
+        let mut verdict = None;
+        while verdict.is_none() {
+            let Some(run) = run_once(spec, stop)? else {
+                break;
+            };
+            observer.run_done(threads, active_sets, runs.len(), &run);
+            runs.push(run);
+            let values: Vec<f64> = runs.iter().map(|r| r.us_per_round).collect();
+            verdict = s.rule.check(&values);
+        }
+        let point = SchedPoint::of(threads, active_sets, runs, verdict);
+        observer.point_done(&point);
+        let interrupted = point.verdict.is_none();
+        points.push(point);
+        if interrupted {
+            break;
+        }
+    }
+    Ok(SchedResult {
+        settings: s.clone(),
+        calibration,
+        points,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> SchedSettings {
+        SchedSettings {
+            handoff_weight: 90,
+            compute_us: 1,
+            duration_s: 1,
+            rule: ConfidenceRule {
+                target_pct: 5.0,
+                min_runs: 3,
+                max_runs: 10,
+            },
+            pin: false,
+            points: vec![],
+        }
+    }
+
+    #[test]
+    fn points_and_sweeps() {
+        let c = SchedConfig::new(settings(), 80, 40, &[]).unwrap();
+        assert_eq!(c.settings.points, vec![(80, 40)]);
+        let c = SchedConfig::new(settings(), 8, 4, &[2, 4, 16, 256]).unwrap();
+        assert_eq!(c.settings.points, vec![(2, 1), (4, 2), (16, 8), (256, 128)]);
+        assert_eq!(c.max_threads(), 256);
+    }
+
+    #[test]
+    fn bad_values_are_refused() {
+        let err = |s: SchedSettings, c, a, sweep: &[usize]| SchedConfig::new(s, c, a, sweep).unwrap_err().to_string();
+        assert!(err(settings(), 7, 1, &[]).contains("even"));
+        assert!(err(settings(), 8, 9, &[]).contains("-a"));
+        assert!(err(settings(), 8, 3, &[]).contains("divide"));
+        assert!(err(settings(), 8, 0, &[]).contains("-a"));
+        assert!(err(SchedSettings { handoff_weight: 101, ..settings() }, 8, 4, &[]).contains("-w"));
+        assert!(err(SchedSettings { duration_s: 0, ..settings() }, 8, 4, &[]).contains("-t"));
+        assert!(err(settings(), 8, 4, &[3]).contains("even"));
+    }
+}
