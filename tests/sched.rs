@@ -17,7 +17,10 @@ fn sched(r: &Value) -> &Value {
 }
 
 fn runs(r: &Value, point: usize) -> Vec<Value> {
-    sched(r)["points"][point]["runs"].as_array().unwrap().clone()
+    sched(r)["points"][point]["runs"]
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 const ONE_RUN: [&str; 6] = ["-t", "1", "--min-runs", "1", "--max-runs", "1"];
@@ -32,10 +35,21 @@ fn token_invariants_with_handoffs_only() {
     // One holder per set at a time: with the one passing it on, never more than two.
     assert_eq!(run["max_token_holders"], 1);
     assert_eq!(run["yields"], 0);
-    let per_thread: Vec<u64> = run["rounds_per_thread"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
+    let per_thread: Vec<u64> = run["rounds_per_thread"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
     assert_eq!(per_thread.len(), 8);
-    assert!(per_thread.iter().all(|&n| n > 0), "a thread took no round: {per_thread:?}");
-    assert_eq!(run["total_rounds"].as_u64().unwrap(), per_thread.iter().sum::<u64>());
+    assert!(
+        per_thread.iter().all(|&n| n > 0),
+        "a thread took no round: {per_thread:?}"
+    );
+    assert_eq!(
+        run["total_rounds"].as_u64().unwrap(),
+        per_thread.iter().sum::<u64>()
+    );
     assert_eq!(run["handoffs"], run["total_rounds"]);
 }
 
@@ -57,10 +71,15 @@ fn more_compute_per_round_costs_more_per_round() {
     let us = |r: &str| {
         let mut args = vec!["sched", "-c", "2", "-a", "1", "-w", "100", "-r", r];
         args.extend(ONE_RUN);
-        sched(&sb.json(&args))["points"][0]["mean_us_per_round"].as_f64().unwrap()
+        sched(&sb.json(&args))["points"][0]["mean_us_per_round"]
+            .as_f64()
+            .unwrap()
     };
     let (light, heavy) = (us("0"), us("200"));
-    assert!(heavy > light * 3.0 && heavy > 100.0, "r=0: {light} us/round, r=200: {heavy} us/round");
+    assert!(
+        heavy > light * 3.0 && heavy > 100.0,
+        "r=0: {light} us/round, r=200: {heavy} us/round"
+    );
 }
 
 #[test]
@@ -68,7 +87,9 @@ fn output_format_2_is_c_a_value_lines() {
     let sb = Sandbox::new();
     let out = sb
         .cmd()
-        .args(["sched", "-q", "-o", "2", "-c", "4", "-a", "2", "--sweep", "2,4"])
+        .args([
+            "sched", "-q", "-o", "2", "-c", "4", "-a", "2", "--sweep", "2,4",
+        ])
         .args(ONE_RUN)
         .output()
         .unwrap();
@@ -79,13 +100,40 @@ fn output_format_2_is_c_a_value_lines() {
     for (line, (c, a)) in lines.iter().zip([(2, 1), (4, 2)]) {
         let parts: Vec<&str> = line.split(", ").collect();
         assert_eq!(parts.len(), 3, "{line}");
-        assert_eq!((parts[0], parts[1]), (c.to_string().as_str(), a.to_string().as_str()));
+        assert_eq!(
+            (parts[0], parts[1]),
+            (c.to_string().as_str(), a.to_string().as_str())
+        );
         let v: f64 = parts[2].parse().unwrap();
-        assert!(v > 0.0 && parts[2].split('.').nth(1).map(str::len) == Some(2), "{line}");
+        assert!(
+            v > 0.0 && parts[2].split('.').nth(1).map(str::len) == Some(2),
+            "{line}"
+        );
     }
-    let out = sb.cmd().args(["sched", "-o", "1", "-c", "2", "-a", "1", "-t", "1", "--min-runs", "2", "--max-runs", "2"]).output().unwrap();
+    let out = sb
+        .cmd()
+        .args([
+            "sched",
+            "-o",
+            "1",
+            "-c",
+            "2",
+            "-a",
+            "1",
+            "-t",
+            "1",
+            "--min-runs",
+            "2",
+            "--max-runs",
+            "2",
+        ])
+        .output()
+        .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.lines().filter(|l| l.starts_with("2, 1, ")).count() == 2, "{text}");
+    assert!(
+        text.lines().filter(|l| l.starts_with("2, 1, ")).count() == 2,
+        "{text}"
+    );
 }
 
 #[test]
@@ -106,7 +154,25 @@ fn the_confidence_loop_stops_early_or_at_the_maximum() {
     let p = &sched(&r)["points"][0];
     assert_eq!(p["verdict"], "max_runs");
     assert_eq!(p["runs"].as_array().unwrap().len(), 4);
-    let out = sb.cmd().args(["sched", "-c", "4", "-a", "2", "-t", "1", "--ci", "0.000001", "--min-runs", "2", "--max-runs", "2"]).output().unwrap();
+    let out = sb
+        .cmd()
+        .args([
+            "sched",
+            "-c",
+            "4",
+            "-a",
+            "2",
+            "-t",
+            "1",
+            "--ci",
+            "0.000001",
+            "--min-runs",
+            "2",
+            "--max-runs",
+            "2",
+        ])
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("over 2 runs; target ±0.000001% NOT met"));
 }
 
@@ -120,10 +186,22 @@ fn a_sweep_stores_every_point_in_one_result() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|p| (p["threads"].as_u64().unwrap(), p["active_sets"].as_u64().unwrap()))
+        .map(|p| {
+            (
+                p["threads"].as_u64().unwrap(),
+                p["active_sets"].as_u64().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(points, vec![(2, 1), (4, 2), (8, 4), (16, 8)]);
-    let text = String::from_utf8(sb.cmd().args(["results", "show", "1"]).output().unwrap().stdout).unwrap();
+    let text = String::from_utf8(
+        sb.cmd()
+            .args(["results", "show", "1"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
     assert!(text.contains("threads  active   us/round"), "{text}");
 }
 
@@ -141,11 +219,15 @@ fn a_thousand_threads_run() {
 fn a_low_descriptor_limit_is_reported_up_front() {
     let sb = Sandbox::new();
     let mut cmd = StdCommand::new(assert_cmd::cargo::cargo_bin("hostbench"));
-    cmd.args(["sched", "-c", "1024", "-a", "512", "-t", "1"]).env("HOSTBENCH_DB", sb.db());
+    cmd.args(["sched", "-c", "1024", "-a", "512", "-t", "1"])
+        .env("HOSTBENCH_DB", sb.db());
     // SAFETY: setrlimit between fork and exec.
     unsafe {
         cmd.pre_exec(|| {
-            let lim = libc::rlimit { rlim_cur: 256, rlim_max: 256 };
+            let lim = libc::rlimit {
+                rlim_cur: 256,
+                rlim_max: 256,
+            };
             libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
             Ok(())
         });
@@ -153,7 +235,10 @@ fn a_low_descriptor_limit_is_reported_up_front() {
     let out = cmd.output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("file descriptors") && err.contains("ulimit -n"), "{err}");
+    assert!(
+        err.contains("file descriptors") && err.contains("ulimit -n"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -181,7 +266,19 @@ fn bad_options_exit_2() {
 fn ctrl_c_keeps_the_completed_runs() {
     let sb = Sandbox::new();
     let child = StdCommand::new(assert_cmd::cargo::cargo_bin("hostbench"))
-        .args(["sched", "-c", "4", "-a", "2", "-t", "1", "--ci", "0.000001", "--max-runs", "30"])
+        .args([
+            "sched",
+            "-c",
+            "4",
+            "-a",
+            "2",
+            "-t",
+            "1",
+            "--ci",
+            "0.000001",
+            "--max-runs",
+            "30",
+        ])
         .env("HOSTBENCH_DB", sb.db())
         .env("HOSTBENCH_CACHE_DIR", sb.cache_dir())
         .stdout(Stdio::piped())

@@ -60,7 +60,9 @@ pub enum Command {
     )]
     Interactive(Box<interactive::InteractiveArgs>),
     /// reflex: scheduler cost per round with a tunable number of runnable threads
-    #[command(override_usage = "hostbench sched [-w W] [-r US] [-c C] [-a A] [-t S] [-o 0|1|2] [-q] [--sweep C,C,...] [--pin]")]
+    #[command(
+        override_usage = "hostbench sched [-w W] [-r US] [-c C] [-a A] [-t S] [-o 0|1|2] [-q] [--sweep C,C,...] [--pin]"
+    )]
     Sched(sched::SchedArgs),
     /// The stored results: list them, show one
     #[command(subcommand)]

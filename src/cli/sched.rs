@@ -20,7 +20,12 @@ pub struct SchedArgs {
     #[arg(short = 'w', long = "weight", value_name = "W", default_value_t = 90)]
     pub weight: u32,
     /// Microseconds of computing in each round
-    #[arg(short = 'r', long = "compute-us", value_name = "US", default_value_t = 1)]
+    #[arg(
+        short = 'r',
+        long = "compute-us",
+        value_name = "US",
+        default_value_t = 1
+    )]
     pub compute_us: u64,
     /// Threads (even)
     #[arg(short = 'c', long = "threads", value_name = "C", default_value_t = 80)]
@@ -29,7 +34,12 @@ pub struct SchedArgs {
     #[arg(short = 'a', long = "active", value_name = "A", default_value_t = 40)]
     pub active: usize,
     /// Seconds per run
-    #[arg(short = 't', long = "time", value_name = "SECONDS", default_value_t = 20)]
+    #[arg(
+        short = 't',
+        long = "time",
+        value_name = "SECONDS",
+        default_value_t = 20
+    )]
     pub time_s: u64,
     /// Output: 0 for people, 1 one line per run, 2 "c, a, us/round" per point
     #[arg(short = 'o', long = "output", value_name = "FORMAT", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=2))]
@@ -116,13 +126,20 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     } else if !global.quiet {
         println!("Stored as result {id} in {}.", store.path().display());
     }
-    Ok(if stop.is_requested() { stop.exit_code() } else { 0 })
+    Ok(if stop.is_requested() {
+        stop.exit_code()
+    } else {
+        0
+    })
 }
 
 /// Each thread has a pipe (two descriptors): check the limit before starting, and raise the
 /// soft limit to the hard one if that is enough.
 fn ensure_fd_limit(needed: u64, threads: usize) -> Result<()> {
-    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
     // SAFETY: a valid rlimit to fill.
     if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
         return Err(std::io::Error::last_os_error()).context("reading the file descriptor limit");
@@ -131,7 +148,10 @@ fn ensure_fd_limit(needed: u64, threads: usize) -> Result<()> {
         return Ok(());
     }
     if lim.rlim_max >= needed {
-        let raised = libc::rlimit { rlim_cur: needed, rlim_max: lim.rlim_max };
+        let raised = libc::rlimit {
+            rlim_cur: needed,
+            rlim_max: lim.rlim_max,
+        };
         // SAFETY: a valid rlimit; raising the soft limit up to the hard one needs no privilege.
         if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
             return Ok(());
@@ -165,8 +185,18 @@ impl Console {
 impl SchedObserver for Console {
     fn run_done(&mut self, threads: usize, active_sets: usize, index: usize, run: &SchedRun) {
         match self.format {
-            1 => self.say(&render::sched::run_line_o1(threads, active_sets, index, run)),
-            0 if !self.quiet => self.say(&render::sched::run_line_human(threads, active_sets, index, run)),
+            1 => self.say(&render::sched::run_line_o1(
+                threads,
+                active_sets,
+                index,
+                run,
+            )),
+            0 if !self.quiet => self.say(&render::sched::run_line_human(
+                threads,
+                active_sets,
+                index,
+                run,
+            )),
             _ => {}
         }
     }

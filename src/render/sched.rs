@@ -9,12 +9,19 @@ use crate::suites::sched::{SchedPoint, SchedResult, SchedSettings};
 
 /// `-o 1`: one line per run.
 pub fn run_line_o1(threads: usize, active_sets: usize, index: usize, run: &SchedRun) -> String {
-    format!("{threads}, {active_sets}, {}, {:.2}", index + 1, run.us_per_round)
+    format!(
+        "{threads}, {active_sets}, {}, {:.2}",
+        index + 1,
+        run.us_per_round
+    )
 }
 
 /// `-o 2`: reflex's sample format.
 pub fn point_line_o2(p: &SchedPoint) -> String {
-    format!("{}, {}, {:.2}", p.threads, p.active_sets, p.mean_us_per_round)
+    format!(
+        "{}, {}, {:.2}",
+        p.threads, p.active_sets, p.mean_us_per_round
+    )
 }
 
 /// `-o 0`: a run as it completes.
@@ -39,7 +46,9 @@ pub fn point_human(p: &SchedPoint, s: &SchedSettings) -> String {
         .unwrap_or_default();
     let verdict = match p.verdict {
         Some(Verdict::TargetMet) => format!("target ±{}% met", s.rule.target_pct),
-        Some(Verdict::MaxRuns) => format!("target ±{}% NOT met after --max-runs", s.rule.target_pct),
+        Some(Verdict::MaxRuns) => {
+            format!("target ±{}% NOT met after --max-runs", s.rule.target_pct)
+        }
         None => "interrupted".into(),
     };
     let _ = writeln!(
@@ -62,13 +71,22 @@ pub fn point_human(p: &SchedPoint, s: &SchedSettings) -> String {
 
 /// Rounds per thread (min / mean / max over all runs) and the context switches per second.
 fn fairness(p: &SchedPoint) -> Option<String> {
-    let all: Vec<u64> = p.runs.iter().flat_map(|r| r.rounds_per_thread.iter().copied()).collect();
+    let all: Vec<u64> = p
+        .runs
+        .iter()
+        .flat_map(|r| r.rounds_per_thread.iter().copied())
+        .collect();
     let (min, max) = (*all.iter().min()?, *all.iter().max()?);
     let mean = all.iter().sum::<u64>() as f64 / all.len() as f64;
     let secs: f64 = p.runs.iter().map(|r| r.wall_ns as f64 / 1e9).sum();
     let vol: u64 = p.runs.iter().map(|r| r.voluntary_csw).sum();
     let invol: u64 = p.runs.iter().map(|r| r.involuntary_csw).sum();
-    let holders = p.runs.iter().map(|r| r.max_token_holders).max().unwrap_or(0);
+    let holders = p
+        .runs
+        .iter()
+        .map(|r| r.max_token_holders)
+        .max()
+        .unwrap_or(0);
     Some(format!(
         "rounds per thread per run: min {min}, mean {mean:.0}, max {max}; context switches per second: {:.0} voluntary, {:.0} involuntary; most token holders in a set: {holders}",
         vol as f64 / secs,
@@ -85,7 +103,10 @@ pub fn sweep_table(r: &SchedResult) -> String {
         "threads", "active", "us/round", "±95%CI", "runs", "target", "rounds/thread min-max"
     );
     for p in &r.points {
-        let all = p.runs.iter().flat_map(|r| r.rounds_per_thread.iter().copied());
+        let all = p
+            .runs
+            .iter()
+            .flat_map(|r| r.rounds_per_thread.iter().copied());
         let (min, max) = all.fold((u64::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
         let _ = writeln!(
             out,
@@ -100,7 +121,11 @@ pub fn sweep_table(r: &SchedResult) -> String {
                 Some(Verdict::MaxRuns) => "not met",
                 None => "stopped",
             },
-            if p.runs.is_empty() { "-".to_string() } else { format!("{min}-{max}") }
+            if p.runs.is_empty() {
+                "-".to_string()
+            } else {
+                format!("{min}-{max}")
+            }
         );
     }
     out
@@ -171,7 +196,11 @@ mod tests {
             handoff_weight: 90,
             compute_us: 1,
             duration_s: 40,
-            rule: ConfidenceRule { target_pct: 5.0, min_runs: 3, max_runs: 1 },
+            rule: ConfidenceRule {
+                target_pct: 5.0,
+                min_runs: 3,
+                max_runs: 1,
+            },
             pin: false,
             points: vec![(80, 40)],
         };

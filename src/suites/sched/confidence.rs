@@ -29,7 +29,10 @@ impl ConfidenceRule {
     pub fn check(&self, samples: &[f64]) -> Option<Verdict> {
         let n = samples.len();
         if n >= self.min_runs.max(2) {
-            if let Some(ci) = Summary::of(samples).as_ref().and_then(confidence_interval_95) {
+            if let Some(ci) = Summary::of(samples)
+                .as_ref()
+                .and_then(confidence_interval_95)
+            {
                 if ci.half_width_pct() <= self.target_pct {
                     return Some(Verdict::TargetMet);
                 }
@@ -59,7 +62,9 @@ mod tests {
     fn goes_on_while_noisy_and_gives_up_at_max() {
         let noisy = [40.0, 60.0, 45.0];
         assert_eq!(RULE.check(&noisy), None);
-        let many: Vec<f64> = (0..10).map(|i| if i % 2 == 0 { 30.0 } else { 70.0 }).collect();
+        let many: Vec<f64> = (0..10)
+            .map(|i| if i % 2 == 0 { 30.0 } else { 70.0 })
+            .collect();
         assert_eq!(RULE.check(&many), Some(Verdict::MaxRuns));
     }
 
@@ -69,9 +74,15 @@ mod tests {
         let s = [90.0, 110.0, 90.0, 110.0];
         let sd = Summary::of(&s).unwrap().sd;
         assert!((sd - 11.547).abs() < 1e-3);
-        let loose = ConfidenceRule { target_pct: 20.0, ..RULE };
+        let loose = ConfidenceRule {
+            target_pct: 20.0,
+            ..RULE
+        };
         assert_eq!(loose.check(&s), Some(Verdict::TargetMet));
-        let tight = ConfidenceRule { target_pct: 15.0, ..RULE };
+        let tight = ConfidenceRule {
+            target_pct: 15.0,
+            ..RULE
+        };
         assert_eq!(tight.check(&s), None);
     }
 }

@@ -41,9 +41,17 @@ pub struct SchedConfig {
 impl SchedConfig {
     /// `sweep`: thread counts to run instead of `threads`, each with the same ratio of active
     /// sets to threads as `active_sets / threads`.
-    pub fn new(mut settings: SchedSettings, threads: usize, active_sets: usize, sweep: &[usize]) -> Result<Self, UsageError> {
+    pub fn new(
+        mut settings: SchedSettings,
+        threads: usize,
+        active_sets: usize,
+        sweep: &[usize],
+    ) -> Result<Self, UsageError> {
         if settings.handoff_weight > 100 {
-            return Err(UsageError::new(format!("-w must be from 0 to 100 (got {})", settings.handoff_weight)));
+            return Err(UsageError::new(format!(
+                "-w must be from 0 to 100 (got {})",
+                settings.handoff_weight
+            )));
         }
         if settings.duration_s == 0 {
             return Err(UsageError::new("-t must be at least 1 second (got 0)"));
@@ -80,10 +88,14 @@ impl SchedConfig {
 
 fn check_point(c: usize, a: usize) -> Result<(), UsageError> {
     if c < 2 || c % 2 != 0 {
-        return Err(UsageError::new(format!("-c must be an even number of threads, at least 2 (got {c})")));
+        return Err(UsageError::new(format!(
+            "-c must be an even number of threads, at least 2 (got {c})"
+        )));
     }
     if a == 0 || a > c {
-        return Err(UsageError::new(format!("-a must be from 1 to the thread count {c} (got {a})")));
+        return Err(UsageError::new(format!(
+            "-a must be from 1 to the thread count {c} (got {a})"
+        )));
     }
     if c % a != 0 {
         return Err(UsageError::new(format!(
@@ -107,7 +119,12 @@ pub struct SchedPoint {
 }
 
 impl SchedPoint {
-    fn of(threads: usize, active_sets: usize, runs: Vec<SchedRun>, verdict: Option<Verdict>) -> Self {
+    fn of(
+        threads: usize,
+        active_sets: usize,
+        runs: Vec<SchedRun>,
+        verdict: Option<Verdict>,
+    ) -> Self {
         let values: Vec<f64> = runs.iter().map(|r| r.us_per_round).collect();
         let summary = Summary::of(&values);
         SchedPoint {
@@ -135,12 +152,17 @@ impl SchedResult {
         let done: Vec<&SchedPoint> = self.points.iter().filter(|p| !p.runs.is_empty()).collect();
         match done.as_slice() {
             [] => "no run completed".into(),
-            [p] => format!("c={} a={}: {:.2} us/round", p.threads, p.active_sets, p.mean_us_per_round),
+            [p] => format!(
+                "c={} a={}: {:.2} us/round",
+                p.threads, p.active_sets, p.mean_us_per_round
+            ),
             many => format!(
                 "sweep c={}..{}: {:.2}..{:.2} us/round",
                 many[0].threads,
                 many[many.len() - 1].threads,
-                many.iter().map(|p| p.mean_us_per_round).fold(f64::INFINITY, f64::min),
+                many.iter()
+                    .map(|p| p.mean_us_per_round)
+                    .fold(f64::INFINITY, f64::min),
                 many.iter().map(|p| p.mean_us_per_round).fold(0.0, f64::max)
             ),
         }
@@ -149,13 +171,25 @@ impl SchedResult {
 
 /// What a sched run reports as it goes.
 pub trait SchedObserver {
-    fn run_done(&mut self, _threads: usize, _active_sets: usize, _run_index: usize, _run: &SchedRun) {}
+    fn run_done(
+        &mut self,
+        _threads: usize,
+        _active_sets: usize,
+        _run_index: usize,
+        _run: &SchedRun,
+    ) {
+    }
     fn point_done(&mut self, _point: &SchedPoint) {}
 }
 
 /// Measures every point: runs of `duration_s` repeated until the confidence rule stops them.
 /// A stop (signal) ends the current point with the runs already complete and skips the rest.
-pub fn measure(config: &SchedConfig, calibration: BurnCalibration, stop: &AtomicBool, observer: &mut dyn SchedObserver) -> Result<SchedResult> {
+pub fn measure(
+    config: &SchedConfig,
+    calibration: BurnCalibration,
+    stop: &AtomicBool,
+    observer: &mut dyn SchedObserver,
+) -> Result<SchedResult> {
     let s = &config.settings;
     let mut points = Vec::with_capacity(s.points.len());
     for &(threads, active_sets) in &s.points {
@@ -224,13 +258,33 @@ mod tests {
 
     #[test]
     fn bad_values_are_refused() {
-        let err = |s: SchedSettings, c, a, sweep: &[usize]| SchedConfig::new(s, c, a, sweep).unwrap_err().to_string();
+        let err = |s: SchedSettings, c, a, sweep: &[usize]| {
+            SchedConfig::new(s, c, a, sweep).unwrap_err().to_string()
+        };
         assert!(err(settings(), 7, 1, &[]).contains("even"));
         assert!(err(settings(), 8, 9, &[]).contains("-a"));
         assert!(err(settings(), 8, 3, &[]).contains("divide"));
         assert!(err(settings(), 8, 0, &[]).contains("-a"));
-        assert!(err(SchedSettings { handoff_weight: 101, ..settings() }, 8, 4, &[]).contains("-w"));
-        assert!(err(SchedSettings { duration_s: 0, ..settings() }, 8, 4, &[]).contains("-t"));
+        assert!(err(
+            SchedSettings {
+                handoff_weight: 101,
+                ..settings()
+            },
+            8,
+            4,
+            &[]
+        )
+        .contains("-w"));
+        assert!(err(
+            SchedSettings {
+                duration_s: 0,
+                ..settings()
+            },
+            8,
+            4,
+            &[]
+        )
+        .contains("-t"));
         assert!(err(settings(), 8, 4, &[3]).contains("even"));
     }
 }

@@ -102,7 +102,8 @@ fn write_token(fd: &OwnedFd) {
     loop {
         // SAFETY: valid descriptor and a one-byte buffer.
         let n = unsafe { libc::write(fd.as_raw_fd(), (&b as *const u8).cast(), 1) };
-        if n == 1 || !(n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)) {
+        if n == 1 || !(n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR))
+        {
             return;
         }
     }
@@ -124,7 +125,13 @@ struct StartGate {
     ready: AtomicUsize,
 }
 
-fn member_loop(m: Member, spec: RingSpec, burner: Burner, stop: Arc<AtomicBool>, start: Arc<StartGate>) -> Tally {
+fn member_loop(
+    m: Member,
+    spec: RingSpec,
+    burner: Burner,
+    stop: Arc<AtomicBool>,
+    start: Arc<StartGate>,
+) -> Tally {
     sched::name_current_thread("hb-reflex");
     if let Some(cpu) = m.cpu {
         let _ = sched::pin_to_cpu(cpu);
@@ -197,7 +204,10 @@ pub fn run_once(spec: RingSpec, stop: &AtomicBool) -> Result<Option<SchedRun>> {
         gate: RwLock::new(()),
         ready: AtomicUsize::new(0),
     });
-    let closed = start_gate.gate.write().map_err(|_| anyhow!("start gate poisoned"))?;
+    let closed = start_gate
+        .gate
+        .write()
+        .map_err(|_| anyhow!("start gate poisoned"))?;
     let burner = Burner {
         loops_per_ms: spec.loops_per_ms,
     };
@@ -231,7 +241,10 @@ pub fn run_once(spec: RingSpec, stop: &AtomicBool) -> Result<Option<SchedRun>> {
                     drop(closed);
                     writes.iter().for_each(|w| write_token(w));
                     handles.into_iter().for_each(|h| drop(h.join()));
-                    return Err(anyhow!("starting thread {} of {c}: {e} (is the thread limit too low?)", i + 1));
+                    return Err(anyhow!(
+                        "starting thread {} of {c}: {e} (is the thread limit too low?)",
+                        i + 1
+                    ));
                 }
             }
         }
@@ -297,7 +310,9 @@ fn allowed_cpus() -> Vec<usize> {
         if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
             Vec::new()
         } else {
-            (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
+            (0..libc::CPU_SETSIZE as usize)
+                .filter(|&c| libc::CPU_ISSET(c, &set))
+                .collect()
         }
     };
     if cpus.is_empty() {
@@ -325,19 +340,27 @@ mod tests {
 
     #[test]
     fn handoffs_only_keep_at_most_two_holders_per_set() {
-        let r = run_once(spec(8, 2, 100), &AtomicBool::new(false)).unwrap().unwrap();
+        let r = run_once(spec(8, 2, 100), &AtomicBool::new(false))
+            .unwrap()
+            .unwrap();
         assert_eq!(r.yields, 0);
         assert!(r.handoffs > 0);
         // One holder at a time means at most two holding or passing (during a hand-off).
         assert_eq!(r.max_token_holders, 1);
-        assert!(r.rounds_per_thread.iter().all(|&n| n > 0), "{:?}", r.rounds_per_thread);
+        assert!(
+            r.rounds_per_thread.iter().all(|&n| n > 0),
+            "{:?}",
+            r.rounds_per_thread
+        );
         assert_eq!(r.total_rounds, r.rounds_per_thread.iter().sum::<u64>());
         assert!(r.us_per_round > 0.0);
     }
 
     #[test]
     fn yields_only_never_hand_off() {
-        let r = run_once(spec(4, 2, 0), &AtomicBool::new(false)).unwrap().unwrap();
+        let r = run_once(spec(4, 2, 0), &AtomicBool::new(false))
+            .unwrap()
+            .unwrap();
         assert_eq!(r.handoffs, 0);
         assert!(r.yields > 0);
         // Only the first member of each set ever held a token.
@@ -347,7 +370,9 @@ mod tests {
 
     #[test]
     fn a_stop_abandons_the_run() {
-        assert!(run_once(spec(2, 1, 100), &AtomicBool::new(true)).unwrap().is_none());
+        assert!(run_once(spec(2, 1, 100), &AtomicBool::new(true))
+            .unwrap()
+            .is_none());
     }
 
     #[test]
