@@ -57,7 +57,7 @@ impl SchedConfig {
             return Err(UsageError::new("-t must be at least 1 second (got 0)"));
         }
         let r = &settings.rule;
-        if !(r.target_pct > 0.0) {
+        if r.target_pct.is_nan() || r.target_pct <= 0.0 {
             return Err(UsageError::new("--ci must be a percentage above 0"));
         }
         if r.max_runs == 0 || r.min_runs > r.max_runs {
