@@ -1,7 +1,7 @@
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::suites::interactive::worker::{self, WorkerSpec};
+use crate::workers::roles::{self, WorkerSpec};
 
 /// The hidden subcommand a coordinator starts its worker processes with.
 #[derive(Debug, Args)]
@@ -12,6 +12,6 @@ pub struct WorkerArgs {
 
 pub fn exec(args: &WorkerArgs) -> Result<i32> {
     let spec: WorkerSpec = serde_json::from_str(&args.spec).context("malformed worker spec")?;
-    worker::run(spec)?;
+    roles::run(spec)?;
     Ok(0)
 }

@@ -2,6 +2,7 @@
 
 pub mod clock;
 pub mod host;
+pub mod private_dir;
 pub mod rusage;
 pub mod sched;
 pub mod sem;

@@ -88,13 +88,24 @@ pub fn set_nice(nice: i32) -> io::Result<()> {
 
 /// The first CPU of this process's affinity mask.
 pub fn first_allowed_cpu() -> Option<usize> {
+    allowed_cpus().first().copied()
+}
+
+/// Every CPU in this process's affinity mask, in order (CPU 0 if it cannot be read).
+pub fn allowed_cpus() -> Vec<usize> {
     // SAFETY: cpu_set_t is plain data.
-    unsafe {
+    let cpus: Vec<usize> = unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return None;
+            Vec::new()
+        } else {
+            (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
         }
-        (0..libc::CPU_SETSIZE as usize).find(|&c| libc::CPU_ISSET(c, &set))
+    };
+    if cpus.is_empty() {
+        vec![0]
+    } else {
+        cpus
     }
 }
 

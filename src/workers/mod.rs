@@ -12,6 +12,8 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 
+pub mod roles;
+
 use anyhow::{anyhow, bail, Context, Result};
 use serde::de::DeserializeOwned;
 

@@ -1,4 +1,4 @@
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
@@ -7,13 +7,15 @@ use serde::{Deserialize, Serialize};
 use super::benches::{Bench, Load};
 use super::config::InteractiveConfig;
 use super::sim::Profile;
-use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec, WorkerSpec};
+use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec};
+use crate::workers::roles::WorkerSpec;
 use super::{InteractiveResult, Measurement};
 use crate::calibration::{
     burn_calibration, burn_loops, measure_rate, BurnCalibration, BURN_BUDGET,
 };
 use crate::loads::{self, LoadReport, LoadSpec};
 use crate::platform::clock::{monotonic_ns, sleep_until_ns};
+use crate::platform::private_dir::PrivateDir;
 use crate::platform::rusage::Usage;
 use crate::platform::sched;
 use crate::workers::Worker;
@@ -72,25 +74,6 @@ pub struct InteractiveOutcome {
     pub failure: Option<String>,
 }
 
-/// The private directory of a run's files, removed with everything in it on every path out.
-struct WorkDir {
-    path: PathBuf,
-}
-
-impl WorkDir {
-    fn create(parent: &Path) -> Result<WorkDir> {
-        let path = parent.join(format!(".hostbench-interactive-{}", std::process::id()));
-        std::fs::create_dir_all(&path).with_context(|| format!("creating {}", path.display()))?;
-        Ok(WorkDir { path })
-    }
-}
-
-impl Drop for WorkDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
-
 /// Sleeps `ms`, or less if `stop` is set; returns whether the whole time passed.
 fn sleep_unless_stopped(ms: u64, stop: &AtomicBool) -> bool {
     let end = monotonic_ns() + ms * 1_000_000;
@@ -142,9 +125,9 @@ pub fn run(
         observer.note(&format!("{} skipped: {}", s.load.name(), s.reason));
     }
 
-    let workdir = WorkDir::create(&config.workdir)?;
-    let write_file = workdir.path.join("write.dat");
-    let read_file = workdir.path.join("read.dat");
+    let workdir = PrivateDir::create(&config.workdir, "interactive").with_context(|| format!("creating a directory in {}", config.workdir.display()))?;
+    let write_file = workdir.path().join("write.dat");
+    let read_file = workdir.path().join("read.dat");
     let needs_read = plan.pairs.iter().any(|(_, l)| l.uses_files().1);
     let mut failure = None;
     if needs_read {

@@ -2,7 +2,6 @@
 //! the load worker (one background load). Each answers the coordinator's `start` and `stop`
 //! (see `crate::workers`) and ends by printing its report.
 
-use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -16,14 +15,7 @@ use crate::loads::{self, LoadReport, LoadSpec};
 use crate::platform::clock::monotonic_ns;
 use crate::platform::rusage::Usage;
 use crate::platform::sched::{self, Policy, RT_BENCH_PRIORITY, TIMEKEEPER_PRIORITY};
-
-/// What the coordinator asks a worker to be.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "role", rename_all = "lowercase")]
-pub enum WorkerSpec {
-    Bench(BenchSpec),
-    Load(LoadWorkerSpec),
-}
+use crate::workers::roles::Channel;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BenchSpec {
@@ -64,73 +56,59 @@ pub struct BenchReport {
     pub memory_locked: bool,
 }
 
-/// Runs a worker on this process's standard input and output.
-pub fn run(spec: WorkerSpec) -> Result<()> {
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock().lines();
-    let mut out = std::io::stdout().lock();
-    let mut say = |line: &str| -> Result<()> {
-        writeln!(out, "{line}")?;
-        out.flush().context("writing to the coordinator")
-    };
-    // `start` (or nothing, if the coordinator gave up before starting us).
-    let mut wait_for =
-        |word: &str| -> bool { matches!(input.next(), Some(Ok(line)) if line == word) };
-    match spec {
-        WorkerSpec::Load(spec) => {
-            if spec.nice != 0 {
-                sched::set_nice(spec.nice).context("setting the load's nice level (-N)")?;
-            }
-            say("ready")?;
-            if !wait_for("start") {
-                return Ok(());
-            }
-            let handle = loads::start(&spec.load)?;
-            say("started")?;
-            wait_for("stop");
-            let report: LoadReport = handle.stop()?;
-            say(&format!("report {}", serde_json::to_string(&report)?))
-        }
-        WorkerSpec::Bench(spec) => {
-            if spec.nice != 0 {
-                sched::set_nice(spec.nice).context("setting the bench's nice level (-B)")?;
-            }
-            // A page fault in a real-time task is a latency the scheduler did not cause.
-            let memory_locked = sched::lock_memory().is_ok();
-            let capacity = sim::expected_samples(spec.bench, spec.custom, spec.duration_ns);
-            let recorder = LatencyRecorder::new(capacity, 3_600_000_000_000)?;
-            say("ready")?;
-            if !wait_for("start") {
-                return Ok(());
-            }
-            let stop = Arc::new(AtomicBool::new(false));
-            let before = Usage::process();
-            let start = monotonic_ns();
-            let task = start_task(&spec, recorder, Arc::clone(&stop))?;
-            say("started")?;
-            wait_for("stop");
-            stop.store(true, Ordering::SeqCst);
-            let (recorder, counts, timer, task_policy) = task
-                .join()
-                .map_err(|_| anyhow!("the simulated task panicked"))??;
-            let wall_ns = monotonic_ns() - start;
-            let cpu_ns = Usage::process().since(&before).cpu_ns();
-            let latency = recorder.summary();
-            let (samples_ns, samples_truncated) = recorder.into_samples();
-            let report = BenchReport {
-                counts,
-                latency,
-                samples_ns,
-                samples_truncated,
-                wall_ns,
-                cpu_ns,
-                task_policy,
-                timer,
-                memory_locked,
-            };
-            say(&format!("report {}", serde_json::to_string(&report)?))
-        }
+/// The load worker: starts its load on `start`, stops it on `stop`, reports.
+pub fn run_load(spec: LoadWorkerSpec, ch: &mut Channel) -> Result<()> {
+    if spec.nice != 0 {
+        sched::set_nice(spec.nice).context("setting the load's nice level (-N)")?;
     }
+    ch.say("ready")?;
+    if !ch.wait_for("start") {
+        return Ok(());
+    }
+    let handle = loads::start(&spec.load)?;
+    ch.say("started")?;
+    ch.wait_for("stop");
+    let report: LoadReport = handle.stop()?;
+    ch.report(&report)
+}
+
+/// The bench worker: runs its simulated task from `start` to `stop` and reports what it
+/// measured.
+pub fn run_bench(spec: BenchSpec, ch: &mut Channel) -> Result<()> {
+    if spec.nice != 0 {
+        sched::set_nice(spec.nice).context("setting the bench's nice level (-B)")?;
+    }
+    // A page fault in a real-time task is a latency the scheduler did not cause.
+    let memory_locked = sched::lock_memory().is_ok();
+    let capacity = sim::expected_samples(spec.bench, spec.custom, spec.duration_ns);
+    let recorder = LatencyRecorder::new(capacity, 3_600_000_000_000)?;
+    ch.say("ready")?;
+    if !ch.wait_for("start") {
+        return Ok(());
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let before = Usage::process();
+    let start = monotonic_ns();
+    let task = start_task(&spec, recorder, Arc::clone(&stop))?;
+    ch.say("started")?;
+    ch.wait_for("stop");
+    stop.store(true, Ordering::SeqCst);
+    let (recorder, counts, timer, task_policy) = task.join().map_err(|_| anyhow!("the simulated task panicked"))??;
+    let wall_ns = monotonic_ns() - start;
+    let cpu_ns = Usage::process().since(&before).cpu_ns();
+    let latency = recorder.summary();
+    let (samples_ns, samples_truncated) = recorder.into_samples();
+    ch.report(&BenchReport {
+        counts,
+        latency,
+        samples_ns,
+        samples_truncated,
+        wall_ns,
+        cpu_ns,
+        task_policy,
+        timer,
+        memory_locked,
+    })
 }
 
 type TaskOutcome = Result<(LatencyRecorder, DeadlineCounts, Option<TimerStats>, Policy)>;

@@ -198,7 +198,7 @@ pub fn run_once(spec: RingSpec, stop: &AtomicBool) -> Result<Option<SchedRun>> {
         reads.push(Arc::new(r));
         writes.push(Arc::new(w));
     }
-    let cpus = allowed_cpus();
+    let cpus = sched::allowed_cpus();
     let run_stop = Arc::new(AtomicBool::new(false));
     let start_gate = Arc::new(StartGate {
         gate: RwLock::new(()),
@@ -303,24 +303,6 @@ pub fn run_once(spec: RingSpec, stop: &AtomicBool) -> Result<Option<SchedRun>> {
     }))
 }
 
-fn allowed_cpus() -> Vec<usize> {
-    // SAFETY: cpu_set_t is plain data.
-    let cpus: Vec<usize> = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            Vec::new()
-        } else {
-            (0..libc::CPU_SETSIZE as usize)
-                .filter(|&c| libc::CPU_ISSET(c, &set))
-                .collect()
-        }
-    };
-    if cpus.is_empty() {
-        vec![0]
-    } else {
-        cpus
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,353 @@
+//! `index`: UnixBench. Micro-benchmarks run for constant time in one or more passes of N
+//! parallel copies, scored against the baseline machine George into the BYTE index.
+//! See docs/index.md.
+
+pub mod programs;
+pub mod registry;
+pub mod scoring;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context, Result};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::error::UsageError;
+use crate::stats::{confidence_interval_95, Summary};
+use crate::platform::private_dir::PrivateDir;
+use crate::platform::sched;
+use crate::workers::Worker;
+use registry::{Category, TestInfo};
+use scoring::{CopyReport, Pass};
+
+/// The settings of an index run, as stored with its result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexSettings {
+    /// The names given (tests and aliases).
+    pub requested: Vec<String>,
+    /// The tests they expand to, in order.
+    pub tests: Vec<String>,
+    /// Copies per pass: one pass per entry.
+    pub copies: Vec<usize>,
+    /// `-i`: iterations of fast tests (slow ones run int((i + 1) / 3)).
+    pub iterations: usize,
+    /// Overrides every test's duration (seconds), for quick checks and tests.
+    pub seconds: Option<f64>,
+    /// `--quick`: a tenth of each duration (at least 1 s), 3 and 1 iterations.
+    pub quick: bool,
+    /// `--adaptive PCT`: stop a test's iterations once the 95% CI of its pass rates is within PCT.
+    pub adaptive_pct: Option<f64>,
+    /// `--pin`: copy k pinned to the k-th allowed CPU.
+    pub pin: bool,
+    /// Graphics tests left out (of `all`) because they do not exist yet.
+    pub skipped_graphics: Vec<String>,
+}
+
+/// A validated index configuration.
+#[derive(Debug, Clone)]
+pub struct IndexConfig {
+    pub settings: IndexSettings,
+    pub tests: Vec<&'static TestInfo>,
+    /// Where the tests' files go (a private directory is made there).
+    pub workdir: PathBuf,
+}
+
+impl IndexConfig {
+    pub fn new(mut settings: IndexSettings, usable_cpus: usize, workdir: PathBuf) -> Result<Self, UsageError> {
+        if settings.iterations == 0 {
+            return Err(UsageError::new("-i must be at least 1 iteration (got 0)"));
+        }
+        if settings.copies.contains(&0) {
+            return Err(UsageError::new("-c must be at least 1 copy (got 0)"));
+        }
+        if let Some(s) = settings.seconds {
+            if s.is_nan() || s <= 0.0 {
+                return Err(UsageError::new("--seconds must be above 0"));
+            }
+        }
+        if let Some(p) = settings.adaptive_pct {
+            if p.is_nan() || p <= 0.0 {
+                return Err(UsageError::new("--adaptive must be a percentage above 0"));
+            }
+        }
+        let names = if settings.requested.is_empty() {
+            vec!["index".to_string()]
+        } else {
+            settings.requested.clone()
+        };
+        let (tests, skipped) = registry::expand(&names)?;
+        if settings.copies.is_empty() {
+            // UnixBench: one pass with one copy, and one with N copies on a multi-CPU host.
+            settings.copies.push(1);
+            if usable_cpus > 1 {
+                settings.copies.push(usable_cpus);
+            }
+        }
+        settings.requested = names;
+        settings.tests = tests.iter().map(|t| t.name.to_string()).collect();
+        settings.skipped_graphics = skipped.iter().map(|s| s.to_string()).collect();
+        Ok(IndexConfig { settings, tests, workdir })
+    }
+
+    /// Seconds one run of `t` lasts.
+    pub fn duration_s(&self, t: &TestInfo) -> f64 {
+        match (self.settings.seconds, self.settings.quick) {
+            (Some(s), _) => s,
+            (None, true) => (t.duration_s as f64 / 10.0).max(1.0),
+            (None, false) => t.duration_s as f64,
+        }
+    }
+
+    pub fn iterations(&self, t: &TestInfo) -> usize {
+        if self.settings.quick {
+            if t.slow {
+                1
+            } else {
+                3
+            }
+        } else {
+            scoring::iterations(self.settings.iterations, t.slow)
+        }
+    }
+}
+
+/// One test in one pass.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestResult {
+    pub name: String,
+    pub msg: String,
+    pub category: Category,
+    pub unit: String,
+    pub copies: usize,
+    /// Every iteration: each copy's report.
+    pub iterations: Vec<Vec<CopyReport>>,
+    pub passes: Vec<Pass>,
+    pub score: Option<scoring::TestScore>,
+    pub baseline: Option<f64>,
+    pub index: Option<f64>,
+    pub in_index: bool,
+    /// Spread of the iterations' rates: min, max and coefficient of variation (%).
+    pub spread: Option<Spread>,
+    /// Stopped early by --adaptive.
+    pub adaptive_stop: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    pub min: f64,
+    pub max: f64,
+    pub cv_pct: f64,
+}
+
+/// A test that did not run, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub name: String,
+    pub reason: String,
+}
+
+/// One pass: every test at one number of copies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexPass {
+    pub copies: usize,
+    pub started_at: DateTime<Utc>,
+    pub finished_at: DateTime<Utc>,
+    pub tests: Vec<TestResult>,
+    pub skipped: Vec<Skipped>,
+    /// The System Benchmarks index of this pass (geometric mean of its index values).
+    pub system_index: Option<f64>,
+    /// Index tests that ran, of those in the index.
+    pub indexed: usize,
+    pub index_tests: usize,
+}
+
+/// An index result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexResult {
+    pub settings: IndexSettings,
+    /// LANG as set, and the character map and collation in effect (`locale`).
+    pub language: String,
+    pub passes: Vec<IndexPass>,
+}
+
+impl IndexResult {
+    pub fn headline(&self) -> String {
+        let parts: Vec<String> = self
+            .passes
+            .iter()
+            .map(|p| match p.system_index {
+                Some(i) => format!("{} cop{}: {:.1}{}", p.copies, if p.copies == 1 { "y" } else { "ies" }, i, if p.indexed < p.index_tests { " (partial)" } else { "" }),
+                None => format!("{} cop{}: no index", p.copies, if p.copies == 1 { "y" } else { "ies" }),
+            })
+            .collect();
+        format!("index {}", parts.join(", "))
+    }
+}
+
+/// What an index run reports as it goes.
+pub trait IndexObserver {
+    fn pass_begins(&mut self, _copies: usize) {}
+    fn test_begins(&mut self, _t: &TestInfo, _copies: usize, _iterations: usize) {}
+    fn iteration_done(&mut self, _t: &TestInfo, _index: usize, _pass: &Pass) {}
+    fn test_done(&mut self, _r: &TestResult) {}
+    fn skipped(&mut self, _s: &Skipped) {}
+}
+
+/// The worker spec of one copy.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IndexWorkerSpec {
+    pub test: String,
+    pub seconds: f64,
+    pub dir: PathBuf,
+    pub cpu: Option<usize>,
+}
+
+/// Runs the configured passes. `exe` is the binary copies are started from.
+pub fn run(config: &IndexConfig, exe: &Path, language: String, stop: &AtomicBool, observer: &mut dyn IndexObserver) -> Result<IndexResult> {
+    let dir = PrivateDir::create(&config.workdir, "index").with_context(|| format!("creating a directory in {}", config.workdir.display()))?;
+    programs::looper::write_assets(dir.path())?;
+    let cpus = sched::allowed_cpus();
+    let mut passes = Vec::new();
+    for &copies in &config.settings.copies {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        observer.pass_begins(copies);
+        let started_at = Utc::now();
+        let mut tests = Vec::new();
+        let mut skipped = Vec::new();
+        for &t in &config.tests {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            if let Some(p) = programs::looper::missing_program(programs::needs(t.program)) {
+                let s = Skipped {
+                    name: t.name.into(),
+                    reason: format!("the host has no {p:?} on PATH"),
+                };
+                observer.skipped(&s);
+                skipped.push(s);
+                continue;
+            }
+            let result = run_test(config, t, copies, exe, dir.path(), &cpus, stop, observer)?;
+            observer.test_done(&result);
+            tests.push(result);
+        }
+        let index_values: Vec<f64> = tests.iter().filter(|r| r.in_index).filter_map(|r| r.index).collect();
+        passes.push(IndexPass {
+            copies,
+            started_at,
+            finished_at: Utc::now(),
+            system_index: scoring::overall_index(&index_values),
+            indexed: index_values.len(),
+            index_tests: registry::TESTS.iter().filter(|t| t.in_index).count(),
+            tests,
+            skipped,
+        });
+    }
+    Ok(IndexResult {
+        settings: config.settings.clone(),
+        language,
+        passes,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_test(
+    config: &IndexConfig,
+    t: &'static TestInfo,
+    copies: usize,
+    exe: &Path,
+    dir: &Path,
+    cpus: &[usize],
+    stop: &AtomicBool,
+    observer: &mut dyn IndexObserver,
+) -> Result<TestResult> {
+    let iterations = config.iterations(t);
+    observer.test_begins(t, copies, iterations);
+    let seconds = config.duration_s(t);
+    let mut all = Vec::new();
+    let mut passes = Vec::new();
+    let mut adaptive_stop = false;
+    for i in 0..iterations {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let reports = run_iteration(t, copies, seconds, exe, dir, cpus, config.settings.pin)?;
+        let pass = scoring::combine_copies(&reports);
+        observer.iteration_done(t, i, &pass);
+        all.push(reports);
+        passes.push(pass);
+        if let Some(pct) = config.settings.adaptive_pct {
+            let rates: Vec<f64> = passes.iter().map(|p| rate(p, t.timebase)).collect();
+            let within = Summary::of(&rates).as_ref().and_then(confidence_interval_95).is_some_and(|ci| ci.half_width_pct() <= pct);
+            if passes.len() >= 3 && within && i + 1 < iterations {
+                adaptive_stop = true;
+                break;
+            }
+        }
+    }
+    let score = scoring::score(&passes, t.timebase);
+    let rates: Vec<f64> = passes.iter().map(|p| rate(p, t.timebase)).collect();
+    let spread = Summary::of(&rates).map(|s| Spread {
+        min: s.min,
+        max: s.max,
+        cv_pct: s.cv_pct(),
+    });
+    Ok(TestResult {
+        name: t.name.into(),
+        msg: t.msg.into(),
+        category: t.category,
+        unit: t.unit.into(),
+        copies,
+        iterations: all,
+        index: match (score, t.baseline) {
+            (Some(s), Some(b)) => Some(scoring::index_value(s.score, b)),
+            _ => None,
+        },
+        baseline: t.baseline,
+        in_index: t.in_index,
+        passes,
+        score,
+        spread,
+        adaptive_stop,
+    })
+}
+
+fn rate(p: &Pass, timebase: f64) -> f64 {
+    if timebase > 0.0 && p.time_s > 0.0 {
+        p.count / (p.time_s / timebase)
+    } else {
+        p.count
+    }
+}
+
+/// Starts `copies` workers, lets them go together, and collects their reports.
+fn run_iteration(t: &TestInfo, copies: usize, seconds: f64, exe: &Path, dir: &Path, cpus: &[usize], pin: bool) -> Result<Vec<CopyReport>> {
+    let mut workers = Vec::with_capacity(copies);
+    for k in 0..copies {
+        let spec = crate::workers::roles::WorkerSpec::Index(IndexWorkerSpec {
+            test: t.name.into(),
+            seconds,
+            dir: dir.to_path_buf(),
+            cpu: pin.then(|| cpus[k % cpus.len()]),
+        });
+        let mut w = Worker::spawn(exe, &serde_json::to_string(&spec)?, &format!("{} copy {}", t.name, k + 1))?;
+        w.expect("ready")?;
+        workers.push(w);
+    }
+    for w in &mut workers {
+        w.send("start")?;
+    }
+    let mut reports = Vec::with_capacity(copies);
+    for w in &mut workers {
+        reports.push(w.read_report()?);
+    }
+    for w in workers {
+        w.finish()?;
+    }
+    Ok(reports)
+}
+
+

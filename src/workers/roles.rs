@@ -1,0 +1,107 @@
+//! Every kind of worker process, and the worker side of the conversation with the coordinator.
+
+use std::io::{BufRead, Lines, StdinLock, StdoutLock, Write};
+use std::os::unix::process::CommandExt;
+
+use anyhow::{anyhow, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::WORKER_SUBCOMMAND;
+use crate::platform::sched;
+use crate::suites::index::programs::{self, ExeclStep};
+use crate::suites::index::{registry, IndexWorkerSpec};
+use crate::suites::interactive::worker::{self as interactive, BenchSpec, LoadWorkerSpec};
+
+/// What a worker process is asked to be (its `__worker` argument, as JSON).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+pub enum WorkerSpec {
+    /// interactive: one simulated task, measured.
+    Bench(BenchSpec),
+    /// interactive: one background load.
+    Load(LoadWorkerSpec),
+    /// index: one copy of one test.
+    Index(IndexWorkerSpec),
+    /// index: one link of the execl chain.
+    Execl(ExeclStep),
+}
+
+/// The worker's side: lines to the coordinator on standard output, commands from it on
+/// standard input.
+pub struct Channel {
+    input: Lines<StdinLock<'static>>,
+    output: StdoutLock<'static>,
+}
+
+impl Channel {
+    pub fn stdio() -> Channel {
+        Channel {
+            input: std::io::stdin().lock().lines(),
+            output: std::io::stdout().lock(),
+        }
+    }
+
+    pub fn say(&mut self, line: &str) -> Result<()> {
+        writeln!(self.output, "{line}")?;
+        self.output.flush().context("writing to the coordinator")
+    }
+
+    pub fn report<T: Serialize>(&mut self, report: &T) -> Result<()> {
+        self.say(&format!("report {}", serde_json::to_string(report)?))
+    }
+
+    /// Waits for the next command; false if it is not `word` or the coordinator is gone.
+    pub fn wait_for(&mut self, word: &str) -> bool {
+        matches!(self.input.next(), Some(Ok(line)) if line == word)
+    }
+}
+
+/// Runs this process as the worker `spec` describes.
+pub fn run(spec: WorkerSpec) -> Result<()> {
+    match spec {
+        WorkerSpec::Bench(s) => interactive::run_bench(s, &mut Channel::stdio()),
+        WorkerSpec::Load(s) => interactive::run_load(s, &mut Channel::stdio()),
+        WorkerSpec::Index(s) => run_index_copy(s),
+        WorkerSpec::Execl(step) => match step.report() {
+            Some(r) => Channel::stdio().report(&r),
+            None => Err(exec_next(&step.next())),
+        },
+    }
+}
+
+fn run_index_copy(spec: IndexWorkerSpec) -> Result<()> {
+    let mut ch = Channel::stdio();
+    if let Some(cpu) = spec.cpu {
+        sched::pin_to_cpu(cpu).context("pinning the copy (--pin)")?;
+    }
+    let test = registry::find(&spec.test).ok_or_else(|| anyhow!("unknown test {}", spec.test))?;
+    ch.say("ready")?;
+    if !ch.wait_for("start") {
+        return Ok(());
+    }
+    if test.program == registry::Program::Execl {
+        let now = crate::platform::clock::monotonic_ns();
+        drop(ch);
+        return Err(exec_next(&ExeclStep {
+            start_ns: now,
+            deadline_ns: now + (spec.seconds * 1e9) as u64,
+            count: 0,
+        }));
+    }
+    let report = programs::run(test.program, spec.seconds, &spec.dir)?;
+    ch.report(&report)
+}
+
+/// Replaces this process with the next link of the execl chain; returns only on failure.
+fn exec_next(step: &ExeclStep) -> anyhow::Error {
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => return anyhow!("finding the hostbench binary for execl: {e}"),
+    };
+    let json = match serde_json::to_string(&WorkerSpec::Execl(step.clone())) {
+        Ok(j) => j,
+        Err(e) => return e.into(),
+    };
+    let err = std::process::Command::new(exe).arg(WORKER_SUBCOMMAND).arg(json).exec();
+    anyhow!("execl: {err}")
+}
