@@ -2,6 +2,7 @@
 //! validates its arguments into a config and calls the library. Only this layer reads argv and
 //! the environment variables that name files.
 
+mod index;
 mod interactive;
 mod noise;
 mod results;
@@ -64,6 +65,11 @@ pub enum Command {
         override_usage = "hostbench sched [-w W] [-r US] [-c C] [-a A] [-t S] [-o 0|1|2] [-q] [--sweep C,C,...] [--pin]"
     )]
     Sched(sched::SchedArgs),
+    /// UnixBench: micro-benchmarks scored into the BYTE index against the baseline machine George
+    #[command(
+        override_usage = "hostbench index [-q | -v] [-i N] [-c N [-c N ...]] [--quick] [--adaptive [PCT]] [--pin] [TEST ...]"
+    )]
+    Index(index::IndexArgs),
     /// The stored results: list them, show one
     #[command(subcommand)]
     Results(results::ResultsCommand),
@@ -103,6 +109,7 @@ impl CalibrationArgs {
 pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
     match cli.command {
         Command::Noise(args) => noise::exec(&args, &cli.global, argv),
+        Command::Index(args) => index::exec(&args, &cli.global, argv),
         Command::Interactive(args) => interactive::exec(&args, &cli.global, argv),
         Command::Results(cmd) => results::exec(&cmd, &cli.global),
         Command::Sched(args) => sched::exec(&args, &cli.global, argv),

@@ -8,6 +8,7 @@ pub use environment::{CgroupCpuLimit, Environment};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::suites::index::IndexResult;
 use crate::suites::interactive::InteractiveResult;
 use crate::suites::noise::NoiseResult;
 use crate::suites::sched::SchedResult;
@@ -37,6 +38,7 @@ pub enum SuiteResult {
     Noise(NoiseResult),
     Interactive(InteractiveResult),
     Sched(SchedResult),
+    Index(IndexResult),
 }
 
 impl SuiteResult {
@@ -45,6 +47,7 @@ impl SuiteResult {
             SuiteResult::Noise(_) => "noise",
             SuiteResult::Interactive(_) => "interactive",
             SuiteResult::Sched(_) => "sched",
+            SuiteResult::Index(_) => "index",
         }
     }
 
@@ -54,6 +57,7 @@ impl SuiteResult {
             SuiteResult::Noise(n) => n.headline(),
             SuiteResult::Interactive(i) => i.headline(),
             SuiteResult::Sched(s) => s.headline(),
+            SuiteResult::Index(i) => i.headline(),
         }
     }
 }

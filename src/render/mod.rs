@@ -2,6 +2,7 @@
 
 pub mod cformat;
 pub mod environment;
+pub mod index;
 pub mod interactive;
 pub mod json;
 pub mod noise;
@@ -28,6 +29,7 @@ pub fn text_report(result: &RunResult) -> String {
                 &datestamp(result),
             )),
             SuiteResult::Sched(s) => out.push_str(&sched::report(s)),
+            SuiteResult::Index(i) => out.push_str(&index::report(result, i)),
         }
     }
     out

@@ -102,6 +102,9 @@ fn exec_next(step: &ExeclStep) -> anyhow::Error {
         Ok(j) => j,
         Err(e) => return e.into(),
     };
-    let err = std::process::Command::new(exe).arg(WORKER_SUBCOMMAND).arg(json).exec();
+    let err = std::process::Command::new(exe)
+        .arg(WORKER_SUBCOMMAND)
+        .arg(json)
+        .exec();
     anyhow!("execl: {err}")
 }

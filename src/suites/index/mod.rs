@@ -14,9 +14,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::error::UsageError;
-use crate::stats::{confidence_interval_95, Summary};
 use crate::platform::private_dir::PrivateDir;
 use crate::platform::sched;
+use crate::stats::{confidence_interval_95, Summary};
 use crate::workers::Worker;
 use registry::{Category, TestInfo};
 use scoring::{CopyReport, Pass};
@@ -54,7 +54,11 @@ pub struct IndexConfig {
 }
 
 impl IndexConfig {
-    pub fn new(mut settings: IndexSettings, usable_cpus: usize, workdir: PathBuf) -> Result<Self, UsageError> {
+    pub fn new(
+        mut settings: IndexSettings,
+        usable_cpus: usize,
+        workdir: PathBuf,
+    ) -> Result<Self, UsageError> {
         if settings.iterations == 0 {
             return Err(UsageError::new("-i must be at least 1 iteration (got 0)"));
         }
@@ -87,7 +91,11 @@ impl IndexConfig {
         settings.requested = names;
         settings.tests = tests.iter().map(|t| t.name.to_string()).collect();
         settings.skipped_graphics = skipped.iter().map(|s| s.to_string()).collect();
-        Ok(IndexConfig { settings, tests, workdir })
+        Ok(IndexConfig {
+            settings,
+            tests,
+            workdir,
+        })
     }
 
     /// Seconds one run of `t` lasts.
@@ -177,8 +185,22 @@ impl IndexResult {
             .passes
             .iter()
             .map(|p| match p.system_index {
-                Some(i) => format!("{} cop{}: {:.1}{}", p.copies, if p.copies == 1 { "y" } else { "ies" }, i, if p.indexed < p.index_tests { " (partial)" } else { "" }),
-                None => format!("{} cop{}: no index", p.copies, if p.copies == 1 { "y" } else { "ies" }),
+                Some(i) => format!(
+                    "{} cop{}: {:.1}{}",
+                    p.copies,
+                    if p.copies == 1 { "y" } else { "ies" },
+                    i,
+                    if p.indexed < p.index_tests {
+                        " (partial)"
+                    } else {
+                        ""
+                    }
+                ),
+                None => format!(
+                    "{} cop{}: no index",
+                    p.copies,
+                    if p.copies == 1 { "y" } else { "ies" }
+                ),
             })
             .collect();
         format!("index {}", parts.join(", "))
@@ -204,8 +226,15 @@ pub struct IndexWorkerSpec {
 }
 
 /// Runs the configured passes. `exe` is the binary copies are started from.
-pub fn run(config: &IndexConfig, exe: &Path, language: String, stop: &AtomicBool, observer: &mut dyn IndexObserver) -> Result<IndexResult> {
-    let dir = PrivateDir::create(&config.workdir, "index").with_context(|| format!("creating a directory in {}", config.workdir.display()))?;
+pub fn run(
+    config: &IndexConfig,
+    exe: &Path,
+    language: String,
+    stop: &AtomicBool,
+    observer: &mut dyn IndexObserver,
+) -> Result<IndexResult> {
+    let dir = PrivateDir::create(&config.workdir, "index")
+        .with_context(|| format!("creating a directory in {}", config.workdir.display()))?;
     programs::looper::write_assets(dir.path())?;
     let cpus = sched::allowed_cpus();
     let mut passes = Vec::new();
@@ -234,7 +263,11 @@ pub fn run(config: &IndexConfig, exe: &Path, language: String, stop: &AtomicBool
             observer.test_done(&result);
             tests.push(result);
         }
-        let index_values: Vec<f64> = tests.iter().filter(|r| r.in_index).filter_map(|r| r.index).collect();
+        let index_values: Vec<f64> = tests
+            .iter()
+            .filter(|r| r.in_index)
+            .filter_map(|r| r.index)
+            .collect();
         passes.push(IndexPass {
             copies,
             started_at,
@@ -274,14 +307,29 @@ fn run_test(
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let reports = run_iteration(t, copies, seconds, exe, dir, cpus, config.settings.pin)?;
+        let Some(reports) = run_iteration(
+            t,
+            copies,
+            seconds,
+            exe,
+            dir,
+            cpus,
+            config.settings.pin,
+            stop,
+        )?
+        else {
+            break;
+        };
         let pass = scoring::combine_copies(&reports);
         observer.iteration_done(t, i, &pass);
         all.push(reports);
         passes.push(pass);
         if let Some(pct) = config.settings.adaptive_pct {
             let rates: Vec<f64> = passes.iter().map(|p| rate(p, t.timebase)).collect();
-            let within = Summary::of(&rates).as_ref().and_then(confidence_interval_95).is_some_and(|ci| ci.half_width_pct() <= pct);
+            let within = Summary::of(&rates)
+                .as_ref()
+                .and_then(confidence_interval_95)
+                .is_some_and(|ci| ci.half_width_pct() <= pct);
             if passes.len() >= 3 && within && i + 1 < iterations {
                 adaptive_stop = true;
                 break;
@@ -323,8 +371,20 @@ fn rate(p: &Pass, timebase: f64) -> f64 {
     }
 }
 
-/// Starts `copies` workers, lets them go together, and collects their reports.
-fn run_iteration(t: &TestInfo, copies: usize, seconds: f64, exe: &Path, dir: &Path, cpus: &[usize], pin: bool) -> Result<Vec<CopyReport>> {
+/// Starts `copies` workers, lets them go together, and collects their reports. None when a
+/// stop was requested: a watcher then kills the copies at once rather than waiting out a test
+/// that may last a minute.
+#[allow(clippy::too_many_arguments)]
+fn run_iteration(
+    t: &TestInfo,
+    copies: usize,
+    seconds: f64,
+    exe: &Path,
+    dir: &Path,
+    cpus: &[usize],
+    pin: bool,
+    stop: &AtomicBool,
+) -> Result<Option<Vec<CopyReport>>> {
     let mut workers = Vec::with_capacity(copies);
     for k in 0..copies {
         let spec = crate::workers::roles::WorkerSpec::Index(IndexWorkerSpec {
@@ -333,21 +393,43 @@ fn run_iteration(t: &TestInfo, copies: usize, seconds: f64, exe: &Path, dir: &Pa
             dir: dir.to_path_buf(),
             cpu: pin.then(|| cpus[k % cpus.len()]),
         });
-        let mut w = Worker::spawn(exe, &serde_json::to_string(&spec)?, &format!("{} copy {}", t.name, k + 1))?;
+        let mut w = Worker::spawn(
+            exe,
+            &serde_json::to_string(&spec)?,
+            &format!("{} copy {}", t.name, k + 1),
+        )?;
         w.expect("ready")?;
         workers.push(w);
     }
     for w in &mut workers {
         w.send("start")?;
     }
-    let mut reports = Vec::with_capacity(copies);
-    for w in &mut workers {
-        reports.push(w.read_report()?);
+    let pids: Vec<i32> = workers.iter().map(|w| w.pid() as i32).collect();
+    let done = AtomicBool::new(false);
+    let collected = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if stop.load(Ordering::Relaxed) {
+                    for &pid in &pids {
+                        // SAFETY: each worker leads its own process group.
+                        unsafe { libc::kill(-pid, libc::SIGKILL) };
+                    }
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        });
+        let reports: Result<Vec<CopyReport>> =
+            workers.iter_mut().map(|w| w.read_report()).collect();
+        done.store(true, Ordering::Relaxed);
+        reports
+    });
+    if stop.load(Ordering::Relaxed) {
+        return Ok(None);
     }
+    let reports = collected?;
     for w in workers {
         w.finish()?;
     }
-    Ok(reports)
+    Ok(Some(reports))
 }
-
-

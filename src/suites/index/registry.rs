@@ -84,6 +84,8 @@ pub struct TestInfo {
     pub program: Program,
 }
 
+/// One row of the table below; positional so that each test stays on one line.
+#[allow(clippy::too_many_arguments)]
 const fn t(
     name: &'static str,
     msg: &'static str,
@@ -96,66 +98,600 @@ const fn t(
     in_index: bool,
     program: Program,
 ) -> TestInfo {
-    TestInfo { name, msg, category, duration_s, slow, unit, timebase, baseline, in_index, program }
+    TestInfo {
+        name,
+        msg,
+        category,
+        duration_s,
+        slow,
+        unit,
+        timebase,
+        baseline,
+        in_index,
+        program,
+    }
 }
 
 use Category::{Misc, System, ThreeD, TwoD};
 
 /// The tests. Baselines are George's (pgms/index.base), as published with UnixBench.
 pub const TESTS: &[TestInfo] = &[
-    t("dhry2reg", "Dhrystone 2 using register variables", System, 10, false, "lps", 1.0, Some(116_700.0), true, Program::Dhrystone),
-    t("whetstone-double", "Double-Precision Whetstone", System, 10, false, "MWIPS", 0.0, Some(55.0), true, Program::Whetstone),
-    t("syscall", "System Call Overhead", System, 10, false, "lps", 1.0, Some(15_000.0), true, Program::Syscall),
-    t("pipe", "Pipe Throughput", System, 10, false, "lps", 1.0, Some(12_440.0), true, Program::Pipe),
-    t("context1", "Pipe-based Context Switching", System, 10, false, "lps", 1.0, Some(4_000.0), true, Program::Context1),
-    t("spawn", "Process Creation", System, 30, true, "lps", 1.0, Some(126.0), true, Program::Spawn),
-    t("execl", "Execl Throughput", System, 30, true, "lps", 1.0, Some(43.0), true, Program::Execl),
-    t("fstime-w", "File Write 1024 bufsize 2000 maxblocks", System, 30, true, "KBps", 0.0, None, false, Program::FileWrite { bufsize: 1024, maxblocks: 2000 }),
-    t("fstime-r", "File Read 1024 bufsize 2000 maxblocks", System, 30, true, "KBps", 0.0, None, false, Program::FileRead { bufsize: 1024, maxblocks: 2000 }),
-    t("fstime", "File Copy 1024 bufsize 2000 maxblocks", System, 30, true, "KBps", 0.0, Some(3_960.0), true, Program::FileCopy { bufsize: 1024, maxblocks: 2000 }),
-    t("fsbuffer-w", "File Write 256 bufsize 500 maxblocks", System, 30, true, "KBps", 0.0, None, false, Program::FileWrite { bufsize: 256, maxblocks: 500 }),
-    t("fsbuffer-r", "File Read 256 bufsize 500 maxblocks", System, 30, true, "KBps", 0.0, None, false, Program::FileRead { bufsize: 256, maxblocks: 500 }),
-    t("fsbuffer", "File Copy 256 bufsize 500 maxblocks", System, 30, true, "KBps", 0.0, Some(1_655.0), true, Program::FileCopy { bufsize: 256, maxblocks: 500 }),
-    t("fsdisk-w", "File Write 4096 bufsize 8000 maxblocks", System, 30, true, "KBps", 0.0, None, false, Program::FileWrite { bufsize: 4096, maxblocks: 8000 }),
-    t("fsdisk-r", "File Read 4096 bufsize 8000 maxblocks", System, 30, true, "KBps", 0.0, None, false, Program::FileRead { bufsize: 4096, maxblocks: 8000 }),
-    t("fsdisk", "File Copy 4096 bufsize 8000 maxblocks", System, 30, true, "KBps", 0.0, Some(5_800.0), true, Program::FileCopy { bufsize: 4096, maxblocks: 8000 }),
-    t("shell1", "Shell Scripts (1 concurrent)", System, 60, true, "lpm", 60.0, Some(42.4), true, Program::Shell { concurrent: 1 }),
-    t("shell8", "Shell Scripts (8 concurrent)", System, 60, true, "lpm", 60.0, Some(6.0), true, Program::Shell { concurrent: 8 }),
-    t("shell16", "Shell Scripts (16 concurrent)", System, 60, true, "lpm", 60.0, None, false, Program::Shell { concurrent: 16 }),
-    t("C", "C Compiler Throughput", Misc, 60, true, "lpm", 60.0, None, false, Program::Compile),
-    t("arithoh", "Arithoh", Misc, 10, true, "lps", 1.0, None, false, Program::Arith { kind: ArithKind::Overhead }),
-    t("short", "Arithmetic Test (short)", Misc, 10, true, "lps", 1.0, None, false, Program::Arith { kind: ArithKind::Short }),
-    t("int", "Arithmetic Test (int)", Misc, 10, true, "lps", 1.0, None, false, Program::Arith { kind: ArithKind::Int }),
-    t("long", "Arithmetic Test (long)", Misc, 10, true, "lps", 1.0, None, false, Program::Arith { kind: ArithKind::Long }),
-    t("float", "Arithmetic Test (float)", Misc, 10, true, "lps", 1.0, None, false, Program::Arith { kind: ArithKind::Float }),
-    t("double", "Arithmetic Test (double)", Misc, 10, true, "lps", 1.0, None, false, Program::Arith { kind: ArithKind::Double }),
-    t("dc", "Dc: sqrt(2) to 99 decimal places", Misc, 30, true, "lpm", 60.0, None, false, Program::Dc),
-    t("hanoi", "Recursion Test -- Tower of Hanoi", Misc, 20, true, "lps", 1.0, None, false, Program::Hanoi),
-    t("grep", "Grep a large file (system's grep)", Misc, 30, true, "lpm", 60.0, Some(1.0), false, Program::Grep),
-    t("sysexec", "Exec System Call Overhead", Misc, 10, false, "lps", 1.0, Some(25.0), false, Program::SysExec),
-    t("2d-rects", "2D graphics: rectangles", TwoD, 30, true, "score", 0.0, Some(15.0), false, Program::Graphics),
-    t("2d-lines", "2D graphics: lines", TwoD, 30, true, "score", 0.0, None, false, Program::Graphics),
-    t("2d-circle", "2D graphics: circles", TwoD, 30, true, "score", 0.0, None, false, Program::Graphics),
-    t("2d-ellipse", "2D graphics: ellipses", TwoD, 30, true, "score", 0.0, Some(15.0), false, Program::Graphics),
-    t("2d-shapes", "2D graphics: polygons", TwoD, 30, true, "score", 0.0, None, false, Program::Graphics),
-    t("2d-aashapes", "2D graphics: aa polygons", TwoD, 30, true, "score", 0.0, Some(15.0), false, Program::Graphics),
-    t("2d-polys", "2D graphics: complex polygons", TwoD, 30, true, "score", 0.0, None, false, Program::Graphics),
-    t("2d-text", "2D graphics: text", TwoD, 30, true, "score", 0.0, Some(15.0), false, Program::Graphics),
-    t("2d-blit", "2D graphics: images and blits", TwoD, 30, true, "score", 0.0, Some(15.0), false, Program::Graphics),
-    t("2d-window", "2D graphics: windows", TwoD, 30, true, "score", 0.0, Some(15.0), false, Program::Graphics),
-    t("ubgears", "3D graphics: gears", ThreeD, 20, true, "fps", 0.0, Some(33.4), false, Program::Graphics),
+    t(
+        "dhry2reg",
+        "Dhrystone 2 using register variables",
+        System,
+        10,
+        false,
+        "lps",
+        1.0,
+        Some(116_700.0),
+        true,
+        Program::Dhrystone,
+    ),
+    t(
+        "whetstone-double",
+        "Double-Precision Whetstone",
+        System,
+        10,
+        false,
+        "MWIPS",
+        0.0,
+        Some(55.0),
+        true,
+        Program::Whetstone,
+    ),
+    t(
+        "syscall",
+        "System Call Overhead",
+        System,
+        10,
+        false,
+        "lps",
+        1.0,
+        Some(15_000.0),
+        true,
+        Program::Syscall,
+    ),
+    t(
+        "pipe",
+        "Pipe Throughput",
+        System,
+        10,
+        false,
+        "lps",
+        1.0,
+        Some(12_440.0),
+        true,
+        Program::Pipe,
+    ),
+    t(
+        "context1",
+        "Pipe-based Context Switching",
+        System,
+        10,
+        false,
+        "lps",
+        1.0,
+        Some(4_000.0),
+        true,
+        Program::Context1,
+    ),
+    t(
+        "spawn",
+        "Process Creation",
+        System,
+        30,
+        true,
+        "lps",
+        1.0,
+        Some(126.0),
+        true,
+        Program::Spawn,
+    ),
+    t(
+        "execl",
+        "Execl Throughput",
+        System,
+        30,
+        true,
+        "lps",
+        1.0,
+        Some(43.0),
+        true,
+        Program::Execl,
+    ),
+    t(
+        "fstime-w",
+        "File Write 1024 bufsize 2000 maxblocks",
+        System,
+        30,
+        true,
+        "KBps",
+        0.0,
+        None,
+        false,
+        Program::FileWrite {
+            bufsize: 1024,
+            maxblocks: 2000,
+        },
+    ),
+    t(
+        "fstime-r",
+        "File Read 1024 bufsize 2000 maxblocks",
+        System,
+        30,
+        true,
+        "KBps",
+        0.0,
+        None,
+        false,
+        Program::FileRead {
+            bufsize: 1024,
+            maxblocks: 2000,
+        },
+    ),
+    t(
+        "fstime",
+        "File Copy 1024 bufsize 2000 maxblocks",
+        System,
+        30,
+        true,
+        "KBps",
+        0.0,
+        Some(3_960.0),
+        true,
+        Program::FileCopy {
+            bufsize: 1024,
+            maxblocks: 2000,
+        },
+    ),
+    t(
+        "fsbuffer-w",
+        "File Write 256 bufsize 500 maxblocks",
+        System,
+        30,
+        true,
+        "KBps",
+        0.0,
+        None,
+        false,
+        Program::FileWrite {
+            bufsize: 256,
+            maxblocks: 500,
+        },
+    ),
+    t(
+        "fsbuffer-r",
+        "File Read 256 bufsize 500 maxblocks",
+        System,
+        30,
+        true,
+        "KBps",
+        0.0,
+        None,
+        false,
+        Program::FileRead {
+            bufsize: 256,
+            maxblocks: 500,
+        },
+    ),
+    t(
+        "fsbuffer",
+        "File Copy 256 bufsize 500 maxblocks",
+        System,
+        30,
+        true,
+        "KBps",
+        0.0,
+        Some(1_655.0),
+        true,
+        Program::FileCopy {
+            bufsize: 256,
+            maxblocks: 500,
+        },
+    ),
+    t(
+        "fsdisk-w",
+        "File Write 4096 bufsize 8000 maxblocks",
+        System,
+        30,
+        true,
+        "KBps",
+        0.0,
+        None,
+        false,
+        Program::FileWrite {
+            bufsize: 4096,
+            maxblocks: 8000,
+        },
+    ),
+    t(
+        "fsdisk-r",
+        "File Read 4096 bufsize 8000 maxblocks",
+        System,
+        30,
+        true,
+        "KBps",
+        0.0,
+        None,
+        false,
+        Program::FileRead {
+            bufsize: 4096,
+            maxblocks: 8000,
+        },
+    ),
+    t(
+        "fsdisk",
+        "File Copy 4096 bufsize 8000 maxblocks",
+        System,
+        30,
+        true,
+        "KBps",
+        0.0,
+        Some(5_800.0),
+        true,
+        Program::FileCopy {
+            bufsize: 4096,
+            maxblocks: 8000,
+        },
+    ),
+    t(
+        "shell1",
+        "Shell Scripts (1 concurrent)",
+        System,
+        60,
+        true,
+        "lpm",
+        60.0,
+        Some(42.4),
+        true,
+        Program::Shell { concurrent: 1 },
+    ),
+    t(
+        "shell8",
+        "Shell Scripts (8 concurrent)",
+        System,
+        60,
+        true,
+        "lpm",
+        60.0,
+        Some(6.0),
+        true,
+        Program::Shell { concurrent: 8 },
+    ),
+    t(
+        "shell16",
+        "Shell Scripts (16 concurrent)",
+        System,
+        60,
+        true,
+        "lpm",
+        60.0,
+        None,
+        false,
+        Program::Shell { concurrent: 16 },
+    ),
+    t(
+        "C",
+        "C Compiler Throughput",
+        Misc,
+        60,
+        true,
+        "lpm",
+        60.0,
+        None,
+        false,
+        Program::Compile,
+    ),
+    t(
+        "arithoh",
+        "Arithoh",
+        Misc,
+        10,
+        true,
+        "lps",
+        1.0,
+        None,
+        false,
+        Program::Arith {
+            kind: ArithKind::Overhead,
+        },
+    ),
+    t(
+        "short",
+        "Arithmetic Test (short)",
+        Misc,
+        10,
+        true,
+        "lps",
+        1.0,
+        None,
+        false,
+        Program::Arith {
+            kind: ArithKind::Short,
+        },
+    ),
+    t(
+        "int",
+        "Arithmetic Test (int)",
+        Misc,
+        10,
+        true,
+        "lps",
+        1.0,
+        None,
+        false,
+        Program::Arith {
+            kind: ArithKind::Int,
+        },
+    ),
+    t(
+        "long",
+        "Arithmetic Test (long)",
+        Misc,
+        10,
+        true,
+        "lps",
+        1.0,
+        None,
+        false,
+        Program::Arith {
+            kind: ArithKind::Long,
+        },
+    ),
+    t(
+        "float",
+        "Arithmetic Test (float)",
+        Misc,
+        10,
+        true,
+        "lps",
+        1.0,
+        None,
+        false,
+        Program::Arith {
+            kind: ArithKind::Float,
+        },
+    ),
+    t(
+        "double",
+        "Arithmetic Test (double)",
+        Misc,
+        10,
+        true,
+        "lps",
+        1.0,
+        None,
+        false,
+        Program::Arith {
+            kind: ArithKind::Double,
+        },
+    ),
+    t(
+        "dc",
+        "Dc: sqrt(2) to 99 decimal places",
+        Misc,
+        30,
+        true,
+        "lpm",
+        60.0,
+        None,
+        false,
+        Program::Dc,
+    ),
+    t(
+        "hanoi",
+        "Recursion Test -- Tower of Hanoi",
+        Misc,
+        20,
+        true,
+        "lps",
+        1.0,
+        None,
+        false,
+        Program::Hanoi,
+    ),
+    t(
+        "grep",
+        "Grep a large file (system's grep)",
+        Misc,
+        30,
+        true,
+        "lpm",
+        60.0,
+        Some(1.0),
+        false,
+        Program::Grep,
+    ),
+    t(
+        "sysexec",
+        "Exec System Call Overhead",
+        Misc,
+        10,
+        false,
+        "lps",
+        1.0,
+        Some(25.0),
+        false,
+        Program::SysExec,
+    ),
+    t(
+        "2d-rects",
+        "2D graphics: rectangles",
+        TwoD,
+        30,
+        true,
+        "score",
+        0.0,
+        Some(15.0),
+        false,
+        Program::Graphics,
+    ),
+    t(
+        "2d-lines",
+        "2D graphics: lines",
+        TwoD,
+        30,
+        true,
+        "score",
+        0.0,
+        None,
+        false,
+        Program::Graphics,
+    ),
+    t(
+        "2d-circle",
+        "2D graphics: circles",
+        TwoD,
+        30,
+        true,
+        "score",
+        0.0,
+        None,
+        false,
+        Program::Graphics,
+    ),
+    t(
+        "2d-ellipse",
+        "2D graphics: ellipses",
+        TwoD,
+        30,
+        true,
+        "score",
+        0.0,
+        Some(15.0),
+        false,
+        Program::Graphics,
+    ),
+    t(
+        "2d-shapes",
+        "2D graphics: polygons",
+        TwoD,
+        30,
+        true,
+        "score",
+        0.0,
+        None,
+        false,
+        Program::Graphics,
+    ),
+    t(
+        "2d-aashapes",
+        "2D graphics: aa polygons",
+        TwoD,
+        30,
+        true,
+        "score",
+        0.0,
+        Some(15.0),
+        false,
+        Program::Graphics,
+    ),
+    t(
+        "2d-polys",
+        "2D graphics: complex polygons",
+        TwoD,
+        30,
+        true,
+        "score",
+        0.0,
+        None,
+        false,
+        Program::Graphics,
+    ),
+    t(
+        "2d-text",
+        "2D graphics: text",
+        TwoD,
+        30,
+        true,
+        "score",
+        0.0,
+        Some(15.0),
+        false,
+        Program::Graphics,
+    ),
+    t(
+        "2d-blit",
+        "2D graphics: images and blits",
+        TwoD,
+        30,
+        true,
+        "score",
+        0.0,
+        Some(15.0),
+        false,
+        Program::Graphics,
+    ),
+    t(
+        "2d-window",
+        "2D graphics: windows",
+        TwoD,
+        30,
+        true,
+        "score",
+        0.0,
+        Some(15.0),
+        false,
+        Program::Graphics,
+    ),
+    t(
+        "ubgears",
+        "3D graphics: gears",
+        ThreeD,
+        20,
+        true,
+        "fps",
+        0.0,
+        Some(33.4),
+        false,
+        Program::Graphics,
+    ),
 ];
 
-const ARITHMETIC: &[&str] = &["arithoh", "short", "int", "long", "float", "double", "whetstone-double"];
-const OLDSYSTEM: &[&str] = &["execl", "fstime", "fsbuffer", "fsdisk", "pipe", "context1", "spawn", "syscall"];
+const ARITHMETIC: &[&str] = &[
+    "arithoh",
+    "short",
+    "int",
+    "long",
+    "float",
+    "double",
+    "whetstone-double",
+];
+const OLDSYSTEM: &[&str] = &[
+    "execl", "fstime", "fsbuffer", "fsdisk", "pipe", "context1", "spawn", "syscall",
+];
 const SHELL: &[&str] = &["shell1", "shell8", "shell16"];
-const FS: &[&str] = &["fstime-w", "fstime-r", "fstime", "fsbuffer-w", "fsbuffer-r", "fsbuffer", "fsdisk-w", "fsdisk-r", "fsdisk"];
-const GRAPHICS: &[&str] = &["2d-rects", "2d-ellipse", "2d-aashapes", "2d-text", "2d-blit", "2d-window", "ubgears"];
+const FS: &[&str] = &[
+    "fstime-w",
+    "fstime-r",
+    "fstime",
+    "fsbuffer-w",
+    "fsbuffer-r",
+    "fsbuffer",
+    "fsdisk-w",
+    "fsdisk-r",
+    "fsdisk",
+];
+const GRAPHICS: &[&str] = &[
+    "2d-rects",
+    "2d-ellipse",
+    "2d-aashapes",
+    "2d-text",
+    "2d-blit",
+    "2d-window",
+    "ubgears",
+];
 
 /// The aliases, as the Run script defines them.
 pub fn alias(name: &str) -> Option<Vec<&'static str>> {
     let system: Vec<&str> = OLDSYSTEM.iter().chain(SHELL).copied().collect();
-    let index: Vec<&str> = ["dhry2reg", "whetstone-double"].iter().chain(OLDSYSTEM).chain(&["shell1", "shell8"]).copied().collect();
+    let index: Vec<&str> = ["dhry2reg", "whetstone-double"]
+        .iter()
+        .chain(OLDSYSTEM)
+        .chain(&["shell1", "shell8"])
+        .copied()
+        .collect();
     Some(match name {
         "arithmetic" => ARITHMETIC.to_vec(),
         "dhry" | "dhrystone" => vec!["dhry2reg"],
@@ -175,8 +711,22 @@ pub fn alias(name: &str) -> Option<Vec<&'static str>> {
 }
 
 pub const ALIASES: &[&str] = &[
-    "arithmetic", "dhry", "dhrystone", "whets", "whetstone", "load", "misc", "speed", "oldsystem", "system", "fs", "shell", "index",
-    "graphics", "gindex", "all",
+    "arithmetic",
+    "dhry",
+    "dhrystone",
+    "whets",
+    "whetstone",
+    "load",
+    "misc",
+    "speed",
+    "oldsystem",
+    "system",
+    "fs",
+    "shell",
+    "index",
+    "graphics",
+    "gindex",
+    "all",
 ];
 
 pub fn find(name: &str) -> Option<&'static TestInfo> {
@@ -186,7 +736,11 @@ pub fn find(name: &str) -> Option<&'static TestInfo> {
 /// Test and alias names for error messages.
 pub fn names() -> String {
     let tests: Vec<&str> = TESTS.iter().map(|t| t.name).collect();
-    format!("tests: {}; aliases: {}", tests.join(", "), ALIASES.join(", "))
+    format!(
+        "tests: {}; aliases: {}",
+        tests.join(", "),
+        ALIASES.join(", ")
+    )
 }
 
 /// Expands names and aliases into tests, each once, in the order first named. Graphics tests
@@ -197,7 +751,9 @@ pub fn expand(names: &[String]) -> Result<(Vec<&'static TestInfo>, Vec<&'static 
     for name in names {
         let members = match alias(name) {
             Some(m) => m,
-            None => vec![find(name).map(|t| t.name).ok_or_else(|| UsageError::new(format!("unknown test {name:?}; {}", self::names())))?],
+            None => vec![find(name).map(|t| t.name).ok_or_else(|| {
+                UsageError::new(format!("unknown test {name:?}; {}", self::names()))
+            })?],
         };
         for m in members {
             let info = find(m).expect("aliases name registered tests");
@@ -223,16 +779,37 @@ mod tests {
     use super::*;
 
     fn names_of(v: &[&str]) -> Vec<&'static str> {
-        expand(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap().0.iter().map(|t| t.name).collect()
+        expand(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+            .unwrap()
+            .0
+            .iter()
+            .map(|t| t.name)
+            .collect()
     }
 
     #[test]
     fn aliases_expand_as_in_the_run_script() {
         assert_eq!(
             names_of(&["index"]),
-            vec!["dhry2reg", "whetstone-double", "execl", "fstime", "fsbuffer", "fsdisk", "pipe", "context1", "spawn", "syscall", "shell1", "shell8"]
+            vec![
+                "dhry2reg",
+                "whetstone-double",
+                "execl",
+                "fstime",
+                "fsbuffer",
+                "fsdisk",
+                "pipe",
+                "context1",
+                "spawn",
+                "syscall",
+                "shell1",
+                "shell8"
+            ]
         );
-        assert_eq!(names_of(&["dhrystone", "whets"]), vec!["dhry2reg", "whetstone-double"]);
+        assert_eq!(
+            names_of(&["dhrystone", "whets"]),
+            vec!["dhry2reg", "whetstone-double"]
+        );
         assert_eq!(names_of(&["load"]), vec!["shell1", "shell8", "shell16"]);
         assert_eq!(names_of(&["misc"]), vec!["C", "dc", "hanoi"]);
         assert_eq!(names_of(&["arithmetic"]).len(), 7);
@@ -260,9 +837,15 @@ mod tests {
     #[test]
     fn unknown_and_graphics_names_are_refused() {
         let e = expand(&["bogus".to_string()]).unwrap_err().to_string();
-        assert!(e.contains("bogus") && e.contains("dhry2reg") && e.contains("gindex"), "{e}");
+        assert!(
+            e.contains("bogus") && e.contains("dhry2reg") && e.contains("gindex"),
+            "{e}"
+        );
         for g in ["graphics", "gindex", "2d-rects", "ubgears"] {
-            assert!(expand(&[g.to_string()]).unwrap_err().to_string().contains("not available yet"));
+            assert!(expand(&[g.to_string()])
+                .unwrap_err()
+                .to_string()
+                .contains("not available yet"));
         }
     }
 }

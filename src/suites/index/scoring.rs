@@ -62,7 +62,10 @@ pub fn score(passes: &[Pass], timebase: f64) -> Option<TestScore> {
             p.count
         }
     };
-    let log_sum: f64 = kept.iter().map(|p| rate(p).max(f64::MIN_POSITIVE).ln()).sum();
+    let log_sum: f64 = kept
+        .iter()
+        .map(|p| rate(p).max(f64::MIN_POSITIVE).ln())
+        .sum();
     Some(TestScore {
         score: (log_sum / kept.len() as f64).exp(),
         time_s: kept.iter().map(|p| p.time_s).sum::<f64>() / kept.len() as f64,
@@ -106,8 +109,16 @@ mod tests {
     #[test]
     fn copies_add_counts_and_average_times() {
         let pass = combine_copies(&[
-            CopyReport { count: 100.0, timebase: 1.0, time_s: 10.0 },
-            CopyReport { count: 50.0, timebase: 1.0, time_s: 12.0 },
+            CopyReport {
+                count: 100.0,
+                timebase: 1.0,
+                time_s: 10.0,
+            },
+            CopyReport {
+                count: 50.0,
+                timebase: 1.0,
+                time_s: 12.0,
+            },
         ]);
         assert_eq!(pass, p(150.0, 11.0));
     }
@@ -121,7 +132,11 @@ mod tests {
         passes.push(p(1600.0, 10.0));
         let s = score(&passes, 1.0).unwrap();
         assert_eq!((s.iterations, s.dropped), (7, 3));
-        assert!((s.score - 40.0 * 4f64.powf(1.0 / 7.0)).abs() < 1e-9, "{}", s.score);
+        assert!(
+            (s.score - 40.0 * 4f64.powf(1.0 / 7.0)).abs() < 1e-9,
+            "{}",
+            s.score
+        );
         assert!((s.time_s - 10.0).abs() < 1e-12);
     }
 

@@ -8,7 +8,6 @@ use super::benches::{Bench, Load};
 use super::config::InteractiveConfig;
 use super::sim::Profile;
 use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec};
-use crate::workers::roles::WorkerSpec;
 use super::{InteractiveResult, Measurement};
 use crate::calibration::{
     burn_calibration, burn_loops, measure_rate, BurnCalibration, BURN_BUDGET,
@@ -18,6 +17,7 @@ use crate::platform::clock::{monotonic_ns, sleep_until_ns};
 use crate::platform::private_dir::PrivateDir;
 use crate::platform::rusage::Usage;
 use crate::platform::sched;
+use crate::workers::roles::WorkerSpec;
 use crate::workers::Worker;
 
 /// A load that will not run, and why.
@@ -125,7 +125,8 @@ pub fn run(
         observer.note(&format!("{} skipped: {}", s.load.name(), s.reason));
     }
 
-    let workdir = PrivateDir::create(&config.workdir, "interactive").with_context(|| format!("creating a directory in {}", config.workdir.display()))?;
+    let workdir = PrivateDir::create(&config.workdir, "interactive")
+        .with_context(|| format!("creating a directory in {}", config.workdir.display()))?;
     let write_file = workdir.path().join("write.dat");
     let read_file = workdir.path().join("read.dat");
     let needs_read = plan.pairs.iter().any(|(_, l)| l.uses_files().1);

@@ -93,7 +93,9 @@ pub fn run_bench(spec: BenchSpec, ch: &mut Channel) -> Result<()> {
     ch.say("started")?;
     ch.wait_for("stop");
     stop.store(true, Ordering::SeqCst);
-    let (recorder, counts, timer, task_policy) = task.join().map_err(|_| anyhow!("the simulated task panicked"))??;
+    let (recorder, counts, timer, task_policy) = task
+        .join()
+        .map_err(|_| anyhow!("the simulated task panicked"))??;
     let wall_ns = monotonic_ns() - start;
     let cpu_ns = Usage::process().since(&before).cpu_ns();
     let latency = recorder.summary();

@@ -303,7 +303,6 @@ pub fn run_once(spec: RingSpec, stop: &AtomicBool) -> Result<Option<SchedRun>> {
     }))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,20 +35,40 @@ trait Compat: Copy {
 macro_rules! compat_int {
     ($t:ty) => {
         impl Compat for $t {
-            fn wrapping_mul_compat(self, o: Self) -> Self { self.wrapping_mul(o) }
-            fn wrapping_add_compat(self, o: Self) -> Self { self.wrapping_add(o) }
-            fn wrapping_sub_compat(self, o: Self) -> Self { self.wrapping_sub(o) }
-            fn div_compat(self, o: Self) -> Self { if o == 0 { 0 } else { self.wrapping_div(o) } }
+            fn wrapping_mul_compat(self, o: Self) -> Self {
+                self.wrapping_mul(o)
+            }
+            fn wrapping_add_compat(self, o: Self) -> Self {
+                self.wrapping_add(o)
+            }
+            fn wrapping_sub_compat(self, o: Self) -> Self {
+                self.wrapping_sub(o)
+            }
+            fn div_compat(self, o: Self) -> Self {
+                if o == 0 {
+                    0
+                } else {
+                    self.wrapping_div(o)
+                }
+            }
         }
     };
 }
 macro_rules! compat_float {
     ($t:ty) => {
         impl Compat for $t {
-            fn wrapping_mul_compat(self, o: Self) -> Self { self * o }
-            fn wrapping_add_compat(self, o: Self) -> Self { self + o }
-            fn wrapping_sub_compat(self, o: Self) -> Self { self - o }
-            fn div_compat(self, o: Self) -> Self { self / o }
+            fn wrapping_mul_compat(self, o: Self) -> Self {
+                self * o
+            }
+            fn wrapping_add_compat(self, o: Self) -> Self {
+                self + o
+            }
+            fn wrapping_sub_compat(self, o: Self) -> Self {
+                self - o
+            }
+            fn div_compat(self, o: Self) -> Self {
+                self / o
+            }
         }
     };
 }

@@ -105,12 +105,21 @@ fn rate(bytes: u64, start_ns: u64) -> Rate {
 }
 
 /// Runs one fstime test in `dir` (its two files are removed on every way out).
-pub fn fstime(mode: Mode, bufsize: usize, maxblocks: usize, seconds: f64, dir: &Path) -> Result<Rate> {
+pub fn fstime(
+    mode: Mode,
+    bufsize: usize,
+    maxblocks: usize,
+    seconds: f64,
+    dir: &Path,
+) -> Result<Rate> {
     if bufsize == 0 || maxblocks == 0 {
         bail!("fstime needs a buffer and blocks");
     }
     let pid = std::process::id();
-    let (p0, p1) = (dir.join(format!("dummy0.{pid}")), dir.join(format!("dummy1.{pid}")));
+    let (p0, p1) = (
+        dir.join(format!("dummy0.{pid}")),
+        dir.join(format!("dummy1.{pid}")),
+    );
     struct Remove<'a>(&'a Path, &'a Path);
     impl Drop for Remove<'_> {
         fn drop(&mut self) {
@@ -119,7 +128,14 @@ pub fn fstime(mode: Mode, bufsize: usize, maxblocks: usize, seconds: f64, dir: &
         }
     }
     let _cleanup = Remove(&p0, &p1);
-    let open = |p: &Path| OpenOptions::new().read(true).write(true).create(true).truncate(true).open(p);
+    let open = |p: &Path| {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(p)
+    };
     let mut files = Files {
         f: open(&p0).with_context(|| format!("creating {}", p0.display()))?,
         g: open(&p1).with_context(|| format!("creating {}", p1.display()))?,
@@ -154,7 +170,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for mode in [Mode::Write, Mode::Read, Mode::Copy] {
             let r = fstime(mode, 1024, 200, 0.3, dir.path()).unwrap();
-            assert!(r.kbps > 0.0 && r.seconds >= 0.29, "{mode:?}: {} KBps in {} s", r.kbps, r.seconds);
+            assert!(
+                r.kbps > 0.0 && r.seconds >= 0.29,
+                "{mode:?}: {} KBps in {} s",
+                r.kbps,
+                r.seconds
+            );
         }
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }

@@ -16,7 +16,9 @@ const DC_DAT: &str = "99k\n2v\np\nq\n";
 
 /// Writes the shell script and the data files the looper tests read into `dir`.
 pub fn write_assets(dir: &Path) -> Result<()> {
-    let put = |name: &str, text: &str| std::fs::write(dir.join(name), text).with_context(|| format!("writing {name}"));
+    let put = |name: &str, text: &str| {
+        std::fs::write(dir.join(name), text).with_context(|| format!("writing {name}"))
+    };
     put("multi.sh", MULTI_SH)?;
     put("cctest.c", CCTEST_C)?;
     put("dc.dat", DC_DAT)?;
@@ -26,8 +28,32 @@ pub fn write_assets(dir: &Path) -> Result<()> {
 }
 
 const WORDS: &[&str] = &[
-    "the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog", "kernel", "scheduler", "latency", "pipe", "process", "thread",
-    "memory", "cache", "disk", "benchmark", "index", "baseline", "gimp", "shell", "script", "compile", "signal", "buffer",
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "lazy",
+    "dog",
+    "kernel",
+    "scheduler",
+    "latency",
+    "pipe",
+    "process",
+    "thread",
+    "memory",
+    "cache",
+    "disk",
+    "benchmark",
+    "index",
+    "baseline",
+    "gimp",
+    "shell",
+    "script",
+    "compile",
+    "signal",
+    "buffer",
 ];
 
 /// A deterministic pseudo-random text: `lines` lines of 6 to 13 words.
@@ -35,10 +61,14 @@ fn text(lines: usize, seed: u64) -> String {
     let mut state = seed;
     let mut out = String::new();
     for _ in 0..lines {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let words = 6 + (state >> 60) as usize % 8;
         for w in 0..words {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             if w > 0 {
                 out.push(' ');
             }
@@ -77,7 +107,9 @@ impl Job {
             }
             Job::Compile => {
                 let mut c = Command::new("cc");
-                c.arg("cctest.c").arg("-o").arg(format!("cctest.{}", std::process::id()));
+                c.arg("cctest.c")
+                    .arg("-o")
+                    .arg(format!("cctest.{}", std::process::id()));
                 c
             }
             Job::Dc => {
@@ -91,7 +123,10 @@ impl Job {
                 c
             }
         };
-        c.current_dir(dir).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+        c.current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
         c
     }
 
@@ -110,9 +145,16 @@ impl Job {
 pub fn looper(job: &Job, dir: &Path, deadline_ns: u64) -> Result<u64> {
     let mut n = 0;
     while monotonic_ns() < deadline_ns {
-        let out = job.command(dir).output().with_context(|| format!("running {:?}", job.programs()[0]))?;
+        let out = job
+            .command(dir)
+            .output()
+            .with_context(|| format!("running {:?}", job.programs()[0]))?;
         if !out.status.success() {
-            bail!("{} failed: {}", job.programs()[0], String::from_utf8_lossy(&out.stderr).trim());
+            bail!(
+                "{} failed: {}",
+                job.programs()[0],
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
         }
         if monotonic_ns() <= deadline_ns {
             n += 1;
@@ -147,6 +189,9 @@ mod tests {
         assert!(n > 0);
         // The script cleaned up after itself.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 5);
-        assert_eq!(missing_program(&["sh", "no-such-program-hb"]), Some("no-such-program-hb".into()));
+        assert_eq!(
+            missing_program(&["sh", "no-such-program-hb"]),
+            Some("no-such-program-hb".into())
+        );
     }
 }

@@ -74,9 +74,27 @@ pub fn run(program: Program, seconds: f64, dir: &Path) -> Result<CopyReport> {
         Program::Pipe => counted(os::pipe_throughput(deadline)?, 1.0),
         Program::Context1 => counted(os::context1(deadline)?, 1.0),
         Program::Spawn => counted(os::spawn(deadline)?, 1.0),
-        Program::FileWrite { bufsize, maxblocks } => fs_report(fs::fstime(fs::Mode::Write, bufsize, maxblocks, seconds, dir)?),
-        Program::FileRead { bufsize, maxblocks } => fs_report(fs::fstime(fs::Mode::Read, bufsize, maxblocks, seconds, dir)?),
-        Program::FileCopy { bufsize, maxblocks } => fs_report(fs::fstime(fs::Mode::Copy, bufsize, maxblocks, seconds, dir)?),
+        Program::FileWrite { bufsize, maxblocks } => fs_report(fs::fstime(
+            fs::Mode::Write,
+            bufsize,
+            maxblocks,
+            seconds,
+            dir,
+        )?),
+        Program::FileRead { bufsize, maxblocks } => fs_report(fs::fstime(
+            fs::Mode::Read,
+            bufsize,
+            maxblocks,
+            seconds,
+            dir,
+        )?),
+        Program::FileCopy { bufsize, maxblocks } => fs_report(fs::fstime(
+            fs::Mode::Copy,
+            bufsize,
+            maxblocks,
+            seconds,
+            dir,
+        )?),
         Program::Arith { kind } => {
             let mut result = 0;
             let mut loops = 0;

@@ -92,7 +92,9 @@ pub fn pipe_throughput(deadline_ns: u64) -> Result<u64> {
     let n = until(deadline_ns, 100, || {
         // SAFETY: valid descriptors and a 512-byte buffer.
         unsafe {
-            if libc::write(fds[1], buf.as_ptr().cast(), 512) != 512 || libc::read(fds[0], buf.as_mut_ptr().cast(), 512) != 512 {
+            if libc::write(fds[1], buf.as_ptr().cast(), 512) != 512
+                || libc::read(fds[0], buf.as_mut_ptr().cast(), 512) != 512
+            {
                 bail!("pipe i/o: {}", std::io::Error::last_os_error());
             }
         }
@@ -147,7 +149,9 @@ pub fn context1(deadline_ns: u64) -> Result<u64> {
                 let mut check: u64 = 0;
                 // SAFETY: valid descriptors and 8-byte values.
                 unsafe {
-                    if libc::write(p1[1], (&iter as *const u64).cast(), 8) != 8 || libc::read(p2[0], (&mut check as *mut u64).cast(), 8) != 8 {
+                    if libc::write(p1[1], (&iter as *const u64).cast(), 8) != 8
+                        || libc::read(p2[0], (&mut check as *mut u64).cast(), 8) != 8
+                    {
                         bail!("context1 pipe i/o: {}", std::io::Error::last_os_error());
                     }
                 }

@@ -26,7 +26,16 @@ fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
     let t0 = t;
     let t1 = black_box(0.500_000_25f64);
     let t2 = black_box(2.0f64);
-    let (n1, n2, n3, n4, n5, n6, n7, n8) = (12 * x100, 14 * x100, 345 * x100, 210 * x100, 32 * x100, 899 * x100, 616 * x100, 93 * x100);
+    let (n1, n2, n3, n4, n5, n6, n7, n8) = (
+        12 * x100,
+        14 * x100,
+        345 * x100,
+        210 * x100,
+        32 * x100,
+        899 * x100,
+        616 * x100,
+        93 * x100,
+    );
     let n1mult = 10;
     let mut check = 0.0;
     let mut time_used = 0.0;
@@ -186,7 +195,11 @@ pub fn run(duration_s: f64) -> WhetstoneRun {
     let xtra = xtra.max(1);
     let (seconds, check) = whetstones(xtra, x100);
     WhetstoneRun {
-        mwips: if seconds > 0.0 { xtra as f64 * x100 as f64 / (10.0 * seconds) } else { 0.0 },
+        mwips: if seconds > 0.0 {
+            xtra as f64 * x100 as f64 / (10.0 * seconds)
+        } else {
+            0.0
+        },
         seconds,
         check,
     }
@@ -203,6 +216,11 @@ mod tests {
         let (_, check) = whetstones(1, 100);
         assert!(check.is_finite() && check != 0.0);
         let r = run(0.2);
-        assert!(r.mwips > 0.0 && r.seconds > 0.0, "{} MWIPS in {} s", r.mwips, r.seconds);
+        assert!(
+            r.mwips > 0.0 && r.seconds > 0.0,
+            "{} MWIPS in {} s",
+            r.mwips,
+            r.seconds
+        );
     }
 }

@@ -1,0 +1,320 @@
+//! UnixBench's reports: per pass, each test's score with its unit, time and samples, then the
+//! index table (baseline, result, index) and the index score; with two or more passes, the gain
+//! from one copy to N; and the same as HTML. hostbench adds each test's spread (CV, min–max).
+
+use std::fmt::Write;
+
+use crate::model::{Environment, RunResult};
+use crate::suites::index::registry::Category;
+use crate::suites::index::{IndexPass, IndexResult, TestResult};
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The system block at the top of a report.
+pub fn system_header(env: &Environment, r: &IndexResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "   System: {}: GNU/Linux", env.hostname);
+    let _ = writeln!(
+        out,
+        "   OS: GNU/Linux -- {} -- {}",
+        env.kernel_release, env.kernel_version
+    );
+    let _ = writeln!(out, "   Machine: {}", env.arch);
+    let _ = writeln!(out, "   Language: {}", r.language);
+    let limit = env
+        .cgroup_cpu_limit
+        .as_ref()
+        .map(|l| format!(", cgroup limit {:.2} CPUs", l.cpus()))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "   CPU: {} ({} online, {} usable{limit})",
+        env.cpu_model, env.cpus_online, env.cpus_allowed
+    );
+    let _ = writeln!(
+        out,
+        "   Programs: written in Rust for hostbench, built by {} ({}); shell, C, dc and grep tests use the host's programs",
+        env.compiler, env.build_profile
+    );
+    let s = &r.settings;
+    let mode = match (s.quick, s.seconds, s.adaptive_pct) {
+        (_, Some(sec), _) => format!("every test run for {sec} s (not UnixBench's durations)"),
+        (true, None, _) => {
+            "quick: a tenth of each duration, 3 and 1 iterations (not comparable with full runs)"
+                .into()
+        }
+        (false, None, Some(p)) => {
+            format!("adaptive: iterations stop once the 95% CI is within {p}%")
+        }
+        _ => format!(
+            "UnixBench's durations, {} iterations ({} for slow tests)",
+            s.iterations,
+            crate::suites::index::scoring::iterations(s.iterations, true)
+        ),
+    };
+    let _ = writeln!(
+        out,
+        "   Mode: {mode}; copies {}",
+        if s.pin {
+            "pinned to CPUs (--pin)"
+        } else {
+            "not pinned"
+        }
+    );
+    out
+}
+
+/// One pass, as UnixBench's text report prints it.
+pub fn pass_text(p: &IndexPass, cpus: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "------------------------------------------------------------------------"
+    );
+    let _ = writeln!(
+        out,
+        "Benchmark Run: {} - {}",
+        p.started_at.format("%a %b %d %Y %H:%M:%S"),
+        p.finished_at.format("%H:%M:%S")
+    );
+    let _ = writeln!(
+        out,
+        "{} in system; running {} of tests\n",
+        plural(cpus, "CPU", "CPUs"),
+        plural(p.copies, "parallel copy", "parallel copies")
+    );
+    for t in &p.tests {
+        let _ = writeln!(out, "{}", test_line(t));
+    }
+    for s in &p.skipped {
+        let _ = writeln!(out, "{:<40} skipped: {}", s.name, s.reason);
+    }
+    out.push('\n');
+    for cat in [Category::System, Category::Misc] {
+        out.push_str(&index_table(p, cat));
+    }
+    out
+}
+
+fn test_line(t: &TestResult) -> String {
+    match &t.score {
+        Some(s) => {
+            let spread = t
+                .spread
+                .map(|sp| format!("; CV {:.1}%, {:.1}-{:.1}", sp.cv_pct, sp.min, sp.max))
+                .unwrap_or_default();
+            format!(
+                "{:<40} {:12.1} {:<5} ({:.1} s, {} samples{spread}{})",
+                t.msg,
+                s.score,
+                t.unit,
+                s.time_s,
+                s.iterations,
+                if t.adaptive_stop {
+                    ", adaptive stop"
+                } else {
+                    ""
+                }
+            )
+        }
+        None => format!(
+            "{:<40} {:>12} {:<5} (stopped before a pass completed)",
+            t.msg, "---", t.unit
+        ),
+    }
+}
+
+/// The index table of one category, if any of its tests has a baseline.
+fn index_table(p: &IndexPass, cat: Category) -> String {
+    let tests: Vec<&TestResult> = p
+        .tests
+        .iter()
+        .filter(|t| t.category == cat && t.baseline.is_some())
+        .collect();
+    if tests.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
+    let partial = cat == Category::System && p.indexed < p.index_tests;
+    let head = format!(
+        "{}{}",
+        cat.title(),
+        if cat == Category::System && !partial {
+            " Index Values"
+        } else {
+            " Partial Index"
+        }
+    );
+    let _ = writeln!(
+        out,
+        "{head:<40} {:>12} {:>12} {:>8}",
+        "BASELINE", "RESULT", "INDEX"
+    );
+    for t in &tests {
+        match (t.baseline, t.score, t.index) {
+            (Some(b), Some(s), Some(i)) => {
+                let _ = writeln!(out, "{:<40} {:12.1} {:12.1} {:8.1}", t.msg, b, s.score, i);
+            }
+            _ => {
+                let _ = writeln!(
+                    out,
+                    "{:<40} {:>12} {:>12} {:>8}",
+                    t.msg, "---", "---", "---"
+                );
+            }
+        }
+    }
+    if cat == Category::System {
+        if let Some(idx) = p.system_index {
+            let _ = writeln!(out, "{:<40} {:>12} {:>12} {:>8}", "", "", "", "========");
+            let title = format!(
+                "{} Index Score{}",
+                cat.title(),
+                if partial { " (Partial Only)" } else { "" }
+            );
+            let _ = writeln!(out, "{title:<66} {idx:8.1}");
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// The gain from the first pass to each later one, per index test (UnixBench's usage document
+/// shows this table for one and two copies).
+pub fn gain_table(r: &IndexResult) -> String {
+    if r.passes.len() < 2 {
+        return String::new();
+    }
+    let first = &r.passes[0];
+    let mut out = String::new();
+    for later in &r.passes[1..] {
+        let _ = writeln!(
+            out,
+            "{:<40} {:>10} {:>10} {:>7}",
+            "Test",
+            format!("{} copy", first.copies),
+            format!("{} copies", later.copies),
+            "Gain"
+        );
+        let _ = writeln!(
+            out,
+            "{:<40} {:>10} {:>10} {:>7}",
+            "-".repeat(20),
+            "------",
+            "------",
+            "----"
+        );
+        for t in first.tests.iter().filter(|t| t.index.is_some()) {
+            if let (Some(a), Some(b)) = (
+                t.index,
+                later
+                    .tests
+                    .iter()
+                    .find(|u| u.name == t.name)
+                    .and_then(|u| u.index),
+            ) {
+                let _ = writeln!(
+                    out,
+                    "{:<40} {a:>10.1} {b:>10.1} {:>6.0}%",
+                    t.msg,
+                    100.0 * (b / a - 1.0)
+                );
+            }
+        }
+        if let (Some(a), Some(b)) = (first.system_index, later.system_index) {
+            let _ = writeln!(
+                out,
+                "{:<40} {a:>10.1} {b:>10.1} {:>6.0}%",
+                "Index Score:",
+                100.0 * (b / a - 1.0)
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The whole text report.
+pub fn report(result: &RunResult, r: &IndexResult) -> String {
+    let mut out = system_header(&result.environment, r);
+    out.push('\n');
+    for p in &r.passes {
+        out.push_str(&pass_text(p, result.environment.cpus_allowed));
+    }
+    out.push_str(&gain_table(r));
+    if !r.settings.skipped_graphics.is_empty() {
+        let _ = writeln!(
+            out,
+            "Graphics tests not run (not available yet): {}",
+            r.settings.skipped_graphics.join(", ")
+        );
+    }
+    out
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The HTML report: the same tables, self-contained.
+pub fn html(result: &RunResult, r: &IndexResult) -> String {
+    let env = &result.environment;
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Benchmark of {host} on {date}</title>\n<style>table{{margin:1em 1em 1em 0;background:#f9f9f9;border:1px #aaa solid;border-collapse:collapse}}th,td{{border:1px #aaa solid;padding:.2em}}th{{background:#f2f2f2}}td.n{{text-align:right;font-family:monospace}}</style></head><body>\n<h2>Benchmark of {host} on {date}</h2>\n<p><b>hostbench {ver}: the BYTE UNIX Benchmarks' tests</b></p>\n<h3>Test System Information</h3>\n<pre>{sys}</pre>\n",
+        host = esc(&env.hostname),
+        date = result.started_at.format("%a %b %d %Y"),
+        ver = esc(&result.tool_version),
+        sys = esc(&system_header(env, r)),
+    );
+    for p in &r.passes {
+        let _ = writeln!(
+            out,
+            "<hr><h3>Benchmark Run: {}; {}</h3>\n<p>Time: {} - {}</p>",
+            plural(env.cpus_allowed, "CPU", "CPUs"),
+            plural(p.copies, "parallel process", "parallel processes"),
+            p.started_at.format("%H:%M:%S"),
+            p.finished_at.format("%H:%M:%S")
+        );
+        for cat in [Category::System, Category::Misc] {
+            let tests: Vec<&TestResult> = p.tests.iter().filter(|t| t.category == cat).collect();
+            if tests.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "<h4>{}</h4>\n<table><tr><th>Test</th><th>Score</th><th>Unit</th><th>Time</th><th>Iters.</th><th>CV</th><th>Baseline</th><th>Index</th></tr>", cat.title());
+            for t in tests {
+                let (score, time, iters) =
+                    t.score
+                        .map_or(("---".into(), "---".into(), "0".into()), |s| {
+                            (
+                                format!("{:.1}", s.score),
+                                format!("{:.1} s", s.time_s),
+                                s.iterations.to_string(),
+                            )
+                        });
+                let _ = writeln!(
+                    out,
+                    "<tr><td><b>{}</b></td><td class=n>{score}</td><td>{}</td><td class=n>{time}</td><td class=n>{iters}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
+                    esc(&t.msg),
+                    esc(&t.unit),
+                    t.spread.map_or(String::new(), |s| format!("{:.1}%", s.cv_pct)),
+                    t.baseline.map_or(String::new(), |b| format!("{b:.1}")),
+                    t.index.map_or(String::new(), |i| format!("{i:.1}"))
+                );
+            }
+            if cat == Category::System {
+                if let Some(i) = p.system_index {
+                    let _ = writeln!(out, "<tr><td colspan=7><b>System Benchmarks Index Score{}:</b></td><td class=n><b>{i:.1}</b></td></tr>", if p.indexed < p.index_tests { " (Partial Only)" } else { "" });
+                }
+            }
+            let _ = writeln!(out, "</table>");
+        }
+    }
+    let _ = writeln!(out, "</body></html>");
+    out
+}

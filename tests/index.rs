@@ -1,0 +1,262 @@
+//! `hostbench index` driven as a user would: real copies in real processes, real files, host
+//! programs, a real SQLite store. Tests run for fractions of a second (`--seconds`).
+
+mod common;
+
+use std::process::{Command as StdCommand, Stdio};
+use std::time::{Duration, Instant};
+
+use common::Sandbox;
+use serde_json::Value;
+
+fn index(r: &Value) -> &Value {
+    let suites = r["suites"].as_array().unwrap();
+    assert_eq!(suites[0]["suite"], "index");
+    &suites[0]
+}
+
+fn tests_of(r: &Value, pass: usize) -> Vec<Value> {
+    index(r)["passes"][pass]["tests"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn every_test_runs_and_scores_in_its_unit() {
+    let sb = Sandbox::new();
+    let results = sb.dir.path().join("results");
+    let r = sb.json(&[
+        "index",
+        "all",
+        "--seconds",
+        "0.3",
+        "-i",
+        "1",
+        "-c",
+        "1",
+        "--results-dir",
+        results.to_str().unwrap(),
+        "--workdir",
+        sb.dir.path().to_str().unwrap(),
+    ]);
+    let tests = tests_of(&r, 0);
+    let skipped = index(&r)["passes"][0]["skipped"].as_array().unwrap().len();
+    assert_eq!(
+        tests.len() + skipped,
+        30,
+        "every non-graphics test ran or was skipped with a reason"
+    );
+    let units = [
+        ("dhry2reg", "lps"),
+        ("whetstone-double", "MWIPS"),
+        ("syscall", "lps"),
+        ("pipe", "lps"),
+        ("context1", "lps"),
+        ("spawn", "lps"),
+        ("execl", "lps"),
+        ("fstime", "KBps"),
+        ("fsdisk-r", "KBps"),
+        ("fsbuffer-w", "KBps"),
+        ("shell1", "lpm"),
+        ("shell16", "lpm"),
+        ("arithoh", "lps"),
+        ("double", "lps"),
+        ("hanoi", "lps"),
+        ("grep", "lpm"),
+        ("sysexec", "lps"),
+    ];
+    for (name, unit) in units {
+        let t = tests
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("{name} did not run"));
+        assert_eq!(t["unit"], unit, "{name}");
+        assert!(t["score"]["score"].as_f64().unwrap() > 0.0, "{name}: {t}");
+    }
+    // A full set of index tests gives an index score, and the graphics tests were left out.
+    let pass = &index(&r)["passes"][0];
+    assert_eq!(pass["indexed"], 12);
+    assert!(pass["system_index"].as_f64().unwrap() > 0.0);
+    assert_eq!(
+        index(&r)["settings"]["skipped_graphics"]
+            .as_array()
+            .unwrap()
+            .len(),
+        11
+    );
+    // UnixBench's reports, text and HTML.
+    let files: Vec<_> = std::fs::read_dir(&results)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 2);
+    let text = files.iter().find(|p| p.extension().is_none()).unwrap();
+    let body = std::fs::read_to_string(text).unwrap();
+    assert!(
+        body.contains("System Benchmarks Index Score") && body.contains("Language: "),
+        "{body}"
+    );
+    assert!(text.file_name().unwrap().to_string_lossy().ends_with("-01"));
+    assert!(std::fs::read_to_string(text.with_extension("html"))
+        .unwrap()
+        .contains("<table>"));
+    // No file of the tests is left behind.
+    assert!(!std::fs::read_dir(sb.dir.path()).unwrap().any(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with(".hostbench-index")));
+}
+
+#[test]
+fn two_copies_add_up_and_aliases_expand() {
+    let sb = Sandbox::new();
+    let results = sb.dir.path().join("results");
+    let r = sb.json(&[
+        "index",
+        "dhrystone",
+        "pipe",
+        "--seconds",
+        "0.3",
+        "-i",
+        "2",
+        "-c",
+        "2",
+        "--results-dir",
+        results.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        index(&r)["settings"]["tests"],
+        serde_json::json!(["dhry2reg", "pipe"])
+    );
+    for t in tests_of(&r, 0) {
+        assert_eq!(t["copies"], 2);
+        let iterations = t["iterations"].as_array().unwrap();
+        assert_eq!(iterations.len(), 2);
+        for (it, pass) in iterations.iter().zip(t["passes"].as_array().unwrap()) {
+            let copies = it.as_array().unwrap();
+            assert_eq!(copies.len(), 2);
+            let sum: f64 = copies.iter().map(|c| c["count"].as_f64().unwrap()).sum();
+            assert!((pass["count"].as_f64().unwrap() - sum).abs() < 1e-6);
+        }
+    }
+}
+
+#[test]
+fn a_missing_host_program_skips_its_test() {
+    let sb = Sandbox::new();
+    let out = sb
+        .cmd()
+        .args([
+            "index",
+            "dc",
+            "hanoi",
+            "--seconds",
+            "0.2",
+            "-i",
+            "1",
+            "-c",
+            "1",
+            "--json",
+            "--results-dir",
+        ])
+        .arg(sb.dir.path().join("results"))
+        .env("PATH", sb.dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pass = &index(&r)["passes"][0];
+    assert_eq!(pass["skipped"][0]["name"], "dc");
+    assert!(pass["skipped"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("dc"));
+    assert_eq!(pass["tests"][0]["name"], "hanoi");
+}
+
+#[test]
+fn bad_input_exits_2() {
+    let sb = Sandbox::new();
+    let cases: &[(&[&str], &str)] = &[
+        (&["index", "bogus"], "dhry2reg"),
+        (&["index", "-c", "0"], "-c"),
+        (&["index", "-i", "0"], "-i"),
+        (&["index", "graphics"], "not available yet"),
+        (&["index", "gindex"], "not available yet"),
+        (&["index", "--seconds", "0"], "--seconds"),
+    ];
+    for (args, expect) in cases {
+        let out = sb.cmd().args(*args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(expect), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn ctrl_c_stops_at_once_and_leaves_nothing() {
+    let sb = Sandbox::new();
+    let work = sb.dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("hostbench"))
+        .args([
+            "index",
+            "fsdisk",
+            "execl",
+            "--seconds",
+            "30",
+            "-i",
+            "1",
+            "-c",
+            "2",
+            "--workdir",
+            work.to_str().unwrap(),
+            "--results-dir",
+        ])
+        .arg(sb.dir.path().join("results"))
+        .env("HOSTBENCH_DB", sb.db())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    let marker = work.to_str().unwrap().to_string();
+    let copies = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|p| {
+                std::fs::read(format!("/proc/{p}/cmdline"))
+                    .map(|c| {
+                        let c = String::from_utf8_lossy(&c);
+                        c.contains("__worker") && c.contains(&marker)
+                    })
+                    .unwrap_or(false)
+            })
+            .count()
+    };
+    assert_eq!(copies(), 2, "two fsdisk copies should be running");
+    let signalled = Instant::now();
+    // SAFETY: kill(2) to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert!(
+        signalled.elapsed() < Duration::from_secs(10),
+        "the stop waited for the test to end"
+    );
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(copies(), 0, "a copy outlived the run");
+    assert_eq!(
+        std::fs::read_dir(&work).unwrap().count(),
+        0,
+        "files left behind"
+    );
+    let r = sb.json(&["results", "show", "1"]);
+    assert_eq!(r["incomplete"], true);
+}
