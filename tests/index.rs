@@ -260,3 +260,61 @@ fn ctrl_c_stops_at_once_and_leaves_nothing() {
     let r = sb.json(&["results", "show", "1"]);
     assert_eq!(r["incomplete"], true);
 }
+
+#[test]
+fn a_full_disk_fails_that_test_cleanly_and_the_run_goes_on() {
+    use std::os::unix::process::CommandExt;
+    let sb = Sandbox::new();
+    let work = sb.dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let mut cmd = StdCommand::new(assert_cmd::cargo::cargo_bin("hostbench"));
+    cmd.args([
+        "index",
+        "fsdisk-w",
+        "hanoi",
+        "--seconds",
+        "0.5",
+        "-i",
+        "1",
+        "-c",
+        "1",
+        "--json",
+        "--workdir",
+        work.to_str().unwrap(),
+        "--results-dir",
+    ])
+    .arg(sb.dir.path().join("results"))
+    .env("HOSTBENCH_DB", sb.db());
+    // Files may grow to 4 MB: fsdisk's 8000 KB file cannot be written, as on a full disk.
+    // SAFETY: setrlimit between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 4 << 20,
+                rlim_max: 4 << 20,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &lim);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pass = &index(&r)["passes"][0];
+    assert_eq!(pass["skipped"][0]["name"], "fsdisk-w");
+    let reason = pass["skipped"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("failed") && reason.contains("File too large"),
+        "{reason}"
+    );
+    assert_eq!(pass["tests"][0]["name"], "hanoi");
+    assert_eq!(
+        std::fs::read_dir(&work).unwrap().count(),
+        0,
+        "files left behind"
+    );
+}

@@ -119,9 +119,12 @@ impl Worker {
         Ok(())
     }
 
-    /// Reads the `report <json>` line.
+    /// Reads the `report <json>` line; an `error <message>` line is returned as an error.
     pub fn read_report<T: DeserializeOwned>(&mut self) -> Result<T> {
         let line = self.read_line()?;
+        if let Some(message) = line.strip_prefix("error ") {
+            bail!("{}: {message}", self.label);
+        }
         let json = line.strip_prefix("report ").ok_or_else(|| {
             anyhow!(
                 "{} worker said {line:?} where its report was expected",

@@ -88,8 +88,15 @@ fn run_index_copy(spec: IndexWorkerSpec) -> Result<()> {
             count: 0,
         }));
     }
-    let report = programs::run(test.program, spec.seconds, &spec.dir)?;
-    ch.report(&report)
+    // A write past the file-size limit then fails with EFBIG, like a full disk, instead of
+    // killing the copy.
+    // SAFETY: changing a signal's disposition to ignore.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+    match programs::run(test.program, spec.seconds, &spec.dir) {
+        Ok(report) => ch.report(&report),
+        // The coordinator reports the failure; the test's own files are already removed.
+        Err(e) => ch.say(&format!("error {e:#}")),
+    }
 }
 
 /// Replaces this process with the next link of the execl chain; returns only on failure.

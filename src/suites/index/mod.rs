@@ -259,9 +259,23 @@ pub fn run(
                 skipped.push(s);
                 continue;
             }
-            let result = run_test(config, t, copies, exe, dir.path(), &cpus, stop, observer)?;
-            observer.test_done(&result);
-            tests.push(result);
+            match run_test(config, t, copies, exe, dir.path(), &cpus, stop, observer) {
+                Ok(result) => {
+                    observer.test_done(&result);
+                    tests.push(result);
+                }
+                Err(_) if stop.load(Ordering::Relaxed) => break,
+                // A test that fails (a full disk, a failed self-check) is reported with its
+                // reason, and the run goes on.
+                Err(e) => {
+                    let s = Skipped {
+                        name: t.name.into(),
+                        reason: format!("failed: {e:#}"),
+                    };
+                    observer.skipped(&s);
+                    skipped.push(s);
+                }
+            }
         }
         let index_values: Vec<f64> = tests
             .iter()
