@@ -1,12 +1,10 @@
 //! Every kind of worker process, and the worker side of the conversation with the coordinator.
 
 use std::io::{BufRead, Lines, StdinLock, StdoutLock, Write};
-use std::os::unix::process::CommandExt;
 
 use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::WORKER_SUBCOMMAND;
 use crate::platform::sched;
 use crate::suites::index::programs::{self, ExeclStep};
 use crate::suites::index::{registry, IndexWorkerSpec};
@@ -22,8 +20,6 @@ pub enum WorkerSpec {
     Load(LoadWorkerSpec),
     /// index: one copy of one test.
     Index(IndexWorkerSpec),
-    /// index: one link of the execl chain.
-    Execl(ExeclStep),
 }
 
 /// The worker's side: lines to the coordinator on standard output, commands from it on
@@ -62,10 +58,15 @@ pub fn run(spec: WorkerSpec) -> Result<()> {
         WorkerSpec::Bench(s) => interactive::run_bench(s, &mut Channel::stdio()),
         WorkerSpec::Load(s) => interactive::run_load(s, &mut Channel::stdio()),
         WorkerSpec::Index(s) => run_index_copy(s),
-        WorkerSpec::Execl(step) => match step.report() {
-            Some(r) => Channel::stdio().report(&r),
-            None => Err(exec_next(&step.next())),
-        },
+    }
+}
+
+/// One link of the execl chain (see [`ExeclStep`]): report if the time is up, else exec the
+/// next link. Called from `main` before anything else runs.
+pub fn run_execl_link(step: &ExeclStep) -> Result<()> {
+    match step.report() {
+        Some(r) => Channel::stdio().report(&r),
+        None => Err(exec_next(&step.next())),
     }
 }
 
@@ -99,19 +100,20 @@ fn run_index_copy(spec: IndexWorkerSpec) -> Result<()> {
     }
 }
 
-/// Replaces this process with the next link of the execl chain; returns only on failure.
+/// Replaces this process with the next link of the execl chain; returns only on failure. It
+/// calls execv(2) on /proc/self/exe directly, as UnixBench's execl.c does on its own binary.
 fn exec_next(step: &ExeclStep) -> anyhow::Error {
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => return anyhow!("finding the hostbench binary for execl: {e}"),
-    };
-    let json = match serde_json::to_string(&WorkerSpec::Execl(step.clone())) {
-        Ok(j) => j,
+    let args: Vec<std::ffi::CString> = match std::iter::once("hostbench".to_string())
+        .chain(step.to_args())
+        .map(std::ffi::CString::new)
+        .collect()
+    {
+        Ok(a) => a,
         Err(e) => return e.into(),
     };
-    let err = std::process::Command::new(exe)
-        .arg(WORKER_SUBCOMMAND)
-        .arg(json)
-        .exec();
-    anyhow!("execl: {err}")
+    let mut argv: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
+    argv.push(std::ptr::null());
+    // SAFETY: a NUL-terminated path and a NULL-terminated argv of live C strings.
+    unsafe { libc::execv(c"/proc/self/exe".as_ptr(), argv.as_ptr()) };
+    anyhow!("execl: {}", std::io::Error::last_os_error())
 }

@@ -135,14 +135,41 @@ fn fs_report(r: fs::Rate) -> CopyReport {
 /// One link of execl's chain: the process execs hostbench again with the count raised, until
 /// the deadline, and the last link reports (UnixBench's execl.c does the same with its own
 /// binary).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExeclStep {
     pub start_ns: u64,
     pub deadline_ns: u64,
     pub count: u64,
 }
 
+/// The argument that marks a link of the execl chain. The chain bypasses the command-line
+/// parser and JSON: each link's start-up is what the test measures, so it is kept to reading
+/// three numbers.
+pub const EXECL_ARG: &str = "__execl";
+
 impl ExeclStep {
+    /// The link's arguments: `__execl START_NS DEADLINE_NS COUNT`.
+    pub fn to_args(&self) -> [String; 4] {
+        [
+            EXECL_ARG.into(),
+            self.start_ns.to_string(),
+            self.deadline_ns.to_string(),
+            self.count.to_string(),
+        ]
+    }
+
+    /// Parses what [`to_args`](Self::to_args) wrote (after the program name).
+    pub fn from_args(args: &[String]) -> Option<ExeclStep> {
+        match args {
+            [tag, start, deadline, count] if tag == EXECL_ARG => Some(ExeclStep {
+                start_ns: start.parse().ok()?,
+                deadline_ns: deadline.parse().ok()?,
+                count: count.parse().ok()?,
+            }),
+            _ => None,
+        }
+    }
+
     /// The report when the chain has run out of time, or None to go on.
     pub fn report(&self) -> Option<CopyReport> {
         let now = monotonic_ns();
@@ -158,5 +185,28 @@ impl ExeclStep {
             count: self.count + 1,
             ..self.clone()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn execl_links_round_trip_through_argv() {
+        let step = ExeclStep {
+            start_ns: 5,
+            deadline_ns: 9,
+            count: 3,
+        };
+        let args = step.to_args();
+        assert_eq!(ExeclStep::from_args(&args), Some(step.clone()));
+        assert_eq!(step.next().count, 4);
+        assert!(
+            ExeclStep::from_args(&["__execl".to_string(), "x".into(), "1".into(), "2".into()])
+                .is_none()
+        );
+        // A chain whose deadline has passed reports.
+        assert!(step.report().is_some());
     }
 }
