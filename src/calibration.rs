@@ -22,17 +22,31 @@ use crate::stats::{median, median_absolute_deviation};
 
 /// Changes whenever `burn_loops` or the way its speed is estimated changes, so a cached figure
 /// from an older version is not reused.
-const BURN_LOOP_VERSION: u32 = 2;
+const BURN_LOOP_VERSION: u32 = 3;
 
-/// The shared CPU burn loop: `loops` iterations of a counter the optimiser must keep (each step
-/// goes through `black_box`), about one iteration per cycle or two. Used by every suite that
-/// needs "burn X ms of CPU" and by `noise` as its spin loop.
+/// The shared CPU burn loop: `loops` steps of a linear congruential generator, each step a
+/// multiply and an add that depend on the previous one. The chain lives in registers: unlike a
+/// counter passed through memory (`black_box` on every step, p1bench's `-O0` loop), its speed
+/// does not depend on a CPU's store-forwarding tricks, which made such a loop run up to seven
+/// times faster some of the time on a Xeon host; and the optimiser can neither fold, vectorise
+/// nor drop it (the result goes to `black_box`). Used by every suite that needs "burn X ms of
+/// CPU" and by `noise` as its spin loop.
 #[inline(never)]
 pub fn burn_loops(loops: u64) {
-    let mut i = 0u64;
-    while i < loops {
-        i = black_box(i) + 1;
+    let mut x = black_box(loops | 1);
+    for _ in 0..loops {
+        x = x.wrapping_mul(0x5851_f42d_4c95_7f2d).wrapping_add(0x1405_7b7e_f767_814f);
     }
+    black_box(x);
+}
+
+/// The calling thread's CPU time, ns (`CLOCK_THREAD_CPUTIME_ID`): time it actually ran.
+#[inline]
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid timespec to fill; the clock always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 /// Runs `work(n)` once and returns the nanoseconds it took.
@@ -46,21 +60,18 @@ fn time_ns(work: &mut dyn FnMut(u64), n: u64) -> u64 {
 /// Iterations per millisecond of some work, from many timings.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RateMeasurement {
-    /// The work's own speed: the median of the five fastest timings' rates.
+    /// The work's speed: the median rate per millisecond of the thread's own CPU time.
     pub per_ms: f64,
-    /// The median rate of all timings: below `per_ms` by as much as other work on the host
-    /// slowed this one while it was measured.
-    pub median_per_ms: f64,
+    /// The median rate per millisecond of wall-clock time: below `per_ms` by the share of the
+    /// time this thread was not running (other processes, the hypervisor).
+    pub wall_per_ms: f64,
     /// Timings taken.
     pub samples: usize,
-    /// Median absolute deviation of the per-timing rates, as % of the median.
+    /// Median absolute deviation of the per-timing CPU-time rates, as % of their median.
     pub mad_pct: f64,
     /// Wall time the measurement took, ms.
     pub elapsed_ms: f64,
 }
-
-/// How many of the fastest timings a rate is taken from.
-const FASTEST_TIMINGS: usize = 5;
 
 /// Limits of a rate measurement.
 #[derive(Debug, Clone, Copy)]
@@ -75,12 +86,13 @@ pub struct RateBudget {
 
 /// Measures how many iterations of `work` run per millisecond. First doubles the iteration
 /// count until one timing lasts `chunk_ms`, then times chunks of that size until the budget is
-/// spent. Other work on the host can only slow a CPU-bound timing down, never speed it up, so
-/// the work's own speed is at the fast end: the figure is the median of the five fastest rates,
-/// which a stretch of time-sharing with another process does not move (the median of all
-/// timings did, by 17%, in a trial on a shared 2-vCPU VM) and a single odd timing cannot set.
-/// A wall-clock cap of three budgets bounds the whole thing even on a host that is preempting
-/// this process most of the time.
+/// spent. Each chunk is timed in the thread's own CPU time, so time-sharing with other
+/// processes does not count (on a shared 2-vCPU VM it moved the wall-clock median by 17% in one
+/// window), while what really slows the work — a busy sibling hyperthread, a lower clock — does;
+/// the figure is the median, the typical speed. (Taking the fastest timings instead picked the
+/// rare fast mode of a loop whose speed was bimodal on one Xeon host.) A wall-clock cap of three
+/// budgets bounds the whole thing even on a host that is preempting this process most of the
+/// time.
 pub fn measure_rate(work: &mut dyn FnMut(u64), budget: RateBudget) -> RateMeasurement {
     let start = monotonic_ns();
     let chunk_ns = (budget.chunk_ms * 1e6) as u64;
@@ -104,31 +116,26 @@ pub fn measure_rate(work: &mut dyn FnMut(u64), budget: RateBudget) -> RateMeasur
     }
 
     let mut rates = Vec::with_capacity(budget.max_samples);
-    while rates.len() < budget.max_samples {
+    let mut wall_rates = Vec::with_capacity(budget.max_samples);
+    loop {
         let elapsed = monotonic_ns() - start;
-        if (rates.len() >= budget.min_samples && elapsed > budget_ns) || elapsed > hard_cap_ns {
+        let enough = rates.len() >= budget.min_samples && elapsed > budget_ns;
+        if !rates.is_empty() && (enough || elapsed > hard_cap_ns || rates.len() >= budget.max_samples) {
             break;
         }
-        let t = time_ns(work, n);
-        rates.push(n as f64 * 1e6 / t as f64);
+        let (cpu0, wall0) = (thread_cpu_ns(), monotonic_ns());
+        work(n);
+        let (cpu, wall) = ((thread_cpu_ns() - cpu0).max(1), (monotonic_ns() - wall0).max(1));
+        rates.push(n as f64 * 1e6 / cpu as f64);
+        wall_rates.push(n as f64 * 1e6 / wall as f64);
     }
-    if rates.is_empty() {
-        // Only when the cap was hit while growing: one more timing is all there is time for.
-        rates.push(n as f64 * 1e6 / time_ns(work, n) as f64);
-    }
-    let median_per_ms = median(&rates).unwrap_or(0.0);
+    let per_ms = median(&rates).unwrap_or(0.0);
     let mad = median_absolute_deviation(&rates).unwrap_or(0.0);
-    rates.sort_by(f64::total_cmp);
-    let fastest = &rates[rates.len().saturating_sub(FASTEST_TIMINGS)..];
     RateMeasurement {
-        per_ms: median(fastest).unwrap_or(0.0),
-        median_per_ms,
+        per_ms,
+        wall_per_ms: median(&wall_rates).unwrap_or(0.0),
         samples: rates.len(),
-        mad_pct: if median_per_ms > 0.0 {
-            100.0 * mad / median_per_ms
-        } else {
-            0.0
-        },
+        mad_pct: if per_ms > 0.0 { 100.0 * mad / per_ms } else { 0.0 },
         elapsed_ms: (monotonic_ns() - start) as f64 / 1e6,
     }
 }
@@ -373,8 +380,9 @@ mod tests {
         };
         let rate = measure_rate(&mut burn_loops, budget);
         assert!(rate.per_ms > 0.0 && rate.samples >= 11);
-        // The fast end is never below the median of all timings.
-        assert!(rate.per_ms >= rate.median_per_ms);
+        // CPU time never exceeds wall time, so the CPU-time rate is never below the wall rate
+        // (loosely: two clocks are read).
+        assert!(rate.per_ms >= rate.wall_per_ms * 0.98, "{rate:?}");
         assert!(rate.elapsed_ms < 3.0 * 100.0 + 1000.0);
         // 20 ms worth of loops should take roughly 20 ms (loose: the host is shared).
         let ms = min_time_ns((rate.per_ms * 20.0) as u64) as f64 / 1e6;

@@ -13,12 +13,14 @@ fn ms(ns: f64) -> f64 {
     ns / 1e6
 }
 
-/// How a rate was measured: its timings, and how far other work slowed their median.
+/// How a rate was measured: its timings, their spread, and how much of the time the thread
+/// did not run.
 fn rate_detail(m: &RateMeasurement) -> String {
     format!(
-        "fastest of {} timings, whose median was {:.1}% slower",
+        "median of {} timings in thread CPU time, ±{:.2}% MAD; not running {:.1}% of the wall time",
         m.samples,
-        100.0 * (1.0 - m.median_per_ms / m.per_ms)
+        m.mad_pct,
+        (100.0 * (1.0 - m.wall_per_ms / m.per_ms)).max(0.0)
     )
 }
 
