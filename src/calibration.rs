@@ -35,7 +35,9 @@ const BURN_LOOP_VERSION: u32 = 3;
 pub fn burn_loops(loops: u64) {
     let mut x = black_box(loops | 1);
     for _ in 0..loops {
-        x = x.wrapping_mul(0x5851_f42d_4c95_7f2d).wrapping_add(0x1405_7b7e_f767_814f);
+        x = x
+            .wrapping_mul(0x5851_f42d_4c95_7f2d)
+            .wrapping_add(0x1405_7b7e_f767_814f);
     }
     black_box(x);
 }
@@ -43,7 +45,10 @@ pub fn burn_loops(loops: u64) {
 /// The calling thread's CPU time, ns (`CLOCK_THREAD_CPUTIME_ID`): time it actually ran.
 #[inline]
 fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: a valid timespec to fill; the clock always exists on Linux.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -120,12 +125,17 @@ pub fn measure_rate(work: &mut dyn FnMut(u64), budget: RateBudget) -> RateMeasur
     loop {
         let elapsed = monotonic_ns() - start;
         let enough = rates.len() >= budget.min_samples && elapsed > budget_ns;
-        if !rates.is_empty() && (enough || elapsed > hard_cap_ns || rates.len() >= budget.max_samples) {
+        if !rates.is_empty()
+            && (enough || elapsed > hard_cap_ns || rates.len() >= budget.max_samples)
+        {
             break;
         }
         let (cpu0, wall0) = (thread_cpu_ns(), monotonic_ns());
         work(n);
-        let (cpu, wall) = ((thread_cpu_ns() - cpu0).max(1), (monotonic_ns() - wall0).max(1));
+        let (cpu, wall) = (
+            (thread_cpu_ns() - cpu0).max(1),
+            (monotonic_ns() - wall0).max(1),
+        );
         rates.push(n as f64 * 1e6 / cpu as f64);
         wall_rates.push(n as f64 * 1e6 / wall as f64);
     }
@@ -135,7 +145,11 @@ pub fn measure_rate(work: &mut dyn FnMut(u64), budget: RateBudget) -> RateMeasur
         per_ms,
         wall_per_ms: median(&wall_rates).unwrap_or(0.0),
         samples: rates.len(),
-        mad_pct: if per_ms > 0.0 { 100.0 * mad / per_ms } else { 0.0 },
+        mad_pct: if per_ms > 0.0 {
+            100.0 * mad / per_ms
+        } else {
+            0.0
+        },
         elapsed_ms: (monotonic_ns() - start) as f64 / 1e6,
     }
 }

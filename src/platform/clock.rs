@@ -1,8 +1,6 @@
 //! The one clock every measurement uses: `CLOCK_MONOTONIC`, in nanoseconds, and a sleep to an
 //! absolute deadline on that clock (so periodic wake-ups do not drift by the sleep's overhead).
 
-use std::time::Duration;
-
 /// Nanoseconds on `CLOCK_MONOTONIC` since an arbitrary point (boot).
 #[inline]
 pub fn monotonic_ns() -> u64 {
@@ -39,17 +37,6 @@ pub fn sleep_until_ns(deadline_ns: u64) {
     }
 }
 
-/// Converts nanoseconds to milliseconds as a float, for reports.
-#[inline]
-pub fn ns_to_ms(ns: u64) -> f64 {
-    ns as f64 / 1e6
-}
-
-/// Nanoseconds in a `Duration`, saturating (a benchmark never runs for 584 years).
-pub fn duration_ns(d: Duration) -> u64 {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,11 +67,5 @@ mod tests {
         let start = monotonic_ns();
         sleep_until_ns(start.saturating_sub(1_000_000_000));
         assert!(monotonic_ns() - start < 100_000_000);
-    }
-
-    #[test]
-    fn conversions() {
-        assert_eq!(ns_to_ms(1_500_000), 1.5);
-        assert_eq!(duration_ns(Duration::from_millis(3)), 3_000_000);
     }
 }

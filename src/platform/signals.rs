@@ -45,11 +45,6 @@ impl StopSignal {
         &self.requested
     }
 
-    /// Asks for a stop, as a signal would.
-    pub fn request(&self) {
-        self.requested.store(true, Ordering::SeqCst);
-    }
-
     pub fn is_requested(&self) -> bool {
         self.requested.load(Ordering::Relaxed)
     }
@@ -76,7 +71,7 @@ mod tests {
     fn a_request_sets_the_flag() {
         let s = StopSignal::unarmed();
         assert!(!s.is_requested());
-        s.request();
+        s.requested.store(true, Ordering::SeqCst);
         assert!(s.is_requested());
         assert!(s.flag().load(Ordering::Relaxed));
         assert_eq!(s.exit_code(), 130);

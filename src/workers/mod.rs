@@ -92,10 +92,6 @@ impl Worker {
         self.child.id()
     }
 
-    pub fn label(&self) -> &str {
-        &self.label
-    }
-
     /// Sends one command line.
     pub fn send(&mut self, command: &str) -> Result<()> {
         let stdin = self

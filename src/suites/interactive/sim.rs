@@ -15,7 +15,7 @@ use crate::platform::clock::{monotonic_ns, sleep_until_ns};
 use crate::platform::rusage::Usage;
 use crate::platform::sched::{self, Policy};
 use crate::platform::sem::Semaphore;
-use crate::stats::{LatencyHistogram, Summary};
+use crate::stats::LatencyHistogram;
 
 const MS: u64 = 1_000_000;
 
@@ -332,15 +332,10 @@ pub fn cpu_pct(cpu_ns: u64, wall_ns: u64) -> f64 {
     }
 }
 
-/// Mean and SD of a slice of samples (for tests and checks), via the shared statistics.
-pub fn summarize_samples(samples: &[u64]) -> Option<Summary> {
-    let v: Vec<f64> = samples.iter().map(|&s| s as f64).collect();
-    Summary::of(&v)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::Summary;
 
     #[test]
     fn profiles_match_interbench() {
@@ -376,7 +371,7 @@ mod tests {
         let s = r.summary();
         assert_eq!((s.count, s.max_ns), (4, 4000));
         assert!((s.mean_ns - 2500.0).abs() < 1e-9);
-        let sd = summarize_samples(&[1000, 2000, 3000, 4000]).unwrap().sd;
+        let sd = Summary::of(&[1000.0, 2000.0, 3000.0, 4000.0]).unwrap().sd;
         assert!((s.sd_ns - sd).abs() < 1e-6);
         assert!(s.p50_ns >= 1990 && s.p50_ns <= 2010);
         let (samples, truncated) = r.into_samples();

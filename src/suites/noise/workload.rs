@@ -23,14 +23,6 @@ impl WorkingSet {
         Ok(WorkingSet { buf })
     }
 
-    pub fn len(&self) -> usize {
-        self.buf.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
-    }
-
     /// Reads `count` cache lines, walking the working set at a 64-byte stride and wrapping to its
     /// start, as p1bench's memory loop does. Each read is volatile, so none can be skipped.
     #[inline(never)]
@@ -78,7 +70,6 @@ mod tests {
     #[test]
     fn reads_wrap_around_the_working_set() {
         let ws = WorkingSet::new(4 * CACHE_LINE).unwrap();
-        assert_eq!(ws.len(), 256);
         // Every byte is 1, so the sum counts the reads: 10 reads wrap the 4 lines twice.
         assert_eq!(ws.read_lines(10), 10);
         assert_eq!(ws.read_lines(300), 300u64 as u8);
