@@ -110,6 +110,60 @@ fn every_test_runs_and_scores_in_its_unit() {
 }
 
 #[test]
+fn host_program_tests_run_where_the_program_is_and_say_why_not_elsewhere() {
+    let sb = Sandbox::new();
+    let results = sb.dir.path().join("results");
+    let r = sb.json(&[
+        "index",
+        "C",
+        "dc",
+        "grep",
+        "shell1",
+        "--seconds",
+        "1.5",
+        "-i",
+        "1",
+        "-c",
+        "1",
+        "--results-dir",
+        results.to_str().unwrap(),
+    ]);
+    let tests = tests_of(&r, 0);
+    let skipped = index(&r)["passes"][0]["skipped"]
+        .as_array()
+        .unwrap()
+        .clone();
+    for (name, program) in [
+        ("C", "cc"),
+        ("dc", "dc"),
+        ("grep", "grep"),
+        ("shell1", "sort"),
+    ] {
+        let on_path = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+            .any(|d| d.join(program).is_file());
+        match tests.iter().find(|t| t["name"] == name) {
+            Some(t) => {
+                assert!(on_path, "{name} ran without {program}");
+                assert_eq!(t["unit"], "lpm");
+                // At least one whole loop of the host program completed.
+                assert!(
+                    t["iterations"][0][0]["count"].as_f64().unwrap() >= 1.0,
+                    "{name}: {t}"
+                );
+            }
+            None => {
+                assert!(
+                    !on_path,
+                    "{name} did not run though {program} is there: {skipped:?}"
+                );
+                let s = skipped.iter().find(|s| s["name"] == name).unwrap();
+                assert!(s["reason"].as_str().unwrap().contains(program));
+            }
+        }
+    }
+}
+
+#[test]
 fn two_copies_add_up_and_aliases_expand() {
     let sb = Sandbox::new();
     let results = sb.dir.path().join("results");
