@@ -11,8 +11,9 @@ use crate::platform::clock::monotonic_ns;
 
 const MULTI_SH: &str = include_str!("../assets/multi.sh");
 const CCTEST_C: &str = include_str!("../assets/cctest.c");
-/// dc: 99 digits of precision, the square root of 2, print.
-const DC_DAT: &str = "99k\n2v\np\nq\n";
+/// dc: 99 digits of precision, the square root of 2, print; end of input ends dc (GNU dc exits
+/// with status 1 on `q`).
+const DC_DAT: &str = "99k\n2v\np\n";
 
 /// Writes the shell script and the data files the looper tests read into `dir`.
 pub fn write_assets(dir: &Path) -> Result<()> {
