@@ -421,14 +421,18 @@ fn only_the_benched_timekeeper_is_real_time() {
     }
 }
 
-#[test]
-fn ctrl_c_leaves_no_worker_and_no_file() {
-    let _g = serial();
-    let sb = Sandbox::new();
-    let work = sb.dir.path().join("work-ctrl-c");
-    std::fs::create_dir(&work).unwrap();
+/// Starts Audio under None and then under `second_load`, its files in `work`, and returns once
+/// the None row is printed: the second pair is then running.
+fn start_second_pair(
+    sb: &Sandbox,
+    work: &Path,
+    second_load: &str,
+) -> (
+    std::process::Child,
+    std::io::Lines<BufReader<std::process::ChildStdout>>,
+) {
     let mut child = spawn_interactive(
-        &sb,
+        sb,
         &[
             "interactive",
             "-c",
@@ -441,21 +445,30 @@ fn ctrl_c_leaves_no_worker_and_no_file() {
             "-w",
             "None",
             "-w",
-            "Compile",
+            second_load,
             "--file-size",
             "32",
             "--workdir",
             work.to_str().unwrap(),
         ],
     );
-    let pid = child.id() as i32;
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    // The None row is printed when the first pair ends; the Compile pair is then running.
     for line in lines.by_ref() {
         if line.unwrap().starts_with("None\t") {
             break;
         }
     }
+    (child, lines)
+}
+
+#[test]
+fn ctrl_c_leaves_no_worker_and_no_file() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let work = sb.dir.path().join("work-ctrl-c");
+    std::fs::create_dir(&work).unwrap();
+    let (mut child, lines) = start_second_pair(&sb, &work, "Compile");
+    let pid = child.id() as i32;
     std::thread::sleep(Duration::from_millis(1500));
     let marker = work.to_str().unwrap().to_string();
     assert!(
@@ -491,33 +504,7 @@ fn a_killed_worker_stops_the_run_and_keeps_what_was_measured() {
     let sb = Sandbox::new();
     let work = sb.dir.path().join("work-kill");
     std::fs::create_dir(&work).unwrap();
-    let mut child = spawn_interactive(
-        &sb,
-        &[
-            "interactive",
-            "-c",
-            "-t",
-            "3",
-            "--settle-ms",
-            "200",
-            "-W",
-            "Audio",
-            "-w",
-            "None",
-            "-w",
-            "Write",
-            "--file-size",
-            "32",
-            "--workdir",
-            work.to_str().unwrap(),
-        ],
-    );
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    for line in lines.by_ref() {
-        if line.unwrap().starts_with("None\t") {
-            break;
-        }
-    }
+    let (child, lines) = start_second_pair(&sb, &work, "Write");
     std::thread::sleep(Duration::from_millis(1000));
     let marker = work.to_str().unwrap().to_string();
     let load = workers_with(&marker);

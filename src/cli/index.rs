@@ -7,7 +7,7 @@ use chrono::Utc;
 use clap::Args;
 
 use super::GlobalArgs;
-use crate::model::{Environment, RunResult, SuiteResult, SCHEMA_VERSION};
+use crate::model::{Environment, RunResult, SuiteResult};
 use crate::platform::host::{collect_environment, StealClock};
 use crate::platform::signals::StopSignal;
 use crate::render;
@@ -92,16 +92,13 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         .map(|p| p.tests.len() + p.skipped.len())
         .sum();
     let incomplete = stop.is_requested() || ran < planned;
-    let result = RunResult {
-        schema_version: SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+    let result = RunResult::finished(
         started_at,
-        finished_at: Utc::now(),
-        command_line: argv,
+        argv,
         incomplete,
         environment,
-        suites: vec![SuiteResult::Index(outcome)],
-    };
+        SuiteResult::Index(outcome),
+    );
     let id = store.save(&result)?;
     let SuiteResult::Index(r) = &result.suites[0] else {
         unreachable!("built above")

@@ -9,7 +9,7 @@ use clap::Args;
 use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::BurnCalibration;
 use crate::error::UsageError;
-use crate::model::{RunResult, SuiteResult, SCHEMA_VERSION};
+use crate::model::{RunResult, SuiteResult};
 use crate::platform::host::{collect_environment, StealClock};
 use crate::platform::sched;
 use crate::platform::signals::StopSignal;
@@ -207,16 +207,13 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     let r = &outcome.result;
     let incomplete =
         stop.is_requested() || outcome.failure.is_some() || r.measurements.len() < r.planned_pairs;
-    let result = RunResult {
-        schema_version: SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+    let result = RunResult::finished(
         started_at,
-        finished_at: Utc::now(),
-        command_line: argv,
+        argv,
         incomplete,
         environment,
-        suites: vec![SuiteResult::Interactive(outcome.result)],
-    };
+        SuiteResult::Interactive(outcome.result),
+    );
     let id = store.save(&result)?;
     if global.json {
         println!("{}", render::json::to_json(&result)?);

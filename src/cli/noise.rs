@@ -5,7 +5,7 @@ use chrono::Utc;
 use clap::Args;
 
 use super::{CalibrationArgs, GlobalArgs};
-use crate::model::{RunResult, SuiteResult, SCHEMA_VERSION};
+use crate::model::{RunResult, SuiteResult};
 use crate::platform::host::{collect_environment, memory_available_bytes, StealClock};
 use crate::platform::signals::StopSignal;
 use crate::render;
@@ -66,16 +66,13 @@ pub fn exec(args: &NoiseArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
 
     let incomplete = stop.is_requested() || (outcome.runs.len() as u64) < settings.runs_requested;
     let report = render::noise::report(&outcome);
-    let result = RunResult {
-        schema_version: SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+    let result = RunResult::finished(
         started_at,
-        finished_at: Utc::now(),
-        command_line: argv,
+        argv,
         incomplete,
         environment,
-        suites: vec![SuiteResult::Noise(outcome)],
-    };
+        SuiteResult::Noise(outcome),
+    );
     let id = store.save(&result)?;
 
     if global.json {

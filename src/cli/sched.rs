@@ -5,7 +5,7 @@ use clap::Args;
 use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::burn_calibration;
 use crate::error::UsageError;
-use crate::model::{RunResult, SuiteResult, SCHEMA_VERSION};
+use crate::model::{RunResult, SuiteResult};
 use crate::platform::host::{collect_environment, StealClock};
 use crate::platform::signals::StopSignal;
 use crate::render;
@@ -110,16 +110,13 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         console.say(render::sched::sweep_table(&result).trim_end());
     }
     let incomplete = stop.is_requested() || result.points.len() < result.settings.points.len();
-    let result = RunResult {
-        schema_version: SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+    let result = RunResult::finished(
         started_at,
-        finished_at: Utc::now(),
-        command_line: argv,
+        argv,
         incomplete,
         environment,
-        suites: vec![SuiteResult::Sched(result)],
-    };
+        SuiteResult::Sched(result),
+    );
     let id = store.save(&result)?;
     if global.json {
         println!("{}", render::json::to_json(&result)?);

@@ -63,6 +63,26 @@ impl SuiteResult {
 }
 
 impl RunResult {
+    /// A result of this build of hostbench, finished now.
+    pub fn finished(
+        started_at: DateTime<Utc>,
+        command_line: Vec<String>,
+        incomplete: bool,
+        environment: Environment,
+        suite: SuiteResult,
+    ) -> Self {
+        RunResult {
+            schema_version: SCHEMA_VERSION,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            started_at,
+            finished_at: Utc::now(),
+            command_line,
+            incomplete,
+            environment,
+            suites: vec![suite],
+        }
+    }
+
     /// Suite names joined with '+', as `results list` shows them.
     pub fn suite_names(&self) -> String {
         let names: Vec<&str> = self.suites.iter().map(SuiteResult::name).collect();
