@@ -1,6 +1,8 @@
 //! The one clock every measurement uses: `CLOCK_MONOTONIC`, in nanoseconds, and a sleep to an
 //! absolute deadline on that clock (so periodic wake-ups do not drift by the sleep's overhead).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 /// Nanoseconds on `CLOCK_MONOTONIC` since an arbitrary point (boot).
 #[inline]
 pub fn monotonic_ns() -> u64 {
@@ -37,6 +39,21 @@ pub fn sleep_until_ns(deadline_ns: u64) {
     }
 }
 
+/// Sleeps until `deadline_ns` unless `stop` is set first, looking at it every 20 ms; returns
+/// whether the deadline was reached (false: stopped).
+pub fn sleep_until_unless(deadline_ns: u64, stop: &AtomicBool) -> bool {
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = monotonic_ns();
+        if now >= deadline_ns {
+            return true;
+        }
+        sleep_until_ns(deadline_ns.min(now + 20_000_000));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,6 +77,20 @@ mod tests {
         assert!(woke >= deadline, "woke {} ns early", deadline - woke);
         // Loose upper bound: a noisy 2-core VM can oversleep, but not by a second.
         assert!(woke - deadline < 1_000_000_000);
+    }
+
+    #[test]
+    fn a_stop_ends_the_sleep() {
+        let start = monotonic_ns();
+        assert!(!sleep_until_unless(
+            start + 10_000_000_000,
+            &AtomicBool::new(true)
+        ));
+        assert!(sleep_until_unless(
+            start + 5_000_000,
+            &AtomicBool::new(false)
+        ));
+        assert!(monotonic_ns() - start < 1_000_000_000);
     }
 
     #[test]

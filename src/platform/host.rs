@@ -92,15 +92,7 @@ pub fn cpus_online() -> usize {
 
 /// CPUs this process may run on (its affinity mask).
 pub fn cpus_allowed() -> usize {
-    // SAFETY: cpu_set_t is plain data; sched_getaffinity writes at most its size.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
-            (libc::CPU_COUNT(&set) as usize).max(1)
-        } else {
-            cpus_online()
-        }
-    }
+    super::sched::allowed_cpus().len()
 }
 
 /// The cgroup CPU quota of this process, from cgroup v2 `cpu.max` or v1 `cpu.cfs_quota_us`.

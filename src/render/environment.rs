@@ -31,15 +31,13 @@ pub fn host_lines(env: &Environment) -> String {
         "Host: {} ({}), Linux {} ({})",
         env.hostname, env.arch, env.kernel_release, env.kernel_version
     );
-    let limit = env
-        .cgroup_cpu_limit
-        .as_ref()
-        .map(|l| format!(", cgroup limit {:.2} CPUs", l.cpus()))
-        .unwrap_or_default();
     let _ = writeln!(
         out,
-        "CPU: {} — {} online, {} allowed{limit}",
-        env.cpu_model, env.cpus_online, env.cpus_allowed
+        "CPU: {} — {} online, {} allowed{}",
+        env.cpu_model,
+        env.cpus_online,
+        env.cpus_allowed,
+        cgroup_limit_note(env)
     );
     let _ = writeln!(
         out,
@@ -65,6 +63,14 @@ pub fn host_lines(env: &Environment) -> String {
         env.compiler, env.build_profile
     );
     out
+}
+
+/// ", cgroup limit 1.50 CPUs" when a cgroup quota limits the process, else nothing.
+pub fn cgroup_limit_note(env: &Environment) -> String {
+    env.cgroup_cpu_limit
+        .as_ref()
+        .map(|l| format!(", cgroup limit {:.2} CPUs", l.cpus()))
+        .unwrap_or_default()
 }
 
 fn gib(bytes: u64) -> f64 {

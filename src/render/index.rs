@@ -23,15 +23,13 @@ pub fn system_header(env: &Environment, r: &IndexResult) -> String {
     );
     let _ = writeln!(out, "   Machine: {}", env.arch);
     let _ = writeln!(out, "   Language: {}", r.language);
-    let limit = env
-        .cgroup_cpu_limit
-        .as_ref()
-        .map(|l| format!(", cgroup limit {:.2} CPUs", l.cpus()))
-        .unwrap_or_default();
     let _ = writeln!(
         out,
-        "   CPU: {} ({} online, {} usable{limit})",
-        env.cpu_model, env.cpus_online, env.cpus_allowed
+        "   CPU: {} ({} online, {} usable{})",
+        env.cpu_model,
+        env.cpus_online,
+        env.cpus_allowed,
+        super::environment::cgroup_limit_note(env)
     );
     let _ = writeln!(
         out,

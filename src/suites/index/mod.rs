@@ -339,7 +339,7 @@ fn run_test(
         all.push(reports);
         passes.push(pass);
         if let Some(pct) = config.settings.adaptive_pct {
-            let rates: Vec<f64> = passes.iter().map(|p| rate(p, t.timebase)).collect();
+            let rates: Vec<f64> = passes.iter().map(|p| p.rate(t.timebase)).collect();
             let within = Summary::of(&rates)
                 .as_ref()
                 .and_then(confidence_interval_95)
@@ -351,7 +351,7 @@ fn run_test(
         }
     }
     let score = scoring::score(&passes, t.timebase);
-    let rates: Vec<f64> = passes.iter().map(|p| rate(p, t.timebase)).collect();
+    let rates: Vec<f64> = passes.iter().map(|p| p.rate(t.timebase)).collect();
     let spread = Summary::of(&rates).map(|s| Spread {
         min: s.min,
         max: s.max,
@@ -375,14 +375,6 @@ fn run_test(
         spread,
         adaptive_stop,
     })
-}
-
-fn rate(p: &Pass, timebase: f64) -> f64 {
-    if timebase > 0.0 && p.time_s > 0.0 {
-        p.count / (p.time_s / timebase)
-    } else {
-        p.count
-    }
 }
 
 /// Starts `copies` workers, lets them go together, and collects their reports. None when a

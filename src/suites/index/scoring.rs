@@ -14,6 +14,18 @@ pub struct Pass {
     pub time_s: f64,
 }
 
+impl Pass {
+    /// The pass's rate: count / (time / timebase), or the count itself when `timebase` is 0
+    /// (the program reported a rate).
+    pub fn rate(&self, timebase: f64) -> f64 {
+        if timebase > 0.0 && self.time_s > 0.0 {
+            self.count / (self.time_s / timebase)
+        } else {
+            self.count
+        }
+    }
+}
+
 /// What one copy of a test program reports.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct CopyReport {
@@ -55,16 +67,9 @@ pub fn score(passes: &[Pass], timebase: f64) -> Option<TestScore> {
     if kept.is_empty() {
         return None;
     }
-    let rate = |p: &Pass| {
-        if timebase > 0.0 && p.time_s > 0.0 {
-            p.count / (p.time_s / timebase)
-        } else {
-            p.count
-        }
-    };
     let log_sum: f64 = kept
         .iter()
-        .map(|p| rate(p).max(f64::MIN_POSITIVE).ln())
+        .map(|p| p.rate(timebase).max(f64::MIN_POSITIVE).ln())
         .sum();
     Some(TestScore {
         score: (log_sum / kept.len() as f64).exp(),

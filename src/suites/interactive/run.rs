@@ -13,7 +13,7 @@ use crate::calibration::{
     burn_calibration, burn_loops, measure_rate, BurnCalibration, BURN_BUDGET,
 };
 use crate::loads::{self, LoadReport, LoadSpec};
-use crate::platform::clock::{monotonic_ns, sleep_until_ns};
+use crate::platform::clock::{monotonic_ns, sleep_until_unless};
 use crate::platform::private_dir::PrivateDir;
 use crate::platform::rusage::Usage;
 use crate::platform::sched;
@@ -76,17 +76,7 @@ pub struct InteractiveOutcome {
 
 /// Sleeps `ms`, or less if `stop` is set; returns whether the whole time passed.
 fn sleep_unless_stopped(ms: u64, stop: &AtomicBool) -> bool {
-    let end = monotonic_ns() + ms * 1_000_000;
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        let now = monotonic_ns();
-        if now >= end {
-            return true;
-        }
-        sleep_until_ns(end.min(now + 20_000_000));
-    }
+    sleep_until_unless(monotonic_ns() + ms * 1_000_000, stop)
 }
 
 /// Runs every planned pair until done, stopped, or a worker fails. `exe` is the hostbench

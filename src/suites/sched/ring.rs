@@ -13,7 +13,7 @@ use std::sync::{Arc, RwLock};
 use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::platform::clock::{monotonic_ns, sleep_until_ns};
+use crate::platform::clock::{monotonic_ns, sleep_until_unless};
 use crate::platform::rusage::Usage;
 use crate::platform::sched;
 use crate::suites::interactive::sim::Burner;
@@ -257,19 +257,7 @@ pub fn run_once(spec: RingSpec, stop: &AtomicBool) -> Result<Option<SchedRun>> {
     let usage = Usage::process();
     drop(closed);
     let start = monotonic_ns();
-    let end = start + spec.duration_ns;
-    let mut interrupted = false;
-    loop {
-        let now = monotonic_ns();
-        if now >= end {
-            break;
-        }
-        if stop.load(Ordering::Relaxed) {
-            interrupted = true;
-            break;
-        }
-        sleep_until_ns(end.min(now + 20_000_000));
-    }
+    let interrupted = !sleep_until_unless(start + spec.duration_ns, stop);
     run_stop.store(true, Ordering::SeqCst);
     let wall_ns = monotonic_ns() - start;
     let used = Usage::process().since(&usage);
