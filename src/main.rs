@@ -5,21 +5,9 @@ use clap::Parser;
 
 use hostbench::cli::{self, Cli};
 use hostbench::error::{UsageError, EXIT_USAGE};
-use hostbench::suites::index::programs::ExeclStep;
-use hostbench::workers::roles::run_execl_link;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().collect();
-    // A link of the index suite's execl chain: its start-up is what that test measures.
-    if let Some(step) = argv.get(1..).and_then(ExeclStep::from_args) {
-        return match run_execl_link(&step) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("hostbench: error: {e:#}");
-                ExitCode::FAILURE
-            }
-        };
-    }
     let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(e) => return clap_exit(e),

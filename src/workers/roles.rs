@@ -6,7 +6,7 @@ use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::platform::sched;
-use crate::suites::index::programs::{self, ExeclStep};
+use crate::suites::index::programs::{self, small};
 use crate::suites::index::{registry, IndexWorkerSpec};
 use crate::suites::interactive::worker::{self as interactive, BenchSpec, LoadWorkerSpec};
 
@@ -61,15 +61,6 @@ pub fn run(spec: WorkerSpec) -> Result<()> {
     }
 }
 
-/// One link of the execl chain (see [`ExeclStep`]): report if the time is up, else exec the
-/// next link. Called from `main` before anything else runs.
-pub fn run_execl_link(step: &ExeclStep) -> Result<()> {
-    match step.report() {
-        Some(r) => Channel::stdio().report(&r),
-        None => Err(exec_next(&step.next())),
-    }
-}
-
 fn run_index_copy(spec: IndexWorkerSpec) -> Result<()> {
     let mut ch = Channel::stdio();
     if let Some(cpu) = spec.cpu {
@@ -80,14 +71,16 @@ fn run_index_copy(spec: IndexWorkerSpec) -> Result<()> {
     if !ch.wait_for("start") {
         return Ok(());
     }
-    if test.program == registry::Program::Execl {
+    if small::runs_small(test.program) {
         let now = crate::platform::clock::monotonic_ns();
         drop(ch);
-        return Err(exec_next(&ExeclStep {
-            start_ns: now,
-            deadline_ns: now + (spec.seconds * 1e9) as u64,
-            count: 0,
-        }));
+        let e = small::exec(
+            test.program,
+            &spec.dir,
+            now,
+            now + (spec.seconds * 1e9) as u64,
+        );
+        return Channel::stdio().say(&format!("error {e:#}"));
     }
     // A write past the file-size limit then fails with EFBIG, like a full disk, instead of
     // killing the copy.
@@ -98,22 +91,4 @@ fn run_index_copy(spec: IndexWorkerSpec) -> Result<()> {
         // The coordinator reports the failure; the test's own files are already removed.
         Err(e) => ch.say(&format!("error {e:#}")),
     }
-}
-
-/// Replaces this process with the next link of the execl chain; returns only on failure. It
-/// calls execv(2) on /proc/self/exe directly, as UnixBench's execl.c does on its own binary.
-fn exec_next(step: &ExeclStep) -> anyhow::Error {
-    let args: Vec<std::ffi::CString> = match std::iter::once("hostbench".to_string())
-        .chain(step.to_args())
-        .map(std::ffi::CString::new)
-        .collect()
-    {
-        Ok(a) => a,
-        Err(e) => return e.into(),
-    };
-    let mut argv: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
-    argv.push(std::ptr::null());
-    // SAFETY: a NUL-terminated path and a NULL-terminated argv of live C strings.
-    unsafe { libc::execv(c"/proc/self/exe".as_ptr(), argv.as_ptr()) };
-    anyhow!("execl: {}", std::io::Error::last_os_error())
 }

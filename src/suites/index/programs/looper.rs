@@ -25,6 +25,7 @@ pub fn write_assets(dir: &Path) -> Result<()> {
     put("dc.dat", DC_DAT)?;
     put("sort.src", &sort_source())?;
     put("large.txt", &large_text())?;
+    super::small::write_program(dir)?;
     Ok(())
 }
 

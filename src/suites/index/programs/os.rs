@@ -47,18 +47,6 @@ fn reap(pid: libc::pid_t) -> Result<()> {
     Ok(())
 }
 
-/// spawn.c: fork a child that exits at once, and wait for it.
-pub fn spawn(deadline_ns: u64) -> Result<u64> {
-    until(deadline_ns, 1, || {
-        // SAFETY: the child only calls _exit.
-        match unsafe { libc::fork() } {
-            -1 => bail!("fork: {}", std::io::Error::last_os_error()),
-            0 => unsafe { libc::_exit(0) },
-            pid => reap(pid),
-        }
-    })
-}
-
 /// syscall.c's "exec": fork, exec /bin/true in the child, wait.
 pub fn sysexec(deadline_ns: u64) -> Result<u64> {
     let prog = CString::new("/bin/true")?;
@@ -185,7 +173,6 @@ mod tests {
         assert!(syscall_mix(soon(20)).unwrap() > 0);
         assert!(pipe_throughput(soon(20)).unwrap() > 0);
         assert!(context1(soon(50)).unwrap() > 0);
-        assert!(spawn(soon(50)).unwrap() > 0);
         assert!(sysexec(soon(50)).unwrap() > 0);
     }
 }

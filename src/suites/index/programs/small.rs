@@ -1,0 +1,121 @@
+//! execl.c and spawn.c. What they measure is the cost of starting (execl) and forking (spawn) a
+//! small process, so they run in the small program of `assets/small.rs`, which build.rs compiles
+//! without Rust's standard library into a program that needs only libc, as UnixBench's C
+//! programs do: measured in this large binary with Rust's runtime, the harness and not the
+//! kernel would set the score. The program is embedded here and written into the suite's
+//! private directory; a copy of either test replaces itself with it.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Context, Result};
+
+use crate::suites::index::registry::Program;
+
+const SMALL: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/small"));
+
+/// The program's file name in the suite's private directory.
+const SMALL_NAME: &str = "small";
+
+/// Writes the small program into `dir`, executable.
+pub fn write_program(dir: &Path) -> Result<PathBuf> {
+    let path = dir.join(SMALL_NAME);
+    std::fs::write(&path, SMALL).with_context(|| format!("writing {}", path.display()))?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+    Ok(path)
+}
+
+/// Whether `program` runs in the small program.
+pub fn runs_small(program: Program) -> bool {
+    matches!(program, Program::Execl | Program::Spawn)
+}
+
+/// The small program's arguments for `program`, timed from `start_ns` to `deadline_ns`
+/// (CLOCK_MONOTONIC).
+fn arguments(program: Program, start_ns: u64, deadline_ns: u64) -> Vec<String> {
+    match program {
+        Program::Execl => vec![
+            "execl".into(),
+            start_ns.to_string(),
+            deadline_ns.to_string(),
+            "0".into(),
+        ],
+        _ => vec!["spawn".into(), deadline_ns.to_string()],
+    }
+}
+
+/// Replaces this process with the small program running `program` (execl or spawn) until
+/// `deadline_ns`; it prints its report line on standard output. Returns only on failure.
+pub fn exec(program: Program, dir: &Path, start_ns: u64, deadline_ns: u64) -> anyhow::Error {
+    let path = dir.join(SMALL_NAME);
+    let args: Result<Vec<CString>, _> = std::iter::once(path.as_os_str().as_bytes().to_vec())
+        .chain(
+            arguments(program, start_ns, deadline_ns)
+                .into_iter()
+                .map(String::into_bytes),
+        )
+        .map(CString::new)
+        .collect();
+    let args = match args {
+        Ok(a) => a,
+        Err(e) => return e.into(),
+    };
+    let mut argv: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
+    argv.push(std::ptr::null());
+    // SAFETY: a NUL-terminated path and a NULL-terminated argv of live C strings.
+    unsafe { libc::execv(args[0].as_ptr(), argv.as_ptr()) };
+    anyhow!(
+        "running {}: {} (is the directory on a noexec file system? choose another with --workdir)",
+        path.display(),
+        std::io::Error::last_os_error()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::clock::monotonic_ns;
+    use crate::platform::private_dir::PrivateDir;
+    use crate::suites::index::scoring::CopyReport;
+
+    /// Runs the small program in a child, as a copy would after its exec, and reads its report.
+    fn run_small(dir: &Path, args: &[String]) -> std::process::Output {
+        std::process::Command::new(dir.join(SMALL_NAME))
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    fn report_of(out: std::process::Output) -> CopyReport {
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let json = text.trim().strip_prefix("report ").expect(&text);
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn execl_and_spawn_count_until_their_deadline() {
+        let dir = PrivateDir::create(&std::env::temp_dir(), "small-test").unwrap();
+        write_program(dir.path()).unwrap();
+        for program in [Program::Execl, Program::Spawn] {
+            let now = monotonic_ns();
+            let args = arguments(program, now, now + 200_000_000);
+            let r = report_of(run_small(dir.path(), &args));
+            assert!(r.count >= 2.0, "{program:?}: {r:?}");
+            // spawn times itself from its own start, after the exec.
+            assert!(r.time_s >= 0.1 && r.time_s < 5.0, "{program:?}: {r:?}");
+        }
+        // Bad arguments: a clear message and exit 2, no loop.
+        let bad = run_small(
+            dir.path(),
+            &["execl".into(), "x".into(), "1".into(), "2".into()],
+        );
+        assert_eq!(bad.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&bad.stderr).contains("numbers"));
+        let bad = run_small(dir.path(), &["fork".into()]);
+        assert_eq!(bad.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&bad.stderr).contains("usage"));
+    }
+}
