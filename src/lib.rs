@@ -8,6 +8,7 @@ pub mod loads;
 pub mod model;
 pub mod platform;
 pub mod render;
+pub mod standard;
 pub mod stats;
 pub mod store;
 pub mod suites;

@@ -129,7 +129,7 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
 
 /// The CPUs this process may really use: its affinity mask, and the cgroup quota rounded up,
 /// whichever is smaller. Never capped at a fixed count (UnixBench stopped at 16).
-fn usable_cpus(env: &Environment) -> usize {
+pub(super) fn usable_cpus(env: &Environment) -> usize {
     let quota = env
         .cgroup_cpu_limit
         .as_ref()
@@ -138,7 +138,7 @@ fn usable_cpus(env: &Environment) -> usize {
 }
 
 /// LANG, and the character map and collation the C library uses under it.
-fn language() -> String {
+pub(super) fn language() -> String {
     let lang = std::env::var("LANG").unwrap_or_else(|_| "unset".into());
     // SAFETY: setlocale and nl_langinfo return pointers to static strings (or null).
     unsafe {

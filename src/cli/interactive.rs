@@ -292,7 +292,7 @@ fn check_disk_space(config: &InteractiveConfig) -> Result<()> {
     Ok(())
 }
 
-fn free_bytes(dir: &std::path::Path) -> std::io::Result<u64> {
+pub(super) fn free_bytes(dir: &std::path::Path) -> std::io::Result<u64> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes())?;
     // SAFETY: a valid C string and a statvfs to fill.

@@ -6,6 +6,7 @@ mod index;
 mod interactive;
 mod noise;
 mod results;
+mod run;
 mod sched;
 mod worker;
 
@@ -52,6 +53,9 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// The standard run: noise, index (quick), interactive and a sched sweep, in one result
+    #[command(override_usage = "hostbench run [--profile quick|standard|full] [--workdir DIR]")]
+    Run(run::RunArgs),
     /// p1bench: how much a fixed CPU or memory job varies from run to run on this host
     #[command(override_usage = "hostbench noise [-v] [-m MB] [TIME_MS [COUNT]]")]
     Noise(noise::NoiseArgs),
@@ -108,6 +112,7 @@ impl CalibrationArgs {
 /// Runs the parsed command and returns the process exit code.
 pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
     match cli.command {
+        Command::Run(args) => run::exec(&args, &cli.global, argv),
         Command::Noise(args) => noise::exec(&args, &cli.global, argv),
         Command::Index(args) => index::exec(&args, &cli.global, argv),
         Command::Interactive(args) => interactive::exec(&args, &cli.global, argv),

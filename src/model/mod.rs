@@ -71,6 +71,23 @@ impl RunResult {
         environment: Environment,
         suite: SuiteResult,
     ) -> Self {
+        Self::finished_suites(
+            started_at,
+            command_line,
+            incomplete,
+            environment,
+            vec![suite],
+        )
+    }
+
+    /// A result of several suites (`hostbench run`), finished now.
+    pub fn finished_suites(
+        started_at: DateTime<Utc>,
+        command_line: Vec<String>,
+        incomplete: bool,
+        environment: Environment,
+        suites: Vec<SuiteResult>,
+    ) -> Self {
         RunResult {
             schema_version: SCHEMA_VERSION,
             tool_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -79,7 +96,7 @@ impl RunResult {
             command_line,
             incomplete,
             environment,
-            suites: vec![suite],
+            suites,
         }
     }
 

@@ -8,6 +8,7 @@ pub mod json;
 pub mod noise;
 pub mod results;
 pub mod sched;
+pub mod standard;
 
 use crate::model::{RunResult, SuiteResult};
 

@@ -161,7 +161,8 @@ impl LatencyRecorder {
     }
 
     pub fn summary(&self) -> LatencySummary {
-        let p = |q| self.hist.percentile(q).unwrap_or(0);
+        // The histogram gives a bucket's upper edge, which can lie above the largest sample.
+        let p = |q| self.hist.percentile(q).unwrap_or(0).min(self.max);
         LatencySummary {
             count: self.count,
             mean_ns: self.mean,

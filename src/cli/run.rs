@@ -1,0 +1,289 @@
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use chrono::Utc;
+use clap::Args;
+
+use super::{CalibrationArgs, GlobalArgs};
+use crate::calibration::BurnCalibration;
+use crate::error::UsageError;
+use crate::model::{RunResult, SuiteResult};
+use crate::platform::host::{collect_environment, StealClock};
+use crate::platform::signals::StopSignal;
+use crate::render;
+use crate::standard::{self, HostFacts, PartPlan, Profile, StandardObserver, StandardPlan};
+use crate::store::ResultStore;
+use crate::suites::index::registry::TestInfo;
+use crate::suites::index::scoring::Pass;
+use crate::suites::index::IndexObserver;
+use crate::suites::interactive::benches::{Bench, Load};
+use crate::suites::interactive::InteractiveObserver;
+use crate::suites::noise::{NoiseObserver, NoiseRun};
+use crate::suites::sched::ring::SchedRun;
+use crate::suites::sched::SchedObserver;
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// quick (about 3 min), standard (about 10 min) or full (the originals' defaults, over an hour)
+    #[arg(long, value_name = "PROFILE", default_value = "standard", value_parser = parse_profile)]
+    pub profile: Profile,
+    /// Where the index tests' and the interactive loads' files go [default: the current directory]
+    #[arg(long, value_name = "DIR")]
+    pub workdir: Option<PathBuf>,
+    #[command(flatten)]
+    pub calibration: CalibrationArgs,
+}
+
+fn parse_profile(s: &str) -> Result<Profile, String> {
+    Profile::parse(s).ok_or_else(|| format!("unknown profile {s:?}: quick, standard or full"))
+}
+
+pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
+    let environment = collect_environment();
+    let workdir = args.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
+    if !workdir.is_dir() {
+        return Err(UsageError::new(format!(
+            "--workdir {} is not a directory",
+            workdir.display()
+        ))
+        .into());
+    }
+    let cpus = super::index::usable_cpus(&environment);
+    let host = HostFacts {
+        usable_cpus: cpus,
+        memory_total_bytes: environment.memory_total_bytes,
+        memory_available_bytes: environment.memory_available_bytes,
+        swap_bytes: environment.swap_total_bytes,
+        free_disk_bytes: super::interactive::free_bytes(&workdir).ok(),
+    };
+    let plan = StandardPlan::new(
+        args.profile,
+        &host,
+        args.calibration.options(global)?,
+        &workdir,
+    )?;
+    let mut store = global.open_store()?;
+    let stop = StopSignal::install()?;
+    let exe = std::env::current_exe().context("finding the hostbench binary for its workers")?;
+    let parts = plan.parts();
+    let mut console = Console {
+        quiet: global.quiet,
+        json: global.json,
+        live: global.shows_progress(),
+        parts: parts.clone(),
+        part: 0,
+        part_started: Instant::now(),
+        status: String::new(),
+        notes: Vec::new(),
+    };
+    console.say(&render::standard::plan(
+        plan.profile.name(),
+        cpus,
+        &parts,
+        &plan.skipped,
+    ));
+
+    let started_at = Utc::now();
+    let mut environment = environment;
+    let steal = StealClock::start();
+    let outcome = standard::run(
+        &plan,
+        &exe,
+        super::index::language(),
+        stop.flag(),
+        &mut console,
+    );
+    console.clear();
+    environment.steal_ms_during_run = steal.elapsed_ms();
+    let incomplete = stop.is_requested()
+        || outcome.failure.is_some()
+        || outcome.suites.len() < parts.len()
+        || !outcome.suites.iter().all(standard::part_complete);
+    let result =
+        RunResult::finished_suites(started_at, argv, incomplete, environment, outcome.suites);
+    let id = store.save(&result)?;
+    let mut skipped = plan.skipped.clone();
+    skipped.extend(skipped_in(&result));
+    skipped.extend(console.notes.iter().cloned());
+    if global.json {
+        println!("{}", render::json::to_json(&result)?);
+    } else {
+        print!(
+            "{}",
+            render::standard::summary(
+                &result,
+                id,
+                store.path(),
+                &skipped,
+                outcome.failure.as_deref()
+            )
+        );
+    }
+    if let Some(f) = &outcome.failure {
+        eprintln!("hostbench: error: {f}");
+    }
+    Ok(if stop.is_requested() {
+        stop.exit_code()
+    } else if outcome.failure.is_some() {
+        1
+    } else {
+        0
+    })
+}
+
+/// What the suites left out on this host, from their results.
+fn skipped_in(result: &RunResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for suite in &result.suites {
+        match suite {
+            SuiteResult::Index(i) => {
+                if let Some(p) = i.passes.first() {
+                    out.extend(
+                        p.skipped
+                            .iter()
+                            .map(|s| format!("index: {} ({})", s.name, s.reason)),
+                    );
+                }
+            }
+            SuiteResult::Interactive(i) => out.extend(
+                i.skipped
+                    .iter()
+                    .map(|s| format!("interactive: the {} load ({})", s.load.name(), s.reason)),
+            ),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Shows the plan, each part's start, and on a terminal one live line of progress.
+struct Console {
+    quiet: bool,
+    json: bool,
+    live: bool,
+    parts: Vec<PartPlan>,
+    part: usize,
+    part_started: Instant,
+    status: String,
+    /// The suites' notes (degraded measurements), for the summary.
+    notes: Vec<String>,
+}
+
+impl Console {
+    fn say(&mut self, text: &str) {
+        if self.quiet {
+            return;
+        }
+        self.clear();
+        if self.json {
+            eprint!("{text}");
+        } else {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
+        }
+    }
+
+    fn clear(&mut self) {
+        if self.live {
+            eprint!("\r\x1b[K");
+        }
+    }
+
+    /// Rewrites the live line: the part's status, and the time left in it and in the run.
+    fn progress(&mut self, status: String) {
+        self.status = status;
+        if !self.live {
+            return;
+        }
+        let estimate = self.parts[self.part].estimate_s;
+        let part_left = (estimate - self.part_started.elapsed().as_secs_f64()).max(0.0);
+        let later: f64 = self.parts[self.part + 1..]
+            .iter()
+            .map(|p| p.estimate_s)
+            .sum();
+        eprint!(
+            "\r\x1b[K[{}/{}] {}: {} | part about {} left, run about {} left",
+            self.part + 1,
+            self.parts.len(),
+            self.parts[self.part].suite,
+            self.status,
+            render::standard::duration(part_left),
+            render::standard::duration(part_left + later)
+        );
+    }
+}
+
+impl StandardObserver for Console {
+    fn part_begins(&mut self, index: usize, part: &PartPlan) {
+        self.part = index;
+        self.part_started = Instant::now();
+        let line = render::standard::part_line(index, self.parts.len(), part);
+        self.say(&format!("{line}\n"));
+        self.progress("starting".into());
+    }
+
+    fn part_done(&mut self, _index: usize, result: &SuiteResult) {
+        let took = render::standard::duration(self.part_started.elapsed().as_secs_f64());
+        self.say(&format!("      done in {took}: {}\n", result.headline()));
+    }
+}
+
+impl NoiseObserver for Console {
+    fn calibrating(&mut self, _settings: &crate::suites::noise::NoiseSettings) {
+        self.progress("calibrating".into());
+    }
+
+    fn run_done(
+        &mut self,
+        index: usize,
+        planned: u64,
+        _run: &NoiseRun,
+        _previous: Option<&NoiseRun>,
+        _fastest_ns: u64,
+    ) {
+        self.progress(format!("run {}/{planned}", index + 1));
+    }
+}
+
+impl IndexObserver for Console {
+    fn test_begins(&mut self, t: &TestInfo, copies: usize, iterations: usize) {
+        self.progress(format!("{copies} x {} (0/{iterations})", t.name));
+    }
+
+    fn iteration_done(&mut self, t: &TestInfo, index: usize, _pass: &Pass) {
+        self.progress(format!("{} iteration {} done", t.name, index + 1));
+    }
+}
+
+impl InteractiveObserver for Console {
+    fn calibrated(&mut self, _calibration: &BurnCalibration, cache_warning: Option<&str>) {
+        if let Some(w) = cache_warning {
+            self.notes.push(format!("calibration cache: {w}"));
+        }
+    }
+
+    fn note(&mut self, note: &str) {
+        self.notes.push(format!("interactive: {note}"));
+    }
+
+    fn pair_begins(&mut self, bench: Bench, load: Load, index: usize, total: usize) {
+        self.progress(format!(
+            "{} under {} ({}/{total})",
+            bench.name(),
+            load.name(),
+            index + 1
+        ));
+    }
+}
+
+impl SchedObserver for Console {
+    fn run_done(&mut self, threads: usize, active_sets: usize, index: usize, run: &SchedRun) {
+        self.progress(format!(
+            "{threads} threads, {active_sets} active sets, run {}: {:.2} us/round",
+            index + 1,
+            run.us_per_round
+        ));
+    }
+}

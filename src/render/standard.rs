@@ -1,0 +1,163 @@
+//! `hostbench run`: the plan shown before it starts and the summary at its end.
+
+use std::path::Path;
+
+use crate::model::{RunResult, SuiteResult};
+use crate::standard::PartPlan;
+use crate::suites::interactive::{InteractiveResult, Measurement};
+
+/// "45 s", "3 min 05 s", "1 h 02 min".
+pub fn duration(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match s {
+        0..=59 => format!("{s} s"),
+        60..=3599 => format!("{} min {:02} s", s / 60, s % 60),
+        _ => format!("{} h {:02} min", s / 3600, s % 3600 / 60),
+    }
+}
+
+/// The plan: one line a part, and the total.
+pub fn plan(profile: &str, cpus: usize, parts: &[PartPlan], skipped: &[String]) -> String {
+    let total: f64 = parts.iter().map(|p| p.estimate_s).sum();
+    let mut out = format!(
+        "hostbench run, profile {profile}: {} parts, about {} on this host ({cpus} usable CPU{})\n",
+        parts.len(),
+        duration(total),
+        if cpus == 1 { "" } else { "s" }
+    );
+    for (i, p) in parts.iter().enumerate() {
+        out.push_str(&format!(
+            "  {}. {:<12} {:<60} about {}\n",
+            i + 1,
+            p.suite,
+            p.what,
+            duration(p.estimate_s)
+        ));
+    }
+    for s in skipped {
+        out.push_str(&format!("  skipped: {s}\n"));
+    }
+    out
+}
+
+/// The line shown when a part starts.
+pub fn part_line(index: usize, count: usize, part: &PartPlan) -> String {
+    format!(
+        "[{}/{count}] {}: {}, about {}",
+        index + 1,
+        part.suite,
+        part.what,
+        duration(part.estimate_s)
+    )
+}
+
+/// The measurement with the fewest deadlines met (Gaming, which has none: the largest mean
+/// latency, when nothing else ran).
+pub fn worst_interactive(r: &InteractiveResult) -> Option<&Measurement> {
+    let by_deadlines = r
+        .measurements
+        .iter()
+        .filter(|m| m.deadlines_met_pct.is_some())
+        .min_by(|a, b| {
+            a.deadlines_met_pct
+                .partial_cmp(&b.deadlines_met_pct)
+                .unwrap()
+        });
+    by_deadlines.or_else(|| {
+        r.measurements
+            .iter()
+            .max_by(|a, b| a.latency.mean_ns.total_cmp(&b.latency.mean_ns))
+    })
+}
+
+fn ms(ns: f64) -> String {
+    format!("{:.3} ms", ns / 1e6)
+}
+
+/// The end of a standard run: the headline figure of each suite, what was skipped, and what to
+/// do next.
+pub fn summary(
+    result: &RunResult,
+    id: i64,
+    store: &Path,
+    skipped: &[String],
+    failure: Option<&str>,
+) -> String {
+    let elapsed = (result.finished_at - result.started_at).num_milliseconds() as f64 / 1e3;
+    let mut out = format!(
+        "\nSummary of result {id} ({}{}):\n",
+        duration(elapsed),
+        if result.incomplete {
+            ", incomplete"
+        } else {
+            ""
+        }
+    );
+    for suite in &result.suites {
+        let line = match suite {
+            SuiteResult::Index(i) => {
+                let mode = if i.settings.quick {
+                    " (quick mode)"
+                } else {
+                    ""
+                };
+                format!("Index{mode}: {}", i.headline())
+            }
+            SuiteResult::Interactive(i) => match worst_interactive(i) {
+                Some(m) => format!(
+                    "Worst interactive case: {} under {}: {}latency mean {}, p99 {}, max {}",
+                    m.bench.name(),
+                    m.load.name(),
+                    m.deadlines_met_pct
+                        .map(|d| format!(
+                            "{d:.1}% of deadlines met, {:.1}% desired CPU; ",
+                            m.desired_cpu_pct
+                        ))
+                        .unwrap_or_default(),
+                    ms(m.latency.mean_ns),
+                    ms(m.latency.p99_ns as f64),
+                    ms(m.latency.max_ns as f64)
+                ),
+                None => "Interactive: nothing measured".into(),
+            },
+            SuiteResult::Sched(s) => {
+                let points: Vec<String> = s
+                    .points
+                    .iter()
+                    .filter(|p| !p.runs.is_empty())
+                    .map(|p| format!("{} threads {:.2}", p.threads, p.mean_us_per_round))
+                    .collect();
+                format!("Scheduler, us/round: {}", points.join(", "))
+            }
+            SuiteResult::Noise(n) => format!(
+                "Noise: {}",
+                crate::render::noise::verdict_line(n).trim_start_matches("Verdict: ")
+            ),
+        };
+        out.push_str(&format!("  {line}\n"));
+    }
+    for s in skipped {
+        out.push_str(&format!("  Skipped: {s}\n"));
+    }
+    if let Some(f) = failure {
+        out.push_str(&format!("  Stopped by an error in {f}\n"));
+    }
+    let db = store.display();
+    out.push_str(&format!(
+        "Stored as result {id} in {db}.\nReport: hostbench report {id} -o hostbench-{id}.html\nCompare with another run: hostbench compare OTHER_ID {id} (hostbench results list shows the ids)\n"
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_people_say_them() {
+        assert_eq!(duration(44.6), "45 s");
+        assert_eq!(duration(185.0), "3 min 05 s");
+        assert_eq!(duration(3720.0), "1 h 02 min");
+        assert_eq!(duration(-3.0), "0 s");
+    }
+}

@@ -1,0 +1,514 @@
+//! `hostbench run`: the standard run. A profile becomes a plan of four parts (noise, index,
+//! interactive, sched), each an ordinary suite configuration; `run` measures them in order and
+//! returns every suite's result for one stored result.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::calibration::{burn_calibration, CalibrationOptions};
+use crate::error::UsageError;
+use crate::model::SuiteResult;
+use crate::suites::index::{self, IndexConfig, IndexObserver, IndexSettings};
+use crate::suites::interactive::{
+    self, HostLimits, InteractiveConfig, InteractiveObserver, InteractiveSettings, Selection,
+};
+use crate::suites::noise::{self, NoiseConfig, NoiseMode, NoiseObserver, NoiseSettings};
+use crate::suites::sched::confidence::ConfidenceRule;
+use crate::suites::sched::{self, SchedConfig, SchedObserver, SchedSettings};
+
+/// How much time the run trades for precision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// About 3 minutes on a 2-CPU host.
+    Quick,
+    /// About 10 minutes on a 2-CPU host.
+    Standard,
+    /// The originals' own defaults (over an hour).
+    Full,
+    /// Seconds: every part at a token size, for the tests of the tool itself.
+    Smoke,
+}
+
+impl Profile {
+    pub fn parse(s: &str) -> Option<Profile> {
+        Some(match s {
+            "quick" => Profile::Quick,
+            "standard" => Profile::Standard,
+            "full" => Profile::Full,
+            "smoke" => Profile::Smoke,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Quick => "quick",
+            Profile::Standard => "standard",
+            Profile::Full => "full",
+            Profile::Smoke => "smoke",
+        }
+    }
+}
+
+/// What the plan needs to know of the host and the user's paths.
+#[derive(Debug, Clone)]
+pub struct HostFacts {
+    pub usable_cpus: usize,
+    pub memory_total_bytes: u64,
+    pub memory_available_bytes: u64,
+    pub swap_bytes: u64,
+    /// Free bytes where the interactive Write and Read files would go.
+    pub free_disk_bytes: Option<u64>,
+}
+
+/// The four parts, validated.
+#[derive(Debug, Clone)]
+pub struct StandardPlan {
+    pub profile: Profile,
+    pub noise: NoiseConfig,
+    pub index: IndexConfig,
+    pub interactive: InteractiveConfig,
+    pub sched: SchedConfig,
+    /// What the plan left out on this host, and why.
+    pub skipped: Vec<String>,
+}
+
+/// The loads the interactive part runs against (those with their data always at hand).
+const INTERACTIVE_BENCHES: [&str; 4] = ["Audio", "Video", "X", "Gaming"];
+const INTERACTIVE_LOADS: [&str; 4] = ["None", "Burn", "Ring", "Compile"];
+
+impl StandardPlan {
+    pub fn new(
+        profile: Profile,
+        host: &HostFacts,
+        calibration: CalibrationOptions,
+        workdir: &Path,
+    ) -> Result<StandardPlan, UsageError> {
+        let cpus = host.usable_cpus.max(1);
+        let mut skipped = Vec::new();
+        // noise: p1bench's default job; fewer runs when quick.
+        let (noise_ms, noise_runs) = match profile {
+            Profile::Quick => (100, 30),
+            Profile::Standard | Profile::Full => (100, 100),
+            Profile::Smoke => (20, 5),
+        };
+        let noise = NoiseConfig::new(
+            NoiseSettings {
+                mode: NoiseMode::Cpu,
+                target_ms: noise_ms,
+                runs_requested: noise_runs,
+            },
+            calibration.clone(),
+            Some(host.memory_available_bytes),
+        )?;
+
+        // index: the quick mode (single and N copies); UnixBench's own run when full.
+        let index = IndexConfig::new(
+            IndexSettings {
+                requested: match profile {
+                    Profile::Smoke => vec!["dhry2reg".into(), "syscall".into(), "spawn".into()],
+                    _ => Vec::new(),
+                },
+                tests: Vec::new(),
+                copies: Vec::new(),
+                iterations: 10,
+                seconds: (profile == Profile::Smoke).then_some(0.2),
+                quick: matches!(profile, Profile::Quick | Profile::Standard),
+                adaptive_pct: None,
+                pin: false,
+                skipped_graphics: Vec::new(),
+            },
+            cpus,
+            workdir.to_path_buf(),
+        )?;
+
+        // interactive: the four simulated tasks under four loads; -L is the CPU count, as
+        // interbench's manual advises.
+        let (duration_s, settle_ms, file_mb) = match profile {
+            Profile::Quick => (3, 500, 128),
+            Profile::Standard => (20, 1000, 256),
+            Profile::Full => (30, 1000, 1024),
+            Profile::Smoke => (1, 100, 8),
+        };
+        let mut file_bytes = (file_mb << 20).min(host.memory_total_bytes.max(1 << 20));
+        let mut loads: Vec<String> = INTERACTIVE_LOADS.iter().map(|s| s.to_string()).collect();
+        let benches: Vec<String> = match profile {
+            Profile::Smoke => vec!["Audio".into(), "Video".into()],
+            _ => INTERACTIVE_BENCHES.iter().map(|s| s.to_string()).collect(),
+        };
+        if profile == Profile::Smoke {
+            loads.retain(|l| l == "None" || l == "Burn");
+        }
+        // Compile writes and reads a file of file_bytes; without room for it, leave it out.
+        if loads.iter().any(|l| l == "Compile") {
+            let need = file_bytes * 2 + file_bytes / 5;
+            match host.free_disk_bytes {
+                Some(free) if free >= need => {}
+                Some(free) if free / 3 >= 16 << 20 => file_bytes = free / 3,
+                _ => {
+                    loads.retain(|l| l != "Compile");
+                    skipped.push(format!(
+                        "interactive: the Compile load (no room for its files in {})",
+                        workdir.display()
+                    ));
+                }
+            }
+        }
+        let interactive = InteractiveConfig::new(
+            InteractiveSettings {
+                duration_s,
+                burn_threads: cpus as u32,
+                bench_nice: 0,
+                load_nice: 0,
+                realtime: false,
+                pinned_cpu: None,
+                custom: None,
+                benches: Vec::new(),
+                loads: Vec::new(),
+                file_bytes,
+                memload_mb: None,
+                hack_groups: 50,
+                settle_ms,
+                comment: Some(format!("hostbench run --profile {}", profile.name())),
+            },
+            &Selection {
+                benches,
+                exclude_benches: Vec::new(),
+                loads,
+                exclude_loads: Vec::new(),
+            },
+            calibration,
+            workdir.to_path_buf(),
+            &HostLimits {
+                swap_bytes: host.swap_bytes,
+                available_bytes: host.memory_available_bytes,
+            },
+        )?;
+
+        // sched: reflex's defaults (w 90, r 1 us, half the threads active) over a few thread
+        // counts from a pair to many per CPU.
+        let (sched_s, rule, sweep) = match profile {
+            Profile::Quick => (1, rule(5.0, 2, 3), vec![2, 4 * cpus, 32 * cpus]),
+            Profile::Standard => (3, rule(5.0, 3, 5), vec![2, 4 * cpus, 16 * cpus, 64 * cpus]),
+            Profile::Full => (20, rule(5.0, 3, 10), vec![2, 8, 32, 80, 128]),
+            Profile::Smoke => (1, rule(5.0, 1, 1), vec![2, 4]),
+        };
+        let sweep: Vec<usize> = sweep.into_iter().map(|c| c + c % 2).collect();
+        let sched = SchedConfig::new(
+            SchedSettings {
+                handoff_weight: 90,
+                compute_us: 1,
+                duration_s: sched_s,
+                rule,
+                pin: false,
+                points: Vec::new(),
+            },
+            80,
+            40,
+            &sweep,
+        )?;
+        Ok(StandardPlan {
+            profile,
+            noise,
+            index,
+            interactive,
+            sched,
+            skipped,
+        })
+    }
+
+    /// The parts in order, with what each runs and about how long it takes.
+    pub fn parts(&self) -> Vec<PartPlan> {
+        let noise = &self.noise.settings;
+        let index_s: f64 = self
+            .index
+            .settings
+            .copies
+            .iter()
+            .map(|_| {
+                self.index
+                    .tests
+                    .iter()
+                    .map(|t| self.index.iterations(t) as f64 * (self.index.duration_s(t) + 0.3))
+                    .sum::<f64>()
+            })
+            .sum();
+        let i = &self.interactive.settings;
+        let pairs = (i.benches.len() * i.loads.len()) as f64;
+        let s = &self.sched.settings;
+        let sched_runs = s.points.len() * (s.rule.min_runs + s.rule.max_runs) / 2;
+        vec![
+            PartPlan {
+                suite: "noise",
+                what: format!(
+                    "{} runs of a {} ms CPU job",
+                    noise.runs_requested, noise.target_ms
+                ),
+                estimate_s: (noise.runs_requested * noise.target_ms) as f64 / 1e3 * 1.05 + 2.0,
+            },
+            PartPlan {
+                suite: "index",
+                what: format!(
+                    "{} tests{}, {} pass{} ({} cop{})",
+                    self.index.tests.len(),
+                    if self.index.settings.quick {
+                        " in the quick mode"
+                    } else {
+                        ""
+                    },
+                    self.index.settings.copies.len(),
+                    if self.index.settings.copies.len() == 1 {
+                        ""
+                    } else {
+                        "es"
+                    },
+                    join(&self.index.settings.copies),
+                    if self.index.settings.copies == [1] {
+                        "y"
+                    } else {
+                        "ies"
+                    }
+                ),
+                estimate_s: index_s,
+            },
+            PartPlan {
+                suite: "interactive",
+                what: format!(
+                    "{} under {}, {} s each",
+                    names(i.benches.iter().map(|b| b.name())),
+                    names(i.loads.iter().map(|l| l.name())),
+                    i.duration_s
+                ),
+                estimate_s: pairs * (i.duration_s as f64 + i.settle_ms as f64 / 1e3 + 0.4) + 3.0,
+            },
+            PartPlan {
+                suite: "sched",
+                what: format!(
+                    "{} threads, {} s runs, {} to {} runs each",
+                    join(&s.points.iter().map(|p| p.0).collect::<Vec<_>>()),
+                    s.duration_s,
+                    s.rule.min_runs,
+                    s.rule.max_runs
+                ),
+                estimate_s: sched_runs as f64 * (s.duration_s as f64 + 0.2),
+            },
+        ]
+    }
+}
+
+fn rule(target_pct: f64, min_runs: usize, max_runs: usize) -> ConfidenceRule {
+    ConfidenceRule {
+        target_pct,
+        min_runs,
+        max_runs,
+    }
+}
+
+fn join(v: &[usize]) -> String {
+    let s: Vec<String> = v.iter().map(|n| n.to_string()).collect();
+    s.join(", ")
+}
+
+fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
+    it.collect::<Vec<_>>().join(", ")
+}
+
+/// One part of the plan, as shown before the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartPlan {
+    pub suite: &'static str,
+    pub what: String,
+    pub estimate_s: f64,
+}
+
+/// Told of each part's start and of the suites' own progress.
+pub trait StandardObserver:
+    NoiseObserver + IndexObserver + InteractiveObserver + SchedObserver
+{
+    fn part_begins(&mut self, _index: usize, _part: &PartPlan) {}
+    fn part_done(&mut self, _index: usize, _result: &SuiteResult) {}
+}
+
+/// What the run measured: every part that ran, in order.
+pub struct StandardOutcome {
+    pub suites: Vec<SuiteResult>,
+    /// A part that failed, with its message; the parts after it did not run.
+    pub failure: Option<String>,
+}
+
+/// Runs the plan's parts in order until done or `stop` is set.
+pub fn run(
+    plan: &StandardPlan,
+    exe: &Path,
+    language: String,
+    stop: &AtomicBool,
+    observer: &mut dyn StandardObserver,
+) -> StandardOutcome {
+    let parts = plan.parts();
+    let mut suites = Vec::new();
+    let mut failure = None;
+    for (i, part) in parts.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        observer.part_begins(i, part);
+        let result = run_part(plan, i, exe, &language, stop, observer);
+        match result {
+            Ok((r, part_failure)) => {
+                observer.part_done(i, &r);
+                suites.push(r);
+                if let Some(f) = part_failure {
+                    failure = Some(format!("{}: {f}", part.suite));
+                    break;
+                }
+            }
+            Err(e) => {
+                failure = Some(format!("{}: {e:#}", part.suite));
+                break;
+            }
+        }
+    }
+    StandardOutcome { suites, failure }
+}
+
+fn run_part(
+    plan: &StandardPlan,
+    part: usize,
+    exe: &Path,
+    language: &str,
+    stop: &AtomicBool,
+    observer: &mut dyn StandardObserver,
+) -> Result<(SuiteResult, Option<String>)> {
+    Ok(match part {
+        0 => (
+            SuiteResult::Noise(noise::measure(&plan.noise, stop, observer)?),
+            None,
+        ),
+        1 => (
+            SuiteResult::Index(index::run(
+                &plan.index,
+                exe,
+                language.to_string(),
+                stop,
+                observer,
+            )?),
+            None,
+        ),
+        2 => {
+            let outcome = interactive::run(&plan.interactive, exe, stop, observer)?;
+            (SuiteResult::Interactive(outcome.result), outcome.failure)
+        }
+        _ => {
+            let calibration = burn_calibration(&plan.interactive.calibration);
+            (
+                SuiteResult::Sched(sched::measure(
+                    &plan.sched,
+                    calibration.calibration,
+                    stop,
+                    observer,
+                )?),
+                None,
+            )
+        }
+    })
+}
+
+/// Whether each part ran everything it planned.
+pub fn part_complete(r: &SuiteResult) -> bool {
+    match r {
+        SuiteResult::Noise(n) => n.runs.len() as u64 >= n.settings.runs_requested,
+        SuiteResult::Index(i) => {
+            i.passes.len() == i.settings.copies.len()
+                && i.passes
+                    .iter()
+                    .all(|p| p.tests.len() + p.skipped.len() >= i.settings.tests.len())
+        }
+        SuiteResult::Interactive(i) => i.measurements.len() >= i.planned_pairs,
+        SuiteResult::Sched(s) => s.points.len() >= s.settings.points.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn host(cpus: usize, free: Option<u64>) -> HostFacts {
+        HostFacts {
+            usable_cpus: cpus,
+            memory_total_bytes: 24 << 30,
+            memory_available_bytes: 20 << 30,
+            swap_bytes: 0,
+            free_disk_bytes: free,
+        }
+    }
+
+    fn calibration() -> CalibrationOptions {
+        CalibrationOptions {
+            recalibrate: false,
+            given_loops_per_ms: Some(1000),
+            cache_file: PathBuf::from("/nonexistent/calibration.json"),
+        }
+    }
+
+    fn total(plan: &StandardPlan) -> f64 {
+        plan.parts().iter().map(|p| p.estimate_s).sum()
+    }
+
+    #[test]
+    fn profiles_trade_time_for_precision() {
+        let plan =
+            |p| StandardPlan::new(p, &host(2, Some(100 << 30)), calibration(), Path::new("."));
+        let quick = plan(Profile::Quick).unwrap();
+        let standard = plan(Profile::Standard).unwrap();
+        let full = plan(Profile::Full).unwrap();
+        // About 3 and 10 minutes on two CPUs; full is far longer.
+        assert!((120.0..300.0).contains(&total(&quick)), "{}", total(&quick));
+        assert!(
+            (420.0..780.0).contains(&total(&standard)),
+            "{}",
+            total(&standard)
+        );
+        assert!(total(&full) > 3.0 * total(&standard));
+        // The parts the issue names: index single and N copies, four benches under four loads.
+        assert_eq!(standard.index.settings.copies, vec![1, 2]);
+        assert!(standard.index.settings.quick);
+        assert_eq!(standard.interactive.settings.benches.len(), 4);
+        assert_eq!(standard.interactive.settings.loads.len(), 4);
+        assert!(standard.sched.settings.points.len() >= 3);
+        assert!(standard.skipped.is_empty());
+        // Full is UnixBench's own run.
+        assert!(!full.index.settings.quick);
+        assert_eq!(full.interactive.settings.duration_s, 30);
+    }
+
+    #[test]
+    fn no_room_for_compile_files_leaves_that_load_out_and_says_so() {
+        let plan = StandardPlan::new(
+            Profile::Quick,
+            &host(2, Some(1 << 20)),
+            calibration(),
+            Path::new("."),
+        )
+        .unwrap();
+        assert_eq!(plan.interactive.settings.loads.len(), 3);
+        assert_eq!(plan.skipped.len(), 1);
+        assert!(plan.skipped[0].contains("Compile"), "{:?}", plan.skipped);
+    }
+
+    #[test]
+    fn thread_counts_stay_even_on_odd_cpu_counts() {
+        let plan = StandardPlan::new(
+            Profile::Standard,
+            &host(3, None),
+            calibration(),
+            Path::new("."),
+        )
+        .unwrap();
+        assert!(plan.sched.settings.points.iter().all(|p| p.0 % 2 == 0));
+    }
+}

@@ -1,0 +1,92 @@
+//! `hostbench run`: the standard run stores one result holding all four suites.
+
+mod common;
+
+use common::Sandbox;
+
+#[test]
+fn the_smoke_profile_runs_every_suite_into_one_result() {
+    let sb = Sandbox::new();
+    let work = sb.dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let out = sb
+        .cmd()
+        .args(["run", "--profile", "smoke", "--workdir"])
+        .arg(&work)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The plan with each part's time comes first, the summary last.
+    let plan = stdout.find("profile smoke: 4 parts").expect(&stdout);
+    let summary = stdout.find("Summary of result 1").expect(&stdout);
+    assert!(plan < summary);
+    for part in [
+        "[1/4] noise",
+        "[2/4] index",
+        "[3/4] interactive",
+        "[4/4] sched",
+    ] {
+        let at = stdout.find(part).expect(part);
+        assert!(at > plan && at < summary, "{part} out of place:\n{stdout}");
+        assert!(stdout[at..].lines().next().unwrap().contains("about "));
+    }
+    for line in [
+        "Noise: ",
+        "Index: ",
+        "Worst interactive case: ",
+        "Scheduler, us/round: 2 threads",
+        "hostbench report 1 -o",
+        "hostbench compare OTHER_ID 1",
+    ] {
+        assert!(
+            stdout[summary..].contains(line),
+            "{line} missing:\n{stdout}"
+        );
+    }
+    // Not a terminal: no progress line rewriting.
+    assert!(!String::from_utf8_lossy(&out.stderr).contains('\r'));
+    // Nothing left in the working directory.
+    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
+
+    // One stored result with the four suites, complete.
+    let shown = sb.json(&["results", "show", "1"]);
+    let suites: Vec<&str> = shown["suites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["suite"].as_str().unwrap())
+        .collect();
+    assert_eq!(suites, ["noise", "index", "interactive", "sched"]);
+    assert_eq!(shown["incomplete"], false);
+    let index = &shown["suites"][1];
+    assert_eq!(index["passes"].as_array().unwrap().len(), 2);
+    assert!(
+        index["passes"][0]["tests"][0]["score"]["score"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+    let interactive = &shown["suites"][2];
+    assert_eq!(interactive["measurements"].as_array().unwrap().len(), 4);
+    let sched = &shown["suites"][3];
+    assert_eq!(sched["points"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn an_unknown_profile_is_refused() {
+    let sb = Sandbox::new();
+    let out = sb
+        .cmd()
+        .args(["run", "--profile", "fast"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("quick, standard or full"), "{err}");
+}
