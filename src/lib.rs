@@ -3,6 +3,7 @@
 
 pub mod calibration;
 pub mod cli;
+pub mod compare;
 pub mod error;
 pub mod loads;
 pub mod model;

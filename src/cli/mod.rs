@@ -2,6 +2,7 @@
 //! validates its arguments into a config and calls the library. Only this layer reads argv and
 //! the environment variables that name files.
 
+mod compare;
 mod index;
 mod interactive;
 mod noise;
@@ -74,7 +75,12 @@ pub enum Command {
         override_usage = "hostbench index [-q | -v] [-i N] [-c N [-c N ...]] [--quick] [--adaptive [PCT]] [--pin] [TEST ...]"
     )]
     Index(index::IndexArgs),
-    /// The stored results: list them, show one
+    /// Two results side by side: the change of each shared measurement and whether it is real
+    #[command(
+        override_usage = "hostbench compare A B [--fail-on-regression PCT] [--format text|markdown] [--json]"
+    )]
+    Compare(compare::CompareArgs),
+    /// The stored results: list them, show one, export one
     #[command(subcommand)]
     Results(results::ResultsCommand),
     /// (internal) a worker process started by a coordinator
@@ -117,6 +123,7 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
         Command::Index(args) => index::exec(&args, &cli.global, argv),
         Command::Interactive(args) => interactive::exec(&args, &cli.global, argv),
         Command::Results(cmd) => results::exec(&cmd, &cli.global),
+        Command::Compare(args) => compare::exec(&args, &cli.global),
         Command::Sched(args) => sched::exec(&args, &cli.global, argv),
         Command::Worker(args) => worker::exec(&args),
     }

@@ -1,10 +1,21 @@
 use anyhow::Result;
-use clap::Subcommand;
+use clap::{Subcommand, ValueEnum};
 
 use super::GlobalArgs;
 use crate::error::UsageError;
+use crate::model::figures::figures;
 use crate::render;
 use crate::store::ResultStore;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// The whole result, as stored
+    Json,
+    /// One row per measurement, stable column names
+    Csv,
+    /// One table row per measurement
+    Markdown,
+}
 
 #[derive(Debug, Subcommand)]
 pub enum ResultsCommand {
@@ -15,19 +26,36 @@ pub enum ResultsCommand {
         /// The result's id, as `results list` shows it
         id: i64,
     },
+    /// One stored result as JSON, CSV (a row per measurement) or Markdown
+    Export {
+        /// The result's id, as `results list` shows it
+        id: i64,
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+    },
 }
 
 pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
     let store = global.open_store()?;
     match cmd {
         ResultsCommand::List => print!("{}", render::results::list_table(&store.list()?)),
+        ResultsCommand::Export { id, format } => {
+            let result = load(&store, *id)?;
+            match format {
+                ExportFormat::Json => println!("{}", render::json::to_json(&result)?),
+                ExportFormat::Csv => {
+                    print!("{}", render::compare::figures_csv(*id, &figures(&result))?)
+                }
+                ExportFormat::Markdown => {
+                    print!(
+                        "{}",
+                        render::compare::figures_markdown(*id, &figures(&result))
+                    )
+                }
+            }
+        }
         ResultsCommand::Show { id } => {
-            let result = store.load(*id)?.ok_or_else(|| {
-                UsageError::new(format!(
-                    "no stored result with id {id} in {}",
-                    store.path().display()
-                ))
-            })?;
+            let result = load(&store, *id)?;
             if global.json {
                 println!("{}", render::json::to_json(&result)?);
             } else {
@@ -36,4 +64,13 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+fn load(store: &crate::store::SqliteStore, id: i64) -> Result<crate::model::RunResult> {
+    Ok(store.load(id)?.ok_or_else(|| {
+        UsageError::new(format!(
+            "no stored result with id {id} in {}",
+            store.path().display()
+        ))
+    })?)
 }

@@ -2,6 +2,7 @@
 //! renderer reads. Raw samples are kept so analysis can be redone later.
 
 mod environment;
+pub mod figures;
 
 pub use environment::{CgroupCpuLimit, Environment};
 

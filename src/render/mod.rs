@@ -1,6 +1,7 @@
 //! Renderers: they read the result model and return text. None of them measures anything.
 
 pub mod cformat;
+pub mod compare;
 pub mod environment;
 pub mod index;
 pub mod interactive;

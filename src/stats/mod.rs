@@ -3,9 +3,11 @@
 
 mod histogram;
 mod summary;
+mod welch;
 
 pub use histogram::LatencyHistogram;
 pub use summary::{
     confidence_interval_95, median, median_absolute_deviation, percentile_nearest_rank, Interval,
     Summary,
 };
+pub use welch::{welch_test, WelchTest};

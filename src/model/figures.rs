@@ -1,0 +1,209 @@
+//! A result as a flat list of figures: one per measurement, with a stable key, its unit, which
+//! direction is better, and the samples a two-sample test can use. `compare`, `results export`
+//! and the HTML report read results through this view.
+
+use serde::{Deserialize, Serialize};
+
+use super::{RunResult, SuiteResult};
+use crate::suites::index::registry;
+use crate::suites::interactive::Measurement;
+use crate::suites::noise::NoiseMode;
+
+/// Which way a figure improves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    Higher,
+    Lower,
+}
+
+/// One measurement of a result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    /// Stable across runs of the same plan: `suite/what/figure`, for pairing and for CSV.
+    pub key: String,
+    pub suite: String,
+    /// For people.
+    pub name: String,
+    pub unit: String,
+    pub better: Better,
+    pub value: f64,
+    /// The independent samples behind `value` (empty where it is a single figure).
+    pub samples: Vec<f64>,
+    /// What one sample is.
+    pub sample_kind: String,
+}
+
+/// Consecutive batches an interactive latency series is cut into: the batches' means are
+/// close to independent where single wake-ups, one after another, are not.
+pub const LATENCY_BATCHES: usize = 10;
+
+pub fn figures(result: &RunResult) -> Vec<Figure> {
+    let mut out = Vec::new();
+    for suite in &result.suites {
+        match suite {
+            SuiteResult::Noise(n) => {
+                let job = match n.settings.mode {
+                    NoiseMode::Cpu => format!("cpu {} ms", n.settings.target_ms),
+                    NoiseMode::Memory { working_set_mb } => {
+                        format!("memory {working_set_mb} MB {} ms", n.settings.target_ms)
+                    }
+                };
+                let samples: Vec<f64> = n.runs.iter().map(|r| r.time_ns as f64 / 1e6).collect();
+                if let Some(s) = &n.summary {
+                    out.push(Figure {
+                        key: format!("noise/{job}/run time"),
+                        suite: "noise".into(),
+                        name: format!("noise: run time of the {job} job"),
+                        unit: "ms".into(),
+                        better: Better::Lower,
+                        value: s.mean_ns / 1e6,
+                        samples,
+                        sample_kind: "run".into(),
+                    });
+                }
+            }
+            SuiteResult::Index(i) => {
+                for pass in &i.passes {
+                    let copies = format!(
+                        "{} cop{}",
+                        pass.copies,
+                        if pass.copies == 1 { "y" } else { "ies" }
+                    );
+                    for t in &pass.tests {
+                        let Some(score) = &t.score else { continue };
+                        let timebase = registry::find(&t.name).map_or(0.0, |x| x.timebase);
+                        out.push(Figure {
+                            key: format!("index/{copies}/{}", t.name),
+                            suite: "index".into(),
+                            name: format!("{}, {copies}", t.msg),
+                            unit: t.unit.clone(),
+                            better: Better::Higher,
+                            value: score.score,
+                            samples: t.passes.iter().map(|p| p.rate(timebase)).collect(),
+                            sample_kind: "iteration".into(),
+                        });
+                    }
+                    if let Some(idx) = pass.system_index {
+                        out.push(Figure {
+                            key: format!("index/{copies}/System Benchmarks Index Score"),
+                            suite: "index".into(),
+                            name: format!("System Benchmarks Index Score, {copies}"),
+                            unit: "index".into(),
+                            better: Better::Higher,
+                            value: idx,
+                            samples: Vec::new(),
+                            sample_kind: "derived".into(),
+                        });
+                    }
+                }
+            }
+            SuiteResult::Interactive(i) => {
+                for m in &i.measurements {
+                    interactive_figures(m, &mut out);
+                }
+            }
+            SuiteResult::Sched(s) => {
+                for p in &s.points {
+                    if p.runs.is_empty() {
+                        continue;
+                    }
+                    out.push(Figure {
+                        key: format!(
+                            "sched/{} threads {} sets/us per round",
+                            p.threads, p.active_sets
+                        ),
+                        suite: "sched".into(),
+                        name: format!(
+                            "sched: {} threads in {} active sets",
+                            p.threads, p.active_sets
+                        ),
+                        unit: "us/round".into(),
+                        better: Better::Lower,
+                        value: p.mean_us_per_round,
+                        samples: p.runs.iter().map(|r| r.us_per_round).collect(),
+                        sample_kind: "run".into(),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+fn interactive_figures(m: &Measurement, out: &mut Vec<Figure>) {
+    let what = format!("{} under {}", m.bench.name(), m.load.name());
+    let key = format!("interactive/{}/{}", m.bench.name(), m.load.name());
+    out.push(Figure {
+        key: format!("{key}/latency mean"),
+        suite: "interactive".into(),
+        name: format!("{what}: latency mean"),
+        unit: "ms".into(),
+        better: Better::Lower,
+        value: m.latency.mean_ns / 1e6,
+        samples: batch_means_ms(&m.samples_ns, LATENCY_BATCHES),
+        sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
+    });
+    out.push(Figure {
+        key: format!("{key}/latency p99"),
+        suite: "interactive".into(),
+        name: format!("{what}: latency p99"),
+        unit: "ms".into(),
+        better: Better::Lower,
+        value: m.latency.p99_ns as f64 / 1e6,
+        samples: Vec::new(),
+        sample_kind: "derived".into(),
+    });
+    if let Some(d) = m.deadlines_met_pct {
+        out.push(Figure {
+            key: format!("{key}/deadlines met"),
+            suite: "interactive".into(),
+            name: format!("{what}: deadlines met"),
+            unit: "%".into(),
+            better: Better::Higher,
+            value: d,
+            samples: Vec::new(),
+            sample_kind: "derived".into(),
+        });
+    }
+    out.push(Figure {
+        key: format!("{key}/desired cpu"),
+        suite: "interactive".into(),
+        name: format!("{what}: desired CPU"),
+        unit: "%".into(),
+        better: Better::Higher,
+        value: m.desired_cpu_pct,
+        samples: Vec::new(),
+        sample_kind: "derived".into(),
+    });
+}
+
+/// The means of `batches` consecutive, equal slices of `samples_ns`, in ms (the remainder left
+/// out); empty when there are fewer than two samples a batch.
+pub fn batch_means_ms(samples_ns: &[u64], batches: usize) -> Vec<f64> {
+    let size = samples_ns.len() / batches;
+    if size < 2 {
+        return Vec::new();
+    }
+    samples_ns
+        .chunks_exact(size)
+        .take(batches)
+        .map(|c| c.iter().map(|&x| x as f64).sum::<f64>() / c.len() as f64 / 1e6)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batch_means_cut_the_series_in_order() {
+        let s: Vec<u64> = (1..=21).map(|x| x * 1_000_000).collect();
+        // 21 samples in 10 batches of 2 (the last sample left out).
+        let m = batch_means_ms(&s, 10);
+        assert_eq!(m.len(), 10);
+        assert_eq!(m[0], 1.5);
+        assert_eq!(m[9], 19.5);
+        assert!(batch_means_ms(&s[..19], 10).is_empty());
+    }
+}

@@ -1,0 +1,191 @@
+//! `compare` as a terminal table or Markdown, and `results export` as CSV or Markdown.
+
+use anyhow::Result;
+
+use crate::compare::{Comparison, Row, Verdict};
+use crate::model::figures::{Better, Figure};
+use crate::stats::Summary;
+
+fn number(x: f64) -> String {
+    let a = x.abs();
+    if a >= 1e5 {
+        format!("{x:.0}")
+    } else if a >= 100.0 {
+        format!("{x:.1}")
+    } else if a >= 1.0 {
+        format!("{x:.3}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
+fn ci(r: &Row) -> String {
+    match r.ci_pct {
+        Some([lo, hi]) => format!("[{lo:+.1}%, {hi:+.1}%]"),
+        None => "-".into(),
+    }
+}
+
+fn verdict(r: &Row) -> String {
+    match (&r.verdict, &r.why_not_tested) {
+        (Verdict::NotTested, Some(why)) => format!("not tested ({why})"),
+        (v, _) => v.label().to_string(),
+    }
+}
+
+fn header_lines(c: &Comparison) -> Vec<String> {
+    let mut lines = vec![
+        format!(
+            "A: {} ({}, {}, hostbench {})",
+            c.a.source, c.a.hostname, c.a.started_at, c.a.tool_version
+        ),
+        format!(
+            "B: {} ({}, {}, hostbench {})",
+            c.b.source, c.b.hostname, c.b.started_at, c.b.tool_version
+        ),
+        format!(
+            "Verdicts from {}; the interval is that of the change of the samples' mean.",
+            c.test
+        ),
+    ];
+    lines.extend(c.notes.iter().map(|n| format!("Note: {n}")));
+    lines
+}
+
+fn totals(c: &Comparison) -> String {
+    format!(
+        "{} measurements: {} better, {} worse, {} no significant difference, {} not tested.",
+        c.rows.len(),
+        c.count(Verdict::Better),
+        c.count(Verdict::Worse),
+        c.count(Verdict::NoSignificantDifference),
+        c.count(Verdict::NotTested)
+    )
+}
+
+pub fn text(c: &Comparison) -> String {
+    let mut out = header_lines(c).join("\n");
+    out.push_str("\n\n");
+    let w = c
+        .rows
+        .iter()
+        .map(|r| r.name.len() + r.unit.len() + 3)
+        .max()
+        .unwrap_or(10)
+        .max(11);
+    out.push_str(&format!(
+        "{:<w$} {:>12} {:>12} {:>9} {:>20}  verdict\n",
+        "measurement", "A", "B", "change", "95% CI of change"
+    ));
+    for r in &c.rows {
+        out.push_str(&format!(
+            "{:<w$} {:>12} {:>12} {:>8.1}% {:>20}  {}\n",
+            format!("{} ({})", r.name, r.unit),
+            number(r.a),
+            number(r.b),
+            r.change_pct,
+            ci(r),
+            verdict(r)
+        ));
+    }
+    out.push('\n');
+    out.push_str(&totals(c));
+    out.push('\n');
+    out
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+pub fn markdown(c: &Comparison) -> String {
+    let mut out = String::from("## hostbench compare\n\n");
+    for l in header_lines(c) {
+        out.push_str(&format!("- {}\n", md_cell(&l)));
+    }
+    out.push_str(
+        "\n| measurement | unit | A | B | change | 95% CI of change | verdict |\n|---|---|---:|---:|---:|---|---|\n",
+    );
+    for r in &c.rows {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {:+.1}% | {} | {} |\n",
+            md_cell(&r.name),
+            md_cell(&r.unit),
+            number(r.a),
+            number(r.b),
+            r.change_pct,
+            ci(r),
+            md_cell(&verdict(r))
+        ));
+    }
+    out.push_str(&format!("\n{}\n", totals(c)));
+    out
+}
+
+/// The stable CSV columns of `results export --format csv`.
+pub const CSV_COLUMNS: [&str; 13] = [
+    "result_id",
+    "suite",
+    "key",
+    "name",
+    "unit",
+    "better",
+    "value",
+    "samples",
+    "sample_mean",
+    "sample_sd",
+    "sample_min",
+    "sample_max",
+    "sample_kind",
+];
+
+fn better(b: Better) -> &'static str {
+    match b {
+        Better::Higher => "higher",
+        Better::Lower => "lower",
+    }
+}
+
+/// One row per figure.
+pub fn figures_csv(id: i64, figures: &[Figure]) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(CSV_COLUMNS)?;
+    for f in figures {
+        let s = Summary::of(&f.samples);
+        let opt = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+        w.write_record([
+            id.to_string(),
+            f.suite.clone(),
+            f.key.clone(),
+            f.name.clone(),
+            f.unit.clone(),
+            better(f.better).to_string(),
+            f.value.to_string(),
+            f.samples.len().to_string(),
+            opt(s.map(|s| s.mean)),
+            opt(s.filter(|s| s.count > 1).map(|s| s.sd)),
+            opt(s.map(|s| s.min)),
+            opt(s.map(|s| s.max)),
+            f.sample_kind.clone(),
+        ])?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+pub fn figures_markdown(id: i64, figures: &[Figure]) -> String {
+    let mut out = format!(
+        "## hostbench result {id}\n\n| suite | measurement | value | unit | better | samples |\n|---|---|---:|---|---|---:|\n"
+    );
+    for f in figures {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            f.suite,
+            md_cell(&f.name),
+            number(f.value),
+            md_cell(&f.unit),
+            better(f.better),
+            f.samples.len()
+        ));
+    }
+    out
+}
