@@ -1,0 +1,290 @@
+//! `hostbench compare` and `results export` on results built from known samples.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::Sandbox;
+use serde_json::Value;
+
+/// A real noise result whose run times are replaced by `times_ms`.
+fn noise_with(base: &Value, times_ms: &[f64]) -> Value {
+    let mut r = base.clone();
+    let runs = r["suites"][0]["runs"].as_array().unwrap()[0].clone();
+    r["suites"][0]["runs"] = times_ms
+        .iter()
+        .map(|t| {
+            let mut run = runs.clone();
+            run["time_ns"] = ((t * 1e6) as u64).into();
+            run
+        })
+        .collect();
+    r["suites"][0]["summary"]["mean_ns"] =
+        (times_ms.iter().sum::<f64>() / times_ms.len() as f64 * 1e6).into();
+    r
+}
+
+/// Deterministic samples around `mean` with a spread of about 1%.
+fn around(mean: f64, n: usize, phase: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| mean * (1.0 + 0.01 * (((i * 7 + phase * 3) % 11) as f64 - 5.0) / 5.0))
+        .collect()
+}
+
+fn write(dir: &Path, name: &str, v: &Value) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_string(v).unwrap()).unwrap();
+    p
+}
+
+fn compare_json(sb: &Sandbox, a: &Path, b: &Path) -> Value {
+    sb.json(&["compare", a.to_str().unwrap(), b.to_str().unwrap()])
+}
+
+fn verdict_of(c: &Value, key_part: &str) -> String {
+    let row = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"].as_str().unwrap().contains(key_part))
+        .unwrap_or_else(|| panic!("no row {key_part}: {c}"));
+    row["verdict"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn real_differences_are_significant_in_the_right_direction_and_noise_is_not() {
+    let sb = Sandbox::new();
+    let dir = sb.dir.path();
+    let base = sb.json(&["noise", "5", "3"]);
+    let a = write(dir, "a.json", &noise_with(&base, &around(10.0, 30, 0)));
+    let same = write(dir, "same.json", &noise_with(&base, &around(10.0, 30, 1)));
+    let slower = write(dir, "slower.json", &noise_with(&base, &around(12.0, 30, 2)));
+    let faster = write(dir, "faster.json", &noise_with(&base, &around(8.0, 30, 3)));
+
+    // Run time: lower is better.
+    assert_eq!(
+        verdict_of(&compare_json(&sb, &a, &slower), "run time"),
+        "worse"
+    );
+    assert_eq!(
+        verdict_of(&compare_json(&sb, &a, &faster), "run time"),
+        "better"
+    );
+    let c = compare_json(&sb, &a, &same);
+    assert_eq!(verdict_of(&c, "run time"), "no_significant_difference");
+    assert!(c["test"].as_str().unwrap().contains("Welch"));
+
+    // An index score: higher is better. Scale one copy's counts up by 30%.
+    let idx = sb.json(&[
+        "index",
+        "dhry2reg",
+        "--seconds",
+        "0.1",
+        "-i",
+        "4",
+        "-c",
+        "1",
+    ]);
+    let mut up = idx.clone();
+    for p in up["suites"][0]["passes"][0]["tests"][0]["passes"]
+        .as_array_mut()
+        .unwrap()
+    {
+        let c = p["count"].as_f64().unwrap();
+        p["count"] = (c * 1.3).into();
+    }
+    let score = &mut up["suites"][0]["passes"][0]["tests"][0]["score"]["score"];
+    *score = (score.as_f64().unwrap() * 1.3).into();
+    let ia = write(dir, "ia.json", &idx);
+    let ib = write(dir, "ib.json", &up);
+    let c = compare_json(&sb, &ia, &ib);
+    assert_eq!(verdict_of(&c, "index/1 copy/dhry2reg"), "better");
+    let c = compare_json(&sb, &ib, &ia);
+    assert_eq!(verdict_of(&c, "index/1 copy/dhry2reg"), "worse");
+
+    // The text table names the test and counts the verdicts; Markdown is a table.
+    let out = sb
+        .cmd()
+        .args(["compare", a.to_str().unwrap(), slower.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Welch's two-sample t-test"), "{text}");
+    assert!(text.contains("1 worse"), "{text}");
+    let out = sb
+        .cmd()
+        .args(["compare", "--format", "markdown"])
+        .args([&a, &slower])
+        .output()
+        .unwrap();
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(md.contains("| measurement | unit | A | B |"), "{md}");
+    assert!(md.contains("| worse |"), "{md}");
+
+    // --fail-on-regression: a 20% regression fails at 10%, not at 30%; an improvement never.
+    let code = |args: &[&str], b: &Path| {
+        sb.cmd()
+            .arg("compare")
+            .args(args)
+            .args([&a, b])
+            .output()
+            .unwrap()
+            .status
+            .code()
+    };
+    assert_eq!(code(&["--fail-on-regression", "10"], &slower), Some(3));
+    assert_eq!(code(&["--fail-on-regression", "30"], &slower), Some(0));
+    assert_eq!(code(&["--fail-on-regression", "0"], &faster), Some(0));
+}
+
+#[test]
+fn results_from_different_hosts_are_noted() {
+    let sb = Sandbox::new();
+    let base = sb.json(&["noise", "5", "3"]);
+    let mut other = base.clone();
+    other["environment"]["hostname"] = "elsewhere".into();
+    other["environment"]["kernel_release"] = "0.0.1".into();
+    let b = write(sb.dir.path(), "b.json", &other);
+    let c = sb.json(&["compare", "1", b.to_str().unwrap()]);
+    let notes: Vec<&str> = c["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.contains("different hosts")),
+        "{notes:?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("different kernels")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn exports_parse_back() {
+    let sb = Sandbox::new();
+    let stored = sb.json(&[
+        "sched",
+        "-c",
+        "4",
+        "-a",
+        "2",
+        "-t",
+        "1",
+        "--max-runs",
+        "2",
+        "--min-runs",
+        "2",
+        "--sweep",
+        "2,4",
+    ]);
+    // JSON: the stored result, whole.
+    let json = sb.json(&["results", "export", "1", "--format", "json"]);
+    assert_eq!(json, stored);
+    // CSV: a row per measurement (here: two sweep points), the stable columns.
+    let out = sb
+        .cmd()
+        .args(["results", "export", "1", "--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut reader = csv::Reader::from_reader(out.stdout.as_slice());
+    let headers: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        headers,
+        [
+            "result_id",
+            "suite",
+            "key",
+            "name",
+            "unit",
+            "better",
+            "value",
+            "samples",
+            "sample_mean",
+            "sample_sd",
+            "sample_min",
+            "sample_max",
+            "sample_kind"
+        ]
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), 2);
+    for (row, point) in rows
+        .iter()
+        .zip(stored["suites"][0]["points"].as_array().unwrap())
+    {
+        assert_eq!(&row[1], "sched");
+        assert_eq!(&row[5], "lower");
+        let value: f64 = row[6].parse().unwrap();
+        assert!((value - point["mean_us_per_round"].as_f64().unwrap()).abs() < 1e-9);
+        assert_eq!(&row[7], "2");
+    }
+    // Markdown: a table with the same rows.
+    let out = sb
+        .cmd()
+        .args(["results", "export", "1", "--format", "markdown"])
+        .output()
+        .unwrap();
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        md.lines().filter(|l| l.starts_with("| sched |")).count(),
+        2,
+        "{md}"
+    );
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let sb = Sandbox::new();
+    let noise = sb.json(&["noise", "5", "3"]);
+    sb.json(&[
+        "sched",
+        "-c",
+        "2",
+        "-a",
+        "1",
+        "-t",
+        "1",
+        "--max-runs",
+        "1",
+        "--min-runs",
+        "1",
+    ]);
+    let dir = sb.dir.path();
+    let mut future = noise.clone();
+    future["schema_version"] = 99.into();
+    let future = write(dir, "future.json", &future);
+    let other = write(dir, "other.json", &serde_json::json!({"hello": "world"}));
+    let garbage = dir.join("garbage.json");
+    std::fs::write(&garbage, "not json").unwrap();
+    for (args, says) in [
+        (vec!["compare", "1", "7"], "no stored result with id 7"),
+        (
+            vec!["compare", "1", future.to_str().unwrap()],
+            "schema version 99",
+        ),
+        (
+            vec!["compare", "1", other.to_str().unwrap()],
+            "not a hostbench result",
+        ),
+        (
+            vec!["compare", "1", garbage.to_str().unwrap()],
+            "is not JSON",
+        ),
+        (vec!["compare", "1", "2"], "share no measurement"),
+        (
+            vec!["results", "export", "5", "--format", "csv"],
+            "no stored result with id 5",
+        ),
+        (vec!["results", "export", "1", "--format", "xml"], "xml"),
+    ] {
+        let out = sb.cmd().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
