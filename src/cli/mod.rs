@@ -6,6 +6,7 @@ mod compare;
 mod index;
 mod interactive;
 mod noise;
+mod report;
 mod results;
 mod run;
 mod sched;
@@ -80,6 +81,9 @@ pub enum Command {
         override_usage = "hostbench compare A B [--fail-on-regression PCT] [--format text|markdown] [--json]"
     )]
     Compare(compare::CompareArgs),
+    /// One self-contained HTML page with plots of one or more results
+    #[command(override_usage = "hostbench report ID [ID ...] [-o FILE.html]")]
+    Report(report::ReportArgs),
     /// The stored results: list them, show one, export one
     #[command(subcommand)]
     Results(results::ResultsCommand),
@@ -124,6 +128,7 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
         Command::Interactive(args) => interactive::exec(&args, &cli.global, argv),
         Command::Results(cmd) => results::exec(&cmd, &cli.global),
         Command::Compare(args) => compare::exec(&args, &cli.global),
+        Command::Report(args) => report::exec(&args, &cli.global),
         Command::Sched(args) => sched::exec(&args, &cli.global, argv),
         Command::Worker(args) => worker::exec(&args),
     }

@@ -7,9 +7,11 @@ pub mod index;
 pub mod interactive;
 pub mod json;
 pub mod noise;
+pub mod report;
 pub mod results;
 pub mod sched;
 pub mod standard;
+pub mod svg;
 
 use crate::model::{RunResult, SuiteResult};
 

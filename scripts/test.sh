@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The project's test command (README): installs the Debian packages the tests drive, when they
+# are missing and this is root on Debian, then runs `cargo test`.
+#   dc        the index suite's dc test (skipped, and says so, without it)
+#   chromium  the HTML report test renders the report in headless Chromium
+set -euo pipefail
+cd "$(dirname "$0")/.."
+missing=()
+command -v dc >/dev/null || missing+=(dc)
+command -v chromium >/dev/null || missing+=(chromium)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "test: installing ${missing[*]}" >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null 2>&1 \
+      || echo "test: could not install ${missing[*]}" >&2
+  else
+    echo "test: missing ${missing[*]}; install them (Debian: apt-get install ${missing[*]})" >&2
+  fi
+fi
+exec cargo test "$@"

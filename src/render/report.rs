@@ -1,0 +1,336 @@
+//! `hostbench report`: one self-contained HTML page (inline CSS and SVG, no script, and a
+//! Content-Security-Policy that forbids every request) with the environment of each result,
+//! a plot per suite, and, for two or more results, the comparison of the first with each other.
+
+use std::fmt::Write;
+
+use crate::compare::Comparison;
+use crate::model::{RunResult, SuiteResult};
+use crate::render::environment::host_lines;
+use crate::render::svg::{bar_chart, esc, line_chart, BarRow, Series};
+use crate::suites::interactive::Measurement;
+
+/// Points a latency CDF is drawn with, at most.
+const CDF_POINTS: usize = 120;
+
+const STYLE: &str = "body{font-family:sans-serif;margin:2em;color:#222;max-width:70em}\
+h1{font-size:1.6em}h2{font-size:1.3em;border-bottom:1px solid #ccc;margin-top:2em}\
+h3{font-size:1.1em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;\
+padding:2px 8px;text-align:left}td.n{text-align:right}figure{margin:1em 0}\
+svg{background:#fff;border:1px solid #eee;font-size:11px}.title{text-anchor:middle;font-size:13px;\
+font-weight:bold}.tick{text-anchor:middle;fill:#444}.ytick{text-anchor:end}.label{text-anchor:middle;\
+fill:#222}.axis{stroke:#222}.grid{stroke:#eee}.reference{stroke:#000;stroke-dasharray:4 3}\
+.reftext{text-anchor:start;font-size:11px}.legend{fill:#222}.better{color:#070}.worse{color:#b00}\
+pre{background:#f6f6f6;padding:.5em}";
+
+/// The whole page. `results` are (label, result) pairs in the order given.
+pub fn html(results: &[(String, RunResult)], comparisons: &[Comparison]) -> String {
+    let mut out = String::new();
+    let labels: Vec<String> = results.iter().map(|(l, _)| l.clone()).collect();
+    let _ = write!(
+        out,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\
+<title>hostbench report: {}</title><style>{STYLE}</style></head><body><h1>hostbench report: {}</h1>",
+        esc(&labels.join(", ")),
+        esc(&labels.join(", "))
+    );
+    out.push_str("<h2>Environment</h2>");
+    for (label, r) in results {
+        let _ = write!(
+            out,
+            "<h3>{}: {}{}</h3><p>hostbench {}, started {} UTC. Command: <code>{}</code></p><pre>{}</pre>",
+            esc(label),
+            esc(&r.suite_names()),
+            if r.incomplete { " (incomplete)" } else { "" },
+            esc(&r.tool_version),
+            r.started_at.format("%Y-%m-%d %H:%M:%S"),
+            esc(&r.command_line.join(" ")),
+            esc(&host_lines(&r.environment))
+        );
+    }
+    if !comparisons.is_empty() {
+        out.push_str("<h2>Comparison</h2>");
+        for c in comparisons {
+            out.push_str(&comparison_table(c));
+        }
+    }
+    index_section(&mut out, results);
+    interactive_section(&mut out, results);
+    sched_section(&mut out, results);
+    noise_section(&mut out, results);
+    out.push_str("</body></html>\n");
+    out
+}
+
+fn comparison_table(c: &Comparison) -> String {
+    let mut out = format!(
+        "<h3>{} → {}</h3><p>Verdicts from {}. {}</p><table><tr><th>measurement</th><th>unit</th><th>A</th><th>B</th><th>change</th><th>95% CI of change</th><th>verdict</th></tr>",
+        esc(&c.a.source),
+        esc(&c.b.source),
+        esc(&c.test),
+        esc(&c.notes.join("; "))
+    );
+    for r in &c.rows {
+        let class = match r.verdict {
+            crate::compare::Verdict::Better => "better",
+            crate::compare::Verdict::Worse => "worse",
+            _ => "",
+        };
+        let _ = write!(
+            out,
+            "<tr class=\"{class}\"><td>{}</td><td>{}</td><td class=\"n\">{:.4}</td><td class=\"n\">{:.4}</td><td class=\"n\">{:+.1}%</td><td>{}</td><td class=\"{class}\">{}</td></tr>",
+            esc(&r.name),
+            esc(&r.unit),
+            r.a,
+            r.b,
+            r.change_pct,
+            r.ci_pct
+                .map(|[l, h]| format!("[{l:+.1}%, {h:+.1}%]"))
+                .unwrap_or_else(|| "-".into()),
+            esc(r.verdict.label())
+        );
+    }
+    out.push_str("</table>");
+    out
+}
+
+/// Each result's suites of one kind, with the result's label.
+fn suites<'a, T>(
+    results: &'a [(String, RunResult)],
+    pick: impl Fn(&'a SuiteResult) -> Option<&'a T>,
+) -> Vec<(&'a str, &'a T)> {
+    results
+        .iter()
+        .flat_map(|(l, r)| {
+            r.suites
+                .iter()
+                .filter_map(&pick)
+                .map(move |s| (l.as_str(), s))
+        })
+        .collect()
+}
+
+fn index_section(out: &mut String, results: &[(String, RunResult)]) {
+    let all = suites(results, |s| match s {
+        SuiteResult::Index(i) => Some(i),
+        _ => None,
+    });
+    if all.is_empty() {
+        return;
+    }
+    out.push_str("<h2>index (UnixBench)</h2><p>Index value per test: 10 × score / the baseline machine's score, so the baseline (George, a SPARCstation 20-61) scores 10.</p>");
+    let series: Vec<String> = all.iter().map(|(l, _)| l.to_string()).collect();
+    let mut copies: Vec<usize> = all
+        .iter()
+        .flat_map(|(_, i)| i.passes.iter().map(|p| p.copies))
+        .collect();
+    copies.sort();
+    copies.dedup();
+    for c in copies {
+        let mut names: Vec<(String, String)> = Vec::new();
+        for (_, i) in &all {
+            for p in i.passes.iter().filter(|p| p.copies == c) {
+                for t in p.tests.iter().filter(|t| t.index.is_some()) {
+                    if !names.iter().any(|(n, _)| n == &t.name) {
+                        names.push((t.name.clone(), t.msg.clone()));
+                    }
+                }
+            }
+        }
+        let rows: Vec<BarRow> = names
+            .iter()
+            .map(|(name, msg)| BarRow {
+                label: msg.clone(),
+                values: all
+                    .iter()
+                    .map(|(_, i)| {
+                        i.passes
+                            .iter()
+                            .filter(|p| p.copies == c)
+                            .flat_map(|p| p.tests.iter())
+                            .find(|t| &t.name == name)
+                            .and_then(|t| t.index)
+                    })
+                    .collect(),
+            })
+            .collect();
+        let scores: Vec<String> = all
+            .iter()
+            .filter_map(|(l, i)| {
+                i.passes
+                    .iter()
+                    .find(|p| p.copies == c)
+                    .and_then(|p| p.system_index)
+                    .map(|s| format!("{l}: {s:.1}"))
+            })
+            .collect();
+        out.push_str(&bar_chart(
+            "index",
+            &format!(
+                "Index per test, {c} cop{} (overall {})",
+                if c == 1 { "y" } else { "ies" },
+                scores.join(", ")
+            ),
+            "index value (baseline = 10)",
+            &series,
+            &rows,
+            Some((10.0, "baseline 10")),
+        ));
+    }
+}
+
+/// The latency CDF of one measurement, in ms, from its raw samples.
+fn cdf(m: &Measurement) -> Vec<(f64, f64)> {
+    let mut s: Vec<u64> = m.samples_ns.clone();
+    s.sort_unstable();
+    let n = s.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let step = n.div_ceil(CDF_POINTS).max(1);
+    let mut pts: Vec<(f64, f64)> = (0..n)
+        .step_by(step)
+        .map(|i| (s[i] as f64 / 1e6, (i + 1) as f64 / n as f64))
+        .collect();
+    if pts.last().map(|p| p.1) != Some(1.0) {
+        pts.push((s[n - 1] as f64 / 1e6, 1.0));
+    }
+    pts
+}
+
+fn interactive_section(out: &mut String, results: &[(String, RunResult)]) {
+    let all = suites(results, |s| match s {
+        SuiteResult::Interactive(i) => Some(i),
+        _ => None,
+    });
+    if all.is_empty() {
+        return;
+    }
+    out.push_str("<h2>interactive (interbench)</h2><p>Wake-up latency of each simulated task, as the fraction of wake-ups within a latency (a cumulative distribution: further left is better), one line per background load; then the share of deadlines met.</p>");
+    for (label, r) in &all {
+        let mut benches: Vec<_> = r.measurements.iter().map(|m| m.bench).collect();
+        benches.dedup();
+        for b in benches {
+            let series: Vec<Series> = r
+                .measurements
+                .iter()
+                .filter(|m| m.bench == b)
+                .map(|m| Series {
+                    name: format!("under {}", m.load.name()),
+                    points: cdf(m),
+                })
+                .collect();
+            out.push_str(&line_chart(
+                "interactive-latency",
+                &format!("{label}: {} latency", b.name()),
+                "latency (ms)",
+                "fraction of wake-ups",
+                &series,
+                false,
+            ));
+        }
+    }
+    let series: Vec<String> = all.iter().map(|(l, _)| l.to_string()).collect();
+    let mut pairs: Vec<String> = Vec::new();
+    for (_, r) in &all {
+        for m in r
+            .measurements
+            .iter()
+            .filter(|m| m.deadlines_met_pct.is_some())
+        {
+            let p = format!("{} under {}", m.bench.name(), m.load.name());
+            if !pairs.contains(&p) {
+                pairs.push(p);
+            }
+        }
+    }
+    let rows: Vec<BarRow> = pairs
+        .iter()
+        .map(|p| BarRow {
+            label: p.clone(),
+            values: all
+                .iter()
+                .map(|(_, r)| {
+                    r.measurements
+                        .iter()
+                        .find(|m| &format!("{} under {}", m.bench.name(), m.load.name()) == p)
+                        .and_then(|m| m.deadlines_met_pct)
+                })
+                .collect(),
+        })
+        .collect();
+    out.push_str(&bar_chart(
+        "interactive-deadlines",
+        "Deadlines met",
+        "deadlines met (%)",
+        &series,
+        &rows,
+        None,
+    ));
+}
+
+fn sched_section(out: &mut String, results: &[(String, RunResult)]) {
+    let all = suites(results, |s| match s {
+        SuiteResult::Sched(x) => Some(x),
+        _ => None,
+    });
+    if all.is_empty() {
+        return;
+    }
+    out.push_str("<h2>sched (reflex)</h2><p>Scheduler cost per round against the number of threads (log scale); lower is better.</p>");
+    let series: Vec<Series> = all
+        .iter()
+        .map(|(l, s)| Series {
+            name: l.to_string(),
+            points: s
+                .points
+                .iter()
+                .filter(|p| !p.runs.is_empty())
+                .map(|p| (p.threads as f64, p.mean_us_per_round))
+                .collect(),
+        })
+        .collect();
+    out.push_str(&line_chart(
+        "sched",
+        "Cost per round against threads",
+        "threads",
+        "us per round",
+        &series,
+        true,
+    ));
+}
+
+fn noise_section(out: &mut String, results: &[(String, RunResult)]) {
+    let all = suites(results, |s| match s {
+        SuiteResult::Noise(n) => Some(n),
+        _ => None,
+    });
+    if all.is_empty() {
+        return;
+    }
+    out.push_str("<h2>noise (p1bench)</h2><p>How many runs of the fixed job were how much slower than the fastest run.</p>");
+    for (label, n) in &all {
+        let Some(s) = &n.summary else { continue };
+        let rows: Vec<BarRow> = s
+            .histogram
+            .iter()
+            .map(|b| BarRow {
+                label: format!("{:.1}% slower", b.low_pct),
+                values: vec![Some(b.count as f64)],
+            })
+            .collect();
+        out.push_str(&bar_chart(
+            "noise",
+            &format!("{label}: {}", n.headline()),
+            "runs",
+            &[label.to_string()],
+            &rows,
+            None,
+        ));
+        out.push_str(&format!(
+            "<p>{}</p>",
+            esc(&crate::render::noise::verdict_line(n))
+        ));
+    }
+}

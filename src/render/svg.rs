@@ -1,0 +1,341 @@
+//! Inline SVG plots for the HTML report: line charts (linear or log x) and horizontal bar
+//! charts, labelled with units. Every data mark carries the class `point` or `bar`, and every
+//! plot `data-plot` (its kind) and `data-points` (its mark count), so a test can check a
+//! rendered page for plots with data.
+
+use std::fmt::Write;
+
+/// Distinguishable colours for up to eight series (then they repeat).
+const COLOURS: [&str; 8] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+];
+
+pub fn colour(i: usize) -> &'static str {
+    COLOURS[i % COLOURS.len()]
+}
+
+/// Escapes text for XML and HTML.
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+const W: f64 = 640.0;
+const H: f64 = 320.0;
+const LEFT: f64 = 70.0;
+const RIGHT: f64 = 150.0;
+const TOP: f64 = 30.0;
+const BOTTOM: f64 = 50.0;
+
+/// About five round tick values covering [lo, hi].
+fn ticks(lo: f64, hi: f64) -> Vec<f64> {
+    if !(hi > lo) {
+        return vec![lo];
+    }
+    let raw = (hi - lo) / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let mut t = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    while t <= hi + step * 1e-9 {
+        out.push(t);
+        t += step;
+    }
+    out
+}
+
+fn label(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if a >= 1e6 {
+        format!("{:.3e}", v)
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+fn open(out: &mut String, kind: &str, title: &str, marks: usize, height: f64) {
+    let _ = write!(
+        out,
+        r#"<figure><svg class="plot" data-plot="{}" data-points="{marks}" viewBox="0 0 {W} {height}" width="{W}" height="{height}" role="img"><title>{}</title><text x="{}" y="18" class="title">{}</text>"#,
+        esc(kind),
+        esc(title),
+        W / 2.0,
+        esc(title)
+    );
+}
+
+/// A line chart; with `log_x`, x is drawn on a log2 scale (thread counts).
+pub fn line_chart(
+    kind: &str,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+    log_x: bool,
+) -> String {
+    let fx = |x: f64| if log_x { x.max(1e-9).log2() } else { x };
+    let all: Vec<(f64, f64)> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|&(x, y)| (fx(x), y)))
+        .collect();
+    let marks = all.len();
+    let mut out = String::new();
+    open(&mut out, kind, title, marks, H);
+    if all.is_empty() {
+        out.push_str(r#"<text x="320" y="160" class="empty">no data</text></svg></figure>"#);
+        return out;
+    }
+    let (mut x0, mut x1) = all
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let y1 = all.iter().fold(f64::MIN, |a, p| a.max(p.1)).max(1e-12) * 1.05;
+    let y0 = 0.0f64.min(all.iter().fold(f64::MAX, |a, p| a.min(p.1)));
+    if x1 <= x0 {
+        x0 -= 0.5;
+        x1 += 0.5;
+    }
+    let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * (W - LEFT - RIGHT);
+    let py = |y: f64| H - BOTTOM - (y - y0) / (y1 - y0) * (H - TOP - BOTTOM);
+    axes(&mut out, x_label, y_label, H);
+    let xticks: Vec<f64> = if log_x {
+        (x0.floor() as i64..=x1.ceil() as i64)
+            .map(|e| e as f64)
+            .filter(|e| *e >= x0 - 1e-9 && *e <= x1 + 1e-9)
+            .collect()
+    } else {
+        ticks(x0, x1)
+    };
+    for t in xticks {
+        let shown = if log_x { 2f64.powf(t) } else { t };
+        let _ = write!(
+            out,
+            r#"<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" class="grid"/><text x="{0}" y="{3}" class="tick">{4}</text>"#,
+            px(t),
+            TOP,
+            H - BOTTOM,
+            H - BOTTOM + 16.0,
+            label(shown)
+        );
+    }
+    for t in ticks(y0, y1) {
+        let _ = write!(
+            out,
+            r#"<line x1="{0}" x2="{1}" y1="{2}" y2="{2}" class="grid"/><text x="{3}" y="{4}" class="tick ytick">{5}</text>"#,
+            LEFT,
+            W - RIGHT,
+            py(t),
+            LEFT - 6.0,
+            py(t) + 4.0,
+            label(t)
+        );
+    }
+    for (i, s) in series.iter().enumerate() {
+        let c = colour(i);
+        let pts: Vec<String> = s
+            .points
+            .iter()
+            .map(|&(x, y)| format!("{:.1},{:.1}", px(fx(x)), py(y)))
+            .collect();
+        let _ = write!(
+            out,
+            r#"<polyline fill="none" stroke="{c}" stroke-width="1.5" points="{}"/>"#,
+            pts.join(" ")
+        );
+        for &(x, y) in &s.points {
+            let _ = write!(
+                out,
+                r#"<circle class="point" cx="{:.1}" cy="{:.1}" r="2" fill="{c}"><title>{}: {} , {}</title></circle>"#,
+                px(fx(x)),
+                py(y),
+                esc(&s.name),
+                label(x),
+                label(y)
+            );
+        }
+        legend(&mut out, i, &s.name);
+    }
+    out.push_str("</svg></figure>");
+    out
+}
+
+fn axes(out: &mut String, x_label: &str, y_label: &str, height: f64) {
+    let _ = write!(
+        out,
+        r#"<line x1="{LEFT}" x2="{0}" y1="{1}" y2="{1}" class="axis"/><line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{1}" class="axis"/><text x="{2}" y="{3}" class="label">{4}</text><text x="14" y="{5}" class="label" transform="rotate(-90 14 {5})">{6}</text>"#,
+        W - RIGHT,
+        height - BOTTOM,
+        LEFT + (W - LEFT - RIGHT) / 2.0,
+        height - 12.0,
+        esc(x_label),
+        TOP + (height - TOP - BOTTOM) / 2.0,
+        esc(y_label)
+    );
+}
+
+fn legend(out: &mut String, i: usize, name: &str) {
+    let y = TOP + 14.0 * i as f64;
+    let _ = write!(
+        out,
+        r#"<rect x="{0}" y="{1}" width="10" height="10" fill="{2}"/><text x="{3}" y="{4}" class="legend">{5}</text>"#,
+        W - RIGHT + 10.0,
+        y,
+        colour(i),
+        W - RIGHT + 24.0,
+        y + 9.0,
+        esc(name)
+    );
+}
+
+/// One row of a bar chart: a label and a value for each series (None: not measured there).
+pub struct BarRow {
+    pub label: String,
+    pub values: Vec<Option<f64>>,
+}
+
+/// Horizontal bars, grouped by row, one colour a series; `reference` draws a labelled
+/// vertical line (the baseline).
+pub fn bar_chart(
+    kind: &str,
+    title: &str,
+    value_label: &str,
+    series: &[String],
+    rows: &[BarRow],
+    reference: Option<(f64, &str)>,
+) -> String {
+    let n = series.len().max(1);
+    let bar_h = 10.0;
+    let row_h = bar_h * n as f64 + 8.0;
+    let left = 260.0;
+    let height = TOP + BOTTOM + row_h * rows.len().max(1) as f64;
+    let marks = rows.iter().flat_map(|r| r.values.iter().flatten()).count();
+    let mut out = String::new();
+    open(&mut out, kind, title, marks, height);
+    let max = rows
+        .iter()
+        .flat_map(|r| r.values.iter().flatten())
+        .copied()
+        .chain(reference.map(|r| r.0))
+        .fold(0.0f64, f64::max)
+        .max(1e-12)
+        * 1.05;
+    let px = |v: f64| left + v / max * (W - left - RIGHT);
+    let _ = write!(
+        out,
+        r#"<line x1="{left}" x2="{left}" y1="{TOP}" y2="{0}" class="axis"/><line x1="{left}" x2="{1}" y1="{0}" y2="{0}" class="axis"/><text x="{2}" y="{3}" class="label">{4}</text>"#,
+        height - BOTTOM,
+        W - RIGHT,
+        left + (W - left - RIGHT) / 2.0,
+        height - 12.0,
+        esc(value_label)
+    );
+    for t in ticks(0.0, max) {
+        let _ = write!(
+            out,
+            r#"<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" class="grid"/><text x="{0}" y="{3}" class="tick">{4}</text>"#,
+            px(t),
+            TOP,
+            height - BOTTOM,
+            height - BOTTOM + 16.0,
+            label(t)
+        );
+    }
+    for (r, row) in rows.iter().enumerate() {
+        let y = TOP + r as f64 * row_h + 4.0;
+        let _ = write!(
+            out,
+            r#"<text x="{0}" y="{1}" class="tick ytick">{2}</text>"#,
+            left - 6.0,
+            y + row_h / 2.0,
+            esc(&row.label)
+        );
+        for (s, v) in row.values.iter().enumerate() {
+            let Some(v) = v else { continue };
+            let _ = write!(
+                out,
+                r#"<rect class="bar" x="{left}" y="{:.1}" width="{:.1}" height="{bar_h}" fill="{}"><title>{}: {}</title></rect>"#,
+                y + s as f64 * bar_h,
+                (px(*v) - left).max(0.5),
+                colour(s),
+                esc(series.get(s).map_or("", |x| x.as_str())),
+                label(*v)
+            );
+        }
+    }
+    if let Some((v, text)) = reference {
+        let _ = write!(
+            out,
+            r#"<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" class="reference"/><text x="{3}" y="{4}" class="reftext">{5}</text>"#,
+            px(v),
+            TOP,
+            height - BOTTOM,
+            px(v) + 4.0,
+            height - BOTTOM - 4.0,
+            esc(text)
+        );
+    }
+    for (i, s) in series.iter().enumerate() {
+        legend(&mut out, i, s);
+    }
+    out.push_str("</svg></figure>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_cover_the_range() {
+        assert_eq!(ticks(0.0, 10.0), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        let t = ticks(0.0, 0.37);
+        assert!(t.len() >= 3 && *t.last().unwrap() <= 0.37 + 1e-9, "{t:?}");
+    }
+
+    #[test]
+    fn plots_count_their_marks_and_escape_text() {
+        let s = line_chart(
+            "k",
+            "a < b",
+            "x",
+            "y",
+            &[Series {
+                name: "s".into(),
+                points: vec![(1.0, 2.0), (2.0, 3.0)],
+            }],
+            true,
+        );
+        assert!(s.contains(r#"data-points="2""#));
+        assert_eq!(s.matches(r#"class="point""#).count(), 2);
+        assert!(s.contains("a &lt; b"));
+        let b = bar_chart(
+            "b",
+            "t",
+            "v",
+            &["A".into(), "B".into()],
+            &[BarRow {
+                label: "r".into(),
+                values: vec![Some(1.0), None],
+            }],
+            Some((10.0, "baseline")),
+        );
+        assert_eq!(b.matches(r#"class="bar""#).count(), 1);
+        assert!(b.contains("baseline"));
+    }
+}

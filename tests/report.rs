@@ -1,0 +1,211 @@
+//! `hostbench report`: the page renders in real headless Chromium, every expected plot is there
+//! with data points, and the page makes no request. Needs Debian's `chromium` (scripts/test.sh
+//! installs it).
+
+mod common;
+
+use std::io::Read;
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::Sandbox;
+
+/// Hosts Chromium itself contacts (component updates, clock, accounts), not the page.
+const BROWSER_OWN_HOSTS: [&str; 3] = [
+    "clients2.google.com",
+    "update.googleapis.com",
+    "accounts.google.com",
+];
+
+/// A proxy that accepts every connection Chromium makes and records its request line.
+fn recording_proxy() -> (u16, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut c) = conn else { continue };
+            let _ = c.set_read_timeout(Some(Duration::from_secs(2)));
+            let mut buf = [0u8; 512];
+            let n = c.read(&mut buf).unwrap_or(0);
+            let line = String::from_utf8_lossy(&buf[..n])
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string();
+            log.lock().unwrap().push(line);
+        }
+    });
+    (port, seen)
+}
+
+/// The page's DOM after Chromium has loaded it, and the requests the page made.
+fn render(page: &Path, profile: &Path) -> (String, Vec<String>) {
+    let (port, seen) = recording_proxy();
+    let out = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ])
+        .arg(format!("--proxy-server=http://127.0.0.1:{port}"))
+        .arg("--proxy-bypass-list=<-loopback>")
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("chromium must be installed (scripts/test.sh installs it on Debian)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Requests still in flight when the page was dumped reach the proxy shortly after.
+    std::thread::sleep(Duration::from_millis(300));
+    let requests = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| !BROWSER_OWN_HOSTS.iter().any(|h| l.contains(h)))
+        .cloned()
+        .collect();
+    (String::from_utf8(out.stdout).unwrap(), requests)
+}
+
+/// The `data-points` of every plot of `kind` in the DOM.
+fn plots(dom: &str, kind: &str) -> Vec<usize> {
+    let tag = format!("data-plot=\"{kind}\" data-points=\"");
+    dom.match_indices(&tag)
+        .map(|(i, _)| {
+            let rest = &dom[i + tag.len()..];
+            rest[..rest.find('"').unwrap()].parse().unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn the_report_renders_in_chromium_with_every_plot_and_no_request() {
+    let sb = Sandbox::new();
+    let work = sb.dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let run = sb
+        .cmd()
+        .args(["run", "--profile", "smoke", "-q", "--workdir"])
+        .arg(&work)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    sb.json(&[
+        "index",
+        "dhry2reg",
+        "syscall",
+        "spawn",
+        "--seconds",
+        "0.2",
+        "-i",
+        "2",
+        "--workdir",
+        work.to_str().unwrap(),
+        "--results-dir",
+        work.to_str().unwrap(),
+    ]);
+    let page = sb.dir.path().join("report.html");
+    let out = sb
+        .cmd()
+        .args(["report", "1", "2", "-o"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    // Self-contained: nothing on the page names another place to load from.
+    assert!(!html.contains("http:") && !html.contains("https:"));
+    assert!(!html.contains("<script"));
+
+    let (dom, requests) = render(&page, &sb.dir.path().join("chromium"));
+    assert!(requests.is_empty(), "the page made requests: {requests:?}");
+    assert!(dom.contains("hostbench report: result 1, result 2"));
+    // Index: one chart a pass (1 and 2 copies), both results side by side with the baseline.
+    let index = plots(&dom, "index");
+    assert_eq!(index.len(), 2, "{index:?}");
+    assert!(index.iter().all(|&n| n >= 6), "{index:?}");
+    assert!(dom.contains("baseline 10"));
+    // Interactive: a latency CDF for each bench (Audio, Video) and the deadlines bars.
+    let cdfs = plots(&dom, "interactive-latency");
+    assert_eq!(cdfs.len(), 2, "{cdfs:?}");
+    assert!(cdfs.iter().all(|&n| n >= 4), "{cdfs:?}");
+    assert_eq!(plots(&dom, "interactive-deadlines"), vec![4]);
+    // Sched: µs/round against threads, two points. Noise: the histogram.
+    assert_eq!(plots(&dom, "sched"), vec![2]);
+    let noise = plots(&dom, "noise");
+    assert_eq!(noise.len(), 1);
+    assert!(noise[0] >= 1);
+    // The marks are really in the DOM, as many as each plot says.
+    let marks = dom.matches("class=\"point\"").count() + dom.matches("class=\"bar\"").count();
+    let said: usize = [
+        "index",
+        "interactive-latency",
+        "interactive-deadlines",
+        "sched",
+        "noise",
+    ]
+    .iter()
+    .flat_map(|k| plots(&dom, k))
+    .sum();
+    assert_eq!(marks, said);
+    // Units on the axes, and the comparison table of the two results.
+    for label in [
+        "latency (ms)",
+        "us per round",
+        "index value (baseline = 10)",
+        "deadlines met (%)",
+    ] {
+        assert!(dom.contains(label), "{label}");
+    }
+    assert!(dom.contains("result 1 → result 2"));
+    assert!(dom.contains("Welch"));
+
+    // The request detector works: a page that loads an image from elsewhere is caught.
+    let control = sb.dir.path().join("control.html");
+    std::fs::write(
+        &control,
+        "<html><body><img src=\"http://hostbench-test.invalid/x.png\"></body></html>",
+    )
+    .unwrap();
+    let (_, requests) = render(&control, &sb.dir.path().join("chromium2"));
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.contains("hostbench-test.invalid")),
+        "{requests:?}"
+    );
+}
+
+#[test]
+fn unknown_results_are_refused() {
+    let sb = Sandbox::new();
+    let out = sb
+        .cmd()
+        .args(["report", "4", "-o", "x.html"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no stored result with id 4"));
+    assert!(!Path::new("x.html").exists());
+}
