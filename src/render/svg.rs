@@ -36,7 +36,7 @@ const BOTTOM: f64 = 50.0;
 
 /// About five round tick values covering [lo, hi].
 fn ticks(lo: f64, hi: f64) -> Vec<f64> {
-    if !(hi > lo) {
+    if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
         return vec![lo];
     }
     let raw = (hi - lo) / 5.0;
