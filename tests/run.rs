@@ -90,3 +90,55 @@ fn an_unknown_profile_is_refused() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("quick, standard or full"), "{err}");
 }
+
+#[test]
+fn sigterm_stores_what_ran_marked_incomplete_and_leaves_nothing() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let sb = Sandbox::new();
+    let work = sb.dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let child = Command::new(assert_cmd::cargo::cargo_bin("hostbench"))
+        .args(["run", "--profile", "quick", "--workdir"])
+        .arg(&work)
+        .env("HOSTBENCH_DB", sb.db())
+        .env("HOSTBENCH_CACHE_DIR", sb.cache_dir())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The quick noise part takes about 3 s; stop the run inside the index part.
+    std::thread::sleep(Duration::from_secs(8));
+    let marker = work.to_str().unwrap().to_string();
+    let workers = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|p| {
+                std::fs::read(format!("/proc/{p}/cmdline"))
+                    .map(|c| String::from_utf8_lossy(&c).contains(&marker))
+                    .unwrap_or(false)
+            })
+            .count()
+    };
+    assert!(workers() > 0, "index copies should be running");
+    let signalled = Instant::now();
+    // SAFETY: kill(2) to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    assert!(signalled.elapsed() < Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(143));
+    assert_eq!(workers(), 0, "a worker outlived the run");
+    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0, "files left");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Summary of result 1 ("), "{stdout}");
+    assert!(stdout.contains(", incomplete)"), "{stdout}");
+    let r = sb.json(&["results", "show", "1"]);
+    assert_eq!(r["incomplete"], true);
+    let suites: Vec<&str> = r["suites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["suite"].as_str().unwrap())
+        .collect();
+    assert_eq!(suites, ["noise", "index"]);
+}
