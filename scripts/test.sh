@@ -3,11 +3,15 @@
 # are missing and this is root on Debian, then runs `cargo test`.
 #   dc        the index suite's dc test (skipped, and says so, without it)
 #   chromium  the HTML report test renders the report in headless Chromium
+#   xvfb, x11-apps (x11perf), mesa-utils (glxgears)  the index suite's graphics tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()
 command -v dc >/dev/null || missing+=(dc)
 command -v chromium >/dev/null || missing+=(chromium)
+command -v Xvfb >/dev/null || missing+=(xvfb)
+command -v x11perf >/dev/null || missing+=(x11-apps)
+command -v glxgears >/dev/null || missing+=(mesa-utils)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "test: installing ${missing[*]}" >&2

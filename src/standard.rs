@@ -120,10 +120,11 @@ impl StandardPlan {
                 quick: matches!(profile, Profile::Quick | Profile::Standard),
                 adaptive_pct: None,
                 pin: false,
-                skipped_graphics: Vec::new(),
+                xvfb: false,
             },
             cpus,
             workdir.to_path_buf(),
+            None,
         )?;
 
         // interactive: the four simulated tasks under four loads; -L is the CPU count, as

@@ -241,8 +241,6 @@ fn bad_input_exits_2() {
         (&["index", "bogus"], "dhry2reg"),
         (&["index", "-c", "0"], "-c"),
         (&["index", "-i", "0"], "-i"),
-        (&["index", "graphics"], "not available yet"),
-        (&["index", "gindex"], "not available yet"),
         (&["index", "--seconds", "0"], "--seconds"),
     ];
     for (args, expect) in cases {
@@ -370,5 +368,139 @@ fn a_full_disk_fails_that_test_cleanly_and_the_run_goes_on() {
         std::fs::read_dir(&work).unwrap().count(),
         0,
         "files left behind"
+    );
+}
+
+/// Xvfb servers running now (the tests' own are private and must be gone after a run).
+fn xvfb_count() -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/cmdline"))
+                .map(|c| c.starts_with(b"Xvfb\0-displayfd"))
+                .unwrap_or(false)
+        })
+        .count()
+}
+
+#[test]
+fn graphics_tests_draw_on_a_private_xvfb_single_copy() {
+    let sb = Sandbox::new();
+    let before = xvfb_count();
+    // -c 2 alone: the graphics tests still run one copy; dhry2reg runs two.
+    let r = sb.json(&[
+        "index",
+        "2d-rects",
+        "ubgears",
+        "dhry2reg",
+        "--xvfb",
+        "--seconds",
+        "1",
+        "-i",
+        "1",
+        "-c",
+        "2",
+        "--results-dir",
+        sb.dir.path().join("results").to_str().unwrap(),
+        "--workdir",
+        sb.dir.path().to_str().unwrap(),
+    ]);
+    let ix = index(&r);
+    assert!(ix["graphics_display"]
+        .as_str()
+        .unwrap()
+        .starts_with("Xvfb :"));
+    let tests = tests_of(&r, 0);
+    let by = |name: &str| tests.iter().find(|t| t["name"] == name).unwrap().clone();
+    for (name, unit, copies) in [
+        ("2d-rects", "score", 1),
+        ("ubgears", "fps", 1),
+        ("dhry2reg", "lps", 2),
+    ] {
+        let t = by(name);
+        assert_eq!(t["unit"], unit, "{name}");
+        assert_eq!(t["copies"], copies, "{name}");
+        assert!(t["score"]["score"].as_f64().unwrap() > 0.0, "{name}: {t}");
+    }
+    // Both graphics tests have George-style baselines: a (partial) graphics index.
+    let g = ix["passes"][0]["graphics_index"].as_f64().unwrap();
+    assert!(g > 0.0);
+    assert_eq!(ix["passes"][0]["graphics_indexed"], 2);
+    assert_eq!(xvfb_count(), before, "the private Xvfb outlived the run");
+}
+
+#[test]
+fn graphics_tests_without_their_programs_or_a_display_are_skipped_and_the_run_goes_on() {
+    let sb = Sandbox::new();
+    // A PATH with Xvfb but without x11perf and glxgears.
+    let bin = sb.dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink("/usr/bin/Xvfb", bin.join("Xvfb")).unwrap();
+    let run = |path: &std::path::Path, extra: &[&str]| -> Value {
+        let out = sb
+            .cmd()
+            .args([
+                "index",
+                "2d-rects",
+                "ubgears",
+                "hanoi",
+                "--seconds",
+                "0.2",
+                "-i",
+                "1",
+                "-c",
+                "1",
+                "--json",
+            ])
+            .args(extra)
+            .arg("--results-dir")
+            .arg(sb.dir.path().join("results"))
+            .env("PATH", path)
+            .env_remove("DISPLAY")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let reasons = |r: &Value| -> Vec<(String, String)> {
+        index(r)["passes"][0]["skipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["name"].as_str().unwrap().into(),
+                    s["reason"].as_str().unwrap().into(),
+                )
+            })
+            .collect()
+    };
+    let r = run(&bin, &["--xvfb"]);
+    let skipped = reasons(&r);
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert!(
+        skipped[0].1.contains("x11perf") && skipped[0].1.contains("x11-apps"),
+        "{skipped:?}"
+    );
+    assert!(
+        skipped[1].1.contains("glxgears") && skipped[1].1.contains("mesa-utils"),
+        "{skipped:?}"
+    );
+    assert_eq!(tests_of(&r, 0)[0]["name"], "hanoi");
+    // No display and no Xvfb: the same two are skipped, saying what to install.
+    let empty = sb.dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let skipped = reasons(&run(&empty, &[]));
+    assert_eq!(skipped.len(), 2, "{skipped:?}");
+    assert!(
+        skipped
+            .iter()
+            .all(|s| s.1.contains("no X display") && s.1.contains("xvfb")),
+        "{skipped:?}"
     );
 }

@@ -44,6 +44,10 @@ pub struct IndexArgs {
     /// Pin copy k to the k-th usable CPU
     #[arg(long)]
     pub pin: bool,
+    /// Graphics tests draw on a private Xvfb server (the default when DISPLAY is unset and Xvfb
+    /// is installed)
+    #[arg(long)]
+    pub xvfb: bool,
     /// Where the text and HTML reports go
     #[arg(long = "results-dir", value_name = "DIR", default_value = "results")]
     pub results_dir: PathBuf,
@@ -66,10 +70,11 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         quick: args.quick,
         adaptive_pct: args.adaptive,
         pin: args.pin,
-        skipped_graphics: Vec::new(),
+        xvfb: args.xvfb,
     };
     let workdir = args.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
-    let config = IndexConfig::new(settings, usable_cpus(&environment), workdir)?;
+    let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
+    let config = IndexConfig::new(settings, usable_cpus(&environment), workdir, display)?;
     let mut store = global.open_store()?;
     let stop = StopSignal::install()?;
     let exe =

@@ -73,7 +73,7 @@ pub enum Command {
     Sched(sched::SchedArgs),
     /// UnixBench: micro-benchmarks scored into the BYTE index against the baseline machine George
     #[command(
-        override_usage = "hostbench index [-q | -v] [-i N] [-c N [-c N ...]] [--quick] [--adaptive [PCT]] [--pin] [TEST ...]"
+        override_usage = "hostbench index [-q | -v] [-i N] [-c N [-c N ...]] [--quick] [--adaptive [PCT]] [--pin] [--xvfb] [TEST ...]"
     )]
     Index(index::IndexArgs),
     /// Two results side by side: the change of each shared measurement and whether it is real

@@ -84,6 +84,18 @@ pub fn figures(result: &RunResult) -> Vec<Figure> {
                             sample_kind: "iteration".into(),
                         });
                     }
+                    if let Some(idx) = pass.graphics_index {
+                        out.push(Figure {
+                            key: format!("index/{copies}/Graphics Benchmarks Index Score"),
+                            suite: "index".into(),
+                            name: format!("Graphics Benchmarks Index Score, {copies}"),
+                            unit: "index".into(),
+                            better: Better::Higher,
+                            value: idx,
+                            samples: Vec::new(),
+                            sample_kind: "derived".into(),
+                        });
+                    }
                     if let Some(idx) = pass.system_index {
                         out.push(Figure {
                             key: format!("index/{copies}/System Benchmarks Index Score"),

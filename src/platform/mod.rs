@@ -7,3 +7,4 @@ pub mod rusage;
 pub mod sched;
 pub mod sem;
 pub mod signals;
+pub mod xvfb;

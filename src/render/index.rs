@@ -90,9 +90,18 @@ pub fn pass_text(p: &IndexPass, cpus: usize) -> String {
         let _ = writeln!(out, "{:<40} skipped: {}", s.name, s.reason);
     }
     out.push('\n');
-    for cat in [Category::System, Category::Misc] {
+    for cat in [Category::System, Category::TwoD, Category::ThreeD] {
         out.push_str(&index_table(p, cat));
     }
+    if let Some(g) = p.graphics_index {
+        let partial = p.graphics_indexed < crate::suites::index::registry::graphics_index_tests();
+        let title = format!(
+            "Graphics Benchmarks Index Score{}",
+            if partial { " (Partial Only)" } else { "" }
+        );
+        let _ = writeln!(out, "{title:<66} {g:8.1}\n");
+    }
+    out.push_str(&index_table(p, Category::Misc));
     out
 }
 
@@ -139,7 +148,7 @@ fn index_table(p: &IndexPass, cat: Category) -> String {
     let head = format!(
         "{}{}",
         cat.title(),
-        if cat == Category::System && !partial {
+        if cat != Category::Misc && !partial {
             " Index Values"
         } else {
             " Partial Index"
@@ -188,6 +197,13 @@ pub fn gain_table(r: &IndexResult) -> String {
     let first = &r.passes[0];
     let mut out = String::new();
     for later in &r.passes[1..] {
+        let shared = first
+            .tests
+            .iter()
+            .any(|t| t.index.is_some() && later.tests.iter().any(|u| u.name == t.name));
+        if !shared {
+            continue;
+        }
         let _ = writeln!(
             out,
             "{:<40} {:>10} {:>10} {:>7}",
@@ -242,13 +258,6 @@ pub fn report(result: &RunResult, r: &IndexResult) -> String {
         out.push_str(&pass_text(p, result.environment.cpus_allowed));
     }
     out.push_str(&gain_table(r));
-    if !r.settings.skipped_graphics.is_empty() {
-        let _ = writeln!(
-            out,
-            "Graphics tests not run (not available yet): {}",
-            r.settings.skipped_graphics.join(", ")
-        );
-    }
     out
 }
 
@@ -279,7 +288,12 @@ pub fn html(result: &RunResult, r: &IndexResult) -> String {
             p.started_at.format("%H:%M:%S"),
             p.finished_at.format("%H:%M:%S")
         );
-        for cat in [Category::System, Category::Misc] {
+        for cat in [
+            Category::System,
+            Category::TwoD,
+            Category::ThreeD,
+            Category::Misc,
+        ] {
             let tests: Vec<&TestResult> = p.tests.iter().filter(|t| t.category == cat).collect();
             if tests.is_empty() {
                 continue;
@@ -308,6 +322,14 @@ pub fn html(result: &RunResult, r: &IndexResult) -> String {
             if cat == Category::System {
                 if let Some(i) = p.system_index {
                     let _ = writeln!(out, "<tr><td colspan=7><b>System Benchmarks Index Score{}:</b></td><td class=n><b>{i:.1}</b></td></tr>", if p.indexed < p.index_tests { " (Partial Only)" } else { "" });
+                }
+            }
+            if cat == Category::ThreeD
+                || (cat == Category::TwoD
+                    && !p.tests.iter().any(|t| t.category == Category::ThreeD))
+            {
+                if let Some(g) = p.graphics_index {
+                    let _ = writeln!(out, "<tr><td colspan=7><b>Graphics Benchmarks Index Score:</b></td><td class=n><b>{g:.1}</b></td></tr>");
                 }
             }
             let _ = writeln!(out, "</table>");

@@ -40,8 +40,10 @@ pub struct IndexSettings {
     pub adaptive_pct: Option<f64>,
     /// `--pin`: copy k pinned to the k-th allowed CPU.
     pub pin: bool,
-    /// Graphics tests left out (of `all`) because they do not exist yet.
-    pub skipped_graphics: Vec<String>,
+    /// `--xvfb`: the graphics tests draw on a private Xvfb server (also chosen when no
+    /// display is set and Xvfb is installed).
+    #[serde(default)]
+    pub xvfb: bool,
 }
 
 /// A validated index configuration.
@@ -51,6 +53,8 @@ pub struct IndexConfig {
     pub tests: Vec<&'static TestInfo>,
     /// Where the tests' files go (a private directory is made there).
     pub workdir: PathBuf,
+    /// The user's X display ($DISPLAY), for the graphics tests.
+    pub display: Option<String>,
 }
 
 impl IndexConfig {
@@ -58,6 +62,7 @@ impl IndexConfig {
         mut settings: IndexSettings,
         usable_cpus: usize,
         workdir: PathBuf,
+        display: Option<String>,
     ) -> Result<Self, UsageError> {
         if settings.iterations == 0 {
             return Err(UsageError::new("-i must be at least 1 iteration (got 0)"));
@@ -80,7 +85,7 @@ impl IndexConfig {
         } else {
             settings.requested.clone()
         };
-        let (tests, skipped) = registry::expand(&names)?;
+        let tests = registry::expand(&names)?;
         if settings.copies.is_empty() {
             // UnixBench: one pass with one copy, and one with N copies on a multi-CPU host.
             settings.copies.push(1);
@@ -90,11 +95,11 @@ impl IndexConfig {
         }
         settings.requested = names;
         settings.tests = tests.iter().map(|t| t.name.to_string()).collect();
-        settings.skipped_graphics = skipped.iter().map(|s| s.to_string()).collect();
         Ok(IndexConfig {
             settings,
             tests,
             workdir,
+            display,
         })
     }
 
@@ -168,6 +173,12 @@ pub struct IndexPass {
     /// Index tests that ran, of those in the index.
     pub indexed: usize,
     pub index_tests: usize,
+    /// The Graphics Benchmarks index of this pass (2d-rects, 2d-ellipse, 2d-aashapes, 2d-text,
+    /// 2d-blit, 2d-window, ubgears), when any of them ran.
+    #[serde(default)]
+    pub graphics_index: Option<f64>,
+    #[serde(default)]
+    pub graphics_indexed: usize,
 }
 
 /// An index result.
@@ -176,6 +187,9 @@ pub struct IndexResult {
     pub settings: IndexSettings,
     /// LANG as set, and the character map and collation in effect (`locale`).
     pub language: String,
+    /// Where the graphics tests drew: "Xvfb :N (private)" or the user's display.
+    #[serde(default)]
+    pub graphics_display: Option<String>,
     pub passes: Vec<IndexPass>,
 }
 
@@ -223,6 +237,20 @@ pub struct IndexWorkerSpec {
     pub seconds: f64,
     pub dir: PathBuf,
     pub cpu: Option<usize>,
+    /// The X display of a graphics test.
+    #[serde(default)]
+    pub display: Option<String>,
+}
+
+/// Where to get a host program the tests need.
+fn install_hint(program: &str) -> &'static str {
+    match program {
+        "x11perf" => " (Debian: x11-apps)",
+        "glxgears" => " (Debian: mesa-utils)",
+        "cc" => " (Debian: gcc)",
+        "dc" => " (Debian: dc)",
+        _ => "",
+    }
 }
 
 /// Runs the configured passes. `exe` is the binary copies are started from.
@@ -237,6 +265,38 @@ pub fn run(
         .with_context(|| format!("creating a directory in {}", config.workdir.display()))?;
     programs::looper::write_assets(dir.path())?;
     let cpus = sched::allowed_cpus();
+    // The graphics tests' display: a private Xvfb when asked for, or when there is no display
+    // and Xvfb is installed. Its lack skips those tests, with the reason.
+    let mut xvfb = None;
+    let wants_graphics = config.tests.iter().any(|t| registry::is_graphics(t));
+    let display: Result<(String, String), String> = if !wants_graphics {
+        Err(String::new())
+    } else if config.settings.xvfb || config.display.is_none() {
+        match programs::looper::missing_program(&["Xvfb"]) {
+            Some(_) if config.settings.xvfb => {
+                Err("--xvfb: Xvfb is not installed (Debian: xvfb)".to_string())
+            }
+            Some(_) => Err(
+                "no X display: DISPLAY is unset and Xvfb is not installed (Debian: xvfb)"
+                    .to_string(),
+            ),
+            None => match crate::platform::xvfb::Xvfb::start() {
+                Ok(x) => {
+                    let d = x.display.clone();
+                    xvfb = Some(x);
+                    Ok((
+                        d.clone(),
+                        format!("Xvfb {d} (private, started by hostbench)"),
+                    ))
+                }
+                Err(e) => Err(format!("{e:#}")),
+            },
+        }
+    } else {
+        let d = config.display.clone().expect("checked above");
+        Ok((d.clone(), format!("{d} ($DISPLAY)")))
+    };
+    let single_pass = config.settings.copies.contains(&1);
     let mut passes = Vec::new();
     for &copies in &config.settings.copies {
         if stop.load(Ordering::Relaxed) {
@@ -250,16 +310,41 @@ pub fn run(
             if stop.load(Ordering::Relaxed) {
                 break;
             }
-            if let Some(p) = programs::looper::missing_program(programs::needs(t.program)) {
+            let graphics = registry::is_graphics(t);
+            let why_not = if graphics && copies > 1 && single_pass {
+                Some("graphics tests run in the single-copy pass only, as in UnixBench".into())
+            } else if let (true, Err(why)) = (graphics, &display) {
+                Some(why.clone())
+            } else {
+                programs::looper::missing_program(programs::needs(t.program))
+                    .map(|p| format!("the host has no {p:?} on PATH{}", install_hint(&p)))
+            };
+            if let Some(reason) = why_not {
                 let s = Skipped {
                     name: t.name.into(),
-                    reason: format!("the host has no {p:?} on PATH"),
+                    reason,
                 };
                 observer.skipped(&s);
                 skipped.push(s);
                 continue;
             }
-            match run_test(config, t, copies, exe, dir.path(), &cpus, stop, observer) {
+            // Graphics tests always run one copy (windows of parallel copies would overlap).
+            let (test_copies, test_display) = if graphics {
+                (1, display.as_ref().ok().map(|d| d.0.clone()))
+            } else {
+                (copies, None)
+            };
+            match run_test(
+                config,
+                t,
+                test_copies,
+                test_display,
+                exe,
+                dir.path(),
+                &cpus,
+                stop,
+                observer,
+            ) {
                 Ok(result) => {
                     observer.test_done(&result);
                     tests.push(result);
@@ -282,6 +367,11 @@ pub fn run(
             .filter(|r| r.in_index)
             .filter_map(|r| r.index)
             .collect();
+        let graphics_values: Vec<f64> = tests
+            .iter()
+            .filter(|r| matches!(r.category, Category::TwoD | Category::ThreeD))
+            .filter_map(|r| r.index)
+            .collect();
         passes.push(IndexPass {
             copies,
             started_at,
@@ -289,13 +379,17 @@ pub fn run(
             system_index: scoring::overall_index(&index_values),
             indexed: index_values.len(),
             index_tests: registry::TESTS.iter().filter(|t| t.in_index).count(),
+            graphics_index: scoring::overall_index(&graphics_values),
+            graphics_indexed: graphics_values.len(),
             tests,
             skipped,
         });
     }
+    drop(xvfb);
     Ok(IndexResult {
         settings: config.settings.clone(),
         language,
+        graphics_display: display.ok().map(|d| d.1),
         passes,
     })
 }
@@ -305,6 +399,7 @@ fn run_test(
     config: &IndexConfig,
     t: &'static TestInfo,
     copies: usize,
+    display: Option<String>,
     exe: &Path,
     dir: &Path,
     cpus: &[usize],
@@ -324,6 +419,7 @@ fn run_test(
         let Some(reports) = run_iteration(
             t,
             copies,
+            display.as_deref(),
             seconds,
             exe,
             dir,
@@ -384,6 +480,7 @@ fn run_test(
 fn run_iteration(
     t: &TestInfo,
     copies: usize,
+    display: Option<&str>,
     seconds: f64,
     exe: &Path,
     dir: &Path,
@@ -398,6 +495,7 @@ fn run_iteration(
             seconds,
             dir: dir.to_path_buf(),
             cpu: pin.then(|| cpus[k % cpus.len()]),
+            display: display.map(String::from),
         });
         let mut w = Worker::spawn(
             exe,

@@ -41,16 +41,32 @@ pub enum Program {
     Context1,
     Spawn,
     Execl,
-    FileWrite { bufsize: usize, maxblocks: usize },
-    FileRead { bufsize: usize, maxblocks: usize },
-    FileCopy { bufsize: usize, maxblocks: usize },
-    Shell { concurrent: usize },
+    FileWrite {
+        bufsize: usize,
+        maxblocks: usize,
+    },
+    FileRead {
+        bufsize: usize,
+        maxblocks: usize,
+    },
+    FileCopy {
+        bufsize: usize,
+        maxblocks: usize,
+    },
+    Shell {
+        concurrent: usize,
+    },
     Compile,
-    Arith { kind: ArithKind },
+    Arith {
+        kind: ArithKind,
+    },
     Dc,
     Hanoi,
     Grep,
-    Graphics,
+    /// A selection of the host's x11perf tests (the test's name picks which).
+    X11perf,
+    /// Gears frames per second with the host's glxgears.
+    Gears,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -525,7 +541,7 @@ pub const TESTS: &[TestInfo] = &[
         0.0,
         Some(15.0),
         false,
-        Program::Graphics,
+        Program::X11perf,
     ),
     t(
         "2d-lines",
@@ -537,7 +553,7 @@ pub const TESTS: &[TestInfo] = &[
         0.0,
         None,
         false,
-        Program::Graphics,
+        Program::X11perf,
     ),
     t(
         "2d-circle",
@@ -549,7 +565,7 @@ pub const TESTS: &[TestInfo] = &[
         0.0,
         None,
         false,
-        Program::Graphics,
+        Program::X11perf,
     ),
     t(
         "2d-ellipse",
@@ -561,7 +577,7 @@ pub const TESTS: &[TestInfo] = &[
         0.0,
         Some(15.0),
         false,
-        Program::Graphics,
+        Program::X11perf,
     ),
     t(
         "2d-shapes",
@@ -573,7 +589,7 @@ pub const TESTS: &[TestInfo] = &[
         0.0,
         None,
         false,
-        Program::Graphics,
+        Program::X11perf,
     ),
     t(
         "2d-aashapes",
@@ -585,7 +601,7 @@ pub const TESTS: &[TestInfo] = &[
         0.0,
         Some(15.0),
         false,
-        Program::Graphics,
+        Program::X11perf,
     ),
     t(
         "2d-polys",
@@ -597,7 +613,7 @@ pub const TESTS: &[TestInfo] = &[
         0.0,
         None,
         false,
-        Program::Graphics,
+        Program::X11perf,
     ),
     t(
         "2d-text",
@@ -609,7 +625,7 @@ pub const TESTS: &[TestInfo] = &[
         0.0,
         Some(15.0),
         false,
-        Program::Graphics,
+        Program::X11perf,
     ),
     t(
         "2d-blit",
@@ -621,7 +637,7 @@ pub const TESTS: &[TestInfo] = &[
         0.0,
         Some(15.0),
         false,
-        Program::Graphics,
+        Program::X11perf,
     ),
     t(
         "2d-window",
@@ -633,7 +649,7 @@ pub const TESTS: &[TestInfo] = &[
         0.0,
         Some(15.0),
         false,
-        Program::Graphics,
+        Program::X11perf,
     ),
     t(
         "ubgears",
@@ -645,7 +661,7 @@ pub const TESTS: &[TestInfo] = &[
         0.0,
         Some(33.4),
         false,
-        Program::Graphics,
+        Program::Gears,
     ),
 ];
 
@@ -703,6 +719,12 @@ pub fn alias(name: &str) -> Option<Vec<&'static str>> {
         "system" => system,
         "fs" => FS.to_vec(),
         "index" => index,
+        "2d" => TESTS
+            .iter()
+            .filter(|t| t.category == Category::TwoD)
+            .map(|t| t.name)
+            .collect(),
+        "3d" => vec!["ubgears"],
         "graphics" => GRAPHICS.to_vec(),
         "gindex" => index.into_iter().chain(GRAPHICS.iter().copied()).collect(),
         "all" => TESTS.iter().map(|t| t.name).collect(),
@@ -724,6 +746,8 @@ pub const ALIASES: &[&str] = &[
     "fs",
     "shell",
     "index",
+    "2d",
+    "3d",
     "graphics",
     "gindex",
     "all",
@@ -743,11 +767,9 @@ pub fn names() -> String {
     )
 }
 
-/// Expands names and aliases into tests, each once, in the order first named. Graphics tests
-/// are refused until they exist (`all` leaves them out and says so through `skipped`).
-pub fn expand(names: &[String]) -> Result<(Vec<&'static TestInfo>, Vec<&'static str>), UsageError> {
+/// Expands names and aliases into tests, each once, in the order first named.
+pub fn expand(names: &[String]) -> Result<Vec<&'static TestInfo>, UsageError> {
     let mut out: Vec<&'static TestInfo> = Vec::new();
-    let mut skipped = Vec::new();
     for name in names {
         let members = match alias(name) {
             Some(m) => m,
@@ -757,21 +779,22 @@ pub fn expand(names: &[String]) -> Result<(Vec<&'static TestInfo>, Vec<&'static 
         };
         for m in members {
             let info = find(m).expect("aliases name registered tests");
-            if info.program == Program::Graphics {
-                if name == "all" {
-                    skipped.push(info.name);
-                    continue;
-                }
-                return Err(UsageError::new(format!(
-                    "{name}: the graphics tests (2d-*, ubgears) are not available yet in hostbench; run index, system or misc tests"
-                )));
-            }
             if !out.iter().any(|t| t.name == info.name) {
                 out.push(info);
             }
         }
     }
-    Ok((out, skipped))
+    Ok(out)
+}
+
+/// Whether a test draws on an X display (it then runs single-copy).
+pub fn is_graphics(t: &TestInfo) -> bool {
+    matches!(t.category, Category::TwoD | Category::ThreeD)
+}
+
+/// The tests of the graphics index.
+pub fn graphics_index_tests() -> usize {
+    GRAPHICS.len()
 }
 
 #[cfg(test)]
@@ -781,7 +804,6 @@ mod tests {
     fn names_of(v: &[&str]) -> Vec<&'static str> {
         expand(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>())
             .unwrap()
-            .0
             .iter()
             .map(|t| t.name)
             .collect()
@@ -818,9 +840,26 @@ mod tests {
         assert_eq!(names_of(&["fs"]).len(), 9);
         // Duplicates are run once.
         assert_eq!(names_of(&["pipe", "oldsystem"]).len(), 8);
-        let (all, skipped) = expand(&["all".to_string()]).unwrap();
-        assert_eq!(all.len(), 30);
-        assert_eq!(skipped.len(), 11);
+        assert_eq!(expand(&["all".to_string()]).unwrap().len(), 41);
+        // The graphics groups, as the Run script defines them.
+        assert_eq!(
+            names_of(&["graphics"]),
+            vec![
+                "2d-rects",
+                "2d-ellipse",
+                "2d-aashapes",
+                "2d-text",
+                "2d-blit",
+                "2d-window",
+                "ubgears"
+            ]
+        );
+        assert_eq!(names_of(&["2d"]).len(), 10);
+        assert_eq!(names_of(&["3d"]), vec!["ubgears"]);
+        let gindex = names_of(&["gindex"]);
+        assert_eq!(gindex.len(), 12 + 7);
+        assert_eq!(gindex[0], "dhry2reg");
+        assert_eq!(gindex[18], "ubgears");
     }
 
     #[test]
@@ -835,17 +874,21 @@ mod tests {
     }
 
     #[test]
-    fn unknown_and_graphics_names_are_refused() {
+    fn unknown_names_are_refused_with_the_valid_ones() {
         let e = expand(&["bogus".to_string()]).unwrap_err().to_string();
         assert!(
             e.contains("bogus") && e.contains("dhry2reg") && e.contains("gindex"),
             "{e}"
         );
-        for g in ["graphics", "gindex", "2d-rects", "ubgears"] {
-            assert!(expand(&[g.to_string()])
-                .unwrap_err()
-                .to_string()
-                .contains("not available yet"));
+    }
+
+    #[test]
+    fn graphics_index_tests_have_their_baselines() {
+        for name in GRAPHICS {
+            let t = find(name).unwrap();
+            assert!(is_graphics(t) && !t.in_index);
+            let want = if *name == "ubgears" { 33.4 } else { 15.0 };
+            assert_eq!(t.baseline, Some(want), "{name}");
         }
     }
 }

@@ -189,8 +189,8 @@ mod tests {
         assert!(large_text().contains("gimp") && sort_source().contains("the"));
         let n = looper(&Job::Shell(2), dir.path(), monotonic_ns() + 300_000_000).unwrap();
         assert!(n > 0);
-        // The script cleaned up after itself.
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 5);
+        // The script cleaned up after itself: the five assets and the small program remain.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 6);
         assert_eq!(
             missing_program(&["sh", "no-such-program-hb"]),
             Some("no-such-program-hb".into())

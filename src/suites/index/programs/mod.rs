@@ -4,6 +4,7 @@
 mod arith;
 mod dhrystone;
 mod fs;
+pub mod graphics;
 pub mod looper;
 mod os;
 pub mod small;
@@ -22,6 +23,8 @@ pub fn needs(program: Program) -> &'static [&'static str] {
     match job(program) {
         Some(j) => j.programs(),
         None if program == Program::SysExec => &["true"],
+        None if program == Program::X11perf => &["x11perf"],
+        None if program == Program::Gears => &["glxgears"],
         None => &[],
     }
 }
@@ -119,7 +122,9 @@ pub fn run(program: Program, seconds: f64, dir: &Path) -> Result<CopyReport> {
             counted(looper::looper(&j, dir, deadline)?, 60.0)
         }
         Program::Execl | Program::Spawn => bail!("{program:?} runs in the small program"),
-        Program::Graphics => bail!("the graphics tests are not available yet"),
+        Program::X11perf | Program::Gears => {
+            bail!("{program:?} draws on a display; the copy runs it (see graphics::run)")
+        }
     })
 }
 
