@@ -420,8 +420,10 @@ mod tests {
         let cal = calibrate_to_target(&mut burn_loops, ballpark, 30_000_000, &stop).unwrap();
         assert!(cal.timed_runs >= 3);
         let ms = min_time_ns(cal.iterations) as f64 / 1e6;
+        // The ballpark was 10x off (3 ms); a busy 2-CPU host stretches or shrinks single
+        // timings by up to 2-3x, not 10x.
         assert!(
-            (15.0..60.0).contains(&ms),
+            (10.0..90.0).contains(&ms),
             "calibrated 30 ms run took {ms} ms"
         );
     }

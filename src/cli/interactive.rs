@@ -226,13 +226,7 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     if let Some(f) = &outcome.failure {
         eprintln!("hostbench: error: {f}");
     }
-    Ok(if stop.is_requested() {
-        stop.exit_code()
-    } else if outcome.failure.is_some() {
-        1
-    } else {
-        0
-    })
+    Ok(stop.run_exit_code(outcome.failure.is_some()))
 }
 
 /// Refuses, before anything runs, what this host would not let the run do as asked.

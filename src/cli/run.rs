@@ -124,13 +124,7 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
     if let Some(f) = &outcome.failure {
         eprintln!("hostbench: error: {f}");
     }
-    Ok(if stop.is_requested() {
-        stop.exit_code()
-    } else if outcome.failure.is_some() {
-        1
-    } else {
-        0
-    })
+    Ok(stop.run_exit_code(outcome.failure.is_some()))
 }
 
 /// What the suites left out on this host, from their results.

@@ -34,6 +34,29 @@ pub struct Figure {
     pub sample_kind: String,
 }
 
+impl Figure {
+    /// A figure without samples of its own (computed from others, or one per run).
+    fn derived(
+        key: String,
+        suite: &str,
+        name: String,
+        unit: &str,
+        better: Better,
+        value: f64,
+    ) -> Figure {
+        Figure {
+            key,
+            suite: suite.into(),
+            name,
+            unit: unit.into(),
+            better,
+            value,
+            samples: Vec::new(),
+            sample_kind: "derived".into(),
+        }
+    }
+}
+
 /// Consecutive batches an interactive latency series is cut into: the batches' means are
 /// close to independent where single wake-ups, one after another, are not.
 pub const LATENCY_BATCHES: usize = 10;
@@ -84,29 +107,20 @@ pub fn figures(result: &RunResult) -> Vec<Figure> {
                             sample_kind: "iteration".into(),
                         });
                     }
-                    if let Some(idx) = pass.graphics_index {
-                        out.push(Figure {
-                            key: format!("index/{copies}/Graphics Benchmarks Index Score"),
-                            suite: "index".into(),
-                            name: format!("Graphics Benchmarks Index Score, {copies}"),
-                            unit: "index".into(),
-                            better: Better::Higher,
-                            value: idx,
-                            samples: Vec::new(),
-                            sample_kind: "derived".into(),
-                        });
-                    }
-                    if let Some(idx) = pass.system_index {
-                        out.push(Figure {
-                            key: format!("index/{copies}/System Benchmarks Index Score"),
-                            suite: "index".into(),
-                            name: format!("System Benchmarks Index Score, {copies}"),
-                            unit: "index".into(),
-                            better: Better::Higher,
-                            value: idx,
-                            samples: Vec::new(),
-                            sample_kind: "derived".into(),
-                        });
+                    for (what, idx) in [
+                        ("Graphics", pass.graphics_index),
+                        ("System", pass.system_index),
+                    ] {
+                        if let Some(idx) = idx {
+                            out.push(Figure::derived(
+                                format!("index/{copies}/{what} Benchmarks Index Score"),
+                                "index",
+                                format!("{what} Benchmarks Index Score, {copies}"),
+                                "index",
+                                Better::Higher,
+                                idx,
+                            ));
+                        }
                     }
                 }
             }
@@ -156,38 +170,28 @@ fn interactive_figures(m: &Measurement, out: &mut Vec<Figure>) {
         samples: batch_means_ms(&m.samples_ns, LATENCY_BATCHES),
         sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
     });
-    out.push(Figure {
-        key: format!("{key}/latency p99"),
-        suite: "interactive".into(),
-        name: format!("{what}: latency p99"),
-        unit: "ms".into(),
-        better: Better::Lower,
-        value: m.latency.p99_ns as f64 / 1e6,
-        samples: Vec::new(),
-        sample_kind: "derived".into(),
-    });
-    if let Some(d) = m.deadlines_met_pct {
-        out.push(Figure {
-            key: format!("{key}/deadlines met"),
-            suite: "interactive".into(),
-            name: format!("{what}: deadlines met"),
-            unit: "%".into(),
-            better: Better::Higher,
-            value: d,
-            samples: Vec::new(),
-            sample_kind: "derived".into(),
-        });
+    let single = [
+        (
+            "latency p99",
+            "ms",
+            Better::Lower,
+            Some(m.latency.p99_ns as f64 / 1e6),
+        ),
+        ("deadlines met", "%", Better::Higher, m.deadlines_met_pct),
+        ("desired CPU", "%", Better::Higher, Some(m.desired_cpu_pct)),
+    ];
+    for (figure, unit, better, value) in single {
+        if let Some(v) = value {
+            out.push(Figure::derived(
+                format!("{key}/{}", figure.to_lowercase()),
+                "interactive",
+                format!("{what}: {figure}"),
+                unit,
+                better,
+                v,
+            ));
+        }
     }
-    out.push(Figure {
-        key: format!("{key}/desired cpu"),
-        suite: "interactive".into(),
-        name: format!("{what}: desired CPU"),
-        unit: "%".into(),
-        better: Better::Higher,
-        value: m.desired_cpu_pct,
-        samples: Vec::new(),
-        sample_kind: "derived".into(),
-    });
 }
 
 /// The means of `batches` consecutive, equal slices of `samples_ns`, in ms (the remainder left

@@ -61,6 +61,17 @@ impl StopSignal {
     pub fn exit_code(&self) -> i32 {
         128 + self.signal().unwrap_or(SIGINT)
     }
+
+    /// A run's exit code: the stop's when stopped, else 1 after a failure, else 0.
+    pub fn run_exit_code(&self, failed: bool) -> i32 {
+        if self.is_requested() {
+            self.exit_code()
+        } else if failed {
+            1
+        } else {
+            0
+        }
+    }
 }
 
 #[cfg(test)]

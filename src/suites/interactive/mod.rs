@@ -74,17 +74,20 @@ impl InteractiveResult {
         Some(100.0 * (self.calibration.loops_per_ms as f64 / end.per_ms - 1.0))
     }
 
-    pub fn headline(&self) -> String {
-        let worst = self
-            .measurements
+    /// The pair with the fewest deadlines met (Gaming has none).
+    pub fn worst_by_deadlines(&self) -> Option<&Measurement> {
+        self.measurements
             .iter()
             .filter(|m| m.deadlines_met_pct.is_some())
             .min_by(|a, b| {
                 a.deadlines_met_pct
                     .partial_cmp(&b.deadlines_met_pct)
                     .unwrap_or(std::cmp::Ordering::Equal)
-            });
-        match worst {
+            })
+    }
+
+    pub fn headline(&self) -> String {
+        match self.worst_by_deadlines() {
             Some(m) => format!(
                 "{} pair{}; worst {} under {}: {:.1}% deadlines met, {:.1}% desired CPU",
                 self.measurements.len(),
