@@ -279,20 +279,7 @@ fn ctrl_c_stops_at_once_and_leaves_nothing() {
         .unwrap();
     std::thread::sleep(Duration::from_millis(2500));
     let marker = work.to_str().unwrap().to_string();
-    let copies = || {
-        std::fs::read_dir("/proc")
-            .unwrap()
-            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-            .filter(|p| {
-                std::fs::read(format!("/proc/{p}/cmdline"))
-                    .map(|c| {
-                        let c = String::from_utf8_lossy(&c);
-                        c.contains("__worker") && c.contains(&marker)
-                    })
-                    .unwrap_or(false)
-            })
-            .count()
-    };
+    let copies = || common::workers_with(&marker).len();
     assert_eq!(copies(), 2, "two fsdisk copies should be running");
     let signalled = Instant::now();
     // SAFETY: kill(2) to our own child.
@@ -373,15 +360,7 @@ fn a_full_disk_fails_that_test_cleanly_and_the_run_goes_on() {
 
 /// Xvfb servers running now (the tests' own are private and must be gone after a run).
 fn xvfb_count() -> usize {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|p| {
-            std::fs::read(format!("/proc/{p}/cmdline"))
-                .map(|c| c.starts_with(b"Xvfb\0-displayfd"))
-                .unwrap_or(false)
-        })
-        .count()
+    common::processes(|c| c.starts_with("Xvfb\0-displayfd")).len()
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::process::{Command as StdCommand, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use common::Sandbox;
+use common::{workers_with, Sandbox};
 use serde_json::Value;
 
 /// One interactive run at a time: a Burn load in one test must not disturb another test's
@@ -291,22 +291,6 @@ fn log_file_is_named_after_the_kernel_and_console_only_writes_none() {
         text.contains("--- Benchmarking simulated cpu of Audio in the presence of simulated ---")
     );
     assert!(text.contains("\nNone\t"));
-}
-
-/// Worker processes whose command line contains `marker`.
-fn workers_with(marker: &str) -> Vec<u32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read(format!("/proc/{pid}/cmdline"))
-                .map(|c| {
-                    let c = String::from_utf8_lossy(&c);
-                    c.contains("__worker") && c.contains(marker)
-                })
-                .unwrap_or(false)
-        })
-        .collect()
 }
 
 /// Children of `pid`, from /proc/*/stat.

@@ -109,17 +109,7 @@ fn sigterm_stores_what_ran_marked_incomplete_and_leaves_nothing() {
     // The quick noise part takes about 3 s; stop the run inside the index part.
     std::thread::sleep(Duration::from_secs(8));
     let marker = work.to_str().unwrap().to_string();
-    let workers = || {
-        std::fs::read_dir("/proc")
-            .unwrap()
-            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-            .filter(|p| {
-                std::fs::read(format!("/proc/{p}/cmdline"))
-                    .map(|c| String::from_utf8_lossy(&c).contains(&marker))
-                    .unwrap_or(false)
-            })
-            .count()
-    };
+    let workers = || common::processes(|c| c.contains(&marker)).len();
     assert!(workers() > 0, "index copies should be running");
     let signalled = Instant::now();
     // SAFETY: kill(2) to our own child.

@@ -60,3 +60,21 @@ pub fn noise(result: &Value) -> &Value {
     assert_eq!(suites[0]["suite"], "noise");
     &suites[0]
 }
+
+/// The pids of live processes whose command line (NUL-separated, as in /proc) satisfies `pred`.
+pub fn processes(pred: impl Fn(&str) -> bool) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| pred(&String::from_utf8_lossy(&c)))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+/// hostbench worker processes whose command line contains `marker` (a test's own directory).
+pub fn workers_with(marker: &str) -> Vec<u32> {
+    processes(|c| c.contains("__worker") && c.contains(marker))
+}
