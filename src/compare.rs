@@ -16,6 +16,8 @@ pub const TEST_NAME: &str = "Welch's two-sample t-test, 95%";
 pub enum Verdict {
     Better,
     Worse,
+    /// Significant, but no larger than the host's own run-to-run noise (see `noise_floor`).
+    WithinNoise,
     NoSignificantDifference,
     /// Too few samples on a side, or a derived figure: shown, not judged.
     NotTested,
@@ -26,6 +28,7 @@ impl Verdict {
         match self {
             Verdict::Better => "better",
             Verdict::Worse => "worse",
+            Verdict::WithinNoise => "within the host's noise",
             Verdict::NoSignificantDifference => "no significant difference",
             Verdict::NotTested => "not tested",
         }
@@ -69,6 +72,9 @@ pub struct Comparison {
     pub test: String,
     pub a: Side,
     pub b: Side,
+    /// The larger run-to-run spread (percent) the two results' noise parts measured, when both
+    /// have one: significant changes no larger than this are "within the host's noise".
+    pub noise_floor_pct: Option<f64>,
     /// Differences in where and how the two were measured.
     pub notes: Vec<String>,
     pub rows: Vec<Row>,
@@ -132,7 +138,21 @@ fn notes(a: &RunResult, b: &RunResult) -> Vec<String> {
     notes
 }
 
-fn row(a: &Figure, b: &Figure) -> Row {
+/// The p-spread of a result's noise part ("differences within ±X% are noise"), if it has one.
+fn noise_spread(r: &RunResult) -> Option<f64> {
+    r.suites.iter().find_map(|s| match s {
+        crate::model::SuiteResult::Noise(n) => n.summary.as_ref().map(|s| s.verdict.spread_pct),
+        _ => None,
+    })
+}
+
+/// The noise floor of a comparison: the larger of the two results' noise spreads, when both
+/// measured one (a `hostbench run` does).
+pub fn noise_floor(a: &RunResult, b: &RunResult) -> Option<f64> {
+    Some(noise_spread(a)?.max(noise_spread(b)?))
+}
+
+fn row(a: &Figure, b: &Figure, floor: Option<f64>) -> Row {
     let change_pct = if a.value != 0.0 {
         (b.value - a.value) / a.value * 100.0
     } else {
@@ -152,6 +172,7 @@ fn row(a: &Figure, b: &Figure) -> Row {
     let verdict = match &test {
         None => Verdict::NotTested,
         Some(t) if !t.significant() => Verdict::NoSignificantDifference,
+        Some(_) if floor.is_some_and(|f| change_pct.abs() <= f) => Verdict::WithinNoise,
         Some(t) => match (t.difference > 0.0, a.better) {
             (true, Better::Higher) | (false, Better::Lower) => Verdict::Better,
             _ => Verdict::Worse,
@@ -186,9 +207,14 @@ pub fn compare(
     b: &RunResult,
 ) -> Result<Comparison, UsageError> {
     let fb = figures(b);
+    let floor = noise_floor(a, b);
     let rows: Vec<Row> = figures(a)
         .iter()
-        .filter_map(|fa| fb.iter().find(|f| f.key == fa.key).map(|f| row(fa, f)))
+        .filter_map(|fa| {
+            fb.iter()
+                .find(|f| f.key == fa.key)
+                .map(|f| row(fa, f, floor))
+        })
         .collect();
     if rows.is_empty() {
         return Err(UsageError::new(format!(
@@ -201,6 +227,7 @@ pub fn compare(
         test: TEST_NAME.into(),
         a: side(a_source, a),
         b: side(b_source, b),
+        noise_floor_pct: floor,
         notes: notes(a, b),
         rows,
     })
@@ -228,7 +255,11 @@ mod tests {
         let low = [10.0, 10.1, 9.9, 10.0];
         let high = [12.0, 12.1, 11.9, 12.0];
         // Latency rising is worse; a score rising is better.
-        let r = row(&figure(Better::Lower, &low), &figure(Better::Lower, &high));
+        let r = row(
+            &figure(Better::Lower, &low),
+            &figure(Better::Lower, &high),
+            None,
+        );
         assert_eq!(r.verdict, Verdict::Worse);
         assert!((r.change_pct - 20.0).abs() < 1e-9);
         let [lo, hi] = r.ci_pct.unwrap();
@@ -236,15 +267,26 @@ mod tests {
         let r = row(
             &figure(Better::Higher, &low),
             &figure(Better::Higher, &high),
+            None,
         );
         assert_eq!(r.verdict, Verdict::Better);
+        // The same 20% change on a host whose runs spread by 25%: real, but within its noise;
+        // on a host that spreads by 5%, better.
+        let (a, b) = (figure(Better::Higher, &low), figure(Better::Higher, &high));
+        assert_eq!(row(&a, &b, Some(25.0)).verdict, Verdict::WithinNoise);
+        assert_eq!(row(&a, &b, Some(5.0)).verdict, Verdict::Better);
         // The same samples: no difference.
-        let r = row(&figure(Better::Higher, &low), &figure(Better::Higher, &low));
+        let r = row(
+            &figure(Better::Higher, &low),
+            &figure(Better::Higher, &low),
+            None,
+        );
         assert_eq!(r.verdict, Verdict::NoSignificantDifference);
         // One sample: shown, not judged.
         let r = row(
             &figure(Better::Higher, &[1.0]),
             &figure(Better::Higher, &high),
+            None,
         );
         assert_eq!(r.verdict, Verdict::NotTested);
         assert!(r.why_not_tested.unwrap().contains("fewer than two"));

@@ -21,6 +21,8 @@ fn noise_with(base: &Value, times_ms: &[f64]) -> Value {
         .collect();
     r["suites"][0]["summary"]["mean_ns"] =
         (times_ms.iter().sum::<f64>() / times_ms.len() as f64 * 1e6).into();
+    // The host's run-to-run spread, which `compare` uses as its noise floor: 1%.
+    r["suites"][0]["summary"]["verdict"]["spread_pct"] = 1.0.into();
     r
 }
 
@@ -73,6 +75,13 @@ fn real_differences_are_significant_in_the_right_direction_and_noise_is_not() {
     let c = compare_json(&sb, &a, &same);
     assert_eq!(verdict_of(&c, "run time"), "no_significant_difference");
     assert!(c["test"].as_str().unwrap().contains("Welch"));
+    // On a host whose runs spread by 30%, a real 20% change is within its noise.
+    let mut wide = noise_with(&base, &around(12.0, 30, 2));
+    wide["suites"][0]["summary"]["verdict"]["spread_pct"] = 30.0.into();
+    let wide = write(dir, "wide.json", &wide);
+    let c = compare_json(&sb, &a, &wide);
+    assert_eq!(c["noise_floor_pct"], 30.0);
+    assert_eq!(verdict_of(&c, "run time"), "within_noise");
 
     // An index score: higher is better. Scale one copy's counts up by 30%.
     let idx = sb.json(&[

@@ -48,16 +48,22 @@ fn header_lines(c: &Comparison) -> Vec<String> {
             c.test
         ),
     ];
+    if let Some(f) = c.noise_floor_pct {
+        lines.push(format!(
+            "Host noise: the two runs' noise parts spread by up to ±{f:.1}%; significant changes within that are reported as within the host's noise."
+        ));
+    }
     lines.extend(c.notes.iter().map(|n| format!("Note: {n}")));
     lines
 }
 
 fn totals(c: &Comparison) -> String {
     format!(
-        "{} measurements: {} better, {} worse, {} no significant difference, {} not tested.",
+        "{} measurements: {} better, {} worse, {} within the host's noise, {} no significant difference, {} not tested.",
         c.rows.len(),
         c.count(Verdict::Better),
         c.count(Verdict::Worse),
+        c.count(Verdict::WithinNoise),
         c.count(Verdict::NoSignificantDifference),
         c.count(Verdict::NotTested)
     )

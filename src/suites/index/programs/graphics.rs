@@ -20,9 +20,14 @@ pub fn x11perf_tests(test: &str) -> Option<&'static [&'static str]> {
         "2d-circle" => &["-circle10", "-circle100", "-circle500"],
         "2d-ellipse" => &["-ellipse10", "-ellipse100", "-ellipse500"],
         "2d-shapes" => &["-triangle10", "-triangle100", "-trap10", "-trap100"],
-        "2d-aashapes" => &["-aatrap10", "-aatrap100", "-aa4trap10", "-aa4trap100"],
+        "2d-aashapes" => &[
+            "-aatrap10",
+            "-aatrap100",
+            "-aatrapezoid10",
+            "-aatrapezoid100",
+        ],
         "2d-polys" => &["-complex10", "-complex100"],
-        "2d-text" => &["-ftext", "-tr10text", "-aa10text", "-rgb10text"],
+        "2d-text" => &["-ftext", "-aa10text", "-aa24text", "-rgb10text"],
         "2d-blit" => &[
             "-copywinwin100",
             "-copypixwin100",
