@@ -94,16 +94,21 @@ fn real_differences_are_significant_in_the_right_direction_and_noise_is_not() {
         "-c",
         "1",
     ]);
-    let mut up = idx.clone();
-    for p in up["suites"][0]["passes"][0]["tests"][0]["passes"]
-        .as_array_mut()
-        .unwrap()
-    {
-        let c = p["count"].as_f64().unwrap();
-        p["count"] = (c * 1.3).into();
-    }
-    let score = &mut up["suites"][0]["passes"][0]["tests"][0]["score"]["score"];
-    *score = (score.as_f64().unwrap() * 1.3).into();
+    // Known iterations: the first one's count and time, spread by 1%, and the same x1.3.
+    let with_counts = |scale: f64| {
+        let mut r = idx.clone();
+        let test = &mut r["suites"][0]["passes"][0]["tests"][0];
+        let passes = test["passes"].as_array_mut().unwrap();
+        let (c0, t0) = (passes[0]["count"].clone(), passes[0]["time_s"].clone());
+        for (p, f) in passes.iter_mut().zip([1.0, 1.01, 0.99, 1.0]) {
+            p["count"] = (c0.as_f64().unwrap() * f * scale).into();
+            p["time_s"] = t0.clone();
+        }
+        let score = &mut test["score"]["score"];
+        *score = (score.as_f64().unwrap() * scale).into();
+        r
+    };
+    let (idx, up) = (with_counts(1.0), with_counts(1.3));
     let ia = write(dir, "ia.json", &idx);
     let ib = write(dir, "ib.json", &up);
     let c = compare_json(&sb, &ia, &ib);
