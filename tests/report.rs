@@ -171,7 +171,7 @@ fn the_report_renders_in_chromium_with_every_plot_and_no_request() {
     assert_eq!(marks, said);
     // Units on the axes, and the comparison table of the two results.
     for label in [
-        "latency (ms)",
+        "latency (ms, log scale)",
         "us per round",
         "index value (baseline = 10)",
         "deadlines met (%)",

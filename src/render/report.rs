@@ -7,7 +7,7 @@ use std::fmt::Write;
 use crate::compare::Comparison;
 use crate::model::{RunResult, SuiteResult};
 use crate::render::environment::host_lines;
-use crate::render::svg::{bar_chart, esc, line_chart, BarRow, Series};
+use crate::render::svg::{bar_chart, esc, line_chart, BarRow, Series, XScale};
 use crate::suites::interactive::Measurement;
 
 /// Points a latency CDF is drawn with, at most.
@@ -207,7 +207,7 @@ fn interactive_section(out: &mut String, results: &[(String, RunResult)]) {
     if all.is_empty() {
         return;
     }
-    out.push_str("<h2>interactive (interbench)</h2><p>Wake-up latency of each simulated task, as the fraction of wake-ups within a latency (a cumulative distribution: further left is better), one line per background load; then the share of deadlines met.</p>");
+    out.push_str("<h2>interactive (interbench)</h2><p>Wake-up latency of each simulated task, as the fraction of wake-ups within a latency (a cumulative distribution on a log scale of latency: further left is better), one line per background load; then the share of deadlines met.</p>");
     for (label, r) in &all {
         let mut benches: Vec<_> = r.measurements.iter().map(|m| m.bench).collect();
         benches.dedup();
@@ -224,10 +224,10 @@ fn interactive_section(out: &mut String, results: &[(String, RunResult)]) {
             out.push_str(&line_chart(
                 "interactive-latency",
                 &format!("{label}: {} latency", b.name()),
-                "latency (ms)",
+                "latency (ms, log scale)",
                 "fraction of wake-ups",
                 &series,
-                false,
+                XScale::Log10,
             ));
         }
     }
@@ -297,7 +297,7 @@ fn sched_section(out: &mut String, results: &[(String, RunResult)]) {
         "threads",
         "us per round",
         &series,
-        true,
+        XScale::Log2,
     ));
 }
 

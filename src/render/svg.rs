@@ -81,16 +81,49 @@ fn open(out: &mut String, kind: &str, title: &str, marks: usize, height: f64) {
     );
 }
 
-/// A line chart; with `log_x`, x is drawn on a log2 scale (thread counts).
+/// How the x axis of a line chart is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum XScale {
+    Linear,
+    /// Powers of two (thread counts).
+    Log2,
+    /// Decades (latencies spanning microseconds to tens of milliseconds); values at or below
+    /// zero are drawn at the smallest positive value.
+    Log10,
+}
+
+impl XScale {
+    fn base(self) -> f64 {
+        match self {
+            XScale::Log10 => 10.0,
+            _ => 2.0,
+        }
+    }
+}
+
+/// A line chart.
 pub fn line_chart(
     kind: &str,
     title: &str,
     x_label: &str,
     y_label: &str,
     series: &[Series],
-    log_x: bool,
+    scale: XScale,
 ) -> String {
-    let fx = |x: f64| if log_x { x.max(1e-9).log2() } else { x };
+    let log_x = scale != XScale::Linear;
+    let least = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .filter(|x| *x > 0.0)
+        .fold(f64::MAX, f64::min);
+    let least = if least == f64::MAX { 1e-9 } else { least };
+    let fx = |x: f64| {
+        if log_x {
+            x.max(least).log(scale.base())
+        } else {
+            x
+        }
+    };
     let all: Vec<(f64, f64)> = series
         .iter()
         .flat_map(|s| s.points.iter().map(|&(x, y)| (fx(x), y)))
@@ -123,7 +156,7 @@ pub fn line_chart(
         ticks(x0, x1)
     };
     for t in xticks {
-        let shown = if log_x { 2f64.powf(t) } else { t };
+        let shown = if log_x { scale.base().powf(t) } else { t };
         let _ = write!(
             out,
             r#"<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" class="grid"/><text x="{0}" y="{3}" class="tick">{4}</text>"#,
@@ -319,7 +352,7 @@ mod tests {
                 name: "s".into(),
                 points: vec![(1.0, 2.0), (2.0, 3.0)],
             }],
-            true,
+            XScale::Log2,
         );
         assert!(s.contains(r#"data-points="2""#));
         assert_eq!(s.matches(r#"class="point""#).count(), 2);
