@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::process::{Command as StdCommand, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use common::Sandbox;
@@ -257,7 +257,8 @@ fn ctrl_c_stops_at_once_and_leaves_nothing() {
     let sb = Sandbox::new();
     let work = sb.dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
-    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("hostbench"))
+    let mut child = sb
+        .std_cmd()
         .args([
             "index",
             "fsdisk",
@@ -273,7 +274,6 @@ fn ctrl_c_stops_at_once_and_leaves_nothing() {
             "--results-dir",
         ])
         .arg(sb.dir.path().join("results"))
-        .env("HOSTBENCH_DB", sb.db())
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
@@ -306,7 +306,7 @@ fn a_full_disk_fails_that_test_cleanly_and_the_run_goes_on() {
     let sb = Sandbox::new();
     let work = sb.dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
-    let mut cmd = StdCommand::new(assert_cmd::cargo::cargo_bin("hostbench"));
+    let mut cmd = sb.std_cmd();
     cmd.args([
         "index",
         "fsdisk-w",
@@ -322,8 +322,7 @@ fn a_full_disk_fails_that_test_cleanly_and_the_run_goes_on() {
         work.to_str().unwrap(),
         "--results-dir",
     ])
-    .arg(sb.dir.path().join("results"))
-    .env("HOSTBENCH_DB", sb.db());
+    .arg(sb.dir.path().join("results"));
     // Files may grow to 4 MB: fsdisk's 8000 KB file cannot be written, as on a full disk.
     // SAFETY: setrlimit between fork and exec.
     unsafe {

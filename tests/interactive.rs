@@ -328,10 +328,8 @@ fn thread_policies(pid: u32) -> Vec<(String, u32, u32)> {
 }
 
 fn spawn_interactive(sb: &Sandbox, args: &[&str]) -> std::process::Child {
-    StdCommand::new(assert_cmd::cargo::cargo_bin("hostbench"))
+    sb.std_cmd()
         .args(args)
-        .env("HOSTBENCH_DB", sb.db())
-        .env("HOSTBENCH_CACHE_DIR", sb.cache_dir())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -3,7 +3,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command as StdCommand, Stdio};
+use std::process::Stdio;
 
 use common::{noise, Sandbox};
 use serde_json::Value;
@@ -187,11 +187,9 @@ fn bad_input_is_one_line_and_exit_2() {
 /// stops, reports and stores what it measured, marked incomplete.
 fn stop_mid_run(signal: i32, expected_code: i32) {
     let sb = Sandbox::new();
-    let bin = assert_cmd::cargo::cargo_bin("hostbench");
-    let mut child = StdCommand::new(bin)
+    let mut child = sb
+        .std_cmd()
         .args(["noise", "-v", "50", "400"])
-        .env("HOSTBENCH_DB", sb.db())
-        .env("HOSTBENCH_CACHE_DIR", sb.cache_dir())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

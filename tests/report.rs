@@ -207,5 +207,5 @@ fn unknown_results_are_refused() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no stored result with id 4"));
-    assert!(!Path::new("x.html").exists());
+    assert!(!sb.dir.path().join("x.html").exists());
 }

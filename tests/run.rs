@@ -93,16 +93,15 @@ fn an_unknown_profile_is_refused() {
 
 #[test]
 fn sigterm_stores_what_ran_marked_incomplete_and_leaves_nothing() {
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     use std::time::{Duration, Instant};
     let sb = Sandbox::new();
     let work = sb.dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
-    let child = Command::new(assert_cmd::cargo::cargo_bin("hostbench"))
+    let child = sb
+        .std_cmd()
         .args(["run", "--profile", "quick", "--workdir"])
         .arg(&work)
-        .env("HOSTBENCH_DB", sb.db())
-        .env("HOSTBENCH_CACHE_DIR", sb.cache_dir())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();

@@ -4,7 +4,7 @@
 mod common;
 
 use std::os::unix::process::CommandExt;
-use std::process::{Command as StdCommand, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use common::Sandbox;
@@ -220,9 +220,8 @@ fn a_thousand_threads_run() {
 #[test]
 fn a_low_descriptor_limit_is_reported_up_front() {
     let sb = Sandbox::new();
-    let mut cmd = StdCommand::new(assert_cmd::cargo::cargo_bin("hostbench"));
-    cmd.args(["sched", "-c", "1024", "-a", "512", "-t", "1"])
-        .env("HOSTBENCH_DB", sb.db());
+    let mut cmd = sb.std_cmd();
+    cmd.args(["sched", "-c", "1024", "-a", "512", "-t", "1"]);
     // SAFETY: setrlimit between fork and exec.
     unsafe {
         cmd.pre_exec(|| {
@@ -267,7 +266,8 @@ fn bad_options_exit_2() {
 #[test]
 fn ctrl_c_keeps_the_completed_runs() {
     let sb = Sandbox::new();
-    let child = StdCommand::new(assert_cmd::cargo::cargo_bin("hostbench"))
+    let child = sb
+        .std_cmd()
         .args([
             "sched",
             "-c",
@@ -281,8 +281,6 @@ fn ctrl_c_keeps_the_completed_runs() {
             "--max-runs",
             "30",
         ])
-        .env("HOSTBENCH_DB", sb.db())
-        .env("HOSTBENCH_CACHE_DIR", sb.cache_dir())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();

@@ -28,11 +28,24 @@ impl Sandbox {
         self.dir.path().join("cache")
     }
 
-    /// The hostbench binary, pointed at this sandbox's store and cache.
+    /// The hostbench binary, pointed at this sandbox's store and cache, and working in the
+    /// sandbox, so that what it writes by default (index reports under `results/`, interbench
+    /// logs) never lands in the source tree.
     pub fn cmd(&self) -> Command {
         let mut c = Command::cargo_bin("hostbench").expect("hostbench binary");
         c.env("HOSTBENCH_DB", self.db())
-            .env("HOSTBENCH_CACHE_DIR", self.cache_dir());
+            .env("HOSTBENCH_CACHE_DIR", self.cache_dir())
+            .current_dir(self.dir.path());
+        c
+    }
+
+    /// The same as [`cmd`](Self::cmd), as a std Command: for tests that spawn and signal the
+    /// process or set limits before exec.
+    pub fn std_cmd(&self) -> std::process::Command {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("hostbench"));
+        c.env("HOSTBENCH_DB", self.db())
+            .env("HOSTBENCH_CACHE_DIR", self.cache_dir())
+            .current_dir(self.dir.path());
         c
     }
 
