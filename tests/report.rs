@@ -1,5 +1,5 @@
 //! `hostbench report`: the page renders in real headless Chromium, every expected plot is there
-//! with data points, and the page makes no request. Needs Debian's `chromium` (scripts/test.sh
+//! with data points, and the page makes no request. Needs Debian's `chromium` (scripts/install-test-deps.sh
 //! installs it).
 
 mod common;
@@ -62,7 +62,7 @@ fn render(page: &Path, profile: &Path) -> (String, Vec<String>) {
         .arg("--dump-dom")
         .arg(format!("file://{}", page.display()))
         .output()
-        .expect("chromium must be installed (scripts/test.sh installs it on Debian)");
+        .expect("chromium must be installed (scripts/install-test-deps.sh installs it on Debian)");
     assert!(
         out.status.success(),
         "{}",

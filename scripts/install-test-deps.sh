@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The project's test command (README): installs the Debian packages the tests drive, when they
-# are missing and this is root on Debian, then runs `cargo test`.
+# Installs the Debian packages the tests drive, when they are missing and this is root on
+# Debian (the README's test command runs it before `cargo test`; so does .ci/run).
 #   dc        the index suite's dc test (skipped, and says so, without it)
 #   chromium  the HTML report test renders the report in headless Chromium
 #   xvfb, x11-apps (x11perf), mesa-utils (glxgears)  the index suite's graphics tests
@@ -14,11 +14,10 @@ command -v x11perf >/dev/null || missing+=(x11-apps)
 command -v glxgears >/dev/null || missing+=(mesa-utils)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "test: installing ${missing[*]}" >&2
+    echo "install-test-deps: installing ${missing[*]}" >&2
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null 2>&1 \
-      || echo "test: could not install ${missing[*]}" >&2
+      || echo "install-test-deps: could not install ${missing[*]}" >&2
   else
-    echo "test: missing ${missing[*]}; install them (Debian: apt-get install ${missing[*]})" >&2
+    echo "install-test-deps: missing ${missing[*]}; install them (Debian: apt-get install ${missing[*]})" >&2
   fi
 fi
-exec cargo test "$@"
