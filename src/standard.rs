@@ -418,21 +418,6 @@ fn run_part(
     })
 }
 
-/// Whether each part ran everything it planned.
-pub fn part_complete(r: &SuiteResult) -> bool {
-    match r {
-        SuiteResult::Noise(n) => n.runs.len() as u64 >= n.settings.runs_requested,
-        SuiteResult::Index(i) => {
-            i.passes.len() == i.settings.copies.len()
-                && i.passes
-                    .iter()
-                    .all(|p| p.tests.len() + p.skipped.len() >= i.settings.tests.len())
-        }
-        SuiteResult::Interactive(i) => i.measurements.len() >= i.planned_pairs,
-        SuiteResult::Sched(s) => s.points.len() >= s.settings.points.len(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

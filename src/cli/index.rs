@@ -90,17 +90,10 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     let outcome = index::run(&config, &exe, language(), stop.flag(), &mut console)?;
     let mut environment = environment;
     environment.steal_ms_during_run = steal.elapsed_ms();
-    let planned: usize = config.settings.copies.len() * config.tests.len();
-    let ran: usize = outcome
-        .passes
-        .iter()
-        .map(|p| p.tests.len() + p.skipped.len())
-        .sum();
-    let incomplete = stop.is_requested() || ran < planned;
     let result = RunResult::finished(
         started_at,
         argv,
-        incomplete,
+        stop.is_requested(),
         environment,
         SuiteResult::Index(outcome),
     );

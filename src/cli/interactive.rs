@@ -204,13 +204,10 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     console.finish(&outcome.result);
     environment.steal_ms_during_run = steal.elapsed_ms();
 
-    let r = &outcome.result;
-    let incomplete =
-        stop.is_requested() || outcome.failure.is_some() || r.measurements.len() < r.planned_pairs;
     let result = RunResult::finished(
         started_at,
         argv,
-        incomplete,
+        stop.is_requested() || outcome.failure.is_some(),
         environment,
         SuiteResult::Interactive(outcome.result),
     );

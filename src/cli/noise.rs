@@ -64,12 +64,11 @@ pub fn exec(args: &NoiseArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     observer.finish_progress();
     environment.steal_ms_during_run = steal.elapsed_ms();
 
-    let incomplete = stop.is_requested() || (outcome.runs.len() as u64) < settings.runs_requested;
     let report = render::noise::report(&outcome);
     let result = RunResult::finished(
         started_at,
         argv,
-        incomplete,
+        stop.is_requested(),
         environment,
         SuiteResult::Noise(outcome),
     );

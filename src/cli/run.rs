@@ -97,12 +97,10 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
     );
     console.clear();
     environment.steal_ms_during_run = steal.elapsed_ms();
-    let incomplete = stop.is_requested()
-        || outcome.failure.is_some()
-        || outcome.suites.len() < parts.len()
-        || !outcome.suites.iter().all(standard::part_complete);
+    let cut_short =
+        stop.is_requested() || outcome.failure.is_some() || outcome.suites.len() < parts.len();
     let result =
-        RunResult::finished_suites(started_at, argv, incomplete, environment, outcome.suites);
+        RunResult::finished_suites(started_at, argv, cut_short, environment, outcome.suites);
     let id = store.save(&result)?;
     let mut skipped = plan.skipped.clone();
     skipped.extend(skipped_in(&result));

@@ -109,11 +109,10 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     if result.points.len() > 1 && console.format == 0 {
         console.say(render::sched::sweep_table(&result).trim_end());
     }
-    let incomplete = stop.is_requested() || result.points.len() < result.settings.points.len();
     let result = RunResult::finished(
         started_at,
         argv,
-        incomplete,
+        stop.is_requested(),
         environment,
         SuiteResult::Sched(result),
     );

@@ -52,6 +52,24 @@ impl SuiteResult {
         }
     }
 
+    /// Whether the suite did everything its settings planned (a stop or an error leaves it
+    /// short).
+    pub fn complete(&self) -> bool {
+        match self {
+            SuiteResult::Noise(n) => n.runs.len() as u64 >= n.settings.runs_requested,
+            SuiteResult::Index(i) => {
+                let ran: usize = i
+                    .passes
+                    .iter()
+                    .map(|p| p.tests.len() + p.skipped.len())
+                    .sum();
+                ran >= i.settings.copies.len() * i.settings.tests.len()
+            }
+            SuiteResult::Interactive(i) => i.measurements.len() >= i.planned_pairs,
+            SuiteResult::Sched(s) => s.points.len() >= s.settings.points.len(),
+        }
+    }
+
     /// One short figure that characterises the result, for `results list`.
     pub fn headline(&self) -> String {
         match self {
@@ -64,18 +82,19 @@ impl SuiteResult {
 }
 
 impl RunResult {
-    /// A result of this build of hostbench, finished now.
+    /// A result of this build of hostbench, finished now. `cut_short`: a stop or an error
+    /// ended the run; it is also incomplete when a suite did less than it planned.
     pub fn finished(
         started_at: DateTime<Utc>,
         command_line: Vec<String>,
-        incomplete: bool,
+        cut_short: bool,
         environment: Environment,
         suite: SuiteResult,
     ) -> Self {
         Self::finished_suites(
             started_at,
             command_line,
-            incomplete,
+            cut_short,
             environment,
             vec![suite],
         )
@@ -85,10 +104,11 @@ impl RunResult {
     pub fn finished_suites(
         started_at: DateTime<Utc>,
         command_line: Vec<String>,
-        incomplete: bool,
+        cut_short: bool,
         environment: Environment,
         suites: Vec<SuiteResult>,
     ) -> Self {
+        let incomplete = cut_short || !suites.iter().all(SuiteResult::complete);
         RunResult {
             schema_version: SCHEMA_VERSION,
             tool_version: env!("CARGO_PKG_VERSION").to_string(),
