@@ -82,22 +82,11 @@ fn run_index_copy(spec: IndexWorkerSpec) -> Result<()> {
         );
         return Channel::stdio().say(&format!("error {e:#}"));
     }
-    if registry::is_graphics(test) {
-        let outcome = match (&spec.display, test.program) {
-            (None, _) => Err(anyhow!("no display for a graphics test")),
-            (Some(d), registry::Program::Gears) => programs::graphics::run_gears(spec.seconds, d),
-            (Some(d), _) => programs::graphics::run_x11perf(test.name, spec.seconds, d),
-        };
-        return match outcome {
-            Ok(report) => ch.report(&report),
-            Err(e) => ch.say(&format!("error {e:#}")),
-        };
-    }
     // A write past the file-size limit then fails with EFBIG, like a full disk, instead of
     // killing the copy.
     // SAFETY: changing a signal's disposition to ignore.
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
-    match programs::run(test.program, spec.seconds, &spec.dir) {
+    match programs::run(test, spec.seconds, &spec.dir, spec.display.as_deref()) {
         Ok(report) => ch.report(&report),
         // The coordinator reports the failure; the test's own files are already removed.
         Err(e) => ch.say(&format!("error {e:#}")),

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::UsageError;
 use crate::platform::private_dir::PrivateDir;
 use crate::platform::sched;
+use crate::platform::xvfb::Xvfb;
 use crate::stats::{confidence_interval_95, Summary};
 use crate::workers::Worker;
 use registry::{Category, TestInfo};
@@ -242,6 +243,30 @@ pub struct IndexWorkerSpec {
     pub display: Option<String>,
 }
 
+/// The graphics tests' display: a private Xvfb when asked for, or when there is no display and
+/// Xvfb is installed (the server lives as long as the returned value); else $DISPLAY. Without
+/// one, the reason the graphics tests are skipped.
+fn graphics_display(config: &IndexConfig) -> (Option<Xvfb>, Result<String, String>) {
+    if let (false, Some(d)) = (config.settings.xvfb, &config.display) {
+        return (None, Ok(d.clone()));
+    }
+    if programs::looper::missing_program(&["Xvfb"]).is_some() {
+        let why = if config.settings.xvfb {
+            "--xvfb: Xvfb is not installed (Debian: xvfb)"
+        } else {
+            "no X display: DISPLAY is unset and Xvfb is not installed (Debian: xvfb)"
+        };
+        return (None, Err(why.into()));
+    }
+    match Xvfb::start() {
+        Ok(x) => {
+            let d = x.display.clone();
+            (Some(x), Ok(d))
+        }
+        Err(e) => (None, Err(format!("{e:#}"))),
+    }
+}
+
 /// Where to get a host program the tests need.
 fn install_hint(program: &str) -> &'static str {
     match program {
@@ -265,36 +290,11 @@ pub fn run(
         .with_context(|| format!("creating a directory in {}", config.workdir.display()))?;
     programs::looper::write_assets(dir.path())?;
     let cpus = sched::allowed_cpus();
-    // The graphics tests' display: a private Xvfb when asked for, or when there is no display
-    // and Xvfb is installed. Its lack skips those tests, with the reason.
-    let mut xvfb = None;
     let wants_graphics = config.tests.iter().any(|t| registry::is_graphics(t));
-    let display: Result<(String, String), String> = if !wants_graphics {
-        Err(String::new())
-    } else if config.settings.xvfb || config.display.is_none() {
-        match programs::looper::missing_program(&["Xvfb"]) {
-            Some(_) if config.settings.xvfb => {
-                Err("--xvfb: Xvfb is not installed (Debian: xvfb)".to_string())
-            }
-            Some(_) => Err(
-                "no X display: DISPLAY is unset and Xvfb is not installed (Debian: xvfb)"
-                    .to_string(),
-            ),
-            None => match crate::platform::xvfb::Xvfb::start() {
-                Ok(x) => {
-                    let d = x.display.clone();
-                    xvfb = Some(x);
-                    Ok((
-                        d.clone(),
-                        format!("Xvfb {d} (private, started by hostbench)"),
-                    ))
-                }
-                Err(e) => Err(format!("{e:#}")),
-            },
-        }
+    let (xvfb, display) = if wants_graphics {
+        graphics_display(config)
     } else {
-        let d = config.display.clone().expect("checked above");
-        Ok((d.clone(), format!("{d} ($DISPLAY)")))
+        (None, Err(String::new()))
     };
     let single_pass = config.settings.copies.contains(&1);
     let mut passes = Vec::new();
@@ -330,7 +330,7 @@ pub fn run(
             }
             // Graphics tests always run one copy (windows of parallel copies would overlap).
             let (test_copies, test_display) = if graphics {
-                (1, display.as_ref().ok().map(|d| d.0.clone()))
+                (1, display.as_ref().ok().cloned())
             } else {
                 (copies, None)
             };
@@ -385,11 +385,15 @@ pub fn run(
             skipped,
         });
     }
+    let graphics_display = display.ok().map(|d| match xvfb {
+        Some(_) => format!("Xvfb {d} (private, started by hostbench)"),
+        None => format!("{d} ($DISPLAY)"),
+    });
     drop(xvfb);
     Ok(IndexResult {
         settings: config.settings.clone(),
         language,
-        graphics_display: display.ok().map(|d| d.1),
+        graphics_display,
         passes,
     })
 }

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use anyhow::{bail, Result};
 
-use super::registry::Program;
+use super::registry::{Program, TestInfo};
 use super::scoring::CopyReport;
 use crate::platform::clock::monotonic_ns;
 
@@ -41,7 +41,9 @@ fn job(program: Program) -> Option<looper::Job> {
 
 /// Runs one copy of `program` for `seconds` in `dir`. Execl and spawn are not run here: the
 /// copy replaces itself with the small program (see [`small`]).
-pub fn run(program: Program, seconds: f64, dir: &Path) -> Result<CopyReport> {
+/// Graphics tests draw on `display`.
+pub fn run(test: &TestInfo, seconds: f64, dir: &Path, display: Option<&str>) -> Result<CopyReport> {
+    let program = test.program;
     let start = monotonic_ns();
     let deadline = start + (seconds * 1e9) as u64;
     let elapsed = || (monotonic_ns() - start) as f64 / 1e9;
@@ -123,7 +125,14 @@ pub fn run(program: Program, seconds: f64, dir: &Path) -> Result<CopyReport> {
         }
         Program::Execl | Program::Spawn => bail!("{program:?} runs in the small program"),
         Program::X11perf | Program::Gears => {
-            bail!("{program:?} draws on a display; the copy runs it (see graphics::run)")
+            let Some(display) = display else {
+                bail!("no display for a graphics test");
+            };
+            if program == Program::Gears {
+                graphics::run_gears(seconds, display)?
+            } else {
+                graphics::run_x11perf(test.name, seconds, display)?
+            }
         }
     })
 }
