@@ -6,7 +6,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
 
 use crate::calibration::{burn_calibration, CalibrationOptions};
 use crate::error::UsageError;
@@ -20,8 +19,7 @@ use crate::suites::sched::confidence::ConfidenceRule;
 use crate::suites::sched::{self, SchedConfig, SchedObserver, SchedSettings};
 
 /// How much time the run trades for precision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
     /// About 3 minutes on a 2-CPU host.
     Quick,
@@ -319,7 +317,7 @@ fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
 }
 
 /// One part of the plan, as shown before the run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PartPlan {
     pub suite: &'static str,
     pub what: String,

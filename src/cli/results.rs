@@ -44,12 +44,12 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
             match format {
                 ExportFormat::Json => println!("{}", render::json::to_json(&result)?),
                 ExportFormat::Csv => {
-                    print!("{}", render::compare::figures_csv(*id, &figures(&result))?)
+                    print!("{}", render::export::figures_csv(*id, &figures(&result))?)
                 }
                 ExportFormat::Markdown => {
                     print!(
                         "{}",
-                        render::compare::figures_markdown(*id, &figures(&result))
+                        render::export::figures_markdown(*id, &figures(&result))
                     )
                 }
             }

@@ -75,7 +75,6 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
         parts: parts.clone(),
         part: 0,
         part_started: Instant::now(),
-        status: String::new(),
         notes: Vec::new(),
     };
     console.say(&render::standard::plan(
@@ -158,7 +157,6 @@ struct Console {
     parts: Vec<PartPlan>,
     part: usize,
     part_started: Instant,
-    status: String,
     /// The suites' notes (degraded measurements), for the summary.
     notes: Vec<String>,
 }
@@ -185,7 +183,6 @@ impl Console {
 
     /// Rewrites the live line: the part's status, and the time left in it and in the run.
     fn progress(&mut self, status: String) {
-        self.status = status;
         if !self.live {
             return;
         }
@@ -200,7 +197,7 @@ impl Console {
             self.part + 1,
             self.parts.len(),
             self.parts[self.part].suite,
-            self.status,
+            status,
             render::standard::duration(part_left),
             render::standard::duration(part_left + later)
         );

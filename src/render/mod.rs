@@ -3,6 +3,7 @@
 pub mod cformat;
 pub mod compare;
 pub mod environment;
+pub mod export;
 pub mod index;
 pub mod interactive;
 pub mod json;

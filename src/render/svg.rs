@@ -157,15 +157,7 @@ pub fn line_chart(
     };
     for t in xticks {
         let shown = if log_x { scale.base().powf(t) } else { t };
-        let _ = write!(
-            out,
-            r#"<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" class="grid"/><text x="{0}" y="{3}" class="tick">{4}</text>"#,
-            px(t),
-            TOP,
-            H - BOTTOM,
-            H - BOTTOM + 16.0,
-            label(shown)
-        );
+        x_tick(&mut out, px(t), H, shown);
     }
     for t in ticks(y0, y1) {
         let _ = write!(
@@ -206,6 +198,17 @@ pub fn line_chart(
     }
     out.push_str("</svg></figure>");
     out
+}
+
+/// A vertical grid line at `x` with its value under the axis.
+fn x_tick(out: &mut String, x: f64, height: f64, value: f64) {
+    let _ = write!(
+        out,
+        r#"<line x1="{x}" x2="{x}" y1="{TOP}" y2="{0}" class="grid"/><text x="{x}" y="{1}" class="tick">{2}</text>"#,
+        height - BOTTOM,
+        height - BOTTOM + 16.0,
+        label(value)
+    );
 }
 
 fn axes(out: &mut String, x_label: &str, y_label: &str, height: f64) {
@@ -279,15 +282,7 @@ pub fn bar_chart(
         esc(value_label)
     );
     for t in ticks(0.0, max) {
-        let _ = write!(
-            out,
-            r#"<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" class="grid"/><text x="{0}" y="{3}" class="tick">{4}</text>"#,
-            px(t),
-            TOP,
-            height - BOTTOM,
-            height - BOTTOM + 16.0,
-            label(t)
-        );
+        x_tick(&mut out, px(t), height, t);
     }
     for (r, row) in rows.iter().enumerate() {
         let y = TOP + r as f64 * row_h + 4.0;
