@@ -1,3 +1,4 @@
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::error::ErrorKind;
@@ -7,15 +8,20 @@ use hostbench::cli::{self, Cli};
 use hostbench::error::{UsageError, EXIT_USAGE};
 
 fn main() -> ExitCode {
-    let argv: Vec<String> = std::env::args().collect();
+    // Arguments as the kernel gave them: a name that is not UTF-8 is still a valid path.
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(e) => return clap_exit(e),
     };
+    let argv = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
     match cli::exec(cli, argv) {
         Ok(code) => ExitCode::from(code as u8),
         Err(e) => {
-            eprintln!("hostbench: error: {e:#}");
+            let _ = writeln!(std::io::stderr(), "hostbench: error: {}", one_line(&e));
             if e.downcast_ref::<UsageError>().is_some() {
                 ExitCode::from(EXIT_USAGE as u8)
             } else {
@@ -23,6 +29,11 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// An error and its causes on one line.
+fn one_line(e: &anyhow::Error) -> String {
+    format!("{e:#}").replace('\n', " ")
 }
 
 /// Help and version go to standard output with success; a usage mistake is one line on
@@ -38,16 +49,67 @@ fn clap_exit(e: clap::Error) -> ExitCode {
             ExitCode::from(EXIT_USAGE as u8)
         }
         _ => {
-            let text = e.render().to_string();
-            let first = text
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid arguments");
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "hostbench: error: {}",
-                first.trim_start_matches("error: ").trim()
+                clap_message(&e.render().to_string())
             );
             ExitCode::from(EXIT_USAGE as u8)
         }
+    }
+}
+
+/// clap's message on one line: its first line with the lines that complete it (the names of
+/// missing arguments, indented beneath), and its "tip:" if it gives one; the usage and help
+/// lines are left out.
+fn clap_message(text: &str) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        if trimmed.starts_with("Usage:") || trimmed.starts_with("For more information") {
+            break;
+        }
+        if parts.is_empty() {
+            parts.push(trimmed.trim_start_matches("error: ").to_string());
+        } else {
+            parts.push(trimmed.to_string());
+        }
+    }
+    if parts.is_empty() {
+        return "invalid arguments".into();
+    }
+    let first = parts.remove(0);
+    if parts.is_empty() {
+        first
+    } else if first.ends_with(':') {
+        format!("{first} {}", parts.join(", "))
+    } else {
+        format!("{first} ({})", parts.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_arguments_are_named() {
+        let text = "error: the following required arguments were not provided:\n  <A>\n  <B>\n\nUsage: hostbench compare <A> <B>\n\nFor more information, try '--help'.\n";
+        assert_eq!(
+            clap_message(text),
+            "the following required arguments were not provided: <A>, <B>"
+        );
+    }
+
+    #[test]
+    fn tips_are_kept_and_usage_dropped() {
+        let text = "error: unexpected argument '--foo' found\n\n  tip: to pass '--foo' as a value, use '-- --foo'\n\nUsage: hostbench noise\n";
+        assert_eq!(
+            clap_message(text),
+            "unexpected argument '--foo' found (tip: to pass '--foo' as a value, use '-- --foo')"
+        );
     }
 }

@@ -121,6 +121,7 @@ impl StandardPlan {
                 xvfb: false,
             },
             cpus,
+            None,
             workdir.to_path_buf(),
             None,
         )?;

@@ -301,7 +301,7 @@ fn ctrl_c_stops_at_once_and_leaves_nothing() {
 }
 
 #[test]
-fn a_full_disk_fails_that_test_cleanly_and_the_run_goes_on() {
+fn a_full_disk_fails_that_test_the_run_goes_on_and_the_result_says_incomplete() {
     use std::os::unix::process::CommandExt;
     let sb = Sandbox::new();
     let work = sb.dir.path().join("work");
@@ -336,20 +336,20 @@ fn a_full_disk_fails_that_test_cleanly_and_the_run_goes_on() {
         });
     }
     let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // A failed test is a failure, not a skip: exit 1, and the stored result is incomplete.
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("1 test failed"), "{stderr}");
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["incomplete"], true);
     let pass = &index(&r)["passes"][0];
-    assert_eq!(pass["skipped"][0]["name"], "fsdisk-w");
-    let reason = pass["skipped"][0]["reason"].as_str().unwrap();
-    assert!(
-        reason.contains("failed") && reason.contains("File too large"),
-        "{reason}"
-    );
+    assert_eq!(pass["skipped"].as_array().unwrap().len(), 0);
+    assert_eq!(pass["failed"][0]["name"], "fsdisk-w");
+    let reason = pass["failed"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("File too large"), "{reason}");
     assert_eq!(pass["tests"][0]["name"], "hanoi");
+    let stored = sb.json(&["results", "show", "1"]);
+    assert_eq!(stored["incomplete"], true);
     assert_eq!(
         std::fs::read_dir(&work).unwrap().count(),
         0,

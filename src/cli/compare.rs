@@ -3,12 +3,13 @@ use std::path::Path;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 
+use super::output::Output;
+use super::results::load_stored;
 use super::GlobalArgs;
 use crate::compare::compare;
 use crate::error::UsageError;
 use crate::model::{RunResult, SCHEMA_VERSION};
 use crate::render;
-use crate::store::{ResultStore, SqliteStore};
 
 /// Exit code of `compare --fail-on-regression` when a significant regression is larger than
 /// allowed (2 is taken by usage errors).
@@ -42,17 +43,21 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
             );
         }
     }
-    let store = global.open_store()?;
-    let (a_name, a) = load_result(&store, &args.a)?;
-    let (b_name, b) = load_result(&store, &args.b)?;
+    let out = Output::new(global.json, global.quiet);
+    let (a_name, a) = load_result(global, &args.a)?;
+    let (b_name, b) = load_result(global, &args.b)?;
     let c = compare(&a_name, &a, &b_name, &b)?;
-    if global.json {
-        println!("{}", serde_json::to_string_pretty(&c)?);
+    let text = if global.json {
+        format!("{}\n", serde_json::to_string_pretty(&c)?)
     } else {
         match args.format {
-            CompareFormat::Text => print!("{}", render::compare::text(&c)),
-            CompareFormat::Markdown => print!("{}", render::compare::markdown(&c)),
+            CompareFormat::Text => render::compare::text(&c),
+            CompareFormat::Markdown => render::compare::markdown(&c),
         }
+    };
+    out.out(&text);
+    if let Some(e) = out.stdout_error() {
+        anyhow::bail!("writing to standard output: {e}");
     }
     if let Some(pct) = args.fail_on_regression {
         let worse = c.regressions_over(pct);
@@ -61,12 +66,12 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
                 .iter()
                 .map(|r| format!("{} ({:+.1}%)", r.name, r.change_pct))
                 .collect();
-            eprintln!(
-                "hostbench: {} significant regression{} over {pct}%: {}",
+            out.err(&format!(
+                "hostbench: {} significant regression{} over {pct}%: {}\n",
                 worse.len(),
                 if worse.len() == 1 { "" } else { "s" },
                 names.join("; ")
-            );
+            ));
             return Ok(EXIT_REGRESSION);
         }
     }
@@ -74,18 +79,22 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
 }
 
 /// A result named by stored id or by the path of a result JSON file (`--json` output or
-/// `results export --format json`), with a label for reports.
-pub(super) fn load_result(store: &SqliteStore, arg: &str) -> Result<(String, RunResult)> {
+/// `results export --format json`), with a label for reports. The store is opened only for an
+/// id, read-only.
+pub(super) fn load_result(global: &GlobalArgs, arg: &str) -> Result<(String, RunResult)> {
     let path = Path::new(arg);
     if let (Ok(id), false) = (arg.parse::<i64>(), path.exists()) {
-        let r = store.load(id)?.ok_or_else(|| {
-            UsageError::new(format!(
-                "no stored result with id {id} in {}",
-                store.path().display()
-            ))
-        })?;
-        return Ok((format!("result {id}"), r));
+        let (db, store) = global.open_store_read_only()?;
+        let r = load_stored(store.as_ref(), &db, id)?;
+        return Ok((format!("result {id}"), checked(r, &format!("result {id}"))?));
     }
+    let r = load_file(arg)?;
+    Ok((arg.to_string(), checked(r, arg)?))
+}
+
+/// A result JSON file; anything else is the user's mistake (exit 2).
+pub(super) fn load_file(arg: &str) -> Result<RunResult> {
+    let path = Path::new(arg);
     let text = std::fs::read_to_string(path).map_err(|e| {
         UsageError::new(format!(
             "{arg} is neither a stored result id nor a readable file: {e}"
@@ -109,5 +118,17 @@ pub(super) fn load_result(store: &SqliteStore, arg: &str) -> Result<(String, Run
     }
     let r: RunResult = serde_json::from_value(value)
         .map_err(|e| UsageError::new(format!("{arg} is not a hostbench result: {e}")))?;
-    Ok((arg.to_string(), r))
+    Ok(r)
+}
+
+/// A result whose raw figures are impossible (a run of 0 ns, a rate that is not a number) was
+/// edited or damaged: refused rather than compared into nonsense.
+fn checked(r: RunResult, label: &str) -> Result<RunResult> {
+    if let Some(problem) = r.implausible() {
+        return Err(UsageError::new(format!(
+            "{label} holds an impossible figure ({problem}); was it edited by hand?"
+        ))
+        .into());
+    }
+    Ok(r)
 }

@@ -3,15 +3,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use chrono::Utc;
 use clap::Args;
 
+use super::output::Output;
+use super::session::{prepare_workdir, Session};
 use super::GlobalArgs;
-use crate::model::{Environment, RunResult, SuiteResult};
-use crate::platform::host::{collect_environment, StealClock};
-use crate::platform::signals::StopSignal;
+use crate::model::{Environment, SuiteResult};
+use crate::platform::files;
+use crate::platform::host::collect_environment;
 use crate::render;
-use crate::store::ResultStore;
 use crate::suites::index::registry::TestInfo;
 use crate::suites::index::scoring::Pass;
 use crate::suites::index::{self, IndexConfig, IndexObserver, IndexSettings, Skipped, TestResult};
@@ -74,55 +74,70 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     };
     let workdir = args.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
-    let config = IndexConfig::new(settings, usable_cpus(&environment), workdir, display)?;
-    let mut store = global.open_store()?;
-    let stop = StopSignal::install()?;
+    let config = IndexConfig::new(
+        settings,
+        usable_cpus(&environment),
+        process_limit(),
+        workdir,
+        display,
+    )?;
     let exe =
         std::env::current_exe().context("finding the hostbench binary for the test copies")?;
-
-    let started_at = Utc::now();
-    let steal = StealClock::start();
+    let session = Session::start(global, argv, environment)?;
+    prepare_workdir(&config.workdir, &session.out)?;
     let mut console = Console {
-        quiet: global.quiet,
-        json: global.json,
+        out: session.out.clone(),
         verbose: args.verbose,
     };
-    let outcome = index::run(&config, &exe, language(), stop.flag(), &mut console)?;
-    let mut environment = environment;
-    environment.steal_ms_during_run = steal.elapsed_ms();
-    let result = RunResult::finished(
-        started_at,
-        argv,
-        stop.is_requested(),
-        environment,
-        SuiteResult::Index(outcome),
-    );
-    let id = store.save(&result)?;
-    let SuiteResult::Index(r) = &result.suites[0] else {
+    let outcome = index::run(&config, &exe, language(), session.stop.flag(), &mut console)?;
+    let failed = outcome.failed_tests();
+    let done = session.finish(vec![SuiteResult::Index(outcome)], failed > 0);
+    let SuiteResult::Index(r) = &done.result.suites[0] else {
         unreachable!("built above")
     };
-    let text = render::index::report(&result, r);
+    let text = render::index::report(&done.result, r);
     let files = write_reports(
         &args.results_dir,
-        &result.environment.hostname,
+        &done.result.environment.hostname,
         &text,
-        &render::index::html(&result, r),
+        &render::index::html(&done.result, r),
     );
     if global.json {
-        println!("{}", render::json::to_json(&result)?);
+        done.print_json();
     } else {
-        println!("\n{text}");
+        done.out.out(&format!("\n{text}"));
         match &files {
-            Ok(path) => println!("Reports: {} and {}.html", path.display(), path.display()),
-            Err(e) => eprintln!("warning: reports not written: {e:#}"),
+            Ok(path) => done.out.out(&format!(
+                "Reports: {} and {}.html\n",
+                path.display(),
+                path.display()
+            )),
+            Err(e) => done.out.warn(&format!("reports not written: {e:#}")),
         }
-        println!("Stored as result {id} in {}.", store.path().display());
     }
-    Ok(if stop.is_requested() {
-        stop.exit_code()
-    } else {
-        0
-    })
+    done.say_where_stored();
+    if failed > 0 {
+        done.out.err(&format!(
+            "hostbench: error: {failed} test{} failed (see the report); the result is marked incomplete\n",
+            if failed == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(done.exit_code(failed > 0))
+}
+
+/// The most processes this user may run (RLIMIT_NPROC), None when unlimited.
+fn process_limit() -> Option<u64> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: a valid rlimit to fill.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NPROC, &mut lim) } != 0
+        || lim.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    Some(lim.rlim_cur)
 }
 
 /// The CPUs this process may really use: its affinity mask, and the cgroup quota rounded up,
@@ -154,21 +169,30 @@ pub(super) fn language() -> String {
     }
 }
 
-/// Writes `results/HOST-YYYY-MM-DD-NN` and its `.html`, NN the first number not yet used.
+/// Writes `results/HOST-YYYY-MM-DD-NN` and its `.html`, NN the first number not yet used. The
+/// directory must be this user's, and both files are created new (never through a symlink or
+/// into a file someone else prepared).
 fn write_reports(dir: &Path, host: &str, text: &str, html: &str) -> Result<PathBuf> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    files::own_directory(dir)?;
     let day = chrono::Local::now().format("%Y-%m-%d");
     for n in 1..1000 {
         let path = dir.join(format!("{host}-{day}-{n:02}"));
-        let Ok(mut f) = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        else {
+        let html_path = path.with_extension("html");
+        if std::fs::symlink_metadata(&html_path).is_ok() {
+            continue;
+        }
+        let Ok(mut f) = files::create_new(&path) else {
             continue;
         };
-        f.write_all(text.as_bytes())?;
-        std::fs::write(path.with_extension("html"), html)?;
+        let written = f.write_all(text.as_bytes()).and_then(|_| {
+            let mut h = files::create_new(&html_path)?;
+            h.write_all(html.as_bytes())
+        });
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&path);
+            let _ = std::fs::remove_file(&html_path);
+            return Err(e).with_context(|| format!("writing {}", path.display()));
+        }
         return Ok(path);
     }
     anyhow::bail!("no free report name in {}", dir.display())
@@ -176,55 +200,47 @@ fn write_reports(dir: &Path, host: &str, text: &str, html: &str) -> Result<PathB
 
 /// UnixBench's progress: "1 x Dhrystone 2 using register variables  1 2 3 ...".
 struct Console {
-    quiet: bool,
-    json: bool,
+    out: Output,
     verbose: bool,
-}
-
-impl Console {
-    fn out(&self, text: &str) {
-        if self.quiet {
-            return;
-        }
-        if self.json {
-            eprint!("{text}");
-        } else {
-            print!("{text}");
-            let _ = std::io::stdout().flush();
-        }
-    }
 }
 
 impl IndexObserver for Console {
     fn pass_begins(&mut self, copies: usize) {
-        self.out(&format!(
+        self.out.chatter(&format!(
             "\n--- {copies} parallel cop{} of each test ---\n",
             if copies == 1 { "y" } else { "ies" }
         ));
     }
 
     fn test_begins(&mut self, t: &TestInfo, copies: usize, _iterations: usize) {
-        self.out(&format!("{copies} x {} ", t.msg));
+        self.out.chatter(&format!("{copies} x {} ", t.msg));
     }
 
     fn iteration_done(&mut self, _t: &TestInfo, index: usize, pass: &Pass) {
         if self.verbose {
-            self.out(&format!(
+            self.out.chatter(&format!(
                 " {}:{:.1}/{:.1}s",
                 index + 1,
                 pass.count,
                 pass.time_s
             ));
         } else {
-            self.out(&format!(" {}", index + 1));
+            self.out.chatter(&format!(" {}", index + 1));
         }
     }
 
     fn test_done(&mut self, _r: &TestResult) {
-        self.out("\n");
+        self.out.chatter("\n");
     }
 
     fn skipped(&mut self, s: &Skipped) {
-        self.out(&format!("{} skipped: {}\n", s.name, s.reason));
+        self.out
+            .chatter(&format!("{} skipped: {}\n", s.name, s.reason));
+    }
+
+    fn failed(&mut self, s: &Skipped) {
+        self.out.chatter("\n");
+        self.out
+            .err(&format!("hostbench: {} failed: {}\n", s.name, s.reason));
     }
 }

@@ -1,20 +1,20 @@
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use chrono::Utc;
 use clap::Args;
 
+use super::output::Output;
+use super::session::{prepare_workdir, Session};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::BurnCalibration;
 use crate::error::UsageError;
-use crate::model::{RunResult, SuiteResult};
-use crate::platform::host::{collect_environment, StealClock};
+use crate::model::SuiteResult;
+use crate::platform::files;
+use crate::platform::host::collect_environment;
 use crate::platform::sched;
-use crate::platform::signals::StopSignal;
 use crate::render;
-use crate::store::ResultStore;
 use crate::suites::interactive::benches::{Bench, Load};
 use crate::suites::interactive::sim::CustomSpec;
 use crate::suites::interactive::{
@@ -165,65 +165,47 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     )?;
     check_privileges(&config)?;
     check_disk_space(&config)?;
-    let mut store = global.open_store()?;
-    let stop = StopSignal::install()?;
     let exe = std::env::current_exe().context("finding the hostbench binary for its workers")?;
-
-    let started_at = Utc::now();
-    let mut environment = environment;
-    let steal = StealClock::start();
+    let session = Session::start(global, argv, environment)?;
+    prepare_workdir(&config.workdir, &session.out)?;
+    let started_at = session.started_at();
+    let kernel = session.environment.kernel_release.clone();
     let log = if args.console_only {
         None
     } else {
         let dir = args.log_dir.clone().unwrap_or_else(|| PathBuf::from("."));
         let name = format!(
-            "interbench-{}-{}.log",
-            environment.kernel_release,
+            "interbench-{kernel}-{}.log",
             started_at.format("%Y%m%d%H%M")
         );
         let path = dir.join(name);
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| {
-                UsageError::new(format!("cannot write the log file {}: {e}", path.display()))
-            })?;
+        let file = files::open_append(&path)
+            .map_err(|e| UsageError::new(format!("cannot write the log file: {e:#}")))?;
         Some((path, file))
     };
     let mut console = Console {
-        json: global.json,
-        quiet: global.quiet,
+        out: session.out.clone(),
         live: global.shows_progress(),
         log: log.as_ref().map(|(_, f)| f.try_clone()).transpose()?,
         settings: config.settings.clone(),
-        kernel: environment.kernel_release.clone(),
+        kernel,
         datestamp: started_at.format("%Y%m%d%H%M").to_string(),
     };
-    let outcome = interactive::run(&config, &exe, stop.flag(), &mut console)?;
+    let outcome = interactive::run(&config, &exe, session.stop.flag(), &mut console)?;
     console.finish(&outcome.result);
-    environment.steal_ms_during_run = steal.elapsed_ms();
-
-    let result = RunResult::finished(
-        started_at,
-        argv,
-        stop.is_requested() || outcome.failure.is_some(),
-        environment,
-        SuiteResult::Interactive(outcome.result),
-    );
-    let id = store.save(&result)?;
+    let failed = outcome.failure.is_some();
+    let done = session.finish(vec![SuiteResult::Interactive(outcome.result)], failed);
     if global.json {
-        println!("{}", render::json::to_json(&result)?);
-    } else {
-        println!("Stored as result {id} in {}.", store.path().display());
-        if let Some((path, _)) = &log {
-            println!("Log: {}", path.display());
-        }
+        done.print_json();
+    }
+    done.say_where_stored();
+    if let (false, Some((path, _))) = (global.json, &log) {
+        done.out.out(&format!("Log: {}\n", path.display()));
     }
     if let Some(f) = &outcome.failure {
-        eprintln!("hostbench: error: {f}");
+        done.out.err(&format!("hostbench: error: {f}\n"));
     }
-    Ok(stop.run_exit_code(outcome.failure.is_some()))
+    Ok(done.exit_code(failed))
 }
 
 /// Refuses, before anything runs, what this host would not let the run do as asked.
@@ -273,10 +255,10 @@ fn check_disk_space(config: &InteractiveConfig) -> Result<()> {
     // Room for the files and 10% to spare for everything else on that file system.
     if free < need + need / 10 {
         return Err(UsageError::new(format!(
-            "the Write and Read loads need {:.1} GiB free in {}, and {:.1} GiB is; use --file-size MB, --workdir DIR or -x Write -x Read -x Compile",
-            need as f64 / (1u64 << 30) as f64,
+            "the Write and Read loads need {} free in {}, and {} is; use --file-size MB, --workdir DIR or -x Write -x Read -x Compile",
+            render::units::bytes(need + need / 10),
             dir.display(),
-            free as f64 / (1u64 << 30) as f64
+            render::units::bytes(free)
         ))
         .into());
     }
@@ -297,8 +279,7 @@ pub(super) fn free_bytes(dir: &std::path::Path) -> std::io::Result<u64> {
 /// Prints interbench's tables as pairs complete, to standard output (standard error with
 /// --json) and to the log file.
 struct Console {
-    json: bool,
-    quiet: bool,
+    out: Output,
     live: bool,
     log: Option<File>,
     settings: InteractiveSettings,
@@ -308,23 +289,29 @@ struct Console {
 
 impl Console {
     fn emit(&mut self, text: &str) {
-        if self.json {
-            if !self.quiet {
-                eprint!("{text}");
-            }
+        if self.out.json {
+            self.out.chatter(text);
         } else {
-            print!("{text}");
-            let _ = std::io::stdout().flush();
+            self.out.out(text);
         }
         if let Some(f) = &mut self.log {
-            let _ = f.write_all(text.as_bytes());
+            if let Err(e) = f.write_all(text.as_bytes()) {
+                // A full disk ends the log, not the run.
+                self.out
+                    .warn(&format!("the log file is not written any more: {e}"));
+                self.log = None;
+            }
+        }
+    }
+
+    fn clear_line(&self) {
+        if self.live {
+            self.out.err("\r\x1b[K");
         }
     }
 
     fn finish(&mut self, result: &interactive::InteractiveResult) {
-        if self.live {
-            eprint!("\r\x1b[K");
-        }
+        self.clear_line();
         self.emit(&render::interactive::footer(result));
     }
 }
@@ -332,7 +319,7 @@ impl Console {
 impl InteractiveObserver for Console {
     fn calibrated(&mut self, calibration: &BurnCalibration, cache_warning: Option<&str>) {
         if let Some(w) = cache_warning {
-            eprintln!("warning: {w}");
+            self.out.warn(w);
         }
         let header = render::interactive::run_header(
             &self.settings,
@@ -344,19 +331,20 @@ impl InteractiveObserver for Console {
     }
 
     fn note(&mut self, note: &str) {
-        eprintln!("warning: {note}");
+        self.out.warn(note);
     }
 
     fn preparing_files(&mut self, bytes: u64) {
-        if !self.quiet {
-            eprintln!("Creating a {} MB file for the Read load...", bytes >> 20);
+        if !self.out.quiet {
+            self.out.err(&format!(
+                "Creating a {} file for the Read load...\n",
+                render::units::bytes(bytes)
+            ));
         }
     }
 
     fn bench_begins(&mut self, bench: Bench) {
-        if self.live {
-            eprint!("\r\x1b[K");
-        }
+        self.clear_line();
         let header = render::interactive::bench_header(bench, &self.settings);
         self.emit(&header);
     }
@@ -366,7 +354,7 @@ impl InteractiveObserver for Console {
             let per_pair =
                 self.settings.duration_s as f64 + self.settings.settle_ms as f64 / 1e3 + 0.3;
             let left = (total - index) as f64 * per_pair;
-            eprint!(
+            self.out.err(&format!(
                 "\r\x1b[K[{}/{total}] {} under {}: {} s, about {:.0} min {:02.0} s left",
                 index + 1,
                 bench.name(),
@@ -374,14 +362,12 @@ impl InteractiveObserver for Console {
                 self.settings.duration_s,
                 (left / 60.0).floor(),
                 left % 60.0
-            );
+            ));
         }
     }
 
     fn measured(&mut self, m: &Measurement) {
-        if self.live {
-            eprint!("\r\x1b[K");
-        }
+        self.clear_line();
         let row = render::interactive::row(m, self.settings.realtime);
         self.emit(&format!("{row}\n"));
     }

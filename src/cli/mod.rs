@@ -6,10 +6,12 @@ mod compare;
 mod index;
 mod interactive;
 mod noise;
+pub mod output;
 mod report;
 mod results;
 mod run;
 mod sched;
+mod session;
 mod worker;
 
 use std::io::IsTerminal;
@@ -135,26 +137,41 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
 }
 
 impl GlobalArgs {
-    /// Opens the result store; a path that cannot be opened is the user's to fix (exit 2).
-    fn open_store(&self) -> Result<SqliteStore> {
-        let path = match &self.db {
+    fn store_path(&self) -> Result<PathBuf> {
+        Ok(match &self.db {
             Some(p) => p.clone(),
             None => dirs::data_dir()
                 .ok_or_else(|| UsageError::new("cannot find a data directory: pass --db"))?
                 .join("hostbench")
                 .join("results.sqlite"),
-        };
-        SqliteStore::open(&path).map_err(|e| {
-            UsageError::new(format!(
-                "cannot open the result store {}: {e:#}",
-                path.display()
-            ))
-            .into()
         })
     }
 
-    /// Whether live progress is shown: on a terminal, unless quiet.
+    /// Opens the result store for storing; a path that cannot be opened is the user's to fix
+    /// (exit 2).
+    fn open_store(&self) -> Result<SqliteStore> {
+        let path = self.store_path()?;
+        SqliteStore::open(&path)
+            .map_err(|e| UsageError::new(format!("cannot open the result store {e:#}")).into())
+    }
+
+    /// Opens the result store for reading only (nothing is created; a read-only file will
+    /// do). None when no result was ever stored there.
+    fn open_store_read_only(&self) -> Result<(PathBuf, Option<SqliteStore>)> {
+        let path = self.store_path()?;
+        let store = SqliteStore::open_read_only(&path).map_err(|e| {
+            anyhow::Error::from(UsageError::new(format!(
+                "cannot read the result store {e:#}"
+            )))
+        })?;
+        Ok((path, store))
+    }
+
+    /// Whether a live progress line is drawn: it goes to standard error, so when that is a
+    /// terminal that can rewrite a line, unless quiet.
     fn shows_progress(&self) -> bool {
-        !self.quiet && std::io::stdout().is_terminal()
+        !self.quiet
+            && std::io::stderr().is_terminal()
+            && std::env::var_os("TERM").is_some_and(|t| t != "dumb")
     }
 }

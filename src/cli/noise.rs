@@ -1,15 +1,12 @@
-use std::io::Write;
-
 use anyhow::Result;
-use chrono::Utc;
 use clap::Args;
 
+use super::output::Output;
+use super::session::Session;
 use super::{CalibrationArgs, GlobalArgs};
-use crate::model::{RunResult, SuiteResult};
-use crate::platform::host::{collect_environment, memory_available_bytes, StealClock};
-use crate::platform::signals::StopSignal;
+use crate::model::SuiteResult;
+use crate::platform::host::{collect_environment, memory_available_bytes};
 use crate::render;
-use crate::store::ResultStore;
 use crate::suites::noise::{
     self, NoiseCalibration, NoiseConfig, NoiseMode, NoiseObserver, NoiseRun, NoiseSettings,
 };
@@ -47,94 +44,59 @@ pub fn exec(args: &NoiseArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         args.calibration.options(global)?,
         memory_available_bytes(),
     )?;
-    // Open the store before measuring: a bad path must not cost a whole run.
-    let mut store = global.open_store()?;
-    let stop = StopSignal::install()?;
-
-    let started_at = Utc::now();
-    let mut environment = collect_environment();
-    let steal = StealClock::start();
+    let session = Session::start(global, argv, collect_environment())?;
     let mut observer = Console {
-        chatter: !global.quiet,
-        json: global.json,
+        out: session.out.clone(),
         verbose: args.verbose,
         live: global.shows_progress() && !args.verbose,
     };
-    let outcome = noise::measure(&config, stop.flag(), &mut observer)?;
+    let outcome = noise::measure(&config, session.stop.flag(), &mut observer)?;
     observer.finish_progress();
-    environment.steal_ms_during_run = steal.elapsed_ms();
 
     let report = render::noise::report(&outcome);
-    let result = RunResult::finished(
-        started_at,
-        argv,
-        stop.is_requested(),
-        environment,
-        SuiteResult::Noise(outcome),
-    );
-    let id = store.save(&result)?;
-
+    let done = session.finish(vec![SuiteResult::Noise(outcome)], false);
     if global.json {
-        println!("{}", render::json::to_json(&result)?);
+        done.print_json();
     } else {
-        print!("{report}");
-        println!("Stored as result {id} in {}.", store.path().display());
+        done.out.out(&report);
     }
-    Ok(if stop.is_requested() {
-        stop.exit_code()
-    } else {
-        0
-    })
+    done.say_where_stored();
+    Ok(done.exit_code(false))
 }
 
 /// Shows a noise run's progress: p1bench's lines on standard output, or on standard error when
 /// standard output carries JSON.
 struct Console {
-    chatter: bool,
-    json: bool,
+    out: Output,
     verbose: bool,
     /// Rewrite one status line in place (a terminal only).
     live: bool,
 }
 
 impl Console {
-    fn out(&self) -> Box<dyn Write> {
-        if self.json {
-            Box::new(std::io::stderr())
-        } else {
-            Box::new(std::io::stdout())
-        }
-    }
-
     fn finish_progress(&self) {
         if self.live {
-            eprintln!();
+            self.out.err("\n");
         }
     }
 }
 
 impl NoiseObserver for Console {
     fn calibrating(&mut self, settings: &NoiseSettings) {
-        if self.chatter {
-            let mut out = self.out();
-            let _ = write!(out, "{}", render::noise::calibrating_line(settings));
-            let _ = out.flush();
-        }
+        self.out.chatter(&render::noise::calibrating_line(settings));
     }
 
     fn calibrated(&mut self, calibration: &NoiseCalibration, cache_warning: Option<&str>) {
-        if self.chatter {
-            let _ = writeln!(
-                self.out(),
-                "{}",
-                render::noise::calibrated_line(calibration)
-            );
-        }
+        self.out.chatter(&format!(
+            "{}\n",
+            render::noise::calibrated_line(calibration)
+        ));
         if let Some(w) = cache_warning {
-            eprintln!("warning: {w}");
+            self.out.warn(w);
         }
-        if self.chatter && self.verbose {
-            let _ = writeln!(self.out(), "{}", render::noise::verbose_header());
+        if self.verbose {
+            self.out
+                .chatter(&format!("{}\n", render::noise::verbose_header()));
         }
     }
 
@@ -146,17 +108,16 @@ impl NoiseObserver for Console {
         previous: Option<&NoiseRun>,
         fastest_ns: u64,
     ) {
-        if self.chatter && self.verbose {
-            let _ = writeln!(
-                self.out(),
-                "{}",
+        if self.verbose {
+            self.out.chatter(&format!(
+                "{}\n",
                 render::noise::verbose_line(index, run, previous)
-            );
+            ));
         } else if self.live {
-            eprint!(
+            self.out.err(&format!(
                 "\r{}  ",
                 render::noise::progress_line(index, planned, run, previous, fastest_ns)
-            );
+            ));
         }
     }
 }

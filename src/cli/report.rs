@@ -1,11 +1,14 @@
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 
 use super::compare::load_result;
+use super::output::Output;
 use super::GlobalArgs;
 use crate::compare::compare;
+use crate::error::UsageError;
+use crate::platform::files;
 use crate::render;
 
 #[derive(Debug, Args)]
@@ -25,11 +28,10 @@ pub struct ReportArgs {
 }
 
 pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
-    let store = global.open_store()?;
     let results = args
         .results
         .iter()
-        .map(|a| load_result(&store, a))
+        .map(|a| load_result(global, a))
         .collect::<Result<Vec<_>>>()?;
     let mut comparisons = Vec::new();
     if let Some(((a_label, a), rest)) = results.split_first() {
@@ -41,10 +43,10 @@ pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
         }
     }
     let page = render::report::html(&results, &comparisons);
-    std::fs::write(&args.output, page)
-        .with_context(|| format!("writing {}", args.output.display()))?;
-    if !global.quiet {
-        println!("Report: {}", args.output.display());
-    }
+    // The output path is the user's: one that cannot be written is theirs to fix (exit 2).
+    files::write_replacing(&args.output, page.as_bytes())
+        .map_err(|e| UsageError::new(format!("cannot write the report: {e:#}")))?;
+    let out = Output::new(global.json, global.quiet);
+    out.chatter(&format!("Report: {}\n", args.output.display()));
     Ok(0)
 }

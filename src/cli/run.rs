@@ -1,20 +1,18 @@
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use chrono::Utc;
 use clap::Args;
 
+use super::output::Output;
+use super::session::{prepare_workdir, Session};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::BurnCalibration;
 use crate::error::UsageError;
 use crate::model::{RunResult, SuiteResult};
-use crate::platform::host::{collect_environment, StealClock};
-use crate::platform::signals::StopSignal;
+use crate::platform::host::collect_environment;
 use crate::render;
 use crate::standard::{self, HostFacts, PartPlan, Profile, StandardObserver, StandardPlan};
-use crate::store::ResultStore;
 use crate::suites::index::registry::TestInfo;
 use crate::suites::index::scoring::Pass;
 use crate::suites::index::IndexObserver;
@@ -64,13 +62,13 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
         args.calibration.options(global)?,
         &workdir,
     )?;
-    let mut store = global.open_store()?;
-    let stop = StopSignal::install()?;
     let exe = std::env::current_exe().context("finding the hostbench binary for its workers")?;
+    let session = Session::start(global, argv, environment)?;
+    // The workdir is checked before the first part: a bad one must not cost the noise part.
+    prepare_workdir(&workdir, &session.out)?;
     let parts = plan.parts();
     let mut console = Console {
-        quiet: global.quiet,
-        json: global.json,
+        out: session.out.clone(),
         live: global.shows_progress(),
         parts: parts.clone(),
         part: 0,
@@ -84,44 +82,66 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
         &plan.skipped,
     ));
 
-    let started_at = Utc::now();
-    let mut environment = environment;
-    let steal = StealClock::start();
     let outcome = standard::run(
         &plan,
         &exe,
         super::index::language(),
-        stop.flag(),
+        session.stop.flag(),
         &mut console,
     );
     console.clear();
-    environment.steal_ms_during_run = steal.elapsed_ms();
-    let cut_short =
-        stop.is_requested() || outcome.failure.is_some() || outcome.suites.len() < parts.len();
-    let result =
-        RunResult::finished_suites(started_at, argv, cut_short, environment, outcome.suites);
-    let id = store.save(&result)?;
+    let cut_short = outcome.failure.is_some() || outcome.suites.len() < parts.len();
+    let done = session.finish(outcome.suites, cut_short);
     let mut skipped = plan.skipped.clone();
-    skipped.extend(skipped_in(&result));
+    skipped.extend(skipped_in(&done.result));
     skipped.extend(console.notes.iter().cloned());
     if global.json {
-        println!("{}", render::json::to_json(&result)?);
+        done.print_json();
     } else {
-        print!(
-            "{}",
-            render::standard::summary(
-                &result,
-                id,
-                store.path(),
-                &skipped,
-                outcome.failure.as_deref()
-            )
-        );
+        done.out.out(&render::standard::summary(
+            &done.result,
+            done.id(),
+            done.store_path(),
+            &skipped,
+            outcome.failure.as_deref(),
+        ));
+    }
+    // The summary says where a stored result went; a failed store is said on its own.
+    if done.id().is_none() {
+        done.say_where_stored();
     }
     if let Some(f) = &outcome.failure {
-        eprintln!("hostbench: error: {f}");
+        done.out.err(&format!("hostbench: error: {f}\n"));
     }
-    Ok(stop.run_exit_code(outcome.failure.is_some()))
+    let failed_tests = failed_in(&done.result);
+    if !failed_tests.is_empty() {
+        done.out.err(&format!(
+            "hostbench: error: failed: {}; the result is marked incomplete\n",
+            failed_tests.join("; ")
+        ));
+    }
+    Ok(done.exit_code(outcome.failure.is_some() || !failed_tests.is_empty()))
+}
+
+/// The index tests that failed, with their errors.
+fn failed_in(result: &RunResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for suite in &result.suites {
+        if let SuiteResult::Index(i) = suite {
+            for p in &i.passes {
+                out.extend(p.failed.iter().map(|s| {
+                    format!(
+                        "index: {} ({} cop{}): {}",
+                        s.name,
+                        p.copies,
+                        if p.copies == 1 { "y" } else { "ies" },
+                        s.reason
+                    )
+                }));
+            }
+        }
+    }
+    out
 }
 
 /// What the suites left out on this host, from their results.
@@ -151,8 +171,7 @@ fn skipped_in(result: &RunResult) -> Vec<String> {
 
 /// Shows the plan, each part's start, and on a terminal one live line of progress.
 struct Console {
-    quiet: bool,
-    json: bool,
+    out: Output,
     live: bool,
     parts: Vec<PartPlan>,
     part: usize,
@@ -163,21 +182,13 @@ struct Console {
 
 impl Console {
     fn say(&mut self, text: &str) {
-        if self.quiet {
-            return;
-        }
         self.clear();
-        if self.json {
-            eprint!("{text}");
-        } else {
-            print!("{text}");
-            let _ = std::io::stdout().flush();
-        }
+        self.out.chatter(text);
     }
 
     fn clear(&mut self) {
         if self.live {
-            eprint!("\r\x1b[K");
+            self.out.err("\r\x1b[K");
         }
     }
 
@@ -192,7 +203,7 @@ impl Console {
             .iter()
             .map(|p| p.estimate_s)
             .sum();
-        eprint!(
+        self.out.err(&format!(
             "\r\x1b[K[{}/{}] {}: {} | part about {} left, run about {} left",
             self.part + 1,
             self.parts.len(),
@@ -200,7 +211,7 @@ impl Console {
             status,
             render::standard::duration(part_left),
             render::standard::duration(part_left + later)
-        );
+        ));
     }
 }
 

@@ -1,15 +1,14 @@
 use anyhow::{Context, Result};
-use chrono::Utc;
 use clap::Args;
 
+use super::output::Output;
+use super::session::{Session, Stored};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::burn_calibration;
 use crate::error::UsageError;
-use crate::model::{RunResult, SuiteResult};
-use crate::platform::host::{collect_environment, StealClock};
-use crate::platform::signals::StopSignal;
+use crate::model::SuiteResult;
+use crate::platform::host::collect_environment;
 use crate::render;
-use crate::store::ResultStore;
 use crate::suites::sched::confidence::ConfidenceRule;
 use crate::suites::sched::ring::{fds_needed, SchedRun};
 use crate::suites::sched::{self, SchedConfig, SchedObserver, SchedPoint, SchedSettings};
@@ -78,25 +77,20 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     };
     let config = SchedConfig::new(settings, args.threads, args.active, &args.sweep)?;
     ensure_fd_limit(fds_needed(config.max_threads()), config.max_threads())?;
-    let mut store = global.open_store()?;
-    let stop = StopSignal::install()?;
-
-    let started_at = Utc::now();
-    let mut environment = collect_environment();
-    let steal = StealClock::start();
-    let calibration = burn_calibration(&args.calibration.options(global)?);
+    let calibration_options = args.calibration.options(global)?;
+    let session = Session::start(global, argv, collect_environment())?;
+    let calibration = burn_calibration(&calibration_options);
     if let Some(w) = &calibration.cache_warning {
-        eprintln!("warning: {w}");
+        session.out.warn(w);
     }
     let mut console = Console {
+        out: session.out.clone(),
         format: args.output,
-        quiet: global.quiet,
-        json: global.json,
         settings: config.settings.clone(),
     };
-    if console.format == 0 && !console.quiet {
-        console.say(&format!(
-            "reflex: w={} r={} us t={} s, loops_per_ms {}, placement {}",
+    if console.format == 0 {
+        session.out.chatter(&format!(
+            "reflex: w={} r={} us t={} s, loops_per_ms {}, placement {}\n",
             args.weight,
             args.compute_us,
             args.time_s,
@@ -104,29 +98,23 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
             render::sched::placement(&config.settings)
         ));
     }
-    let result = sched::measure(&config, calibration.calibration, stop.flag(), &mut console)?;
-    environment.steal_ms_during_run = steal.elapsed_ms();
+    let result = sched::measure(
+        &config,
+        calibration.calibration,
+        session.stop.flag(),
+        &mut console,
+    )?;
     if result.points.len() > 1 && console.format == 0 {
         console.say(render::sched::sweep_table(&result).trim_end());
     }
-    let result = RunResult::finished(
-        started_at,
-        argv,
-        stop.is_requested(),
-        environment,
-        SuiteResult::Sched(result),
-    );
-    let id = store.save(&result)?;
+    let done = session.finish(vec![SuiteResult::Sched(result)], false);
     if global.json {
-        println!("{}", render::json::to_json(&result)?);
-    } else if !global.quiet {
-        println!("Stored as result {id} in {}.", store.path().display());
+        done.print_json();
     }
-    Ok(if stop.is_requested() {
-        stop.exit_code()
-    } else {
-        0
-    })
+    if !global.quiet || !matches!(done.stored, Stored::Id(_)) {
+        done.say_where_stored();
+    }
+    Ok(done.exit_code(false))
 }
 
 /// Each thread has a pipe (two descriptors): check the limit before starting, and raise the
@@ -162,19 +150,14 @@ fn ensure_fd_limit(needed: u64, threads: usize) -> Result<()> {
 
 /// Prints runs and points in the chosen format; with --json, to standard error.
 struct Console {
+    out: Output,
     format: u8,
-    quiet: bool,
-    json: bool,
     settings: SchedSettings,
 }
 
 impl Console {
     fn say(&self, line: &str) {
-        if self.json {
-            eprintln!("{line}");
-        } else {
-            println!("{line}");
-        }
+        self.out.text(&format!("{line}\n"));
     }
 }
 
@@ -187,7 +170,7 @@ impl SchedObserver for Console {
                 index,
                 run,
             )),
-            0 if !self.quiet => self.say(&render::sched::run_line_human(
+            0 if !self.out.quiet => self.say(&render::sched::run_line_human(
                 threads,
                 active_sets,
                 index,

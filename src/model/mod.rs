@@ -57,6 +57,8 @@ impl SuiteResult {
     pub fn complete(&self) -> bool {
         match self {
             SuiteResult::Noise(n) => n.runs.len() as u64 >= n.settings.runs_requested,
+            // A failed test did not do what was planned; a skipped one (a missing program) could
+            // not be planned on this host.
             SuiteResult::Index(i) => {
                 let ran: usize = i
                     .passes
@@ -130,5 +132,64 @@ impl RunResult {
     pub fn headline(&self) -> String {
         let lines: Vec<String> = self.suites.iter().map(SuiteResult::headline).collect();
         lines.join("; ")
+    }
+
+    /// The first raw figure no real run can produce — a run of 0 ns or of over a year, a time
+    /// or rate that is not a finite number — described; None when every figure is possible.
+    /// Such a result was edited or damaged, and comparing it would give nonsense changes.
+    pub fn implausible(&self) -> Option<String> {
+        const YEAR_NS: u64 = 365 * 86_400 * 1_000_000_000;
+        const YEAR_S: f64 = 365.0 * 86_400.0;
+        let ns_ok = |ns: u64| ns > 0 && ns <= YEAR_NS;
+        for suite in &self.suites {
+            match suite {
+                SuiteResult::Noise(n) => {
+                    if let Some((i, r)) = n.runs.iter().enumerate().find(|(_, r)| !ns_ok(r.time_ns))
+                    {
+                        return Some(format!("noise run {} took {} ns", i + 1, r.time_ns));
+                    }
+                }
+                SuiteResult::Sched(s) => {
+                    for p in &s.points {
+                        for (i, r) in p.runs.iter().enumerate() {
+                            let rate_ok = r.total_rounds == 0
+                                || (r.us_per_round.is_finite() && r.us_per_round > 0.0);
+                            if !ns_ok(r.wall_ns) || !rate_ok {
+                                return Some(format!(
+                                    "sched run {} at {} threads took {} ns for {} us/round",
+                                    i + 1,
+                                    p.threads,
+                                    r.wall_ns,
+                                    r.us_per_round
+                                ));
+                            }
+                        }
+                    }
+                }
+                SuiteResult::Index(x) => {
+                    for t in x.passes.iter().flat_map(|p| &p.tests) {
+                        for (i, pass) in t.passes.iter().enumerate() {
+                            let time_ok = pass.time_s.is_finite()
+                                && pass.time_s > 0.0
+                                && pass.time_s <= YEAR_S;
+                            if !(time_ok && pass.count.is_finite() && pass.count >= 0.0) {
+                                return Some(format!(
+                                    "{} iteration {} counted {} in {} s",
+                                    t.name,
+                                    i + 1,
+                                    pass.count,
+                                    pass.time_s
+                                ));
+                            }
+                        }
+                    }
+                }
+                SuiteResult::Interactive(_) => {}
+            }
+        }
+        figures::figures(self)
+            .into_iter()
+            .find(|f| !f.value.is_finite() || f.samples.iter().any(|s| !s.is_finite()))
+            .map(|f| format!("{} is not a finite number", f.name))
     }
 }

@@ -1,6 +1,8 @@
 //! Thin, safe wrappers over what the kernel offers: the clock, host facts, signals.
 
+pub mod cleanup;
 pub mod clock;
+pub mod files;
 pub mod host;
 pub mod private_dir;
 pub mod rusage;

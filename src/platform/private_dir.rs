@@ -1,19 +1,45 @@
 //! A run's private directory for its temporary files, removed with everything in it when
-//! dropped: at the end of a run, after an error, and after Ctrl-C (which ends the run normally).
+//! dropped: at the end of a run, after an error, and after Ctrl-C (which ends the run normally);
+//! a second Ctrl-C removes it through [`cleanup`](super::cleanup) before the process ends.
+//!
+//! The directory is made with `mkdir` under a name nobody can predict and mode 0700 whatever the
+//! umask, so in a world-writable directory another user can neither prepare it in advance nor
+//! put or replace a file in it (a script that root then runs, a symlink that root then writes
+//! through). Its name also says which process made it (`.hostbench-KIND-PID-START-RANDOM`,
+//! START the process's start time in clock ticks since boot): a run killed with SIGKILL cannot
+//! remove its directory, and [`sweep_stale`] lets a later run find and remove it.
 
 use std::io;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
+
+use super::cleanup;
+
+const PREFIX: &str = ".hostbench-";
 
 pub struct PrivateDir {
     path: PathBuf,
 }
 
 impl PrivateDir {
-    /// Creates `PARENT/.hostbench-KIND-PID`.
+    /// Creates `PARENT/.hostbench-KIND-PID-START-RANDOM`, mode 0700.
     pub fn create(parent: &Path, kind: &str) -> io::Result<PrivateDir> {
-        let path = parent.join(format!(".hostbench-{kind}-{}", std::process::id()));
-        std::fs::create_dir_all(&path)?;
-        Ok(PrivateDir { path })
+        let me = std::process::id();
+        let start = process_start_ticks(me).unwrap_or(0);
+        let mut last = None;
+        for _ in 0..16 {
+            let path = parent.join(format!("{PREFIX}{kind}-{me}-{start}-{}", random_suffix()));
+            // mkdir fails on anything already there, a symlink included: the directory is ours.
+            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => {
+                    cleanup::add_dir(&path);
+                    return Ok(PrivateDir { path });
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("no free directory name")))
     }
 
     pub fn path(&self) -> &Path {
@@ -24,12 +50,125 @@ impl PrivateDir {
 impl Drop for PrivateDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
+        cleanup::remove_dir(&self.path);
     }
+}
+
+/// 12 characters from the kernel's random source.
+fn random_suffix() -> String {
+    let mut bytes = [0u8; 12];
+    // SAFETY: fills a buffer we own; getrandom with no flags blocks only before the pool is
+    // initialised at boot.
+    let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+    if n != bytes.len() as isize {
+        // Practically never; the time and address still make a name nobody can guess in
+        // advance, and mkdir refuses one that exists.
+        let t = super::clock::monotonic_ns();
+        bytes[..8].copy_from_slice(&t.to_le_bytes());
+    }
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    bytes
+        .iter()
+        .map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char)
+        .collect()
+}
+
+/// A process's start time in clock ticks since boot (field 22 of `/proc/PID/stat`), which
+/// tells a live process apart from a later one that reused its pid.
+pub fn process_start_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces and parentheses: fields resume after the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// A private directory left behind by a process that is gone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StaleDir {
+    pub path: PathBuf,
+    pub pid: u32,
+    /// Bytes it held.
+    pub bytes: u64,
+}
+
+/// Whether the process that made a directory of this name is gone: no process with its pid, or
+/// one that started at another time. Names without a start time (hostbench before 0.1.1 used
+/// `.hostbench-KIND-PID`) are judged by the pid alone.
+fn owner_gone(name: &str) -> Option<(u32, bool)> {
+    let rest = name.strip_prefix(PREFIX)?;
+    let parts: Vec<&str> = rest.rsplitn(4, '-').collect();
+    let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    match parts.as_slice() {
+        [_random, start, pid, _kind] if numeric(start) && numeric(pid) => {
+            let pid: u32 = pid.parse().ok()?;
+            let start: u64 = start.parse().ok()?;
+            let gone = match process_start_ticks(pid) {
+                None => true,
+                Some(now) => start != 0 && now != start,
+            };
+            Some((pid, gone))
+        }
+        _ => {
+            let (_, pid) = rest.rsplit_once('-')?;
+            if !numeric(pid) {
+                return None;
+            }
+            let pid: u32 = pid.parse().ok()?;
+            Some((pid, process_start_ticks(pid).is_none()))
+        }
+    }
+}
+
+/// Finds and removes, in `parent`, the private directories of hostbench processes that are
+/// gone (killed with SIGKILL, or a machine that lost power), and returns what it removed.
+/// Only real directories owned by this user are touched, never a symlink or another user's.
+pub fn sweep_stale(parent: &Path) -> Vec<StaleDir> {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return Vec::new();
+    };
+    // SAFETY: no preconditions.
+    let me = unsafe { libc::geteuid() };
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some((pid, true)) = owner_gone(name) else {
+            continue;
+        };
+        let path = entry.path();
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if !meta.is_dir() || meta.uid() != me {
+            continue;
+        }
+        let bytes = size_of_tree(&path);
+        if std::fs::remove_dir_all(&path).is_ok() {
+            removed.push(StaleDir { path, pid, bytes });
+        }
+    }
+    removed
+}
+
+/// Bytes held by the regular files under `dir` (symlinks not followed).
+fn size_of_tree(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => size_of_tree(&e.path()),
+            Ok(m) if m.is_file() => m.len(),
+            _ => 0,
+        })
+        .sum()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn removed_with_its_contents() {
@@ -37,7 +176,92 @@ mod tests {
         let d = PrivateDir::create(parent.path(), "test").unwrap();
         std::fs::write(d.path().join("f"), "x").unwrap();
         let p = d.path().to_path_buf();
+        assert!(cleanup::registered_dirs().contains(&p));
         drop(d);
         assert!(!p.exists());
+        assert!(!cleanup::registered_dirs().contains(&p));
+    }
+
+    #[test]
+    fn mode_0700_and_a_name_nobody_can_predict_even_under_umask_000() {
+        let parent = tempfile::tempdir().unwrap();
+        // SAFETY: umask is process-wide; this test restores it at once, and a file another
+        // test creates meanwhile is at worst group- and world-writable in its own temp dir.
+        let old = unsafe { libc::umask(0) };
+        let a = PrivateDir::create(parent.path(), "test");
+        let b = PrivateDir::create(parent.path(), "test");
+        unsafe { libc::umask(old) };
+        let (a, b) = (a.unwrap(), b.unwrap());
+        let mode = std::fs::metadata(a.path()).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        assert_ne!(a.path(), b.path());
+        let name = a.path().file_name().unwrap().to_str().unwrap().to_string();
+        let me = std::process::id();
+        assert!(
+            name.starts_with(&format!(".hostbench-test-{me}-")),
+            "{name}"
+        );
+    }
+
+    #[test]
+    fn an_existing_path_is_never_adopted() {
+        // Whatever another user prepared, create() makes a new directory of its own.
+        let parent = tempfile::tempdir().unwrap();
+        let me = std::process::id();
+        let planted = parent.path().join(format!(".hostbench-test-{me}"));
+        std::fs::create_dir(&planted).unwrap();
+        let d = PrivateDir::create(parent.path(), "test").unwrap();
+        assert_ne!(d.path(), planted);
+        assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
+    }
+
+    #[test]
+    fn the_start_time_of_this_process_is_read() {
+        let t = process_start_ticks(std::process::id()).unwrap();
+        assert!(t > 0);
+        assert_eq!(process_start_ticks(std::process::id()), Some(t));
+    }
+
+    #[test]
+    fn stale_directories_of_gone_processes_are_swept_and_live_ones_kept() {
+        let parent = tempfile::tempdir().unwrap();
+        let live = PrivateDir::create(parent.path(), "index").unwrap();
+        // A pid above the kernel's pid_max is never alive.
+        let gone_new = parent
+            .path()
+            .join(".hostbench-index-4194305-123-abcdefabcdef");
+        let gone_old = parent.path().join(".hostbench-interactive-4194306");
+        // This process's pid with another start time: a previous process that had this pid.
+        let me = std::process::id();
+        let reused = parent
+            .path()
+            .join(format!(".hostbench-index-{me}-1-zzzzzzzzzzzz"));
+        let unrelated = parent.path().join(".hostbench-notes");
+        for d in [&gone_new, &gone_old, &reused, &unrelated] {
+            std::fs::create_dir(d).unwrap();
+        }
+        std::fs::write(gone_new.join("read.dat"), vec![0u8; 4096]).unwrap();
+        let mut removed = sweep_stale(parent.path());
+        removed.sort_by_key(|s| s.pid);
+        let paths: Vec<&PathBuf> = removed.iter().map(|s| &s.path).collect();
+        assert_eq!(paths.len(), 3, "{removed:?}");
+        assert!(paths.contains(&&gone_new) && paths.contains(&&gone_old));
+        assert!(paths.contains(&&reused));
+        assert_eq!(removed.iter().map(|s| s.bytes).sum::<u64>(), 4096);
+        assert!(live.path().exists());
+        assert!(unrelated.exists());
+    }
+
+    #[test]
+    fn a_symlink_that_looks_stale_is_not_followed() {
+        let parent = tempfile::tempdir().unwrap();
+        let target = tempfile::tempdir().unwrap();
+        std::fs::write(target.path().join("keep"), "x").unwrap();
+        let link = parent
+            .path()
+            .join(".hostbench-index-4194305-1-abcdefabcdef");
+        std::os::unix::fs::symlink(target.path(), &link).unwrap();
+        assert!(sweep_stale(parent.path()).is_empty());
+        assert!(target.path().join("keep").exists());
     }
 }

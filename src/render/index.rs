@@ -89,6 +89,9 @@ pub fn pass_text(p: &IndexPass, cpus: usize) -> String {
     for s in &p.skipped {
         let _ = writeln!(out, "{:<40} skipped: {}", s.name, s.reason);
     }
+    for s in &p.failed {
+        let _ = writeln!(out, "{:<40} FAILED: {}", s.name, s.reason);
+    }
     out.push('\n');
     for cat in [Category::System, Category::TwoD, Category::ThreeD] {
         out.push_str(&index_table(p, cat));

@@ -13,6 +13,7 @@ pub mod results;
 pub mod sched;
 pub mod standard;
 pub mod svg;
+pub mod units;
 
 use crate::model::{RunResult, SuiteResult};
 

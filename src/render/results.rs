@@ -26,15 +26,23 @@ pub fn list_table(entries: &[StoredEntry]) -> String {
         "ID", "STARTED (UTC)", "SUITE", "HOST"
     );
     for e in entries {
+        let started = match e.started_at {
+            Some(t) => t.format("%Y-%m-%d %H:%M:%S").to_string(),
+            None => "?".to_string(),
+        };
         let _ = writeln!(
             out,
-            "{:>5}  {:<19}  {:<suite_w$}  {:<host_w$}  {}{}",
+            "{:>5}  {:<19}  {:<suite_w$}  {:<host_w$}  {}{}{}",
             e.id,
-            e.started_at.format("%Y-%m-%d %H:%M:%S"),
+            started,
             e.suites,
             e.host,
             e.headline,
-            if e.incomplete { " [incomplete]" } else { "" }
+            if e.incomplete { " [incomplete]" } else { "" },
+            match &e.problem {
+                Some(p) => format!(" [malformed row: {p}]"),
+                None => String::new(),
+            }
         );
     }
     out

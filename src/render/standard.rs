@@ -78,14 +78,18 @@ fn ms(ns: f64) -> String {
 /// do next.
 pub fn summary(
     result: &RunResult,
-    id: i64,
+    id: Option<i64>,
     store: &Path,
     skipped: &[String],
     failure: Option<&str>,
 ) -> String {
     let elapsed = (result.finished_at - result.started_at).num_milliseconds() as f64 / 1e3;
     let mut out = format!(
-        "\nSummary of result {id} ({}{}):\n",
+        "\nSummary of {} ({}{}):\n",
+        match id {
+            Some(id) => format!("result {id}"),
+            None => "the run".to_string(),
+        },
         duration(elapsed),
         if result.incomplete {
             ", incomplete"
@@ -142,10 +146,12 @@ pub fn summary(
     if let Some(f) = failure {
         out.push_str(&format!("  Stopped by an error in {f}\n"));
     }
-    let db = store.display();
-    out.push_str(&format!(
-        "Stored as result {id} in {db}.\nReport: hostbench report {id} -o hostbench-{id}.html\nCompare with another run: hostbench compare OTHER_ID {id} (hostbench results list shows the ids)\n"
-    ));
+    if let Some(id) = id {
+        let db = store.display();
+        out.push_str(&format!(
+            "Stored as result {id} in {db}.\nReport: hostbench report {id} -o hostbench-{id}.html\nCompare with another run: hostbench compare OTHER_ID {id} (hostbench results list shows the ids)\n"
+        ));
+    }
     out
 }
 

@@ -1,6 +1,7 @@
 //! Where results are kept. One trait, so the embedded SQLite store and (later) a shared
 //! PostgreSQL one are interchangeable to the commands that use them.
 
+pub mod fallback;
 mod sqlite;
 
 pub use sqlite::SqliteStore;
@@ -14,11 +15,14 @@ use crate::model::RunResult;
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredEntry {
     pub id: i64,
-    pub started_at: DateTime<Utc>,
+    /// None when the stored time is malformed (see `problem`).
+    pub started_at: Option<DateTime<Utc>>,
     pub suites: String,
     pub host: String,
     pub headline: String,
     pub incomplete: bool,
+    /// What is wrong with a row whose columns do not hold what hostbench wrote.
+    pub problem: Option<String>,
 }
 
 pub trait ResultStore {

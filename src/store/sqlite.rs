@@ -3,13 +3,29 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, Utc};
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::types::{Value, ValueRef};
+use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
 
 use super::{ResultStore, StoredEntry};
 use crate::model::{RunResult, SCHEMA_VERSION};
 
 /// The database layout version, kept in SQLite's `user_version`.
 const DB_VERSION: i64 = 1;
+
+/// How long a statement waits for another hostbench process that holds the database.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The columns of the `results` table, in order.
+const COLUMNS: [&str; 8] = [
+    "id",
+    "started_at",
+    "suites",
+    "host",
+    "headline",
+    "incomplete",
+    "schema_version",
+    "result_json",
+];
 
 /// Results in one SQLite file: a row per run with the columns `results list` shows, and the
 /// whole result as JSON so nothing measured is lost.
@@ -19,18 +35,79 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
-    /// Opens (creating if needed) the database at `path` and its parent directories.
+    /// Opens the database at `path` for storing results, creating it and its parent
+    /// directories if needed. A database that already has the layout is only read here, so a
+    /// store another process is writing to opens as soon as it may be read. A file this call
+    /// created is removed again if the open fails (a full disk left a 0-byte file).
     pub fn open(path: &Path) -> Result<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        let conn = Connection::open(path)?;
-        // Several hostbench processes may share one database (a fleet script, the tests).
-        conn.busy_timeout(Duration::from_secs(10))?;
-        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-        if version > DB_VERSION {
-            bail!("the database was written by a newer hostbench (layout {version}, this one reads {DB_VERSION})");
+        let existed = path.exists();
+        let opened = Connection::open(path)
+            .map_err(anyhow::Error::from)
+            .and_then(|conn| {
+                conn.busy_timeout(BUSY_TIMEOUT)?;
+                prepare_layout(&conn)?;
+                Ok(conn)
+            });
+        match opened {
+            Ok(conn) => Ok(SqliteStore {
+                conn,
+                path: path.to_path_buf(),
+            }),
+            Err(e) => {
+                if !existed {
+                    for suffix in ["", "-journal"] {
+                        let mut p = path.as_os_str().to_owned();
+                        p.push(suffix);
+                        let _ = std::fs::remove_file(PathBuf::from(p));
+                    }
+                }
+                Err(explain(e, path))
+            }
         }
+    }
+
+    /// Opens an existing database read-only, for the commands that only read results: a
+    /// read-only file or directory is enough, and nothing is created. None when there is no
+    /// database at `path` yet.
+    pub fn open_read_only(path: &Path) -> Result<Option<Self>> {
+        if !path.exists() {
+            return Ok(None);
+        }
+        let opened = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(anyhow::Error::from)
+        .and_then(|conn| {
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            check_layout(&conn)?;
+            Ok(conn)
+        });
+        match opened {
+            Ok(conn) => Ok(Some(SqliteStore {
+                conn,
+                path: path.to_path_buf(),
+            })),
+            Err(e) => Err(explain(e, path)),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// The layout version and the `results` table: checked, and created only where missing (a
+/// write needs the database's write lock, which another process may hold for a while).
+fn prepare_layout(conn: &Connection) -> Result<()> {
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if version > DB_VERSION {
+        bail!("the database was written by a newer hostbench (layout {version}, this one reads {DB_VERSION})");
+    }
+    if !has_results_table(conn)? {
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS results (
                 id             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -43,86 +120,194 @@ impl SqliteStore {
                 result_json    TEXT    NOT NULL
             );",
         )?;
+    }
+    if version != DB_VERSION {
         conn.pragma_update(None, "user_version", DB_VERSION)?;
-        Ok(SqliteStore {
-            conn,
-            path: path.to_path_buf(),
-        })
     }
+    check_layout(conn)
+}
 
-    pub fn path(&self) -> &Path {
-        &self.path
+fn has_results_table(conn: &Connection) -> Result<bool> {
+    Ok(conn
+        .query_row(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'results'",
+            [],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some())
+}
+
+/// A database whose `results` table lacks one of hostbench's columns is someone else's.
+fn check_layout(conn: &Connection) -> Result<()> {
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if version > DB_VERSION {
+        bail!("the database was written by a newer hostbench (layout {version}, this one reads {DB_VERSION})");
     }
+    if !has_results_table(conn)? {
+        bail!("it has no results table: not a hostbench result store");
+    }
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('results')")?;
+    let names: Vec<String> = stmt
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    if let Some(missing) = COLUMNS.iter().find(|c| !names.iter().any(|n| n == *c)) {
+        bail!("its results table has no column {missing}: not a hostbench result store");
+    }
+    Ok(())
+}
+
+/// SQLite's own words, said in terms of the store.
+fn explain(e: anyhow::Error, path: &Path) -> anyhow::Error {
+    let code = e
+        .downcast_ref::<rusqlite::Error>()
+        .and_then(|e| e.sqlite_error_code());
+    let what = match code {
+        Some(ErrorCode::NotADatabase) => "it is not an SQLite database".to_string(),
+        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => format!(
+            "another process has held it locked for over {} s",
+            BUSY_TIMEOUT.as_secs()
+        ),
+        Some(ErrorCode::DiskFull) => "the disk it is on is full".to_string(),
+        Some(ErrorCode::ReadOnly) => "it is read-only".to_string(),
+        Some(ErrorCode::CannotOpen) => "it cannot be opened".to_string(),
+        Some(ErrorCode::PermissionDenied) => "permission denied".to_string(),
+        _ => format!("{e:#}"),
+    };
+    anyhow::anyhow!("{}: {what}", path.display())
 }
 
 impl ResultStore for SqliteStore {
     fn save(&mut self, result: &RunResult) -> Result<i64> {
         let json = serde_json::to_string(result)?;
-        self.conn.execute(
-            "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![
-                result.started_at.to_rfc3339(),
-                result.suite_names(),
-                result.environment.hostname,
-                result.headline(),
-                result.incomplete,
-                result.schema_version,
-                json
-            ],
-        )?;
+        self.conn
+            .execute(
+                "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    result.started_at.to_rfc3339(),
+                    result.suite_names(),
+                    result.environment.hostname,
+                    result.headline(),
+                    result.incomplete,
+                    result.schema_version,
+                    json
+                ],
+            )
+            .map_err(|e| explain(e.into(), &self.path))?;
         Ok(self.conn.last_insert_rowid())
     }
 
+    /// Every row; a row whose columns do not hold what hostbench wrote is listed with what is
+    /// wrong with it, so one bad row does not hide the others.
     fn list(&self) -> Result<Vec<StoredEntry>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT id, started_at, suites, host, headline, incomplete FROM results ORDER BY id",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, String>(3)?,
-                r.get::<_, String>(4)?,
-                r.get::<_, bool>(5)?,
-            ))
-        })?;
-        rows.map(|row| {
-            let (id, started, suites, host, headline, incomplete) = row?;
-            let started_at = DateTime::parse_from_rfc3339(&started)
-                .with_context(|| format!("result {id} has a malformed start time {started:?}"))?
-                .with_timezone(&Utc);
-            Ok(StoredEntry {
-                id,
-                started_at,
-                suites,
-                host,
-                headline,
-                incomplete,
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, started_at, suites, host, headline, incomplete FROM results ORDER BY id",
+            )
+            .map_err(|e| explain(e.into(), &self.path))?;
+        let rows = stmt
+            .query_map([], |r| {
+                let mut values = Vec::with_capacity(6);
+                for i in 0..6 {
+                    values.push(r.get::<_, Value>(i)?);
+                }
+                Ok(values)
             })
-        })
-        .collect()
+            .map_err(|e| explain(e.into(), &self.path))?;
+        let mut entries = Vec::new();
+        for row in rows {
+            let v = row.map_err(|e| explain(e.into(), &self.path))?;
+            entries.push(entry(&v));
+        }
+        Ok(entries)
     }
 
     fn load(&self, id: i64) -> Result<Option<RunResult>> {
-        let row: Option<(i64, String)> = self
+        let row: Option<(Value, Value)> = self
             .conn
             .query_row(
                 "SELECT schema_version, result_json FROM results WHERE id = ?1",
                 [id],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
-            .optional()?;
+            .optional()
+            .map_err(|e| explain(e.into(), &self.path))?;
         let Some((schema, json)) = row else {
             return Ok(None);
+        };
+        let Value::Integer(schema) = schema else {
+            bail!("result {id} is malformed in the store: its schema_version is not a number");
         };
         if schema != i64::from(SCHEMA_VERSION) {
             bail!("result {id} has schema version {schema}; this hostbench reads version {SCHEMA_VERSION}");
         }
+        let Value::Text(json) = json else {
+            bail!("result {id} is malformed in the store: its result_json is not text");
+        };
         let result = serde_json::from_str(&json)
-            .with_context(|| format!("result {id} is malformed in the store"))?;
+            .map_err(|e| anyhow::anyhow!("result {id} is malformed in the store: {e}"))?;
         Ok(Some(result))
+    }
+}
+
+/// One `results list` row from the columns as stored.
+fn entry(v: &[Value]) -> StoredEntry {
+    let mut problems = Vec::new();
+    let id = match &v[0] {
+        Value::Integer(i) => *i,
+        _ => 0,
+    };
+    let mut text = |i: usize, name: &str| match ValueRef::from(&v[i]) {
+        ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+        other => {
+            problems.push(format!("{name} is {}", type_name(other)));
+            String::new()
+        }
+    };
+    let started = text(1, "started_at");
+    let suites = text(2, "suites");
+    let host = text(3, "host");
+    let headline = text(4, "headline");
+    let incomplete = match &v[5] {
+        Value::Integer(0) => false,
+        Value::Integer(1) => true,
+        other => {
+            problems.push(format!(
+                "incomplete is {}",
+                type_name(ValueRef::from(other))
+            ));
+            false
+        }
+    };
+    let started_at = match DateTime::parse_from_rfc3339(&started) {
+        Ok(t) => Some(t.with_timezone(&Utc)),
+        Err(_) => {
+            if !started.is_empty() {
+                problems.push(format!("started_at {started:?} is not a time"));
+            }
+            None
+        }
+    };
+    StoredEntry {
+        id,
+        started_at,
+        suites,
+        host,
+        headline,
+        incomplete,
+        problem: (!problems.is_empty()).then(|| problems.join(", ")),
+    }
+}
+
+fn type_name(v: ValueRef<'_>) -> &'static str {
+    match v {
+        ValueRef::Null => "empty (NULL)",
+        ValueRef::Integer(_) => "a number",
+        ValueRef::Real(_) => "a real number",
+        ValueRef::Text(_) => "text",
+        ValueRef::Blob(_) => "a blob",
     }
 }
 
@@ -200,5 +385,89 @@ mod tests {
     fn a_directory_is_not_a_database() {
         let dir = tempfile::tempdir().unwrap();
         assert!(SqliteStore::open(dir.path()).is_err());
+    }
+
+    #[test]
+    fn read_only_open_creates_nothing_and_reads_a_read_only_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.sqlite");
+        assert!(SqliteStore::open_read_only(&path).unwrap().is_none());
+        assert!(!path.exists());
+        let id = SqliteStore::open(&path)
+            .unwrap()
+            .save(&result("h", false))
+            .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let store = SqliteStore::open_read_only(&path).unwrap().unwrap();
+        assert_eq!(store.list().unwrap().len(), 1);
+        assert!(store.load(id).unwrap().is_some());
+    }
+
+    #[test]
+    fn one_malformed_row_is_flagged_and_the_others_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = SqliteStore::open(&dir.path().join("r.sqlite")).unwrap();
+        store.save(&result("a", false)).unwrap();
+        let bad = store.save(&result("b", false)).unwrap();
+        store.save(&result("c", false)).unwrap();
+        store
+            .conn
+            .execute(
+                "UPDATE results SET host = X'00ff', started_at = 'yesterday' WHERE id = ?1",
+                [bad],
+            )
+            .unwrap();
+        let list = store.list().unwrap();
+        assert_eq!(list.len(), 3);
+        assert!(list[0].problem.is_none() && list[2].problem.is_none());
+        let p = list[1].problem.as_deref().unwrap();
+        assert!(
+            p.contains("host is a blob") && p.contains("yesterday"),
+            "{p}"
+        );
+        store
+            .conn
+            .execute(
+                "UPDATE results SET result_json = X'00' WHERE id = ?1",
+                [bad],
+            )
+            .unwrap();
+        let err = store.load(bad).unwrap_err().to_string();
+        assert!(err.contains("result_json is not text"), "{err}");
+    }
+
+    #[test]
+    fn another_programs_database_is_named_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("other.sqlite");
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch("CREATE TABLE results (id INTEGER PRIMARY KEY, x TEXT);")
+            .unwrap();
+        drop(conn);
+        for err in [
+            SqliteStore::open(&path).err().unwrap(),
+            SqliteStore::open_read_only(&path).err().unwrap(),
+        ] {
+            let err = format!("{err:#}");
+            assert!(err.contains("not a hostbench result store"), "{err}");
+        }
+        let junk = dir.path().join("junk.sqlite");
+        std::fs::write(&junk, vec![b'x'; 4096]).unwrap();
+        let err = format!("{:#}", SqliteStore::open(&junk).err().unwrap());
+        assert!(err.contains("not an SQLite database"), "{err}");
+    }
+
+    #[test]
+    fn a_newer_layout_is_refused_and_the_file_kept() {
+        // (A file this open created is removed on failure: tests/faults.rs fills a disk.)
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("newer.sqlite");
+        let conn = Connection::open(&path).unwrap();
+        conn.pragma_update(None, "user_version", 99).unwrap();
+        drop(conn);
+        let err = format!("{:#}", SqliteStore::open(&path).err().unwrap());
+        assert!(err.contains("newer hostbench"), "{err}");
+        assert!(path.exists(), "an existing database is never removed");
     }
 }

@@ -72,6 +72,8 @@ impl Worker {
         let mut child = cmd
             .spawn()
             .with_context(|| format!("starting the {label} worker"))?;
+        // Its group is killed should this process end at once (a second Ctrl-C).
+        crate::platform::cleanup::add_group(child.id() as libc::pid_t);
         let stdin = child.stdin.take();
         let stdout = BufReader::new(
             child
@@ -90,6 +92,11 @@ impl Worker {
 
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    fn mark_reaped(&mut self) {
+        self.reaped = true;
+        crate::platform::cleanup::remove_group(self.child.id() as libc::pid_t);
     }
 
     /// Sends one command line.
@@ -143,7 +150,9 @@ impl Worker {
     /// An error naming how the worker ended (reaping it when it has).
     fn died(&mut self, what: &str) -> anyhow::Error {
         let status = self.child.wait().ok();
-        self.reaped = status.is_some();
+        if status.is_some() {
+            self.mark_reaped();
+        }
         anyhow!(
             "the {} worker (pid {}) {what}: {}",
             self.label,
@@ -159,7 +168,7 @@ impl Worker {
             .child
             .wait()
             .with_context(|| format!("waiting for the {} worker", self.label))?;
-        self.reaped = true;
+        self.mark_reaped();
         if status.success() {
             Ok(())
         } else {
@@ -194,6 +203,7 @@ impl Drop for Worker {
         // SAFETY: signals the worker's own process group, which holds nothing else.
         unsafe { libc::kill(-pgid, libc::SIGKILL) };
         let _ = self.child.wait();
+        self.mark_reaped();
     }
 }
 

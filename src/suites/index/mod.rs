@@ -47,6 +47,27 @@ pub struct IndexSettings {
     pub xvfb: bool,
 }
 
+/// Most iterations of one test (`-i`): UnixBench's default is 10.
+pub const MAX_ITERATIONS: usize = 1000;
+/// Most seconds one run of a test may last (`--seconds`): a day.
+pub const MAX_SECONDS: f64 = 86_400.0;
+/// Most passes (`-c` given this many times).
+pub const MAX_PASSES: usize = 64;
+/// Copies per usable CPU beyond which a pass measures the run queue, not the tests.
+pub const COPIES_PER_CPU: usize = 64;
+/// Processes one copy may have at once (the shell test's copy runs 16 pipelines of 4).
+pub const PROCESSES_PER_COPY: u64 = 80;
+
+/// The most copies a pass may run: 64 per usable CPU, and no more than the process limit
+/// leaves room for.
+pub fn max_copies(usable_cpus: usize, process_limit: Option<u64>) -> usize {
+    let by_cpus = usable_cpus.max(1).saturating_mul(COPIES_PER_CPU);
+    match process_limit {
+        Some(l) => by_cpus.min((l / PROCESSES_PER_COPY).max(1) as usize),
+        None => by_cpus,
+    }
+}
+
 /// A validated index configuration.
 #[derive(Debug, Clone)]
 pub struct IndexConfig {
@@ -59,25 +80,52 @@ pub struct IndexConfig {
 }
 
 impl IndexConfig {
+    /// `process_limit`: the processes this user may run (RLIMIT_NPROC), None if unlimited.
     pub fn new(
         mut settings: IndexSettings,
         usable_cpus: usize,
+        process_limit: Option<u64>,
         workdir: PathBuf,
         display: Option<String>,
     ) -> Result<Self, UsageError> {
         if settings.iterations == 0 {
             return Err(UsageError::new("-i must be at least 1 iteration (got 0)"));
         }
+        if settings.iterations > MAX_ITERATIONS {
+            return Err(UsageError::new(format!(
+                "-i must be at most {MAX_ITERATIONS} iterations (got {})",
+                settings.iterations
+            )));
+        }
         if settings.copies.contains(&0) {
             return Err(UsageError::new("-c must be at least 1 copy (got 0)"));
         }
+        let max_copies = max_copies(usable_cpus, process_limit);
+        if let Some(&c) = settings.copies.iter().find(|&&c| c > max_copies) {
+            return Err(UsageError::new(format!(
+                "-c {c} is more copies than this host can run sensibly: at most {max_copies} ({} per usable CPU, {usable_cpus} usable{})",
+                COPIES_PER_CPU,
+                match process_limit {
+                    Some(l) => format!(", and room for {PROCESSES_PER_COPY} processes a copy in the limit of {l} (ulimit -u)"),
+                    None => String::new(),
+                }
+            )));
+        }
+        if settings.copies.len() > MAX_PASSES {
+            return Err(UsageError::new(format!(
+                "-c may be given at most {MAX_PASSES} times (got {})",
+                settings.copies.len()
+            )));
+        }
         if let Some(s) = settings.seconds {
-            if s.is_nan() || s <= 0.0 {
-                return Err(UsageError::new("--seconds must be above 0"));
+            if !s.is_finite() || s <= 0.0 || s > MAX_SECONDS {
+                return Err(UsageError::new(format!(
+                    "--seconds must be above 0 and at most {MAX_SECONDS} (got {s})"
+                )));
             }
         }
         if let Some(p) = settings.adaptive_pct {
-            if p.is_nan() || p <= 0.0 {
+            if !p.is_finite() || p <= 0.0 {
                 return Err(UsageError::new("--adaptive must be a percentage above 0"));
             }
         }
@@ -168,7 +216,12 @@ pub struct IndexPass {
     pub started_at: DateTime<Utc>,
     pub finished_at: DateTime<Utc>,
     pub tests: Vec<TestResult>,
+    /// Tests not run here, with the reason (a missing program, no display).
     pub skipped: Vec<Skipped>,
+    /// Tests that started and failed (a full disk, a copy that died), with the error: unlike a
+    /// skip, a failure makes the result incomplete.
+    #[serde(default)]
+    pub failed: Vec<Skipped>,
     /// The System Benchmarks index of this pass (geometric mean of its index values).
     pub system_index: Option<f64>,
     /// Index tests that ran, of those in the index.
@@ -195,6 +248,11 @@ pub struct IndexResult {
 }
 
 impl IndexResult {
+    /// Tests that failed, over every pass.
+    pub fn failed_tests(&self) -> usize {
+        self.passes.iter().map(|p| p.failed.len()).sum()
+    }
+
     pub fn headline(&self) -> String {
         let parts: Vec<String> = self
             .passes
@@ -229,6 +287,7 @@ pub trait IndexObserver {
     fn iteration_done(&mut self, _t: &TestInfo, _index: usize, _pass: &Pass) {}
     fn test_done(&mut self, _r: &TestResult) {}
     fn skipped(&mut self, _s: &Skipped) {}
+    fn failed(&mut self, _s: &Skipped) {}
 }
 
 /// The worker spec of one copy.
@@ -306,6 +365,7 @@ pub fn run(
         let started_at = Utc::now();
         let mut tests = Vec::new();
         let mut skipped = Vec::new();
+        let mut failed = Vec::new();
         for &t in &config.tests {
             if stop.load(Ordering::Relaxed) {
                 break;
@@ -351,14 +411,14 @@ pub fn run(
                 }
                 Err(_) if stop.load(Ordering::Relaxed) => break,
                 // A test that fails (a full disk, a failed self-check) is reported with its
-                // reason, and the run goes on.
+                // reason, and the run goes on; the result is incomplete.
                 Err(e) => {
                     let s = Skipped {
                         name: t.name.into(),
-                        reason: format!("failed: {e:#}"),
+                        reason: format!("{e:#}"),
                     };
-                    observer.skipped(&s);
-                    skipped.push(s);
+                    observer.failed(&s);
+                    failed.push(s);
                 }
             }
         }
@@ -383,6 +443,7 @@ pub fn run(
             graphics_indexed: graphics_values.len(),
             tests,
             skipped,
+            failed,
         });
     }
     let graphics_display = display.ok().map(|d| match xvfb {

@@ -1,0 +1,100 @@
+//! Everything the command line writes goes through here, as fallible writes: `print!` panics
+//! when standard output is a closed pipe (`hostbench … | head -1`) or a full disk, and a panic
+//! mid-run would lose the measurement. A write that fails closes that stream for the rest of
+//! the run; measuring and storing go on. A closed pipe is the reader's choice and ends quietly;
+//! any other failure (`> /dev/full`) is reported at the end and makes the exit code 1.
+
+use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
+
+/// Standard output and standard error, shared by a command and its progress observers.
+#[derive(Clone)]
+pub struct Output {
+    state: Arc<Mutex<State>>,
+    /// `--json`: standard output carries the JSON document only; text goes to standard error.
+    pub json: bool,
+    /// `-q`: no chatter (progress, calibration lines).
+    pub quiet: bool,
+}
+
+#[derive(Default)]
+struct State {
+    stdout_closed: bool,
+    /// The first write error on standard output other than a closed pipe.
+    stdout_error: Option<String>,
+    stderr_closed: bool,
+}
+
+impl Output {
+    pub fn new(json: bool, quiet: bool) -> Self {
+        Output {
+            state: Arc::new(Mutex::new(State::default())),
+            json,
+            quiet,
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes to standard output (flushed).
+    pub fn out(&self, text: &str) {
+        let mut st = self.state();
+        if st.stdout_closed {
+            return;
+        }
+        let mut stdout = io::stdout().lock();
+        if let Err(e) = stdout
+            .write_all(text.as_bytes())
+            .and_then(|_| stdout.flush())
+        {
+            st.stdout_closed = true;
+            if e.kind() != io::ErrorKind::BrokenPipe {
+                st.stdout_error = Some(e.to_string());
+            }
+        }
+    }
+
+    /// Writes to standard error; a failure there has nowhere to be reported.
+    pub fn err(&self, text: &str) {
+        let mut st = self.state();
+        if st.stderr_closed {
+            return;
+        }
+        let mut stderr = io::stderr().lock();
+        if stderr
+            .write_all(text.as_bytes())
+            .and_then(|_| stderr.flush())
+            .is_err()
+        {
+            st.stderr_closed = true;
+        }
+    }
+
+    /// Text that belongs on standard output unless it carries JSON (then standard error).
+    pub fn text(&self, text: &str) {
+        if self.json {
+            self.err(text);
+        } else {
+            self.out(text);
+        }
+    }
+
+    /// Chatter: progress and calibration lines, left out with `-q`.
+    pub fn chatter(&self, text: &str) {
+        if !self.quiet {
+            self.text(text);
+        }
+    }
+
+    /// `warning: …` on standard error.
+    pub fn warn(&self, message: &str) {
+        self.err(&format!("warning: {message}\n"));
+    }
+
+    /// An error on standard output other than a closed pipe, if one happened.
+    pub fn stdout_error(&self) -> Option<String> {
+        self.state().stdout_error.clone()
+    }
+}

@@ -1,0 +1,195 @@
+//! The life of one measuring command, the same for every suite and for `hostbench run`: open
+//! the store before anything is measured (a bad path must not cost a run), install the stop
+//! signal, note the start and the steal clock; after measuring, build the result, store it —
+//! or, when the store fails, keep it in a JSON file instead of losing it — and give the exit
+//! code. Each command's `exec` validates its options, measures, and prints its own report.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use chrono::{DateTime, Utc};
+
+use super::output::Output;
+use super::GlobalArgs;
+use crate::error::UsageError;
+use crate::model::{Environment, RunResult, SuiteResult};
+use crate::platform::host::StealClock;
+use crate::platform::private_dir::{sweep_stale, PrivateDir};
+use crate::platform::signals::StopSignal;
+use crate::render;
+use crate::store::{fallback, ResultStore, SqliteStore};
+
+pub struct Session {
+    pub out: Output,
+    pub stop: StopSignal,
+    pub environment: Environment,
+    store: SqliteStore,
+    argv: Vec<String>,
+    started_at: DateTime<Utc>,
+    steal: StealClock,
+}
+
+/// Where a finished result went.
+pub enum Stored {
+    /// In the store, as this id.
+    Id(i64),
+    /// The store failed (the error); the result is in this JSON file.
+    File { path: PathBuf, error: String },
+    /// The store and every fallback place failed.
+    Nowhere { error: String },
+}
+
+/// A finished command: its result and where it was stored.
+pub struct Finished {
+    pub result: RunResult,
+    pub stored: Stored,
+    pub out: Output,
+    stop: StopSignal,
+    store_path: PathBuf,
+}
+
+impl Session {
+    /// Starts a measuring command once its options are valid: the store opens (a path that
+    /// cannot be opened is the user's to fix, exit 2), the stop signal is installed, the clock
+    /// starts.
+    pub fn start(global: &GlobalArgs, argv: Vec<String>, environment: Environment) -> Result<Self> {
+        let store = global.open_store()?;
+        let stop = StopSignal::install()?;
+        Ok(Session {
+            out: Output::new(global.json, global.quiet),
+            stop,
+            environment,
+            store,
+            argv,
+            started_at: Utc::now(),
+            steal: StealClock::start(),
+        })
+    }
+
+    pub fn started_at(&self) -> DateTime<Utc> {
+        self.started_at
+    }
+
+    /// Finished with the measuring: the result of `suites`, stored. `cut_short`: a failure
+    /// ended the run early (a stop is known to the session).
+    pub fn finish(mut self, suites: Vec<SuiteResult>, cut_short: bool) -> Finished {
+        self.environment.steal_ms_during_run = self.steal.elapsed_ms();
+        let result = RunResult::finished_suites(
+            self.started_at,
+            self.argv,
+            cut_short || self.stop.is_requested(),
+            self.environment,
+            suites,
+        );
+        let stored = match self.store.save(&result) {
+            Ok(id) => Stored::Id(id),
+            Err(e) => {
+                let error = format!("{e:#}");
+                match fallback::save(&result, &fallback::candidate_dirs(self.store.path())) {
+                    Ok(path) => Stored::File { path, error },
+                    Err(f) => Stored::Nowhere {
+                        error: format!("{error}; {f:#}"),
+                    },
+                }
+            }
+        };
+        Finished {
+            result,
+            stored,
+            out: self.out,
+            stop: self.stop,
+            store_path: self.store.path().to_path_buf(),
+        }
+    }
+}
+
+impl Finished {
+    /// `--json`: the whole result on standard output.
+    pub fn print_json(&self) {
+        match render::json::to_json(&self.result) {
+            Ok(json) => self.out.out(&format!("{json}\n")),
+            Err(e) => self.out.err(&format!("hostbench: error: {e:#}\n")),
+        }
+    }
+
+    /// "Stored as result N in PATH." on the command's text stream, or, when the store failed,
+    /// where the result went instead (on standard error, always).
+    pub fn say_where_stored(&self) {
+        match &self.stored {
+            Stored::Id(id) => {
+                if !self.out.json {
+                    self.out.out(&format!(
+                        "Stored as result {id} in {}.\n",
+                        self.store_path.display()
+                    ));
+                }
+            }
+            Stored::File { path, error } => self.out.err(&format!(
+                "hostbench: error: the result could not be stored ({error}); it is saved in {} instead: store it later with `hostbench results import {}`\n",
+                path.display(),
+                path.display()
+            )),
+            Stored::Nowhere { error } => {
+                self.out.err(&format!(
+                    "hostbench: error: the result could not be stored or saved anywhere ({error})\n"
+                ));
+                if !self.out.json {
+                    self.out.err("The result, as JSON:\n");
+                    if let Ok(json) = render::json::to_json(&self.result) {
+                        self.out.err(&format!("{json}\n"));
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn id(&self) -> Option<i64> {
+        match self.stored {
+            Stored::Id(id) => Some(id),
+            _ => None,
+        }
+    }
+
+    pub fn store_path(&self) -> &Path {
+        &self.store_path
+    }
+
+    /// The exit code: 128 + the signal after a stop; 1 after a failure of the run, of the
+    /// store, or of writing the report; else 0. Says what failed on standard output's account.
+    pub fn exit_code(&self, failed: bool) -> i32 {
+        let stored = matches!(self.stored, Stored::Id(_));
+        let write_error = self.out.stdout_error();
+        if let Some(e) = &write_error {
+            self.out.err(&format!(
+                "hostbench: error: writing to standard output: {e}{}\n",
+                match self.id() {
+                    Some(id) => format!(" (the result is stored as result {id})"),
+                    None => String::new(),
+                }
+            ));
+        }
+        self.stop
+            .run_exit_code(failed || !stored || write_error.is_some())
+    }
+}
+
+/// Checks, before anything is measured, that `dir` can hold a run's temporary files (a private
+/// directory is made there and removed), and removes the private directories that runs killed
+/// earlier left there, saying so.
+pub fn prepare_workdir(dir: &Path, out: &Output) -> Result<()> {
+    for stale in sweep_stale(dir) {
+        out.err(&format!(
+            "hostbench: removed {} ({}) left by process {}, which is gone\n",
+            stale.path.display(),
+            render::units::bytes(stale.bytes),
+            stale.pid
+        ));
+    }
+    PrivateDir::create(dir, "check").map_err(|e| {
+        UsageError::new(format!(
+            "cannot use {} for temporary files: {e}",
+            dir.display()
+        ))
+    })?;
+    Ok(())
+}

@@ -1,0 +1,200 @@
+//! Writing output files at names a user chose or a tool predicts (`hostbench-report.html`,
+//! `results/HOST-DATE-NN`, interbench's log) without being turned against the user who runs
+//! hostbench. In a world-writable directory another user may have put a symlink or a file of
+//! their own at that name in advance; following it would let them make root overwrite any file,
+//! or write into theirs. So: a whole file is written under a new unpredictable name and renamed
+//! into place (a rename replaces a symlink, never follows it); a file appended to is opened
+//! without following a symlink and must be a regular file of this user's; a directory written
+//! into must be this user's.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+fn euid() -> u32 {
+    // SAFETY: no preconditions.
+    unsafe { libc::geteuid() }
+}
+
+/// Writes `bytes` as the whole content of `path`, mode 0644: into a new file of an
+/// unpredictable name beside it, then renamed over `path`. A reader never sees half a file, a
+/// failed write leaves nothing behind, and whatever stood at `path` (a symlink, another user's
+/// file) is replaced, never written through.
+pub fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if meta.is_dir() {
+            bail!("{} is a directory", path.display());
+        }
+    }
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".hostbench-tmp-")
+        .tempfile_in(dir)
+        .with_context(|| format!("creating a file in {}", dir.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|_| tmp.flush())
+        .and_then(|_| {
+            tmp.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(0o644))
+        })
+        .with_context(|| format!("writing {}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// Opens `path` for appending, creating it (mode 0644) if needed. Refuses a symlink, anything
+/// but a regular file (a FIFO would block the run), and a file of another user's.
+pub fn open_append(path: &Path) -> Result<File> {
+    let file = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => io::Error::other("it is a symbolic link"),
+            // A FIFO with no reader, opened without blocking.
+            Some(libc::ENXIO) => io::Error::other("it is not a regular file"),
+            _ => e,
+        })
+        .with_context(|| format!("opening {}", path.display()))?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        bail!("{} is not a regular file", path.display());
+    }
+    if meta.uid() != euid() {
+        bail!(
+            "{} belongs to another user (uid {}); refusing to write into it",
+            path.display(),
+            meta.uid()
+        );
+    }
+    clear_nonblock(&file)?;
+    Ok(file)
+}
+
+fn clear_nonblock(file: &File) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor we own.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Creates `path` new (`O_EXCL`, which also refuses a symlink there), mode 0644.
+pub fn create_new(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .open(path)
+}
+
+/// Creates the directory `dir` (and its parents) if needed, and checks that it, as reached
+/// through any symlink, is a directory of this user's: files written into another user's
+/// directory could be read, replaced or linked by them.
+pub fn own_directory(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let me = euid();
+    let link = std::fs::symlink_metadata(dir)?;
+    let meta = std::fs::metadata(dir)?;
+    if link.file_type().is_symlink() && link.uid() != me {
+        bail!(
+            "{} is a symbolic link of another user's (uid {}); refusing to write there",
+            dir.display(),
+            link.uid()
+        );
+    }
+    if meta.uid() != me {
+        bail!(
+            "{} belongs to another user (uid {}); refusing to write there",
+            dir.display(),
+            meta.uid()
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_replacing_replaces_a_symlink_instead_of_following_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let out = dir.path().join("report.html");
+        std::os::unix::fs::symlink(&victim, &out).unwrap();
+        write_replacing(&out, b"page").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "page");
+        assert!(!std::fs::symlink_metadata(&out)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644);
+        // Nothing else left beside it.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn write_replacing_into_a_missing_directory_fails_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("no/such/dir/r.html");
+        assert!(write_replacing(&out, b"x").is_err());
+        assert!(write_replacing(dir.path(), b"x").is_err());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn open_append_refuses_a_symlink_and_a_fifo_and_appends_to_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let log = dir.path().join("x.log");
+        std::os::unix::fs::symlink(&victim, &log).unwrap();
+        let err = open_append(&log).unwrap_err();
+        assert!(format!("{err:#}").contains("symbolic link"), "{err:#}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+
+        let fifo = dir.path().join("fifo.log");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let err = open_append(&fifo).unwrap_err();
+        assert!(format!("{err:#}").contains("not a regular file"), "{err:#}");
+
+        let ok = dir.path().join("ok.log");
+        open_append(&ok).unwrap().write_all(b"a").unwrap();
+        open_append(&ok).unwrap().write_all(b"b").unwrap();
+        assert_eq!(std::fs::read_to_string(&ok).unwrap(), "ab");
+    }
+
+    #[test]
+    fn create_new_refuses_an_existing_name_and_a_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let link = dir.path().join("r-01");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        assert!(create_new(&link).is_err());
+        assert!(create_new(&victim).is_err());
+        assert!(create_new(&dir.path().join("r-02")).is_ok());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    }
+}

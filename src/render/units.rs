@@ -1,0 +1,32 @@
+//! Quantities said the way a person reads them.
+
+/// Bytes in the largest binary unit that keeps the figure at 1 or more: "512 B", "4.0 KiB",
+/// "95.4 MiB", "1.5 GiB" (never "0.0 GiB" for a small size).
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_people_say_them() {
+        assert_eq!(bytes(0), "0 B");
+        assert_eq!(bytes(1000), "1000 B");
+        assert_eq!(bytes(4096), "4.0 KiB");
+        assert_eq!(bytes(100 << 20), "100.0 MiB");
+        assert_eq!(bytes(3 << 29), "1.5 GiB");
+        assert_eq!(bytes(5 << 40), "5.0 TiB");
+    }
+}
