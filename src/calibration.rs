@@ -258,6 +258,16 @@ pub struct BurnCalibration {
     pub key: String,
 }
 
+/// The largest `loops_per_ms` a user may give (`-l`): a hundred times what today's CPUs run
+/// (about a million); beyond it a "1 ms" burn would last minutes.
+pub const MAX_LOOPS_PER_MS: u64 = 100_000_000;
+
+/// The speeds a cached figure may have to be reused: the dependent multiply-add chain of
+/// [`burn_loops`] runs about one step per nanosecond on a current CPU, so a cached value far
+/// outside this range was damaged or edited, and using it would make every burn wrong (0) or
+/// endless (`u64::MAX`).
+const PLAUSIBLE_LOOPS_PER_MS: std::ops::RangeInclusive<u64> = 1_000..=MAX_LOOPS_PER_MS;
+
 /// How to obtain `loops_per_ms`: interbench's `-b` (re-measure) and `-l` (use this value).
 #[derive(Debug, Clone)]
 pub struct CalibrationOptions {
@@ -299,13 +309,21 @@ pub fn burn_calibration(opts: &CalibrationOptions) -> BurnCalibrationOutcome {
         };
     }
     let mut cache = CalibrationCache::load(&opts.cache_file);
+    let mut cache_warning = None;
     if !opts.recalibrate {
         if let Some(mut cached) = cache.entries.get(&key).cloned() {
-            cached.source = CalibrationSource::Cached;
-            return BurnCalibrationOutcome {
-                calibration: cached,
-                cache_warning: None,
-            };
+            if PLAUSIBLE_LOOPS_PER_MS.contains(&cached.loops_per_ms) {
+                cached.source = CalibrationSource::Cached;
+                return BurnCalibrationOutcome {
+                    calibration: cached,
+                    cache_warning: None,
+                };
+            }
+            cache_warning = Some(format!(
+                "the cached loops_per_ms {} in {} is not a speed this loop can have; measured again",
+                cached.loops_per_ms,
+                opts.cache_file.display()
+            ));
         }
     }
     let measurement = measure_rate(&mut burn_loops, BURN_BUDGET);
@@ -317,10 +335,9 @@ pub fn burn_calibration(opts: &CalibrationOptions) -> BurnCalibrationOutcome {
         key: key.clone(),
     };
     cache.entries.insert(key, calibration.clone());
-    let cache_warning = cache
-        .save(&opts.cache_file)
-        .err()
-        .map(|e| format!("calibration not cached: {e:#}"));
+    if let Err(e) = cache.save(&opts.cache_file) {
+        cache_warning = Some(format!("calibration not cached: {e:#}"));
+    }
     BurnCalibrationOutcome {
         calibration,
         cache_warning,
@@ -352,19 +369,14 @@ impl CalibrationCache {
             .unwrap_or_default()
     }
 
-    /// Writes through a temporary file and a rename, so a concurrent reader never sees half a
-    /// file; the temporary file is removed if the write fails.
+    /// Writes through a new file and a rename, so a concurrent reader never sees half a file;
+    /// nothing is left behind if the write fails.
     fn save(&self, path: &Path) -> Result<()> {
         if let Some(dir) = path.parent() {
             fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
         let text = serde_json::to_string_pretty(self)?;
-        let written = fs::write(&tmp, text).and_then(|_| fs::rename(&tmp, path));
-        if written.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        written.with_context(|| format!("writing {}", path.display()))
+        crate::platform::files::write_replacing(path, text.as_bytes())
     }
 }
 

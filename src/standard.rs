@@ -186,6 +186,7 @@ impl StandardPlan {
             &HostLimits {
                 swap_bytes: host.swap_bytes,
                 available_bytes: host.memory_available_bytes,
+                usable_cpus: host.usable_cpus,
             },
         )?;
 

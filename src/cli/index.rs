@@ -11,6 +11,7 @@ use super::GlobalArgs;
 use crate::model::{Environment, SuiteResult};
 use crate::platform::files;
 use crate::platform::host::collect_environment;
+use crate::platform::limits;
 use crate::render;
 use crate::suites::index::registry::TestInfo;
 use crate::suites::index::scoring::Pass;
@@ -77,7 +78,7 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     let config = IndexConfig::new(
         settings,
         usable_cpus(&environment),
-        process_limit(),
+        limits::process_limit(),
         workdir,
         display,
     )?;
@@ -123,21 +124,6 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         ));
     }
     Ok(done.exit_code(failed > 0))
-}
-
-/// The most processes this user may run (RLIMIT_NPROC), None when unlimited.
-fn process_limit() -> Option<u64> {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: a valid rlimit to fill.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NPROC, &mut lim) } != 0
-        || lim.rlim_cur == libc::RLIM_INFINITY
-    {
-        return None;
-    }
-    Some(lim.rlim_cur)
 }
 
 /// The CPUs this process may really use: its affinity mask, and the cgroup quota rounded up,

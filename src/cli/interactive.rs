@@ -155,6 +155,7 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     let host = HostLimits {
         swap_bytes: environment.swap_total_bytes,
         available_bytes: environment.memory_available_bytes,
+        usable_cpus: super::index::usable_cpus(&environment),
     };
     let config = InteractiveConfig::new(
         settings,
@@ -253,10 +254,11 @@ fn check_disk_space(config: &InteractiveConfig) -> Result<()> {
         ))
     })?;
     // Room for the files and 10% to spare for everything else on that file system.
-    if free < need + need / 10 {
+    let need = need.saturating_add(need / 10);
+    if free < need {
         return Err(UsageError::new(format!(
             "the Write and Read loads need {} free in {}, and {} is; use --file-size MB, --workdir DIR or -x Write -x Read -x Compile",
-            render::units::bytes(need + need / 10),
+            render::units::bytes(need),
             dir.display(),
             render::units::bytes(free)
         ))

@@ -101,7 +101,7 @@ pub struct CalibrationArgs {
     #[arg(short = 'b', long = "recalibrate")]
     pub recalibrate: bool,
     /// Use this loops_per_ms instead of calibrating (interbench -l)
-    #[arg(short = 'l', long = "loops-per-ms", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'l', long = "loops-per-ms", value_name = "N", value_parser = clap::value_parser!(u64).range(1..=crate::calibration::MAX_LOOPS_PER_MS))]
     pub loops_per_ms: Option<u64>,
 }
 

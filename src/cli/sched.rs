@@ -1,4 +1,4 @@
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 
 use super::output::Output;
@@ -8,6 +8,7 @@ use crate::calibration::burn_calibration;
 use crate::error::UsageError;
 use crate::model::SuiteResult;
 use crate::platform::host::collect_environment;
+use crate::platform::limits;
 use crate::render;
 use crate::suites::sched::confidence::ConfidenceRule;
 use crate::suites::sched::ring::{fds_needed, SchedRun};
@@ -76,7 +77,7 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         points: Vec::new(),
     };
     let config = SchedConfig::new(settings, args.threads, args.active, &args.sweep)?;
-    ensure_fd_limit(fds_needed(config.max_threads()), config.max_threads())?;
+    ensure_limits(config.max_threads())?;
     let calibration_options = args.calibration.options(global)?;
     let session = Session::start(global, argv, collect_environment())?;
     let calibration = burn_calibration(&calibration_options);
@@ -117,35 +118,30 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     Ok(done.exit_code(false))
 }
 
-/// Each thread has a pipe (two descriptors): check the limit before starting, and raise the
-/// soft limit to the hard one if that is enough.
-fn ensure_fd_limit(needed: u64, threads: usize) -> Result<()> {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: a valid rlimit to fill.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
-        return Err(std::io::Error::last_os_error()).context("reading the file descriptor limit");
+/// Each thread has a pipe (two descriptors) and counts against the user's process limit and
+/// the kernel's thread limit: checked before starting.
+fn ensure_limits(threads: usize) -> Result<()> {
+    let needed = fds_needed(threads);
+    if let Err(most) = limits::ensure_open_files(needed) {
+        return Err(UsageError::new(format!(
+            "{threads} threads need {needed} file descriptors, and this process may open {most} (ulimit -n): raise the limit or use fewer threads"
+        ))
+        .into());
     }
-    if lim.rlim_cur >= needed {
-        return Ok(());
+    let room = |limit: u64| limit.saturating_sub(64) >= threads as u64;
+    if let Some(l) = limits::process_limit().filter(|&l| !room(l)) {
+        return Err(UsageError::new(format!(
+            "{threads} threads do not fit in this user's process limit of {l} (ulimit -u): raise it or use fewer threads"
+        ))
+        .into());
     }
-    if lim.rlim_max >= needed {
-        let raised = libc::rlimit {
-            rlim_cur: needed,
-            rlim_max: lim.rlim_max,
-        };
-        // SAFETY: a valid rlimit; raising the soft limit up to the hard one needs no privilege.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            return Ok(());
-        }
+    if let Some(l) = limits::system_thread_limit().filter(|&l| !room(l / 2)) {
+        return Err(UsageError::new(format!(
+            "{threads} threads are over half the kernel's limit of {l} threads (kernel.threads-max): use fewer threads"
+        ))
+        .into());
     }
-    Err(UsageError::new(format!(
-        "{threads} threads need {needed} file descriptors, and this process may open {} (ulimit -n): raise the limit or use fewer threads",
-        lim.rlim_max.min(lim.rlim_cur.max(lim.rlim_max))
-    ))
-    .into())
+    Ok(())
 }
 
 /// Prints runs and points in the chosen format; with --json, to standard error.

@@ -3,9 +3,12 @@
 //! host with more RAM than the file, interbench's Read load only ever read memory.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::fd::AsRawFd;
-use std::path::{Path, PathBuf};
+#[cfg(test)]
+use std::io::Read;
+use std::io::{Seek, SeekFrom, Write};
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{anyhow, Context, Result};
@@ -18,20 +21,38 @@ const CHUNK: usize = 1 << 20;
 /// cache. Stops early, returning false, when `stop` is set.
 pub fn write_file(path: &Path, bytes: u64, stop: &AtomicBool) -> Result<bool> {
     let mut f = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    fill_file(&mut f, bytes, stop).with_context(|| format!("writing {}", path.display()))
+}
+
+/// A new file at `path` (never an existing one), read-write, unlinked at once: it lives as long
+/// as a descriptor of it is open, so no way out of the run can leave it behind.
+pub fn create_unlinked(path: &Path) -> Result<File> {
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .with_context(|| format!("creating {}", path.display()))?;
+    std::fs::remove_file(path).with_context(|| format!("unlinking {}", path.display()))?;
+    Ok(f)
+}
+
+/// Writes `bytes` into `f` from its start, flushes them to disk and drops them from the cache.
+/// Stops early, returning false, when `stop` is set.
+pub fn fill_file(f: &mut File, bytes: u64, stop: &AtomicBool) -> Result<bool> {
     let buf = pattern();
     let mut left = bytes;
+    f.seek(SeekFrom::Start(0))?;
     while left > 0 {
         if stop.load(Ordering::Relaxed) {
             return Ok(false);
         }
         let n = left.min(CHUNK as u64) as usize;
-        f.write_all(&buf[..n])
-            .with_context(|| format!("writing {}", path.display()))?;
+        f.write_all(&buf[..n])?;
         left -= n as u64;
     }
-    f.sync_all()
-        .with_context(|| format!("flushing {}", path.display()))?;
-    drop_file_cache(&f)?;
+    f.sync_all().context("flushing the file")?;
+    drop_file_cache(f)?;
     Ok(true)
 }
 
@@ -86,31 +107,29 @@ fn pattern() -> Vec<u8> {
     (0..CHUNK).map(|i| (i % 251) as u8).collect()
 }
 
-fn file_of(p: &Option<PathBuf>, what: &str) -> Result<PathBuf> {
-    p.clone()
-        .ok_or_else(|| anyhow!("the {what} load has no file"))
-}
-
-/// Write: streams `file_bytes` into the write file, truncates it, and starts over.
+/// Write: streams `file_bytes` into the write file, truncates it, and starts over. The file is
+/// unlinked as soon as it is open: the kernel frees it when the load ends, however it ends.
 pub(super) fn start_write(s: &mut Starter, spec: &LoadSpec) -> Result<()> {
-    let path = file_of(&spec.write_file, "Write")?;
+    let path = spec
+        .write_file
+        .clone()
+        .ok_or_else(|| anyhow!("the Write load has no file"))?;
     let size = spec.file_bytes.max(CHUNK as u64);
     s.spawn("hb-write", STACK, move |stop, counters| {
         let buf = pattern();
         let mut f = OpenOptions::new()
             .write(true)
-            .create(true)
-            .truncate(true)
+            .create_new(true)
             .open(&path)
-            .with_context(|| format!("opening {}", path.display()))?;
+            .with_context(|| format!("creating {}", path.display()))?;
+        std::fs::remove_file(&path).with_context(|| format!("unlinking {}", path.display()))?;
         while !stop.load(Ordering::Relaxed) {
             let mut written = 0u64;
             while written < size {
                 if stop.load(Ordering::Relaxed) {
                     return Ok(());
                 }
-                f.write_all(&buf)
-                    .with_context(|| format!("writing {}", path.display()))?;
+                f.write_all(&buf).context("writing the Write load's file")?;
                 written += CHUNK as u64;
                 counters
                     .bytes_written
@@ -123,28 +142,39 @@ pub(super) fn start_write(s: &mut Starter, spec: &LoadSpec) -> Result<()> {
     })
 }
 
-/// Read: reads the read file whole, drops it from the cache, and starts over.
+/// Read: reads the read file whole, drops it from the cache, and starts over. The file comes
+/// as an inherited descriptor of an unlinked file; it is read at offsets of its own (`pread`),
+/// since the descriptor's file position is shared with the coordinator.
 pub(super) fn start_read(s: &mut Starter, spec: &LoadSpec) -> Result<()> {
-    let path = file_of(&spec.read_file, "Read")?;
+    let fd = spec
+        .read_fd
+        .ok_or_else(|| anyhow!("the Read load has no file"))?;
+    // SAFETY: dup of a descriptor the spec says is open; the new one is ours to own.
+    let own = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+    if own < 0 {
+        return Err(std::io::Error::last_os_error()).context("the Read load's file descriptor");
+    }
+    // SAFETY: `own` is a new descriptor nothing else owns.
+    let f = unsafe { File::from_raw_fd(own) };
     s.spawn("hb-read", STACK, move |stop, counters| {
         let mut buf = vec![0u8; CHUNK];
-        let mut f = File::open(&path).with_context(|| format!("opening {}", path.display()))?;
         while !stop.load(Ordering::Relaxed) {
+            let mut offset = 0u64;
             loop {
                 if stop.load(Ordering::Relaxed) {
                     return Ok(());
                 }
                 let n = f
-                    .read(&mut buf)
-                    .with_context(|| format!("reading {}", path.display()))?;
+                    .read_at(&mut buf, offset)
+                    .context("reading the Read load's file")?;
                 if n == 0 {
                     break;
                 }
+                offset += n as u64;
                 counters.bytes_read.fetch_add(n as u64, Ordering::Relaxed);
             }
             drop_file_cache(&f)?;
             counters.read_passes.fetch_add(1, Ordering::Relaxed);
-            f.seek(SeekFrom::Start(0))?;
         }
         Ok(())
     })

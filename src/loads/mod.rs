@@ -8,7 +8,7 @@ mod hack;
 mod memload;
 mod ring;
 
-pub use disk::{drop_file_cache, resident_fraction, write_file};
+pub use disk::{create_unlinked, drop_file_cache, fill_file, resident_fraction, write_file};
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -29,10 +29,11 @@ pub struct LoadSpec {
     /// `-L`: Burn and Ring threads.
     pub threads: u32,
     pub loops_per_ms: u64,
-    /// The file Write writes over and over.
+    /// The file Write writes over and over (unlinked as soon as it is open).
     pub write_file: Option<PathBuf>,
-    /// The file Read reads, created beforehand by the coordinator.
-    pub read_file: Option<PathBuf>,
+    /// The open descriptor of the file Read reads: created beforehand by the coordinator,
+    /// unlinked, and inherited by the load worker, so the kernel frees it however the run ends.
+    pub read_fd: Option<i32>,
     pub file_bytes: u64,
     /// Memload's size in MB.
     pub memload_mb: u64,
@@ -236,7 +237,7 @@ mod tests {
             threads: 2,
             loops_per_ms: 100_000,
             write_file: None,
-            read_file: None,
+            read_fd: None,
             file_bytes: 4 << 20,
             memload_mb: 8,
             hack_groups: 1,
@@ -283,14 +284,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let read = dir.path().join("read");
         write_file(&read, 4 << 20, &AtomicBool::new(false)).unwrap();
+        let read_file = std::fs::File::open(&read).unwrap();
+        std::fs::remove_file(&read).unwrap();
         let mut s = spec(Load::Compile);
         s.write_file = Some(dir.path().join("write"));
-        s.read_file = Some(read.clone());
+        s.read_fd = Some(std::os::fd::AsRawFd::as_raw_fd(&read_file));
         let r = run(&s, 300);
         assert_eq!(r.threads, 4);
         assert!(r.bytes_written > 0 && r.bytes_read > 0, "{r:?}");
         // After a pass the file was dropped from the cache.
         assert!(r.read_passes > 0, "{r:?}");
+        // The Write load's file was unlinked once open: nothing is left in the directory.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]

@@ -4,6 +4,7 @@ pub mod cleanup;
 pub mod clock;
 pub mod files;
 pub mod host;
+pub mod limits;
 pub mod private_dir;
 pub mod rusage;
 pub mod sched;

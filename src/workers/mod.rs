@@ -8,9 +8,11 @@
 //! reaped kills the worker's process group and reaps it, on every path out, errors included.
 
 use std::io::{BufRead, BufReader, Write};
+use std::os::fd::RawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 pub mod roles;
 
@@ -31,8 +33,32 @@ pub struct Worker {
 impl Worker {
     /// Starts `exe __worker SPEC_JSON`. `label` names the worker in error messages.
     pub fn spawn(exe: &Path, spec_json: &str, label: &str) -> Result<Worker> {
+        Worker::spawn_inheriting(exe, spec_json, label, &[])
+    }
+
+    /// As [`spawn`](Self::spawn), and the worker inherits the open descriptors `fds` under the
+    /// same numbers (every other descriptor is close-on-exec): a file the coordinator opened
+    /// and then unlinked, so that the kernel frees it however the run ends.
+    pub fn spawn_inheriting(
+        exe: &Path,
+        spec_json: &str,
+        label: &str,
+        fds: &[RawFd],
+    ) -> Result<Worker> {
         let mut cmd = Command::new(exe);
         cmd.arg(WORKER_SUBCOMMAND).arg(spec_json);
+        let fds = fds.to_vec();
+        // SAFETY: fcntl is async-signal-safe; it changes the child's copy of the descriptor.
+        unsafe {
+            cmd.pre_exec(move || {
+                for &fd in &fds {
+                    if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
         Worker::spawn_command(cmd, label)
     }
 
@@ -180,6 +206,32 @@ impl Worker {
             )
         }
     }
+}
+
+/// Runs `work` while a watcher kills the process groups `pgids` (SIGKILL) as soon as `stop` is
+/// set: a worker's line may be a minute away (an index test) or its orderly stop may take long
+/// (thousands of load threads to join), and a user who pressed Ctrl-C is not kept waiting. The
+/// work then sees its workers end and returns; its caller checks `stop` to tell that apart
+/// from a failure.
+pub fn killing_on_stop<T>(pgids: &[i32], stop: &AtomicBool, work: impl FnOnce() -> T) -> T {
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                if stop.load(Ordering::Relaxed) {
+                    for &pgid in pgids {
+                        // SAFETY: each worker leads its own process group.
+                        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+                    }
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        });
+        let result = work();
+        done.store(true, Ordering::Relaxed);
+        result
+    })
 }
 
 fn describe(status: Option<ExitStatus>) -> String {

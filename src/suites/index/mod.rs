@@ -18,7 +18,7 @@ use crate::platform::private_dir::PrivateDir;
 use crate::platform::sched;
 use crate::platform::xvfb::Xvfb;
 use crate::stats::{confidence_interval_95, Summary};
-use crate::workers::Worker;
+use crate::workers::{killing_on_stop, Worker};
 use registry::{Category, TestInfo};
 use scoring::{CopyReport, Pass};
 
@@ -574,24 +574,11 @@ fn run_iteration(
         w.send("start")?;
     }
     let pids: Vec<i32> = workers.iter().map(|w| w.pid() as i32).collect();
-    let done = AtomicBool::new(false);
-    let collected = std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !done.load(Ordering::Relaxed) {
-                if stop.load(Ordering::Relaxed) {
-                    for &pid in &pids {
-                        // SAFETY: each worker leads its own process group.
-                        unsafe { libc::kill(-pid, libc::SIGKILL) };
-                    }
-                    return;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-        });
-        let reports: Result<Vec<CopyReport>> =
-            workers.iter_mut().map(|w| w.read_report()).collect();
-        done.store(true, Ordering::Relaxed);
-        reports
+    let collected = killing_on_stop(&pids, stop, || {
+        workers
+            .iter_mut()
+            .map(|w| w.read_report())
+            .collect::<Result<Vec<CopyReport>>>()
     });
     if stop.load(Ordering::Relaxed) {
         return Ok(None);

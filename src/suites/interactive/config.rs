@@ -35,6 +35,20 @@ pub struct InteractiveSettings {
     pub comment: Option<String>,
 }
 
+/// Most seconds a pair may run (`-t`): a day.
+pub const MAX_DURATION_S: u64 = 86_400;
+/// The most Burn and Ring threads (`-L`) on a host of up to 128 CPUs (twice the CPUs above):
+/// interbench's "CPU load" is meant to be the CPU count; in the thousands a 2-CPU host takes
+/// seconds to end the load's threads after Ctrl-C, and a mistyped value could run it out of
+/// threads.
+pub const MIN_MAX_LOAD_THREADS: u32 = 256;
+/// Most time a load runs alone before the bench starts (`--settle-ms`): ten minutes.
+pub const MAX_SETTLE_MS: u64 = 600_000;
+/// Most Hack groups (`--hack-groups`), of 40 threads each.
+pub const MAX_HACK_GROUPS: u32 = 1000;
+/// Longest Custom interval (`-I`): ten seconds.
+pub const MAX_CUSTOM_INTERVAL_US: u64 = 10_000_000;
+
 /// The names given with `-W/-X/-w/-x`, before validation.
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
@@ -59,6 +73,16 @@ pub struct InteractiveConfig {
 pub struct HostLimits {
     pub swap_bytes: u64,
     pub available_bytes: u64,
+    /// CPUs this process may use: `-L` may go up to twice as many (and to 256 anywhere).
+    pub usable_cpus: usize,
+}
+
+impl HostLimits {
+    /// The most Burn and Ring threads (`-L`) on this host.
+    pub fn max_load_threads(&self) -> u32 {
+        let by_cpus = u32::try_from(self.usable_cpus.saturating_mul(2)).unwrap_or(u32::MAX);
+        MIN_MAX_LOAD_THREADS.max(by_cpus)
+    }
 }
 
 fn parse_benches(names: &[String]) -> Result<Vec<Bench>, UsageError> {
@@ -99,11 +123,39 @@ impl InteractiveConfig {
         workdir: PathBuf,
         host: &HostLimits,
     ) -> Result<Self, UsageError> {
-        if settings.duration_s == 0 {
-            return Err(UsageError::new("-t must be at least 1 second (got 0)"));
+        if settings.duration_s == 0 || settings.duration_s > MAX_DURATION_S {
+            return Err(UsageError::new(format!(
+                "-t must be from 1 to {MAX_DURATION_S} seconds (got {})",
+                settings.duration_s
+            )));
         }
-        if settings.burn_threads == 0 {
-            return Err(UsageError::new("-L must be at least 1 thread (got 0)"));
+        let max_threads = host.max_load_threads();
+        if settings.burn_threads == 0 || settings.burn_threads > max_threads {
+            return Err(UsageError::new(format!(
+                "-L must be from 1 to {max_threads} load threads on this host (got {}): interbench's -L is the number of CPUs to load, usually the CPU count",
+                settings.burn_threads
+            )));
+        }
+        if settings.settle_ms > MAX_SETTLE_MS {
+            return Err(UsageError::new(format!(
+                "--settle-ms must be at most {MAX_SETTLE_MS} (got {})",
+                settings.settle_ms
+            )));
+        }
+        if settings.hack_groups == 0 || settings.hack_groups > MAX_HACK_GROUPS {
+            return Err(UsageError::new(format!(
+                "--hack-groups must be from 1 to {MAX_HACK_GROUPS} (got {})",
+                settings.hack_groups
+            )));
+        }
+        if let Some(mb) = settings.memload_mb {
+            let most = (host.available_bytes.saturating_add(host.swap_bytes)) >> 20;
+            // (MemAvailable unknown: only 0 is refused.)
+            if mb == 0 || (most > 0 && mb > most) {
+                return Err(UsageError::new(format!(
+                    "--memload-mb must be from 1 to {most}, the MB of memory and swap available (got {mb})"
+                )));
+            }
         }
         for (flag, nice) in [("-B", settings.bench_nice), ("-N", settings.load_nice)] {
             if !(-20..=19).contains(&nice) {
@@ -119,8 +171,11 @@ impl InteractiveConfig {
                     c.cpu_pct
                 )));
             }
-            if c.interval_us == 0 {
-                return Err(UsageError::new("-I must be at least 1 microsecond (got 0)"));
+            if c.interval_us == 0 || c.interval_us > MAX_CUSTOM_INTERVAL_US {
+                return Err(UsageError::new(format!(
+                    "-I must be from 1 to {MAX_CUSTOM_INTERVAL_US} microseconds (got {})",
+                    c.interval_us
+                )));
             }
         }
         if settings.file_bytes < (1 << 20) {
@@ -214,7 +269,9 @@ impl InteractiveConfig {
             w |= lw;
             r |= lr;
         }
-        self.settings.file_bytes * (u64::from(w) + u64::from(r))
+        self.settings
+            .file_bytes
+            .saturating_mul(u64::from(w) + u64::from(r))
     }
 }
 
@@ -259,6 +316,7 @@ mod tests {
             &HostLimits {
                 swap_bytes: swap,
                 available_bytes: 1 << 33,
+                usable_cpus: 2,
             },
         )
     }

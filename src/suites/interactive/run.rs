@@ -1,3 +1,4 @@
+use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -18,7 +19,7 @@ use crate::platform::private_dir::PrivateDir;
 use crate::platform::rusage::Usage;
 use crate::platform::sched;
 use crate::workers::roles::WorkerSpec;
-use crate::workers::Worker;
+use crate::workers::{killing_on_stop, Worker};
 
 /// A load that will not run, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -118,16 +119,24 @@ pub fn run(
     let workdir = PrivateDir::create(&config.workdir, "interactive")
         .with_context(|| format!("creating a directory in {}", config.workdir.display()))?;
     let write_file = workdir.path().join("write.dat");
-    let read_file = workdir.path().join("read.dat");
     let needs_read = plan.pairs.iter().any(|(_, l)| l.uses_files().1);
     let mut failure = None;
+    // The Read load's file: written once, unlinked from the start, and handed to each load
+    // worker as an open descriptor.
+    let mut read_file = None;
     if needs_read {
         observer.preparing_files(settings.file_bytes);
-        match loads::write_file(&read_file, settings.file_bytes, stop) {
-            Ok(_) => {}
+        let prepared =
+            loads::create_unlinked(&workdir.path().join("read.dat")).and_then(|mut f| {
+                loads::fill_file(&mut f, settings.file_bytes, stop)?;
+                Ok(f)
+            });
+        match prepared {
+            Ok(f) => read_file = Some(f),
             Err(e) => failure = Some(format!("{e:#}")),
         }
     }
+    let read_fd = read_file.as_ref().map(|f| f.as_raw_fd());
 
     // The coordinator's own cost is counted over the pairs alone, not the calibrations.
     let usage = Usage::process();
@@ -147,7 +156,7 @@ pub fn run(
             threads: settings.burn_threads,
             loops_per_ms: calibration.loops_per_ms,
             write_file: Some(write_file.clone()),
-            read_file: Some(read_file.clone()),
+            read_fd,
             file_bytes: settings.file_bytes,
             memload_mb: settings.memload_mb.unwrap_or(0),
             hack_groups: settings.hack_groups,
@@ -204,34 +213,50 @@ fn run_pair(
     stop: &AtomicBool,
 ) -> Result<Option<Measurement>> {
     let (bench, load) = (bench_spec.bench, load_spec.load);
+    let inherited: Vec<i32> = load_spec.read_fd.into_iter().collect();
     let load_json = serde_json::to_string(&WorkerSpec::Load(LoadWorkerSpec {
         load: load_spec,
         nice: settings.load_nice,
     }))?;
     let bench_json = serde_json::to_string(&WorkerSpec::Bench(bench_spec.clone()))?;
 
-    let mut load_worker = Worker::spawn(exe, &load_json, &format!("{} load", load.name()))?;
-    load_worker.expect("ready")?;
+    let mut load_worker = Worker::spawn_inheriting(
+        exe,
+        &load_json,
+        &format!("{} load", load.name()),
+        &inherited,
+    )?;
     let mut bench_worker = Worker::spawn(exe, &bench_json, &format!("{} bench", bench.name()))?;
-    bench_worker.expect("ready")?;
-
-    load_worker.send("start")?;
-    load_worker.expect("started")?;
-    if !sleep_unless_stopped(settings.settle_ms, stop) {
-        return Ok(None);
-    }
-    bench_worker.send("start")?;
-    bench_worker.expect("started")?;
-    let completed = sleep_unless_stopped(settings.duration_s * 1000, stop);
-    bench_worker.send("stop")?;
-    load_worker.send("stop")?;
-    let report: BenchReport = bench_worker.read_report()?;
-    let load_report: LoadReport = load_worker.read_report()?;
+    let pgids = [load_worker.pid() as i32, bench_worker.pid() as i32];
+    // On a stop the workers are killed (dropped unreaped) rather than stopped in order: the
+    // pair is not kept, and a load of thousands of threads takes long to join.
+    let measured = killing_on_stop(&pgids, stop, || -> Result<_> {
+        load_worker.expect("ready")?;
+        bench_worker.expect("ready")?;
+        load_worker.send("start")?;
+        load_worker.expect("started")?;
+        if !sleep_unless_stopped(settings.settle_ms, stop) {
+            return Ok(None);
+        }
+        bench_worker.send("start")?;
+        bench_worker.expect("started")?;
+        if !sleep_unless_stopped(settings.duration_s * 1000, stop) {
+            return Ok(None);
+        }
+        bench_worker.send("stop")?;
+        load_worker.send("stop")?;
+        let report: BenchReport = bench_worker.read_report()?;
+        let load_report: LoadReport = load_worker.read_report()?;
+        Ok(Some((report, load_report)))
+    });
+    let (report, load_report) = match measured {
+        Ok(Some(m)) => m,
+        Ok(None) => return Ok(None),
+        Err(_) if stop.load(Ordering::Relaxed) => return Ok(None),
+        Err(e) => return Err(e),
+    };
     bench_worker.finish()?;
     load_worker.finish()?;
-    if !completed {
-        return Ok(None);
-    }
     let asked_cpu_pct =
         Profile::of(bench, bench_spec.custom).map_or(100.0, |p| 100.0 * p.cpu_share());
     Ok(Some(Measurement {

@@ -32,6 +32,17 @@ pub struct SchedSettings {
     pub points: Vec<(usize, usize)>,
 }
 
+/// Most threads of one point (`-c`): beyond this the run measures thread creation and memory,
+/// not the scheduler, and stopping it takes seconds.
+pub const MAX_THREADS: usize = 16_384;
+/// Most µs of computing in a round (`-r`): one second; a round is computed in slices of at most
+/// a millisecond between looks at the stop flag, so Ctrl-C still ends a run at once.
+pub const MAX_COMPUTE_US: u64 = 1_000_000;
+/// Most seconds of one run (`-t`): a day.
+pub const MAX_DURATION_S: u64 = 86_400;
+/// Most runs of one point (`--max-runs`).
+pub const MAX_RUNS: usize = 1_000;
+
 /// A validated sched configuration.
 #[derive(Debug, Clone)]
 pub struct SchedConfig {
@@ -53,16 +64,27 @@ impl SchedConfig {
                 settings.handoff_weight
             )));
         }
-        if settings.duration_s == 0 {
-            return Err(UsageError::new("-t must be at least 1 second (got 0)"));
+        if settings.duration_s == 0 || settings.duration_s > MAX_DURATION_S {
+            return Err(UsageError::new(format!(
+                "-t must be from 1 to {MAX_DURATION_S} seconds (got {})",
+                settings.duration_s
+            )));
+        }
+        if settings.compute_us > MAX_COMPUTE_US {
+            return Err(UsageError::new(format!(
+                "-r must be at most {MAX_COMPUTE_US} microseconds of computing a round (got {})",
+                settings.compute_us
+            )));
         }
         let r = &settings.rule;
-        if r.target_pct.is_nan() || r.target_pct <= 0.0 {
-            return Err(UsageError::new("--ci must be a percentage above 0"));
+        if !r.target_pct.is_finite() || r.target_pct <= 0.0 || r.target_pct > 100.0 {
+            return Err(UsageError::new(
+                "--ci must be a percentage above 0 and at most 100",
+            ));
         }
-        if r.max_runs == 0 || r.min_runs > r.max_runs {
+        if r.max_runs == 0 || r.min_runs > r.max_runs || r.max_runs > MAX_RUNS {
             return Err(UsageError::new(format!(
-                "--min-runs ({}) must be at most --max-runs ({}), which must be at least 1",
+                "--min-runs ({}) must be at most --max-runs ({}), which must be from 1 to {MAX_RUNS}",
                 r.min_runs, r.max_runs
             )));
         }
@@ -73,7 +95,9 @@ impl SchedConfig {
             sweep
                 .iter()
                 .map(|&c| {
-                    let a = (c * active_sets / threads).max(1);
+                    // In u128: a sweep's counts are the user's and may be anything.
+                    let a = (c as u128 * active_sets as u128 / threads as u128).max(1);
+                    let a = usize::try_from(a).unwrap_or(usize::MAX);
                     check_point(c, a).map(|_| (c, a))
                 })
                 .collect::<Result<_, _>>()?
@@ -87,6 +111,11 @@ impl SchedConfig {
 }
 
 fn check_point(c: usize, a: usize) -> Result<(), UsageError> {
+    if c > MAX_THREADS {
+        return Err(UsageError::new(format!(
+            "-c must be at most {MAX_THREADS} threads (got {c})"
+        )));
+    }
     if c < 2 || c % 2 != 0 {
         return Err(UsageError::new(format!(
             "-c must be an even number of threads, at least 2 (got {c})"

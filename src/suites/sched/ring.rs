@@ -137,7 +137,8 @@ fn member_loop(
         let _ = sched::pin_to_cpu(cpu);
     }
     let mut rng = 0x9e37_79b9_7f4a_7c15u64 ^ ((m.index as u64 + 1) * 0x1000_0000_01b3);
-    let base_loops = burner.loops_per_ms * spec.compute_us / 1000;
+    let base_loops = burner.loops_per_ms.saturating_mul(spec.compute_us) / 1000;
+    let slice_loops = burner.loops_per_ms.max(1);
     // The chance of a hand-off, scaled to the generator's range.
     let handoff_below = (u64::MAX / 100) * u64::from(spec.handoff_weight);
     let mut tally = Tally::default();
@@ -158,7 +159,18 @@ fn member_loop(
             if base_loops > 0 {
                 // ±10% of the compute time, so the threads do not fall into a fixed pattern.
                 let jitter = next_random(&mut rng) % (base_loops / 5 + 1);
-                crate::calibration::burn_loops(base_loops - base_loops / 10 + jitter);
+                let mut left = base_loops - base_loops / 10 + jitter;
+                // In slices of a millisecond at most (a round of `-r 1000000` is a second),
+                // looking at the stop flag between them.
+                while left > 0 {
+                    let n = left.min(slice_loops);
+                    crate::calibration::burn_loops(n);
+                    left -= n;
+                    if left > 0 && stop.load(Ordering::Relaxed) {
+                        m.holders.fetch_sub(1, Ordering::AcqRel);
+                        break 'rounds;
+                    }
+                }
             }
             tally.rounds += 1;
             let yield_now = match spec.handoff_weight {

@@ -104,7 +104,7 @@ fn rate(bytes: u64, start_ns: u64) -> Rate {
     }
 }
 
-/// Runs one fstime test in `dir` (its two files are removed on every way out).
+/// Runs one fstime test in `dir` (its two files are unlinked from the start).
 pub fn fstime(
     mode: Mode,
     bufsize: usize,
@@ -120,25 +120,21 @@ pub fn fstime(
         dir.join(format!("dummy0.{pid}")),
         dir.join(format!("dummy1.{pid}")),
     );
-    struct Remove<'a>(&'a Path, &'a Path);
-    impl Drop for Remove<'_> {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_file(self.0);
-            let _ = std::fs::remove_file(self.1);
-        }
-    }
-    let _cleanup = Remove(&p0, &p1);
-    let open = |p: &Path| {
-        OpenOptions::new()
+    // Unlinked as soon as they are open: the kernel frees them however the copy ends (a kill
+    // included), and fstime's phases only ever use the descriptors.
+    let open = |p: &Path| -> Result<File> {
+        let f = OpenOptions::new()
             .read(true)
             .write(true)
-            .create(true)
-            .truncate(true)
+            .create_new(true)
             .open(p)
+            .with_context(|| format!("creating {}", p.display()))?;
+        std::fs::remove_file(p).with_context(|| format!("unlinking {}", p.display()))?;
+        Ok(f)
     };
     let mut files = Files {
-        f: open(&p0).with_context(|| format!("creating {}", p0.display()))?,
-        g: open(&p1).with_context(|| format!("creating {}", p1.display()))?,
+        f: open(&p0)?,
+        g: open(&p1)?,
         bufsize,
         blocks: (maxblocks * 1024 / bufsize) as u64,
         buf: (0..bufsize).map(|i| (i & 0xff) as u8).collect(),
