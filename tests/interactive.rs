@@ -513,50 +513,6 @@ fn a_killed_worker_stops_the_run_and_keeps_what_was_measured() {
 }
 
 #[test]
-fn bad_input_exits_2_naming_the_valid_choices() {
-    let sb = Sandbox::new();
-    let cases: &[(&[&str], &str)] = &[
-        (
-            &["interactive", "-W", "Doom"],
-            "Audio, Video, X, Gaming, Custom",
-        ),
-        (
-            &["interactive", "-w", "Disco"],
-            "None, Video, X, Burn, Write, Read, Ring, Compile, Memload, Hack, Custom",
-        ),
-        (&["interactive", "-x", "Disco"], "None, Video"),
-        (&["interactive", "-I", "1000"], "-I needs -C"),
-        (&["interactive", "-C", "50"], "-C needs -I"),
-        (&["interactive", "-C", "0", "-I", "1000"], "-C"),
-        (&["interactive", "-C", "101", "-I", "1000"], "-C"),
-        (&["interactive", "-t", "0"], "-t"),
-        (&["interactive", "-L", "0"], "-L"),
-        (&["interactive", "-B", "30"], "-B"),
-        (&["interactive", "-W", "Custom"], "-C"),
-        (
-            &[
-                "interactive",
-                "--file-size",
-                "99999999",
-                "-W",
-                "Audio",
-                "-w",
-                "Write",
-            ],
-            "free",
-        ),
-    ];
-    for (args, expect) in cases {
-        let out = sb.cmd().args(*args).output().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-        assert!(err.contains(expect), "{args:?}: {err}");
-    }
-    assert!(!Path::new(".hostbench-interactive").exists());
-}
-
-#[test]
 fn uniprocessor_pins_every_worker_to_one_cpu() {
     let _g = serial();
     let sb = Sandbox::new();

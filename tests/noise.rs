@@ -145,44 +145,6 @@ fn verbose_prints_a_line_per_run() {
     assert_eq!(run_lines, 4, "{text}");
 }
 
-#[test]
-fn bad_input_is_one_line_and_exit_2() {
-    let sb = Sandbox::new();
-    let cases: &[&[&str]] = &[
-        &["noise", "-m", "abc"],
-        &["noise", "0"],
-        &["noise", "10", "0"],
-        &["noise", "-m", "0"],
-        &["noise", "-m", "100000000"],
-        &["noise", "-m", "64", "-l", "100"],
-        &["noise", "10", "2", "3"],
-        &["results", "show", "424242"],
-        &[
-            "noise",
-            "10",
-            "2",
-            "--db",
-            "/proc/hostbench-no-such-dir/r.sqlite",
-        ],
-    ];
-    for args in cases {
-        let out = sb.cmd().args(*args).output().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-        assert!(err.starts_with("hostbench: error: "), "{args:?}: {err}");
-        assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
-    }
-    // A directory is not a database either.
-    let out = sb
-        .cmd()
-        .args(["results", "list", "--db"])
-        .arg(sb.dir.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-}
-
 /// Starts a long noise run, waits until it is in its runs, sends `signal`, and checks that it
 /// stops, reports and stores what it measured, marked incomplete.
 fn stop_mid_run(signal: i32, expected_code: i32) {

@@ -196,16 +196,3 @@ fn the_report_renders_in_chromium_with_every_plot_and_no_request() {
         "{requests:?}"
     );
 }
-
-#[test]
-fn unknown_results_are_refused() {
-    let sb = Sandbox::new();
-    let out = sb
-        .cmd()
-        .args(["report", "4", "-o", "x.html"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no stored result with id 4"));
-    assert!(!sb.dir.path().join("x.html").exists());
-}

@@ -243,27 +243,6 @@ fn a_low_descriptor_limit_is_reported_up_front() {
 }
 
 #[test]
-fn bad_options_exit_2() {
-    let sb = Sandbox::new();
-    let cases: &[&[&str]] = &[
-        &["sched", "-c", "7", "-a", "1"],
-        &["sched", "-c", "8", "-a", "9"],
-        &["sched", "-c", "8", "-a", "3"],
-        &["sched", "-w", "101"],
-        &["sched", "-t", "0"],
-        &["sched", "-o", "3"],
-        &["sched", "--sweep", "2,5"],
-        &["sched", "--min-runs", "5", "--max-runs", "2"],
-    ];
-    for args in cases {
-        let out = sb.cmd().args(*args).output().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    }
-}
-
-#[test]
 fn ctrl_c_keeps_the_completed_runs() {
     let sb = Sandbox::new();
     let child = sb

@@ -91,3 +91,53 @@ pub fn processes(pred: impl Fn(&str) -> bool) -> Vec<u32> {
 pub fn workers_with(marker: &str) -> Vec<u32> {
     processes(|c| c.contains("__worker") && c.contains(marker))
 }
+
+/// How a bounded run of a command ended.
+pub struct Bounded {
+    /// None when it was killed for running past its limit.
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Bounded {
+    pub fn hung(&self) -> bool {
+        self.code.is_none() && self.signal == Some(libc::SIGKILL)
+    }
+
+    pub fn panicked(&self) -> bool {
+        self.code == Some(101) || self.stderr.contains("panicked")
+    }
+}
+
+/// Runs `cmd` with its output in files (no pipe can fill up), killing its process group if it
+/// runs past `limit`.
+pub fn run_bounded(mut cmd: std::process::Command, limit: std::time::Duration) -> Bounded {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let (out_path, err_path) = (dir.path().join("out"), dir.path().join("err"));
+    cmd.stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .stdin(std::process::Stdio::null())
+        .process_group(0);
+    let mut child = cmd.spawn().expect("start the command");
+    let deadline = std::time::Instant::now() + limit;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            // SAFETY: kill(2) of the child's own process group.
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    Bounded {
+        code: status.code(),
+        signal: status.signal(),
+        stdout: String::from_utf8_lossy(&std::fs::read(&out_path).unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&std::fs::read(&err_path).unwrap()).into_owned(),
+    }
+}

@@ -1,0 +1,294 @@
+//! Every way a user (or a hostile input) can get a command wrong, in one table: the arguments,
+//! the exit code expected, and a fragment of the message. Each case runs under a time limit;
+//! the test fails on any panic, any hang, any usage error that does not exit 2 with one line
+//! on standard error, and prints the totals.
+
+mod common;
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::time::Duration;
+
+use common::{run_bounded, Sandbox};
+
+struct Case {
+    args: Vec<OsString>,
+    code: i32,
+    says: &'static str,
+}
+
+fn case(args: &[&str], code: i32, says: &'static str) -> Case {
+    Case {
+        args: args.iter().map(OsString::from).collect(),
+        code,
+        says,
+    }
+}
+
+fn raw(args: &[&[u8]], code: i32, says: &'static str) -> Case {
+    Case {
+        args: args
+            .iter()
+            .map(|a| OsStr::from_bytes(a).to_os_string())
+            .collect(),
+        code,
+        says,
+    }
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Stored and file results to point the result commands at: a real result, and copies damaged
+/// in each way a file can be.
+struct Fixtures {
+    good: String,
+    future: String,
+    other: String,
+    garbage: String,
+    impossible: String,
+    junk_db: String,
+    other_db: String,
+    newer_db: String,
+    malformed_db: String,
+}
+
+fn fixtures(sb: &Sandbox) -> Fixtures {
+    let dir = sb.dir.path();
+    let result = sb.json(&["noise", "-l", "5000", "10", "3"]);
+    let write = |name: &str, v: &serde_json::Value| {
+        let p = dir.join(name);
+        std::fs::write(&p, serde_json::to_string(v).unwrap()).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let good = write("good.json", &result);
+    // Result 2: a sched result, which shares no measurement with result 1.
+    sb.json(&[
+        "sched",
+        "-c",
+        "2",
+        "-a",
+        "1",
+        "-t",
+        "1",
+        "--min-runs",
+        "1",
+        "--max-runs",
+        "1",
+    ]);
+    let mut future = result.clone();
+    future["schema_version"] = 99.into();
+    let mut impossible = result.clone();
+    impossible["suites"][0]["runs"][1]["time_ns"] = 0.into();
+    let garbage = dir.join("garbage.json");
+    std::fs::write(&garbage, "not json").unwrap();
+
+    let junk_db = dir.join("junk.sqlite");
+    std::fs::write(&junk_db, vec![b'x'; 4096]).unwrap();
+    let other_db = dir.join("other.sqlite");
+    rusqlite::Connection::open(&other_db)
+        .unwrap()
+        .execute_batch("CREATE TABLE results (id INTEGER PRIMARY KEY, x TEXT);")
+        .unwrap();
+    let newer_db = dir.join("newer.sqlite");
+    rusqlite::Connection::open(&newer_db)
+        .unwrap()
+        .pragma_update(None, "user_version", 99)
+        .unwrap();
+    // A store whose one row has lost its JSON.
+    let malformed_db = dir.join("malformed.sqlite");
+    sb.cmd()
+        .args(["noise", "-l", "5000", "10", "2", "--db"])
+        .arg(&malformed_db)
+        .assert()
+        .success();
+    rusqlite::Connection::open(&malformed_db)
+        .unwrap()
+        .execute("UPDATE results SET result_json = X'00ff'", [])
+        .unwrap();
+    Fixtures {
+        good,
+        future: write("future.json", &future),
+        other: write("other.json", &serde_json::json!({"hello": "world"})),
+        garbage: path(&garbage).to_string(),
+        impossible: write("impossible.json", &impossible),
+        junk_db: path(&junk_db).to_string(),
+        other_db: path(&other_db).to_string(),
+        newer_db: path(&newer_db).to_string(),
+        malformed_db: path(&malformed_db).to_string(),
+    }
+}
+
+#[rustfmt::skip]
+fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
+    let d = path(dir);
+    vec![
+        // The command line itself.
+        case(&["frobnicate"], 2, "unrecognized subcommand"),
+        case(&["noise", "--bogus"], 2, "unexpected argument '--bogus'"),
+        case(&["compare"], 2, "required arguments were not provided: <A>, <B>"),
+        case(&["compare", "1"], 2, "<B>"),
+        case(&["results", "show"], 2, "<ID>"),
+        case(&["results", "import"], 2, "<FILE>"),
+        case(&["report"], 2, "<ID>"),
+        raw(&[b"index", b"\xff"], 2, "invalid UTF-8"),
+        raw(&[b"--db", b"/proc/no/r\xe9s.sqlite", b"noise", b"10", b"2"], 2, "cannot open the result store"),
+        raw(&[b"--db", b"/tmp/hostbench-no-such-r\xe9s.sqlite", b"results", b"list"], 0, "No stored results"),
+        // noise (p1bench)
+        case(&["noise", "abc"], 2, "invalid value 'abc'"),
+        case(&["noise", "-m", "abc"], 2, "invalid value 'abc'"),
+        case(&["noise", "0"], 2, "time_ms must be at least 1"),
+        case(&["noise", "4000000"], 2, "at most 3600000"),
+        case(&["noise", "10", "0"], 2, "count must be at least 1"),
+        case(&["noise", "10", "2", "3"], 2, "unexpected argument '3'"),
+        case(&["noise", "-m", "0"], 2, "-m Mbytes must be at least 1"),
+        case(&["noise", "-m", "100000000"], 2, "larger than"),
+        case(&["noise", "-m", "64", "-l", "100"], 2, "cannot be used with -m"),
+        case(&["noise", "-l", "0"], 2, "-l"),
+        case(&["noise", "-l", "18446744073709551615"], 2, "-l"),
+        // sched (reflex)
+        case(&["sched", "-c", "9223372036854775808", "-a", "2"], 2, "-c must be at most 16384"),
+        case(&["sched", "-c", "99999999999999999999999"], 2, "invalid value"),
+        case(&["sched", "-c", "7", "-a", "1"], 2, "even number"),
+        case(&["sched", "-c", "8", "-a", "9"], 2, "-a must be from 1"),
+        case(&["sched", "-c", "8", "-a", "3"], 2, "-a must divide -c"),
+        case(&["sched", "-a", "0"], 2, "-a must be from 1"),
+        case(&["sched", "-w", "101"], 2, "-w must be from 0 to 100"),
+        case(&["sched", "-t", "0"], 2, "-t must be from 1"),
+        case(&["sched", "-t", "18446744074"], 2, "-t must be from 1 to 86400"),
+        case(&["sched", "-r", "100000000"], 2, "-r must be at most 1000000"),
+        case(&["sched", "-o", "3"], 2, "-o"),
+        case(&["sched", "--ci", "0"], 2, "--ci"),
+        case(&["sched", "--ci", "NaN"], 2, "--ci"),
+        case(&["sched", "--ci", "inf"], 2, "--ci"),
+        case(&["sched", "--min-runs", "5", "--max-runs", "2"], 2, "--min-runs"),
+        case(&["sched", "--max-runs", "1000000"], 2, "--max-runs"),
+        case(&["sched", "--sweep", "2,5"], 2, "even number"),
+        case(&["sched", "--sweep", "2,9223372036854775806"], 2, "-c must be at most"),
+        // interactive (interbench)
+        case(&["interactive", "-W", "Doom"], 2, "Audio, Video, X, Gaming, Custom"),
+        case(&["interactive", "-w", "Disco"], 2, "None, Video, X, Burn, Write, Read, Ring, Compile, Memload, Hack, Custom"),
+        case(&["interactive", "-x", "Disco"], 2, "unknown load"),
+        case(&["interactive", "-W", "Audio", "-X", "Audio"], 2, "no bench left"),
+        case(&["interactive", "-w", "None", "-x", "None"], 2, "no load left"),
+        case(&["interactive", "-I", "1000"], 2, "-I needs -C"),
+        case(&["interactive", "-C", "50"], 2, "-C needs -I"),
+        case(&["interactive", "-C", "0", "-I", "1000"], 2, "-C must be"),
+        case(&["interactive", "-C", "101", "-I", "1000"], 2, "-C must be"),
+        case(&["interactive", "-C", "50", "-I", "18446744073709552"], 2, "-I must be from 1 to 10000000"),
+        case(&["interactive", "-W", "Custom"], 2, "need -C"),
+        case(&["interactive", "-t", "0"], 2, "-t must be from 1"),
+        case(&["interactive", "-t", "18446744074"], 2, "-t must be from 1 to 86400"),
+        case(&["interactive", "-L", "0"], 2, "-L must be from 1"),
+        case(&["interactive", "-L", "3000", "-w", "Burn"], 2, "-L must be from 1 to"),
+        case(&["interactive", "-L", "4294967295"], 2, "-L must be from 1 to"),
+        case(&["interactive", "-L", "4294967296"], 2, "invalid value"),
+        case(&["interactive", "-B", "30"], 2, "-B must be a nice level"),
+        case(&["interactive", "-N", "-21"], 2, "-N must be a nice level"),
+        case(&["interactive", "-r", "-W", "X"], 2, "-r benchmarks only"),
+        case(&["interactive", "--settle-ms", "18446744073709551615"], 2, "--settle-ms must be at most"),
+        case(&["interactive", "--hack-groups", "0"], 2, "--hack-groups must be from 1"),
+        case(&["interactive", "--memload-mb", "0"], 2, "--memload-mb must be from 1"),
+        case(&["interactive", "--memload-mb", "999999999999"], 2, "--memload-mb must be from 1"),
+        case(&["interactive", "--file-size", "0"], 2, "--file-size must be at least 1 MB"),
+        case(&["interactive", "--file-size", "99999999", "-W", "Audio", "-w", "Write"], 2, "free"),
+        case(&["interactive", "--file-size", "18446744073709551615", "-W", "Audio", "-w", "Read"], 2, "free"),
+        case(&["interactive", "-W", "Audio", "-w", "None", "-t", "1", "--workdir", "/proc"], 2, "cannot use /proc"),
+        case(&["interactive", "-W", "Audio", "-w", "None", "-t", "1", "--log-dir", "/proc"], 2, "cannot write the log file"),
+        // index (UnixBench)
+        case(&["index", "bogus"], 2, "dhry2reg"),
+        case(&["index", "-c", "0"], 2, "-c must be at least 1"),
+        case(&["index", "-c", "100000"], 2, "more copies than this host can run"),
+        case(&["index", "-i", "0"], 2, "-i must be at least 1"),
+        case(&["index", "-i", "100000"], 2, "-i must be at most"),
+        case(&["index", "--seconds", "0"], 2, "--seconds must be above 0"),
+        case(&["index", "--seconds", "1e12"], 2, "--seconds must be above 0 and at most 86400"),
+        case(&["index", "--seconds", "inf"], 2, "--seconds"),
+        case(&["index", "--seconds", "NaN"], 2, "--seconds"),
+        case(&["index", "--adaptive", "0"], 2, "--adaptive"),
+        case(&["index", "--workdir", "/proc", "syscall"], 2, "cannot use /proc"),
+        case(&["index", "--workdir", "/nonexistent-hostbench", "syscall"], 2, "cannot use /nonexistent-hostbench"),
+        // run
+        case(&["run", "--profile", "fast"], 2, "quick, standard or full"),
+        case(&["run", "--workdir", "/proc"], 2, "cannot use /proc"),
+        case(&["run", "--workdir", "/nonexistent-hostbench"], 2, "not a directory"),
+        // results, compare, report: ids, files and stores
+        case(&["results", "show", "424242"], 2, "no stored result with id 424242"),
+        case(&["results", "show", "abc"], 2, "invalid value 'abc'"),
+        case(&["results", "export", "5", "--format", "csv"], 2, "no stored result with id 5"),
+        case(&["results", "export", "1", "--format", "xml"], 2, "xml"),
+        case(&["results", "import", &f.garbage], 2, "is not JSON"),
+        case(&["results", "import", &f.good, "/nonexistent-hostbench.json"], 2, "neither a stored result id nor a readable file"),
+        case(&["compare", "1", "7"], 2, "no stored result with id 7"),
+        case(&["compare", "1", "2"], 2, "share no measurement"),
+        case(&["compare", "1", &f.future], 2, "schema version 99"),
+        case(&["compare", "1", &f.other], 2, "not a hostbench result"),
+        case(&["compare", "1", &f.garbage], 2, "is not JSON"),
+        case(&["compare", &f.impossible, &f.good], 2, "impossible figure (noise run 2 took 0 ns)"),
+        case(&["compare", &f.good, &f.good, "--fail-on-regression=-5"], 2, "--fail-on-regression must be"),
+        case(&["compare", &f.good, &f.good, "--fail-on-regression", "-5"], 2, "tip: to pass '-5' as a value"),
+        case(&["report", "4", "-o", "x.html"], 2, "no stored result with id 4"),
+        case(&["report", &f.good, "-o", "/proc/x.html"], 2, "cannot write the report"),
+        case(&["report", &f.good, "-o", d], 2, "is a directory"),
+        case(&["--db", d, "results", "list"], 2, "cannot read the result store"),
+        case(&["--db", &f.junk_db, "results", "list"], 2, "not an SQLite database"),
+        case(&["--db", &f.other_db, "results", "list"], 2, "not a hostbench result store"),
+        case(&["--db", &f.other_db, "noise", "10", "2"], 2, "not a hostbench result store"),
+        case(&["--db", &f.newer_db, "noise", "10", "2"], 2, "newer hostbench"),
+        case(&["--db", "/proc/hostbench-no-such-dir/r.sqlite", "noise", "10", "2"], 2, "cannot open the result store"),
+        case(&["--db", &f.malformed_db, "results", "show", "1"], 2, "result 1 is malformed in the store"),
+        case(&["--db", &f.malformed_db, "compare", "1", &f.good], 2, "result 1 is malformed in the store"),
+    ]
+}
+
+#[test]
+fn every_bad_input_gets_one_line_and_its_exit_code_and_nothing_panics_or_hangs() {
+    let sb = Sandbox::new();
+    let f = fixtures(&sb);
+    // The sandbox's store holds a noise result (id 1) and a sched result (id 2).
+    let cases = cases(&f, sb.dir.path());
+    let (mut usage, mut panics, mut hangs) = (0, 0, 0);
+    let mut wrong = Vec::new();
+    for c in &cases {
+        let mut cmd = sb.std_cmd();
+        cmd.args(&c.args);
+        let r = run_bounded(cmd, Duration::from_secs(30));
+        panics += usize::from(r.panicked());
+        hangs += usize::from(r.hung());
+        usage += usize::from(r.code == Some(2));
+        let out = if c.code == 0 { &r.stdout } else { &r.stderr };
+        let one_line = c.code == 0
+            || (r.stderr.trim_end().lines().count() == 1
+                && r.stderr.starts_with("hostbench: error: ")
+                && r.stdout.is_empty());
+        if r.code != Some(c.code) || !out.contains(c.says) || !one_line {
+            wrong.push(format!(
+                "{:?}: exit {:?} (want {}), stderr {:?}, stdout {:?}",
+                c.args,
+                r.code,
+                c.code,
+                r.stderr,
+                r.stdout.chars().take(200).collect::<String>()
+            ));
+        }
+    }
+    // A bad input never creates a store or leaves a private directory behind.
+    let left: Vec<_> = std::fs::read_dir(sb.dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".hostbench-"))
+        .collect();
+    println!(
+        "bad input: {} tried, {usage} exit 2, {panics} panics, {hangs} hangs, {} wrong",
+        cases.len(),
+        wrong.len()
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!((panics, hangs), (0, 0));
+    assert!(left.is_empty(), "{left:?}");
+    // Reading a store that is not there creates none.
+    assert!(!Path::new(OsStr::from_bytes(b"/tmp/hostbench-no-such-r\xe9s.sqlite")).exists());
+}
