@@ -59,11 +59,19 @@ pub fn open_append(path: &Path) -> Result<File> {
         .mode(0o644)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => io::Error::other("it is a symbolic link"),
-            // A FIFO with no reader, opened without blocking.
-            Some(libc::ENXIO) => io::Error::other("it is not a regular file"),
-            _ => e,
+        .map_err(|e| {
+            // Say what stands there: the kernel's refusal of a symlink (ELOOP, or EACCES in a
+            // sticky directory) or of a FIFO without a reader (ENXIO) names neither.
+            match std::fs::symlink_metadata(path) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    io::Error::other("it is a symbolic link (not followed)")
+                }
+                Ok(m) if !m.is_file() => io::Error::other("it is not a regular file"),
+                Ok(m) if m.uid() != euid() => {
+                    io::Error::other(format!("it belongs to another user (uid {})", m.uid()))
+                }
+                _ => e,
+            }
         })
         .with_context(|| format!("opening {}", path.display()))?;
     let meta = file.metadata()?;

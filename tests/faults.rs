@@ -1,0 +1,420 @@
+//! Every way out keeps the data and leaves nothing behind: closed and full standard output, a
+//! store locked by another process or on a full disk, SIGHUP, a second Ctrl-C, and a
+//! coordinator killed with SIGKILL. The full-disk cases mount a small tmpfs and need root; they
+//! say so and return elsewhere.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::{processes, run_bounded, Sandbox};
+use serde_json::Value;
+
+fn signal(pid: u32, sig: i32) {
+    // SAFETY: kill(2) of a child of this test.
+    assert_eq!(unsafe { libc::kill(pid as i32, sig) }, 0);
+}
+
+/// Live processes that mention `dir` on their command line or work in it.
+fn strays(dir: &Path) -> Vec<u32> {
+    let marker = dir.to_str().unwrap().to_string();
+    let mut pids = processes(|c| c.contains(&marker));
+    pids.extend(
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|c| c.starts_with(dir))
+            }),
+    );
+    pids.sort();
+    pids.dedup();
+    pids
+}
+
+/// Strays, after giving the kernel a moment to reap the killed.
+fn strays_after_a_moment(dir: &Path) -> Vec<u32> {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let s = strays(dir);
+        if s.is_empty() || Instant::now() > deadline {
+            return s;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+fn stored(sb: &Sandbox) -> Vec<Value> {
+    let out = sb.cmd().args(["results", "list"]).output().unwrap();
+    assert!(out.status.success());
+    let n = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .skip(1)
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .count();
+    (1..=n)
+        .map(|id| sb.json(&["results", "show", &id.to_string()]))
+        .collect()
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly_and_the_measurement_is_stored() {
+    let sb = Sandbox::new();
+    // `hostbench index … | head -c1`: the reader is gone before the first line is written.
+    let mut child = sb
+        .std_cmd()
+        .args([
+            "index",
+            "-c",
+            "1",
+            "--seconds",
+            "0.3",
+            "-i",
+            "1",
+            "syscall",
+            "pipe",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
+    let results = stored(&sb);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["incomplete"], false);
+
+    // `results show 1 --json | head -c 10`
+    let mut child = sb
+        .std_cmd()
+        .args(["results", "show", "1", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{:?}", out.stderr);
+}
+
+#[test]
+fn a_full_standard_output_is_an_error_and_the_measurement_is_still_stored() {
+    let sb = Sandbox::new();
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full");
+    let Ok(dev_full) = full() else {
+        eprintln!("skipped: no /dev/full here");
+        return;
+    };
+    let out = sb
+        .std_cmd()
+        .args(["noise", "-l", "5000", "10", "3"])
+        .stdout(dev_full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("writing to standard output: No space left on device")
+            && err.contains("the result is stored as result 1"),
+        "{err}"
+    );
+    assert_eq!(stored(&sb)[0]["incomplete"], false);
+
+    let out = sb
+        .std_cmd()
+        .args(["results", "list"])
+        .stdout(full().unwrap())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+}
+
+/// The fallback file a failed store left in `dir`.
+fn fallback_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("hostbench-result-")
+        })
+        .collect()
+}
+
+#[test]
+fn a_store_locked_past_the_busy_timeout_keeps_the_result_in_a_file_to_import() {
+    let sb = Sandbox::new();
+    // Create the store first, so the run opens it without writing.
+    sb.json(&["noise", "-l", "5000", "10", "2"]);
+    let mut child = sb
+        .std_cmd()
+        .args(["noise", "50", "20"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The store is open once the run says it calibrates; then another client locks it for
+    // longer than the 10 s the run will wait.
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    assert!(first.contains("Calibrating"), "{first}");
+    let db = sb.db();
+    let locker = std::thread::spawn(move || {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        conn.execute_batch("BEGIN EXCLUSIVE").unwrap();
+        std::thread::sleep(Duration::from_secs(13));
+        conn.execute_batch("COMMIT").unwrap();
+    });
+    let report: Vec<String> = lines.map_while(Result::ok).collect();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("locked for over 10 s") && err.contains("hostbench results import"),
+        "{err}"
+    );
+    // The report was still printed.
+    assert!(report.iter().any(|l| l.contains("Verdict")), "{report:?}");
+    let files = fallback_files(sb.dir.path());
+    assert_eq!(files.len(), 1, "{files:?}");
+    locker.join().unwrap();
+
+    let out = sb
+        .cmd()
+        .args(["results", "import"])
+        .arg(&files[0])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("as result 2"));
+    let r = sb.json(&["results", "show", "2"]);
+    assert_eq!(r["incomplete"], false);
+    assert_eq!(r["suites"][0]["runs"].as_array().unwrap().len(), 20);
+}
+
+/// A tmpfs of `kb` KiB mounted at `dir` (root only), unmounted when dropped.
+struct SmallDisk {
+    dir: PathBuf,
+}
+
+impl SmallDisk {
+    fn mount(dir: &Path, kb: u32) -> Option<SmallDisk> {
+        std::fs::create_dir_all(dir).unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={kb}k"), "tmpfs"])
+            .arg(dir)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| SmallDisk {
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// Fills what is left of it.
+    fn fill(&self) {
+        use std::io::Write;
+        let mut f = std::fs::File::create(self.dir.join("filler")).unwrap();
+        let block = vec![0xa5u8; 4096];
+        while f.write_all(&block).is_ok() {}
+        let _ = f.sync_all();
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.dir).status();
+    }
+}
+
+#[test]
+fn a_full_disk_under_the_store_keeps_the_result_in_a_file_and_leaves_no_empty_database() {
+    let sb = Sandbox::new();
+    let Some(disk) = SmallDisk::mount(&sb.dir.path().join("small"), 512) else {
+        eprintln!("skipped: mounting a small tmpfs needs root");
+        return;
+    };
+    let db = disk.dir.join("r.sqlite");
+    let with_db = |args: &[&str]| {
+        let mut c = sb.std_cmd();
+        c.arg("--db").arg(&db).args(args);
+        c
+    };
+    assert!(with_db(&["noise", "-l", "5000", "10", "2"])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    disk.fill();
+
+    let r = run_bounded(
+        with_db(&["noise", "-l", "5000", "10", "3"]),
+        Duration::from_secs(60),
+    );
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("the disk it is on is full") && r.stderr.contains("results import"),
+        "{}",
+        r.stderr
+    );
+    // The database's own directory was full: the file is in the working directory.
+    let files = fallback_files(sb.dir.path());
+    assert_eq!(files.len(), 1, "{}", r.stderr);
+    let saved: Value = serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap();
+    assert_eq!(saved["suites"][0]["runs"].as_array().unwrap().len(), 3);
+
+    // A new database on the full disk cannot be made: refused, and no empty file left.
+    let fresh = disk.dir.join("fresh.sqlite");
+    let mut c = sb.std_cmd();
+    c.arg("--db").arg(&fresh).args(["noise", "10", "2"]);
+    let r = run_bounded(c, Duration::from_secs(60));
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("cannot open the result store"),
+        "{}",
+        r.stderr
+    );
+    assert!(!fresh.exists(), "an empty database file was left");
+    assert!(!disk.dir.join("fresh.sqlite-journal").exists());
+}
+
+#[test]
+fn sighup_stores_the_run_incomplete_and_removes_its_private_directory() {
+    let sb = Sandbox::new();
+    let work = sb.dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let mut child = sb
+        .std_cmd()
+        .args(["index", "-c", "1", "--seconds", "20", "fsdisk", "--workdir"])
+        .arg(&work)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the copy to run (its private directory exists, the copy works in it).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while strays(&work).len() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    signal(child.id(), libc::SIGHUP);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(129));
+    assert!(strays_after_a_moment(&work).is_empty());
+    assert!(entries(&work).is_empty(), "{:?}", entries(&work));
+    assert_eq!(stored(&sb)[0]["incomplete"], true);
+}
+
+#[test]
+fn a_second_signal_ends_at_once_killing_the_workers_and_removing_the_directory() {
+    let sb = Sandbox::new();
+    let work = sb.dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    // Eight concurrent shell pipelines per copy, two copies: workers and their children.
+    let mut child = sb
+        .std_cmd()
+        .args(["index", "-c", "2", "--seconds", "20", "shell8", "--workdir"])
+        .arg(&work)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while strays(&work).len() < 6 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(strays(&work).len() >= 3, "the copies never ran");
+    // Two Ctrl-Cs at once: the user will not wait for an orderly stop.
+    signal(child.id(), libc::SIGINT);
+    signal(child.id(), libc::SIGINT);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        strays_after_a_moment(&work).is_empty(),
+        "{:?}",
+        strays(&work)
+    );
+    assert!(entries(&work).is_empty(), "{:?}", entries(&work));
+}
+
+#[test]
+fn a_killed_coordinator_leaves_no_big_file_and_the_next_run_removes_its_directory() {
+    let sb = Sandbox::new();
+    let work = sb.dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let mut child = sb
+        .std_cmd()
+        .args([
+            "interactive",
+            "-W",
+            "Audio",
+            "-w",
+            "Read",
+            "-t",
+            "20",
+            "--file-size",
+            "32",
+            "-c",
+            "--settle-ms",
+            "0",
+            "--workdir",
+        ])
+        .arg(&work)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The coordinator and the Read load worker name the directory on their command lines.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while strays(&work).len() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(strays(&work).len() >= 2, "the pair never ran");
+    std::thread::sleep(Duration::from_millis(500));
+    signal(child.id(), libc::SIGKILL);
+    child.wait().unwrap();
+    // The workers die with their parent; the private directory stays, holding no file: the
+    // Read file was unlinked from the start and is gone with its last descriptor.
+    assert!(strays_after_a_moment(&work).is_empty());
+    let left = entries(&work);
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(left[0].starts_with(".hostbench-interactive-"), "{left:?}");
+    assert!(entries(&work.join(&left[0])).is_empty());
+
+    let out = sb
+        .cmd()
+        .args(["index", "-c", "1", "--seconds", "0.2", "-i", "1", "syscall"])
+        .arg("--workdir")
+        .arg(&work)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("removed {}", work.join(&left[0]).display()))
+            && err.contains(&format!("left by process {}", child.id())),
+        "{err}"
+    );
+    assert!(entries(&work).is_empty(), "{:?}", entries(&work));
+}

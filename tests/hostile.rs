@@ -1,0 +1,238 @@
+//! hostbench run by root in a world-writable directory, where another user prepared the names
+//! it will use: it never runs their script, never writes through their symlink, never writes
+//! into their file or directory. The other user is a uid with no other files on this machine;
+//! their files are made by root and given to them (ownership is all the kernel checks). Needs
+//! root; elsewhere each test says so and returns.
+
+mod common;
+
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use common::Sandbox;
+
+/// The other user.
+const OTHER: u32 = 54_321;
+
+/// One test at a time: the first one predicts process ids.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn is_root() -> bool {
+    // SAFETY: no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// A world-writable, sticky directory, as /tmp is.
+fn shared_dir(sb: &Sandbox) -> PathBuf {
+    let d = sb.dir.path().join("shared");
+    std::fs::create_dir(&d).unwrap();
+    std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    d
+}
+
+/// Gives `path` (a symlink itself, not its target) to the other user.
+fn give_to_other(path: &Path) {
+    std::os::unix::fs::lchown(path, Some(OTHER), Some(OTHER)).unwrap();
+}
+
+/// A file of root's that must stay as it is.
+fn victim(sb: &Sandbox) -> PathBuf {
+    let v = sb.dir.path().join("victim");
+    std::fs::write(&v, "precious").unwrap();
+    v
+}
+
+fn plant_symlink(at: &Path, to: &Path) {
+    std::os::unix::fs::symlink(to, at).unwrap();
+    give_to_other(at);
+}
+
+#[test]
+fn a_script_another_user_planted_where_the_private_directory_would_be_is_never_run() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !is_root() {
+        eprintln!("skipped: the hostile-user tests need root");
+        return;
+    }
+    let sb = Sandbox::new();
+    let shared = shared_dir(&sb);
+    let marker = sb.dir.path().join("their-script-ran");
+    // hostbench 0.1.0 named it `.hostbench-index-PID`: plant it for the next 400 pids.
+    let last: u32 = std::fs::read_to_string("/proc/sys/kernel/ns_last_pid")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    for pid in last + 1..last + 400 {
+        let d = shared.join(format!(".hostbench-index-{pid}"));
+        std::fs::create_dir(&d).unwrap();
+        let script = d.join("multi.sh");
+        std::fs::write(&script, format!("#!/bin/sh\ntouch {}\n", marker.display())).unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o777)).unwrap();
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o777)).unwrap();
+        give_to_other(&script);
+        give_to_other(&d);
+    }
+    let out = sb
+        .cmd()
+        .args([
+            "index",
+            "shell1",
+            "-c",
+            "1",
+            "-i",
+            "1",
+            "--seconds",
+            "1",
+            "--json",
+        ])
+        .arg("--workdir")
+        .arg(&shared)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!marker.exists(), "root ran the other user's script");
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let shell1 = &r["suites"][0]["passes"][0]["tests"][0];
+    assert_eq!(shell1["name"], "shell1");
+    assert!(shell1["score"]["score"].as_f64().unwrap() > 0.0, "{shell1}");
+    // Their directories are theirs still, untouched; ours is gone.
+    let left: Vec<_> = std::fs::read_dir(&shared).unwrap().flatten().collect();
+    assert_eq!(left.len(), 399);
+    assert!(left
+        .iter()
+        .all(|e| e.metadata().unwrap().uid() == OTHER && e.path().join("multi.sh").exists()));
+}
+
+#[test]
+fn a_symlink_or_a_file_of_another_user_at_the_log_name_is_refused() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !is_root() {
+        eprintln!("skipped: the hostile-user tests need root");
+        return;
+    }
+    let sb = Sandbox::new();
+    let shared = shared_dir(&sb);
+    let victim = victim(&sb);
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+    let now = chrono::Utc::now();
+    let names: Vec<String> = (0..3)
+        .map(|m| {
+            let t = now + chrono::Duration::minutes(m);
+            format!(
+                "interbench-{}-{}.log",
+                kernel.trim(),
+                t.format("%Y%m%d%H%M")
+            )
+        })
+        .collect();
+    let run = || {
+        sb.cmd()
+            .current_dir(&shared)
+            .args(["interactive", "-W", "Audio", "-w", "None", "-t", "1"])
+            .args(["--settle-ms", "0"])
+            .output()
+            .unwrap()
+    };
+    for n in &names {
+        plant_symlink(&shared.join(n), &victim);
+    }
+    let out = run();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("symbolic link"), "{err}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+
+    for n in &names {
+        let p = shared.join(n);
+        std::fs::remove_file(&p).unwrap();
+        std::fs::write(&p, "theirs\n").unwrap();
+        // Writable by anyone: only hostbench's own check stands in the way.
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o666)).unwrap();
+        give_to_other(&p);
+    }
+    let out = run();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("belongs to another user"), "{err}");
+    for n in &names {
+        assert_eq!(std::fs::read_to_string(shared.join(n)).unwrap(), "theirs\n");
+    }
+}
+
+#[test]
+fn the_report_replaces_a_planted_symlink_instead_of_writing_through_it() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !is_root() {
+        eprintln!("skipped: the hostile-user tests need root");
+        return;
+    }
+    let sb = Sandbox::new();
+    let shared = shared_dir(&sb);
+    let victim = victim(&sb);
+    sb.json(&["noise", "-l", "5000", "10", "2"]);
+    let page = shared.join("hostbench-report.html");
+    plant_symlink(&page, &victim);
+    let out = sb
+        .cmd()
+        .current_dir(&shared)
+        .args(["report", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    let meta = std::fs::symlink_metadata(&page).unwrap();
+    assert!(meta.file_type().is_file() && meta.uid() == 0);
+    assert!(std::fs::read_to_string(&page).unwrap().contains("<html"));
+}
+
+#[test]
+fn index_reports_are_not_written_into_another_users_directory_or_through_their_link() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !is_root() {
+        eprintln!("skipped: the hostile-user tests need root");
+        return;
+    }
+    let sb = Sandbox::new();
+    let shared = shared_dir(&sb);
+    let results = shared.join("results");
+    let run = || {
+        sb.cmd()
+            .current_dir(&shared)
+            .args(["index", "syscall", "-c", "1", "-i", "1", "--seconds", "0.2"])
+            .output()
+            .unwrap()
+    };
+    // Their directory, open to all.
+    std::fs::create_dir(&results).unwrap();
+    std::fs::set_permissions(&results, std::fs::Permissions::from_mode(0o777)).unwrap();
+    give_to_other(&results);
+    let out = run();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("reports not written") && err.contains("belongs to another user"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(&results).unwrap().count(), 0);
+
+    // Their symlink to a directory of root's.
+    std::fs::remove_dir(&results).unwrap();
+    let roots = sb.dir.path().join("roots");
+    std::fs::create_dir(&roots).unwrap();
+    plant_symlink(&results, &roots);
+    let out = run();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("symbolic link of another user's"), "{err}");
+    assert_eq!(std::fs::read_dir(&roots).unwrap().count(), 0);
+    // Both runs were stored all the same.
+    let list = sb.cmd().args(["results", "list"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&list.stdout).lines().count(), 3);
+}
