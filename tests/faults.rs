@@ -304,7 +304,7 @@ fn sighup_stores_the_run_incomplete_and_removes_its_private_directory() {
     let sb = Sandbox::new();
     let work = sb.dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
-    let mut child = sb
+    let child = sb
         .std_cmd()
         .args(["index", "-c", "1", "--seconds", "20", "fsdisk", "--workdir"])
         .arg(&work)
