@@ -481,6 +481,35 @@ mod tests {
     }
 
     #[test]
+    fn an_impossible_cached_speed_is_measured_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = CalibrationOptions {
+            recalibrate: false,
+            given_loops_per_ms: None,
+            cache_file: dir.path().join("calibration.json"),
+        };
+        burn_calibration(&opts);
+        // 0 made every burn empty; u64::MAX made the first calibration run endless.
+        for damaged in [0, u64::MAX] {
+            let mut cache: serde_json::Value =
+                serde_json::from_str(&fs::read_to_string(&opts.cache_file).unwrap()).unwrap();
+            for entry in cache["entries"].as_object_mut().unwrap().values_mut() {
+                entry["loops_per_ms"] = damaged.into();
+            }
+            fs::write(&opts.cache_file, cache.to_string()).unwrap();
+            let out = burn_calibration(&opts);
+            assert_eq!(out.calibration.source, CalibrationSource::Measured);
+            assert!(PLAUSIBLE_LOOPS_PER_MS.contains(&out.calibration.loops_per_ms));
+            let w = out.cache_warning.unwrap();
+            assert!(w.contains(&damaged.to_string()), "{w}");
+            // The measured value replaced it in the cache.
+            let again = burn_calibration(&opts);
+            assert_eq!(again.calibration.source, CalibrationSource::Cached);
+            assert!(again.cache_warning.is_none());
+        }
+    }
+
+    #[test]
     fn an_unwritable_cache_is_a_warning_not_an_error() {
         let opts = CalibrationOptions {
             recalibrate: true,

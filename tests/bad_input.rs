@@ -49,6 +49,7 @@ struct Fixtures {
     other: String,
     garbage: String,
     impossible: String,
+    endless: String,
     junk_db: String,
     other_db: String,
     newer_db: String,
@@ -82,6 +83,8 @@ fn fixtures(sb: &Sandbox) -> Fixtures {
     future["schema_version"] = 99.into();
     let mut impossible = result.clone();
     impossible["suites"][0]["runs"][1]["time_ns"] = 0.into();
+    let mut endless = result.clone();
+    endless["suites"][0]["runs"][0]["time_ns"] = u64::MAX.into();
     let garbage = dir.join("garbage.json");
     std::fs::write(&garbage, "not json").unwrap();
 
@@ -106,7 +109,7 @@ fn fixtures(sb: &Sandbox) -> Fixtures {
         .success();
     rusqlite::Connection::open(&malformed_db)
         .unwrap()
-        .execute("UPDATE results SET result_json = X'00ff'", [])
+        .execute("UPDATE results SET result_json = X'00ff', host = X'00'", [])
         .unwrap();
     Fixtures {
         good,
@@ -114,6 +117,7 @@ fn fixtures(sb: &Sandbox) -> Fixtures {
         other: write("other.json", &serde_json::json!({"hello": "world"})),
         garbage: path(&garbage).to_string(),
         impossible: write("impossible.json", &impossible),
+        endless: write("endless.json", &endless),
         junk_db: path(&junk_db).to_string(),
         other_db: path(&other_db).to_string(),
         newer_db: path(&newer_db).to_string(),
@@ -227,6 +231,8 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["compare", "1", &f.other], 2, "not a hostbench result"),
         case(&["compare", "1", &f.garbage], 2, "is not JSON"),
         case(&["compare", &f.impossible, &f.good], 2, "impossible figure (noise run 2 took 0 ns)"),
+        case(&["compare", &f.good, &f.endless], 2, "noise run 1 took 18446744073709551615 ns"),
+        case(&["report", &f.endless], 2, "impossible figure"),
         case(&["compare", &f.good, &f.good, "--fail-on-regression=-5"], 2, "--fail-on-regression must be"),
         case(&["compare", &f.good, &f.good, "--fail-on-regression", "-5"], 2, "tip: to pass '-5' as a value"),
         case(&["report", "4", "-o", "x.html"], 2, "no stored result with id 4"),
@@ -239,6 +245,7 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["--db", &f.newer_db, "noise", "10", "2"], 2, "newer hostbench"),
         case(&["--db", "/proc/hostbench-no-such-dir/r.sqlite", "noise", "10", "2"], 2, "cannot open the result store"),
         case(&["--db", &f.malformed_db, "results", "show", "1"], 2, "result 1 is malformed in the store"),
+        case(&["--db", &f.malformed_db, "results", "list"], 0, "[malformed row: host is a blob]"),
         case(&["--db", &f.malformed_db, "compare", "1", &f.good], 2, "result 1 is malformed in the store"),
     ]
 }

@@ -207,8 +207,16 @@ fn a_store_locked_past_the_busy_timeout_keeps_the_result_in_a_file_to_import() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("as result 2"));
-    let r = sb.json(&["results", "show", "2"]);
+    // (A checkpoint may have stored the first runs before the lock: then that row is result 2,
+    // incomplete, and the import is result 3.)
+    let said = String::from_utf8_lossy(&out.stdout);
+    let id = said
+        .split("as result ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .unwrap()
+        .to_string();
+    let r = sb.json(&["results", "show", &id]);
     assert_eq!(r["incomplete"], false);
     assert_eq!(r["suites"][0]["runs"].as_array().unwrap().len(), 20);
 }
@@ -300,6 +308,113 @@ fn a_full_disk_under_the_store_keeps_the_result_in_a_file_and_leaves_no_empty_da
 }
 
 #[test]
+fn a_read_only_store_is_read_and_a_run_keeps_its_result_in_a_file() {
+    let sb = Sandbox::new();
+    let Some(disk) = SmallDisk::mount(&sb.dir.path().join("ro"), 1024) else {
+        eprintln!("skipped: mounting a small tmpfs needs root");
+        return;
+    };
+    let db = disk.dir.join("r.sqlite");
+    let with_db = |args: &[&str]| {
+        let mut c = sb.std_cmd();
+        c.arg("--db").arg(&db).args(args);
+        run_bounded(c, Duration::from_secs(60))
+    };
+    assert_eq!(with_db(&["noise", "-l", "5000", "10", "2"]).code, Some(0));
+    let remounted = std::process::Command::new("mount")
+        .args(["-o", "remount,ro"])
+        .arg(&disk.dir)
+        .status()
+        .unwrap();
+    assert!(remounted.success());
+    // Reading needs no write.
+    let r = with_db(&["results", "list"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(r.stdout.contains("10 ms CPU"), "{}", r.stdout);
+    assert_eq!(with_db(&["results", "show", "1"]).code, Some(0));
+    // A run measures, cannot store, and keeps the result in the working directory.
+    let r = with_db(&["noise", "-l", "5000", "10", "2"]);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(r.stderr.contains("it is read-only"), "{}", r.stderr);
+    assert_eq!(fallback_files(sb.dir.path()).len(), 1);
+}
+
+#[test]
+fn a_small_disk_is_refused_in_units_that_fit_it() {
+    let sb = Sandbox::new();
+    let Some(disk) = SmallDisk::mount(&sb.dir.path().join("small"), 1024) else {
+        eprintln!("skipped: mounting a small tmpfs needs root");
+        return;
+    };
+    let mut c = sb.std_cmd();
+    c.args([
+        "interactive",
+        "-W",
+        "Audio",
+        "-w",
+        "Read",
+        "--file-size",
+        "16",
+    ])
+    .arg("--workdir")
+    .arg(&disk.dir);
+    let r = run_bounded(c, Duration::from_secs(60));
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("need 17.6 MiB free") && r.stderr.contains("and 1.0 MiB is"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn ctrl_c_ends_second_long_rounds_and_hundreds_of_load_threads_at_once() {
+    let sb = Sandbox::new();
+    let work = sb.dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let cases: [&[&str]; 2] = [
+        // Every round computes for a second, 80 threads on this host's CPUs.
+        &["sched", "-r", "1000000", "-c", "80", "-a", "40", "-t", "5"],
+        &[
+            "interactive",
+            "-L",
+            "256",
+            "-W",
+            "Audio",
+            "-w",
+            "Burn",
+            "-t",
+            "10",
+            "-c",
+            "--settle-ms",
+            "0",
+        ],
+    ];
+    for args in cases {
+        let mut child = sb
+            .std_cmd()
+            .args(args)
+            .arg("--db")
+            .arg(sb.dir.path().join(format!("{}.sqlite", args[0])))
+            .current_dir(&work)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_secs(3));
+        let asked = Instant::now();
+        signal(child.id(), libc::SIGINT);
+        let status = child.wait().unwrap();
+        let took = asked.elapsed();
+        assert_eq!(status.code(), Some(130), "{args:?}");
+        // Before: 100 s (sched, a round to finish on every thread) and 50 s (3000 threads to
+        // join). Now well under a second; the bound allows for a busy host.
+        assert!(took < Duration::from_secs(5), "{args:?}: {took:?}");
+        assert!(strays_after_a_moment(&work).is_empty(), "{args:?}");
+    }
+}
+
+#[test]
 fn sighup_stores_the_run_incomplete_and_removes_its_private_directory() {
     let sb = Sandbox::new();
     let work = sb.dir.path().join("work");
@@ -356,6 +471,44 @@ fn a_second_signal_ends_at_once_killing_the_workers_and_removing_the_directory()
         strays(&work)
     );
     assert!(entries(&work).is_empty(), "{:?}", entries(&work));
+}
+
+#[test]
+fn a_killed_run_keeps_the_parts_it_finished_marked_incomplete() {
+    let sb = Sandbox::new();
+    let work = sb.dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let mut child = sb
+        .std_cmd()
+        .args(["run", "--profile", "smoke", "--workdir"])
+        .arg(&work)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it with SIGKILL once the interactive part (the third) has begun.
+    let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for line in lines.map_while(Result::ok) {
+        if line.starts_with("[3/4]") {
+            break;
+        }
+    }
+    signal(child.id(), libc::SIGKILL);
+    child.wait().unwrap();
+    let results = stored(&sb);
+    assert_eq!(results.len(), 1);
+    let r = &results[0];
+    assert_eq!(r["incomplete"], true);
+    let suites: Vec<&str> = r["suites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["suite"].as_str().unwrap())
+        .collect();
+    assert_eq!(&suites[..2], ["noise", "index"], "{suites:?}");
+    // The smoke profile's noise part: 5 runs, all kept.
+    assert_eq!(r["suites"][0]["runs"].as_array().unwrap().len(), 5);
+    assert!(!r["suites"][1]["passes"].as_array().unwrap().is_empty());
 }
 
 #[test]

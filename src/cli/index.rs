@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::output::Output;
-use super::session::{prepare_workdir, Session};
+use super::session::{prepare_workdir, Session, EVERY_UNIT};
 use super::GlobalArgs;
 use crate::model::{Environment, SuiteResult};
 use crate::platform::files;
@@ -15,7 +15,9 @@ use crate::platform::limits;
 use crate::render;
 use crate::suites::index::registry::TestInfo;
 use crate::suites::index::scoring::Pass;
-use crate::suites::index::{self, IndexConfig, IndexObserver, IndexSettings, Skipped, TestResult};
+use crate::suites::index::{
+    self, IndexConfig, IndexObserver, IndexResult, IndexSettings, Skipped, TestResult,
+};
 
 #[derive(Debug, Args)]
 pub struct IndexArgs {
@@ -84,13 +86,15 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     )?;
     let exe =
         std::env::current_exe().context("finding the hostbench binary for the test copies")?;
-    let session = Session::start(global, argv, environment)?;
+    let mut session = Session::start(global, argv, environment)?;
     prepare_workdir(&config.workdir, &session.out)?;
+    let stop = session.stop.clone();
     let mut console = Console {
         out: session.out.clone(),
+        session: &mut session,
         verbose: args.verbose,
     };
-    let outcome = index::run(&config, &exe, language(), session.stop.flag(), &mut console)?;
+    let outcome = index::run(&config, &exe, language(), stop.flag(), &mut console)?;
     let failed = outcome.failed_tests();
     let done = session.finish(vec![SuiteResult::Index(outcome)], failed > 0);
     let SuiteResult::Index(r) = &done.result.suites[0] else {
@@ -185,12 +189,19 @@ fn write_reports(dir: &Path, host: &str, text: &str, html: &str) -> Result<PathB
 }
 
 /// UnixBench's progress: "1 x Dhrystone 2 using register variables  1 2 3 ...".
-struct Console {
+struct Console<'s> {
     out: Output,
+    /// Stores the tests as they go.
+    session: &'s mut Session,
     verbose: bool,
 }
 
-impl IndexObserver for Console {
+impl IndexObserver for Console<'_> {
+    fn checkpoint(&mut self, partial: &dyn Fn() -> IndexResult) {
+        self.session
+            .checkpoint(EVERY_UNIT, || vec![SuiteResult::Index(partial())]);
+    }
+
     fn pass_begins(&mut self, copies: usize) {
         self.out.chatter(&format!(
             "\n--- {copies} parallel cop{} of each test ---\n",

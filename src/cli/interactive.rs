@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::output::Output;
-use super::session::{prepare_workdir, Session};
+use super::session::{prepare_workdir, Session, EVERY_UNIT};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::BurnCalibration;
 use crate::error::UsageError;
@@ -167,8 +167,9 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     check_privileges(&config)?;
     check_disk_space(&config)?;
     let exe = std::env::current_exe().context("finding the hostbench binary for its workers")?;
-    let session = Session::start(global, argv, environment)?;
+    let mut session = Session::start(global, argv, environment)?;
     prepare_workdir(&config.workdir, &session.out)?;
+    let stop = session.stop.clone();
     let started_at = session.started_at();
     let kernel = session.environment.kernel_release.clone();
     let log = if args.console_only {
@@ -186,13 +187,14 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     };
     let mut console = Console {
         out: session.out.clone(),
+        session: &mut session,
         live: global.shows_progress(),
         log: log.as_ref().map(|(_, f)| f.try_clone()).transpose()?,
         settings: config.settings.clone(),
         kernel,
         datestamp: started_at.format("%Y%m%d%H%M").to_string(),
     };
-    let outcome = interactive::run(&config, &exe, session.stop.flag(), &mut console)?;
+    let outcome = interactive::run(&config, &exe, stop.flag(), &mut console)?;
     console.finish(&outcome.result);
     let failed = outcome.failure.is_some();
     let done = session.finish(vec![SuiteResult::Interactive(outcome.result)], failed);
@@ -280,8 +282,10 @@ pub(super) fn free_bytes(dir: &std::path::Path) -> std::io::Result<u64> {
 
 /// Prints interbench's tables as pairs complete, to standard output (standard error with
 /// --json) and to the log file.
-struct Console {
+struct Console<'s> {
     out: Output,
+    /// Stores the pairs as they go.
+    session: &'s mut Session,
     live: bool,
     log: Option<File>,
     settings: InteractiveSettings,
@@ -289,7 +293,7 @@ struct Console {
     datestamp: String,
 }
 
-impl Console {
+impl Console<'_> {
     fn emit(&mut self, text: &str) {
         if self.out.json {
             self.out.chatter(text);
@@ -318,7 +322,12 @@ impl Console {
     }
 }
 
-impl InteractiveObserver for Console {
+impl InteractiveObserver for Console<'_> {
+    fn checkpoint(&mut self, partial: &dyn Fn() -> interactive::InteractiveResult) {
+        self.session
+            .checkpoint(EVERY_UNIT, || vec![SuiteResult::Interactive(partial())]);
+    }
+
     fn calibrated(&mut self, calibration: &BurnCalibration, cache_warning: Option<&str>) {
         if let Some(w) = cache_warning {
             self.out.warn(w);

@@ -2,13 +2,14 @@ use anyhow::Result;
 use clap::Args;
 
 use super::output::Output;
-use super::session::Session;
+use super::session::{Session, NOISE_EVERY};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::model::SuiteResult;
 use crate::platform::host::{collect_environment, memory_available_bytes};
 use crate::render;
 use crate::suites::noise::{
-    self, NoiseCalibration, NoiseConfig, NoiseMode, NoiseObserver, NoiseRun, NoiseSettings,
+    self, NoiseCalibration, NoiseConfig, NoiseMode, NoiseObserver, NoiseResult, NoiseRun,
+    NoiseSettings,
 };
 
 #[derive(Debug, Args)]
@@ -44,13 +45,15 @@ pub fn exec(args: &NoiseArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         args.calibration.options(global)?,
         memory_available_bytes(),
     )?;
-    let session = Session::start(global, argv, collect_environment())?;
+    let mut session = Session::start(global, argv, collect_environment())?;
+    let stop = session.stop.clone();
     let mut observer = Console {
         out: session.out.clone(),
+        session: &mut session,
         verbose: args.verbose,
         live: global.shows_progress() && !args.verbose,
     };
-    let outcome = noise::measure(&config, session.stop.flag(), &mut observer)?;
+    let outcome = noise::measure(&config, stop.flag(), &mut observer)?;
     observer.finish_progress();
 
     let report = render::noise::report(&outcome);
@@ -66,14 +69,16 @@ pub fn exec(args: &NoiseArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
 
 /// Shows a noise run's progress: p1bench's lines on standard output, or on standard error when
 /// standard output carries JSON.
-struct Console {
+struct Console<'s> {
     out: Output,
+    /// Stores the runs as they go.
+    session: &'s mut Session,
     verbose: bool,
     /// Rewrite one status line in place (a terminal only).
     live: bool,
 }
 
-impl Console {
+impl Console<'_> {
     fn finish_progress(&self) {
         if self.live {
             self.out.err("\n");
@@ -81,7 +86,12 @@ impl Console {
     }
 }
 
-impl NoiseObserver for Console {
+impl NoiseObserver for Console<'_> {
+    fn checkpoint(&mut self, partial: &dyn Fn() -> NoiseResult) {
+        self.session
+            .checkpoint(NOISE_EVERY, || vec![SuiteResult::Noise(partial())]);
+    }
+
     fn calibrating(&mut self, settings: &NoiseSettings) {
         self.out.chatter(&render::noise::calibrating_line(settings));
     }

@@ -1,11 +1,11 @@
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::Args;
 
 use super::output::Output;
-use super::session::{prepare_workdir, Session};
+use super::session::{prepare_workdir, Session, EVERY_UNIT, NOISE_EVERY};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::BurnCalibration;
 use crate::error::UsageError;
@@ -15,12 +15,12 @@ use crate::render;
 use crate::standard::{self, HostFacts, PartPlan, Profile, StandardObserver, StandardPlan};
 use crate::suites::index::registry::TestInfo;
 use crate::suites::index::scoring::Pass;
-use crate::suites::index::IndexObserver;
+use crate::suites::index::{IndexObserver, IndexResult};
 use crate::suites::interactive::benches::{Bench, Load};
-use crate::suites::interactive::InteractiveObserver;
-use crate::suites::noise::{NoiseObserver, NoiseRun};
+use crate::suites::interactive::{InteractiveObserver, InteractiveResult};
+use crate::suites::noise::{NoiseObserver, NoiseResult, NoiseRun};
 use crate::suites::sched::ring::SchedRun;
-use crate::suites::sched::SchedObserver;
+use crate::suites::sched::{SchedObserver, SchedResult};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -63,12 +63,15 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
         &workdir,
     )?;
     let exe = std::env::current_exe().context("finding the hostbench binary for its workers")?;
-    let session = Session::start(global, argv, environment)?;
+    let mut session = Session::start(global, argv, environment)?;
     // The workdir is checked before the first part: a bad one must not cost the noise part.
     prepare_workdir(&workdir, &session.out)?;
+    let stop = session.stop.clone();
     let parts = plan.parts();
     let mut console = Console {
         out: session.out.clone(),
+        session: &mut session,
+        done: Vec::new(),
         live: global.shows_progress(),
         parts: parts.clone(),
         part: 0,
@@ -86,15 +89,16 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
         &plan,
         &exe,
         super::index::language(),
-        session.stop.flag(),
+        stop.flag(),
         &mut console,
     );
     console.clear();
+    let notes = std::mem::take(&mut console.notes);
     let cut_short = outcome.failure.is_some() || outcome.suites.len() < parts.len();
     let done = session.finish(outcome.suites, cut_short);
     let mut skipped = plan.skipped.clone();
     skipped.extend(skipped_in(&done.result));
-    skipped.extend(console.notes.iter().cloned());
+    skipped.extend(notes);
     if global.json {
         done.print_json();
     } else {
@@ -170,8 +174,12 @@ fn skipped_in(result: &RunResult) -> Vec<String> {
 }
 
 /// Shows the plan, each part's start, and on a terminal one live line of progress.
-struct Console {
+struct Console<'s> {
     out: Output,
+    /// Stores the run as it goes.
+    session: &'s mut Session,
+    /// The parts done, for those checkpoints.
+    done: Vec<SuiteResult>,
     live: bool,
     parts: Vec<PartPlan>,
     part: usize,
@@ -180,7 +188,7 @@ struct Console {
     notes: Vec<String>,
 }
 
-impl Console {
+impl Console<'_> {
     fn say(&mut self, text: &str) {
         self.clear();
         self.out.chatter(text);
@@ -215,7 +223,19 @@ impl Console {
     }
 }
 
-impl StandardObserver for Console {
+impl Console<'_> {
+    /// Stores the parts done and the part in progress.
+    fn checkpoint(&mut self, every: Duration, partial: SuiteResult) {
+        let done = &self.done;
+        self.session.checkpoint(every, || {
+            let mut suites = done.clone();
+            suites.push(partial);
+            suites
+        });
+    }
+}
+
+impl StandardObserver for Console<'_> {
     fn part_begins(&mut self, index: usize, part: &PartPlan) {
         self.part = index;
         self.part_started = Instant::now();
@@ -227,10 +247,19 @@ impl StandardObserver for Console {
     fn part_done(&mut self, _index: usize, result: &SuiteResult) {
         let took = render::standard::duration(self.part_started.elapsed().as_secs_f64());
         self.say(&format!("      done in {took}: {}\n", result.headline()));
+        self.done.push(result.clone());
+        let done = &self.done;
+        self.session.checkpoint(EVERY_UNIT, || done.clone());
     }
 }
 
-impl NoiseObserver for Console {
+impl NoiseObserver for Console<'_> {
+    fn checkpoint(&mut self, partial: &dyn Fn() -> NoiseResult) {
+        if self.session.checkpoint_due(NOISE_EVERY) {
+            Console::checkpoint(self, NOISE_EVERY, SuiteResult::Noise(partial()));
+        }
+    }
+
     fn calibrating(&mut self, _settings: &crate::suites::noise::NoiseSettings) {
         self.progress("calibrating".into());
     }
@@ -247,7 +276,11 @@ impl NoiseObserver for Console {
     }
 }
 
-impl IndexObserver for Console {
+impl IndexObserver for Console<'_> {
+    fn checkpoint(&mut self, partial: &dyn Fn() -> IndexResult) {
+        Console::checkpoint(self, EVERY_UNIT, SuiteResult::Index(partial()));
+    }
+
     fn test_begins(&mut self, t: &TestInfo, copies: usize, iterations: usize) {
         self.progress(format!("{copies} x {} (0/{iterations})", t.name));
     }
@@ -257,7 +290,11 @@ impl IndexObserver for Console {
     }
 }
 
-impl InteractiveObserver for Console {
+impl InteractiveObserver for Console<'_> {
+    fn checkpoint(&mut self, partial: &dyn Fn() -> InteractiveResult) {
+        Console::checkpoint(self, EVERY_UNIT, SuiteResult::Interactive(partial()));
+    }
+
     fn calibrated(&mut self, _calibration: &BurnCalibration, cache_warning: Option<&str>) {
         if let Some(w) = cache_warning {
             self.notes.push(format!("calibration cache: {w}"));
@@ -278,7 +315,11 @@ impl InteractiveObserver for Console {
     }
 }
 
-impl SchedObserver for Console {
+impl SchedObserver for Console<'_> {
+    fn checkpoint(&mut self, partial: &dyn Fn() -> SchedResult) {
+        Console::checkpoint(self, EVERY_UNIT, SuiteResult::Sched(partial()));
+    }
+
     fn run_done(&mut self, threads: usize, active_sets: usize, index: usize, run: &SchedRun) {
         self.progress(format!(
             "{threads} threads, {active_sets} active sets, run {}: {:.2} us/round",

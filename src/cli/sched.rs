@@ -2,7 +2,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::output::Output;
-use super::session::{Session, Stored};
+use super::session::{Session, Stored, EVERY_UNIT};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::burn_calibration;
 use crate::error::UsageError;
@@ -12,7 +12,9 @@ use crate::platform::limits;
 use crate::render;
 use crate::suites::sched::confidence::ConfidenceRule;
 use crate::suites::sched::ring::{fds_needed, SchedRun};
-use crate::suites::sched::{self, SchedConfig, SchedObserver, SchedPoint, SchedSettings};
+use crate::suites::sched::{
+    self, SchedConfig, SchedObserver, SchedPoint, SchedResult, SchedSettings,
+};
 
 #[derive(Debug, Args)]
 pub struct SchedArgs {
@@ -79,18 +81,20 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     let config = SchedConfig::new(settings, args.threads, args.active, &args.sweep)?;
     ensure_limits(config.max_threads())?;
     let calibration_options = args.calibration.options(global)?;
-    let session = Session::start(global, argv, collect_environment())?;
+    let mut session = Session::start(global, argv, collect_environment())?;
+    let stop = session.stop.clone();
     let calibration = burn_calibration(&calibration_options);
     if let Some(w) = &calibration.cache_warning {
         session.out.warn(w);
     }
     let mut console = Console {
         out: session.out.clone(),
+        session: &mut session,
         format: args.output,
         settings: config.settings.clone(),
     };
     if console.format == 0 {
-        session.out.chatter(&format!(
+        console.out.chatter(&format!(
             "reflex: w={} r={} us t={} s, loops_per_ms {}, placement {}\n",
             args.weight,
             args.compute_us,
@@ -99,12 +103,7 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
             render::sched::placement(&config.settings)
         ));
     }
-    let result = sched::measure(
-        &config,
-        calibration.calibration,
-        session.stop.flag(),
-        &mut console,
-    )?;
+    let result = sched::measure(&config, calibration.calibration, stop.flag(), &mut console)?;
     if result.points.len() > 1 && console.format == 0 {
         console.say(render::sched::sweep_table(&result).trim_end());
     }
@@ -145,19 +144,26 @@ fn ensure_limits(threads: usize) -> Result<()> {
 }
 
 /// Prints runs and points in the chosen format; with --json, to standard error.
-struct Console {
+struct Console<'s> {
     out: Output,
+    /// Stores the runs as they go.
+    session: &'s mut Session,
     format: u8,
     settings: SchedSettings,
 }
 
-impl Console {
+impl Console<'_> {
     fn say(&self, line: &str) {
         self.out.text(&format!("{line}\n"));
     }
 }
 
-impl SchedObserver for Console {
+impl SchedObserver for Console<'_> {
+    fn checkpoint(&mut self, partial: &dyn Fn() -> SchedResult) {
+        self.session
+            .checkpoint(EVERY_UNIT, || vec![SuiteResult::Sched(partial())]);
+    }
+
     fn run_done(&mut self, threads: usize, active_sets: usize, index: usize, run: &SchedRun) {
         match self.format {
             1 => self.say(&render::sched::run_line_o1(

@@ -1,10 +1,13 @@
 //! The life of one measuring command, the same for every suite and for `hostbench run`: open
 //! the store before anything is measured (a bad path must not cost a run), install the stop
-//! signal, note the start and the steal clock; after measuring, build the result, store it —
-//! or, when the store fails, keep it in a JSON file instead of losing it — and give the exit
-//! code. Each command's `exec` validates its options, measures, and prints its own report.
+//! signal, note the start and the steal clock; while measuring, store what has finished as it
+//! goes (after each unit — test, pair, run — marked incomplete), so that even a SIGKILL keeps
+//! it; after measuring, store the whole result over it — or, when the store fails, keep it in a
+//! JSON file instead of losing it — and give the exit code. Each command's `exec` validates its
+//! options, measures, and prints its own report.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use chrono::{DateTime, Utc};
@@ -17,7 +20,18 @@ use crate::platform::host::StealClock;
 use crate::platform::private_dir::{sweep_stale, PrivateDir};
 use crate::platform::signals::StopSignal;
 use crate::render;
-use crate::store::{fallback, ResultStore, SqliteStore};
+use crate::store::{fallback, ResultStore, SqliteStore, BUSY_TIMEOUT};
+
+/// How long a checkpoint waits for a store that another process holds: it is taken between two
+/// units of measuring, and is skipped rather than delay the next one (the next checkpoint, or
+/// the final store with its full timeout, tries again).
+const CHECKPOINT_BUSY: Duration = Duration::from_millis(200);
+
+/// Checkpoints after every unit of measuring (a test, a pair, a sched run: seconds each).
+pub const EVERY_UNIT: Duration = Duration::ZERO;
+/// Checkpoints of a noise run: its runs last a tenth of a second, and a write between two of
+/// them could be seen in the next; every 30 s loses little.
+pub const NOISE_EVERY: Duration = Duration::from_secs(30);
 
 pub struct Session {
     pub out: Output,
@@ -27,14 +41,22 @@ pub struct Session {
     argv: Vec<String>,
     started_at: DateTime<Utc>,
     steal: StealClock,
+    /// The row the run is stored in as it goes, once something was measured.
+    row: Option<i64>,
+    last_checkpoint: Option<Instant>,
 }
 
 /// Where a finished result went.
 pub enum Stored {
     /// In the store, as this id.
     Id(i64),
-    /// The store failed (the error); the result is in this JSON file.
-    File { path: PathBuf, error: String },
+    /// The store failed (the error); the result is in this JSON file. `partial`: the row that
+    /// holds the run up to its last checkpoint, marked incomplete.
+    File {
+        path: PathBuf,
+        error: String,
+        partial: Option<i64>,
+    },
     /// The store and every fallback place failed.
     Nowhere { error: String },
 }
@@ -63,7 +85,46 @@ impl Session {
             argv,
             started_at: Utc::now(),
             steal: StealClock::start(),
+            row: None,
+            last_checkpoint: None,
         })
+    }
+
+    /// Whether a checkpoint `min_interval` after the last one would be stored now.
+    pub fn checkpoint_due(&self, min_interval: Duration) -> bool {
+        match self.last_checkpoint {
+            Some(t) => t.elapsed() >= min_interval,
+            None => true,
+        }
+    }
+
+    /// Stores what has been measured so far (`build` makes it), marked incomplete, unless the
+    /// last checkpoint is more recent than `min_interval`. Called between units of measuring;
+    /// a store that is busy or failing skips this one.
+    pub fn checkpoint(&mut self, min_interval: Duration, build: impl FnOnce() -> Vec<SuiteResult>) {
+        if !self.checkpoint_due(min_interval) {
+            return;
+        }
+        self.last_checkpoint = Some(Instant::now());
+        let mut environment = self.environment.clone();
+        environment.steal_ms_during_run = self.steal.elapsed_ms();
+        let partial = RunResult::finished_suites(
+            self.started_at,
+            self.argv.clone(),
+            true,
+            environment,
+            build(),
+        );
+        if self.store.set_busy_timeout(CHECKPOINT_BUSY).is_err() {
+            return;
+        }
+        match self.row {
+            Some(id) => {
+                let _ = self.store.replace(id, &partial);
+            }
+            None => self.row = self.store.save(&partial).ok(),
+        }
+        let _ = self.store.set_busy_timeout(BUSY_TIMEOUT);
     }
 
     pub fn started_at(&self) -> DateTime<Utc> {
@@ -81,12 +142,21 @@ impl Session {
             self.environment,
             suites,
         );
-        let stored = match self.store.save(&result) {
+        let _ = self.store.set_busy_timeout(BUSY_TIMEOUT);
+        let saved = match self.row {
+            Some(id) => self.store.replace(id, &result).map(|_| id),
+            None => self.store.save(&result),
+        };
+        let stored = match saved {
             Ok(id) => Stored::Id(id),
             Err(e) => {
                 let error = format!("{e:#}");
                 match fallback::save(&result, &fallback::candidate_dirs(self.store.path())) {
-                    Ok(path) => Stored::File { path, error },
+                    Ok(path) => Stored::File {
+                        path,
+                        error,
+                        partial: self.row,
+                    },
                     Err(f) => Stored::Nowhere {
                         error: format!("{error}; {f:#}"),
                     },
@@ -124,10 +194,20 @@ impl Finished {
                     ));
                 }
             }
-            Stored::File { path, error } => self.out.err(&format!(
-                "hostbench: error: the result could not be stored ({error}); it is saved in {} instead: store it later with `hostbench results import {}`\n",
+            Stored::File {
+                path,
+                error,
+                partial,
+            } => self.out.err(&format!(
+                "hostbench: error: the result could not be stored ({error}); it is saved in {} instead: store it later with `hostbench results import {}`{}\n",
                 path.display(),
-                path.display()
+                path.display(),
+                match partial {
+                    Some(id) => format!(
+                        " (result {id} holds the run as far as it was stored while running, marked incomplete)"
+                    ),
+                    None => String::new(),
+                }
             )),
             Stored::Nowhere { error } => {
                 self.out.err(&format!(

@@ -4,7 +4,7 @@
 pub mod fallback;
 mod sqlite;
 
-pub use sqlite::SqliteStore;
+pub use sqlite::{SqliteStore, BUSY_TIMEOUT};
 
 use anyhow::Result;
 use chrono::{DateTime, Utc};
@@ -28,6 +28,8 @@ pub struct StoredEntry {
 pub trait ResultStore {
     /// Saves a result and returns its id.
     fn save(&mut self, result: &RunResult) -> Result<i64>;
+    /// Replaces the result stored as `id` (a run stored as it goes).
+    fn replace(&mut self, id: i64, result: &RunResult) -> Result<()>;
     /// Every stored result, oldest first.
     fn list(&self) -> Result<Vec<StoredEntry>>;
     /// The result with this id, or None.

@@ -13,7 +13,7 @@ use crate::model::{RunResult, SCHEMA_VERSION};
 const DB_VERSION: i64 = 1;
 
 /// How long a statement waits for another hostbench process that holds the database.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The columns of the `results` table, in order.
 const COLUMNS: [&str; 8] = [
@@ -97,6 +97,11 @@ impl SqliteStore {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// How long a statement waits for another process that holds the database.
+    pub fn set_busy_timeout(&self, timeout: Duration) -> Result<()> {
+        Ok(self.conn.busy_timeout(timeout)?)
     }
 }
 
@@ -196,6 +201,31 @@ impl ResultStore for SqliteStore {
             )
             .map_err(|e| explain(e.into(), &self.path))?;
         Ok(self.conn.last_insert_rowid())
+    }
+
+    fn replace(&mut self, id: i64, result: &RunResult) -> Result<()> {
+        let json = serde_json::to_string(result)?;
+        let changed = self
+            .conn
+            .execute(
+                "UPDATE results SET started_at = ?2, suites = ?3, host = ?4, headline = ?5,
+                 incomplete = ?6, schema_version = ?7, result_json = ?8 WHERE id = ?1",
+                params![
+                    id,
+                    result.started_at.to_rfc3339(),
+                    result.suite_names(),
+                    result.environment.hostname,
+                    result.headline(),
+                    result.incomplete,
+                    result.schema_version,
+                    json
+                ],
+            )
+            .map_err(|e| explain(e.into(), &self.path))?;
+        if changed != 1 {
+            bail!("result {id} is no longer in {}", self.path.display());
+        }
+        Ok(())
     }
 
     /// Every row; a row whose columns do not hold what hostbench wrote is listed with what is
@@ -366,6 +396,16 @@ mod tests {
         assert_eq!(back.environment.hostname, "beta");
         assert!(back.incomplete);
         assert!(store.load(9999).unwrap().is_none());
+
+        let mut store = store;
+        store.replace(id2, &result("gamma", false)).unwrap();
+        let list = store.list().unwrap();
+        assert_eq!(list.len(), 2);
+        assert_eq!(
+            (list[1].host.as_str(), list[1].incomplete),
+            ("gamma", false)
+        );
+        assert!(store.replace(9999, &result("x", false)).is_err());
     }
 
     #[test]

@@ -288,6 +288,8 @@ pub trait IndexObserver {
     fn test_done(&mut self, _r: &TestResult) {}
     fn skipped(&mut self, _s: &Skipped) {}
     fn failed(&mut self, _s: &Skipped) {}
+    /// After each test: `partial` makes the result of the tests so far, to store as it goes.
+    fn checkpoint(&mut self, _partial: &dyn Fn() -> IndexResult) {}
 }
 
 /// The worker spec of one copy.
@@ -421,35 +423,26 @@ pub fn run(
                     failed.push(s);
                 }
             }
+            observer.checkpoint(&|| {
+                let mut so_far = passes.clone();
+                so_far.push(finish_pass(
+                    copies,
+                    started_at,
+                    tests.clone(),
+                    skipped.clone(),
+                    failed.clone(),
+                ));
+                IndexResult {
+                    settings: config.settings.clone(),
+                    language: language.clone(),
+                    graphics_display: display_label(&display, xvfb.is_some()),
+                    passes: so_far,
+                }
+            });
         }
-        let index_values: Vec<f64> = tests
-            .iter()
-            .filter(|r| r.in_index)
-            .filter_map(|r| r.index)
-            .collect();
-        let graphics_values: Vec<f64> = tests
-            .iter()
-            .filter(|r| matches!(r.category, Category::TwoD | Category::ThreeD))
-            .filter_map(|r| r.index)
-            .collect();
-        passes.push(IndexPass {
-            copies,
-            started_at,
-            finished_at: Utc::now(),
-            system_index: scoring::overall_index(&index_values),
-            indexed: index_values.len(),
-            index_tests: registry::TESTS.iter().filter(|t| t.in_index).count(),
-            graphics_index: scoring::overall_index(&graphics_values),
-            graphics_indexed: graphics_values.len(),
-            tests,
-            skipped,
-            failed,
-        });
+        passes.push(finish_pass(copies, started_at, tests, skipped, failed));
     }
-    let graphics_display = display.ok().map(|d| match xvfb {
-        Some(_) => format!("Xvfb {d} (private, started by hostbench)"),
-        None => format!("{d} ($DISPLAY)"),
-    });
+    let graphics_display = display_label(&display, xvfb.is_some());
     drop(xvfb);
     Ok(IndexResult {
         settings: config.settings.clone(),
@@ -457,6 +450,50 @@ pub fn run(
         graphics_display,
         passes,
     })
+}
+
+/// Where the graphics tests drew, for the report.
+fn display_label(display: &Result<String, String>, private: bool) -> Option<String> {
+    display.as_ref().ok().map(|d| {
+        if private {
+            format!("Xvfb {d} (private, started by hostbench)")
+        } else {
+            format!("{d} ($DISPLAY)")
+        }
+    })
+}
+
+/// A pass of the tests that ran, with its indexes.
+fn finish_pass(
+    copies: usize,
+    started_at: DateTime<Utc>,
+    tests: Vec<TestResult>,
+    skipped: Vec<Skipped>,
+    failed: Vec<Skipped>,
+) -> IndexPass {
+    let index_values: Vec<f64> = tests
+        .iter()
+        .filter(|r| r.in_index)
+        .filter_map(|r| r.index)
+        .collect();
+    let graphics_values: Vec<f64> = tests
+        .iter()
+        .filter(|r| matches!(r.category, Category::TwoD | Category::ThreeD))
+        .filter_map(|r| r.index)
+        .collect();
+    IndexPass {
+        copies,
+        started_at,
+        finished_at: Utc::now(),
+        system_index: scoring::overall_index(&index_values),
+        indexed: index_values.len(),
+        index_tests: registry::TESTS.iter().filter(|t| t.in_index).count(),
+        graphics_index: scoring::overall_index(&graphics_values),
+        graphics_indexed: graphics_values.len(),
+        tests,
+        skipped,
+        failed,
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

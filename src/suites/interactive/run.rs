@@ -67,6 +67,8 @@ pub trait InteractiveObserver {
     fn bench_begins(&mut self, _bench: Bench) {}
     fn pair_begins(&mut self, _bench: Bench, _load: Load, _index: usize, _total: usize) {}
     fn measured(&mut self, _m: &Measurement) {}
+    /// After each pair: `partial` makes the result of the pairs so far, to store as it goes.
+    fn checkpoint(&mut self, _partial: &dyn Fn() -> InteractiveResult) {}
 }
 
 /// A finished (or stopped) run: the result, and why it ended early if it did.
@@ -175,6 +177,18 @@ pub fn run(
             Ok(Some(m)) => {
                 observer.measured(&m);
                 measurements.push(m);
+                observer.checkpoint(&|| InteractiveResult {
+                    settings: settings.clone(),
+                    calibration: calibration.clone(),
+                    calibration_end: None,
+                    timekeeper_realtime,
+                    notes: notes.clone(),
+                    skipped: plan.skipped.clone(),
+                    planned_pairs: plan.pairs.len(),
+                    measurements: measurements.clone(),
+                    coordinator_cpu_ns: Usage::process().since(&usage).cpu_ns(),
+                    wall_ns: monotonic_ns() - started,
+                });
             }
             Ok(None) => break,
             Err(e) => failure = Some(format!("{e:#}")),

@@ -166,6 +166,8 @@ pub trait NoiseObserver {
         _fastest_ns: u64,
     ) {
     }
+    /// After each run: `partial` makes the result of the runs so far, to store as it goes.
+    fn checkpoint(&mut self, _partial: &dyn Fn() -> NoiseResult) {}
 }
 
 /// An observer that shows nothing.
@@ -266,6 +268,12 @@ pub fn measure(
             index.checked_sub(1).map(|i| &runs[i]),
             fastest_ns,
         );
+        observer.checkpoint(&|| NoiseResult {
+            settings,
+            calibration: Some(calibration.clone()),
+            runs: runs.clone(),
+            summary: summarize(&runs, calibration.iterations),
+        });
     }
     let summary = summarize(&runs, calibration.iterations);
     Ok(NoiseResult {

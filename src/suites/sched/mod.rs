@@ -77,10 +77,8 @@ impl SchedConfig {
             )));
         }
         let r = &settings.rule;
-        if !r.target_pct.is_finite() || r.target_pct <= 0.0 || r.target_pct > 100.0 {
-            return Err(UsageError::new(
-                "--ci must be a percentage above 0 and at most 100",
-            ));
+        if !r.target_pct.is_finite() || r.target_pct <= 0.0 {
+            return Err(UsageError::new("--ci must be a finite percentage above 0"));
         }
         if r.max_runs == 0 || r.min_runs > r.max_runs || r.max_runs > MAX_RUNS {
             return Err(UsageError::new(format!(
@@ -209,6 +207,8 @@ pub trait SchedObserver {
     ) {
     }
     fn point_done(&mut self, _point: &SchedPoint) {}
+    /// After each run: `partial` makes the result of the runs so far, to store as it goes.
+    fn checkpoint(&mut self, _partial: &dyn Fn() -> SchedResult) {}
 }
 
 /// Measures every point: runs of `duration_s` repeated until the confidence rule stops them.
@@ -241,6 +241,15 @@ pub fn measure(
             runs.push(run);
             let values: Vec<f64> = runs.iter().map(|r| r.us_per_round).collect();
             verdict = s.rule.check(&values);
+            observer.checkpoint(&|| {
+                let mut so_far = points.clone();
+                so_far.push(SchedPoint::of(threads, active_sets, runs.clone(), None));
+                SchedResult {
+                    settings: s.clone(),
+                    calibration: calibration.clone(),
+                    points: so_far,
+                }
+            });
         }
         let point = SchedPoint::of(threads, active_sets, runs, verdict);
         observer.point_done(&point);

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# The ways a run can end badly, against every suite, in one table (about 10 minutes; run on
+# demand, not in CI). Each row starts a real run of the release binary in a directory of its
+# own, does one thing to it part-way through, and reports:
+#   exit     the exit code
+#   stored   complete / incomplete (in the store), file (kept in a JSON file because the store
+#            failed), nothing
+#   strays   processes of the run still alive 2 s after it ended (workers, their children)
+#   files    what is left in the run's work directory (private directories, test files)
+#   after    for kill -9 of the coordinator: what is left once the next run has swept it
+# The cases: SIGINT, two SIGINTs at once, SIGTERM, SIGHUP, kill -9 of the coordinator, kill -9
+# of a worker, the work directory's disk full, the store's disk full, the store locked by
+# another client for longer than the busy timeout, standard output closed from the start.
+# The disk-full rows mount a small tmpfs and need root; the lock rows need python3.
+#
+# Usage: scripts/fault-table.sh [SUITE ...]   (default: noise sched index interactive run)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet || exit 1
+HB=$PWD/target/release/hostbench
+ROOT=$(mktemp -d /tmp/hostbench-faults.XXXXXX)
+MOUNTS=()
+cleanup() {
+  for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null; done
+  rm -rf "$ROOT"
+}
+trap cleanup EXIT
+export HOSTBENCH_CACHE_DIR=$ROOT/cache
+SUITES=("$@")
+[ ${#SUITES[@]} -gt 0 ] || SUITES=(noise sched index interactive run)
+IS_ROOT=0; [ "$(id -u)" = 0 ] && IS_ROOT=1
+HAS_PY=0; command -v python3 >/dev/null && HAS_PY=1
+
+# The command of each suite (about 6-17 s), and when, into it, the fault comes.
+command_of() { # suite workdir
+  case $1 in
+    noise) echo "noise 100 50" ;;
+    sched) echo "sched -c 8 -a 4 -t 2 --min-runs 3 --max-runs 3" ;;
+    index) echo "index -c 1 -i 3 --seconds 2 syscall fstime --workdir $2" ;;
+    interactive) echo "interactive -W Audio -W Video -w None -w Read -t 3 --file-size 64 --settle-ms 200 -c --workdir $2" ;;
+    run) echo "run --profile smoke --workdir $2" ;;
+  esac
+}
+delay_of() {
+  case $1 in noise) echo 3 ;; sched) echo 3 ;; index) echo 4 ;; interactive) echo 5 ;; run) echo 8 ;; esac
+}
+
+# Processes that work in or name the directory $1 (not this script).
+strays() {
+  local n=0 pid
+  for p in /proc/[0-9]*; do
+    pid=${p#/proc/}
+    [ "$pid" = $$ ] && continue
+    if [[ "$(readlink "$p/cwd" 2>/dev/null)" == "$1"* ]] ||
+       tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -q -- "$1"; then
+      n=$((n + 1))
+    fi
+  done
+  echo $n
+}
+
+stored() { # dir
+  local list
+  list=$("$HB" --db "$1/r.sqlite" results list 2>/dev/null | tail -n +2)
+  if [ -n "$(find "$1" -name 'hostbench-result-*.json' -print -quit)" ]; then
+    echo file
+  elif [ -n "$list" ]; then
+    if grep -q incomplete <<<"$list"; then echo incomplete; else echo complete; fi
+  else
+    echo nothing
+  fi
+}
+
+left() { find "$1" -mindepth 1 -not -name 'hostbench-result-*' -not -name filler 2>/dev/null | wc -l; }
+
+printf "%-18s %-12s %5s  %-10s %6s %6s %6s\n" case suite exit stored strays files after
+row() { printf "%-18s %-12s %5s  %-10s %6s %6s %6s\n" "$@"; }
+
+# Starts the suite in a fresh directory; sets DIR, WORK and PID. $3: where the work directory
+# lies (default: inside DIR). $4: extra arguments before the command.
+start() { # case suite [workdir] [db]
+  DIR=$ROOT/${1// /_}-$2
+  mkdir -p "$DIR"
+  WORK=${3:-$DIR/work}
+  mkdir -p "$WORK"
+  local db=${4:-$DIR/r.sqlite}
+  # shellcheck disable=SC2046
+  (cd "$DIR" && exec "$HB" --db "$db" $(command_of "$2" "$WORK") >"$DIR/out" 2>"$DIR/err") &
+  PID=$!
+}
+
+finish() { # case suite
+  wait "$PID"
+  local code=$?
+  sleep 2
+  row "$1" "$2" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$WORK")" "${3:--}"
+}
+
+signal_row() { # case suite signals...
+  local c=$1 s=$2; shift 2
+  start "$c" "$s"
+  sleep "$(delay_of "$s")"
+  for sig in "$@"; do kill -s "$sig" "$PID" 2>/dev/null; done
+  finish "$c" "$s"
+}
+
+worker_of() { # pid: a __worker child of it
+  pgrep -P "$1" -f __worker | head -1
+}
+
+for s in "${SUITES[@]}"; do
+  signal_row sigint "$s" INT
+  signal_row "sigint x2" "$s" INT INT
+  signal_row sigterm "$s" TERM
+  signal_row sighup "$s" HUP
+
+  # kill -9 of the coordinator; then the next run in the same work directory sweeps.
+  start "kill -9 coord" "$s"
+  sleep "$(delay_of "$s")"
+  kill -KILL "$PID"
+  { wait "$PID"; } 2>/dev/null; code=$?
+  sleep 2
+  files=$(left "$WORK")
+  "$HB" --db "$DIR/next.sqlite" index -c 1 -i 1 --seconds 0.2 syscall --workdir "$WORK" >/dev/null 2>&1
+  row "kill -9 coord" "$s" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$files" "$(left "$WORK")"
+
+  # kill -9 of a worker (the suites that have worker processes).
+  if [ "$s" = index ] || [ "$s" = interactive ] || [ "$s" = run ]; then
+    start "kill -9 worker" "$s"
+    sleep "$(delay_of "$s")"
+    w=$(worker_of "$PID")
+    [ -n "$w" ] && kill -KILL "$w"
+    finish "kill -9 worker" "$s"
+  else
+    row "kill -9 worker" "$s" - "n/a" - - "(no workers)"
+  fi
+
+  if [ $IS_ROOT = 1 ]; then
+    # The work directory's disk is full (the suites that write files there).
+    if [ "$s" = index ] || [ "$s" = interactive ] || [ "$s" = run ]; then
+      small=$ROOT/small-work-$s; mkdir -p "$small"
+      mount -t tmpfs -o size=4m tmpfs "$small" && MOUNTS+=("$small")
+      head -c 8M /dev/zero >"$small/filler" 2>/dev/null
+      start "workdir disk full" "$s" "$small"
+      finish "workdir disk full" "$s"
+      rm -f "$small/filler"
+    else
+      row "workdir disk full" "$s" - "n/a" - - "(no files)"
+    fi
+    # The store's disk is full.
+    small=$ROOT/small-db-$s; mkdir -p "$small"
+    mount -t tmpfs -o size=256k tmpfs "$small" && MOUNTS+=("$small")
+    "$HB" --db "$small/r.sqlite" noise -l 5000 10 2 >/dev/null 2>&1
+    head -c 1M /dev/zero >"$small/filler" 2>/dev/null
+    start "store disk full" "$s" "" "$small/r.sqlite"
+    finish "store disk full" "$s"
+  fi
+
+  if [ $HAS_PY = 1 ]; then
+    # From part-way through the run, another client holds the store until the run has ended
+    # (hostbench waits 10 s for it, then keeps the result in a file).
+    start "store locked" "$s"
+    sleep 1
+    python3 -c "
+import os, sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute('BEGIN EXCLUSIVE')
+while os.path.exists('/proc/' + sys.argv[2]) and open('/proc/' + sys.argv[2] + '/stat').read().split(') ')[1][0] != 'Z':
+    time.sleep(0.2)
+c.execute('COMMIT')
+" "$DIR/r.sqlite" "$PID" &
+    locker=$!
+    wait "$PID"; code=$?
+    wait "$locker"
+    sleep 1
+    row "store locked" "$s" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$WORK")" -
+  fi
+
+  # Standard output closed from the start (`hostbench ... | true`).
+  DIR=$ROOT/pipe-$s; WORK=$DIR/work; mkdir -p "$WORK"
+  # shellcheck disable=SC2046
+  (cd "$DIR" && "$HB" --db "$DIR/r.sqlite" $(command_of "$s" "$WORK") 2>"$DIR/err" | true; exit "${PIPESTATUS[0]}")
+  code=$?
+  sleep 1
+  row "closed stdout" "$s" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$WORK")" -
+done
