@@ -512,6 +512,36 @@ fn a_killed_run_keeps_the_parts_it_finished_marked_incomplete() {
 }
 
 #[test]
+fn a_killed_index_run_keeps_the_iterations_it_finished() {
+    use std::io::Read;
+    let sb = Sandbox::new();
+    let mut child = sb
+        .std_cmd()
+        .args(["index", "syscall", "-c", "1", "-i", "10", "--seconds", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // UnixBench's progress: "1 x System Call Overhead  1 2 ..."; kill after the second.
+    let mut out = child.stdout.take().unwrap();
+    let mut seen = String::new();
+    let mut byte = [0u8; 1];
+    while !seen.ends_with(" 2") && out.read(&mut byte).unwrap() == 1 {
+        seen.push(byte[0] as char);
+    }
+    signal(child.id(), libc::SIGKILL);
+    child.wait().unwrap();
+    let results = stored(&sb);
+    assert_eq!(results.len(), 1, "{seen}");
+    assert_eq!(results[0]["incomplete"], true);
+    let test = &results[0]["suites"][0]["passes"][0]["tests"][0];
+    assert_eq!(test["name"], "syscall");
+    // The first iteration was stored before the second was shown; the second may be too.
+    let kept = test["passes"].as_array().unwrap().len();
+    assert!((1..10).contains(&kept), "{kept} iterations kept");
+}
+
+#[test]
 fn a_killed_coordinator_leaves_no_big_file_and_the_next_run_removes_its_directory() {
     let sb = Sandbox::new();
     let work = sb.dir.path().join("work");

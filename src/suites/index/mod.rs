@@ -288,7 +288,8 @@ pub trait IndexObserver {
     fn test_done(&mut self, _r: &TestResult) {}
     fn skipped(&mut self, _s: &Skipped) {}
     fn failed(&mut self, _s: &Skipped) {}
-    /// After each test: `partial` makes the result of the tests so far, to store as it goes.
+    /// After each iteration and each pass: `partial` makes the result so far, to store as it
+    /// goes.
     fn checkpoint(&mut self, _partial: &dyn Fn() -> IndexResult) {}
 }
 
@@ -396,6 +397,12 @@ pub fn run(
             } else {
                 (copies, None)
             };
+            // The result so far with the test in progress, for checkpoints between iterations.
+            let snapshot = |current: TestResult| {
+                let pass = (copies, started_at, &tests[..], &skipped[..], &failed[..]);
+                let display = display_label(&display, xvfb.is_some());
+                so_far(config, &language, display, &passes, pass, Some(current))
+            };
             match run_test(
                 config,
                 t,
@@ -406,6 +413,7 @@ pub fn run(
                 &cpus,
                 stop,
                 observer,
+                &snapshot,
             ) {
                 Ok(result) => {
                     observer.test_done(&result);
@@ -423,23 +431,13 @@ pub fn run(
                     failed.push(s);
                 }
             }
-            observer.checkpoint(&|| {
-                let mut so_far = passes.clone();
-                so_far.push(finish_pass(
-                    copies,
-                    started_at,
-                    tests.clone(),
-                    skipped.clone(),
-                    failed.clone(),
-                ));
-                IndexResult {
-                    settings: config.settings.clone(),
-                    language: language.clone(),
-                    graphics_display: display_label(&display, xvfb.is_some()),
-                    passes: so_far,
-                }
-            });
         }
+        // Skipped and failed tests, and the end of the pass.
+        observer.checkpoint(&|| {
+            let pass = (copies, started_at, &tests[..], &skipped[..], &failed[..]);
+            let display = display_label(&display, xvfb.is_some());
+            so_far(config, &language, display, &passes, pass, None)
+        });
         passes.push(finish_pass(copies, started_at, tests, skipped, failed));
     }
     let graphics_display = display_label(&display, xvfb.is_some());
@@ -461,6 +459,43 @@ fn display_label(display: &Result<String, String>, private: bool) -> Option<Stri
             format!("{d} ($DISPLAY)")
         }
     })
+}
+
+/// The pass in progress: its copies, start, and the tests done, skipped and failed so far.
+type PassInProgress<'a> = (
+    usize,
+    DateTime<Utc>,
+    &'a [TestResult],
+    &'a [Skipped],
+    &'a [Skipped],
+);
+
+/// The result so far, to store as the run goes: the passes done, and the one in progress with
+/// the test in progress (`current`, from the iterations it has done).
+fn so_far(
+    config: &IndexConfig,
+    language: &str,
+    graphics_display: Option<String>,
+    passes: &[IndexPass],
+    (copies, started_at, tests, skipped, failed): PassInProgress<'_>,
+    current: Option<TestResult>,
+) -> IndexResult {
+    let mut tests = tests.to_vec();
+    tests.extend(current);
+    let mut passes = passes.to_vec();
+    passes.push(finish_pass(
+        copies,
+        started_at,
+        tests,
+        skipped.to_vec(),
+        failed.to_vec(),
+    ));
+    IndexResult {
+        settings: config.settings.clone(),
+        language: language.to_string(),
+        graphics_display,
+        passes,
+    }
 }
 
 /// A pass of the tests that ran, with its indexes.
@@ -507,6 +542,7 @@ fn run_test(
     cpus: &[usize],
     stop: &AtomicBool,
     observer: &mut dyn IndexObserver,
+    snapshot: &dyn Fn(TestResult) -> IndexResult,
 ) -> Result<TestResult> {
     let iterations = config.iterations(t);
     observer.test_begins(t, copies, iterations);
@@ -536,6 +572,8 @@ fn run_test(
         observer.iteration_done(t, i, &pass);
         all.push(reports);
         passes.push(pass);
+        observer
+            .checkpoint(&|| snapshot(test_result(t, copies, all.clone(), passes.clone(), false)));
         if let Some(pct) = config.settings.adaptive_pct {
             let rates: Vec<f64> = passes.iter().map(|p| p.rate(t.timebase)).collect();
             let within = Summary::of(&rates)
@@ -548,6 +586,17 @@ fn run_test(
             }
         }
     }
+    Ok(test_result(t, copies, all, passes, adaptive_stop))
+}
+
+/// A test's result from its iterations: UnixBench's score, the index value, the spread.
+fn test_result(
+    t: &TestInfo,
+    copies: usize,
+    all: Vec<Vec<CopyReport>>,
+    passes: Vec<Pass>,
+    adaptive_stop: bool,
+) -> TestResult {
     let score = scoring::score(&passes, t.timebase);
     let rates: Vec<f64> = passes.iter().map(|p| p.rate(t.timebase)).collect();
     let spread = Summary::of(&rates).map(|s| Spread {
@@ -555,7 +604,7 @@ fn run_test(
         max: s.max,
         cv_pct: s.cv_pct(),
     });
-    Ok(TestResult {
+    TestResult {
         name: t.name.into(),
         msg: t.msg.into(),
         category: t.category,
@@ -572,7 +621,7 @@ fn run_test(
         score,
         spread,
         adaptive_stop,
-    })
+    }
 }
 
 /// Starts `copies` workers, lets them go together, and collects their reports. None when a
