@@ -128,6 +128,8 @@ fn fixtures(sb: &Sandbox) -> Fixtures {
 #[rustfmt::skip]
 fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
     let d = path(dir);
+    let missing = dir.join("no-such-dir");
+    let nodir = path(&missing);
     vec![
         // The command line itself.
         case(&["frobnicate"], 2, "unrecognized subcommand"),
@@ -213,18 +215,18 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["index", "--seconds", "NaN"], 2, "--seconds"),
         case(&["index", "--adaptive", "0"], 2, "--adaptive"),
         case(&["index", "--workdir", "/proc", "syscall"], 2, "cannot use /proc"),
-        case(&["index", "--workdir", "/nonexistent-hostbench", "syscall"], 2, "cannot use /nonexistent-hostbench"),
+        case(&["index", "--workdir", nodir, "syscall"], 2, "no-such-dir for temporary files"),
         // run
         case(&["run", "--profile", "fast"], 2, "quick, standard or full"),
         case(&["run", "--workdir", "/proc"], 2, "cannot use /proc"),
-        case(&["run", "--workdir", "/nonexistent-hostbench"], 2, "not a directory"),
+        case(&["run", "--workdir", nodir], 2, "not a directory"),
         // results, compare, report: ids, files and stores
         case(&["results", "show", "424242"], 2, "no stored result with id 424242"),
         case(&["results", "show", "abc"], 2, "invalid value 'abc'"),
         case(&["results", "export", "5", "--format", "csv"], 2, "no stored result with id 5"),
         case(&["results", "export", "1", "--format", "xml"], 2, "xml"),
         case(&["results", "import", &f.garbage], 2, "is not JSON"),
-        case(&["results", "import", &f.good, "/nonexistent-hostbench.json"], 2, "neither a stored result id nor a readable file"),
+        case(&["results", "import", &f.good, &format!("{nodir}/r.json")], 2, "neither a stored result id nor a readable file"),
         case(&["compare", "1", "7"], 2, "no stored result with id 7"),
         case(&["compare", "1", "2"], 2, "share no measurement"),
         case(&["compare", "1", &f.future], 2, "schema version 99"),
