@@ -7,7 +7,7 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{processes, run_bounded, Sandbox};
@@ -33,6 +33,30 @@ fn strays(dir: &Path) -> Vec<u32> {
     pids.sort();
     pids.dedup();
     pids
+}
+
+/// Starts hostbench ARGS --workdir WORK and waits until at least `processes` processes work in
+/// or name WORK (the coordinator, its workers, their children).
+fn spawn_running(sb: &Sandbox, work: &Path, args: &[&str], processes: usize) -> Child {
+    let child = sb
+        .std_cmd()
+        .args(args)
+        .arg("--workdir")
+        .arg(work)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while strays(work).len() < processes && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        strays(work).len() >= processes,
+        "{args:?} never got going: {:?}",
+        strays(work)
+    );
+    child
 }
 
 /// Strays, after giving the kernel a moment to reap the killed.
@@ -256,29 +280,43 @@ impl Drop for SmallDisk {
     }
 }
 
+/// A sandbox with a small disk and a store on it, holding one result; None (and a message)
+/// where mounting needs root.
+fn store_on_small_disk(kb: u32) -> Option<(Sandbox, SmallDisk)> {
+    let sb = Sandbox::new();
+    let Some(disk) = SmallDisk::mount(&sb.dir.path().join("small"), kb) else {
+        eprintln!("skipped: mounting a small tmpfs needs root");
+        return None;
+    };
+    assert_eq!(
+        with_db(
+            &sb,
+            &disk.dir.join("r.sqlite"),
+            &["noise", "-l", "5000", "10", "2"]
+        )
+        .code,
+        Some(0)
+    );
+    Some((sb, disk))
+}
+
+/// hostbench ARGS on the store `db`.
+fn with_db(sb: &Sandbox, db: &Path, args: &[&str]) -> common::Bounded {
+    let mut c = sb.std_cmd();
+    c.arg("--db").arg(db).args(args);
+    run_bounded(c, Duration::from_secs(60))
+}
+
 #[test]
 fn a_full_disk_under_the_store_keeps_the_result_in_a_file_and_leaves_no_empty_database() {
-    let sb = Sandbox::new();
-    let Some(disk) = SmallDisk::mount(&sb.dir.path().join("small"), 512) else {
-        eprintln!("skipped: mounting a small tmpfs needs root");
+    let Some((sb, disk)) = store_on_small_disk(512) else {
         return;
     };
-    let db = disk.dir.join("r.sqlite");
-    let with_db = |args: &[&str]| {
-        let mut c = sb.std_cmd();
-        c.arg("--db").arg(&db).args(args);
-        c
-    };
-    assert!(with_db(&["noise", "-l", "5000", "10", "2"])
-        .output()
-        .unwrap()
-        .status
-        .success());
     disk.fill();
-
-    let r = run_bounded(
-        with_db(&["noise", "-l", "5000", "10", "3"]),
-        Duration::from_secs(60),
+    let r = with_db(
+        &sb,
+        &disk.dir.join("r.sqlite"),
+        &["noise", "-l", "5000", "10", "3"],
     );
     assert_eq!(r.code, Some(1), "{}", r.stderr);
     assert!(
@@ -294,9 +332,7 @@ fn a_full_disk_under_the_store_keeps_the_result_in_a_file_and_leaves_no_empty_da
 
     // A new database on the full disk cannot be made: refused, and no empty file left.
     let fresh = disk.dir.join("fresh.sqlite");
-    let mut c = sb.std_cmd();
-    c.arg("--db").arg(&fresh).args(["noise", "10", "2"]);
-    let r = run_bounded(c, Duration::from_secs(60));
+    let r = with_db(&sb, &fresh, &["noise", "10", "2"]);
     assert_eq!(r.code, Some(2), "{}", r.stderr);
     assert!(
         r.stderr.contains("cannot open the result store"),
@@ -309,18 +345,10 @@ fn a_full_disk_under_the_store_keeps_the_result_in_a_file_and_leaves_no_empty_da
 
 #[test]
 fn a_read_only_store_is_read_and_a_run_keeps_its_result_in_a_file() {
-    let sb = Sandbox::new();
-    let Some(disk) = SmallDisk::mount(&sb.dir.path().join("ro"), 1024) else {
-        eprintln!("skipped: mounting a small tmpfs needs root");
+    let Some((sb, disk)) = store_on_small_disk(1024) else {
         return;
     };
     let db = disk.dir.join("r.sqlite");
-    let with_db = |args: &[&str]| {
-        let mut c = sb.std_cmd();
-        c.arg("--db").arg(&db).args(args);
-        run_bounded(c, Duration::from_secs(60))
-    };
-    assert_eq!(with_db(&["noise", "-l", "5000", "10", "2"]).code, Some(0));
     let remounted = std::process::Command::new("mount")
         .args(["-o", "remount,ro"])
         .arg(&disk.dir)
@@ -328,12 +356,12 @@ fn a_read_only_store_is_read_and_a_run_keeps_its_result_in_a_file() {
         .unwrap();
     assert!(remounted.success());
     // Reading needs no write.
-    let r = with_db(&["results", "list"]);
+    let r = with_db(&sb, &db, &["results", "list"]);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert!(r.stdout.contains("10 ms CPU"), "{}", r.stdout);
-    assert_eq!(with_db(&["results", "show", "1"]).code, Some(0));
+    assert_eq!(with_db(&sb, &db, &["results", "show", "1"]).code, Some(0));
     // A run measures, cannot store, and keeps the result in the working directory.
-    let r = with_db(&["noise", "-l", "5000", "10", "2"]);
+    let r = with_db(&sb, &db, &["noise", "-l", "5000", "10", "2"]);
     assert_eq!(r.code, Some(1), "{}", r.stderr);
     assert!(r.stderr.contains("it is read-only"), "{}", r.stderr);
     assert_eq!(fallback_files(sb.dir.path()).len(), 1);
@@ -370,8 +398,7 @@ fn a_small_disk_is_refused_in_units_that_fit_it() {
 #[test]
 fn ctrl_c_ends_second_long_rounds_and_hundreds_of_load_threads_at_once() {
     let sb = Sandbox::new();
-    let work = sb.dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
+    let work = sb.work_dir();
     let cases: [&[&str]; 2] = [
         // Every round computes for a second, 80 threads on this host's CPUs.
         &["sched", "-r", "1000000", "-c", "80", "-a", "40", "-t", "5"],
@@ -417,25 +444,17 @@ fn ctrl_c_ends_second_long_rounds_and_hundreds_of_load_threads_at_once() {
 #[test]
 fn sighup_stores_the_run_incomplete_and_removes_its_private_directory() {
     let sb = Sandbox::new();
-    let work = sb.dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
-    let child = sb
-        .std_cmd()
-        .args(["index", "-c", "1", "--seconds", "20", "fsdisk", "--workdir"])
-        .arg(&work)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Wait for the copy to run (its private directory exists, the copy works in it).
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while strays(&work).len() < 2 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let work = sb.work_dir();
+    // The coordinator and the copy, which works in the private directory.
+    let mut child = spawn_running(
+        &sb,
+        &work,
+        &["index", "-c", "1", "--seconds", "20", "fsdisk"],
+        2,
+    );
     std::thread::sleep(Duration::from_millis(300));
     signal(child.id(), libc::SIGHUP);
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(129));
+    assert_eq!(child.wait().unwrap().code(), Some(129));
     assert!(strays_after_a_moment(&work).is_empty());
     assert!(entries(&work).is_empty(), "{:?}", entries(&work));
     assert_eq!(stored(&sb)[0]["incomplete"], true);
@@ -444,22 +463,14 @@ fn sighup_stores_the_run_incomplete_and_removes_its_private_directory() {
 #[test]
 fn a_second_signal_ends_at_once_killing_the_workers_and_removing_the_directory() {
     let sb = Sandbox::new();
-    let work = sb.dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
+    let work = sb.work_dir();
     // Eight concurrent shell pipelines per copy, two copies: workers and their children.
-    let mut child = sb
-        .std_cmd()
-        .args(["index", "-c", "2", "--seconds", "20", "shell8", "--workdir"])
-        .arg(&work)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while strays(&work).len() < 6 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(strays(&work).len() >= 3, "the copies never ran");
+    let mut child = spawn_running(
+        &sb,
+        &work,
+        &["index", "-c", "2", "--seconds", "20", "shell8"],
+        6,
+    );
     // Two Ctrl-Cs at once: the user will not wait for an orderly stop.
     signal(child.id(), libc::SIGINT);
     signal(child.id(), libc::SIGINT);
@@ -476,8 +487,7 @@ fn a_second_signal_ends_at_once_killing_the_workers_and_removing_the_directory()
 #[test]
 fn a_killed_run_keeps_the_parts_it_finished_marked_incomplete() {
     let sb = Sandbox::new();
-    let work = sb.dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
+    let work = sb.work_dir();
     let mut child = sb
         .std_cmd()
         .args(["run", "--profile", "smoke", "--workdir"])
@@ -544,11 +554,12 @@ fn a_killed_index_run_keeps_the_iterations_it_finished() {
 #[test]
 fn a_killed_coordinator_leaves_no_big_file_and_the_next_run_removes_its_directory() {
     let sb = Sandbox::new();
-    let work = sb.dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
-    let mut child = sb
-        .std_cmd()
-        .args([
+    let work = sb.work_dir();
+    // The coordinator and the Read load worker name the directory on their command lines.
+    let mut child = spawn_running(
+        &sb,
+        &work,
+        &[
             "interactive",
             "-W",
             "Audio",
@@ -561,19 +572,9 @@ fn a_killed_coordinator_leaves_no_big_file_and_the_next_run_removes_its_director
             "-c",
             "--settle-ms",
             "0",
-            "--workdir",
-        ])
-        .arg(&work)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // The coordinator and the Read load worker name the directory on their command lines.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while strays(&work).len() < 2 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(strays(&work).len() >= 2, "the pair never ran");
+        ],
+        2,
+    );
     std::thread::sleep(Duration::from_millis(500));
     signal(child.id(), libc::SIGKILL);
     child.wait().unwrap();

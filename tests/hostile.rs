@@ -8,7 +8,7 @@ mod common;
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 
 use common::Sandbox;
 
@@ -18,9 +18,15 @@ const OTHER: u32 = 54_321;
 /// One test at a time: the first one predicts process ids.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn is_root() -> bool {
+/// One test at a time, in a sandbox of its own; None (and a message) unless this is root.
+fn as_root() -> Option<(MutexGuard<'static, ()>, Sandbox)> {
+    let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // SAFETY: no preconditions.
-    unsafe { libc::geteuid() == 0 }
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: the hostile-user tests need root");
+        return None;
+    }
+    Some((serial, Sandbox::new()))
 }
 
 /// A world-writable, sticky directory, as /tmp is.
@@ -50,12 +56,9 @@ fn plant_symlink(at: &Path, to: &Path) {
 
 #[test]
 fn a_script_another_user_planted_where_the_private_directory_would_be_is_never_run() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !is_root() {
-        eprintln!("skipped: the hostile-user tests need root");
+    let Some((_serial, sb)) = as_root() else {
         return;
-    }
-    let sb = Sandbox::new();
+    };
     let shared = shared_dir(&sb);
     let marker = sb.dir.path().join("their-script-ran");
     // hostbench 0.1.0 named it `.hostbench-index-PID`: plant it for the next 400 pids.
@@ -108,12 +111,9 @@ fn a_script_another_user_planted_where_the_private_directory_would_be_is_never_r
 
 #[test]
 fn a_symlink_or_a_file_of_another_user_at_the_log_name_is_refused() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !is_root() {
-        eprintln!("skipped: the hostile-user tests need root");
+    let Some((_serial, sb)) = as_root() else {
         return;
-    }
-    let sb = Sandbox::new();
+    };
     let shared = shared_dir(&sb);
     let victim = victim(&sb);
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
@@ -164,12 +164,9 @@ fn a_symlink_or_a_file_of_another_user_at_the_log_name_is_refused() {
 
 #[test]
 fn the_report_replaces_a_planted_symlink_instead_of_writing_through_it() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !is_root() {
-        eprintln!("skipped: the hostile-user tests need root");
+    let Some((_serial, sb)) = as_root() else {
         return;
-    }
-    let sb = Sandbox::new();
+    };
     let shared = shared_dir(&sb);
     let victim = victim(&sb);
     sb.json(&["noise", "-l", "5000", "10", "2"]);
@@ -194,12 +191,9 @@ fn the_report_replaces_a_planted_symlink_instead_of_writing_through_it() {
 
 #[test]
 fn index_reports_are_not_written_into_another_users_directory_or_through_their_link() {
-    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !is_root() {
-        eprintln!("skipped: the hostile-user tests need root");
+    let Some((_serial, sb)) = as_root() else {
         return;
-    }
-    let sb = Sandbox::new();
+    };
     let shared = shared_dir(&sb);
     let results = shared.join("results");
     let run = || {

@@ -237,8 +237,7 @@ fn a_missing_host_program_skips_its_test() {
 #[test]
 fn ctrl_c_stops_at_once_and_leaves_nothing() {
     let sb = Sandbox::new();
-    let work = sb.dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
+    let work = sb.work_dir();
     let mut child = sb
         .std_cmd()
         .args([
@@ -286,8 +285,7 @@ fn ctrl_c_stops_at_once_and_leaves_nothing() {
 fn a_full_disk_fails_that_test_the_run_goes_on_and_the_result_says_incomplete() {
     use std::os::unix::process::CommandExt;
     let sb = Sandbox::new();
-    let work = sb.dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
+    let work = sb.work_dir();
     let mut cmd = sb.std_cmd();
     cmd.args([
         "index",

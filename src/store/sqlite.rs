@@ -4,7 +4,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, Utc};
 use rusqlite::types::{Value, ValueRef};
-use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
+use rusqlite::{params_from_iter, Connection, ErrorCode, OpenFlags, OptionalExtension};
 
 use super::{ResultStore, StoredEntry};
 use crate::model::{RunResult, SCHEMA_VERSION};
@@ -184,42 +184,24 @@ fn explain(e: anyhow::Error, path: &Path) -> anyhow::Error {
 
 impl ResultStore for SqliteStore {
     fn save(&mut self, result: &RunResult) -> Result<i64> {
-        let json = serde_json::to_string(result)?;
         self.conn
             .execute(
                 "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
-                    result.started_at.to_rfc3339(),
-                    result.suite_names(),
-                    result.environment.hostname,
-                    result.headline(),
-                    result.incomplete,
-                    result.schema_version,
-                    json
-                ],
+                params_from_iter(row_values(result)?),
             )
             .map_err(|e| explain(e.into(), &self.path))?;
         Ok(self.conn.last_insert_rowid())
     }
 
     fn replace(&mut self, id: i64, result: &RunResult) -> Result<()> {
-        let json = serde_json::to_string(result)?;
+        let values = std::iter::once(Value::Integer(id)).chain(row_values(result)?);
         let changed = self
             .conn
             .execute(
                 "UPDATE results SET started_at = ?2, suites = ?3, host = ?4, headline = ?5,
                  incomplete = ?6, schema_version = ?7, result_json = ?8 WHERE id = ?1",
-                params![
-                    id,
-                    result.started_at.to_rfc3339(),
-                    result.suite_names(),
-                    result.environment.hostname,
-                    result.headline(),
-                    result.incomplete,
-                    result.schema_version,
-                    json
-                ],
+                params_from_iter(values),
             )
             .map_err(|e| explain(e.into(), &self.path))?;
         if changed != 1 {
@@ -280,6 +262,19 @@ impl ResultStore for SqliteStore {
             .map_err(|e| anyhow::anyhow!("result {id} is malformed in the store: {e}"))?;
         Ok(Some(result))
     }
+}
+
+/// A result's columns after `id`, in table order.
+fn row_values(result: &RunResult) -> Result<[Value; 7]> {
+    Ok([
+        Value::Text(result.started_at.to_rfc3339()),
+        Value::Text(result.suite_names()),
+        Value::Text(result.environment.hostname.clone()),
+        Value::Text(result.headline()),
+        Value::Integer(i64::from(result.incomplete)),
+        Value::Integer(i64::from(result.schema_version)),
+        Value::Text(serde_json::to_string(result)?),
+    ])
 }
 
 /// One `results list` row from the columns as stored.

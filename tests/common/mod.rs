@@ -24,6 +24,13 @@ impl Sandbox {
         self.dir.path().join("results.sqlite")
     }
 
+    /// A directory `work` in the sandbox, created, for a run's `--workdir`.
+    pub fn work_dir(&self) -> PathBuf {
+        let w = self.dir.path().join("work");
+        std::fs::create_dir_all(&w).expect("work directory");
+        w
+    }
+
     pub fn cache_dir(&self) -> PathBuf {
         self.dir.path().join("cache")
     }
