@@ -161,6 +161,11 @@ impl StandardPlan {
         let interactive = InteractiveConfig::new(
             InteractiveSettings {
                 duration_s,
+                requested_s: None,
+                // The quick and smoke profiles' pairs are shorter than X's 10 s ramp, on
+                // purpose; each X row says how much of the ramp it covered.
+                exact_time: true,
+                idle_hold: false,
                 burn_threads: cpus as u32,
                 bench_nice: 0,
                 load_nice: 0,

@@ -12,7 +12,7 @@ use serde_json::Value;
 fn json_result_has_every_run_and_ordered_percentiles() {
     let sb = Sandbox::new();
     let r = sb.json(&["noise", "20", "10"]);
-    assert_eq!(r["schema_version"], 1);
+    assert_eq!(r["schema_version"], 2);
     assert_eq!(r["incomplete"], false);
     assert!(!r["environment"]["kernel_release"]
         .as_str()

@@ -11,9 +11,9 @@ use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::BurnCalibration;
 use crate::error::UsageError;
 use crate::model::SuiteResult;
-use crate::platform::files;
 use crate::platform::host::collect_environment;
 use crate::platform::sched;
+use crate::platform::{self, files};
 use crate::render;
 use crate::suites::interactive::benches::{Bench, Load};
 use crate::suites::interactive::sim::CustomSpec;
@@ -88,7 +88,7 @@ pub struct InteractiveArgs {
     /// Emulate a uniprocessor: pin everything to one CPU
     #[arg(short = 'u', long = "uniprocessor")]
     pub uniprocessor: bool,
-    /// Size of the Write and Read load files in MB [default: physical RAM, at most 1024]
+    /// Size of the Write and Read load files in MB [default: physical RAM, as interbench]
     #[arg(long = "file-size", value_name = "MB")]
     pub file_size_mb: Option<u64>,
     /// Directory for the Write and Read load files [default: the current directory]
@@ -106,6 +106,14 @@ pub struct InteractiveArgs {
     /// Milliseconds the load runs alone before the bench starts
     #[arg(long = "settle-ms", value_name = "MS", default_value_t = 1000)]
     pub settle_ms: u64,
+    /// Keep -t as given instead of rounding it up to a multiple of 10 s as interbench does
+    /// (X then covers only part of its 0-100% ramp, and its row says which)
+    #[arg(long = "exact-time")]
+    pub exact_time: bool,
+    /// Hold /dev/cpu_dma_latency at 0 while measuring, as cyclictest does, so CPUs stay out of
+    /// deep idle states (interbench never did; needs root)
+    #[arg(long = "idle-hold")]
+    pub idle_hold: bool,
     #[command(flatten)]
     pub calibration: CalibrationArgs,
 }
@@ -127,10 +135,14 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     let environment = collect_environment();
     let file_bytes = match args.file_size_mb {
         Some(mb) => mb.saturating_mul(1 << 20),
-        None => environment.memory_total_bytes.min(1 << 30),
+        // interbench's rule: a file the size of physical RAM, so no cache can hold it.
+        None => environment.memory_total_bytes.max(1 << 20),
     };
     let settings = InteractiveSettings {
         duration_s: args.time_s,
+        requested_s: None,
+        exact_time: args.exact_time,
+        idle_hold: args.idle_hold,
         burn_threads: args.load_threads,
         bench_nice: args.bench_nice,
         load_nice: args.load_nice,
@@ -227,6 +239,13 @@ fn check_privileges(config: &InteractiveConfig) -> Result<()> {
             )
             .into());
         }
+    }
+    if s.idle_hold {
+        platform::power::hold_cpu_dma_latency().map_err(|e| {
+            UsageError::new(format!(
+                "--idle-hold needs to write /dev/cpu_dma_latency (root): {e}"
+            ))
+        })?;
     }
     if s.bench_nice < 0 || s.load_nice < 0 {
         let allowed = std::thread::spawn(|| sched::set_nice(-1).is_ok())

@@ -18,6 +18,7 @@ use std::thread::JoinHandle;
 use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::platform::blockdev::DeviceCounters;
 use crate::platform::sched::{self, Policy};
 use crate::suites::interactive::benches::{Bench, Load};
 use crate::suites::interactive::sim::{self, Burner, CustomSpec, LatencyRecorder, Profile};
@@ -47,19 +48,37 @@ pub struct LoadReport {
     pub threads: usize,
     /// The policy of every thread the load ran (load threads and any timekeeper).
     pub policies: Vec<Policy>,
+    /// Write: bytes known to have reached the device (written out and waited for).
     pub bytes_written: u64,
+    /// Write: bytes handed to `write()`.
+    #[serde(default)]
+    pub bytes_handed: u64,
     pub bytes_read: u64,
     pub read_passes: u64,
     pub ring_wakeups: u64,
     pub hack_messages: u64,
     pub memload_mb_touched: u64,
     pub burn_loops: u64,
+    /// The disk loads' block device, and the bytes it read and wrote while the load ran (all
+    /// of the device's traffic, the load's and anyone else's); None without files or where the
+    /// file system has no block device.
+    #[serde(default)]
+    pub device: Option<DeviceTraffic>,
+}
+
+/// What a block device did while a load ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceTraffic {
+    pub name: String,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
 }
 
 /// Counters the load threads update as they go (relaxed atomics: read once, at the end).
 #[derive(Default)]
 pub struct LoadCounters {
     pub bytes_written: AtomicU64,
+    pub bytes_handed: AtomicU64,
     pub bytes_read: AtomicU64,
     pub read_passes: AtomicU64,
     pub ring_wakeups: AtomicU64,
@@ -91,6 +110,8 @@ pub struct LoadHandle {
     counters: Arc<LoadCounters>,
     /// Called after the stop flag is set, to wake threads blocked in the kernel.
     unblock: Vec<Box<dyn FnOnce() + Send>>,
+    /// The disk loads' device as the load began.
+    device: Option<DeviceCounters>,
 }
 
 impl LoadHandle {
@@ -113,17 +134,29 @@ impl LoadHandle {
         if let Some(e) = first_err {
             return Err(e);
         }
+        let device = self.device.and_then(|before| {
+            let mut after = before.clone();
+            after.refresh()?;
+            let (bytes_read, bytes_written) = after.bytes_since(&before);
+            Some(DeviceTraffic {
+                name: after.name,
+                bytes_read,
+                bytes_written,
+            })
+        });
         let c = &self.counters;
         Ok(LoadReport {
             threads: n,
             policies: c.policies.lock().map(|v| v.clone()).unwrap_or_default(),
             bytes_written: c.bytes_written.load(Ordering::Relaxed),
+            bytes_handed: c.bytes_handed.load(Ordering::Relaxed),
             bytes_read: c.bytes_read.load(Ordering::Relaxed),
             read_passes: c.read_passes.load(Ordering::Relaxed),
             ring_wakeups: c.ring_wakeups.load(Ordering::Relaxed),
             hack_messages: c.hack_messages.load(Ordering::Relaxed),
             memload_mb_touched: c.memload_mb_touched.load(Ordering::Relaxed),
             burn_loops: c.burn_loops.load(Ordering::Relaxed),
+            device,
         })
     }
 }
@@ -168,12 +201,23 @@ pub fn start(spec: &LoadSpec) -> Result<LoadHandle> {
         threads: Vec::new(),
         unblock: Vec::new(),
     };
+    // The device under the disk loads' files, read before they start.
+    let (writes, reads) = spec.load.uses_files();
+    let device = if writes || reads {
+        spec.write_file
+            .as_deref()
+            .and_then(|f| f.parent())
+            .and_then(DeviceCounters::of)
+    } else {
+        None
+    };
     let started = start_parts(spec, &mut s);
     let handle = LoadHandle {
         stop: s.stop,
         threads: s.threads,
         counters: s.counters,
         unblock: s.unblock,
+        device,
     };
     match started {
         Ok(()) => Ok(handle),
@@ -217,8 +261,14 @@ fn start_simulation(
     let profile =
         Profile::of(bench, custom).ok_or_else(|| anyhow!("{} needs -C and -I", bench.name()))?;
     s.spawn("hb-sim-load", STACK, move |stop, counters| {
-        let mut latencies = LatencyRecorder::new(0, 10_000_000_000)?;
-        let out = sim::run_periodic(profile, burner, &stop, Policy::Other, &mut latencies)?;
+        let new = || LatencyRecorder::new(0, 10_000_000_000);
+        let (mut latency, mut wake, mut from_deadline) = (new()?, new()?, new()?);
+        let recorders = sim::PeriodicRecorders {
+            latency: &mut latency,
+            wake: &mut wake,
+            from_deadline: &mut from_deadline,
+        };
+        let out = sim::run_periodic(profile, burner, &stop, Policy::Other, recorders)?;
         if let Some(p) = out.timer.policy {
             counters.record_policy(p);
         }

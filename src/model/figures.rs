@@ -170,12 +170,30 @@ fn interactive_figures(m: &Measurement, out: &mut Vec<Figure>) {
         samples: batch_means_ms(&m.samples_ns, LATENCY_BATCHES),
         sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
     });
+    if let Some(w) = &m.wake {
+        out.push(Figure {
+            key: format!("{key}/wake mean"),
+            suite: "interactive".into(),
+            name: format!("{what}: wake-up latency mean"),
+            unit: "ms".into(),
+            better: Better::Lower,
+            value: w.mean_ns / 1e6,
+            samples: batch_means_ms(&m.wake_samples_ns, LATENCY_BATCHES),
+            sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
+        });
+    }
     let single = [
         (
             "latency p99",
             "ms",
             Better::Lower,
             Some(m.latency.p99_ns as f64 / 1e6),
+        ),
+        (
+            "wake p99",
+            "ms",
+            Better::Lower,
+            m.wake.map(|w| w.p99_ns as f64 / 1e6),
         ),
         ("deadlines met", "%", Better::Higher, m.deadlines_met_pct),
         ("desired CPU", "%", Better::Higher, Some(m.desired_cpu_pct)),

@@ -15,7 +15,9 @@ use crate::suites::noise::NoiseResult;
 use crate::suites::sched::SchedResult;
 
 /// Bumped whenever a stored result's shape changes incompatibly.
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: interactive latency as interbench defines it (missed intervals included), the pure
+/// wake-up latency beside it.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One invocation of hostbench: what ran, where, when, and what it measured.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -1,10 +1,12 @@
 //! Thin, safe wrappers over what the kernel offers: the clock, host facts, signals.
 
+pub mod blockdev;
 pub mod cleanup;
 pub mod clock;
 pub mod files;
 pub mod host;
 pub mod limits;
+pub mod power;
 pub mod private_dir;
 pub mod rusage;
 pub mod sched;

@@ -17,6 +17,15 @@ pub enum Policy {
     Fifo { priority: i32 },
 }
 
+impl std::fmt::Display for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Policy::Other => f.write_str("SCHED_OTHER"),
+            Policy::Fifo { priority } => write!(f, "SCHED_FIFO {priority}"),
+        }
+    }
+}
+
 /// The timekeeper of a benchmarked task: above the task itself, as in interbench.
 pub const TIMEKEEPER_PRIORITY: i32 = 96;
 /// A benchmarked task under `-r`.
@@ -145,9 +154,33 @@ pub fn name_current_thread(name: &str) {
     unsafe { libc::prctl(libc::PR_SET_NAME, buf.as_ptr() as libc::c_ulong, 0, 0, 0) };
 }
 
+/// Sets the calling thread's timer slack: how much later than asked the kernel may fire its
+/// timers, to batch wake-ups (50 µs by default for SCHED_OTHER threads, none for real-time
+/// ones).
+pub fn set_timer_slack_ns(ns: u64) {
+    // SAFETY: plain prctl on the calling thread.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, ns as libc::c_ulong, 0, 0, 0) };
+}
+
+/// The calling thread's timer slack, ns.
+pub fn timer_slack_ns() -> u64 {
+    // SAFETY: plain prctl on the calling thread.
+    unsafe { libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0) as u64 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timer_slack_is_set_per_thread() {
+        std::thread::spawn(|| {
+            set_timer_slack_ns(1);
+            assert_eq!(timer_slack_ns(), 1);
+        })
+        .join()
+        .unwrap();
+    }
 
     #[test]
     fn policy_of_a_new_thread_is_other_and_can_be_set() {

@@ -1,12 +1,17 @@
-//! interbench's report: a table per bench, a row per load, in interbench's own format, with
-//! hostbench's columns (p50, p99 and p99.9 latency, the CPU the bench process really used)
-//! after interbench's.
+//! interbench's report: a table per bench, a row per load, in interbench's own format (its
+//! latency includes whole missed intervals, its % desired CPU counts burns), with hostbench's
+//! columns after interbench's: the pure wake-up latency's p50, p99 and p99.9, the timer's mean
+//! lateness, and the CPU the bench process really used of what it asked for.
 
 use std::fmt::Write;
 
 use super::cformat::g;
+use super::units;
 use crate::calibration::CalibrationSource;
+use crate::loads::{DeviceTraffic, LoadReport};
+use crate::platform::sched::Policy;
 use crate::suites::interactive::benches::Bench;
+use crate::suites::interactive::sim::X_STEPS;
 use crate::suites::interactive::{InteractiveResult, InteractiveSettings, Measurement};
 
 /// interbench's opening lines.
@@ -47,7 +52,7 @@ pub fn bench_header(bench: Bench, settings: &InteractiveSettings) -> String {
     if bench != Bench::Gaming {
         cols.push_str("  % Deadlines Met");
     }
-    let _ = write!(cols, "\t    p50     p99   p99.9  CPU% used");
+    let _ = write!(cols, "\twake p50     p99   p99.9  timer late  CPU% used");
     format!("\n{title}\n{cols}\n")
 }
 
@@ -75,16 +80,42 @@ pub fn row(m: &Measurement, realtime: bool) -> String {
     if let Some(d) = m.deadlines_met_pct {
         let _ = write!(s, "\t{:>11}", g(d, 3));
     }
+    match (&m.wake, &m.timer) {
+        (Some(w), Some(t)) => {
+            let _ = write!(
+                s,
+                "\t{:>8} {:>7} {:>7} {:>11}",
+                num(w.p50_ns as f64 / scale),
+                num(w.p99_ns as f64 / scale),
+                num(w.p999_ns as f64 / scale),
+                num(t.mean_oversleep_ns / scale)
+            );
+        }
+        _ => {
+            let _ = write!(s, "\t{:>8} {:>7} {:>7} {:>11}", "-", "-", "-", "-");
+        }
+    }
     let _ = write!(
         s,
-        "\t{:>7} {:>7} {:>7}  {:>5} of {}",
-        num(l.p50_ns as f64 / scale),
-        num(l.p99_ns as f64 / scale),
-        num(l.p999_ns as f64 / scale),
+        "  {:>5} of {}",
         g(m.measured_cpu_pct, 3),
         g(m.asked_cpu_pct, 3)
     );
+    if let Some(note) = x_ramp_note(m) {
+        let _ = write!(s, "  ({note})");
+    }
     s
+}
+
+/// For X: which part of its 0→100% ramp the pair went through, when not the whole of it.
+pub fn x_ramp_note(m: &Measurement) -> Option<String> {
+    if m.bench != Bench::X || m.counts.periods >= X_STEPS {
+        return None;
+    }
+    Some(format!(
+        "X ramp 0-{}% only",
+        m.counts.periods.saturating_sub(1)
+    ))
 }
 
 /// What hostbench adds after the tables: how the run went and how far to trust it.
@@ -97,28 +128,44 @@ pub fn footer(r: &InteractiveResult) -> String {
         CalibrationSource::Given => "given with -l",
     };
     let _ = writeln!(out, "\nloops_per_ms {} ({source}).", cal.loops_per_ms);
-    if let (Some(end), Some(drift)) = (r.calibration_end, r.drift_pct()) {
-        let flag = if drift.abs() > 5.0 {
-            " — the CPU's speed drifted: CPU shares and deadlines are less comparable than usual"
+    if let Some(d) = r.drift {
+        let (how, much) = if d.slower_pct >= 0.0 {
+            ("slower", d.slower_pct)
         } else {
-            ""
+            ("faster", -d.slower_pct)
+        };
+        let verdict = if d.drifted {
+            "the CPU's speed drifted during the run: CPU shares and deadlines are less comparable than usual"
+        } else {
+            "within what the measurements' own noise allows"
         };
         let _ = writeln!(
             out,
-            "Re-measured after the run: {:.0} loops/ms, the CPU now {:.1}% {}{flag}.",
-            end.per_ms,
-            drift.abs(),
-            if drift >= 0.0 { "slower" } else { "faster" }
+            "Calibration re-checked: the loop ran {much:.1}% {how} after the last pair than before the first (noise ±{:.1}%): {verdict}.",
+            d.noise_pct
+        );
+    }
+    if let (CalibrationSource::Given, Some(gap)) = (cal.source, r.given_gap_pct()) {
+        let _ = writeln!(
+            out,
+            "This host's own loop runs {:.0} loops/ms, {:.1}% {} than the -l value: every burn is sized by -l, as interbench's -l intends (the same work on another machine).",
+            r.calibration_end.map_or(0.0, |e| e.per_ms),
+            gap.abs(),
+            if gap >= 0.0 { "slower" } else { "faster" }
+        );
+    }
+    if let Some(t) = r.settings.requested_s {
+        let _ = writeln!(
+            out,
+            "-t {t} was rounded up to {} s, as interbench does: X's 0-100% ramp takes 10.1 s (--exact-time keeps -t as given).",
+            r.settings.duration_s
         );
     }
     let _ = writeln!(
         out,
-        "Timekeepers: {}; memory locked: {}; placement: {}.",
-        if r.timekeeper_realtime {
-            "SCHED_FIFO 96"
-        } else {
-            "SCHED_OTHER (not real-time)"
-        },
+        "Timekeepers: {}; tasks: {} (each as the bench worker's own sched_getscheduler reported it); memory locked: {}; placement: {}.",
+        policies(r.measurements.iter().filter_map(|m| m.timer.and_then(|t| t.policy))),
+        policies(r.measurements.iter().map(|m| m.task_policy)),
         if r.measurements.iter().all(|m| m.memory_locked) {
             "yes"
         } else {
@@ -129,6 +176,15 @@ pub fn footer(r: &InteractiveResult) -> String {
             .map_or("free (not pinned)".to_string(), |c| format!(
                 "everything pinned to CPU {c} (-u)"
             ))
+    );
+    let _ = writeln!(
+        out,
+        "CPU idle states: {}.",
+        if r.settings.idle_hold {
+            "kept shallow while measuring (/dev/cpu_dma_latency held at 0, --idle-hold, as cyclictest does)"
+        } else {
+            "left to the kernel, as interbench did (wake-ups from deep idle are part of the latency)"
+        }
     );
     let tk_cpu: u64 = r
         .measurements
@@ -144,9 +200,7 @@ pub fn footer(r: &InteractiveResult) -> String {
         r.coordinator_cpu_ns as f64 / 1e6,
         r.wall_ns as f64 / 1e9
     );
-    if r.measurements.iter().any(|m| m.load.uses_files().1) {
-        let _ = writeln!(out, "Read load: the file is dropped from the page cache after every pass (posix_fadvise DONTNEED).");
-    }
+    out.push_str(&disk_lines(r));
     for s in &r.skipped {
         let _ = writeln!(out, "{} skipped: {}", s.load.name(), s.reason);
     }
@@ -162,6 +216,71 @@ pub fn footer(r: &InteractiveResult) -> String {
         );
     }
     out
+}
+
+/// What the disk loads did, over every pair that ran one: what the Write load handed to
+/// `write()` and what reached the device; what the Read load read and what the device read.
+fn disk_lines(r: &InteractiveResult) -> String {
+    let mut out = String::new();
+    let writes: Vec<&LoadReport> = r
+        .measurements
+        .iter()
+        .filter(|m| m.load.uses_files().0)
+        .map(|m| &m.load_report)
+        .collect();
+    if !writes.is_empty() {
+        let _ = writeln!(
+            out,
+            "Write load: {} handed to write(), {} written out to the device and waited for; {}.",
+            units::bytes(writes.iter().map(|l| l.bytes_handed).sum()),
+            units::bytes(writes.iter().map(|l| l.bytes_written).sum()),
+            device_traffic(&writes, "wrote", |d| d.bytes_written)
+        );
+    }
+    let reads: Vec<&LoadReport> = r
+        .measurements
+        .iter()
+        .filter(|m| m.load.uses_files().1)
+        .map(|m| &m.load_report)
+        .collect();
+    if !reads.is_empty() {
+        let _ = writeln!(
+            out,
+            "Read load: {} read, the file dropped from the page cache after every pass (posix_fadvise DONTNEED); {}.",
+            units::bytes(reads.iter().map(|l| l.bytes_read).sum()),
+            device_traffic(&reads, "read", |d| d.bytes_read)
+        );
+    }
+    out
+}
+
+/// "the device (vda) wrote 1.2 GiB during those pairs", from the loads' device counters.
+fn device_traffic(reports: &[&LoadReport], verb: &str, bytes: fn(&DeviceTraffic) -> u64) -> String {
+    let seen: Vec<&DeviceTraffic> = reports.iter().filter_map(|l| l.device.as_ref()).collect();
+    match seen.first() {
+        Some(d) => format!(
+            "the device ({}) {verb} {} during those pairs",
+            d.name,
+            units::bytes(seen.iter().map(|d| bytes(d)).sum())
+        ),
+        None => "what the device did is not known (its file system has no block device)".into(),
+    }
+}
+
+/// The distinct policies seen, as "SCHED_FIFO 96" or "SCHED_OTHER"; "none reported" without.
+fn policies(seen: impl Iterator<Item = Policy>) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for p in seen {
+        let name = p.to_string();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    if names.is_empty() {
+        "none reported".into()
+    } else {
+        names.join(" and ")
+    }
 }
 
 /// The whole report of a stored result.
@@ -190,6 +309,16 @@ mod tests {
     use crate::suites::interactive::sim::LatencySummary;
 
     fn measurement(bench: Bench) -> Measurement {
+        let gaming = bench == Bench::Gaming;
+        let wake = LatencySummary {
+            count: 300,
+            mean_ns: 2_000_000.0,
+            sd_ns: 1_000_000.0,
+            max_ns: 9_000_000,
+            p50_ns: 1_000_000,
+            p99_ns: 5_000_000,
+            p999_ns: 8_000_000,
+        };
         Measurement {
             bench,
             load: Load::Burn,
@@ -205,13 +334,23 @@ mod tests {
             },
             samples_ns: vec![],
             samples_truncated: false,
-            counts: DeadlineCounts::default(),
+            wake: (!gaming).then_some(wake),
+            wake_samples_ns: vec![],
+            from_deadline: None,
+            counts: DeadlineCounts {
+                periods: 300,
+                ..DeadlineCounts::default()
+            },
             desired_cpu_pct: 78.5,
             deadlines_met_pct: (bench != Bench::Gaming).then_some(44.0),
             measured_cpu_pct: 39.2,
             asked_cpu_pct: 40.0,
             task_policy: Policy::Other,
-            timer: None,
+            timer: (!gaming).then_some(crate::suites::interactive::sim::TimerStats {
+                wakeups: 300,
+                mean_oversleep_ns: 60_000.0,
+                ..Default::default()
+            }),
             memory_locked: true,
             load_report: LoadReport::default(),
         }
@@ -225,18 +364,29 @@ mod tests {
             r.starts_with("Burn\t   27.9 +/- 28.1        3335\t\t78.5\t         44\t"),
             "{r:?}"
         );
-        assert!(r.ends_with("      1     250    3000   39.2 of 40"), "{r:?}");
+        // Then the wake-up latency's percentiles, the timer's mean lateness, the CPU used.
+        assert!(
+            r.ends_with("\t       1       5       8        0.06   39.2 of 40"),
+            "{r:?}"
+        );
         let gaming = row(&measurement(Bench::Gaming), false);
         assert!(
-            gaming.starts_with("Burn\t   27.9 +/- 28.1        3335\t\t78.5\t      1 "),
+            gaming.starts_with("Burn\t   27.9 +/- 28.1        3335\t\t78.5\t       -       - "),
             "{gaming:?}"
         );
+        // X over fewer steps than its 101-step ramp says so.
+        let mut short = measurement(Bench::X);
+        short.counts.periods = 30;
+        assert!(row(&short, false).ends_with("of 40  (X ramp 0-29% only)"));
     }
 
     #[test]
     fn headers_name_the_bench_and_units() {
         let mut s = InteractiveSettings {
             duration_s: 30,
+            requested_s: None,
+            exact_time: false,
+            idle_hold: false,
             burn_threads: 4,
             bench_nice: 0,
             load_nice: 0,

@@ -180,9 +180,15 @@ fn index_section(out: &mut String, results: &[(String, RunResult)]) {
     }
 }
 
-/// The latency CDF of one measurement, in ms, from its raw samples.
+/// The wake-up latency CDF of one measurement, in ms, from its raw samples (Gaming, which
+/// never sleeps: its frames' overruns).
 fn cdf(m: &Measurement) -> Vec<(f64, f64)> {
-    let mut s: Vec<u64> = m.samples_ns.clone();
+    let raw = if m.wake_samples_ns.is_empty() {
+        &m.samples_ns
+    } else {
+        &m.wake_samples_ns
+    };
+    let mut s: Vec<u64> = raw.clone();
     s.sort_unstable();
     let n = s.len();
     if n == 0 {
@@ -223,8 +229,8 @@ fn interactive_section(out: &mut String, results: &[(String, RunResult)]) {
                 .collect();
             out.push_str(&line_chart(
                 "interactive-latency",
-                &format!("{label}: {} latency", b.name()),
-                "latency (ms, log scale)",
+                &format!("{label}: {} wake-up latency", b.name()),
+                "wake-up latency (ms, log scale)",
                 "fraction of wake-ups",
                 &series,
                 XScale::Log10,

@@ -139,6 +139,16 @@ pub fn summary(
             ),
         };
         out.push_str(&format!("  {line}\n"));
+        if let SuiteResult::Interactive(i) = suite {
+            if let Some(d) = i.drift.filter(|d| d.drifted) {
+                out.push_str(&format!(
+                    "  Calibration drift: the burn loop ran {:.1}% {} after the interactive part than before it (noise ±{:.1}%): the CPU's speed changed during the run\n",
+                    d.slower_pct.abs(),
+                    if d.slower_pct >= 0.0 { "slower" } else { "faster" },
+                    d.noise_pct
+                ));
+            }
+        }
     }
     for s in skipped {
         out.push_str(&format!("  Skipped: {s}\n"));

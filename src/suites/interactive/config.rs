@@ -10,8 +10,19 @@ use crate::error::UsageError;
 /// The settings of an interactive run, as stored with its result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InteractiveSettings {
-    /// `-t`: seconds each bench × load pair is measured.
+    /// `-t`: seconds each bench × load pair is measured, rounded up to a multiple of 10 as
+    /// interbench does (X's 0→100% ramp takes 10.1 s) unless `exact_time`.
     pub duration_s: u64,
+    /// The `-t` given, when it was rounded up.
+    #[serde(default)]
+    pub requested_s: Option<u64>,
+    /// `--exact-time`: keep `-t` as given (shorter pairs for `run` profiles and tests).
+    #[serde(default)]
+    pub exact_time: bool,
+    /// `--idle-hold`: /dev/cpu_dma_latency held at 0 while measuring, as cyclictest does, so
+    /// CPUs stay out of deep idle states.
+    #[serde(default)]
+    pub idle_hold: bool,
     /// `-L`: threads of the Burn and Ring loads.
     pub burn_threads: u32,
     /// `-B` and `-N`.
@@ -128,6 +139,11 @@ impl InteractiveConfig {
                 "-t must be from 1 to {MAX_DURATION_S} seconds (got {})",
                 settings.duration_s
             )));
+        }
+        // interbench: "Make benchmark a multiple of 10 seconds for proper range of X loads".
+        if !settings.exact_time && settings.duration_s % 10 != 0 {
+            settings.requested_s = Some(settings.duration_s);
+            settings.duration_s += 10 - settings.duration_s % 10;
         }
         let max_threads = host.max_load_threads();
         if settings.burn_threads == 0 || settings.burn_threads > max_threads {
@@ -282,6 +298,9 @@ mod tests {
     fn settings() -> InteractiveSettings {
         InteractiveSettings {
             duration_s: 1,
+            requested_s: None,
+            exact_time: true,
+            idle_hold: false,
             burn_threads: 4,
             bench_nice: 0,
             load_nice: 0,
@@ -374,6 +393,26 @@ mod tests {
             config(settings(), sel, 0).unwrap().settings.loads,
             vec![Load::None, Load::Hack]
         );
+    }
+
+    #[test]
+    fn t_is_rounded_up_to_ten_seconds_unless_exact_time() {
+        let mut s = settings();
+        s.exact_time = false;
+        for (given, run) in [(3, 10), (10, 10), (11, 20), (30, 30)] {
+            s.duration_s = given;
+            let c = config(s.clone(), Selection::default(), 0).unwrap();
+            assert_eq!(c.settings.duration_s, run, "-t {given}");
+            assert_eq!(
+                c.settings.requested_s,
+                (given != run).then_some(given),
+                "-t {given}"
+            );
+        }
+        s.duration_s = 3;
+        s.exact_time = true;
+        let c = config(s, Selection::default(), 0).unwrap();
+        assert_eq!((c.settings.duration_s, c.settings.requested_s), (3, None));
     }
 
     #[test]

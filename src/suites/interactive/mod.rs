@@ -28,19 +28,26 @@ pub struct Measurement {
     pub bench: Bench,
     pub load: Load,
     pub wall_ns: u64,
-    /// Wake-up latency: from the timekeeper's wake-up to the task running (Gaming: each frame's
-    /// overrun).
+    /// interbench's latency, one sample per period: the wake-up delay after the timer fired
+    /// plus one whole interval for every deadline missed (Gaming: each frame's overrun).
     pub latency: LatencySummary,
     pub samples_ns: Vec<u64>,
     pub samples_truncated: bool,
+    /// The pure wake-up latency, timer fired → task running, one sample per sleep; None for
+    /// Gaming.
+    pub wake: Option<LatencySummary>,
+    pub wake_samples_ns: Vec<u64>,
+    /// Deadline → task running, the timer's lateness included (cyclictest's figure).
+    pub from_deadline: Option<LatencySummary>,
     pub counts: DeadlineCounts,
+    /// interbench's % desired CPU: achieved / (achieved + missed) burns.
     pub desired_cpu_pct: f64,
-    /// None for Gaming, which has no deadlines.
+    /// interbench's % deadlines met; None for Gaming, which has no deadlines.
     pub deadlines_met_pct: Option<f64>,
     /// CPU the bench process used, as % of one CPU over the window (`getrusage`).
     pub measured_cpu_pct: f64,
-    /// CPU the bench asks for, as % of one CPU (5 for Audio, 40 for Video, 50 for X over a
-    /// cycle, 100 for Gaming).
+    /// CPU the bench asked for over the run, as % of one CPU (5 for Audio, 40 for Video, X's
+    /// mean over the ramp steps it went through, 100 for Gaming).
     pub asked_cpu_pct: f64,
     pub task_policy: Policy,
     pub timer: Option<TimerStats>,
@@ -55,6 +62,12 @@ pub struct InteractiveResult {
     pub calibration: BurnCalibration,
     /// loops_per_ms measured again after the last pair, to see whether the CPU's speed drifted.
     pub calibration_end: Option<RateMeasurement>,
+    /// The burn loop's speed measured before the first pair, the start of that comparison.
+    #[serde(default)]
+    pub calibration_start: Option<RateMeasurement>,
+    /// Whether the CPU's speed changed during the run beyond the noise of its measurement.
+    #[serde(default)]
+    pub drift: Option<DriftCheck>,
     /// Whether the timekeepers of benched tasks ran SCHED_FIFO.
     pub timekeeper_realtime: bool,
     /// Warnings about how this run differs from the intended method.
@@ -67,9 +80,35 @@ pub struct InteractiveResult {
     pub wall_ns: u64,
 }
 
+/// The burn loop's speed before the first pair and after the last: did the CPU's speed drift
+/// while the run went on? A change counts as drift only beyond the noise of the two
+/// measurements (three times their combined median absolute deviation, at least 1%), not at a
+/// fixed 5%.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DriftCheck {
+    /// % change of the loop's speed, end against start; positive = slower at the end.
+    pub slower_pct: f64,
+    /// The change the two measurements' own noise allows, %.
+    pub noise_pct: f64,
+    pub drifted: bool,
+}
+
+impl DriftCheck {
+    pub fn of(start: &RateMeasurement, end: &RateMeasurement) -> DriftCheck {
+        let slower_pct = 100.0 * (start.per_ms / end.per_ms - 1.0);
+        let noise_pct = (3.0 * start.mad_pct.hypot(end.mad_pct)).max(1.0);
+        DriftCheck {
+            slower_pct,
+            noise_pct,
+            drifted: slower_pct.abs() > noise_pct,
+        }
+    }
+}
+
 impl InteractiveResult {
-    /// The CPU-speed drift between the start and end calibrations, %; positive = slower now.
-    pub fn drift_pct(&self) -> Option<f64> {
+    /// How far the loop `-l` or the cache set is from this host's loop as measured at the end,
+    /// %; positive = the host is slower than the figure used.
+    pub fn given_gap_pct(&self) -> Option<f64> {
         let end = self.calibration_end?;
         Some(100.0 * (self.calibration.loops_per_ms as f64 / end.per_ms - 1.0))
     }

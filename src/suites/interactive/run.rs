@@ -7,9 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use super::benches::{Bench, Load};
 use super::config::InteractiveConfig;
-use super::sim::Profile;
 use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec};
-use super::{InteractiveResult, Measurement};
+use super::{DriftCheck, InteractiveResult, Measurement};
 use crate::calibration::{
     burn_calibration, burn_loops, measure_rate, BurnCalibration, BURN_BUDGET,
 };
@@ -101,12 +100,20 @@ pub fn run(
     let outcome = burn_calibration(&config.calibration);
     let calibration = outcome.calibration;
     observer.calibrated(&calibration, outcome.cache_warning.as_deref());
+    // The loop's speed now, to compare with its speed after the last pair.
+    let calibration_start = measure_rate(&mut burn_loops, BURN_BUDGET);
+    // cyclictest's idle-state hold, for as long as the pairs run.
+    let _idle_hold = if settings.idle_hold {
+        Some(crate::platform::power::hold_cpu_dma_latency().context("--idle-hold")?)
+    } else {
+        None
+    };
 
     let mut notes = Vec::new();
     let timekeeper_realtime = sched::can_use_fifo();
     if !timekeeper_realtime {
         notes.push(
-            "SCHED_FIFO is not permitted here: timekeepers run SCHED_OTHER, so latencies include the timer thread's own scheduling delay (run as root or with an RT rlimit for real-time timekeeping)"
+            "SCHED_FIFO is not permitted here: timekeepers run SCHED_OTHER, so their own scheduling delay goes into the timer's lateness (the timer late column) and the latency, counted from when the timekeeper woke, is understated by as much (run as root or with an RT rlimit for real-time timekeeping)"
                 .to_string(),
         );
     }
@@ -181,6 +188,8 @@ pub fn run(
                     settings: settings.clone(),
                     calibration: calibration.clone(),
                     calibration_end: None,
+                    calibration_start: Some(calibration_start),
+                    drift: None,
                     timekeeper_realtime,
                     notes: notes.clone(),
                     skipped: plan.skipped.clone(),
@@ -202,10 +211,13 @@ pub fn run(
     // Did the CPU's speed drift while we ran? (Skipped when stopping: the user is waiting.)
     let calibration_end = (!stop.load(Ordering::Relaxed) && !measurements.is_empty())
         .then(|| measure_rate(&mut burn_loops, BURN_BUDGET));
+    let drift = calibration_end.map(|end| DriftCheck::of(&calibration_start, &end));
     let result = InteractiveResult {
         settings,
         calibration,
         calibration_end,
+        calibration_start: Some(calibration_start),
+        drift,
         timekeeper_realtime,
         notes,
         skipped: plan.skipped,
@@ -271,8 +283,6 @@ fn run_pair(
     };
     bench_worker.finish()?;
     load_worker.finish()?;
-    let asked_cpu_pct =
-        Profile::of(bench, bench_spec.custom).map_or(100.0, |p| 100.0 * p.cpu_share());
     Ok(Some(Measurement {
         bench,
         load,
@@ -280,11 +290,14 @@ fn run_pair(
         latency: report.latency,
         samples_ns: report.samples_ns,
         samples_truncated: report.samples_truncated,
+        wake: report.wake,
+        wake_samples_ns: report.wake_samples_ns,
+        from_deadline: report.from_deadline,
         counts: report.counts,
         desired_cpu_pct: report.counts.desired_cpu_pct(),
         deadlines_met_pct: (bench != Bench::Gaming).then(|| report.counts.deadlines_met_pct()),
         measured_cpu_pct: super::sim::cpu_pct(report.cpu_ns, report.wall_ns),
-        asked_cpu_pct,
+        asked_cpu_pct: report.asked_cpu_pct,
         task_policy: report.task_policy,
         timer: report.timer,
         memory_locked: report.memory_locked,

@@ -9,7 +9,7 @@ use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::benches::Bench;
-use super::deadline::{DeadlineCounts, DeadlineTracker};
+use super::deadline::{wake_latency_ns, Begin, DeadlineCounts, Schedule};
 use crate::calibration::burn_loops;
 use crate::platform::clock::{monotonic_ns, sleep_until_ns};
 use crate::platform::rusage::Usage;
@@ -29,63 +29,101 @@ pub struct CustomSpec {
 /// What a periodic task does each period.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Profile {
-    pub interval_ns: u64,
-    work: Work,
+    kind: Kind,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Work {
-    Constant(u64),
-    /// X: period k has (k mod 101) ms of work in 100 ms, so a cycle steps from 0% to 100%.
+enum Kind {
+    /// `run_ns` of CPU every `interval_ns` (Audio, Video, Custom).
+    Periodic { run_ns: u64, interval_ns: u64 },
+    /// X, as interbench's emulate_x: step i (0 to 100, then again) burns i ms with an interval
+    /// of (100 − i) ms, and the next step begins i ms after that interval's end — so each step
+    /// spans 100 ms and the CPU asked for ramps from 0% to 100%.
     XRamp,
 }
 
+/// One period of a profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// CPU to burn.
+    pub run_ns: u64,
+    /// The interval passed to the deadline accounting (`periodic_schedule`'s).
+    pub interval_ns: u64,
+    /// Added to the next period's start after the period (X: its burn).
+    pub advance_ns: u64,
+    /// The time the period stands for: interval + advance.
+    pub span_ns: u64,
+}
+
+/// X's steps per cycle: 0% to 100% in 1% (1 ms) steps.
+pub const X_STEPS: u64 = 101;
+
 impl Profile {
     /// The periodic profile of a bench; None for Gaming, which has no periods. The figures are
-    /// interbench's (interbench.c: AUDIO_INTERVAL, VIDEO_INTERVAL, emulate_x).
+    /// interbench's (interbench.c: AUDIO_INTERVAL, VIDEO_INTERVAL, emulate_x, CUSTOM_RUN).
     pub fn of(bench: Bench, custom: Option<CustomSpec>) -> Option<Profile> {
+        let periodic = |run_ns, interval_ns| Profile {
+            kind: Kind::Periodic {
+                run_ns,
+                interval_ns,
+            },
+        };
         match bench {
-            Bench::Audio => Some(Profile {
-                interval_ns: 50 * MS,
-                work: Work::Constant(50 * MS / 20),
-            }),
-            Bench::Video => {
-                let interval_ns = 1_000_000_000 / 60;
-                Some(Profile {
-                    interval_ns,
-                    work: Work::Constant(interval_ns * 40 / 100),
-                })
-            }
-            Bench::X => Some(Profile {
-                interval_ns: 100 * MS,
-                work: Work::XRamp,
-            }),
+            Bench::Audio => Some(periodic(50 * MS / 20, 50 * MS)),
+            // interbench works in µs: 1000000 / 60 = 16666 µs, 40% of it 6666 µs.
+            Bench::Video => Some(periodic(6_666_000, 16_666_000)),
+            Bench::X => Some(Profile { kind: Kind::XRamp }),
             Bench::Custom => custom.map(|c| {
                 let interval_ns = c.interval_us * 1000;
-                Profile {
-                    interval_ns,
-                    work: Work::Constant(interval_ns * u64::from(c.cpu_pct) / 100),
-                }
+                periodic(interval_ns * u64::from(c.cpu_pct) / 100, interval_ns)
             }),
             Bench::Gaming => None,
         }
     }
 
-    /// Nominal CPU work of period k, ns.
+    /// Period k.
     #[inline]
-    pub fn work_ns(&self, k: u64) -> u64 {
-        match self.work {
-            Work::Constant(ns) => ns,
-            Work::XRamp => (k % 101) * MS,
+    pub fn step(&self, k: u64) -> Step {
+        match self.kind {
+            Kind::Periodic {
+                run_ns,
+                interval_ns,
+            } => Step {
+                run_ns,
+                interval_ns,
+                advance_ns: 0,
+                span_ns: interval_ns,
+            },
+            Kind::XRamp => {
+                let i = k % X_STEPS;
+                Step {
+                    run_ns: i * MS,
+                    interval_ns: (100 - i) * MS,
+                    advance_ns: i * MS,
+                    span_ns: 100 * MS,
+                }
+            }
         }
+    }
+
+    /// The time one period stands for (X: 100 ms).
+    pub fn span_ns(&self) -> u64 {
+        self.step(0).span_ns
     }
 
     /// The fraction of one CPU the task asks for over a whole cycle.
     pub fn cpu_share(&self) -> f64 {
-        match self.work {
-            Work::Constant(ns) => ns as f64 / self.interval_ns as f64,
-            Work::XRamp => 0.5,
+        match self.kind {
+            Kind::Periodic {
+                run_ns,
+                interval_ns,
+            } => run_ns as f64 / interval_ns as f64,
+            Kind::XRamp => 0.5,
         }
+    }
+
+    pub fn is_x(&self) -> bool {
+        self.kind == Kind::XRamp
     }
 }
 
@@ -184,8 +222,9 @@ impl LatencyRecorder {
     }
 }
 
-/// How the timer itself behaved: how late `clock_nanosleep` returned past each deadline. This
-/// is kept apart from the task's latency, which starts when the timekeeper woke it.
+/// How the timer itself behaved: how late `clock_nanosleep` returned past each deadline, seen
+/// by the timekeeper thread. It is kept apart from the task's latency, which starts when the
+/// timer fired.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct TimerStats {
     pub wakeups: u64,
@@ -193,15 +232,26 @@ pub struct TimerStats {
     pub max_oversleep_ns: u64,
     /// CPU time the timekeeper thread used, ns.
     pub cpu_ns: u64,
-    /// The policy the timekeeper actually ran with.
+    /// The policy the timekeeper actually ran with (its own `sched_getscheduler`).
     pub policy: Option<Policy>,
 }
 
-/// What a periodic simulation did.
-#[derive(Debug, Clone, Copy)]
+/// What a periodic simulation measured.
 pub struct PeriodicOutcome {
     pub counts: DeadlineCounts,
     pub timer: TimerStats,
+    /// Nominal CPU asked for and the time it was asked over: Σ burns, Σ spans of the periods.
+    pub asked_ns: u64,
+    pub span_ns: u64,
+}
+
+/// Where a periodic simulation's figures go: interbench's latency per period, and beside it
+/// the pure wake-up latency (timer fired → task running) and the time from the deadline to the
+/// task running (the timer's lateness included, as cyclictest measures).
+pub struct PeriodicRecorders<'a> {
+    pub latency: &'a mut LatencyRecorder,
+    pub wake: &'a mut LatencyRecorder,
+    pub from_deadline: &'a mut LatencyRecorder,
 }
 
 struct TimekeeperShared {
@@ -212,10 +262,12 @@ struct TimekeeperShared {
     quit: AtomicBool,
 }
 
-/// The timekeeper thread: sleeps to each requested deadline with an absolute-time
-/// `clock_nanosleep`, notes when it woke, and wakes the task.
+/// The timekeeper thread: sleeps to each deadline the task sleeps to, with an absolute-time
+/// `clock_nanosleep` at its real-time priority, and notes when the timer woke it: that is when
+/// the task's wake-up became due, the start of its latency.
 fn timekeeper(shared: Arc<TimekeeperShared>, policy: Policy) -> TimerStats {
     sched::name_current_thread("hb-timekeeper");
+    sched::set_timer_slack_ns(1);
     let set = sched::set_current_thread_policy(policy);
     let mut stats = TimerStats {
         policy: set.ok().map(|_| sched::current_thread_policy()),
@@ -246,14 +298,21 @@ fn timekeeper(shared: Arc<TimekeeperShared>, policy: Policy) -> TimerStats {
 }
 
 /// Runs a periodic simulation on the calling thread until `stop` is set, with a timekeeper at
-/// `timekeeper_policy`. Each wake-up's latency — from the moment the timekeeper woke to the
-/// moment this thread ran — goes to `latencies`.
+/// `timekeeper_policy`, accounting each period as interbench's `periodic_schedule()` does
+/// (see `deadline.rs`).
+///
+/// The task sleeps to each period's start itself, as cyclictest's thread does, while the
+/// timekeeper sleeps to the same time and notes when the timer fired. interbench's task was
+/// instead woken by its timekeeper through a semaphore; that hand-off (a futex wake and a
+/// switch to another thread, 100-200 µs on a virtual machine) was the harness's own share of
+/// every latency, and is gone. The task's timer slack is set to 1 ns, as a real-time thread's
+/// is, so the kernel does not defer its wake-up to batch timers.
 pub fn run_periodic(
     profile: Profile,
     burner: Burner,
     stop: &AtomicBool,
     timekeeper_policy: Policy,
-    latencies: &mut LatencyRecorder,
+    rec: PeriodicRecorders<'_>,
 ) -> Result<PeriodicOutcome> {
     let shared = Arc::new(TimekeeperShared {
         wake_at_ns: AtomicU64::new(0),
@@ -268,23 +327,50 @@ pub fn run_periodic(
         .stack_size(256 * 1024)
         .spawn(move || timekeeper(tk_shared, timekeeper_policy))
         .context("starting the timekeeper thread")?;
+    sched::set_timer_slack_ns(1);
 
-    let mut tracker = DeadlineTracker::new(monotonic_ns(), profile.interval_ns);
+    let mut schedule = Schedule::new(monotonic_ns());
+    // When the task ran after the sleep before the current period (None: it did not sleep),
+    // and how late the timer fired on that sleep.
+    let mut ran_after_sleep = None;
+    let mut oversleep = 0;
+    let (mut asked_ns, mut span_ns) = (0u64, 0u64);
+    let mut k = 0u64;
     while !stop.load(Ordering::Relaxed) {
-        tracker.catch_up(monotonic_ns(), |k| profile.work_ns(k));
-        let work = profile.work_ns(tracker.period());
-        burner.burn_ns(work);
-        let Some(next) = tracker.finish(monotonic_ns(), work) else {
+        let step = profile.step(k);
+        k += 1;
+        let now = monotonic_ns();
+        let ran = ran_after_sleep.take().unwrap_or(now);
+        let wake = wake_latency_ns(ran, schedule.period_start_ns(), oversleep);
+        let (missed_ns, sleep_to) = match schedule.begin(now, step.interval_ns) {
+            Begin::Skip { missed_ns } => (missed_ns, Some(schedule.sleep_until_ns())),
+            Begin::Burn => {
+                burner.burn_ns(step.run_ns);
+                let end = schedule.end(monotonic_ns(), step.interval_ns);
+                (end.missed_ns, end.sleep_until_ns)
+            }
+        };
+        schedule.advance(step.advance_ns);
+        asked_ns += step.run_ns;
+        span_ns += step.span_ns;
+        rec.latency.record(wake + missed_ns);
+        oversleep = 0;
+        let Some(target) = sleep_to else {
             continue;
         };
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        shared.wake_at_ns.store(next, Ordering::Release);
+        shared.wake_at_ns.store(target, Ordering::Release);
         shared.start.post();
-        shared.done.wait();
+        sleep_until_ns(target);
         let ran = monotonic_ns();
-        latencies.record(ran.saturating_sub(shared.woke_at_ns.load(Ordering::Acquire)));
+        shared.done.wait();
+        let fired = shared.woke_at_ns.load(Ordering::Acquire);
+        oversleep = fired.saturating_sub(target);
+        ran_after_sleep = Some(ran);
+        rec.wake.record(ran.saturating_sub(fired));
+        rec.from_deadline.record(ran.saturating_sub(target));
     }
     shared.quit.store(true, Ordering::Release);
     shared.start.post();
@@ -292,14 +378,17 @@ pub fn run_periodic(
         .join()
         .map_err(|_| anyhow!("the timekeeper thread panicked"))?;
     Ok(PeriodicOutcome {
-        counts: tracker.counts,
+        counts: schedule.counts,
         timer,
+        asked_ns,
+        span_ns,
     })
 }
 
-/// Gaming: burns 100 ms frames back to back until `stop`. A frame's latency is how much longer
-/// than its 100 ms of CPU it took; % desired CPU = CPU received / (CPU received + overruns), as
-/// interbench computed it. There are no deadlines.
+/// Gaming: burns 100 ms frames back to back until `stop`, as interbench's emulate_game. A
+/// frame's latency is how much longer than its 100 ms of CPU it took; interbench counted the
+/// CPU received and the overruns in µs as its achieved and missed burns, so % desired CPU =
+/// CPU received / (CPU received + overruns). There are no deadlines.
 pub fn run_gaming(
     burner: Burner,
     stop: &AtomicBool,
@@ -311,17 +400,17 @@ pub fn run_gaming(
         burner.burn_ns(GAME_FRAME_NS);
         let overrun = (monotonic_ns() - start).saturating_sub(GAME_FRAME_NS);
         latencies.record(overrun);
-        counts.periods_done += 1;
-        counts.work_done_ns += GAME_FRAME_NS;
-        counts.work_dropped_ns += overrun;
+        counts.periods += 1;
+        counts.burns_achieved += GAME_FRAME_NS / 1000;
+        counts.burns_missed += overrun / 1000;
     }
     counts
 }
 
 /// Expected number of latency samples of a bench over `duration_ns`, with room to spare.
 pub fn expected_samples(bench: Bench, custom: Option<CustomSpec>, duration_ns: u64) -> usize {
-    let interval = Profile::of(bench, custom).map_or(GAME_FRAME_NS / 4, |p| p.interval_ns);
-    (duration_ns / interval.max(1)) as usize * 2 + 1024
+    let span = Profile::of(bench, custom).map_or(GAME_FRAME_NS / 4, |p| p.span_ns());
+    (duration_ns / span.max(1)) as usize * 2 + 1024
 }
 
 /// The CPU a process used over a window, as % of one CPU.
@@ -340,16 +429,25 @@ mod tests {
 
     #[test]
     fn profiles_match_interbench() {
-        let a = Profile::of(Bench::Audio, None).unwrap();
-        assert_eq!((a.interval_ns, a.work_ns(0)), (50 * MS, 2_500_000));
-        let v = Profile::of(Bench::Video, None).unwrap();
-        assert_eq!(v.interval_ns, 16_666_666);
-        assert!((v.cpu_share() - 0.4).abs() < 1e-6);
-        let x = Profile::of(Bench::X, None).unwrap();
+        let a = Profile::of(Bench::Audio, None).unwrap().step(7);
         assert_eq!(
-            (x.work_ns(0), x.work_ns(37), x.work_ns(100), x.work_ns(101)),
-            (0, 37 * MS, 100 * MS, 0)
+            (a.run_ns, a.interval_ns, a.advance_ns),
+            (2_500_000, 50 * MS, 0)
         );
+        let v = Profile::of(Bench::Video, None).unwrap();
+        assert_eq!(
+            (v.step(0).run_ns, v.step(0).interval_ns),
+            (6_666_000, 16_666_000)
+        );
+        // X: step i burns i ms with a (100 − i) ms interval and moves the next start i ms on.
+        let x = Profile::of(Bench::X, None).unwrap();
+        let s37 = x.step(37);
+        assert_eq!(
+            (s37.run_ns, s37.interval_ns, s37.advance_ns, s37.span_ns),
+            (37 * MS, 63 * MS, 37 * MS, 100 * MS)
+        );
+        assert_eq!(x.step(100).interval_ns, 0);
+        assert_eq!(x.step(101), x.step(0));
         assert!(Profile::of(Bench::Gaming, None).is_none());
         assert!(Profile::of(Bench::Custom, None).is_none());
         let c = Profile::of(
@@ -359,8 +457,9 @@ mod tests {
                 interval_us: 10_000,
             }),
         )
-        .unwrap();
-        assert_eq!((c.interval_ns, c.work_ns(5)), (10 * MS, 2_500_000));
+        .unwrap()
+        .step(5);
+        assert_eq!((c.interval_ns, c.run_ns), (10 * MS, 2_500_000));
     }
 
     #[test]
@@ -409,15 +508,31 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(200));
             s2.store(true, Ordering::Relaxed);
         });
-        let mut lat = LatencyRecorder::new(1000, 1_000 * MS).unwrap();
-        let out = run_periodic(profile, burner, &stop, Policy::Other, &mut lat).unwrap();
+        let new = || LatencyRecorder::new(1000, 1_000 * MS).unwrap();
+        let (mut lat, mut wake, mut from_deadline) = (new(), new(), new());
+        let recorders = PeriodicRecorders {
+            latency: &mut lat,
+            wake: &mut wake,
+            from_deadline: &mut from_deadline,
+        };
+        let out = run_periodic(profile, burner, &stop, Policy::Other, recorders).unwrap();
         timer.join().unwrap();
         let c = out.counts;
         // About 40 periods; loose bounds for a shared host.
-        assert!(c.periods_done + c.periods_dropped >= 20, "{c:?}");
+        assert!(c.periods >= 20, "{c:?}");
         assert!(c.deadlines_met > 0);
-        assert!(lat.summary().count >= 10);
-        assert_eq!(out.timer.wakeups, lat.summary().count);
+        assert_eq!(lat.summary().count, c.periods);
+        // A wake-up sample for every sleep, which the timekeeper slept too.
+        assert_eq!(out.timer.wakeups, wake.summary().count);
+        assert_eq!(wake.summary().count, from_deadline.summary().count);
+        assert!(wake.summary().count + 1 >= c.periods);
+        // Deadline → running includes the timer's lateness: never below the pure wake-up.
+        assert!(from_deadline.summary().mean_ns >= wake.summary().mean_ns);
         assert_eq!(out.timer.policy, Some(Policy::Other));
+        assert!((sim_pct(out.asked_ns, out.span_ns) - 10.0).abs() < 1e-9);
+    }
+
+    fn sim_pct(a: u64, b: u64) -> f64 {
+        cpu_pct(a, b)
     }
 }

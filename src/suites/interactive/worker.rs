@@ -43,13 +43,23 @@ pub struct LoadWorkerSpec {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BenchReport {
     pub counts: DeadlineCounts,
+    /// interbench's latency, a sample per period (Gaming: per frame).
     pub latency: LatencySummary,
     pub samples_ns: Vec<u64>,
     pub samples_truncated: bool,
+    /// The pure wake-up latency (timer fired → task running), a sample per sleep; None for
+    /// Gaming, which never sleeps.
+    pub wake: Option<LatencySummary>,
+    pub wake_samples_ns: Vec<u64>,
+    /// Deadline → task running (the timer's lateness included).
+    pub from_deadline: Option<LatencySummary>,
+    /// The CPU the task asked for over the run, % of one CPU.
+    pub asked_cpu_pct: f64,
     /// The measuring window, from `start` to `stop`.
     pub wall_ns: u64,
     /// CPU time of the whole bench process over the window (`getrusage(RUSAGE_SELF)`).
     pub cpu_ns: u64,
+    /// The task's policy, as its own `sched_getscheduler` reported it.
     pub task_policy: Policy,
     /// The timekeeper's figures (None for Gaming, which never sleeps).
     pub timer: Option<TimerStats>,
@@ -81,7 +91,11 @@ pub fn run_bench(spec: BenchSpec, ch: &mut Channel) -> Result<()> {
     // A page fault in a real-time task is a latency the scheduler did not cause.
     let memory_locked = sched::lock_memory().is_ok();
     let capacity = sim::expected_samples(spec.bench, spec.custom, spec.duration_ns);
-    let recorder = LatencyRecorder::new(capacity, 3_600_000_000_000)?;
+    let recorders = Recorders {
+        latency: LatencyRecorder::new(capacity, HISTOGRAM_MAX_NS)?,
+        wake: LatencyRecorder::new(capacity, HISTOGRAM_MAX_NS)?,
+        from_deadline: LatencyRecorder::new(0, HISTOGRAM_MAX_NS)?,
+    };
     ch.say("ready")?;
     if !ch.wait_for("start") {
         return Ok(());
@@ -89,38 +103,63 @@ pub fn run_bench(spec: BenchSpec, ch: &mut Channel) -> Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     let before = Usage::process();
     let start = monotonic_ns();
-    let task = start_task(&spec, recorder, Arc::clone(&stop))?;
+    let task = start_task(&spec, recorders, Arc::clone(&stop))?;
     ch.say("started")?;
     ch.wait_for("stop");
     stop.store(true, Ordering::SeqCst);
-    let (recorder, counts, timer, task_policy) = task
+    let done = task
         .join()
         .map_err(|_| anyhow!("the simulated task panicked"))??;
     let wall_ns = monotonic_ns() - start;
     let cpu_ns = Usage::process().since(&before).cpu_ns();
-    let latency = recorder.summary();
-    let (samples_ns, samples_truncated) = recorder.into_samples();
+    let r = done.recorders;
+    let latency = r.latency.summary();
+    let periodic = done.timer.is_some();
+    let wake = periodic.then(|| r.wake.summary());
+    let from_deadline = periodic.then(|| r.from_deadline.summary());
+    let (samples_ns, samples_truncated) = r.latency.into_samples();
+    let (wake_samples_ns, _) = r.wake.into_samples();
     ch.report(&BenchReport {
-        counts,
+        counts: done.counts,
         latency,
         samples_ns,
         samples_truncated,
+        wake,
+        wake_samples_ns,
+        from_deadline,
+        asked_cpu_pct: done.asked_cpu_pct,
         wall_ns,
         cpu_ns,
-        task_policy,
-        timer,
+        task_policy: done.task_policy,
+        timer: done.timer,
         memory_locked,
     })
 }
 
-type TaskOutcome = Result<(LatencyRecorder, DeadlineCounts, Option<TimerStats>, Policy)>;
+/// The histograms reach an hour: a latency beyond it is recorded at an hour.
+const HISTOGRAM_MAX_NS: u64 = 3_600_000_000_000;
+
+struct Recorders {
+    latency: LatencyRecorder,
+    wake: LatencyRecorder,
+    from_deadline: LatencyRecorder,
+}
+
+/// What the simulated task's thread hands back.
+struct TaskDone {
+    recorders: Recorders,
+    counts: DeadlineCounts,
+    timer: Option<TimerStats>,
+    task_policy: Policy,
+    asked_cpu_pct: f64,
+}
 
 /// Starts the simulated task's thread with its policy set before it does anything.
 fn start_task(
     spec: &BenchSpec,
-    mut recorder: LatencyRecorder,
+    mut recorders: Recorders,
     stop: Arc<AtomicBool>,
-) -> Result<std::thread::JoinHandle<TaskOutcome>> {
+) -> Result<std::thread::JoinHandle<Result<TaskDone>>> {
     let spec = spec.clone();
     std::thread::Builder::new()
         .name("hb-bench".into())
@@ -148,12 +187,35 @@ fn start_task(
                     } else {
                         Policy::Other
                     };
-                    let out = sim::run_periodic(profile, burner, &stop, tk_policy, &mut recorder)?;
-                    Ok((recorder, out.counts, Some(out.timer), task_policy))
+                    let r = &mut recorders;
+                    let out = sim::run_periodic(
+                        profile,
+                        burner,
+                        &stop,
+                        tk_policy,
+                        sim::PeriodicRecorders {
+                            latency: &mut r.latency,
+                            wake: &mut r.wake,
+                            from_deadline: &mut r.from_deadline,
+                        },
+                    )?;
+                    Ok(TaskDone {
+                        recorders,
+                        counts: out.counts,
+                        timer: Some(out.timer),
+                        task_policy,
+                        asked_cpu_pct: sim::cpu_pct(out.asked_ns, out.span_ns),
+                    })
                 }
                 None => {
-                    let counts = sim::run_gaming(burner, &stop, &mut recorder);
-                    Ok((recorder, counts, None, task_policy))
+                    let counts = sim::run_gaming(burner, &stop, &mut recorders.latency);
+                    Ok(TaskDone {
+                        recorders,
+                        counts,
+                        timer: None,
+                        task_policy,
+                        asked_cpu_pct: 100.0,
+                    })
                 }
             }
         })
