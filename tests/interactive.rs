@@ -408,6 +408,183 @@ fn only_the_benched_timekeeper_is_real_time() {
     for (name, policy, _) in &load_threads {
         assert_eq!(*policy, 0, "load thread {name} is not SCHED_OTHER");
     }
+    // The report says what the kernel showed, as the workers reported it themselves.
+    let shown = sb.cmd().args(["results", "show", "1"]).output().unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.contains("Timekeepers: SCHED_FIFO 96; tasks: SCHED_OTHER (each as the bench worker's own sched_getscheduler reported it)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_burn_that_cannot_fit_its_interval_misses_whole_intervals_as_interbench_counts_them() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    // Custom: 10 ms of CPU every 20 ms, everything on one CPU (-u) with three Burn threads:
+    // the task gets about a quarter of that CPU, so its burn takes about 40 ms and ends past
+    // its deadline, every period (even if the CPU ran half as fast again as calibrated).
+    let r = sb.json(&[
+        "interactive",
+        "-c",
+        "-u",
+        "-L",
+        "3",
+        "-C",
+        "50",
+        "-I",
+        "20000",
+        "-W",
+        "Custom",
+        "-w",
+        "None",
+        "-w",
+        "Burn",
+        "-t",
+        "3",
+        "--exact-time",
+        "--settle-ms",
+        "200",
+    ]);
+    let interval_ns = 20e6;
+    let alone = measurement(&r, "Custom", "None");
+    let loaded = measurement(&r, "Custom", "Burn");
+    assert!(f(&alone["deadlines_met_pct"]) > 90.0, "{alone}");
+    assert!(f(&loaded["deadlines_met_pct"]) < 50.0, "{loaded}");
+    for m in [alone, loaded] {
+        // interbench's latency: each period's wake-up delay plus one interval per deadline it
+        // missed. So the samples add up to whole intervals for the missed deadlines and a
+        // remainder of wake-up delays, each under an interval.
+        assert_eq!(m["samples_truncated"], false);
+        let samples: Vec<f64> = m["samples_ns"].as_array().unwrap().iter().map(f).collect();
+        let c = &m["counts"];
+        assert_eq!(samples.len() as f64, f(&c["periods"]));
+        let wake_parts = samples.iter().sum::<f64>() - interval_ns * f(&c["deadlines_missed"]);
+        assert!(
+            wake_parts >= 0.0 && wake_parts < interval_ns * samples.len() as f64,
+            "{wake_parts} ns of wake-up delay over {} periods: {m}",
+            samples.len()
+        );
+    }
+    // Under the Burn, the latency is dominated by the missed intervals, not by the wake-ups.
+    let lat = f(&loaded["latency"]["mean_ns"]);
+    assert!(lat > interval_ns / 2.0, "{loaded}");
+    assert!(f(&loaded["wake"]["mean_ns"]) < lat, "{loaded}");
+}
+
+#[test]
+fn t_is_rounded_up_to_ten_seconds_unless_exact_time_and_x_says_how_far_it_ramped() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    // -t 3: interbench runs 10 s a pair. Stopped once the header says so.
+    let mut child = spawn_interactive(
+        &sb,
+        &["interactive", "-c", "-t", "3", "-W", "Audio", "-w", "None"],
+    );
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let header = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find(|l| l.starts_with("Using"))
+        .unwrap();
+    assert!(
+        header.ends_with("running every load for 10 seconds"),
+        "{header}"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill(2) to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    child.wait().unwrap();
+    let stored = sb.json(&["results", "show", "1"]);
+    let settings = &interactive(&stored)["settings"];
+    assert_eq!(
+        (
+            settings["duration_s"].as_u64(),
+            settings["requested_s"].as_u64()
+        ),
+        (Some(10), Some(3))
+    );
+    let shown = sb.cmd().args(["results", "show", "1"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&shown.stdout)
+        .contains("-t 3 was rounded up to 10 s, as interbench does"));
+
+    // --exact-time keeps 3 s: X goes through the first 30-odd steps of its 101-step ramp.
+    let r = sb.json(&[
+        "interactive",
+        "-c",
+        "-t",
+        "3",
+        "--exact-time",
+        "--settle-ms",
+        "0",
+        "-W",
+        "X",
+        "-w",
+        "None",
+    ]);
+    let x = measurement(&r, "X", "None");
+    let steps = x["counts"]["periods"].as_u64().unwrap();
+    assert!((20..=32).contains(&steps), "{steps} steps in 3 s");
+    // What X asked for is the mean of the steps it went through, 0 to steps - 1 %.
+    let asked = f(&x["asked_cpu_pct"]);
+    assert!(
+        (asked - (steps - 1) as f64 / 2.0).abs() < 1.0,
+        "{asked} for {steps} steps"
+    );
+    let shown = sb.cmd().args(["results", "show", "2"]).output().unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    let row = text.lines().find(|l| l.starts_with("None\t")).unwrap();
+    assert!(
+        row.ends_with(&format!("(X ramp 0-{}% only)", steps - 1)),
+        "{row}"
+    );
+}
+
+#[test]
+fn the_disk_loads_reach_the_device_and_say_how_much() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let work = sb.work_dir();
+    let r = sb.json(&[
+        "interactive",
+        "-c",
+        "-W",
+        "Audio",
+        "-w",
+        "Write",
+        "-w",
+        "Read",
+        "--file-size",
+        "32",
+        "-t",
+        "2",
+        "--exact-time",
+        "--settle-ms",
+        "200",
+        "--workdir",
+        work.to_str().unwrap(),
+    ]);
+    let load = &measurement(&r, "Audio", "Write")["load_report"];
+    let handed = load["bytes_handed"].as_u64().unwrap();
+    let written = load["bytes_written"].as_u64().unwrap();
+    // At least one whole pass of the 32 MiB file went out and was waited for.
+    assert!(written >= 32 << 20, "{load}");
+    assert!(handed >= written, "{load}");
+    let device = &load["device"];
+    if device.is_null() {
+        eprintln!("skipped the device check: the work directory has no block device");
+        return;
+    }
+    // The device's own counter rose by at least what the load says reached it.
+    let on_device = device["bytes_written"].as_u64().unwrap();
+    assert!(on_device >= written, "{load}");
+    // The Read load reads from the device, not from the page cache: it drops the file after
+    // every pass and before and after each pair.
+    let load = &measurement(&r, "Audio", "Read")["load_report"];
+    let read = load["bytes_read"].as_u64().unwrap();
+    assert!(read >= 32 << 20, "{load}");
+    let from_device = load["device"]["bytes_read"].as_u64().unwrap();
+    assert!(from_device as f64 >= 0.9 * read as f64, "{load}");
 }
 
 /// Starts Audio under None and then under `second_load`, its files in `work`, and returns once

@@ -218,11 +218,14 @@ pub(super) fn start_read(s: &mut Starter, spec: &LoadSpec) -> Result<()> {
     let f = unsafe { File::from_raw_fd(own) };
     s.spawn("hb-read", STACK, move |stop, counters| {
         let mut buf = vec![0u8; CHUNK];
+        // A pass cut short by the end of a pair leaves what it read in the cache, and the next
+        // pair's load would read that from memory: drop it at the start and at the end.
+        drop_file_cache(&f)?;
         while !stop.load(Ordering::Relaxed) {
             let mut offset = 0u64;
             loop {
                 if stop.load(Ordering::Relaxed) {
-                    return Ok(());
+                    return drop_file_cache(&f);
                 }
                 let n = f
                     .read_at(&mut buf, offset)

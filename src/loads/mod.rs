@@ -335,16 +335,19 @@ mod tests {
         let read = dir.path().join("read");
         write_file(&read, 4 << 20, &AtomicBool::new(false)).unwrap();
         let read_file = std::fs::File::open(&read).unwrap();
-        std::fs::remove_file(&read).unwrap();
         let mut s = spec(Load::Compile);
         s.write_file = Some(dir.path().join("write"));
         s.read_fd = Some(std::os::fd::AsRawFd::as_raw_fd(&read_file));
         let r = run(&s, 300);
         assert_eq!(r.threads, 4);
         assert!(r.bytes_written > 0 && r.bytes_read > 0, "{r:?}");
+        assert!(r.bytes_handed >= r.bytes_written, "{r:?}");
         // After a pass the file was dropped from the cache.
         assert!(r.read_passes > 0, "{r:?}");
-        // The Write load's file was unlinked once open: nothing is left in the directory.
+        // And when the load stopped mid-pass: the next load reads from the disk again.
+        assert!(resident_fraction(&read).unwrap() < 0.1);
+        // The Write load's file was unlinked once open: only the read file is left.
+        std::fs::remove_file(&read).unwrap();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
