@@ -130,6 +130,20 @@ fn notes(a: &RunResult, b: &RunResult) -> Vec<String> {
         b.tool_version.clone(),
     );
     differ("compilers", ea.compiler.clone(), eb.compiler.clone());
+    // UnixBench's scores depend on the language its tests run under (sort, grep, the shell).
+    let language = |r: &RunResult| {
+        r.suites.iter().find_map(|s| match s {
+            crate::model::SuiteResult::Index(i) => Some(i.language.clone()),
+            _ => None,
+        })
+    };
+    if let (Some(la), Some(lb)) = (language(a), language(b)) {
+        if la != lb {
+            notes.push(format!(
+                "different language settings for the index tests: {la} vs {lb}"
+            ));
+        }
+    }
     for (name, r) in [("A", a), ("B", b)] {
         if r.incomplete {
             notes.push(format!("{name} is incomplete (the run was stopped)"));

@@ -105,7 +105,7 @@ impl StandardPlan {
         )?;
 
         // index: the quick mode (single and N copies); UnixBench's own run when full.
-        let index = IndexConfig::new(
+        let mut index = IndexConfig::new(
             IndexSettings {
                 requested: match profile {
                     Profile::Smoke => vec!["dhry2reg".into(), "syscall".into(), "spawn".into()],
@@ -119,12 +119,16 @@ impl StandardPlan {
                 adaptive_pct: None,
                 pin: false,
                 xvfb: false,
+                builtin_cpu_tests: false,
+                lang: crate::platform::locale::UNIXBENCH_LANG.to_string(),
             },
             cpus,
             None,
             workdir.to_path_buf(),
             None,
         )?;
+        // The C tests are built beside the calibration cache.
+        index.cache_dir = calibration.cache_file.parent().map(Path::to_path_buf);
 
         // interactive: the four simulated tasks under four loads; -L is the CPU count, as
         // interbench's manual advises.
@@ -230,19 +234,7 @@ impl StandardPlan {
     /// The parts in order, with what each runs and about how long it takes.
     pub fn parts(&self) -> Vec<PartPlan> {
         let noise = &self.noise.settings;
-        let index_s: f64 = self
-            .index
-            .settings
-            .copies
-            .iter()
-            .map(|_| {
-                self.index
-                    .tests
-                    .iter()
-                    .map(|t| self.index.iterations(t) as f64 * (self.index.duration_s(t) + 0.3))
-                    .sum::<f64>()
-            })
-            .sum();
+        let index_s = self.index.estimate_s();
         let i = &self.interactive.settings;
         let pairs = (i.benches.len() * i.loads.len()) as f64;
         let s = &self.sched.settings;
@@ -350,7 +342,6 @@ pub struct StandardOutcome {
 pub fn run(
     plan: &StandardPlan,
     exe: &Path,
-    language: String,
     stop: &AtomicBool,
     observer: &mut dyn StandardObserver,
 ) -> StandardOutcome {
@@ -362,7 +353,7 @@ pub fn run(
             break;
         }
         observer.part_begins(i, part);
-        let result = run_part(plan, i, exe, &language, stop, observer);
+        let result = run_part(plan, i, exe, stop, observer);
         match result {
             Ok((r, part_failure)) => {
                 observer.part_done(i, &r);
@@ -385,7 +376,6 @@ fn run_part(
     plan: &StandardPlan,
     part: usize,
     exe: &Path,
-    language: &str,
     stop: &AtomicBool,
     observer: &mut dyn StandardObserver,
 ) -> Result<(SuiteResult, Option<String>)> {
@@ -395,13 +385,7 @@ fn run_part(
             None,
         ),
         1 => (
-            SuiteResult::Index(index::run(
-                &plan.index,
-                exe,
-                language.to_string(),
-                stop,
-                observer,
-            )?),
+            SuiteResult::Index(index::run(&plan.index, exe, stop, observer)?),
             None,
         ),
         2 => {

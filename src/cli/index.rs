@@ -1,4 +1,3 @@
-use std::ffi::CStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -51,6 +50,14 @@ pub struct IndexArgs {
     /// is installed)
     #[arg(long)]
     pub xvfb: bool,
+    /// LANG for every test process, as UnixBench's $language (change it only to see how the
+    /// language setting changes the results)
+    #[arg(long, value_name = "LANG", default_value = crate::platform::locale::UNIXBENCH_LANG)]
+    pub lang: String,
+    /// Run the built-in Rust versions of the CPU tests (and the small program for execl and
+    /// spawn) even where the host has a C compiler to build UnixBench's way
+    #[arg(long = "builtin-cpu-tests")]
+    pub builtin_cpu_tests: bool,
     /// Where the text and HTML reports go
     #[arg(long = "results-dir", value_name = "DIR", default_value = "results")]
     pub results_dir: PathBuf,
@@ -74,16 +81,19 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         adaptive_pct: args.adaptive,
         pin: args.pin,
         xvfb: args.xvfb,
+        builtin_cpu_tests: args.builtin_cpu_tests,
+        lang: args.lang.clone(),
     };
     let workdir = args.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
-    let config = IndexConfig::new(
+    let mut config = IndexConfig::new(
         settings,
         usable_cpus(&environment),
         limits::process_limit(),
         workdir,
         display,
     )?;
+    config.cache_dir = Some(global.cache_dir()?);
     let exe =
         std::env::current_exe().context("finding the hostbench binary for the test copies")?;
     let mut session = Session::start(global, argv, environment)?;
@@ -94,7 +104,7 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         session: &mut session,
         verbose: args.verbose,
     };
-    let outcome = index::run(&config, &exe, language(), stop.flag(), &mut console)?;
+    let outcome = index::run(&config, &exe, stop.flag(), &mut console)?;
     let failed = outcome.failed_tests();
     let done = session.finish(vec![SuiteResult::Index(outcome)], failed > 0);
     let SuiteResult::Index(r) = &done.result.suites[0] else {
@@ -138,25 +148,6 @@ pub(super) fn usable_cpus(env: &Environment) -> usize {
         .as_ref()
         .map_or(usize::MAX, |l| l.cpus().ceil().max(1.0) as usize);
     env.cpus_allowed.min(quota).max(1)
-}
-
-/// LANG, and the character map and collation the C library uses under it.
-pub(super) fn language() -> String {
-    let lang = std::env::var("LANG").unwrap_or_else(|_| "unset".into());
-    // SAFETY: setlocale and nl_langinfo return pointers to static strings (or null).
-    unsafe {
-        libc::setlocale(libc::LC_ALL, c"".as_ptr());
-        let read = |p: *const libc::c_char| {
-            if p.is_null() {
-                "?".to_string()
-            } else {
-                CStr::from_ptr(p).to_string_lossy().into_owned()
-            }
-        };
-        let charmap = read(libc::nl_langinfo(libc::CODESET));
-        let collate = read(libc::setlocale(libc::LC_COLLATE, std::ptr::null()));
-        format!("{lang} (charmap=\"{charmap}\", collate=\"{collate}\")")
-    }
 }
 
 /// Writes `results/HOST-YYYY-MM-DD-NN` and its `.html`, NN the first number not yet used. The
@@ -233,6 +224,10 @@ impl IndexObserver for Console<'_> {
     fn skipped(&mut self, s: &Skipped) {
         self.out
             .chatter(&format!("{} skipped: {}\n", s.name, s.reason));
+    }
+
+    fn note(&mut self, note: &str) {
+        self.out.warn(note);
     }
 
     fn failed(&mut self, s: &Skipped) {

@@ -44,7 +44,7 @@ pub struct GlobalArgs {
     /// The SQLite result database [default: DATA_DIR/hostbench/results.sqlite]
     #[arg(long, global = true, env = "HOSTBENCH_DB", value_name = "PATH")]
     pub db: Option<PathBuf>,
-    /// Where the CPU calibration is cached [default: CACHE_DIR/hostbench]
+    /// Where the CPU calibration and the index suite's C tests are kept [default: CACHE_DIR/hostbench]
     #[arg(long, global = true, env = "HOSTBENCH_CACHE_DIR", value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
     /// Print the full result as JSON on standard output (and nothing else there)
@@ -107,12 +107,7 @@ pub struct CalibrationArgs {
 
 impl CalibrationArgs {
     fn options(&self, global: &GlobalArgs) -> Result<CalibrationOptions> {
-        let dir = match &global.cache_dir {
-            Some(d) => d.clone(),
-            None => dirs::cache_dir()
-                .ok_or_else(|| UsageError::new("cannot find a cache directory: pass --cache-dir"))?
-                .join("hostbench"),
-        };
+        let dir = global.cache_dir()?;
         Ok(CalibrationOptions {
             recalibrate: self.recalibrate,
             given_loops_per_ms: self.loops_per_ms,
@@ -137,6 +132,16 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
 }
 
 impl GlobalArgs {
+    /// The cache directory: the calibration, the index suite's C tests.
+    fn cache_dir(&self) -> Result<PathBuf> {
+        Ok(match &self.cache_dir {
+            Some(d) => d.clone(),
+            None => dirs::cache_dir()
+                .ok_or_else(|| UsageError::new("cannot find a cache directory: pass --cache-dir"))?
+                .join("hostbench"),
+        })
+    }
+
     fn store_path(&self) -> Result<PathBuf> {
         Ok(match &self.db {
             Some(p) => p.clone(),

@@ -85,13 +85,7 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
         &plan.skipped,
     ));
 
-    let outcome = standard::run(
-        &plan,
-        &exe,
-        super::index::language(),
-        stop.flag(),
-        &mut console,
-    );
+    let outcome = standard::run(&plan, &exe, stop.flag(), &mut console);
     console.clear();
     let notes = std::mem::take(&mut console.notes);
     let cut_short = outcome.failure.is_some() || outcome.suites.len() < parts.len();

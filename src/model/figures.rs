@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{RunResult, SuiteResult};
-use crate::suites::index::registry;
+use crate::suites::index::{registry, scoring};
 use crate::suites::interactive::Measurement;
 use crate::suites::noise::NoiseMode;
 
@@ -103,12 +103,18 @@ pub fn figures(result: &RunResult) -> Vec<Figure> {
                             unit: t.unit.clone(),
                             better: Better::Higher,
                             value: score.score,
-                            samples: t.passes.iter().map(|p| p.rate(timebase)).collect(),
-                            sample_kind: "iteration".into(),
+                            // The iterations the score keeps: a test compares the same
+                            // set the score is made of.
+                            samples: scoring::kept(&t.passes)
+                                .iter()
+                                .map(|p| p.rate(timebase))
+                                .collect(),
+                            sample_kind: "iteration kept by the score".into(),
                         });
                     }
                     for (what, idx) in [
-                        ("Graphics", pass.graphics_index),
+                        ("2D Graphics", pass.index_2d),
+                        ("3D Graphics", pass.index_3d),
                         ("System", pass.system_index),
                     ] {
                         if let Some(idx) = idx {

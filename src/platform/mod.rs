@@ -6,6 +6,7 @@ pub mod clock;
 pub mod files;
 pub mod host;
 pub mod limits;
+pub mod locale;
 pub mod power;
 pub mod private_dir;
 pub mod rusage;

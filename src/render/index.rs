@@ -31,11 +31,7 @@ pub fn system_header(env: &Environment, r: &IndexResult) -> String {
         env.cpus_allowed,
         super::environment::cgroup_limit_note(env)
     );
-    let _ = writeln!(
-        out,
-        "   Programs: written in Rust for hostbench, built by {} ({}); shell, C, dc and grep tests use the host's programs",
-        env.compiler, env.build_profile
-    );
+    let _ = writeln!(out, "   {}", programs_line(env, r));
     let s = &r.settings;
     let mode = match (s.quick, s.seconds, s.adaptive_pct) {
         (_, Some(sec), _) => format!("every test run for {sec} s (not UnixBench's durations)"),
@@ -62,6 +58,25 @@ pub fn system_header(env: &Environment, r: &IndexResult) -> String {
         }
     );
     out
+}
+
+/// Which programs ran: the C tests as the host's compiler built them (its name, version and
+/// flags, as UnixBench reports its compiler), or the built-in versions and why.
+pub fn programs_line(env: &Environment, r: &IndexResult) -> String {
+    let rest = format!(
+        "the other tests written in Rust for hostbench, built by {} ({}); shell, C, dc and grep tests use the host's programs",
+        env.compiler, env.build_profile
+    );
+    match (&r.native, &r.native_note) {
+        (Some(n), _) => format!(
+            "Compiler: {} ({}) {} for dhry2reg, whetstone-double, the arithmetic tests, hanoi, spawn and execl; {rest}",
+            n.compiler, n.version, n.flags
+        ),
+        (None, Some(why)) => format!(
+            "Programs: the built-in versions of the compiled tests ({why}): Dhrystone, Whetstone, arithmetic and hanoi in Rust, spawn and execl in hostbench's small program; {rest}"
+        ),
+        (None, None) => format!("Programs: {rest}"),
+    }
 }
 
 /// One pass, as UnixBench's text report prints it.
@@ -96,14 +111,6 @@ pub fn pass_text(p: &IndexPass, cpus: usize) -> String {
     for cat in [Category::System, Category::TwoD, Category::ThreeD] {
         out.push_str(&index_table(p, cat));
     }
-    if let Some(g) = p.graphics_index {
-        let partial = p.graphics_indexed < crate::suites::index::registry::graphics_index_tests();
-        let title = format!(
-            "Graphics Benchmarks Index Score{}",
-            if partial { " (Partial Only)" } else { "" }
-        );
-        let _ = writeln!(out, "{title:<66} {g:8.1}\n");
-    }
     out.push_str(&index_table(p, Category::Misc));
     out
 }
@@ -111,12 +118,19 @@ pub fn pass_text(p: &IndexPass, cpus: usize) -> String {
 fn test_line(t: &TestResult) -> String {
     match &t.score {
         Some(s) => {
+            // UnixBench's "(10.0 s, 7 samples)" counts the samples its score keeps; the spread
+            // hostbench adds is of the same samples.
             let spread = t
                 .spread
                 .map(|sp| format!("; CV {:.1}%, {:.1}-{:.1}", sp.cv_pct, sp.min, sp.max))
                 .unwrap_or_default();
+            let dropped = if s.dropped > 0 {
+                format!(", {} dropped", s.dropped)
+            } else {
+                String::new()
+            };
             format!(
-                "{:<40} {:12.1} {:<5} ({:.1} s, {} samples{spread}{})",
+                "{:<40} {:12.1} {:<5} ({:.1} s, {} samples{spread}{dropped}{}{})",
                 t.msg,
                 s.score,
                 t.unit,
@@ -126,13 +140,22 @@ fn test_line(t: &TestResult) -> String {
                     ", adaptive stop"
                 } else {
                     ""
-                }
+                },
+                if t.native { "" } else { built_in_mark(&t.name) }
             )
         }
         None => format!(
             "{:<40} {:>12} {:<5} (stopped before a pass completed)",
             t.msg, "---", t.unit
         ),
+    }
+}
+
+/// Beside a test that has a C version but ran its built-in one.
+fn built_in_mark(name: &str) -> &'static str {
+    match crate::suites::index::registry::find(name) {
+        Some(t) if crate::suites::index::native::has_native(t.program) => ", built-in version",
+        _ => "",
     }
 }
 
@@ -147,7 +170,8 @@ fn index_table(p: &IndexPass, cat: Category) -> String {
         return String::new();
     }
     let mut out = String::new();
-    let partial = cat == Category::System && p.indexed < p.index_tests;
+    let score = category_index(p, cat);
+    let partial = score.is_some_and(|(_, indexed, of)| indexed < of);
     let head = format!(
         "{}{}",
         cat.title(),
@@ -176,19 +200,28 @@ fn index_table(p: &IndexPass, cat: Category) -> String {
             }
         }
     }
-    if cat == Category::System {
-        if let Some(idx) = p.system_index {
-            let _ = writeln!(out, "{:<40} {:>12} {:>12} {:>8}", "", "", "", "========");
-            let title = format!(
-                "{} Index Score{}",
-                cat.title(),
-                if partial { " (Partial Only)" } else { "" }
-            );
-            let _ = writeln!(out, "{title:<66} {idx:8.1}");
-        }
+    if let Some((idx, _, _)) = score {
+        let _ = writeln!(out, "{:<40} {:>12} {:>12} {:>8}", "", "", "", "========");
+        let title = format!(
+            "{} Index Score{}",
+            cat.title(),
+            if partial { " (Partial Only)" } else { "" }
+        );
+        let _ = writeln!(out, "{title:<66} {idx:8.1}");
     }
     out.push('\n');
     out
+}
+
+/// A category's index score in a pass, with the tests it has and the tests it should have.
+fn category_index(p: &IndexPass, cat: Category) -> Option<(f64, usize, usize)> {
+    let of = crate::suites::index::registry::index_tests(cat);
+    match cat {
+        Category::System => p.system_index.map(|i| (i, p.indexed, p.index_tests)),
+        Category::TwoD => p.index_2d.map(|i| (i, p.indexed_2d, of)),
+        Category::ThreeD => p.index_3d.map(|i| (i, p.indexed_3d, of)),
+        Category::Misc => None,
+    }
 }
 
 /// The gain from the first pass to each later one, per index test (UnixBench's usage document
@@ -322,18 +355,8 @@ pub fn html(result: &RunResult, r: &IndexResult) -> String {
                     t.index.map_or(String::new(), |i| format!("{i:.1}"))
                 );
             }
-            if cat == Category::System {
-                if let Some(i) = p.system_index {
-                    let _ = writeln!(out, "<tr><td colspan=7><b>System Benchmarks Index Score{}:</b></td><td class=n><b>{i:.1}</b></td></tr>", if p.indexed < p.index_tests { " (Partial Only)" } else { "" });
-                }
-            }
-            if cat == Category::ThreeD
-                || (cat == Category::TwoD
-                    && !p.tests.iter().any(|t| t.category == Category::ThreeD))
-            {
-                if let Some(g) = p.graphics_index {
-                    let _ = writeln!(out, "<tr><td colspan=7><b>Graphics Benchmarks Index Score:</b></td><td class=n><b>{g:.1}</b></td></tr>");
-                }
+            if let Some((i, indexed, of)) = category_index(p, cat) {
+                let _ = writeln!(out, "<tr><td colspan=7><b>{} Index Score{}:</b></td><td class=n><b>{i:.1}</b></td></tr>", cat.title(), if indexed < of { " (Partial Only)" } else { "" });
             }
             let _ = writeln!(out, "</table>");
         }

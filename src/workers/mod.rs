@@ -33,20 +33,23 @@ pub struct Worker {
 impl Worker {
     /// Starts `exe __worker SPEC_JSON`. `label` names the worker in error messages.
     pub fn spawn(exe: &Path, spec_json: &str, label: &str) -> Result<Worker> {
-        Worker::spawn_inheriting(exe, spec_json, label, &[])
+        Worker::spawn_with(exe, spec_json, label, &[], &[])
     }
 
     /// As [`spawn`](Self::spawn), and the worker inherits the open descriptors `fds` under the
-    /// same numbers (every other descriptor is close-on-exec): a file the coordinator opened
-    /// and then unlinked, so that the kernel frees it however the run ends.
-    pub fn spawn_inheriting(
+    /// same numbers (every other descriptor is close-on-exec) — a file the coordinator opened
+    /// and then unlinked, so that the kernel frees it however the run ends — and runs with the
+    /// environment variables `env` set.
+    pub fn spawn_with(
         exe: &Path,
         spec_json: &str,
         label: &str,
         fds: &[RawFd],
+        env: &[(&str, &str)],
     ) -> Result<Worker> {
         let mut cmd = Command::new(exe);
         cmd.arg(WORKER_SUBCOMMAND).arg(spec_json);
+        cmd.envs(env.iter().copied());
         let fds = fds.to_vec();
         // SAFETY: fcntl is async-signal-safe; it changes the child's copy of the descriptor.
         unsafe {

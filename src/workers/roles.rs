@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::platform::sched;
 use crate::suites::index::programs::{self, small};
-use crate::suites::index::{registry, IndexWorkerSpec};
+use crate::suites::index::{native, registry, IndexWorkerSpec};
 use crate::suites::interactive::worker::{self as interactive, BenchSpec, LoadWorkerSpec};
 
 /// What a worker process is asked to be (its `__worker` argument, as JSON).
@@ -70,6 +70,19 @@ fn run_index_copy(spec: IndexWorkerSpec) -> Result<()> {
     ch.say("ready")?;
     if !ch.wait_for("start") {
         return Ok(());
+    }
+    // The programs a copy runs work in the run's private directory (their files, the
+    // looper's commands), as UnixBench's run in its tmp directory.
+    std::env::set_current_dir(&spec.dir)
+        .with_context(|| format!("entering {}", spec.dir.display()))?;
+    if let Some(native) = &spec.native {
+        let now = crate::platform::clock::monotonic_ns();
+        let deadline = now + (spec.seconds * 1e9) as u64;
+        if let Some(args) = native::arguments(test.program, spec.seconds, now, deadline) {
+            drop(ch);
+            let e = small::exec_program(native, args);
+            return Channel::stdio().say(&format!("error {e:#}"));
+        }
     }
     if small::runs_small(test.program) {
         let now = crate::platform::clock::monotonic_ns();

@@ -2,6 +2,7 @@
 //! parallel copies, scored against the baseline machine George into the BYTE index.
 //! See docs/index.md.
 
+pub mod native;
 pub mod programs;
 pub mod registry;
 pub mod scoring;
@@ -14,11 +15,14 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::error::UsageError;
+use crate::platform::clock::{monotonic_ns, sleep_until_unless};
+use crate::platform::locale;
 use crate::platform::private_dir::PrivateDir;
 use crate::platform::sched;
 use crate::platform::xvfb::Xvfb;
 use crate::stats::{confidence_interval_95, Summary};
 use crate::workers::{killing_on_stop, Worker};
+use native::NativeBuild;
 use registry::{Category, TestInfo};
 use scoring::{CopyReport, Pass};
 
@@ -45,6 +49,17 @@ pub struct IndexSettings {
     /// display is set and Xvfb is installed).
     #[serde(default)]
     pub xvfb: bool,
+    /// `--builtin-cpu-tests`: run the built-in Rust versions of the compiled tests even where
+    /// the host has a C compiler.
+    #[serde(default)]
+    pub builtin_cpu_tests: bool,
+    /// `--lang`: LANG for every test process (UnixBench: en_US.utf8).
+    #[serde(default = "default_lang")]
+    pub lang: String,
+}
+
+fn default_lang() -> String {
+    locale::UNIXBENCH_LANG.to_string()
 }
 
 /// Most iterations of one test (`-i`): UnixBench's default is 10.
@@ -77,6 +92,8 @@ pub struct IndexConfig {
     pub workdir: PathBuf,
     /// The user's X display ($DISPLAY), for the graphics tests.
     pub display: Option<String>,
+    /// Where the C tests are built and kept (None: the built-in versions run).
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl IndexConfig {
@@ -124,6 +141,12 @@ impl IndexConfig {
                 )));
             }
         }
+        if settings.lang.is_empty() || settings.lang.contains(['\0', '=']) {
+            return Err(UsageError::new(format!(
+                "--lang must be a locale name such as en_US.utf8 (got {:?})",
+                settings.lang
+            )));
+        }
         if let Some(p) = settings.adaptive_pct {
             if !p.is_finite() || p <= 0.0 {
                 return Err(UsageError::new("--adaptive must be a percentage above 0"));
@@ -149,6 +172,7 @@ impl IndexConfig {
             tests,
             workdir,
             display,
+            cache_dir: None,
         })
     }
 
@@ -159,6 +183,29 @@ impl IndexConfig {
             (None, true) => (t.duration_s as f64 / 10.0).max(1.0),
             (None, false) => t.duration_s as f64,
         }
+    }
+
+    /// Seconds a whole run should take: every pass, test and iteration, with the pause before
+    /// each test and fstime's own pauses and priming phases.
+    pub fn estimate_s(&self) -> f64 {
+        let per_pass: f64 = self
+            .tests
+            .iter()
+            .map(|&t| {
+                let d = self.duration_s(t);
+                let scale = (d / t.duration_s.max(1) as f64).min(1.0);
+                // fstime at UnixBench's 30 s: settle 4 s; read: + 2 s writing and 4 s; copy:
+                // + 2 s writing, 2 s reading and their 8 s of settling, then 3 s.
+                let fs = match t.program {
+                    registry::Program::FileWrite { .. } => 4.0,
+                    registry::Program::FileRead { .. } => 10.0,
+                    registry::Program::FileCopy { .. } => 15.0,
+                    _ => 0.0,
+                } * (d / 30.0).min(1.0);
+                3.0 * scale + self.iterations(t) as f64 * (d + fs + 0.3)
+            })
+            .sum();
+        per_pass * self.settings.copies.len() as f64
     }
 
     pub fn iterations(&self, t: &TestInfo) -> usize {
@@ -189,10 +236,14 @@ pub struct TestResult {
     pub baseline: Option<f64>,
     pub index: Option<f64>,
     pub in_index: bool,
-    /// Spread of the iterations' rates: min, max and coefficient of variation (%).
+    /// Spread of the rates of the iterations the score keeps (all but the worst third): min,
+    /// max and coefficient of variation (%).
     pub spread: Option<Spread>,
     /// Stopped early by --adaptive.
     pub adaptive_stop: bool,
+    /// Ran the C version built with the host's compiler (false: the built-in version).
+    #[serde(default)]
+    pub native: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -227,23 +278,33 @@ pub struct IndexPass {
     /// Index tests that ran, of those in the index.
     pub indexed: usize,
     pub index_tests: usize,
-    /// The Graphics Benchmarks index of this pass (2d-rects, 2d-ellipse, 2d-aashapes, 2d-text,
-    /// 2d-blit, 2d-window, ubgears), when any of them ran.
+    /// The 2D Graphics Benchmarks index of this pass (2d-rects, 2d-ellipse, 2d-aashapes,
+    /// 2d-text, 2d-blit, 2d-window) and the 3D one (ubgears), when any of their tests ran, and
+    /// how many did; Run prints them apart.
     #[serde(default)]
-    pub graphics_index: Option<f64>,
+    pub index_2d: Option<f64>,
     #[serde(default)]
-    pub graphics_indexed: usize,
+    pub indexed_2d: usize,
+    #[serde(default)]
+    pub index_3d: Option<f64>,
+    #[serde(default)]
+    pub indexed_3d: usize,
 }
 
 /// An index result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IndexResult {
     pub settings: IndexSettings,
-    /// LANG as set, and the character map and collation in effect (`locale`).
+    /// LANG as set for the tests, and the character map and collation in effect under it.
     pub language: String,
     /// Where the graphics tests drew: "Xvfb :N (private)" or the user's display.
     #[serde(default)]
     pub graphics_display: Option<String>,
+    /// The C tests' build, when they ran; else why the built-in versions ran.
+    #[serde(default)]
+    pub native: Option<NativeBuild>,
+    #[serde(default)]
+    pub native_note: Option<String>,
     pub passes: Vec<IndexPass>,
 }
 
@@ -288,6 +349,8 @@ pub trait IndexObserver {
     fn test_done(&mut self, _r: &TestResult) {}
     fn skipped(&mut self, _s: &Skipped) {}
     fn failed(&mut self, _s: &Skipped) {}
+    /// Something about how the run measures, said once.
+    fn note(&mut self, _note: &str) {}
     /// After each iteration and each pass: `partial` makes the result so far, to store as it
     /// goes.
     fn checkpoint(&mut self, _partial: &dyn Fn() -> IndexResult) {}
@@ -303,6 +366,9 @@ pub struct IndexWorkerSpec {
     /// The X display of a graphics test.
     #[serde(default)]
     pub display: Option<String>,
+    /// The C tests' program, for a test that has a C version.
+    #[serde(default)]
+    pub native: Option<PathBuf>,
 }
 
 /// The graphics tests' display: a private Xvfb when asked for, or when there is no display and
@@ -344,12 +410,18 @@ fn install_hint(program: &str) -> &'static str {
 pub fn run(
     config: &IndexConfig,
     exe: &Path,
-    language: String,
     stop: &AtomicBool,
     observer: &mut dyn IndexObserver,
 ) -> Result<IndexResult> {
-    let dir = PrivateDir::create(&config.workdir, "index")
-        .with_context(|| format!("creating a directory in {}", config.workdir.display()))?;
+    let language = locale::language(&config.settings.lang);
+    if !language.installed && config.tests.iter().any(|t| t.program.reads_language()) {
+        observer.note(&format!("the tests' language: {}", language.describe()));
+    }
+    // Absolute: the copies change into the directory before they run the programs in it.
+    let workdir = std::path::absolute(&config.workdir)
+        .with_context(|| format!("finding {}", config.workdir.display()))?;
+    let dir = PrivateDir::create(&workdir, "index")
+        .with_context(|| format!("creating a directory in {}", workdir.display()))?;
     programs::looper::write_assets(dir.path())?;
     let cpus = sched::allowed_cpus();
     let wants_graphics = config.tests.iter().any(|t| registry::is_graphics(t));
@@ -357,6 +429,40 @@ pub fn run(
         graphics_display(config)
     } else {
         (None, Err(String::new()))
+    };
+    // The C tests, built with the host's compiler where it has one.
+    let (native, native_note) = if !config.tests.iter().any(|t| native::has_native(t.program)) {
+        (None, None)
+    } else if config.settings.builtin_cpu_tests {
+        (None, Some("--builtin-cpu-tests".to_string()))
+    } else {
+        match config.cache_dir.as_deref().map(native::build) {
+            Some(Ok(b)) => (Some(b), None),
+            Some(Err(why)) => (None, Some(why)),
+            None => (None, Some("no cache directory to build in".to_string())),
+        }
+    };
+    if let Some(why) = &native_note {
+        observer.note(&format!(
+            "the compiled tests run their built-in versions: {why}"
+        ));
+    }
+    let ctx = CopyContext {
+        exe,
+        lang: &config.settings.lang,
+        dir: dir.path(),
+        cpus: &cpus,
+        pin: config.settings.pin,
+        native: native.as_ref().map(|b| b.path.as_path()),
+    };
+    // The result without its passes: what checkpoints and the end fill in.
+    let base = IndexResult {
+        settings: config.settings.clone(),
+        language: language.describe(),
+        graphics_display: display_label(&display, xvfb.is_some()),
+        native: native.clone(),
+        native_note: native_note.clone(),
+        passes: Vec::new(),
     };
     let single_pass = config.settings.copies.contains(&1);
     let mut passes = Vec::new();
@@ -397,20 +503,20 @@ pub fn run(
             } else {
                 (copies, None)
             };
+            if !settle(config, t, stop) {
+                break;
+            }
             // The result so far with the test in progress, for checkpoints between iterations.
             let snapshot = |current: TestResult| {
                 let pass = (copies, started_at, &tests[..], &skipped[..], &failed[..]);
-                let display = display_label(&display, xvfb.is_some());
-                so_far(config, &language, display, &passes, pass, Some(current))
+                so_far(&base, &passes, pass, Some(current))
             };
             match run_test(
                 config,
                 t,
                 test_copies,
                 test_display,
-                exe,
-                dir.path(),
-                &cpus,
+                &ctx,
                 stop,
                 observer,
                 &snapshot,
@@ -435,19 +541,40 @@ pub fn run(
         // Skipped and failed tests, and the end of the pass.
         observer.checkpoint(&|| {
             let pass = (copies, started_at, &tests[..], &skipped[..], &failed[..]);
-            let display = display_label(&display, xvfb.is_some());
-            so_far(config, &language, display, &passes, pass, None)
+            so_far(&base, &passes, pass, None)
         });
         passes.push(finish_pass(copies, started_at, tests, skipped, failed));
     }
-    let graphics_display = display_label(&display, xvfb.is_some());
     drop(xvfb);
-    Ok(IndexResult {
-        settings: config.settings.clone(),
-        language,
-        graphics_display,
-        passes,
-    })
+    Ok(IndexResult { passes, ..base })
+}
+
+/// The Run script's pause before every test, `sync; sleep 1; sync; sleep 2`, shortened in
+/// proportion when the test runs shorter than UnixBench's duration (`--quick`, `--seconds`).
+/// False when a stop came during it.
+fn settle(config: &IndexConfig, t: &TestInfo, stop: &AtomicBool) -> bool {
+    let scale = (config.duration_s(t) / t.duration_s.max(1) as f64).min(1.0);
+    for pause_s in [1.0, 2.0] {
+        // SAFETY: no preconditions.
+        unsafe { libc::sync() };
+        let until = monotonic_ns() + (pause_s * scale * 1e9) as u64;
+        if !sleep_until_unless(until, stop) {
+            return false;
+        }
+    }
+    true
+}
+
+/// What every copy of a run needs: the binary to start, the private directory, the CPUs to pin
+/// to, and the C tests' program.
+struct CopyContext<'a> {
+    exe: &'a Path,
+    /// LANG for the copies and everything they start.
+    lang: &'a str,
+    dir: &'a Path,
+    cpus: &'a [usize],
+    pin: bool,
+    native: Option<&'a Path>,
 }
 
 /// Where the graphics tests drew, for the report.
@@ -473,9 +600,7 @@ type PassInProgress<'a> = (
 /// The result so far, to store as the run goes: the passes done, and the one in progress with
 /// the test in progress (`current`, from the iterations it has done).
 fn so_far(
-    config: &IndexConfig,
-    language: &str,
-    graphics_display: Option<String>,
+    base: &IndexResult,
     passes: &[IndexPass],
     (copies, started_at, tests, skipped, failed): PassInProgress<'_>,
     current: Option<TestResult>,
@@ -491,10 +616,8 @@ fn so_far(
         failed.to_vec(),
     ));
     IndexResult {
-        settings: config.settings.clone(),
-        language: language.to_string(),
-        graphics_display,
         passes,
+        ..base.clone()
     }
 }
 
@@ -511,20 +634,25 @@ fn finish_pass(
         .filter(|r| r.in_index)
         .filter_map(|r| r.index)
         .collect();
-    let graphics_values: Vec<f64> = tests
-        .iter()
-        .filter(|r| matches!(r.category, Category::TwoD | Category::ThreeD))
-        .filter_map(|r| r.index)
-        .collect();
+    let of = |category| -> Vec<f64> {
+        tests
+            .iter()
+            .filter(|r| r.category == category)
+            .filter_map(|r| r.index)
+            .collect()
+    };
+    let (v2, v3) = (of(Category::TwoD), of(Category::ThreeD));
     IndexPass {
         copies,
         started_at,
         finished_at: Utc::now(),
         system_index: scoring::overall_index(&index_values),
         indexed: index_values.len(),
-        index_tests: registry::TESTS.iter().filter(|t| t.in_index).count(),
-        graphics_index: scoring::overall_index(&graphics_values),
-        graphics_indexed: graphics_values.len(),
+        index_tests: registry::index_tests(Category::System),
+        index_2d: scoring::overall_index(&v2),
+        indexed_2d: v2.len(),
+        index_3d: scoring::overall_index(&v3),
+        indexed_3d: v3.len(),
         tests,
         skipped,
         failed,
@@ -537,13 +665,12 @@ fn run_test(
     t: &'static TestInfo,
     copies: usize,
     display: Option<String>,
-    exe: &Path,
-    dir: &Path,
-    cpus: &[usize],
+    ctx: &CopyContext<'_>,
     stop: &AtomicBool,
     observer: &mut dyn IndexObserver,
     snapshot: &dyn Fn(TestResult) -> IndexResult,
 ) -> Result<TestResult> {
+    let native = ctx.native.is_some() && native::has_native(t.program);
     let iterations = config.iterations(t);
     observer.test_begins(t, copies, iterations);
     let seconds = config.duration_s(t);
@@ -554,17 +681,7 @@ fn run_test(
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let Some(reports) = run_iteration(
-            t,
-            copies,
-            display.as_deref(),
-            seconds,
-            exe,
-            dir,
-            cpus,
-            config.settings.pin,
-            stop,
-        )?
+        let Some(reports) = run_iteration(t, copies, display.as_deref(), seconds, ctx, stop)?
         else {
             break;
         };
@@ -572,8 +689,16 @@ fn run_test(
         observer.iteration_done(t, i, &pass);
         all.push(reports);
         passes.push(pass);
-        observer
-            .checkpoint(&|| snapshot(test_result(t, copies, all.clone(), passes.clone(), false)));
+        observer.checkpoint(&|| {
+            snapshot(test_result(
+                t,
+                copies,
+                all.clone(),
+                passes.clone(),
+                false,
+                native,
+            ))
+        });
         if let Some(pct) = config.settings.adaptive_pct {
             let rates: Vec<f64> = passes.iter().map(|p| p.rate(t.timebase)).collect();
             let within = Summary::of(&rates)
@@ -586,7 +711,7 @@ fn run_test(
             }
         }
     }
-    Ok(test_result(t, copies, all, passes, adaptive_stop))
+    Ok(test_result(t, copies, all, passes, adaptive_stop, native))
 }
 
 /// A test's result from its iterations: UnixBench's score, the index value, the spread.
@@ -596,9 +721,14 @@ fn test_result(
     all: Vec<Vec<CopyReport>>,
     passes: Vec<Pass>,
     adaptive_stop: bool,
+    native: bool,
 ) -> TestResult {
     let score = scoring::score(&passes, t.timebase);
-    let rates: Vec<f64> = passes.iter().map(|p| p.rate(t.timebase)).collect();
+    // The spread of the iterations the score keeps.
+    let rates: Vec<f64> = scoring::kept(&passes)
+        .iter()
+        .map(|p| p.rate(t.timebase))
+        .collect();
     let spread = Summary::of(&rates).map(|s| Spread {
         min: s.min,
         max: s.max,
@@ -621,6 +751,7 @@ fn test_result(
         score,
         spread,
         adaptive_stop,
+        native,
     }
 }
 
@@ -633,25 +764,29 @@ fn run_iteration(
     copies: usize,
     display: Option<&str>,
     seconds: f64,
-    exe: &Path,
-    dir: &Path,
-    cpus: &[usize],
-    pin: bool,
+    ctx: &CopyContext<'_>,
     stop: &AtomicBool,
 ) -> Result<Option<Vec<CopyReport>>> {
     let mut workers = Vec::with_capacity(copies);
+    let native = ctx
+        .native
+        .filter(|_| native::has_native(t.program))
+        .map(Path::to_path_buf);
     for k in 0..copies {
         let spec = crate::workers::roles::WorkerSpec::Index(IndexWorkerSpec {
             test: t.name.into(),
             seconds,
-            dir: dir.to_path_buf(),
-            cpu: pin.then(|| cpus[k % cpus.len()]),
+            dir: ctx.dir.to_path_buf(),
+            cpu: ctx.pin.then(|| ctx.cpus[k % ctx.cpus.len()]),
             display: display.map(String::from),
+            native: native.clone(),
         });
-        let mut w = Worker::spawn(
-            exe,
+        let mut w = Worker::spawn_with(
+            ctx.exe,
             &serde_json::to_string(&spec)?,
             &format!("{} copy {}", t.name, k + 1),
+            &[],
+            &[("LANG", ctx.lang)],
         )?;
         w.expect("ready")?;
         workers.push(w);

@@ -69,6 +69,17 @@ pub enum Program {
     Gears,
 }
 
+impl Program {
+    /// Whether the test runs the host's programs, whose work depends on the language (sort's
+    /// collation, grep's and tr's character classes); hostbench's own programs ignore it.
+    pub fn reads_language(self) -> bool {
+        matches!(
+            self,
+            Program::Shell { .. } | Program::Compile | Program::Dc | Program::Grep
+        )
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ArithKind {
@@ -792,9 +803,18 @@ pub fn is_graphics(t: &TestInfo) -> bool {
     matches!(t.category, Category::TwoD | Category::ThreeD)
 }
 
-/// The tests of the graphics index.
-pub fn graphics_index_tests() -> usize {
-    GRAPHICS.len()
+/// The tests of a category's index: the system index's, or the graphics group's 2D or 3D
+/// tests (Run prints a 2D and a 3D Graphics Benchmarks Index Score).
+pub fn index_tests(category: Category) -> usize {
+    match category {
+        Category::System => TESTS.iter().filter(|t| t.in_index).count(),
+        Category::TwoD | Category::ThreeD => GRAPHICS
+            .iter()
+            .filter_map(|n| find(n))
+            .filter(|t| t.category == category)
+            .count(),
+        Category::Misc => 0,
+    }
 }
 
 #[cfg(test)]

@@ -57,13 +57,21 @@ pub struct TestScore {
     pub dropped: usize,
 }
 
-/// Drops the worst third of the passes (lowest counts) and returns the geometric mean of the
-/// others' rates: count / (time / timebase), or the count itself when `timebase` is 0.
-pub fn score(passes: &[Pass], timebase: f64) -> Option<TestScore> {
+/// The passes a test's score keeps: all but the worst third (the lowest counts), as the Run
+/// script's combinePassResults drops them. The spread shown beside a score and the samples
+/// `compare` tests are these, so both describe the same set as the score.
+pub fn kept(passes: &[Pass]) -> Vec<Pass> {
     let mut sorted: Vec<Pass> = passes.to_vec();
     sorted.sort_by(|a, b| a.count.total_cmp(&b.count));
     let dropped = sorted.len() / 3;
-    let kept = &sorted[dropped..];
+    sorted.split_off(dropped)
+}
+
+/// Drops the worst third of the passes (lowest counts) and returns the geometric mean of the
+/// others' rates: count / (time / timebase), or the count itself when `timebase` is 0.
+pub fn score(passes: &[Pass], timebase: f64) -> Option<TestScore> {
+    let kept = kept(passes);
+    let dropped = passes.len() - kept.len();
     if kept.is_empty() {
         return None;
     }

@@ -246,11 +246,12 @@ fn run_pair(
     }))?;
     let bench_json = serde_json::to_string(&WorkerSpec::Bench(bench_spec.clone()))?;
 
-    let mut load_worker = Worker::spawn_inheriting(
+    let mut load_worker = Worker::spawn_with(
         exe,
         &load_json,
         &format!("{} load", load.name()),
         &inherited,
+        &[],
     )?;
     let mut bench_worker = Worker::spawn(exe, &bench_json, &format!("{} bench", bench.name()))?;
     let pgids = [load_worker.pid() as i32, bench_worker.pid() as i32];

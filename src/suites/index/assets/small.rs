@@ -9,6 +9,13 @@
 //!     DEADLINE_NS, then reports COUNT links since START_NS.
 //!   small spawn DEADLINE_NS
 //!     spawn.c: forks a child that exits at once and waits for it, until DEADLINE_NS.
+//!   small sysexec DEADLINE_NS
+//!     syscall.c's exec mode: forks a child that execs /bin/true and waits for it.
+//!   small looper DEADLINE_NS PROGRAM ARG...
+//!     looper.c: runs PROGRAM ARG... (found on PATH, its standard output discarded) over and
+//!     over until DEADLINE_NS, and reports the runs that completed before it, per minute. A
+//!     process this small forks fast, as UnixBench's looper does; the hostbench worker that
+//!     started the copy is a large process whose every fork would cost more.
 //!
 //! The report is the worker protocol's line: `report {"count":C,"timebase":1,"time_s":T}`.
 #![no_std]
@@ -28,6 +35,9 @@ const CLOCK_MONOTONIC: i32 = 1;
 extern "C" {
     fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
     fn execv(path: *const u8, argv: *const *const u8) -> i32;
+    fn execvp(file: *const u8, argv: *const *const u8) -> i32;
+    fn open(path: *const u8, flags: i32, ...) -> i32;
+    fn dup2(old: i32, new: i32) -> i32;
     fn fork() -> i32;
     fn waitpid(pid: i32, status: *mut i32, options: i32) -> i32;
     fn write(fd: i32, buf: *const u8, count: usize) -> isize;
@@ -118,11 +128,16 @@ fn fail(msg: &str) -> ! {
 
 /// Prints the report line: `count` loops in the time since `start_ns`.
 fn report(count: u64, start_ns: u64) -> i32 {
+    report_per(count, start_ns, 1)
+}
+
+/// The report line of `count` loops per `timebase` seconds.
+fn report_per(count: u64, start_ns: u64, timebase: u32) -> i32 {
     let mut line = Buf::new();
     let secs = now_ns().saturating_sub(start_ns) as f64 / 1e9;
     if writeln!(
         line,
-        "report {{\"count\":{count},\"timebase\":1,\"time_s\":{secs}}}"
+        "report {{\"count\":{count},\"timebase\":{timebase},\"time_s\":{secs}}}"
     )
     .is_err()
     {
@@ -193,6 +208,80 @@ unsafe fn spawn(argv: *const *const u8) -> i32 {
     report(count, start)
 }
 
+/// syscall.c's exec mode (UnixBench's sysexec).
+///
+/// # Safety
+/// argv holds the 3 arguments of `small sysexec DEADLINE`.
+unsafe fn sysexec(argv: *const *const u8) -> i32 {
+    let deadline = arg(argv, 2);
+    let start = now_ns();
+    let mut count = 0;
+    let truth = c"/bin/true".as_ptr().cast::<u8>();
+    let args = [truth, core::ptr::null()];
+    while now_ns() < deadline {
+        match fork() {
+            -1 => fail("small: fork failed\n"),
+            0 => {
+                execv(truth, args.as_ptr());
+                _exit(127)
+            }
+            pid => {
+                let mut status = 0;
+                if waitpid(pid, &mut status, 0) != pid || status != 0 {
+                    fail("small: /bin/true did not exit cleanly\n");
+                }
+            }
+        }
+        count += 1;
+    }
+    report(count, start)
+}
+
+/// looper.c's loop: the command at argv[3..] until the deadline.
+///
+/// # Safety
+/// argv holds argc NUL-terminated strings and a NULL after them; argc >= 4.
+unsafe fn looper(argv: *const *const u8) -> i32 {
+    const O_WRONLY: i32 = 1;
+    let deadline = arg(argv, 2);
+    let command = argv.add(3);
+    let start = now_ns();
+    let mut count = 0;
+    while now_ns() < deadline {
+        match fork() {
+            -1 => fail("small: fork failed\n"),
+            0 => {
+                // The command's output is not the coordinator's business (UnixBench's Run sends
+                // it to a log); its errors go to standard error.
+                let null = open(c"/dev/null".as_ptr().cast(), O_WRONLY);
+                if null >= 0 {
+                    dup2(null, 1);
+                }
+                execvp(*command, command);
+                _exit(127)
+            }
+            pid => {
+                let mut status = 0;
+                if waitpid(pid, &mut status, 0) != pid || status != 0 {
+                    let mut line = Buf::new();
+                    let name = core::ffi::CStr::from_ptr((*command).cast());
+                    let _ = writeln!(
+                        line,
+                        "error {} failed (wait status {status})",
+                        name.to_str().unwrap_or("the command")
+                    );
+                    write(1, line.bytes.as_ptr(), line.len);
+                    _exit(1);
+                }
+            }
+        }
+        if now_ns() <= deadline {
+            count += 1;
+        }
+    }
+    report_per(count, start, 60)
+}
+
 #[no_mangle]
 pub extern "C" fn main(argc: i32, argv: *const *const u8) -> i32 {
     // SAFETY: argv holds argc NUL-terminated strings; each mode is called with its count.
@@ -201,7 +290,9 @@ pub extern "C" fn main(argc: i32, argv: *const *const u8) -> i32 {
         match (argc, mode) {
             (5, Mode::Execl) => execl(argv),
             (3, Mode::Spawn) => spawn(argv),
-            _ => fail("usage: small execl START_NS DEADLINE_NS COUNT | small spawn DEADLINE_NS\n"),
+            (3, Mode::SysExec) => sysexec(argv),
+            (n, Mode::Looper) if n >= 4 => looper(argv),
+            _ => fail("usage: small execl START_NS DEADLINE_NS COUNT | small spawn DEADLINE_NS | small looper DEADLINE_NS PROGRAM ARG...\n"),
         }
     }
 }
@@ -209,6 +300,8 @@ pub extern "C" fn main(argc: i32, argv: *const *const u8) -> i32 {
 enum Mode {
     Execl,
     Spawn,
+    SysExec,
+    Looper,
     Other,
 }
 
@@ -218,6 +311,8 @@ unsafe fn mode(s: *const u8) -> Mode {
     match core::ffi::CStr::from_ptr(s.cast()).to_bytes() {
         b"execl" => Mode::Execl,
         b"spawn" => Mode::Spawn,
+        b"looper" => Mode::Looper,
+        b"sysexec" => Mode::SysExec,
         _ => Mode::Other,
     }
 }

@@ -1,6 +1,8 @@
-//! UnixBench's graphics tests: the 2D tests run a selection of the host's x11perf tests and
-//! combine their rates into one score; ubgears counts the frames of the host's glxgears after
-//! a warm-up. Both draw on the display they are given (the user's, or a private Xvfb).
+//! UnixBench's graphics tests, scored as its gfx-x11 scores them: each 2D test is a group of
+//! four of the host's x11perf tests; each test's rate is divided by its rate on gfx-x11's
+//! reference machine and multiplied by 1000, and the group's score is the arithmetic mean of
+//! the four. ubgears counts the frames of the host's glxgears after a warm-up. Both draw on the
+//! display they are given (the user's, or a private Xvfb).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -10,46 +12,105 @@ use anyhow::{bail, Context, Result};
 
 use crate::suites::index::scoring::CopyReport;
 
-/// The x11perf tests behind each 2D test. The score is the geometric mean of the rates x11perf
-/// reports for them (the window tests report one rate per number of child windows), in
-/// thousands of operations a second (see docs/index.md).
-pub fn x11perf_tests(test: &str) -> Option<&'static [&'static str]> {
+/// gfx-x11's groups: the x11perf tests behind each 2D test (UnixBench pgms/gfx-x11,
+/// `$testGroups`).
+pub fn x11perf_tests(test: &str) -> Option<[&'static str; 4]> {
     Some(match test {
-        "2d-rects" => &["-rect10", "-rect100", "-rect500"],
-        "2d-lines" => &["-seg10", "-seg100", "-line10", "-line100"],
-        "2d-circle" => &["-circle10", "-circle100", "-circle500"],
-        "2d-ellipse" => &["-ellipse10", "-ellipse100", "-ellipse500"],
-        "2d-shapes" => &["-triangle10", "-triangle100", "-trap10", "-trap100"],
-        "2d-aashapes" => &[
-            "-aatrap10",
-            "-aatrap100",
-            "-aatrapezoid10",
-            "-aatrapezoid100",
+        "2d-rects" => ["rect10", "rect100", "oddtilerect10", "eschertilerect100"],
+        "2d-lines" => ["seg100c3", "wvseg100", "ddline100", "worect500"],
+        "2d-circle" => ["circle500", "wddcircle100", "wpcircle100", "fspcircle100"],
+        "2d-ellipse" => [
+            "ddellipse100",
+            "wddellipse100",
+            "pellipse10",
+            "fspellipse100",
         ],
-        "2d-polys" => &["-complex10", "-complex100"],
-        "2d-text" => &["-ftext", "-aa10text", "-aa24text", "-rgb10text"],
-        "2d-blit" => &[
-            "-copywinwin100",
-            "-copypixwin100",
-            "-putimage100",
-            "-shmput100",
+        "2d-shapes" => ["triangle10", "trap300", "oddostrap300", "eschertiletrap300"],
+        "2d-aashapes" => ["aatrap300", "aa1trap10", "aatrap2x300", "addaatrapezoid300"],
+        "2d-polys" => [
+            "complex10",
+            "64poly100convex",
+            "64poly10complex",
+            "64poly100complex",
         ],
-        "2d-window" => &["-create", "-map", "-unmap", "-destroy"],
+        "2d-text" => ["polytext16", "rgb24text", "caa10text", "ca24text"],
+        "2d-blit" => [
+            "scroll100",
+            "copypixwin10",
+            "deepcopyplane10",
+            "putimagexy500",
+        ],
+        "2d-window" => ["popup", "move", "movetree", "resize"],
         _ => return None,
     })
 }
 
-/// The rates (per second) of x11perf's result lines: `N reps @ T msec (RATE/sec): what`.
-pub fn x11perf_rates(output: &str) -> Vec<f64> {
-    output
-        .lines()
-        .filter(|l| l.contains(" reps @ "))
-        .filter_map(|l| {
-            let open = l.find('(')?;
-            let end = l[open..].find("/sec)")? + open;
-            l[open + 1..end].trim().parse().ok()
-        })
-        .collect()
+/// The rates of those x11perf tests on gfx-x11's reference machine (an HP Compaq nc8430 with an
+/// ATI Mobility Radeon X1600; UnixBench pgms/gfx-x11, `$testData`), per second. Where
+/// `$testData` names a test twice (rgb24text), the later entry is the one Perl keeps.
+pub fn reference_rate(x11perf_test: &str) -> Option<f64> {
+    Some(match x11perf_test {
+        "rect10" => 7_180_000.0,
+        "rect100" => 110_000.0,
+        "oddtilerect10" => 1_430_000.0,
+        "eschertilerect100" => 18_000.0,
+        "seg100c3" => 421_000.0,
+        "wvseg100" => 584_000.0,
+        "ddline100" => 453_000.0,
+        "worect500" => 9_790.0,
+        "circle500" => 28_900.0,
+        "wddcircle100" => 8_300.0,
+        "wpcircle100" => 39_000.0,
+        "fspcircle100" => 187_000.0,
+        "ddellipse100" => 88_900.0,
+        "wddellipse100" => 6_680.0,
+        "pellipse10" => 1_350_000.0,
+        "fspellipse100" => 269_000.0,
+        "triangle10" => 969_000.0,
+        "trap300" => 11_600.0,
+        "oddostrap300" => 2_080.0,
+        "eschertiletrap300" => 2_450.0,
+        "aatrap300" => 4_450.0,
+        "aa1trap10" => 357_000.0,
+        "aatrap2x300" => 5_710.0,
+        "addaatrapezoid300" => 4_460.0,
+        "complex10" => 655_000.0,
+        "64poly100convex" => 105_000.0,
+        "64poly10complex" => 353_000.0,
+        "64poly100complex" => 105_000.0,
+        "polytext16" => 369_000.0,
+        "rgb24text" => 2_510.0,
+        "caa10text" => 15_300.0,
+        "ca24text" => 2_540.0,
+        "scroll100" => 52_000.0,
+        "copypixwin10" => 502_000.0,
+        "deepcopyplane10" => 151_000.0,
+        "putimagexy500" => 0.1,
+        "popup" => 660_000.0,
+        "move" => 120_000.0,
+        "movetree" => 877_000.0,
+        "resize" => 136_000.0,
+        _ => return None,
+    })
+}
+
+/// The rate of an x11perf run: its last `(RATE/sec)` line, the average over its repeats, as
+/// gfx-x11 takes it.
+pub fn x11perf_rate(output: &str) -> Option<f64> {
+    output.lines().rev().find_map(|l| {
+        let open = l.find('(')?;
+        let end = l[open..].find("/sec)")? + open;
+        l[open + 1..end].trim().parse().ok()
+    })
+}
+
+/// A group's score: the mean of its tests' rates over their reference rates, × 1000.
+pub fn group_score(rates: &[(f64, f64)]) -> f64 {
+    rates
+        .iter()
+        .map(|(rate, reference)| rate / reference * 1000.0)
+        .sum::<f64>()
+        / rates.len().max(1) as f64
 }
 
 /// Kills `child` if it runs past `limit`; returns its standard output.
@@ -82,45 +143,41 @@ fn wait_output(mut child: Child, limit: Duration, what: &str) -> Result<String> 
     }
 }
 
-/// Runs `test`'s x11perf tests on `display`, `seconds` in all. x11perf's output goes to a
-/// pipe read only at the end: it prints a few lines per test, far below a pipe's capacity.
+/// Runs `test`'s four x11perf tests on `display` as gfx-x11 runs them — `x11perf -repeat 3
+/// -subs 25 -time 2 -TEST`, UnixBench's "3 2", at its 30 s; one repeat of fewer seconds for a
+/// shorter run — and scores the group. An x11perf test that fails fails the 2D test, naming it.
 pub fn run_x11perf(test: &str, seconds: f64, display: &str) -> Result<CopyReport> {
     let Some(tests) = x11perf_tests(test) else {
         bail!("{test} is not a 2D test");
     };
-    // x11perf times each test for -time seconds (whole seconds, at least 1), after a
-    // calibration pass of its own.
-    let each = (seconds / tests.len() as f64).round().max(1.0) as u64;
+    let (repeat, time) = if seconds >= 30.0 {
+        (3, 2)
+    } else {
+        (1, (seconds / 4.0).round().max(1.0) as u64)
+    };
     let started = Instant::now();
-    let child = Command::new("x11perf")
-        .args([
-            "-display",
-            display,
-            "-repeat",
-            "1",
-            "-time",
-            &each.to_string(),
-        ])
-        .args(tests)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("starting x11perf")?;
-    let limit = Duration::from_secs(30 + 4 * each * tests.len() as u64);
-    let out = wait_output(child, limit, "x11perf")?;
-    let rates = x11perf_rates(&out);
-    if rates.len() < tests.len() || rates.iter().any(|r| *r <= 0.0) {
-        bail!(
-            "x11perf reported {} rates for {} tests ({})",
-            rates.len(),
-            tests.len(),
-            tests.join(" ")
-        );
+    let mut rates = Vec::with_capacity(tests.len());
+    for name in tests {
+        let reference = reference_rate(name).expect("every grouped test has a reference rate");
+        let child = Command::new("x11perf")
+            .args(["-display", display, "-repeat", &repeat.to_string()])
+            .args(["-subs", "25", "-time", &time.to_string()])
+            .arg(format!("-{name}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("starting x11perf")?;
+        // x11perf calibrates before its repeats; its output is a few lines.
+        let limit = Duration::from_secs(30 + 4 * repeat * time);
+        let out = wait_output(child, limit, &format!("x11perf -{name}"))?;
+        let Some(rate) = x11perf_rate(&out).filter(|r| *r > 0.0) else {
+            bail!("x11perf -{name} reported no rate (is the test supported by this X server?)");
+        };
+        rates.push((rate, reference));
     }
-    let log_mean = rates.iter().map(|r| (r / 1000.0).ln()).sum::<f64>() / rates.len() as f64;
     Ok(CopyReport {
-        count: log_mean.exp(),
+        count: group_score(&rates),
         timebase: 0.0,
         time_s: started.elapsed().as_secs_f64(),
     })
@@ -211,8 +268,10 @@ mod tests {
 
     #[test]
     fn parses_x11perf_and_glxgears_output() {
-        let out = "Sync time adjustment is 0.0257 msecs.\n\n    7000000 reps @   0.0001 msec (6870000.0/sec): 10x10 rectangle\n\n     720000 reps @   0.0023 msec (426000.0/sec): 100x100 rectangle\n   12000000 trep @   0.0002 msec (5400000.0/sec): 10x10 rectangle\n";
-        assert_eq!(x11perf_rates(out), vec![6_870_000.0, 426_000.0]);
+        let out = "Sync time adjustment is 0.0257 msecs.\n\n    7000000 reps @   0.0001 msec (6870000.0/sec): 10x10 rectangle\n    7000000 reps @   0.0001 msec (6910000.0/sec): 10x10 rectangle\n   14000000 trep @   0.0001 msec (6890000.0/sec): 10x10 rectangle\n";
+        // The last line is x11perf's average over its repeats: gfx-x11's rate.
+        assert_eq!(x11perf_rate(out), Some(6_890_000.0));
+        assert_eq!(x11perf_rate("no rates here"), None);
         assert_eq!(
             gears_report("3102 frames in 5.0 seconds = 620.382 FPS"),
             Some((3102.0, 5.0))
@@ -221,12 +280,32 @@ mod tests {
     }
 
     #[test]
-    fn every_2d_test_has_its_x11perf_selection() {
+    fn a_group_scores_as_gfx_x11_does() {
+        // 2d-rects on a host twice as fast as the reference at rect10 and rect100, as fast at
+        // oddtilerect10 and half as fast at eschertilerect100: (2000 + 2000 + 1000 + 500) / 4.
+        let tests = x11perf_tests("2d-rects").unwrap();
+        let rates: Vec<(f64, f64)> = tests
+            .iter()
+            .zip([2.0, 2.0, 1.0, 0.5])
+            .map(|(t, f)| {
+                let r = reference_rate(t).unwrap();
+                (r * f, r)
+            })
+            .collect();
+        assert_eq!(rates[0], (14_360_000.0, 7_180_000.0));
+        assert!((group_score(&rates) - 1375.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn every_2d_test_has_its_group_and_every_grouped_test_its_reference() {
         for t in crate::suites::index::registry::TESTS
             .iter()
             .filter(|t| t.category == crate::suites::index::registry::Category::TwoD)
         {
-            assert!(x11perf_tests(t.name).is_some(), "{}", t.name);
+            let group = x11perf_tests(t.name).unwrap_or_else(|| panic!("{}", t.name));
+            for x in group {
+                assert!(reference_rate(x).is_some(), "{x}");
+            }
         }
     }
 }

@@ -1,15 +1,18 @@
-//! UnixBench's looper: run a host command over and over for the duration and count the runs
-//! that completed (loops per minute). The shell, C, dc and grep tests use it, with the script
-//! and data files hostbench writes into the run's directory ([`write_assets`]).
+//! The host commands of UnixBench's looper tests (shell, C, dc, grep) and the files they read,
+//! which hostbench writes into the run's directory ([`write_assets`]). The loop itself — run
+//! the command over and over for the duration, count the runs that completed, per minute — is
+//! the small program's `looper` mode, as UnixBench's is its small looper.c.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
-use anyhow::{bail, Context, Result};
-
-use crate::platform::clock::monotonic_ns;
+use anyhow::{Context, Result};
 
 const MULTI_SH: &str = include_str!("../assets/multi.sh");
+const TST_SH: &str = include_str!("../assets/tst.sh");
+/// The shell test's input: C source, as UnixBench's sort.src is; this file's own C program,
+/// up to a line end near UnixBench's 8.5 kB.
+const NATIVE_C: &str = include_str!("../assets/native.c");
+const SORT_SRC_BYTES: usize = 8_600;
 const CCTEST_C: &str = include_str!("../assets/cctest.c");
 /// dc: 99 digits of precision, the square root of 2, print; end of input ends dc (GNU dc exits
 /// with status 1 on `q`).
@@ -21,9 +24,10 @@ pub fn write_assets(dir: &Path) -> Result<()> {
         std::fs::write(dir.join(name), text).with_context(|| format!("writing {name}"))
     };
     put("multi.sh", MULTI_SH)?;
+    put("tst.sh", TST_SH)?;
     put("cctest.c", CCTEST_C)?;
     put("dc.dat", DC_DAT)?;
-    put("sort.src", &sort_source())?;
+    put("sort.src", sort_source())?;
     put("large.txt", &large_text())?;
     super::small::write_program(dir)?;
     Ok(())
@@ -81,14 +85,17 @@ fn text(lines: usize, seed: u64) -> String {
     out
 }
 
-/// The file the shell pipeline sorts (a few hundred lines, like UnixBench's sort.src).
-pub fn sort_source() -> String {
-    text(500, 1)
+/// The file the shell pipeline sorts: about 8.5 kB of C source, like UnixBench's sort.src.
+pub fn sort_source() -> &'static str {
+    let end = NATIVE_C[..SORT_SRC_BYTES.min(NATIVE_C.len())]
+        .rfind('\n')
+        .map_or(NATIVE_C.len(), |i| i + 1);
+    &NATIVE_C[..end]
 }
 
-/// The file grep searches: about 2 MB.
+/// The file grep searches: about 700 kB of English-like text, as UnixBench's large.txt.
 pub fn large_text() -> String {
-    text(30_000, 2)
+    text(11_000, 2)
 }
 
 /// What each looper test runs, in the test directory.
@@ -100,36 +107,26 @@ pub enum Job {
 }
 
 impl Job {
-    fn command(&self, dir: &Path) -> Command {
-        let mut c = match self {
-            Job::Shell(n) => {
-                let mut c = Command::new("sh");
-                c.arg("multi.sh").arg(n.to_string());
-                c
-            }
-            Job::Compile => {
-                let mut c = Command::new("cc");
-                c.arg("cctest.c")
-                    .arg("-o")
-                    .arg(format!("cctest.{}", std::process::id()));
-                c
-            }
-            Job::Dc => {
-                let mut c = Command::new("dc");
-                c.arg("dc.dat");
-                c
-            }
-            Job::Grep => {
-                let mut c = Command::new("grep");
-                c.arg("-c").arg("gimp").arg("large.txt");
-                c
-            }
-        };
-        c.current_dir(dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        c
+    /// The command line the small program's looper runs in the test directory, for the copy
+    /// with process id `pid` (which names the C test's output file).
+    pub fn argv(&self, pid: u32) -> Vec<String> {
+        match self {
+            // UnixBench's "looper 60 multi.sh N": N copies of tst.sh on sort.src, at once.
+            Job::Shell(n) => vec!["sh".into(), "multi.sh".into(), n.to_string()],
+            Job::Compile => vec![
+                "cc".into(),
+                "cctest.c".into(),
+                "-o".into(),
+                format!("cctest.{pid}"),
+            ],
+            Job::Dc => vec!["dc".into(), "dc.dat".into()],
+            Job::Grep => vec![
+                "grep".into(),
+                "-c".into(),
+                "gimp".into(),
+                "large.txt".into(),
+            ],
+        }
     }
 
     /// The host programs the job needs.
@@ -141,31 +138,6 @@ impl Job {
             Job::Grep => &["grep"],
         }
     }
-}
-
-/// Runs `job` until `deadline_ns`; counts the runs completed before it.
-pub fn looper(job: &Job, dir: &Path, deadline_ns: u64) -> Result<u64> {
-    let mut n = 0;
-    while monotonic_ns() < deadline_ns {
-        let out = job
-            .command(dir)
-            .output()
-            .with_context(|| format!("running {:?}", job.programs()[0]))?;
-        if !out.status.success() {
-            bail!(
-                "{} failed: {}",
-                job.programs()[0],
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-        }
-        if monotonic_ns() <= deadline_ns {
-            n += 1;
-        }
-    }
-    if let Job::Compile = job {
-        let _ = std::fs::remove_file(dir.join(format!("cctest.{}", std::process::id())));
-    }
-    Ok(n)
 }
 
 /// The first of `programs` not found on PATH.
@@ -182,15 +154,58 @@ mod tests {
     use super::*;
 
     #[test]
-    fn assets_and_a_shell_loop() {
+    fn assets_are_unixbenchs_size_and_the_per_copy_script_cleans_up() {
         let dir = tempfile::tempdir().unwrap();
         write_assets(dir.path()).unwrap();
-        assert!(large_text().len() > 1_000_000);
-        assert!(large_text().contains("gimp") && sort_source().contains("the"));
-        let n = looper(&Job::Shell(2), dir.path(), monotonic_ns() + 300_000_000).unwrap();
-        assert!(n > 0);
-        // The script cleaned up after itself: the five assets and the small program remain.
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 6);
+        let n = sort_source().len();
+        assert!((8_000..=8_600).contains(&n), "sort.src is {n} bytes");
+        assert!(sort_source().contains("the") && sort_source().ends_with('\n'));
+        let n = large_text().len();
+        assert!((600_000..=800_000).contains(&n), "large.txt is {n} bytes");
+        assert!(large_text().contains("gimp"));
+        // An `rm` on PATH that notes what it removes, then removes it.
+        let bin = dir.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        let rm = bin.join("rm");
+        std::fs::write(
+            &rm,
+            "#!/bin/sh\necho \"$@\" >> removed.log\nexec /bin/rm \"$@\"\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&rm, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let status = std::process::Command::new("sh")
+            .args(["multi.sh", "2"])
+            .current_dir(dir.path())
+            .env("PATH", path)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        // Two copies, each made and removed sort.PID, grep.PID, od.PID and wc.PID.
+        let log = std::fs::read_to_string(dir.path().join("removed.log")).unwrap();
+        let lines: Vec<&str> = log.lines().collect();
+        assert_eq!(lines.len(), 2, "{log}");
+        for line in lines {
+            let names: Vec<&str> = line.split_whitespace().collect();
+            let pid = names[0].strip_prefix("sort.").unwrap();
+            assert_eq!(
+                names,
+                [
+                    format!("sort.{pid}"),
+                    format!("grep.{pid}"),
+                    format!("od.{pid}"),
+                    format!("wc.{pid}")
+                ]
+            );
+            for n in names {
+                assert!(!dir.path().join(n).exists(), "{n} was left");
+            }
+        }
         assert_eq!(
             missing_program(&["sh", "no-such-program-hb"]),
             Some("no-such-program-hb".into())

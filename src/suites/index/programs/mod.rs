@@ -29,7 +29,7 @@ pub fn needs(program: Program) -> &'static [&'static str] {
     }
 }
 
-fn job(program: Program) -> Option<looper::Job> {
+pub(crate) fn job(program: Program) -> Option<looper::Job> {
     Some(match program {
         Program::Shell { concurrent } => looper::Job::Shell(concurrent),
         Program::Compile => looper::Job::Compile,
@@ -75,7 +75,6 @@ pub fn run(test: &TestInfo, seconds: f64, dir: &Path, display: Option<&str>) -> 
             }
         }
         Program::Syscall => counted(os::syscall_mix(deadline)?, 1.0),
-        Program::SysExec => counted(os::sysexec(deadline)?, 1.0),
         Program::Pipe => counted(os::pipe_throughput(deadline)?, 1.0),
         Program::Context1 => counted(os::context1(deadline)?, 1.0),
         Program::FileWrite { bufsize, maxblocks } => fs_report(fs::fstime(
@@ -119,11 +118,13 @@ pub fn run(test: &TestInfo, seconds: f64, dir: &Path, display: Option<&str>) -> 
             }
             counted(loops, 1.0)
         }
-        Program::Shell { .. } | Program::Compile | Program::Dc | Program::Grep => {
-            let j = job(program).expect("a looper test");
-            counted(looper::looper(&j, dir, deadline)?, 60.0)
-        }
-        Program::Execl | Program::Spawn => bail!("{program:?} runs in the small program"),
+        Program::Shell { .. }
+        | Program::Compile
+        | Program::Dc
+        | Program::Grep
+        | Program::Execl
+        | Program::Spawn
+        | Program::SysExec => bail!("{program:?} runs in the small program"),
         Program::X11perf | Program::Gears => {
             let Some(display) = display else {
                 bail!("no display for a graphics test");

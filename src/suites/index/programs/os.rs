@@ -1,6 +1,5 @@
 //! UnixBench's system-call tests, written in Rust: each runs for its duration and counts loops.
 
-use std::ffi::CString;
 use std::hint::black_box;
 
 use anyhow::{bail, Context, Result};
@@ -45,23 +44,6 @@ fn reap(pid: libc::pid_t) -> Result<()> {
         bail!("a child ended with status {status}");
     }
     Ok(())
-}
-
-/// syscall.c's "exec": fork, exec /bin/true in the child, wait.
-pub fn sysexec(deadline_ns: u64) -> Result<u64> {
-    let prog = CString::new("/bin/true")?;
-    let argv = [prog.as_ptr(), std::ptr::null()];
-    until(deadline_ns, 1, || {
-        // SAFETY: the child only calls execv and _exit, both async-signal-safe.
-        match unsafe { libc::fork() } {
-            -1 => bail!("fork: {}", std::io::Error::last_os_error()),
-            0 => unsafe {
-                libc::execv(prog.as_ptr(), argv.as_ptr());
-                libc::_exit(127)
-            },
-            pid => reap(pid),
-        }
-    })
 }
 
 fn pipe_pair() -> Result<[libc::c_int; 2]> {
@@ -173,6 +155,5 @@ mod tests {
         assert!(syscall_mix(soon(20)).unwrap() > 0);
         assert!(pipe_throughput(soon(20)).unwrap() > 0);
         assert!(context1(soon(50)).unwrap() > 0);
-        assert!(sysexec(soon(50)).unwrap() > 0);
     }
 }

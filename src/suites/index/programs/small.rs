@@ -27,9 +27,10 @@ pub fn write_program(dir: &Path) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Whether `program` runs in the small program.
+/// Whether `program` runs in the small program: execl and spawn, and the looper tests.
 pub fn runs_small(program: Program) -> bool {
-    matches!(program, Program::Execl | Program::Spawn)
+    matches!(program, Program::Execl | Program::Spawn | Program::SysExec)
+        || super::job(program).is_some()
 }
 
 /// The small program's arguments for `program`, timed from `start_ns` to `deadline_ns`
@@ -42,20 +43,31 @@ fn arguments(program: Program, start_ns: u64, deadline_ns: u64) -> Vec<String> {
             deadline_ns.to_string(),
             "0".into(),
         ],
-        _ => vec!["spawn".into(), deadline_ns.to_string()],
+        Program::Spawn => vec!["spawn".into(), deadline_ns.to_string()],
+        Program::SysExec => vec!["sysexec".into(), deadline_ns.to_string()],
+        other => {
+            let job = super::job(other).expect("a looper test");
+            let mut args = vec!["looper".into(), deadline_ns.to_string()];
+            args.extend(job.argv(std::process::id()));
+            args
+        }
     }
 }
 
 /// Replaces this process with the small program running `program` (execl or spawn) until
 /// `deadline_ns`; it prints its report line on standard output. Returns only on failure.
 pub fn exec(program: Program, dir: &Path, start_ns: u64, deadline_ns: u64) -> anyhow::Error {
-    let path = dir.join(SMALL_NAME);
+    exec_program(
+        &dir.join(SMALL_NAME),
+        arguments(program, start_ns, deadline_ns),
+    )
+}
+
+/// Replaces this process with the program at `path` and its arguments; it prints the copy's
+/// report line. Returns only on failure.
+pub fn exec_program(path: &Path, arguments: Vec<String>) -> anyhow::Error {
     let args: Result<Vec<CString>, _> = std::iter::once(path.as_os_str().as_bytes().to_vec())
-        .chain(
-            arguments(program, start_ns, deadline_ns)
-                .into_iter()
-                .map(String::into_bytes),
-        )
+        .chain(arguments.into_iter().map(String::into_bytes))
         .map(CString::new)
         .collect();
     let args = match args {
@@ -99,7 +111,7 @@ mod tests {
     fn execl_and_spawn_count_until_their_deadline() {
         let dir = PrivateDir::create(&std::env::temp_dir(), "small-test").unwrap();
         write_program(dir.path()).unwrap();
-        for program in [Program::Execl, Program::Spawn] {
+        for program in [Program::Execl, Program::Spawn, Program::SysExec] {
             let now = monotonic_ns();
             let args = arguments(program, now, now + 200_000_000);
             let r = report_of(run_small(dir.path(), &args));
@@ -107,6 +119,29 @@ mod tests {
             // spawn times itself from its own start, after the exec.
             assert!(r.time_s >= 0.1 && r.time_s < 5.0, "{program:?}: {r:?}");
         }
+        // The looper: `true` over and over, counted per minute; a failing command is an error.
+        let now = monotonic_ns();
+        let looped = run_small(
+            dir.path(),
+            &[
+                "looper".into(),
+                (now + 200_000_000).to_string(),
+                "true".into(),
+            ],
+        );
+        let r = report_of(looped);
+        assert!(r.count >= 2.0 && r.timebase == 60.0, "{r:?}");
+        let now = monotonic_ns();
+        let failing = run_small(
+            dir.path(),
+            &[
+                "looper".into(),
+                (now + 200_000_000).to_string(),
+                "false".into(),
+            ],
+        );
+        let said = String::from_utf8_lossy(&failing.stdout);
+        assert!(said.starts_with("error false failed"), "{said}");
         // Bad arguments: a clear message and exit 2, no loop.
         let bad = run_small(
             dir.path(),

@@ -1,0 +1,163 @@
+//! The C versions of the tests UnixBench compiles with the host's compiler (`assets/native.c`):
+//! "these tests are all recompiled using your host system's compiler" (UnixBench's usage
+//! document), with its Makefile's flags. hostbench builds the program on first use into its
+//! cache directory and builds it again only when the compiler or the source changes; where
+//! there is no C compiler, or with `--builtin-cpu-tests`, the built-in Rust versions run, and
+//! the report says which.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::{Deserialize, Serialize};
+
+use super::registry::{ArithKind, Program};
+
+const SOURCE: &str = include_str!("assets/native.c");
+
+/// UnixBench's Makefile: `OPTON = -O3 -ffast-math` and, for the host it is built on,
+/// `-march=native -mtune=native`.
+pub const FLAGS: [&str; 4] = ["-O3", "-ffast-math", "-march=native", "-mtune=native"];
+
+/// How the C tests were built, for the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NativeBuild {
+    /// The compiler as found on PATH (`cc`), and what `cc --version` says of itself.
+    pub compiler: String,
+    pub version: String,
+    pub flags: String,
+    /// The program, in the cache directory.
+    pub path: PathBuf,
+    /// Built in this run (false: an earlier build was reused).
+    pub built_now: bool,
+}
+
+/// The program's arguments for one copy of `program` until `deadline_ns` (`seconds` for the
+/// self-timing Whetstone); None for a test that has no C version here.
+pub fn arguments(
+    program: Program,
+    seconds: f64,
+    start_ns: u64,
+    deadline_ns: u64,
+) -> Option<Vec<String>> {
+    let d = deadline_ns.to_string();
+    Some(match program {
+        Program::Dhrystone => vec!["dhry2reg".into(), d],
+        Program::Whetstone => vec!["whetstone".into(), format!("{seconds}")],
+        Program::Arith { kind } => {
+            let k = match kind {
+                ArithKind::Overhead => "overhead",
+                ArithKind::Short => "short",
+                ArithKind::Int => "int",
+                ArithKind::Long => "long",
+                ArithKind::Float => "float",
+                ArithKind::Double => "double",
+            };
+            vec!["arith".into(), k.into(), d]
+        }
+        Program::Hanoi => vec!["hanoi".into(), d],
+        Program::Spawn => vec!["spawn".into(), d],
+        Program::Execl => vec!["execl".into(), start_ns.to_string(), d, "0".into()],
+        _ => return None,
+    })
+}
+
+/// Whether `program` has a C version here.
+pub fn has_native(program: Program) -> bool {
+    arguments(program, 1.0, 0, 0).is_some()
+}
+
+/// `cc`'s path on PATH.
+fn find_cc() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("cc"))
+        .find(|p| p.is_file())
+}
+
+/// Builds the program with the host's `cc` into `cache_dir` (reusing an earlier build of the
+/// same source by the same compiler), or says why it cannot.
+pub fn build(cache_dir: &Path) -> Result<NativeBuild, String> {
+    let cc = find_cc().ok_or("no C compiler: cc is not on PATH (Debian: gcc)")?;
+    let out = Command::new(&cc)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("running {} --version: {e}", cc.display()))?;
+    let version = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or("unknown version")
+        .trim()
+        .to_string();
+    let mut h = DefaultHasher::new();
+    (SOURCE, &version, cc.as_os_str(), FLAGS).hash(&mut h);
+    let dir = cache_dir
+        .join("native")
+        .join(format!("{:016x}", h.finish()));
+    let path = dir.join("native");
+    let flags = FLAGS.join(" ");
+    let build = |built_now| NativeBuild {
+        compiler: cc.display().to_string(),
+        version: version.clone(),
+        flags: flags.clone(),
+        path: path.clone(),
+        built_now,
+    };
+    if path.is_file() {
+        return Ok(build(false));
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let source = dir.join("native.c");
+    std::fs::write(&source, SOURCE).map_err(|e| format!("writing {}: {e}", source.display()))?;
+    // Built under a name of its own and renamed: two runs building at once both succeed.
+    let tmp = dir.join(format!("native.{}", std::process::id()));
+    let out = Command::new(&cc)
+        .args(FLAGS)
+        .arg("-o")
+        .arg(&tmp)
+        .arg(&source)
+        .arg("-lm")
+        .output()
+        .map_err(|e| format!("running {}: {e}", cc.display()))?;
+    if !out.status.success() {
+        let _ = std::fs::remove_file(&tmp);
+        let why = String::from_utf8_lossy(&out.stderr);
+        return Err(format!(
+            "{} {flags} failed: {}",
+            cc.display(),
+            why.lines().next().unwrap_or("").trim()
+        ));
+    }
+    std::fs::rename(&tmp, &path).map_err(|e| format!("storing the build: {e}"))?;
+    Ok(build(true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_once_and_reuses_the_build() {
+        let cache = tempfile::tempdir().unwrap();
+        let Ok(first) = build(cache.path()) else {
+            eprintln!("skipped: no C compiler here");
+            return;
+        };
+        assert!(first.built_now && first.path.is_file());
+        assert_eq!(first.flags, "-O3 -ffast-math -march=native -mtune=native");
+        let second = build(cache.path()).unwrap();
+        assert!(!second.built_now);
+        assert_eq!(second.path, first.path);
+    }
+
+    #[test]
+    fn only_the_compiled_tests_have_arguments() {
+        assert!(has_native(Program::Dhrystone) && has_native(Program::Spawn));
+        assert!(!has_native(Program::Pipe) && !has_native(Program::Syscall));
+        assert_eq!(
+            arguments(Program::Execl, 1.0, 5, 9).unwrap(),
+            ["execl", "5", "9", "0"]
+        );
+    }
+}
