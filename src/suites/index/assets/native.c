@@ -2,9 +2,10 @@
  * hostbench's C versions of the UnixBench tests that UnixBench compiles with the host's own
  * compiler and flags: Dhrystone 2 (dhry2reg), the double-precision Whetstone, the arithmetic
  * loops (arithoh, short, int, long, float, double), the Tower of Hanoi, and the process tests
- * spawn and execl. hostbench writes this file into its cache directory and builds it there with
- * the host's cc, as UnixBench's Makefile builds its programs (-O3 -ffast-math -march=native
- * -mtune=native), so their raw scores depend on the compiler exactly as UnixBench's do.
+ * spawn and execl. hostbench writes this file, dhry_2.c and dhry.h into its cache directory and
+ * builds them there with the host's cc, as UnixBench's Makefile builds its programs (-O3
+ * -ffast-math -march=native -mtune=native; Dhrystone's two files as two translation units), so
+ * their raw scores depend on the compiler exactly as UnixBench's do.
  *
  *   native dhry2reg DEADLINE_NS
  *   native whetstone SECONDS
@@ -51,101 +52,25 @@ static int fail(const char *what)
 
 /* ---- Dhrystone 2.1 (Weicker), with its record, globals, strings and arrays. ---- */
 
-typedef enum { IDENT_1, IDENT_2, IDENT_3, IDENT_4, IDENT_5 } ident;
+/* As in Dhrystone's own two files: this one has the main loop and Proc_1..5, dhry_2.c has
+ * Proc_6..8 and Func_1..3, compiled apart, so the compiler knows nothing of them here. */
+#include "dhry.h"
 
-struct record {
-	struct record *ptr_comp;
-	ident discr;
-	ident enum_comp;
-	int int_comp;
-	char str_comp[31];
-};
+struct record *ptr_glob, *next_ptr_glob;
+int int_glob;
+int bool_glob;
+char ch_1_glob, ch_2_glob;
+int arr_1_glob[50];
+int arr_2_glob[50][50];
 
-static struct record *ptr_glob, *next_ptr_glob;
-static int int_glob;
-static int bool_glob;
-static char ch_1_glob, ch_2_glob;
-static int arr_1_glob[50];
-static int arr_2_glob[50][50];
-
-/* The procedures Dhrystone keeps in its second file are compiled apart from the main loop
- * there; here they are kept out of line. */
-NOINLINE static int func_3(ident e)
-{
-	return e == IDENT_3;
-}
-
-NOINLINE static void proc_6(ident val, ident *ref)
-{
-	*ref = val;
-	if (!func_3(val))
-		*ref = IDENT_4;
-	switch (val) {
-	case IDENT_1: *ref = IDENT_1; break;
-	case IDENT_2: *ref = int_glob > 100 ? IDENT_1 : IDENT_4; break;
-	case IDENT_3: *ref = IDENT_2; break;
-	case IDENT_4: break;
-	case IDENT_5: *ref = IDENT_3; break;
-	}
-}
-
-NOINLINE static void proc_7(int a, int b, int *ref)
-{
-	int loc = a + 2;
-	*ref = b + loc;
-}
-
-NOINLINE static void proc_8(int arr_1[50], int arr_2[50][50], int a, int b)
-{
-	int loc = a + 5, index;
-	arr_1[loc] = b;
-	arr_1[loc + 1] = arr_1[loc];
-	arr_1[loc + 30] = loc;
-	for (index = loc; index <= loc + 1; ++index)
-		arr_2[loc][index] = loc;
-	arr_2[loc][loc - 1] += 1;
-	arr_2[loc + 20][loc] = arr_1[loc];
-	int_glob = 5;
-}
-
-NOINLINE static ident func_1(char a, char b)
-{
-	char loc_1 = a, loc_2 = loc_1;
-	if (loc_2 != b)
-		return IDENT_1;
-	ch_1_glob = loc_1;
-	return IDENT_2;
-}
-
-NOINLINE static int func_2(char s1[31], char s2[31])
-{
-	int loc = 2;
-	char ch = 0;
-	while (loc <= 2)
-		if (func_1(s1[loc], s2[loc + 1]) == IDENT_1) {
-			ch = 'A';
-			loc += 1;
-		}
-	if (ch >= 'W' && ch < 'Z')
-		loc = 7;
-	if (ch == 'R')
-		return 1;
-	if (strcmp(s1, s2) > 0) {
-		loc += 7;
-		int_glob = loc;
-		return 1;
-	}
-	return 0;
-}
-
-static void proc_3(struct record **ref)
+void proc_3(struct record **ref)
 {
 	if (ptr_glob != NULL)
 		*ref = ptr_glob->ptr_comp;
 	proc_7(10, int_glob, &ptr_glob->int_comp);
 }
 
-static void proc_1(struct record *val)
+void proc_1(struct record *val)
 {
 	struct record *next = val->ptr_comp;
 	*val->ptr_comp = *ptr_glob;
@@ -163,7 +88,7 @@ static void proc_1(struct record *val)
 	}
 }
 
-static void proc_2(int *ref)
+void proc_2(int *ref)
 {
 	int loc = *ref + 10;
 	ident e = IDENT_2;
@@ -176,14 +101,14 @@ static void proc_2(int *ref)
 	} while (e != IDENT_1);
 }
 
-static void proc_4(void)
+void proc_4(void)
 {
 	int loc = ch_1_glob == 'A';
 	bool_glob = loc | bool_glob;
 	ch_2_glob = 'B';
 }
 
-static void proc_5(void)
+void proc_5(void)
 {
 	ch_1_glob = 'A';
 	bool_glob = 0;
@@ -191,7 +116,6 @@ static void proc_5(void)
 
 static int dhry2reg(unsigned long long deadline)
 {
-	static struct record glob, next_glob;
 	char str_1[31], str_2[31];
 	int int_1 = 0, int_2 = 0, int_3 = 0;
 	ident enum_loc = IDENT_1;
@@ -199,8 +123,10 @@ static int dhry2reg(unsigned long long deadline)
 	long runs = 0, run;
 	unsigned long long start = now_ns();
 
-	next_ptr_glob = &next_glob;
-	ptr_glob = &glob;
+	next_ptr_glob = malloc(sizeof(struct record));
+	ptr_glob = malloc(sizeof(struct record));
+	if (!next_ptr_glob || !ptr_glob)
+		return fail("Dhrystone: out of memory");
 	ptr_glob->ptr_comp = next_ptr_glob;
 	ptr_glob->discr = IDENT_1;
 	ptr_glob->enum_comp = IDENT_3;
@@ -255,6 +181,10 @@ static int dhry2reg(unsigned long long deadline)
 
 /* ---- The double-precision Whetstone (Curnow and Wichmann; Longbottom's self-timing C). ---- */
 
+/* As whets.c: the procedures in the same file, which the compiler may inline, and no barrier
+ * inside a loop (sections 4 and 7 reach a fixed point, and compilers hoist them, there as
+ * here). */
+
 static double user_seconds(void)
 {
 	struct rusage u;
@@ -265,7 +195,7 @@ static double user_seconds(void)
 static double t, t1, t2, e1[4];
 static int j, k, l;
 
-NOINLINE static void pa(double e[4])
+void pa(double e[4])
 {
 	int n;
 	for (n = 0; n < 6; n++) {
@@ -276,14 +206,14 @@ NOINLINE static void pa(double e[4])
 	}
 }
 
-NOINLINE static void po(void)
+void po(void)
 {
 	e1[j] = e1[k];
 	e1[k] = e1[l];
 	e1[l] = e1[j];
 }
 
-NOINLINE static void p3(double *x, double *y, double *z)
+void p3(double *x, double *y, double *z)
 {
 	double x1 = *y, y1 = *z;
 	x1 = t * (x1 + y1);

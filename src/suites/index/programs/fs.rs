@@ -2,15 +2,15 @@
 //! blocks, rewinding at its end, for the duration; the score is KB per second. It follows
 //! fstime.c's schedule: each phase first settles (fsync, sleep 2 s, fsync, sleep 2 s — the copy
 //! phase 2 s and 1 s), the read test first writes the file for 2 s, and the copy test writes
-//! and reads it for 2 s each; and, as fstime's alarm() does, a timer ends the phase, so the
-//! loop itself reads no clock (a clock read per 256-byte write cost fsbuffer 9%). Shorter runs
-//! than UnixBench's 30 s scale the pauses and priming phases with them.
+//! and reads it for 2 s each; and, as fstime's alarm() does, SIGALRM ends the phase, so the
+//! loop itself reads no clock (a clock read per 256-byte write cost fsbuffer 9%) and the
+//! process stays single-threaded. Shorter runs than UnixBench's 30 s scale the pauses and
+//! priming phases with them.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -34,25 +34,67 @@ pub struct Rate {
 /// UnixBench runs the file tests for 30 s; fstime's pauses are for that length.
 const UNIXBENCH_SECONDS: f64 = 30.0;
 
-/// fstime's alarm(): a flag a timer thread sets after `seconds`.
-struct Alarm {
-    rang: Arc<AtomicBool>,
+/// Set by SIGALRM: the phase is over.
+static RANG: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_alarm(_: libc::c_int) {
+    RANG.store(true, Ordering::Relaxed);
 }
 
+/// fstime's alarm(): SIGALRM after `seconds` (an interval timer, for fractions of a second)
+/// sets a flag the loop reads. A signal, not a timer thread: while a second thread shares the
+/// descriptor table, every read and write takes the file's position lock (fdget_pos), which
+/// cost fsbuffer's 256-byte copies 14% against a single-threaded C loop.
+struct Alarm;
+
 impl Alarm {
-    fn set(seconds: f64) -> Alarm {
-        let rang = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&rang);
-        std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_secs_f64(seconds));
-            flag.store(true, Ordering::Relaxed);
-        });
-        Alarm { rang }
+    fn set(seconds: f64) -> Result<Alarm> {
+        RANG.store(false, Ordering::Relaxed);
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe; the
+        // structures are fully initialised before the calls.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_alarm as extern "C" fn(libc::c_int) as usize;
+            sa.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut sa.sa_mask);
+            if libc::sigaction(libc::SIGALRM, &sa, std::ptr::null_mut()) != 0 {
+                bail!(
+                    "installing the SIGALRM handler: {}",
+                    std::io::Error::last_os_error()
+                );
+            }
+            // A zero value would disarm the timer: at least a microsecond.
+            let us = ((seconds * 1e6) as i64).max(1);
+            let it = libc::itimerval {
+                it_interval: libc::timeval {
+                    tv_sec: 0,
+                    tv_usec: 0,
+                },
+                it_value: libc::timeval {
+                    tv_sec: us / 1_000_000,
+                    tv_usec: (us % 1_000_000) as libc::suseconds_t,
+                },
+            };
+            if libc::setitimer(libc::ITIMER_REAL, &it, std::ptr::null_mut()) != 0 {
+                bail!("setting the timer: {}", std::io::Error::last_os_error());
+            }
+        }
+        Ok(Alarm)
     }
 
     #[inline]
     fn rang(&self) -> bool {
-        self.rang.load(Ordering::Relaxed)
+        RANG.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for Alarm {
+    fn drop(&mut self) {
+        // SAFETY: disarming the interval timer; a zeroed itimerval is valid.
+        unsafe {
+            let off: libc::itimerval = std::mem::zeroed();
+            libc::setitimer(libc::ITIMER_REAL, &off, std::ptr::null_mut());
+        }
     }
 }
 
@@ -88,7 +130,7 @@ impl Files {
 
     fn write_phase(&mut self, seconds: f64) -> Result<Rate> {
         self.settle(false, 2.0)?;
-        let alarm = Alarm::set(seconds);
+        let alarm = Alarm::set(seconds)?;
         let start = monotonic_ns();
         let mut bytes = 0u64;
         'outer: loop {
@@ -107,7 +149,7 @@ impl Files {
     fn read_phase(&mut self, seconds: f64) -> Result<Rate> {
         self.settle(false, 2.0)?;
         self.f.seek(SeekFrom::Start(0))?;
-        let alarm = Alarm::set(seconds);
+        let alarm = Alarm::set(seconds)?;
         let start = monotonic_ns();
         let mut bytes = 0u64;
         while !alarm.rang() {
@@ -123,7 +165,7 @@ impl Files {
     fn copy_phase(&mut self, seconds: f64) -> Result<Rate> {
         self.settle(true, 1.0)?;
         self.f.seek(SeekFrom::Start(0))?;
-        let alarm = Alarm::set(seconds);
+        let alarm = Alarm::set(seconds)?;
         let start = monotonic_ns();
         let mut bytes = 0u64;
         while !alarm.rang() {
