@@ -7,13 +7,14 @@ use std::fs::{File, OpenOptions};
 use std::io::Read;
 use std::io::{Seek, SeekFrom, Write};
 use std::os::fd::{AsRawFd, FromRawFd};
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{anyhow, Context, Result};
 
 use super::{LoadSpec, Starter, STACK};
+use crate::platform::blockdev::reads_in_flight;
 
 const CHUNK: usize = 1 << 20;
 
@@ -69,6 +70,25 @@ pub fn drop_file_cache(f: &File) -> Result<()> {
             std::io::Error::from_raw_os_error(rc)
         ))
     }
+}
+
+/// Drops a file that a reader may have left mid-read from the page cache. Pages whose
+/// readahead is still in flight are locked, and `POSIX_FADV_DONTNEED` passes them by; they
+/// land in the cache once their read completes (a whole readahead window: up to
+/// `read_ahead_kb`, 8 MiB on some virtual disks). So: drop, wait until the file's device has
+/// no read in flight (at most ~200 ms on a device others keep busy), and drop again.
+pub fn drop_file_cache_settled(f: &File) -> Result<()> {
+    drop_file_cache(f)?;
+    let dev = f.metadata()?.dev();
+    for _ in 0..200 {
+        match reads_in_flight(dev) {
+            Some(0) | None => break,
+            Some(_) => std::thread::sleep(std::time::Duration::from_millis(1)),
+        }
+    }
+    // A request is counted done just before its pages are unlocked.
+    std::thread::sleep(std::time::Duration::from_millis(1));
+    drop_file_cache(f)
 }
 
 /// The fraction of a file's pages now in the page cache (from `mincore`).
@@ -225,7 +245,7 @@ pub(super) fn start_read(s: &mut Starter, spec: &LoadSpec) -> Result<()> {
             let mut offset = 0u64;
             loop {
                 if stop.load(Ordering::Relaxed) {
-                    return drop_file_cache(&f);
+                    return drop_file_cache_settled(&f);
                 }
                 let n = f
                     .read_at(&mut buf, offset)

@@ -345,7 +345,8 @@ mod tests {
         // After a pass the file was dropped from the cache.
         assert!(r.read_passes > 0, "{r:?}");
         // And when the load stopped mid-pass: the next load reads from the disk again.
-        assert!(resident_fraction(&read).unwrap() < 0.1);
+        let left = resident_fraction(&read).unwrap();
+        assert!(left < 0.1, "{left} {r:?}");
         // The Write load's file was unlinked once open: only the read file is left.
         std::fs::remove_file(&read).unwrap();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);

@@ -68,6 +68,17 @@ impl DeviceCounters {
     }
 }
 
+/// Reads now in flight on the block device `dev` (a `st_dev`): the first field of
+/// `/sys/dev/block/MAJOR:MINOR/inflight`. None where the kernel shows no such device.
+pub fn reads_in_flight(dev: u64) -> Option<u64> {
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    if major == 0 {
+        return None;
+    }
+    let text = std::fs::read_to_string(format!("/sys/dev/block/{major}:{minor}/inflight")).ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +99,12 @@ mod tests {
         let (_, written) = after.bytes_since(&before);
         assert!(written >= 4 << 20, "{} wrote {written} bytes", after.name);
         assert!(DeviceCounters::of(Path::new("/proc")).is_none());
+        // Nothing of ours is reading now; a device without one shows none.
+        let dev = std::fs::metadata(dir.path()).unwrap().dev();
+        assert!(reads_in_flight(dev).is_some());
+        assert_eq!(
+            reads_in_flight(std::fs::metadata("/proc").unwrap().dev()),
+            None
+        );
     }
 }
