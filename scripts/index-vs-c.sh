@@ -33,8 +33,12 @@ trap 'rm -rf "$work"' EXIT
 ub=(-O3 -ffast-math -march=native -mtune=native)
 assets=src/suites/index/assets
 cc "${ub[@]}" -o "$work/loops" benches/unixbench_loops.c
-cc "${ub[@]}" -o "$work/cpu-ub" "$assets/native.c" "$assets/dhry_2.c" -lm
-cc -O2 -o "$work/cpu-O2" "$assets/native.c" "$assets/dhry_2.c" -lm
+# The two CPU programs as hostbench builds them (native.rs), and again at plain -O2.
+for opt in ub O2; do
+  if [ $opt = ub ]; then flags=("${ub[@]}"); else flags=(-O2); fi
+  cc "${flags[@]}" -DHB_dhry2reg -o "$work/dhry-$opt" "$assets/native.c" "$assets/dhry_2.c"
+  cc "${flags[@]}" -DHB_whetstone -o "$work/whet-$opt" "$assets/native.c" -lm
+done
 # The shell test's files, as hostbench writes them (sort.src: native.c up to a line end near
 # 8600 bytes).
 mkdir "$work/sh"
@@ -72,10 +76,10 @@ deadline() { python3 -c "import time; print(time.monotonic_ns() + int($secs * 1e
 
 c_score() {
   case $1 in
-  dhry2reg) cpu_score "$work/cpu-ub" dhry2reg "$(deadline)" ;;
-  dhry2reg-rust) cpu_score "$work/cpu-O2" dhry2reg "$(deadline)" ;;
-  whetstone-double) cpu_score "$work/cpu-ub" whetstone "$secs" ;;
-  whetstone-double-rust) cpu_score "$work/cpu-O2" whetstone "$secs" ;;
+  dhry2reg) cpu_score "$work/dhry-ub" dhry2reg "$(deadline)" ;;
+  dhry2reg-rust) cpu_score "$work/dhry-O2" dhry2reg "$(deadline)" ;;
+  whetstone-double) cpu_score "$work/whet-ub" whetstone "$secs" ;;
+  whetstone-double-rust) cpu_score "$work/whet-O2" whetstone "$secs" ;;
   fstime) "$work/loops" fstime copy 1024 2000 "$secs" "$work" ;;
   fsbuffer) "$work/loops" fstime copy 256 500 "$secs" "$work" ;;
   fsdisk) "$work/loops" fstime copy 4096 8000 "$secs" "$work" ;;

@@ -471,3 +471,245 @@ fn graphics_tests_without_their_programs_or_a_display_are_skipped_and_the_run_go
         "{skipped:?}"
     );
 }
+
+/// The newest text report in `dir` (reports are numbered within the day).
+fn newest_report(dir: &std::path::Path) -> String {
+    let mut texts: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_none())
+        .collect();
+    texts.sort();
+    std::fs::read_to_string(texts.last().expect("a text report")).unwrap()
+}
+
+#[test]
+fn the_cpu_tests_are_compiled_by_the_hosts_cc_once_and_the_builtin_versions_run_on_request() {
+    let sb = Sandbox::new();
+    let results = sb.dir.path().join("results");
+    let run = |extra: &[&str]| -> Value {
+        let mut args = vec![
+            "index",
+            "dhry2reg",
+            "whetstone-double",
+            "hanoi",
+            "--seconds",
+            "0.5",
+            "-i",
+            "1",
+            "-c",
+            "1",
+            "--results-dir",
+            results.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        sb.json(&args)
+    };
+    let flags = "-O3 -ffast-math -march=native -mtune=native";
+
+    // First run: built now, into the cache directory, with UnixBench's flags.
+    let first = run(&[]);
+    let native = index(&first)["native"].clone();
+    assert_eq!(native["built_now"], true, "{native}");
+    assert_eq!(native["flags"], flags);
+    assert!(!native["version"].as_str().unwrap().is_empty());
+    let programs = std::path::PathBuf::from(native["path"].as_str().unwrap());
+    assert!(
+        programs.starts_with(sb.cache_dir()),
+        "{} is not in the cache",
+        programs.display()
+    );
+    // One program per test, as UnixBench builds them.
+    for name in ["dhry2reg", "whetstone", "hanoi", "arith", "spawn", "execl"] {
+        assert!(programs.join(name).is_file(), "no {name} built");
+    }
+    let program = programs.join("dhry2reg");
+    let built_at = std::fs::metadata(&program).unwrap().modified().unwrap();
+    for t in tests_of(&first, 0) {
+        assert_eq!(t["native"], true, "{}", t["name"]);
+        assert!(t["score"]["score"].as_f64().unwrap() > 0.0, "{t}");
+    }
+    let report = newest_report(&results);
+    let header = report
+        .lines()
+        .find(|l| l.trim_start().starts_with("Compiler:"))
+        .unwrap_or_else(|| panic!("no Compiler line:\n{report}"));
+    assert!(header.contains(flags), "{header}");
+    assert!(
+        header.contains(native["version"].as_str().unwrap()),
+        "{header}"
+    );
+    assert!(!report.contains("built-in version"), "{report}");
+
+    // Second run: the same build, not rebuilt.
+    let second = run(&[]);
+    let again = &index(&second)["native"];
+    assert_eq!(again["built_now"], false, "{again}");
+    assert_eq!(again["path"], native["path"]);
+    assert_eq!(
+        std::fs::metadata(&program).unwrap().modified().unwrap(),
+        built_at
+    );
+
+    // --builtin-cpu-tests: the Rust versions, and the report says so beside each test.
+    let builtin = run(&["--builtin-cpu-tests"]);
+    let ix = index(&builtin);
+    assert!(ix["native"].is_null(), "{}", ix["native"]);
+    assert!(ix["native_note"]
+        .as_str()
+        .unwrap()
+        .contains("--builtin-cpu-tests"));
+    for t in tests_of(&builtin, 0) {
+        assert_eq!(t["native"], false, "{}", t["name"]);
+        assert!(t["score"]["score"].as_f64().unwrap() > 0.0, "{t}");
+    }
+    let report = newest_report(&results);
+    assert!(
+        report.contains("Programs: the built-in versions"),
+        "{report}"
+    );
+    assert_eq!(report.matches("built-in version)").count(), 3, "{report}");
+}
+
+#[test]
+fn without_a_c_compiler_the_builtin_versions_run_and_the_report_says_why() {
+    let sb = Sandbox::new();
+    let results = sb.dir.path().join("results");
+    // A PATH with no cc on it.
+    let bin = sb.dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let out = sb
+        .cmd()
+        .env("PATH", &bin)
+        .args([
+            "index",
+            "dhry2reg",
+            "--seconds",
+            "0.5",
+            "-i",
+            "1",
+            "-c",
+            "1",
+        ])
+        .arg("--results-dir")
+        .arg(&results)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("built-in versions"), "{err}");
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ix = index(&r);
+    assert!(ix["native"].is_null());
+    assert!(ix["native_note"].as_str().unwrap().contains("cc"), "{ix}");
+    assert_eq!(tests_of(&r, 0)[0]["native"], false);
+    assert!(!sb.cache_dir().join("native").exists());
+    let report = newest_report(&results);
+    assert!(report.contains("no C compiler"), "{report}");
+}
+
+/// Where `program` is on this process's PATH.
+fn on_path(program: &str) -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}
+
+#[test]
+fn every_test_process_runs_with_unixbenchs_language_or_the_one_asked_for() {
+    let sb = Sandbox::new();
+    let results = sb.dir.path().join("results");
+    // Stand-ins for sort (run by the shell test's script) and dc that write down the LANG
+    // they see, then run the real program.
+    let bin = sb.dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let log = sb.dir.path().join("lang.log");
+    let mut wrapped = vec!["sort"];
+    if on_path("dc").is_some() {
+        wrapped.push("dc");
+    }
+    for name in &wrapped {
+        let real = on_path(name).unwrap();
+        let script = bin.join(name);
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\necho \"{name} $LANG\" >> '{}'\nexec '{}' \"$@\"\n",
+                log.display(),
+                real.display()
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = std::env::join_paths(
+        std::iter::once(bin.clone())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let run = |extra: &[&str]| -> (Value, Vec<String>) {
+        let _ = std::fs::remove_file(&log);
+        let out = sb
+            .cmd()
+            .env("PATH", &path)
+            .env("LANG", "C.UTF-8")
+            .env_remove("LC_ALL")
+            .args([
+                "index",
+                "shell1",
+                "dc",
+                "--seconds",
+                "1",
+                "-i",
+                "1",
+                "-c",
+                "1",
+            ])
+            .args(extra)
+            .arg("--results-dir")
+            .arg(&results)
+            .arg("--json")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        (serde_json::from_slice(&out.stdout).unwrap(), lines)
+    };
+
+    // By default: en_US.utf8, whatever the caller's LANG.
+    let (r, lines) = run(&[]);
+    for name in &wrapped {
+        assert!(
+            lines.iter().any(|l| l.starts_with(&format!("{name} "))),
+            "{name} never ran: {lines:?}"
+        );
+    }
+    assert!(
+        lines.iter().all(|l| l.ends_with(" en_US.utf8")),
+        "{lines:?}"
+    );
+    let language = index(&r)["language"].as_str().unwrap().to_string();
+    assert!(language.starts_with("en_US.utf8 (charmap="), "{language}");
+
+    // --lang C: every process sees C.
+    let (r, lines) = run(&["--lang", "C"]);
+    assert!(!lines.is_empty());
+    assert!(lines.iter().all(|l| l.ends_with(" C")), "{lines:?}");
+    let other = index(&r)["language"].as_str().unwrap().to_string();
+    assert!(other.starts_with("C (charmap="), "{other}");
+
+    // compare notes the difference.
+    let c = sb.json(&["compare", "1", "2"]);
+    let notes = c["notes"].to_string();
+    assert!(notes.contains("different language settings"), "{notes}");
+}

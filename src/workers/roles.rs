@@ -78,9 +78,12 @@ fn run_index_copy(spec: IndexWorkerSpec) -> Result<()> {
     if let Some(native) = &spec.native {
         let now = crate::platform::clock::monotonic_ns();
         let deadline = now + (spec.seconds * 1e9) as u64;
-        if let Some(args) = native::arguments(test.program, spec.seconds, now, deadline) {
+        if let (Some(args), Some(path)) = (
+            native::arguments(test.program, spec.seconds, now, deadline),
+            native::program_path(native, test.program),
+        ) {
             drop(ch);
-            let e = small::exec_program(native, args);
+            let e = small::exec_program(&path, args);
             return Channel::stdio().say(&format!("error {e:#}"));
         }
     }

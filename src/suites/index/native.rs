@@ -1,7 +1,7 @@
 //! The C versions of the tests UnixBench compiles with the host's compiler (`assets/native.c`):
 //! "these tests are all recompiled using your host system's compiler" (UnixBench's usage
-//! document), with its Makefile's flags. hostbench builds the program on first use into its
-//! cache directory and builds it again only when the compiler or the source changes; where
+//! document), with its Makefile's flags, one program per test. hostbench builds them on first
+//! use into its cache directory and again only when the compiler or the sources change; where
 //! there is no C compiler, or with `--builtin-cpu-tests`, the built-in Rust versions run, and
 //! the report says which.
 
@@ -26,6 +26,18 @@ const SOURCES: [(&str, &str); 3] = [
 /// `-march=native -mtune=native`.
 pub const FLAGS: [&str; 4] = ["-O3", "-ffast-math", "-march=native", "-mtune=native"];
 
+/// The programs, one per test as UnixBench builds them: the name (also `-DHB_NAME`, which
+/// selects the program's code in native.c) and what else its command line has. Only Whetstone
+/// links the maths library: every library mapped makes spawn's forks and execl's execs dearer.
+const PROGRAMS: [(&str, &[&str]); 6] = [
+    ("dhry2reg", &["dhry_2.c"]),
+    ("whetstone", &["-lm"]),
+    ("arith", &[]),
+    ("hanoi", &[]),
+    ("spawn", &[]),
+    ("execl", &[]),
+];
+
 /// How the C tests were built, for the report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NativeBuild {
@@ -33,7 +45,8 @@ pub struct NativeBuild {
     pub compiler: String,
     pub version: String,
     pub flags: String,
-    /// The program, in the cache directory.
+    /// The directory of the programs (one per test, named as the test's program), in the
+    /// cache directory.
     pub path: PathBuf,
     /// Built in this run (false: an earlier build was reused).
     pub built_now: bool,
@@ -69,6 +82,12 @@ pub fn arguments(
     })
 }
 
+/// The program that runs `program`'s copies in the build directory `dir`.
+pub fn program_path(dir: &Path, program: Program) -> Option<PathBuf> {
+    let args = arguments(program, 1.0, 0, 0)?;
+    Some(dir.join(&args[0]))
+}
+
 /// Whether `program` has a C version here.
 pub fn has_native(program: Program) -> bool {
     arguments(program, 1.0, 0, 0).is_some()
@@ -97,20 +116,19 @@ pub fn build(cache_dir: &Path) -> Result<NativeBuild, String> {
         .trim()
         .to_string();
     let mut h = DefaultHasher::new();
-    (SOURCES, &version, cc.as_os_str(), FLAGS).hash(&mut h);
+    (SOURCES, PROGRAMS, &version, cc.as_os_str(), FLAGS).hash(&mut h);
     let dir = cache_dir
         .join("native")
         .join(format!("{:016x}", h.finish()));
-    let path = dir.join("native");
     let flags = FLAGS.join(" ");
     let build = |built_now| NativeBuild {
         compiler: cc.display().to_string(),
         version: version.clone(),
         flags: flags.clone(),
-        path: path.clone(),
+        path: dir.clone(),
         built_now,
     };
-    if path.is_file() {
+    if PROGRAMS.iter().all(|(name, _)| dir.join(name).is_file()) {
         return Ok(build(false));
     }
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
@@ -118,26 +136,29 @@ pub fn build(cache_dir: &Path) -> Result<NativeBuild, String> {
         let file = dir.join(name);
         std::fs::write(&file, text).map_err(|e| format!("writing {}: {e}", file.display()))?;
     }
-    // Built under a name of its own and renamed: two runs building at once both succeed.
-    let tmp = dir.join(format!("native.{}", std::process::id()));
-    let out = Command::new(&cc)
-        .args(FLAGS)
-        .arg("-o")
-        .arg(&tmp)
-        .args(["native.c", "dhry_2.c", "-lm"])
-        .current_dir(&dir)
-        .output()
-        .map_err(|e| format!("running {}: {e}", cc.display()))?;
-    if !out.status.success() {
-        let _ = std::fs::remove_file(&tmp);
-        let why = String::from_utf8_lossy(&out.stderr);
-        return Err(format!(
-            "{} {flags} failed: {}",
-            cc.display(),
-            why.lines().next().unwrap_or("").trim()
-        ));
+    for (name, rest) in PROGRAMS {
+        // Built under a name of its own and renamed: two runs building at once both succeed.
+        let tmp = format!("{name}.{}", std::process::id());
+        let out = Command::new(&cc)
+            .args(FLAGS)
+            .arg(format!("-DHB_{name}"))
+            .args(["-o", &tmp, "native.c"])
+            .args(rest)
+            .current_dir(&dir)
+            .output()
+            .map_err(|e| format!("running {}: {e}", cc.display()))?;
+        if !out.status.success() {
+            let _ = std::fs::remove_file(dir.join(&tmp));
+            let why = String::from_utf8_lossy(&out.stderr);
+            return Err(format!(
+                "{} {flags} for {name} failed: {}",
+                cc.display(),
+                why.lines().next().unwrap_or("").trim()
+            ));
+        }
+        std::fs::rename(dir.join(&tmp), dir.join(name))
+            .map_err(|e| format!("storing the build: {e}"))?;
     }
-    std::fs::rename(&tmp, &path).map_err(|e| format!("storing the build: {e}"))?;
     Ok(build(true))
 }
 
@@ -152,7 +173,10 @@ mod tests {
             eprintln!("skipped: no C compiler here");
             return;
         };
-        assert!(first.built_now && first.path.is_file());
+        assert!(first.built_now);
+        for program in [Program::Dhrystone, Program::Whetstone, Program::Execl] {
+            assert!(program_path(&first.path, program).unwrap().is_file());
+        }
         assert_eq!(first.flags, "-O3 -ffast-math -march=native -mtune=native");
         let second = build(cache.path()).unwrap();
         assert!(!second.built_now);

@@ -3,18 +3,20 @@
  * compiler and flags: Dhrystone 2 (dhry2reg), the double-precision Whetstone, the arithmetic
  * loops (arithoh, short, int, long, float, double), the Tower of Hanoi, and the process tests
  * spawn and execl. hostbench writes this file, dhry_2.c and dhry.h into its cache directory and
- * builds them there with the host's cc, as UnixBench's Makefile builds its programs (-O3
- * -ffast-math -march=native -mtune=native; Dhrystone's two files as two translation units), so
- * their raw scores depend on the compiler exactly as UnixBench's do.
+ * builds there, with the host's cc and UnixBench's flags (-O3 -ffast-math -march=native
+ * -mtune=native), one program per test as UnixBench's Makefile does: -DHB_NAME selects the
+ * program's code, Dhrystone is two translation units (with dhry_2.c), and only Whetstone links
+ * the maths library (a library more makes every fork and exec of spawn and execl dearer). Their
+ * raw scores depend on the compiler exactly as UnixBench's do.
  *
- *   native dhry2reg DEADLINE_NS
- *   native whetstone SECONDS
- *   native arith overhead|short|int|long|float|double DEADLINE_NS
- *   native hanoi DEADLINE_NS
- *   native spawn DEADLINE_NS
- *   native execl START_NS DEADLINE_NS COUNT
+ *   dhry2reg dhry2reg DEADLINE_NS
+ *   whetstone whetstone SECONDS
+ *   arith arith overhead|short|int|long|float|double DEADLINE_NS
+ *   hanoi hanoi DEADLINE_NS
+ *   spawn spawn DEADLINE_NS
+ *   execl execl START_NS DEADLINE_NS COUNT
  *
- * Deadlines are CLOCK_MONOTONIC nanoseconds. Each mode ends with the worker protocol's line,
+ * Deadlines are CLOCK_MONOTONIC nanoseconds. Each program ends with the worker protocol's line,
  * `report {"count":C,"timebase":T,"time_s":S}` (timebase 0: the count is a rate), or `error
  * MESSAGE` when a self-check fails: nothing can be optimised away unnoticed.
  */
@@ -30,26 +32,27 @@
 
 #define NOINLINE __attribute__((noinline))
 
-static unsigned long long now_ns(void)
+__attribute__((unused)) static unsigned long long now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
 }
 
-static void report(double count, double timebase, double seconds)
+__attribute__((unused)) static void report(double count, double timebase, double seconds)
 {
 	printf("report {\"count\":%.6f,\"timebase\":%g,\"time_s\":%.6f}\n", count, timebase, seconds);
 	fflush(stdout);
 }
 
-static int fail(const char *what)
+__attribute__((unused)) static int fail(const char *what)
 {
 	printf("error %s\n", what);
 	fflush(stdout);
 	return 1;
 }
 
+#ifdef HB_dhry2reg
 /* ---- Dhrystone 2.1 (Weicker), with its record, globals, strings and arrays. ---- */
 
 /* As in Dhrystone's own two files: this one has the main loop and Proc_1..5, dhry_2.c has
@@ -178,7 +181,9 @@ static int dhry2reg(unsigned long long deadline)
 	report((double)runs, 1, (now_ns() - start) / 1e9);
 	return 0;
 }
+#endif
 
+#ifdef HB_whetstone
 /* ---- The double-precision Whetstone (Curnow and Wichmann; Longbottom's self-timing C). ---- */
 
 /* As whets.c: the procedures in the same file, which the compiler may inline, and no barrier
@@ -351,7 +356,9 @@ static int whetstone(double seconds)
 	report(xtra * x100 / (10.0 * used), 0, used);
 	return 0;
 }
+#endif
 
+#ifdef HB_arith
 /* ---- arith.c: sums i*i / (i*i - 1) for i in 2..101 in a type; arithoh: the bare loop. ---- */
 
 static volatile int arith_top = 101;
@@ -402,7 +409,9 @@ static int arith(const char *kind, unsigned long long deadline)
 	report((double)loops, 1, (now_ns() - start) / 1e9);
 	return 0;
 }
+#endif
 
+#ifdef HB_hanoi
 /* ---- hanoi.c: the Tower of Hanoi's 10 discs, recursively. ---- */
 
 static long moves;
@@ -432,9 +441,11 @@ static int hanoi(unsigned long long deadline)
 	report((double)loops, 1, (now_ns() - start) / 1e9);
 	return 0;
 }
+#endif
 
-/* ---- spawn.c and execl.c: forking a child that exits at once; a chain of execs. ---- */
+/* ---- spawn.c: forking a child that exits at once (with exit(), as spawn.c's does). ---- */
 
+#ifdef HB_spawn
 static int spawn(unsigned long long deadline)
 {
 	long loops = 0;
@@ -453,7 +464,11 @@ static int spawn(unsigned long long deadline)
 	report((double)loops, 1, (now_ns() - start) / 1e9);
 	return 0;
 }
+#endif
 
+/* ---- execl.c: a chain of execs of the program itself. ---- */
+
+#ifdef HB_execl
 static int execl_chain(const char *self, const char *start_s, const char *deadline_s,
 		       const char *count_s)
 {
@@ -470,21 +485,36 @@ static int execl_chain(const char *self, const char *start_s, const char *deadli
 	execl(self, self, "execl", start_s, deadline_s, next, (char *)NULL);
 	return fail("execl: exec failed");
 }
+#endif
 
 int main(int argc, char **argv)
 {
+#ifdef HB_dhry2reg
 	if (argc == 3 && !strcmp(argv[1], "dhry2reg"))
 		return dhry2reg(strtoull(argv[2], NULL, 10));
+#endif
+#ifdef HB_whetstone
 	if (argc == 3 && !strcmp(argv[1], "whetstone"))
 		return whetstone(atof(argv[2]));
+#endif
+#ifdef HB_arith
 	if (argc == 4 && !strcmp(argv[1], "arith"))
 		return arith(argv[2], strtoull(argv[3], NULL, 10));
+#endif
+#ifdef HB_hanoi
 	if (argc == 3 && !strcmp(argv[1], "hanoi"))
 		return hanoi(strtoull(argv[2], NULL, 10));
+#endif
+#ifdef HB_spawn
 	if (argc == 3 && !strcmp(argv[1], "spawn"))
 		return spawn(strtoull(argv[2], NULL, 10));
+#endif
+#ifdef HB_execl
 	if (argc == 5 && !strcmp(argv[1], "execl"))
 		return execl_chain(argv[0], argv[2], argv[3], argv[4]);
-	fprintf(stderr, "usage: native dhry2reg|whetstone|arith KIND|hanoi|spawn|execl ...\n");
+#endif
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "usage: dhry2reg|whetstone|arith KIND|hanoi|spawn|execl ...\n");
 	return 2;
 }

@@ -297,6 +297,32 @@ mod tests {
     }
 
     #[test]
+    fn a_group_scored_from_captured_x11perf_output() {
+        // Real output of `x11perf -repeat 2 -subs 25 -time 1 -TEST` for 2d-rects' four tests,
+        // captured under Xvfb on the development VM, one run after the other. Each run's last
+        // rate (its `trep` line, the mean of its repeats) over the reference rate, × 1000:
+        // 10100000/7180000, 791000/110000, 8520000/1430000, 348000/18000 → 1406.69, 7190.91,
+        // 5958.04, 19333.33; their mean 8472.24.
+        let captured = include_str!("testdata/x11perf-2d-rects.txt");
+        let runs: Vec<&str> = captured
+            .split("x11perf - X11 performance program")
+            .skip(1)
+            .collect();
+        let tests = x11perf_tests("2d-rects").unwrap();
+        assert_eq!(runs.len(), tests.len());
+        let rates: Vec<(f64, f64)> = runs
+            .iter()
+            .zip(tests)
+            .map(|(out, t)| (x11perf_rate(out).unwrap(), reference_rate(t).unwrap()))
+            .collect();
+        assert_eq!(
+            rates.iter().map(|r| r.0).collect::<Vec<_>>(),
+            [10_100_000.0, 791_000.0, 8_520_000.0, 348_000.0]
+        );
+        assert!((group_score(&rates) - 8472.24).abs() < 0.01, "{rates:?}");
+    }
+
+    #[test]
     fn every_2d_test_has_its_group_and_every_grouped_test_its_reference() {
         for t in crate::suites::index::registry::TESTS
             .iter()
