@@ -142,13 +142,21 @@ fn test_line(t: &TestResult) -> String {
                     ""
                 },
                 if t.native { "" } else { built_in_mark(&t.name) }
-            )
+            ) + &differs_mark(&t.name)
         }
         None => format!(
             "{:<40} {:>12} {:<5} (stopped before a pass completed)",
             t.msg, "---", t.unit
         ),
     }
+}
+
+/// Beside a test whose workload is not quite UnixBench's: what differs.
+fn differs_mark(name: &str) -> String {
+    crate::suites::index::registry::find(name)
+        .and_then(|t| t.program.differs_from_unixbench())
+        .map(|d| format!(" [not UnixBench's: {d}]"))
+        .unwrap_or_default()
 }
 
 /// Beside a test that has a C version but ran its built-in one.
@@ -347,8 +355,13 @@ pub fn html(result: &RunResult, r: &IndexResult) -> String {
                         });
                 let _ = writeln!(
                     out,
-                    "<tr><td><b>{}</b></td><td class=n>{score}</td><td>{}</td><td class=n>{time}</td><td class=n>{iters}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
+                    "<tr><td><b>{}</b>{}</td><td class=n>{score}</td><td>{}</td><td class=n>{time}</td><td class=n>{iters}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
                     esc(&t.msg),
+                    esc(&format!(
+                        "{}{}",
+                        if t.native { "" } else { built_in_mark(&t.name) },
+                        differs_mark(&t.name)
+                    )),
                     esc(&t.unit),
                     t.spread.map_or(String::new(), |s| format!("{:.1}%", s.cv_pct)),
                     t.baseline.map_or(String::new(), |b| format!("{b:.1}")),
