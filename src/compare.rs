@@ -1,15 +1,37 @@
-//! `hostbench compare`: pairs the figures two results share and says, from their samples,
-//! which differences are real.
+//! `hostbench compare`: pairs the figures two results (or two sets of repeated runs) share and
+//! says which differences are real.
+//!
+//! The evidence is the per-run figures whenever the two sides have more than one run between
+//! them: on a shared host the largest variation is between runs (the CPU's speed drifts over
+//! minutes, placement changes a ping-pong threefold), which samples taken within one run do not
+//! see. The test is Welch's on the figures' logarithms (`stats::log_ratio_test`, where the
+//! choice is explained), and its interval is that of the ratio B/A. With one run a side there
+//! is nothing else: the samples within each run are tested as before, and the verdict says that
+//! run-to-run variation is unknown and doubles the noise floor.
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::UsageError;
 use crate::model::figures::{figures, Better, Figure};
 use crate::model::RunResult;
-use crate::stats::welch_test;
+use crate::stats::{log_ratio_test, welch_test};
 
-/// The test behind every verdict, named in the output.
-pub const TEST_NAME: &str = "Welch's two-sample t-test, 95%";
+/// The test behind verdicts on per-run figures, named in the output.
+pub const RUNS_TEST: &str =
+    "Welch's t-test on the logarithms of the per-run figures, 95% (interval: of the ratio B/A)";
+/// The test behind verdicts on samples within one run a side.
+pub const WITHIN_RUN_TEST: &str =
+    "Welch's two-sample t-test on the samples within each run, 95% (interval: of the change of the mean)";
+
+/// What a row's samples were.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    /// One figure per run: run-to-run variation is in the test.
+    Runs,
+    /// The samples within one run a side (iterations, batches): run-to-run variation is not.
+    WithinRun,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -45,11 +67,14 @@ pub struct Row {
     pub better: Better,
     pub a: f64,
     pub b: f64,
-    /// (B − A) / A, percent.
+    /// (B − A) / A, percent; on per-run figures, of their geometric means.
     pub change_pct: f64,
-    /// 95% confidence interval of the change of the samples' mean, percent of A's mean.
+    /// 95% confidence interval of the change, percent: on per-run figures the ratio's interval
+    /// (minus 1); within runs, of the change of the samples' mean over A's mean.
     pub ci_pct: Option<[f64; 2]>,
     pub p_value: Option<f64>,
+    /// What the samples were, and how many each side had.
+    pub basis: Basis,
     pub samples_a: usize,
     pub samples_b: usize,
     pub verdict: Verdict,
@@ -65,15 +90,20 @@ pub struct Side {
     pub hostname: String,
     pub started_at: String,
     pub tool_version: String,
+    /// The runs on this side (a result each).
+    pub runs: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
+    /// The test behind the verdicts (per-run figures, or samples within one run a side).
     pub test: String,
+    pub basis: Basis,
     pub a: Side,
     pub b: Side,
-    /// The larger run-to-run spread (percent) the two results' noise parts measured, when both
-    /// have one: significant changes no larger than this are "within the host's noise".
+    /// The largest run-to-run spread (percent) the results' noise parts measured, when every
+    /// result has one: significant changes no larger than this are "within the host's noise".
+    /// Doubled when there is one run a side (the two runs' own offsets are unknown).
     pub noise_floor_pct: Option<f64>,
     /// Differences in where and how the two were measured.
     pub notes: Vec<String>,
@@ -94,12 +124,15 @@ impl Comparison {
     }
 }
 
-fn side(source: &str, r: &RunResult) -> Side {
+/// A side: its first run's identity and how many runs it has.
+fn side(source: &str, runs: &[RunResult]) -> Side {
+    let r = &runs[0];
     Side {
         source: source.to_string(),
         hostname: r.environment.hostname.clone(),
         started_at: r.started_at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
         tool_version: r.tool_version.clone(),
+        runs: runs.len(),
     }
 }
 
@@ -160,10 +193,110 @@ fn noise_spread(r: &RunResult) -> Option<f64> {
     })
 }
 
-/// The noise floor of a comparison: the larger of the two results' noise spreads, when both
+/// The noise floor of a comparison: the largest of the results' noise spreads, when every one
 /// measured one (a `hostbench run` does).
-pub fn noise_floor(a: &RunResult, b: &RunResult) -> Option<f64> {
-    Some(noise_spread(a)?.max(noise_spread(b)?))
+pub fn noise_floor<'a>(results: impl IntoIterator<Item = &'a RunResult>) -> Option<f64> {
+    results
+        .into_iter()
+        .map(noise_spread)
+        .try_fold(0.0f64, |floor, s| Some(floor.max(s?)))
+}
+
+/// The verdict of a test that found `significant` a change of `change_pct` in the direction
+/// `up`, given the noise floor.
+fn verdict(
+    significant: bool,
+    change_pct: f64,
+    up: bool,
+    better: Better,
+    floor: Option<f64>,
+) -> Verdict {
+    if !significant {
+        Verdict::NoSignificantDifference
+    } else if floor.is_some_and(|f| change_pct.abs() <= f) {
+        Verdict::WithinNoise
+    } else {
+        match (up, better) {
+            (true, Better::Higher) | (false, Better::Lower) => Verdict::Better,
+            _ => Verdict::Worse,
+        }
+    }
+}
+
+fn geometric_mean(v: &[f64]) -> f64 {
+    (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp()
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// A figure judged on its per-run values (`va`, `vb`: one per run that has it).
+fn runs_row(fa: &Figure, va: &[f64], vb: &[f64], floor: Option<f64>) -> Row {
+    let base = |a: f64, b: f64, change_pct: f64| Row {
+        key: fa.key.clone(),
+        suite: fa.suite.clone(),
+        name: fa.name.clone(),
+        unit: fa.unit.clone(),
+        better: fa.better,
+        a,
+        b,
+        change_pct,
+        ci_pct: None,
+        p_value: None,
+        basis: Basis::Runs,
+        samples_a: va.len(),
+        samples_b: vb.len(),
+        verdict: Verdict::NotTested,
+        why_not_tested: None,
+    };
+    let positive = va.iter().chain(vb).all(|x| x.is_finite() && *x > 0.0);
+    if !positive {
+        // A figure that can be zero (deadlines missed, an overrun) has no ratio: the difference
+        // of its means, in percent of A's.
+        let (ma, mb) = (mean(va), mean(vb));
+        let change = if ma != 0.0 {
+            (mb - ma) / ma.abs() * 100.0
+        } else {
+            0.0
+        };
+        let mut r = base(ma, mb, change);
+        match welch_test(va, vb) {
+            Some(t) => {
+                r.p_value = Some(t.p_value);
+                r.ci_pct = (ma != 0.0)
+                    .then(|| [t.ci_low / ma.abs() * 100.0, t.ci_high / ma.abs() * 100.0]);
+                r.verdict = verdict(
+                    t.significant(),
+                    change,
+                    t.difference > 0.0,
+                    fa.better,
+                    floor,
+                );
+            }
+            None => {
+                r.why_not_tested = Some("fewer than two runs on a side".into());
+            }
+        }
+        return r;
+    }
+    let (ga, gb) = (geometric_mean(va), geometric_mean(vb));
+    let mut r = base(ga, gb, (gb / ga - 1.0) * 100.0);
+    match log_ratio_test(va, vb) {
+        Some(t) => {
+            r.p_value = Some(t.p_value);
+            r.ci_pct = Some([(t.ci_low - 1.0) * 100.0, (t.ci_high - 1.0) * 100.0]);
+            r.verdict = verdict(
+                t.significant(),
+                r.change_pct,
+                t.ratio > 1.0,
+                fa.better,
+                floor,
+            );
+        }
+        None => r.why_not_tested = Some("fewer than two runs on a side".into()),
+    }
+    r
 }
 
 fn row(a: &Figure, b: &Figure, floor: Option<f64>) -> Row {
@@ -185,12 +318,13 @@ fn row(a: &Figure, b: &Figure, floor: Option<f64>) -> Row {
     };
     let verdict = match &test {
         None => Verdict::NotTested,
-        Some(t) if !t.significant() => Verdict::NoSignificantDifference,
-        Some(_) if floor.is_some_and(|f| change_pct.abs() <= f) => Verdict::WithinNoise,
-        Some(t) => match (t.difference > 0.0, a.better) {
-            (true, Better::Higher) | (false, Better::Lower) => Verdict::Better,
-            _ => Verdict::Worse,
-        },
+        Some(t) => verdict(
+            t.significant(),
+            change_pct,
+            t.difference > 0.0,
+            a.better,
+            floor,
+        ),
     };
     Row {
         key: a.key.clone(),
@@ -205,6 +339,7 @@ fn row(a: &Figure, b: &Figure, floor: Option<f64>) -> Row {
             .filter(|_| mean_a != 0.0)
             .map(|t| [t.ci_low / mean_a * 100.0, t.ci_high / mean_a * 100.0]),
         p_value: test.map(|t| t.p_value),
+        basis: Basis::WithinRun,
         samples_a: a.samples.len(),
         samples_b: b.samples.len(),
         verdict,
@@ -220,29 +355,96 @@ pub fn compare(
     b_source: &str,
     b: &RunResult,
 ) -> Result<Comparison, UsageError> {
-    let fb = figures(b);
-    let floor = noise_floor(a, b);
-    let rows: Vec<Row> = figures(a)
+    compare_runs(
+        a_source,
+        std::slice::from_ref(a),
+        b_source,
+        std::slice::from_ref(b),
+    )
+}
+
+/// Compares two sides of one or more runs each (the runs of a `--repeat`, or results listed
+/// as `A1,A2,A3`). With more than one run between them, every figure is judged on its per-run
+/// values; with one run a side, on the samples within the runs.
+pub fn compare_runs(
+    a_source: &str,
+    a: &[RunResult],
+    b_source: &str,
+    b: &[RunResult],
+) -> Result<Comparison, UsageError> {
+    if a.is_empty() || b.is_empty() {
+        return Err(UsageError::new("compare needs at least one result a side"));
+    }
+    let fa: Vec<Vec<Figure>> = a.iter().map(figures).collect();
+    let fb: Vec<Vec<Figure>> = b.iter().map(figures).collect();
+    let basis = if a.len() + b.len() > 2 {
+        Basis::Runs
+    } else {
+        Basis::WithinRun
+    };
+    let measured_floor = noise_floor(a.iter().chain(b));
+    let floor = match basis {
+        Basis::Runs => measured_floor,
+        Basis::WithinRun => measured_floor.map(|f| 2.0 * f),
+    };
+    let values = |runs: &[Vec<Figure>], key: &str| -> Vec<f64> {
+        runs.iter()
+            .filter_map(|figs| figs.iter().find(|f| f.key == key).map(|f| f.value))
+            .collect()
+    };
+    let rows: Vec<Row> = fa[0]
         .iter()
-        .filter_map(|fa| {
-            fb.iter()
-                .find(|f| f.key == fa.key)
-                .map(|f| row(fa, f, floor))
+        .filter_map(|first| {
+            let other = fb[0].iter().find(|f| f.key == first.key)?;
+            Some(match basis {
+                Basis::Runs => runs_row(
+                    first,
+                    &values(&fa, &first.key),
+                    &values(&fb, &first.key),
+                    floor,
+                ),
+                Basis::WithinRun => row(first, other, floor),
+            })
         })
         .collect();
     if rows.is_empty() {
         return Err(UsageError::new(format!(
             "{a_source} ({}) and {b_source} ({}) share no measurement to compare",
-            a.suite_names(),
-            b.suite_names()
+            a[0].suite_names(),
+            b[0].suite_names()
         )));
     }
+    let mut notes = notes(&a[0], &b[0]);
+    for (name, side) in [("A", a), ("B", b)] {
+        for r in &side[1..] {
+            for n in self::notes(&side[0], r) {
+                let n = format!("within {name}: {n}");
+                if !notes.contains(&n) {
+                    notes.push(n);
+                }
+            }
+        }
+    }
+    if basis == Basis::WithinRun {
+        notes.push(match measured_floor {
+            Some(f) => format!(
+                "one run a side: run-to-run variation is unknown, so the verdicts rest on the samples within each run and the noise floor is doubled (±{f:.1}% → ±{:.1}%); repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures",
+                2.0 * f
+            ),
+            None => "one run a side: run-to-run variation is unknown and neither result measured the host's noise, so a verdict may call a difference between two runs a change; repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures".into(),
+        });
+    }
     Ok(Comparison {
-        test: TEST_NAME.into(),
+        test: match basis {
+            Basis::Runs => RUNS_TEST,
+            Basis::WithinRun => WITHIN_RUN_TEST,
+        }
+        .into(),
+        basis,
         a: side(a_source, a),
         b: side(b_source, b),
         noise_floor_pct: floor,
-        notes: notes(a, b),
+        notes,
         rows,
     })
 }

@@ -75,9 +75,20 @@ fn real_differences_are_significant_in_the_right_direction_and_noise_is_not() {
     let c = compare_json(&sb, &a, &same);
     assert_eq!(verdict_of(&c, "run time"), "no_significant_difference");
     assert!(c["test"].as_str().unwrap().contains("Welch"));
-    // On a host whose runs spread by 30%, a real 20% change is within its noise.
+    // One run a side: the samples within the runs, and the verdict says run-to-run variation
+    // is unknown and doubles the floor (1% → 2%).
+    assert_eq!(c["basis"], "within_run");
+    assert_eq!(c["noise_floor_pct"], 2.0);
+    assert!(
+        c["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("run-to-run variation is unknown")),
+        "{c}"
+    );
+    // On a host whose runs spread by 15%, a real 20% change is within its doubled noise.
     let mut wide = noise_with(&base, &around(12.0, 30, 2));
-    wide["suites"][0]["summary"]["verdict"]["spread_pct"] = 30.0.into();
+    wide["suites"][0]["summary"]["verdict"]["spread_pct"] = 15.0.into();
     let wide = write(dir, "wide.json", &wide);
     let c = compare_json(&sb, &a, &wide);
     assert_eq!(c["noise_floor_pct"], 30.0);
@@ -149,6 +160,79 @@ fn real_differences_are_significant_in_the_right_direction_and_noise_is_not() {
     assert_eq!(code(&["--fail-on-regression", "10"], &slower), Some(3));
     assert_eq!(code(&["--fail-on-regression", "30"], &slower), Some(0));
     assert_eq!(code(&["--fail-on-regression", "0"], &faster), Some(0));
+}
+
+#[test]
+fn several_runs_a_side_are_judged_on_their_per_run_figures() {
+    let sb = Sandbox::new();
+    let dir = sb.dir.path();
+    let base = sb.json(&["noise", "5", "3"]);
+    // Three runs a side whose means differ by 2% from run to run (the runs' own samples spread
+    // by only 1%), and a side 20% slower.
+    let side = |name: &str, means: &[f64]| -> String {
+        means
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let v = noise_with(&base, &around(*m, 30, i));
+                write(dir, &format!("{name}{i}.json"), &v)
+                    .to_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let a = side("a", &[10.0, 10.2, 9.8]);
+    let same = side("same", &[9.9, 10.1, 10.0]);
+    let slower = side("slow", &[12.0, 12.2, 11.8]);
+    let row = |c: &Value| -> Value {
+        c["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["key"].as_str().unwrap().contains("run time"))
+            .unwrap()
+            .clone()
+    };
+    let c = sb.json(&["compare", &a, &slower]);
+    assert_eq!(c["basis"], "runs");
+    assert!(c["test"].as_str().unwrap().contains("per-run"), "{c}");
+    assert_eq!(
+        (c["a"]["runs"].as_u64(), c["b"]["runs"].as_u64()),
+        (Some(3), Some(3))
+    );
+    let r = row(&c);
+    assert_eq!(
+        (r["samples_a"].as_u64(), r["samples_b"].as_u64()),
+        (Some(3), Some(3))
+    );
+    assert_eq!(r["verdict"], "worse");
+    // The interval is the ratio's, around +20%.
+    let ci = r["ci_pct"].as_array().unwrap();
+    let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+    assert!(lo > 10.0 && lo < 20.0 && hi > 20.0 && hi < 30.0, "{r}");
+    // Runs that differ by 2% from each other are no change, though each run's 30 samples would
+    // have called 10.2 against 9.8 significant.
+    let c = sb.json(&["compare", &a, &same]);
+    assert_eq!(row(&c)["verdict"], "no_significant_difference", "{c}");
+    let one_each = sb.json(&[
+        "compare",
+        a.split(',').nth(1).unwrap(),
+        a.split(',').nth(2).unwrap(),
+    ]);
+    assert_eq!(one_each["basis"], "within_run");
+    assert_ne!(row(&one_each)["verdict"], "no_significant_difference");
+    // One run against three: that run is tested against the three's spread.
+    let first_slow = slower.split(',').next().unwrap();
+    let c = sb.json(&["compare", &a, first_slow]);
+    assert_eq!(c["basis"], "runs");
+    assert_eq!(row(&c)["samples_b"], 1);
+    assert_eq!(row(&c)["verdict"], "worse");
+    // A list with a hole is the user's mistake.
+    let out = sb.cmd().args(["compare", "1,,2", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("empty name"));
 }
 
 #[test]

@@ -6,7 +6,7 @@ use clap::{Args, ValueEnum};
 use super::output::Output;
 use super::results::load_stored;
 use super::GlobalArgs;
-use crate::compare::compare;
+use crate::compare::compare_runs;
 use crate::error::UsageError;
 use crate::model::{RunResult, SCHEMA_VERSION};
 use crate::render;
@@ -23,9 +23,9 @@ pub enum CompareFormat {
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The first (older) result: a stored id or a result JSON file
+    /// The first (older) side: a stored id or a result JSON file, or several runs as A1,A2,A3
     pub a: String,
-    /// The second (newer) result: a stored id or a result JSON file
+    /// The second (newer) side: a stored id or a result JSON file, or several runs as B1,B2,B3
     pub b: String,
     /// Exit with 3 when a significant regression is larger than PCT percent
     #[arg(long = "fail-on-regression", value_name = "PCT")]
@@ -44,9 +44,9 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
         }
     }
     let out = Output::new(global.json, global.quiet);
-    let (a_name, a) = load_result(global, &args.a)?;
-    let (b_name, b) = load_result(global, &args.b)?;
-    let c = compare(&a_name, &a, &b_name, &b)?;
+    let (a_name, a) = load_side(global, &args.a)?;
+    let (b_name, b) = load_side(global, &args.b)?;
+    let c = compare_runs(&a_name, &a, &b_name, &b)?;
     let text = if global.json {
         format!("{}\n", serde_json::to_string_pretty(&c)?)
     } else {
@@ -76,6 +76,32 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// One side of a comparison: a result, or runs listed as `A1,A2,A3` (ids or files; a path
+/// that exists as given is one result even with a comma in its name), with a label.
+fn load_side(global: &GlobalArgs, arg: &str) -> Result<(String, Vec<RunResult>)> {
+    if Path::new(arg).exists() || !arg.contains(',') {
+        let (name, r) = load_result(global, arg)?;
+        return Ok((name, vec![r]));
+    }
+    let parts: Vec<&str> = arg.split(',').map(str::trim).collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(UsageError::new(format!(
+            "{arg}: an empty name in a list of results (A1,A2,A3)"
+        ))
+        .into());
+    }
+    let runs = parts
+        .iter()
+        .map(|p| load_result(global, p).map(|(_, r)| r))
+        .collect::<Result<Vec<_>>>()?;
+    let label = if parts.iter().all(|p| p.parse::<i64>().is_ok()) {
+        format!("results {}", parts.join(","))
+    } else {
+        parts.join(",")
+    };
+    Ok((label, runs))
 }
 
 /// A result named by stored id or by the path of a result JSON file (`--json` output or

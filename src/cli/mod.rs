@@ -75,12 +75,12 @@ pub enum Command {
     Sched(sched::SchedArgs),
     /// UnixBench: micro-benchmarks scored into the BYTE index against the baseline machine George
     #[command(
-        override_usage = "hostbench index [-q | -v] [-i N] [-c N [-c N ...]] [--quick] [--adaptive [PCT]] [--pin] [--xvfb] [TEST ...]"
+        override_usage = "hostbench index [-q | -v] [-i N] [-c N [-c N ...]] [--quick] [--adaptive [PCT]] [--pin] [--xvfb] [--lang LANG] [--builtin-cpu-tests] [TEST ...]"
     )]
     Index(index::IndexArgs),
-    /// Two results side by side: the change of each shared measurement and whether it is real
+    /// Two results (or two sets of runs) side by side: the change of each shared measurement and whether it is real
     #[command(
-        override_usage = "hostbench compare A B [--fail-on-regression PCT] [--format text|markdown] [--json]"
+        override_usage = "hostbench compare A[,A2,...] B[,B2,...] [--fail-on-regression PCT] [--format text|markdown] [--json]"
     )]
     Compare(compare::CompareArgs),
     /// One self-contained HTML page with plots of one or more results

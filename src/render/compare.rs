@@ -30,23 +30,35 @@ fn verdict(r: &Row) -> String {
 }
 
 fn header_lines(c: &Comparison) -> Vec<String> {
+    let runs = |n: usize| {
+        if n == 1 {
+            String::new()
+        } else {
+            format!(", {n} runs from then")
+        }
+    };
     let mut lines = vec![
         format!(
-            "A: {} ({}, {}, hostbench {})",
-            c.a.source, c.a.hostname, c.a.started_at, c.a.tool_version
+            "A: {} ({}, {}{}, hostbench {})",
+            c.a.source,
+            c.a.hostname,
+            c.a.started_at,
+            runs(c.a.runs),
+            c.a.tool_version
         ),
         format!(
-            "B: {} ({}, {}, hostbench {})",
-            c.b.source, c.b.hostname, c.b.started_at, c.b.tool_version
+            "B: {} ({}, {}{}, hostbench {})",
+            c.b.source,
+            c.b.hostname,
+            c.b.started_at,
+            runs(c.b.runs),
+            c.b.tool_version
         ),
-        format!(
-            "Verdicts from {}; the interval is that of the change of the samples' mean.",
-            c.test
-        ),
+        format!("Verdicts from {}.", c.test),
     ];
     if let Some(f) = c.noise_floor_pct {
         lines.push(format!(
-            "Host noise: the two runs' noise parts spread by up to ±{f:.1}%; significant changes within that are reported as within the host's noise."
+            "Host noise floor: ±{f:.1}% (from the runs' noise checks); significant changes within that are reported as within the host's noise."
         ));
     }
     lines.extend(c.notes.iter().map(|n| format!("Note: {n}")));

@@ -2,10 +2,12 @@
 //! histogram for latency-like data. Nothing here measures or prints.
 
 mod histogram;
+mod ratio;
 mod summary;
 mod welch;
 
 pub use histogram::LatencyHistogram;
+pub use ratio::{log_ratio_test, RatioTest};
 pub use summary::{
     confidence_interval_95, median, median_absolute_deviation, percentile_nearest_rank, Interval,
     Summary,

@@ -1,0 +1,163 @@
+//! The test `compare` uses on per-run figures: Welch's t-test on their logarithms.
+//!
+//! Why this one: per-run figures are few (3–10 a side) and skewed to the right (a run that a
+//! neighbour slowed is far slower; none is far faster), and a change is a factor — a kernel that
+//! makes pipes 10% faster does so at any pipe speed. On logarithms the skew shrinks and a factor
+//! becomes a difference, so the interval of the difference of the mean logarithms, raised back
+//! with `exp`, is the interval of the ratio B/A of the geometric means: a ratio's interval
+//! computed as one, not a difference's interval divided by A's mean. Welch's form does not
+//! assume the two sides spread alike (a noisy afternoon against a quiet night). A permutation
+//! test would assume less, but with three runs a side it has only 20 orderings, so its smallest
+//! two-sided p-value is 0.1: it could never call anything at 95%.
+
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use super::{welch_test, Summary};
+
+/// The ratio B/A of the geometric means, its 95% interval and the two-sided p-value.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RatioTest {
+    pub ratio: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub p_value: f64,
+    pub degrees_of_freedom: f64,
+}
+
+impl RatioTest {
+    /// Significant at the 5% level: the interval excludes a ratio of 1.
+    pub fn significant(&self) -> bool {
+        self.p_value < 0.05
+    }
+}
+
+/// Two or more values a side: Welch on the logarithms. One value on a side against two or
+/// more on the other: that one run is tested as a new draw from the other side's spread (the
+/// prediction interval, `se = s·√(1 + 1/n)`, n − 1 degrees of freedom), which assumes the single
+/// run spreads as the others do. None when both sides have one value or a side none, or a
+/// value is not a positive finite number (a ratio needs positive figures).
+pub fn log_ratio_test(a: &[f64], b: &[f64]) -> Option<RatioTest> {
+    if a.iter().chain(b).any(|x| !(x.is_finite() && *x > 0.0)) {
+        return None;
+    }
+    let la: Vec<f64> = a.iter().map(|x| x.ln()).collect();
+    let lb: Vec<f64> = b.iter().map(|x| x.ln()).collect();
+    let (difference, ci_low, ci_high, p_value, df) = match (la.len(), lb.len()) {
+        (1, n) | (n, 1) if n >= 2 => {
+            let (single, many, sign) = if la.len() == 1 {
+                (la[0], &lb, -1.0)
+            } else {
+                (lb[0], &la, 1.0)
+            };
+            let s = Summary::of(many)?;
+            // B − A in logarithms, whichever side is the single run.
+            let difference = sign * (single - s.mean);
+            let df = (n - 1) as f64;
+            let se = s.sd * (1.0 + 1.0 / n as f64).sqrt();
+            if se == 0.0 {
+                let p = if difference == 0.0 { 1.0 } else { 0.0 };
+                (difference, difference, difference, p, df)
+            } else {
+                let t = StudentsT::new(0.0, 1.0, df).ok()?;
+                let half = t.inverse_cdf(0.975) * se;
+                let p = 2.0 * (1.0 - t.cdf((difference / se).abs()));
+                (difference, difference - half, difference + half, p, df)
+            }
+        }
+        _ => {
+            let w = welch_test(&la, &lb)?;
+            (
+                w.difference,
+                w.ci_low,
+                w.ci_high,
+                w.p_value,
+                w.degrees_of_freedom,
+            )
+        }
+    };
+    Some(RatioTest {
+        ratio: difference.exp(),
+        ci_low: ci_low.exp(),
+        ci_high: ci_high.exp(),
+        p_value,
+        degrees_of_freedom: df,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, LogNormal};
+
+    #[test]
+    fn a_hand_worked_ratio() {
+        // ln of A: 0, ln 2 (mean ln √2); of B: ln 2, ln 4 (mean ln 2√2): the geometric means
+        // are √2 and 2√2, ratio 2. Both sides' log-variance is (ln 2)²/2, so se = ln 2 · √(1/2)
+        // and df = 2; t = ln 2 / (ln 2/√2) = √2, two-sided p of t(2) at √2 = 0.2929.
+        let r = log_ratio_test(&[1.0, 2.0], &[2.0, 4.0]).unwrap();
+        assert!((r.ratio - 2.0).abs() < 1e-12, "{r:?}");
+        assert!((r.degrees_of_freedom - 2.0).abs() < 1e-9, "{r:?}");
+        assert!((r.p_value - 0.2929).abs() < 1e-3, "{r:?}");
+        // The interval is a ratio's: symmetric around it in logarithms, not in value.
+        assert!(((r.ci_low * r.ci_high).sqrt() - 2.0).abs() < 1e-9, "{r:?}");
+        assert!(r.ci_low < 1.0 && !r.significant());
+        assert!(log_ratio_test(&[1.0, 0.0], &[2.0, 3.0]).is_none());
+        assert!(log_ratio_test(&[1.0], &[2.0]).is_none());
+        assert!(log_ratio_test(&[], &[2.0, 3.0]).is_none());
+    }
+
+    #[test]
+    fn one_run_against_several_is_a_prediction() {
+        // A: e^0, e^0.1, e^-0.1 (log mean 0, log sd 0.1); B: one run at e^0.5. se = 0.1·√(4/3)
+        // = 0.11547, t = 0.5 / 0.11547 = 4.33 on 2 degrees of freedom: p = 0.0494.
+        let a = [1.0, 0.1f64.exp(), (-0.1f64).exp()];
+        let r = log_ratio_test(&a, &[0.5f64.exp()]).unwrap();
+        assert!((r.ratio - 0.5f64.exp()).abs() < 1e-9, "{r:?}");
+        assert!((r.degrees_of_freedom - 2.0).abs() < 1e-12);
+        assert!((r.p_value - 0.0494).abs() < 1e-3, "{r:?}");
+        // Either way round: the ratio is B/A.
+        let r2 = log_ratio_test(&[0.5f64.exp()], &a).unwrap();
+        assert!((r2.ratio * r.ratio - 1.0).abs() < 1e-9);
+        assert!((r2.p_value - r.p_value).abs() < 1e-12);
+        // A single run inside the others' spread is no change.
+        assert!(!log_ratio_test(&a, &[1.05]).unwrap().significant());
+    }
+
+    /// Per-run figures of an unchanged host and of one changed by `factor`: `n` runs a side,
+    /// each off by a log-normal factor of spread `cv`.
+    fn draws(rng: &mut StdRng, n: usize, cv: f64, factor: f64) -> (Vec<f64>, Vec<f64>) {
+        let noise = LogNormal::new(0.0, cv).unwrap();
+        let a = (0..n).map(|_| 1000.0 * noise.sample(rng)).collect();
+        let b = (0..n)
+            .map(|_| 1000.0 * factor * noise.sample(rng))
+            .collect();
+        (a, b)
+    }
+
+    #[test]
+    fn false_alarms_and_detections_on_seeded_draws() {
+        // Five runs a side that spread by 5% (this VM's run-to-run spread on a quiet minute).
+        let mut rng = StdRng::seed_from_u64(14);
+        let false_alarms = (0..100)
+            .filter(|_| {
+                let (a, b) = draws(&mut rng, 5, 0.05, 1.0);
+                log_ratio_test(&a, &b).unwrap().significant()
+            })
+            .count();
+        assert!(
+            false_alarms <= 5,
+            "{false_alarms} false alarms in 100 A/A draws"
+        );
+        let found = (0..100)
+            .filter(|_| {
+                let (a, b) = draws(&mut rng, 5, 0.05, 1.2);
+                let r = log_ratio_test(&a, &b).unwrap();
+                r.significant() && r.ratio > 1.0
+            })
+            .count();
+        assert!(found >= 90, "a 20% change found in {found} of 100 draws");
+    }
+}
