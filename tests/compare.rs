@@ -333,3 +333,66 @@ fn exports_parse_back() {
         "{md}"
     );
 }
+
+#[test]
+fn a_repeated_command_stores_one_group_and_compare_takes_groups_whole() {
+    let sb = Sandbox::new();
+    let run = |n: &str| {
+        let out = sb
+            .cmd()
+            .args(["--repeat", n, "noise", "10", "5"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let first = run("2");
+    assert!(first.contains("The 2 runs are group g1"), "{first}");
+    let second = run("3");
+    assert!(second.contains("The 3 runs are group g3"), "{second}");
+    // Each run is a result of its own, marked with its group.
+    let stored: Vec<Value> = (1..=5)
+        .map(|id| sb.json(&["results", "export", &id.to_string(), "--format", "json"]))
+        .collect();
+    let groups: Vec<(i64, i64, i64)> = stored
+        .iter()
+        .map(|r| {
+            let rep = &r["repeat"];
+            (
+                rep["group"].as_i64().unwrap(),
+                rep["run"].as_i64().unwrap(),
+                rep["of"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        groups,
+        [(1, 1, 2), (1, 2, 2), (3, 1, 3), (3, 2, 3), (3, 3, 3)]
+    );
+    // compare of two groups: the per-run figures, two and three of them.
+    let c = sb.json(&["compare", "g1", "g3"]);
+    assert_eq!(c["basis"], "runs", "{c}");
+    assert_eq!(
+        (c["a"]["runs"].as_u64(), c["b"]["runs"].as_u64()),
+        (Some(2), Some(3))
+    );
+    let row = &c["rows"][0];
+    assert_eq!(
+        (row["samples_a"].as_u64(), row["samples_b"].as_u64()),
+        (Some(2), Some(3))
+    );
+    assert_eq!(c["a"]["source"], "group g1");
+    // A group that is not there, and --repeat where nothing is measured: exit 2, one line.
+    let out = sb.cmd().args(["compare", "g2", "g3"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no group g2"));
+    let out = sb
+        .cmd()
+        .args(["--repeat", "2", "compare", "g1", "g3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--repeat applies to the measuring commands")
+    );
+}

@@ -10,6 +10,7 @@ use crate::compare::compare_runs;
 use crate::error::UsageError;
 use crate::model::{RunResult, SCHEMA_VERSION};
 use crate::render;
+use crate::store::ResultStore;
 
 /// Exit code of `compare --fail-on-regression` when a significant regression is larger than
 /// allowed (2 is taken by usage errors).
@@ -23,9 +24,10 @@ pub enum CompareFormat {
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The first (older) side: a stored id or a result JSON file, or several runs as A1,A2,A3
+    /// The first (older) side: a stored id or a result JSON file, several runs as A1,A2,A3, or
+    /// gID, the runs of a --repeat
     pub a: String,
-    /// The second (newer) side: a stored id or a result JSON file, or several runs as B1,B2,B3
+    /// The second (newer) side: as A
     pub b: String,
     /// Exit with 3 when a significant regression is larger than PCT percent
     #[arg(long = "fail-on-regression", value_name = "PCT")]
@@ -81,6 +83,32 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
 /// One side of a comparison: a result, or runs listed as `A1,A2,A3` (ids or files; a path
 /// that exists as given is one result even with a comma in its name), with a label.
 fn load_side(global: &GlobalArgs, arg: &str) -> Result<(String, Vec<RunResult>)> {
+    let group = arg
+        .strip_prefix('g')
+        .and_then(|g| g.parse::<i64>().ok())
+        .filter(|_| !Path::new(arg).exists());
+    if let Some(g) = group {
+        let (db, store) = global.open_store_read_only()?;
+        let ids = match &store {
+            Some(s) => s.group(g).map_err(|e| UsageError::new(format!("{e:#}")))?,
+            None => Vec::new(),
+        };
+        if ids.is_empty() {
+            return Err(UsageError::new(format!(
+                "no group g{g} in {} (a group of --repeat runs is named after its first run's id)",
+                db.display()
+            ))
+            .into());
+        }
+        let runs = ids
+            .iter()
+            .map(|id| {
+                let label = format!("result {id}");
+                checked(load_stored(store.as_ref(), &db, *id)?, &label)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        return Ok((format!("group g{g}"), runs));
+    }
     if Path::new(arg).exists() || !arg.contains(',') {
         let (name, r) = load_result(global, arg)?;
         return Ok((name, vec![r]));

@@ -53,6 +53,23 @@ pub struct GlobalArgs {
     /// No progress and no calibration chatter: only the report
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Run the measuring command N times, stored as one group of runs (`compare gID` judges on
+    /// their per-run figures)
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: Option<u32>,
+    /// Set while a `--repeat` runs: which run this is, and the group once its first run is
+    /// stored.
+    #[arg(skip)]
+    pub repeating: Option<Repeating>,
+}
+
+/// One run of a `--repeat N` command.
+#[derive(Debug, Clone, Default)]
+pub struct Repeating {
+    pub run: u32,
+    pub of: u32,
+    /// The group's id (its first run's), shared by the runs once the first is stored.
+    pub group: std::rc::Rc<std::cell::Cell<Option<i64>>>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -80,7 +97,7 @@ pub enum Command {
     Index(index::IndexArgs),
     /// Two results (or two sets of runs) side by side: the change of each shared measurement and whether it is real
     #[command(
-        override_usage = "hostbench compare A[,A2,...] B[,B2,...] [--fail-on-regression PCT] [--format text|markdown] [--json]"
+        override_usage = "hostbench compare A[,A2,...]|gID B[,B2,...]|gID [--fail-on-regression PCT] [--format text|markdown] [--json]"
     )]
     Compare(compare::CompareArgs),
     /// One self-contained HTML page with plots of one or more results
@@ -118,16 +135,61 @@ impl CalibrationArgs {
 
 /// Runs the parsed command and returns the process exit code.
 pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
-    match cli.command {
-        Command::Run(args) => run::exec(&args, &cli.global, argv),
-        Command::Noise(args) => noise::exec(&args, &cli.global, argv),
-        Command::Index(args) => index::exec(&args, &cli.global, argv),
-        Command::Interactive(args) => interactive::exec(&args, &cli.global, argv),
-        Command::Results(cmd) => results::exec(&cmd, &cli.global),
-        Command::Compare(args) => compare::exec(&args, &cli.global),
-        Command::Report(args) => report::exec(&args, &cli.global),
-        Command::Sched(args) => sched::exec(&args, &cli.global, argv),
-        Command::Worker(args) => worker::exec(&args),
+    let measuring = matches!(
+        cli.command,
+        Command::Run(_)
+            | Command::Noise(_)
+            | Command::Index(_)
+            | Command::Interactive(_)
+            | Command::Sched(_)
+    );
+    match cli.global.repeat {
+        Some(_) if !measuring => Err(UsageError::new(
+            "--repeat applies to the measuring commands: run, noise, index, interactive, sched",
+        )
+        .into()),
+        Some(n) if n > 1 => repeat(&cli.command, &cli.global, argv, n),
+        _ => exec_once(&cli.command, &cli.global, argv),
+    }
+}
+
+/// `--repeat N`: the command N times, each a result of its own in one group. Stops after a run
+/// that did not end well (a stop, a failure: its exit code is the command's).
+fn repeat(command: &Command, global: &GlobalArgs, argv: Vec<String>, n: u32) -> Result<i32> {
+    let group = std::rc::Rc::new(std::cell::Cell::new(None));
+    let mut code = 0;
+    for run in 1..=n {
+        let mut once = global.clone();
+        once.repeating = Some(Repeating {
+            run,
+            of: n,
+            group: group.clone(),
+        });
+        code = exec_once(command, &once, argv.clone())?;
+        if code != 0 {
+            break;
+        }
+    }
+    if let (Some(g), false) = (group.get(), global.json) {
+        let out = output::Output::new(false, global.quiet);
+        out.out(&format!(
+            "The {n} runs are group g{g}: `hostbench compare g{g} gOTHER` judges on their per-run figures.\n"
+        ));
+    }
+    Ok(code)
+}
+
+fn exec_once(command: &Command, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
+    match command {
+        Command::Run(args) => run::exec(args, global, argv),
+        Command::Noise(args) => noise::exec(args, global, argv),
+        Command::Index(args) => index::exec(args, global, argv),
+        Command::Interactive(args) => interactive::exec(args, global, argv),
+        Command::Results(cmd) => results::exec(cmd, global),
+        Command::Compare(args) => compare::exec(args, global),
+        Command::Report(args) => report::exec(args, global),
+        Command::Sched(args) => sched::exec(args, global, argv),
+        Command::Worker(args) => worker::exec(args),
     }
 }
 

@@ -13,9 +13,9 @@ use anyhow::Result;
 use chrono::{DateTime, Utc};
 
 use super::output::Output;
-use super::GlobalArgs;
+use super::{GlobalArgs, Repeating};
 use crate::error::UsageError;
-use crate::model::{Environment, RunResult, SuiteResult};
+use crate::model::{Environment, Repeat, RunResult, SuiteResult};
 use crate::platform::host::StealClock;
 use crate::platform::private_dir::{sweep_stale, PrivateDir};
 use crate::platform::signals::StopSignal;
@@ -44,6 +44,8 @@ pub struct Session {
     /// The row the run is stored in as it goes, once something was measured.
     row: Option<i64>,
     last_checkpoint: Option<Instant>,
+    /// One run of a `--repeat N`: its results carry the group.
+    repeating: Option<Repeating>,
 }
 
 /// Where a finished result went.
@@ -87,7 +89,35 @@ impl Session {
             steal: StealClock::start(),
             row: None,
             last_checkpoint: None,
+            repeating: global.repeating.clone(),
         })
+    }
+
+    /// Marks a result of a repeated command with its group (until the group's first run is
+    /// stored, its own row, or 0 before it has one).
+    fn tag(&self, result: &mut RunResult) {
+        if let Some(r) = &self.repeating {
+            result.repeat = Some(Repeat {
+                group: r.group.get().or(self.row).unwrap_or(0),
+                run: r.run,
+                of: r.of,
+            });
+        }
+    }
+
+    /// Once the first run of a group has a row, the group is named after it.
+    fn name_group(&mut self, id: i64, result: &mut RunResult) {
+        let Some(r) = &self.repeating else { return };
+        if r.group.get().is_some() {
+            return;
+        }
+        r.group.set(Some(id));
+        if let Some(rep) = &mut result.repeat {
+            if rep.group != id {
+                rep.group = id;
+                let _ = self.store.replace(id, result);
+            }
+        }
     }
 
     /// Whether a checkpoint `min_interval` after the last one would be stored now.
@@ -108,13 +138,14 @@ impl Session {
         self.last_checkpoint = Some(Instant::now());
         let mut environment = self.environment.clone();
         environment.steal_ms_during_run = self.steal.elapsed_ms();
-        let partial = RunResult::finished_suites(
+        let mut partial = RunResult::finished_suites(
             self.started_at,
             self.argv.clone(),
             true,
             environment,
             build(),
         );
+        self.tag(&mut partial);
         if self.store.set_busy_timeout(CHECKPOINT_BUSY).is_err() {
             return;
         }
@@ -122,7 +153,12 @@ impl Session {
             Some(id) => {
                 let _ = self.store.replace(id, &partial);
             }
-            None => self.row = self.store.save(&partial).ok(),
+            None => {
+                self.row = self.store.save(&partial).ok();
+                if let Some(id) = self.row {
+                    self.name_group(id, &mut partial);
+                }
+            }
         }
         let _ = self.store.set_busy_timeout(BUSY_TIMEOUT);
     }
@@ -135,18 +171,22 @@ impl Session {
     /// ended the run early (a stop is known to the session).
     pub fn finish(mut self, suites: Vec<SuiteResult>, cut_short: bool) -> Finished {
         self.environment.steal_ms_during_run = self.steal.elapsed_ms();
-        let result = RunResult::finished_suites(
+        let mut result = RunResult::finished_suites(
             self.started_at,
-            self.argv,
+            self.argv.clone(),
             cut_short || self.stop.is_requested(),
-            self.environment,
+            self.environment.clone(),
             suites,
         );
+        self.tag(&mut result);
         let _ = self.store.set_busy_timeout(BUSY_TIMEOUT);
         let saved = match self.row {
             Some(id) => self.store.replace(id, &result).map(|_| id),
             None => self.store.save(&result),
         };
+        if let Ok(id) = saved {
+            self.name_group(id, &mut result);
+        }
         let stored = match saved {
             Ok(id) => Stored::Id(id),
             Err(e) => {

@@ -32,6 +32,19 @@ pub struct RunResult {
     pub incomplete: bool,
     pub environment: Environment,
     pub suites: Vec<SuiteResult>,
+    /// One of the runs of a `--repeat N` command: `compare gGROUP` takes them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<Repeat>,
+}
+
+/// Where a run stands in its group of repeated runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Repeat {
+    /// The group's id: the stored id of its first run.
+    pub group: i64,
+    /// This run's number, from 1, and how many the command was asked for.
+    pub run: u32,
+    pub of: u32,
 }
 
 /// The data of one suite. Tagged by suite name in JSON: `{"suite": "noise", ...}`.
@@ -122,6 +135,7 @@ impl RunResult {
             incomplete,
             environment,
             suites,
+            repeat: None,
         }
     }
 
@@ -133,7 +147,11 @@ impl RunResult {
 
     pub fn headline(&self) -> String {
         let lines: Vec<String> = self.suites.iter().map(SuiteResult::headline).collect();
-        lines.join("; ")
+        let repeat = match self.repeat {
+            Some(r) => format!(" (run {} of {} in group g{})", r.run, r.of, r.group),
+            None => String::new(),
+        };
+        lines.join("; ") + &repeat
     }
 
     /// The first raw figure no real run can produce — a run of 0 ns or of over a year, a time

@@ -84,6 +84,7 @@ mod tests {
                 runs: Vec::new(),
                 summary: None,
             })],
+            repeat: None,
         }
     }
 

@@ -34,4 +34,6 @@ pub trait ResultStore {
     fn list(&self) -> Result<Vec<StoredEntry>>;
     /// The result with this id, or None.
     fn load(&self, id: i64) -> Result<Option<RunResult>>;
+    /// The ids of the runs of repeat group `group` (a `--repeat N` command), oldest first.
+    fn group(&self, group: i64) -> Result<Vec<i64>>;
 }

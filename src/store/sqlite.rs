@@ -236,6 +236,22 @@ impl ResultStore for SqliteStore {
         Ok(entries)
     }
 
+    fn group(&self, group: i64) -> Result<Vec<i64>> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id FROM results WHERE json_valid(result_json)
+                 AND json_extract(result_json, '$.repeat.group') = ?1 ORDER BY id",
+            )
+            .map_err(|e| explain(e.into(), &self.path))?;
+        let ids = stmt
+            .query_map([group], |r| r.get(0))
+            .map_err(|e| explain(e.into(), &self.path))?
+            .collect::<rusqlite::Result<Vec<i64>>>()
+            .map_err(|e| explain(e.into(), &self.path))?;
+        Ok(ids)
+    }
+
     fn load(&self, id: i64) -> Result<Option<RunResult>> {
         let row: Option<(Value, Value)> = self
             .conn
@@ -364,6 +380,7 @@ mod tests {
                 runs: Vec::new(),
                 summary: None,
             })],
+            repeat: None,
         }
     }
 
@@ -401,6 +418,30 @@ mod tests {
             ("gamma", false)
         );
         assert!(store.replace(9999, &result("x", false)).is_err());
+    }
+
+    #[test]
+    fn a_repeat_group_is_found_by_its_first_runs_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = SqliteStore::open(&dir.path().join("r.sqlite")).unwrap();
+        let lone = store.save(&result("h", false)).unwrap();
+        let mut ids = Vec::new();
+        for run in 1..=3 {
+            let mut r = result("h", false);
+            r.repeat = Some(crate::model::Repeat {
+                group: ids.first().copied().unwrap_or(lone + 1),
+                run,
+                of: 3,
+            });
+            ids.push(store.save(&r).unwrap());
+        }
+        assert_eq!(store.group(ids[0]).unwrap(), ids);
+        assert!(store.group(lone).unwrap().is_empty());
+        let listed = store.list().unwrap();
+        assert!(
+            listed[2].headline.ends_with("(run 2 of 3 in group g2)"),
+            "{listed:?}"
+        );
     }
 
     #[test]
