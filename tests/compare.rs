@@ -136,6 +136,13 @@ fn real_differences_are_significant_in_the_right_direction_and_noise_is_not() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("Welch's two-sample t-test"), "{text}");
     assert!(text.contains("1 worse"), "{text}");
+    // Grouped by verdict: the slower run time under "changed beyond the host's noise".
+    let changed = text
+        .find("Changed beyond the host's noise")
+        .expect("a section of changes");
+    let row = text.find("noise: run time").expect("the run time row");
+    assert!(row > changed, "{text}");
+    assert!(!text.contains("Not testable"), "{text}");
     let out = sb
         .cmd()
         .args(["compare", "--format", "markdown"])
@@ -145,6 +152,7 @@ fn real_differences_are_significant_in_the_right_direction_and_noise_is_not() {
     let md = String::from_utf8(out.stdout).unwrap();
     assert!(md.contains("| measurement | unit | A | B |"), "{md}");
     assert!(md.contains("| worse |"), "{md}");
+    assert!(md.contains("### Changed beyond the host's noise"), "{md}");
 
     // --fail-on-regression: a 20% regression fails at 10%, not at 30%; an improvement never.
     let code = |args: &[&str], b: &Path| {

@@ -77,6 +77,40 @@ fn totals(c: &Comparison) -> String {
     )
 }
 
+/// The table's sections, in order: what changed beyond the host's noise, what did not, what
+/// could not be tested; each with the reason its rows are there.
+const SECTIONS: [(&str, &[Verdict]); 3] = [
+    (
+        "Changed beyond the host's noise (significant at 95%, larger than the noise floor)",
+        &[Verdict::Better, Verdict::Worse],
+    ),
+    (
+        "Within noise (no significant difference, or significant but no larger than the noise floor)",
+        &[Verdict::WithinNoise, Verdict::NoSignificantDifference],
+    ),
+    (
+        "Not testable (the reason is beside each)",
+        &[Verdict::NotTested],
+    ),
+];
+
+/// The rows of each section that has any.
+fn sections(c: &Comparison) -> Vec<(&'static str, Vec<&Row>)> {
+    SECTIONS
+        .iter()
+        .map(|(title, verdicts)| {
+            (
+                *title,
+                c.rows
+                    .iter()
+                    .filter(|r| verdicts.contains(&r.verdict))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .filter(|(_, rows)| !rows.is_empty())
+        .collect()
+}
+
 pub fn text(c: &Comparison) -> String {
     let mut out = header_lines(c).join("\n");
     out.push_str("\n\n");
@@ -91,16 +125,19 @@ pub fn text(c: &Comparison) -> String {
         "{:<w$} {:>12} {:>12} {:>9} {:>20}  verdict\n",
         "measurement", "A", "B", "change", "95% CI of change"
     ));
-    for r in &c.rows {
-        out.push_str(&format!(
-            "{:<w$} {:>12} {:>12} {:>8.1}% {:>20}  {}\n",
-            format!("{} ({})", r.name, r.unit),
-            number(r.a),
-            number(r.b),
-            r.change_pct,
-            ci(r),
-            verdict(r)
-        ));
+    for (title, rows) in sections(c) {
+        out.push_str(&format!("{title}:\n"));
+        for r in rows {
+            out.push_str(&format!(
+                "{:<w$} {:>12} {:>12} {:>8.1}% {:>20}  {}\n",
+                format!("{} ({})", r.name, r.unit),
+                number(r.a),
+                number(r.b),
+                r.change_pct,
+                ci(r),
+                verdict(r)
+            ));
+        }
     }
     out.push('\n');
     out.push_str(&totals(c));
@@ -117,20 +154,23 @@ pub fn markdown(c: &Comparison) -> String {
     for l in header_lines(c) {
         out.push_str(&format!("- {}\n", md_cell(&l)));
     }
-    out.push_str(
-        "\n| measurement | unit | A | B | change | 95% CI of change | verdict |\n|---|---|---:|---:|---:|---|---|\n",
-    );
-    for r in &c.rows {
+    for (title, rows) in sections(c) {
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {:+.1}% | {} | {} |\n",
-            md_cell(&r.name),
-            md_cell(&r.unit),
-            number(r.a),
-            number(r.b),
-            r.change_pct,
-            ci(r),
-            md_cell(&verdict(r))
+            "\n### {}\n\n| measurement | unit | A | B | change | 95% CI of change | verdict |\n|---|---|---:|---:|---:|---|---|\n",
+            md_cell(title)
         ));
+        for r in rows {
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | {:+.1}% | {} | {} |\n",
+                md_cell(&r.name),
+                md_cell(&r.unit),
+                number(r.a),
+                number(r.b),
+                r.change_pct,
+                ci(r),
+                md_cell(&verdict(r))
+            ));
+        }
     }
     out.push_str(&format!("\n{}\n", totals(c)));
     out
