@@ -83,19 +83,16 @@ EOF
   done
 }
 
+# PAIRS pairs of KIND: A's sched rounds compute 20 us, B's B_US.
+pairs() { # KIND PAIRS B_US
+  for p in $(seq "$2"); do
+    judge "$1" "$(side 20)" "$(side "$3")" >>"$work/judged"
+    echo "${1^^} pair $p of $2 done" >&2
+  done
+}
 : >"$work/judged"
-for p in $(seq "$aa"); do
-  a=$(side 20)
-  b=$(side 20)
-  judge aa "$a" "$b" >>"$work/judged"
-  echo "A/A pair $p of $aa done" >&2
-done
-for p in $(seq "$ab"); do
-  a=$(side 20)
-  b=$(side 24)
-  judge ab "$a" "$b" >>"$work/judged"
-  echo "A/B pair $p of $ab done" >&2
-done
+pairs aa "$aa" 20
+pairs ab "$ab" 24
 
 python3 - "$work/judged" "$aa" "$ab" "$rep" <<'EOF'
 import json, sys

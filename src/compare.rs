@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::UsageError;
 use crate::model::figures::{figures, Better, Figure};
 use crate::model::RunResult;
-use crate::stats::{log_ratio_test, welch_test};
+use crate::stats::{log_ratio_test, welch_test, Summary};
 
 /// The test behind verdicts on per-run figures, named in the output.
 pub const RUNS_TEST: &str =
@@ -227,10 +227,6 @@ fn geometric_mean(v: &[f64]) -> f64 {
     (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp()
 }
 
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len() as f64
-}
-
 /// A figure judged on its per-run values (`va`, `vb`: one per run that has it).
 fn runs_row(fa: &Figure, va: &[f64], vb: &[f64], floor: Option<f64>) -> Row {
     let base = |a: f64, b: f64, change_pct: f64| Row {
@@ -254,6 +250,7 @@ fn runs_row(fa: &Figure, va: &[f64], vb: &[f64], floor: Option<f64>) -> Row {
     if !positive {
         // A figure that can be zero (deadlines missed, an overrun) has no ratio: the difference
         // of its means, in percent of A's.
+        let mean = |v: &[f64]| Summary::of(v).map_or(0.0, |s| s.mean);
         let (ma, mb) = (mean(va), mean(vb));
         let change = if ma != 0.0 {
             (mb - ma) / ma.abs() * 100.0
@@ -311,11 +308,7 @@ fn row(a: &Figure, b: &Figure, floor: Option<f64>) -> Row {
         (None, true) => Some(format!("{}: no samples", a.sample_kind)),
         (None, false) => Some("fewer than two samples on a side".to_string()),
     };
-    let mean_a = if a.samples.is_empty() {
-        a.value
-    } else {
-        a.samples.iter().sum::<f64>() / a.samples.len() as f64
-    };
+    let mean_a = Summary::of(&a.samples).map_or(a.value, |s| s.mean);
     let verdict = match &test {
         None => Verdict::NotTested,
         Some(t) => verdict(

@@ -24,18 +24,14 @@ impl DeviceCounters {
     /// (tmpfs, overlay, a network file system) or the kernel shows none.
     pub fn of(path: &Path) -> Option<DeviceCounters> {
         let dev = std::fs::metadata(path).ok()?.dev();
-        let (major, minor) = (libc::major(dev), libc::minor(dev));
-        if major == 0 {
-            return None;
-        }
-        let dir = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
+        let dir = sys_dir(dev)?;
         let name = std::fs::read_to_string(dir.join("uevent"))
             .ok()
             .and_then(|u| {
                 u.lines()
                     .find_map(|l| l.strip_prefix("DEVNAME=").map(str::to_string))
             })
-            .unwrap_or_else(|| format!("{major}:{minor}"));
+            .unwrap_or_else(|| format!("{}:{}", libc::major(dev), libc::minor(dev)));
         let mut c = DeviceCounters {
             name,
             stat: dir.join("stat"),
@@ -71,12 +67,15 @@ impl DeviceCounters {
 /// Reads now in flight on the block device `dev` (a `st_dev`): the first field of
 /// `/sys/dev/block/MAJOR:MINOR/inflight`. None where the kernel shows no such device.
 pub fn reads_in_flight(dev: u64) -> Option<u64> {
-    let (major, minor) = (libc::major(dev), libc::minor(dev));
-    if major == 0 {
-        return None;
-    }
-    let text = std::fs::read_to_string(format!("/sys/dev/block/{major}:{minor}/inflight")).ok()?;
+    let text = std::fs::read_to_string(sys_dir(dev)?.join("inflight")).ok()?;
     text.split_whitespace().next()?.parse().ok()
+}
+
+/// `/sys/dev/block/MAJOR:MINOR` of a `st_dev`; None for major 0 (no block device: tmpfs,
+/// overlay, a network file system).
+fn sys_dir(dev: u64) -> Option<PathBuf> {
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    (major != 0).then(|| PathBuf::from(format!("/sys/dev/block/{major}:{minor}")))
 }
 
 #[cfg(test)]

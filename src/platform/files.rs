@@ -136,6 +136,14 @@ pub fn own_directory(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The first file named `program` in a directory of PATH, as a shell would find it.
+pub fn on_path(program: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

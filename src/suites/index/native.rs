@@ -93,18 +93,11 @@ pub fn has_native(program: Program) -> bool {
     arguments(program, 1.0, 0, 0).is_some()
 }
 
-/// `cc`'s path on PATH.
-fn find_cc() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join("cc"))
-        .find(|p| p.is_file())
-}
-
 /// Builds the program with the host's `cc` into `cache_dir` (reusing an earlier build of the
 /// same source by the same compiler), or says why it cannot.
 pub fn build(cache_dir: &Path) -> Result<NativeBuild, String> {
-    let cc = find_cc().ok_or("no C compiler: cc is not on PATH (Debian: gcc)")?;
+    let cc = crate::platform::files::on_path("cc")
+        .ok_or("no C compiler: cc is not on PATH (Debian: gcc)")?;
     let out = Command::new(&cc)
         .arg("--version")
         .output()

@@ -142,10 +142,9 @@ impl Job {
 
 /// The first of `programs` not found on PATH.
 pub fn missing_program(programs: &[&str]) -> Option<String> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
     programs
         .iter()
-        .find(|p| !std::env::split_paths(&path).any(|d| d.join(p).is_file()))
+        .find(|p| crate::platform::files::on_path(p).is_none())
         .map(|p| p.to_string())
 }
 
