@@ -101,9 +101,10 @@ pub struct Comparison {
     pub basis: Basis,
     pub a: Side,
     pub b: Side,
-    /// The largest run-to-run spread (percent) the results' noise parts measured, when every
-    /// result has one: significant changes no larger than this are "within the host's noise".
-    /// Doubled when there is one run a side (the two runs' own offsets are unknown).
+    /// The largest spread (percent) the results' noise parts or noise checks measured, or drift
+    /// their checks found, when every result has one: significant changes no larger than this
+    /// are "within the host's noise". Doubled when there is one run a side (the two runs' own
+    /// offsets are unknown).
     pub noise_floor_pct: Option<f64>,
     /// Differences in where and how the two were measured.
     pub notes: Vec<String>,
@@ -185,21 +186,100 @@ fn notes(a: &RunResult, b: &RunResult) -> Vec<String> {
     notes
 }
 
-/// The p-spread of a result's noise part ("differences within ±X% are noise"), if it has one.
-fn noise_spread(r: &RunResult) -> Option<f64> {
-    r.suites.iter().find_map(|s| match s {
-        crate::model::SuiteResult::Noise(n) => n.summary.as_ref().map(|s| s.verdict.spread_pct),
-        _ => None,
+/// A result's own noise: the p-spread of its noise part ("differences within ±X% are noise"),
+/// else of the noise check made before its suites; None when it has neither.
+pub fn noise_spread(r: &RunResult) -> Option<f64> {
+    r.suites
+        .iter()
+        .find_map(|s| match s {
+            crate::model::SuiteResult::Noise(n) => n.summary.as_ref().map(|s| s.verdict.spread_pct),
+            _ => None,
+        })
+        .or_else(|| r.noise_check.as_ref().map(|c| c.spread_pct()))
+}
+
+/// The noise floor of a comparison, when every result measured its noise: the largest of
+/// their spreads and of the drifts their checks found (a run whose host changed speed by 6%
+/// while it ran can be 6% off by that alone).
+pub fn noise_floor<'a>(results: impl IntoIterator<Item = &'a RunResult>) -> Option<f64> {
+    results.into_iter().try_fold(0.0f64, |floor, r| {
+        let drift = r
+            .noise_check
+            .as_ref()
+            .and_then(|c| c.drifted_pct())
+            .map_or(0.0, f64::abs);
+        Some(floor.max(noise_spread(r)?).max(drift))
     })
 }
 
-/// The noise floor of a comparison: the largest of the results' noise spreads, when every one
-/// measured one (a `hostbench run` does).
-pub fn noise_floor<'a>(results: impl IntoIterator<Item = &'a RunResult>) -> Option<f64> {
-    results
-        .into_iter()
-        .map(noise_spread)
-        .try_fold(0.0f64, |floor, s| Some(floor.max(s?)))
+/// How many runs a side `compare` would need to find a change, from one result's noise.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RepeatAdvice {
+    pub change_pct: f64,
+    /// The run-to-run spread assumed: the robust coefficient of variation (1.4826·MAD over the
+    /// median) of the noise job's run times, percent. A run's figures average many samples, so
+    /// a single preempted sample matters little to them; a change of the CPU's speed, which
+    /// this measures, moves them all.
+    pub cv_pct: f64,
+    /// The result's noise floor: a change no larger is "within the host's noise" however many
+    /// runs there are.
+    pub floor_pct: f64,
+    /// Runs a side to find the change four times in five (None: over 100).
+    pub runs: Option<u32>,
+}
+
+/// The advice for a change of `change_pct` from a result's noise part, else its noise check.
+pub fn repeats_to_detect(r: &RunResult, change_pct: f64) -> Option<RepeatAdvice> {
+    let times: Vec<f64> = r
+        .suites
+        .iter()
+        .find_map(|s| match s {
+            crate::model::SuiteResult::Noise(n) if n.runs.len() >= 10 => {
+                Some(n.runs.iter().map(|x| x.time_ns as f64).collect())
+            }
+            _ => None,
+        })
+        .or_else(|| {
+            r.noise_check
+                .as_ref()
+                .map(|c| c.before.times_ns.iter().map(|&t| t as f64).collect())
+        })?;
+    let med = crate::stats::median(&times)?;
+    let mad = crate::stats::median_absolute_deviation(&times)?;
+    let cv_pct = 100.0 * 1.4826 * mad / med;
+    Some(RepeatAdvice {
+        change_pct,
+        cv_pct,
+        floor_pct: noise_floor(std::iter::once(r))?,
+        runs: crate::stats::runs_to_detect(cv_pct, change_pct, 100),
+    })
+}
+
+/// What the sides' noise checks say: a run without one, a run whose host drifted.
+fn noise_notes(sides: [(&str, &[RunResult]); 2]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (name, runs) in sides {
+        for (i, r) in runs.iter().enumerate() {
+            let which = if runs.len() > 1 {
+                format!("{name} run {}", i + 1)
+            } else {
+                name.to_string()
+            };
+            if noise_spread(r).is_none() {
+                notes.push(format!(
+                    "{which} has no noise check (--no-noise-check, or an older result) and no noise part: the host's noise during it is unknown, so no noise floor is applied"
+                ));
+            }
+            if let Some(d) = r.noise_check.as_ref().and_then(|c| c.drifted_pct()) {
+                notes.push(format!(
+                    "{which} drifted: its check job ran {:.1}% {} at the end than at the start, so the host's speed changed while it ran; the noise floor is at least that",
+                    d.abs(),
+                    if d > 0.0 { "slower" } else { "faster" }
+                ));
+            }
+        }
+    }
+    notes
 }
 
 /// The verdict of a test that found `significant` a change of `change_pct` in the direction
@@ -418,13 +498,14 @@ pub fn compare_runs(
             }
         }
     }
+    notes.extend(noise_notes([("A", a), ("B", b)]));
     if basis == Basis::WithinRun {
         notes.push(match measured_floor {
             Some(f) => format!(
                 "one run a side: run-to-run variation is unknown, so the verdicts rest on the samples within each run and the noise floor is doubled (±{f:.1}% → ±{:.1}%); repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures",
                 2.0 * f
             ),
-            None => "one run a side: run-to-run variation is unknown and neither result measured the host's noise, so a verdict may call a difference between two runs a change; repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures".into(),
+            None => "one run a side: run-to-run variation is unknown and the host's noise was not measured in both, so a verdict may call a difference between two runs a change; repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures".into(),
         });
     }
     Ok(Comparison {

@@ -21,8 +21,10 @@ fn noise_with(base: &Value, times_ms: &[f64]) -> Value {
         .collect();
     r["suites"][0]["summary"]["mean_ns"] =
         (times_ms.iter().sum::<f64>() / times_ms.len() as f64 * 1e6).into();
-    // The host's run-to-run spread, which `compare` uses as its noise floor: 1%.
+    // The host's run-to-run spread, which `compare` uses as its noise floor: 1%; the real
+    // run's noise check goes, so that a drift it happened to find cannot move the floor.
     r["suites"][0]["summary"]["verdict"]["spread_pct"] = 1.0.into();
+    r.as_object_mut().unwrap().remove("noise_check");
     r
 }
 
@@ -403,4 +405,69 @@ fn a_repeated_command_stores_one_group_and_compare_takes_groups_whole() {
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("--repeat applies to the measuring commands")
     );
+}
+
+#[test]
+fn every_result_carries_its_noise_check_and_compare_weighs_it() {
+    let sb = Sandbox::new();
+    let dir = sb.dir.path();
+    let sched = ["sched", "-c", "2", "-a", "1", "-t", "1", "--max-runs", "3"];
+    let checked = sb.json(&sched);
+    // Twenty runs of the check job before the suite, twenty after, and the drift between them.
+    let check = &checked["noise_check"];
+    assert_eq!(check["before"]["times_ns"].as_array().unwrap().len(), 20);
+    assert_eq!(check["after"]["times_ns"].as_array().unwrap().len(), 20);
+    assert!(check["drift"]["change_pct"].is_f64(), "{check}");
+    assert!(check["drift"]["drifted"].is_boolean(), "{check}");
+    let spread = check["before"]["spread_pct"].as_f64().unwrap();
+    let unchecked = sb.json(&[&["--no-noise-check"][..], &sched[..]].concat());
+    assert!(unchecked.get("noise_check").is_none(), "{unchecked}");
+
+    // Both checked: the floor is the checks' spread (doubled, one run a side), or a drift.
+    let a = write(dir, "a.json", &checked);
+    let c = compare_json(&sb, &a, &a);
+    let floor = c["noise_floor_pct"].as_f64().unwrap();
+    assert!(floor >= 2.0 * spread - 1e-9, "{floor} {spread}");
+    // One side without a check: compared all the same, with a note and no floor.
+    let b = write(dir, "b.json", &unchecked);
+    let c = compare_json(&sb, &a, &b);
+    assert!(c["noise_floor_pct"].is_null(), "{c}");
+    let notes = c["notes"].to_string();
+    assert!(notes.contains("B has no noise check"), "{notes}");
+    assert_eq!(c["rows"].as_array().unwrap().len(), 1);
+    // A side whose check found the host 9% slower at its end: noted, and the floor at least 9%
+    // (18% doubled).
+    let mut drifted = checked.clone();
+    drifted["noise_check"]["drift"] =
+        serde_json::json!({"change_pct": 9.0, "ci_pct": [7.0, 11.0], "drifted": true});
+    drifted["noise_check"]["before"]["spread_pct"] = 1.0.into();
+    let mut quiet = checked.clone();
+    quiet["noise_check"]["before"]["spread_pct"] = 1.0.into();
+    quiet["noise_check"]["drift"]["drifted"] = false.into();
+    let d = write(dir, "drifted.json", &drifted);
+    let q = write(dir, "quiet.json", &quiet);
+    let c = compare_json(&sb, &q, &d);
+    assert!(
+        c["notes"]
+            .to_string()
+            .contains("B drifted: its check job ran 9.0% slower"),
+        "{c}"
+    );
+    assert_eq!(c["noise_floor_pct"], 18.0);
+    let c = compare_json(&sb, &q, &q);
+    assert_eq!(c["noise_floor_pct"], 2.0);
+    // The text of the result shows the check; the HTML report too.
+    let text = sb.cmd().args(["results", "show", "1"]).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("Noise check: a 10 ms CPU job timed 20 times"),
+        "{text}"
+    );
+    let html = dir.join("r.html");
+    sb.cmd()
+        .args(["report", "1", "2", "-o", html.to_str().unwrap()])
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("Noise check: a 10 ms CPU job") && page.contains("No noise check"));
 }

@@ -40,6 +40,8 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
         "Index: ",
         "Worst interactive case: ",
         "Scheduler, us/round: 2 threads",
+        "Noise check: a 10 ms CPU job timed 20 times",
+        "Repeats: ",
         "hostbench report 1 -o",
         "hostbench compare OTHER_ID 1",
     ] {
@@ -48,6 +50,12 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
             "{line} missing:\n{stdout}"
         );
     }
+    // The repeats compare needs for a 5% change: a number of runs, or the noise floor's verdict.
+    let advice = &stdout[stdout.find("Repeats: ").unwrap()..];
+    assert!(
+        advice.contains("--repeat ") || advice.contains("within this host's noise"),
+        "{advice}"
+    );
     // Not a terminal: no progress line rewriting.
     assert!(!String::from_utf8_lossy(&out.stderr).contains('\r'));
     // Nothing left in the working directory.

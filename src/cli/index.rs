@@ -98,6 +98,7 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         std::env::current_exe().context("finding the hostbench binary for the test copies")?;
     let mut session = Session::start(global, argv, environment)?;
     prepare_workdir(&config.workdir, &session.out)?;
+    session.check_noise();
     let stop = session.stop.clone();
     let mut console = Console {
         out: session.out.clone(),

@@ -197,6 +197,7 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
             .map_err(|e| UsageError::new(format!("cannot write the log file: {e:#}")))?;
         Some((path, file))
     };
+    session.check_noise();
     let mut console = Console {
         out: session.out.clone(),
         session: &mut session,

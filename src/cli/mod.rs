@@ -57,6 +57,11 @@ pub struct GlobalArgs {
     /// their per-run figures)
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: Option<u32>,
+    /// Skip the short noise check a measuring command makes before it starts and the drift
+    /// check when it ends (about half a second in all); `compare` then notes that the result
+    /// carries no noise of its own
+    #[arg(long, global = true)]
+    pub no_noise_check: bool,
     /// Set while a `--repeat` runs: which run this is, and the group once its first run is
     /// stored.
     #[arg(skip)]

@@ -46,6 +46,7 @@ pub fn exec(args: &NoiseArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         memory_available_bytes(),
     )?;
     let mut session = Session::start(global, argv, collect_environment())?;
+    session.check_noise();
     let stop = session.stop.clone();
     let mut observer = Console {
         out: session.out.clone(),

@@ -66,6 +66,7 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
     let mut session = Session::start(global, argv, environment)?;
     // The workdir is checked before the first part: a bad one must not cost the noise part.
     prepare_workdir(&workdir, &session.out)?;
+    session.check_noise();
     let stop = session.stop.clone();
     let parts = plan.parts();
     let mut console = Console {

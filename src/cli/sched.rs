@@ -82,6 +82,7 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     ensure_limits(config.max_threads())?;
     let calibration_options = args.calibration.options(global)?;
     let mut session = Session::start(global, argv, collect_environment())?;
+    session.check_noise();
     let stop = session.stop.clone();
     let calibration = burn_calibration(&calibration_options);
     if let Some(w) = &calibration.cache_warning {

@@ -21,6 +21,7 @@ use crate::platform::private_dir::{sweep_stale, PrivateDir};
 use crate::platform::signals::StopSignal;
 use crate::render;
 use crate::store::{fallback, ResultStore, SqliteStore, BUSY_TIMEOUT};
+use crate::suites::noise::NoiseCheck;
 
 /// How long a checkpoint waits for a store that another process holds: it is taken between two
 /// units of measuring, and is skipped rather than delay the next one (the next checkpoint, or
@@ -46,6 +47,9 @@ pub struct Session {
     last_checkpoint: Option<Instant>,
     /// One run of a `--repeat N`: its results carry the group.
     repeating: Option<Repeating>,
+    /// `--no-noise-check` not given: the check is made before measuring and after.
+    checks_noise: bool,
+    noise_check: Option<NoiseCheck>,
 }
 
 /// Where a finished result went.
@@ -90,7 +94,17 @@ impl Session {
             row: None,
             last_checkpoint: None,
             repeating: global.repeating.clone(),
+            checks_noise: !global.no_noise_check,
+            noise_check: None,
         })
+    }
+
+    /// The noise check before the suite starts (unless `--no-noise-check`): called once the
+    /// options and the work directory are known good, just before measuring.
+    pub fn check_noise(&mut self) {
+        if self.checks_noise && self.noise_check.is_none() {
+            self.noise_check = NoiseCheck::before(self.stop.flag());
+        }
     }
 
     /// Marks a result of a repeated command with its group (until the group's first run is
@@ -146,6 +160,7 @@ impl Session {
             build(),
         );
         self.tag(&mut partial);
+        partial.noise_check = self.noise_check.clone();
         if self.store.set_busy_timeout(CHECKPOINT_BUSY).is_err() {
             return;
         }
@@ -171,6 +186,10 @@ impl Session {
     /// ended the run early (a stop is known to the session).
     pub fn finish(mut self, suites: Vec<SuiteResult>, cut_short: bool) -> Finished {
         self.environment.steal_ms_during_run = self.steal.elapsed_ms();
+        // The drift check, unless the run was stopped (then it would only delay the exit).
+        if let Some(check) = &mut self.noise_check {
+            check.finish(self.stop.flag());
+        }
         let mut result = RunResult::finished_suites(
             self.started_at,
             self.argv.clone(),
@@ -179,6 +198,7 @@ impl Session {
             suites,
         );
         self.tag(&mut result);
+        result.noise_check = self.noise_check.take();
         let _ = self.store.set_busy_timeout(BUSY_TIMEOUT);
         let saved = match self.row {
             Some(id) => self.store.replace(id, &result).map(|_| id),
@@ -228,6 +248,9 @@ impl Finished {
         match &self.stored {
             Stored::Id(id) => {
                 if !self.out.json {
+                    if let Some(line) = render::noise::check_line(&self.result) {
+                        self.out.out(&line);
+                    }
                     self.out.out(&format!(
                         "Stored as result {id} in {}.\n",
                         self.store_path.display()

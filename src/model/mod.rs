@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::suites::index::IndexResult;
 use crate::suites::interactive::InteractiveResult;
-use crate::suites::noise::NoiseResult;
+use crate::suites::noise::{NoiseCheck, NoiseResult};
 use crate::suites::sched::SchedResult;
 
 /// Bumped whenever a stored result's shape changes incompatibly.
@@ -35,6 +35,10 @@ pub struct RunResult {
     /// One of the runs of a `--repeat N` command: `compare gGROUP` takes them all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<Repeat>,
+    /// The short noise check before the suites and the drift check after them; None with
+    /// `--no-noise-check` (and in results of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_check: Option<NoiseCheck>,
 }
 
 /// Where a run stands in its group of repeated runs.
@@ -136,6 +140,7 @@ impl RunResult {
             environment,
             suites,
             repeat: None,
+            noise_check: None,
         }
     }
 

@@ -19,6 +19,9 @@ pub fn header(result: &RunResult) -> String {
         }
     );
     let _ = writeln!(out, "Command: {}", result.command_line.join(" "));
+    if let Some(line) = super::noise::check_line(result) {
+        out.push_str(&line);
+    }
     out.push_str(&host_lines(env));
     out
 }

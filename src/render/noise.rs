@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use crate::calibration::{CalibrationSource, RateMeasurement};
+use crate::model::RunResult;
 use crate::suites::noise::bins::{bar_len, BUCKETS};
 use crate::suites::noise::{
     NoiseCalibration, NoiseLevel, NoiseMode, NoiseResult, NoiseRun, NoiseSettings,
@@ -235,6 +236,37 @@ pub fn verdict_line(result: &NoiseResult) -> String {
         result.settings.target_ms,
         (v.spread_pct * 10.0).ceil() / 10.0
     )
+}
+
+/// The noise check's line for a command's report: how noisy the host was before the suite and
+/// whether its speed drifted by the end. None when the result has no check.
+pub fn check_line(result: &RunResult) -> Option<String> {
+    let c = result.noise_check.as_ref()?;
+    let mut line = format!(
+        "Noise check: a {} ms CPU job timed {} times: p90 {:.2}% slower than the fastest",
+        c.job_ms,
+        c.before.times_ns.len(),
+        c.before.spread_pct
+    );
+    match (&c.after, &c.drift) {
+        (Some(_), Some(d)) => {
+            let _ = write!(
+                line,
+                "; at the end {:+.1}% [{:+.1}, {:+.1}]: {}.",
+                d.change_pct,
+                d.ci_pct[0],
+                d.ci_pct[1],
+                if d.drifted {
+                    "the host's speed drifted during the run"
+                } else {
+                    "no drift"
+                }
+            );
+        }
+        _ => line.push_str("; not checked again at the end (the run was stopped)."),
+    }
+    line.push('\n');
+    Some(line)
 }
 
 #[cfg(test)]

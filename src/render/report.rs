@@ -7,6 +7,7 @@ use std::fmt::Write;
 use crate::compare::Comparison;
 use crate::model::{RunResult, SuiteResult};
 use crate::render::environment::host_lines;
+use crate::render::noise::check_line;
 use crate::render::svg::{bar_chart, esc, line_chart, BarRow, Series, XScale};
 use crate::suites::interactive::Measurement;
 
@@ -39,14 +40,15 @@ pub fn html(results: &[(String, RunResult)], comparisons: &[Comparison]) -> Stri
     for (label, r) in results {
         let _ = write!(
             out,
-            "<h3>{}: {}{}</h3><p>hostbench {}, started {} UTC. Command: <code>{}</code></p><pre>{}</pre>",
+            "<h3>{}: {}{}</h3><p>hostbench {}, started {} UTC. Command: <code>{}</code></p><pre>{}</pre><p>{}</p>",
             esc(label),
             esc(&r.suite_names()),
             if r.incomplete { " (incomplete)" } else { "" },
             esc(&r.tool_version),
             r.started_at.format("%Y-%m-%d %H:%M:%S"),
             esc(&r.command_line.join(" ")),
-            esc(&host_lines(&r.environment))
+            esc(&host_lines(&r.environment)),
+            esc(&check_line(r).unwrap_or_else(|| "No noise check (--no-noise-check).".into()))
         );
     }
     if !comparisons.is_empty() {

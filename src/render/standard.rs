@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use crate::compare::RepeatAdvice;
 use crate::model::{RunResult, SuiteResult};
 use crate::standard::PartPlan;
 use crate::suites::interactive::{InteractiveResult, Measurement};
@@ -150,6 +151,12 @@ pub fn summary(
             }
         }
     }
+    if let Some(line) = crate::render::noise::check_line(result) {
+        out.push_str(&format!("  {line}"));
+    }
+    if let Some(a) = crate::compare::repeats_to_detect(result, 5.0) {
+        out.push_str(&format!("  {}\n", repeat_advice(&a)));
+    }
     for s in skipped {
         out.push_str(&format!("  Skipped: {s}\n"));
     }
@@ -165,6 +172,27 @@ pub fn summary(
     out
 }
 
+/// How many `--repeat` runs `compare` needs to find a change on this host.
+pub fn repeat_advice(a: &RepeatAdvice) -> String {
+    let change = a.change_pct;
+    if a.floor_pct >= change {
+        return format!(
+            "Repeats: a {change:.0}% change is within this host's noise (±{:.1}%): compare would call it within the noise however many runs it had.",
+            a.floor_pct
+        );
+    }
+    match a.runs {
+        Some(n) => format!(
+            "Repeats: to find a {change:.0}% change four times in five, compare needs at least about {n} runs a side (--repeat {n}), taking the run-to-run spread to be the noise job's ({:.1}%; figures that placement moves spread more).",
+            a.cv_pct
+        ),
+        None => format!(
+            "Repeats: a {change:.0}% change needs over 100 runs a side to be found here (the noise job spreads by {:.1}%).",
+            a.cv_pct
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,5 +203,24 @@ mod tests {
         assert_eq!(duration(185.0), "3 min 05 s");
         assert_eq!(duration(3720.0), "1 h 02 min");
         assert_eq!(duration(-3.0), "0 s");
+    }
+
+    #[test]
+    fn the_repeat_advice_names_the_runs_or_the_floor() {
+        let a = RepeatAdvice {
+            change_pct: 5.0,
+            cv_pct: 5.0,
+            floor_pct: 2.0,
+            runs: Some(17),
+        };
+        assert!(repeat_advice(&a).contains("at least about 17 runs a side (--repeat 17)"));
+        // A floor at or above the change: no number of runs helps.
+        let noisy = RepeatAdvice {
+            floor_pct: 7.5,
+            ..a
+        };
+        let line = repeat_advice(&noisy);
+        assert!(line.contains("within this host's noise (±7.5%)"), "{line}");
+        assert!(!line.contains("--repeat"));
     }
 }

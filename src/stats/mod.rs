@@ -7,7 +7,7 @@ mod summary;
 mod welch;
 
 pub use histogram::LatencyHistogram;
-pub use ratio::{log_ratio_test, RatioTest};
+pub use ratio::{log_ratio_test, runs_to_detect, RatioTest};
 pub use summary::{
     confidence_interval_95, median, median_absolute_deviation, percentile_nearest_rank, Interval,
     Summary,

@@ -85,6 +85,26 @@ pub fn log_ratio_test(a: &[f64], b: &[f64]) -> Option<RatioTest> {
     })
 }
 
+/// Runs a side (at least 2, at most `max`) that [`log_ratio_test`] needs to find a change of
+/// `change_pct` four times in five, when each run's figure is off by a factor of spread
+/// `cv_pct` (the run-to-run coefficient of variation): the smallest n with
+/// n ≥ 2·(t₀.₉₇₅ + t₀.₈₀)²·σ²/δ² on 2n − 2 degrees of freedom, σ and δ the spread and the change
+/// in logarithms. None when even `max` runs are not enough.
+pub fn runs_to_detect(cv_pct: f64, change_pct: f64, max: u32) -> Option<u32> {
+    let sigma = (1.0 + cv_pct / 100.0).ln();
+    let delta = (1.0 + change_pct / 100.0).ln().abs();
+    if !(sigma.is_finite() && delta > 0.0) {
+        return None;
+    }
+    (2..=max).find(|&n| {
+        let Ok(t) = StudentsT::new(0.0, 1.0, (2 * n - 2) as f64) else {
+            return false;
+        };
+        let z = t.inverse_cdf(0.975) + t.inverse_cdf(0.80);
+        n as f64 >= 2.0 * z * z * sigma * sigma / (delta * delta)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,5 +179,26 @@ mod tests {
             })
             .count();
         assert!(found >= 90, "a 20% change found in {found} of 100 draws");
+    }
+
+    #[test]
+    fn the_runs_it_takes_find_the_change_four_times_in_five() {
+        // Twice the spread needs about four times the runs; a tiny spread needs the minimum.
+        let n5 = runs_to_detect(5.0, 5.0, 100).unwrap();
+        let n10 = runs_to_detect(10.0, 5.0, 100).unwrap();
+        assert!((15..=20).contains(&n5), "{n5}");
+        assert!(n10 >= 3 * n5, "{n5} {n10}");
+        assert_eq!(runs_to_detect(0.1, 5.0, 100), Some(2));
+        assert_eq!(runs_to_detect(50.0, 1.0, 100), None);
+        // Simulated at that many runs a side, the test finds a 5% change about 80% of the time.
+        let mut rng = StdRng::seed_from_u64(5);
+        let sigma = 1.05f64.ln();
+        let found = (0..200)
+            .filter(|_| {
+                let (a, b) = draws(&mut rng, n5 as usize, sigma, 1.05);
+                log_ratio_test(&a, &b).unwrap().significant()
+            })
+            .count();
+        assert!((140..=185).contains(&found), "{found} of 200");
     }
 }

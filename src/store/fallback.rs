@@ -85,6 +85,7 @@ mod tests {
                 summary: None,
             })],
             repeat: None,
+            noise_check: None,
         }
     }
 

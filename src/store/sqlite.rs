@@ -381,6 +381,7 @@ mod tests {
                 summary: None,
             })],
             repeat: None,
+            noise_check: None,
         }
     }
 

@@ -4,6 +4,7 @@
 
 mod analysis;
 pub mod bins;
+mod check;
 mod workload;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,6 +13,7 @@ use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
 
 pub use analysis::{summarize, NoiseLevel, NoiseSummary, PercentilePoint, Verdict};
+pub use check::{CheckPass, Drift, NoiseCheck};
 pub use workload::{WorkingSet, Workload, CACHE_LINE};
 
 use crate::calibration::{
