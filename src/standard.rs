@@ -1,6 +1,8 @@
-//! `hostbench run`: the standard run. A profile becomes a plan of four parts (noise, index,
-//! interactive, sched), each an ordinary suite configuration; `run` measures them in order and
-//! returns every suite's result for one stored result.
+//! `hostbench run`: the standard run. A profile becomes a plan of the four suites (noise, index,
+//! interactive, sched) and, after them, the pipe ping-pongs measured again pinned (context1,
+//! the tasks under Ring, sched's two threads): seven parts, each an ordinary suite
+//! configuration; `run` measures them in order and returns every suite's result for one stored
+//! result.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -63,7 +65,7 @@ pub struct HostFacts {
     pub free_disk_bytes: Option<u64>,
 }
 
-/// The four parts, validated.
+/// The parts, validated.
 #[derive(Debug, Clone)]
 pub struct StandardPlan {
     pub profile: Profile,
@@ -71,8 +73,22 @@ pub struct StandardPlan {
     pub index: IndexConfig,
     pub interactive: InteractiveConfig,
     pub sched: SchedConfig,
+    /// The placement-sensitive figures measured again with each ping-pong's ends on one CPU.
+    pub pinned: PinnedPlan,
     /// What the plan left out on this host, and why.
     pub skipped: Vec<String>,
+}
+
+/// The pipe ping-pongs, whose cost depends on where their two ends run (up to 3× between one
+/// CPU and two), measured pinned after the free parts: context1 with one copy (`index --pin`:
+/// the test and its child on one CPU), the interactive tasks under the Ring load (`interactive
+/// -u`: the task and its load on one CPU), and sched with two threads (`sched --pin`). Their
+/// figures are labelled "pinned" and keyed apart from the free ones.
+#[derive(Debug, Clone)]
+pub struct PinnedPlan {
+    pub index: IndexConfig,
+    pub interactive: InteractiveConfig,
+    pub sched: SchedConfig,
 }
 
 /// The loads the interactive part runs against (those with their data always at hand).
@@ -105,30 +121,41 @@ impl StandardPlan {
         )?;
 
         // index: the quick mode (single and N copies); UnixBench's own run when full.
-        let mut index = IndexConfig::new(
-            IndexSettings {
-                requested: match profile {
-                    Profile::Smoke => vec!["dhry2reg".into(), "syscall".into(), "spawn".into()],
-                    _ => Vec::new(),
+        let index_config = |requested: Vec<String>, copies: Vec<usize>, pin: bool| {
+            IndexConfig::new(
+                IndexSettings {
+                    requested,
+                    tests: Vec::new(),
+                    copies,
+                    iterations: 10,
+                    seconds: (profile == Profile::Smoke).then_some(0.2),
+                    quick: matches!(profile, Profile::Quick | Profile::Standard),
+                    adaptive_pct: None,
+                    pin,
+                    xvfb: false,
+                    builtin_cpu_tests: false,
+                    lang: crate::platform::locale::UNIXBENCH_LANG.to_string(),
                 },
-                tests: Vec::new(),
-                copies: Vec::new(),
-                iterations: 10,
-                seconds: (profile == Profile::Smoke).then_some(0.2),
-                quick: matches!(profile, Profile::Quick | Profile::Standard),
-                adaptive_pct: None,
-                pin: false,
-                xvfb: false,
-                builtin_cpu_tests: false,
-                lang: crate::platform::locale::UNIXBENCH_LANG.to_string(),
+                cpus,
+                None,
+                workdir.to_path_buf(),
+                None,
+            )
+            .map(|mut index| {
+                // The C tests are built beside the calibration cache.
+                index.cache_dir = calibration.cache_file.parent().map(Path::to_path_buf);
+                index
+            })
+        };
+        let index = index_config(
+            match profile {
+                Profile::Smoke => vec!["dhry2reg".into(), "syscall".into(), "spawn".into()],
+                _ => Vec::new(),
             },
-            cpus,
-            None,
-            workdir.to_path_buf(),
-            None,
+            Vec::new(),
+            false,
         )?;
-        // The C tests are built beside the calibration cache.
-        index.cache_dir = calibration.cache_file.parent().map(Path::to_path_buf);
+        let pinned_index = index_config(vec!["context1".into()], vec![1], true)?;
 
         // interactive: the four simulated tasks under four loads; -L is the CPU count, as
         // interbench's manual advises.
@@ -162,42 +189,46 @@ impl StandardPlan {
                 }
             }
         }
-        let interactive = InteractiveConfig::new(
-            InteractiveSettings {
-                duration_s,
-                requested_s: None,
-                // The quick and smoke profiles' pairs are shorter than X's 10 s ramp, on
-                // purpose; each X row says how much of the ramp it covered.
-                exact_time: true,
-                idle_hold: false,
-                burn_threads: cpus as u32,
-                bench_nice: 0,
-                load_nice: 0,
-                realtime: false,
-                pinned_cpu: None,
-                custom: None,
-                benches: Vec::new(),
-                loads: Vec::new(),
-                file_bytes,
-                memload_mb: None,
-                hack_groups: 50,
-                settle_ms,
-                comment: Some(format!("hostbench run --profile {}", profile.name())),
-            },
-            &Selection {
-                benches,
-                exclude_benches: Vec::new(),
-                loads,
-                exclude_loads: Vec::new(),
-            },
-            calibration,
-            workdir.to_path_buf(),
-            &HostLimits {
-                swap_bytes: host.swap_bytes,
-                available_bytes: host.memory_available_bytes,
-                usable_cpus: host.usable_cpus,
-            },
-        )?;
+        let interactive_config = |pinned: bool, loads: Vec<String>| {
+            InteractiveConfig::new(
+                InteractiveSettings {
+                    duration_s,
+                    requested_s: None,
+                    // The quick and smoke profiles' pairs are shorter than X's 10 s ramp, on
+                    // purpose; each X row says how much of the ramp it covered.
+                    exact_time: true,
+                    idle_hold: false,
+                    burn_threads: cpus as u32,
+                    bench_nice: 0,
+                    load_nice: 0,
+                    realtime: false,
+                    pinned_cpu: pinned.then_some(0),
+                    custom: None,
+                    benches: Vec::new(),
+                    loads: Vec::new(),
+                    file_bytes,
+                    memload_mb: None,
+                    hack_groups: 50,
+                    settle_ms,
+                    comment: Some(format!("hostbench run --profile {}", profile.name())),
+                },
+                &Selection {
+                    benches: benches.clone(),
+                    exclude_benches: Vec::new(),
+                    loads,
+                    exclude_loads: Vec::new(),
+                },
+                calibration.clone(),
+                workdir.to_path_buf(),
+                &HostLimits {
+                    swap_bytes: host.swap_bytes,
+                    available_bytes: host.memory_available_bytes,
+                    usable_cpus: host.usable_cpus,
+                },
+            )
+        };
+        let interactive = interactive_config(false, loads)?;
+        let pinned_interactive = interactive_config(true, vec!["Ring".into()])?;
 
         // sched: reflex's defaults (w 90, r 1 us, half the threads active) over a few thread
         // counts from a pair to many per CPU.
@@ -208,37 +239,42 @@ impl StandardPlan {
             Profile::Smoke => (1, rule(5.0, 1, 1), vec![2, 4]),
         };
         let sweep: Vec<usize> = sweep.into_iter().map(|c| c + c % 2).collect();
-        let sched = SchedConfig::new(
-            SchedSettings {
-                handoff_weight: 90,
-                compute_us: 1,
-                duration_s: sched_s,
-                rule,
-                pin: false,
-                points: Vec::new(),
-            },
-            80,
-            40,
-            &sweep,
-        )?;
+        let sched_config = |pin: bool, sweep: &[usize]| {
+            SchedConfig::new(
+                SchedSettings {
+                    handoff_weight: 90,
+                    compute_us: 1,
+                    duration_s: sched_s,
+                    rule,
+                    pin,
+                    points: Vec::new(),
+                },
+                80,
+                40,
+                sweep,
+            )
+        };
+        let sched = sched_config(false, &sweep)?;
+        let pinned = PinnedPlan {
+            index: pinned_index,
+            interactive: pinned_interactive,
+            sched: sched_config(true, &[2])?,
+        };
         Ok(StandardPlan {
             profile,
             noise,
             index,
             interactive,
             sched,
+            pinned,
             skipped,
         })
     }
 
-    /// The parts in order, with what each runs and about how long it takes.
+    /// The parts in order, with what each runs and about how long it takes: the four suites
+    /// free, then the pipe ping-pongs pinned.
     pub fn parts(&self) -> Vec<PartPlan> {
         let noise = &self.noise.settings;
-        let index_s = self.index.estimate_s();
-        let i = &self.interactive.settings;
-        let pairs = (i.benches.len() * i.loads.len()) as f64;
-        let s = &self.sched.settings;
-        let sched_runs = s.points.len() * (s.rule.min_runs + s.rule.max_runs) / 2;
         vec![
             PartPlan {
                 suite: "noise",
@@ -248,53 +284,62 @@ impl StandardPlan {
                 ),
                 estimate_s: (noise.runs_requested * noise.target_ms) as f64 / 1e3 * 1.05 + 2.0,
             },
-            PartPlan {
-                suite: "index",
-                what: format!(
-                    "{} tests{}, {} pass{} ({} cop{})",
-                    self.index.tests.len(),
-                    if self.index.settings.quick {
-                        " in the quick mode"
-                    } else {
-                        ""
-                    },
-                    self.index.settings.copies.len(),
-                    if self.index.settings.copies.len() == 1 {
-                        ""
-                    } else {
-                        "es"
-                    },
-                    join(&self.index.settings.copies),
-                    if self.index.settings.copies == [1] {
-                        "y"
-                    } else {
-                        "ies"
-                    }
-                ),
-                estimate_s: index_s,
-            },
-            PartPlan {
-                suite: "interactive",
-                what: format!(
-                    "{} under {}, {} s each",
-                    names(i.benches.iter().map(|b| b.name())),
-                    names(i.loads.iter().map(|l| l.name())),
-                    i.duration_s
-                ),
-                estimate_s: pairs * (i.duration_s as f64 + i.settle_ms as f64 / 1e3 + 0.4) + 3.0,
-            },
-            PartPlan {
-                suite: "sched",
-                what: format!(
-                    "{} threads, {} s runs, {} to {} runs each",
-                    join(&s.points.iter().map(|p| p.0).collect::<Vec<_>>()),
-                    s.duration_s,
-                    s.rule.min_runs,
-                    s.rule.max_runs
-                ),
-                estimate_s: sched_runs as f64 * (s.duration_s as f64 + 0.2),
-            },
+            index_part(&self.index, ""),
+            interactive_part(&self.interactive, ""),
+            sched_part(&self.sched, ""),
+            index_part(&self.pinned.index, "pinned: "),
+            interactive_part(&self.pinned.interactive, "pinned: "),
+            sched_part(&self.pinned.sched, "pinned: "),
         ]
+    }
+}
+
+fn index_part(index: &IndexConfig, placement: &str) -> PartPlan {
+    let s = &index.settings;
+    PartPlan {
+        suite: "index",
+        what: format!(
+            "{placement}{} test{}{}, {} pass{} ({} cop{})",
+            index.tests.len(),
+            if index.tests.len() == 1 { "" } else { "s" },
+            if s.quick { " in the quick mode" } else { "" },
+            s.copies.len(),
+            if s.copies.len() == 1 { "" } else { "es" },
+            join(&s.copies),
+            if s.copies == [1] { "y" } else { "ies" }
+        ),
+        estimate_s: index.estimate_s(),
+    }
+}
+
+fn interactive_part(interactive: &InteractiveConfig, placement: &str) -> PartPlan {
+    let i = &interactive.settings;
+    let pairs = (i.benches.len() * i.loads.len()) as f64;
+    PartPlan {
+        suite: "interactive",
+        what: format!(
+            "{placement}{} under {}, {} s each",
+            names(i.benches.iter().map(|b| b.name())),
+            names(i.loads.iter().map(|l| l.name())),
+            i.duration_s
+        ),
+        estimate_s: pairs * (i.duration_s as f64 + i.settle_ms as f64 / 1e3 + 0.4) + 3.0,
+    }
+}
+
+fn sched_part(sched: &SchedConfig, placement: &str) -> PartPlan {
+    let s = &sched.settings;
+    let sched_runs = s.points.len() * (s.rule.min_runs + s.rule.max_runs) / 2;
+    PartPlan {
+        suite: "sched",
+        what: format!(
+            "{placement}{} threads, {} s runs, {} to {} runs each",
+            join(&s.points.iter().map(|p| p.0).collect::<Vec<_>>()),
+            s.duration_s,
+            s.rule.min_runs,
+            s.rule.max_runs
+        ),
+        estimate_s: sched_runs as f64 * (s.duration_s as f64 + 0.2),
     }
 }
 
@@ -388,15 +433,29 @@ fn run_part(
             SuiteResult::Index(index::run(&plan.index, exe, stop, observer)?),
             None,
         ),
-        2 => {
-            let outcome = interactive::run(&plan.interactive, exe, stop, observer)?;
+        2 | 5 => {
+            let config = if part == 2 {
+                &plan.interactive
+            } else {
+                &plan.pinned.interactive
+            };
+            let outcome = interactive::run(config, exe, stop, observer)?;
             (SuiteResult::Interactive(outcome.result), outcome.failure)
         }
+        4 => (
+            SuiteResult::Index(index::run(&plan.pinned.index, exe, stop, observer)?),
+            None,
+        ),
         _ => {
             let calibration = burn_calibration(&plan.interactive.calibration);
+            let config = if part == 3 {
+                &plan.sched
+            } else {
+                &plan.pinned.sched
+            };
             (
                 SuiteResult::Sched(sched::measure(
-                    &plan.sched,
+                    config,
                     calibration.calibration,
                     stop,
                     observer,

@@ -110,6 +110,8 @@ fn real_differences_are_significant_in_the_right_direction_and_noise_is_not() {
     // Known iterations: the first one's count and time, spread by 1%, and the same x1.3.
     let with_counts = |scale: f64| {
         let mut r = idx.clone();
+        // No noise check: the test is of the direction, not of this busy host's noise floor.
+        r.as_object_mut().unwrap().remove("noise_check");
         let test = &mut r["suites"][0]["passes"][0]["tests"][0];
         let passes = test["passes"].as_array_mut().unwrap();
         let (c0, t0) = (passes[0]["count"].clone(), passes[0]["time_s"].clone());
@@ -470,4 +472,53 @@ fn every_result_carries_its_noise_check_and_compare_weighs_it() {
         .success();
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("Noise check: a 10 ms CPU job") && page.contains("No noise check"));
+}
+
+#[test]
+fn figures_of_different_placement_are_never_paired() {
+    let sb = Sandbox::new();
+    let dir = sb.dir.path();
+    let sched = [
+        "--no-noise-check",
+        "sched",
+        "-c",
+        "2",
+        "-a",
+        "1",
+        "-t",
+        "1",
+        "--min-runs",
+        "2",
+        "--max-runs",
+        "2",
+    ];
+    let free = write(dir, "free.json", &sb.json(&sched));
+    let pinned = write(
+        dir,
+        "pinned.json",
+        &sb.json(&[&sched[..], &["--pin"][..]].concat()),
+    );
+    // The same thread count free and pinned: different figures, nothing to compare.
+    let out = sb
+        .cmd()
+        .args(["compare", free.to_str().unwrap(), pinned.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("share no measurement"));
+    // Each pairs with its own kind, labelled with its placement.
+    for (file, key, label) in [
+        (&free, "sched/2 threads 1 sets/us per round", ", free"),
+        (
+            &pinned,
+            "sched/2 threads 1 sets pinned/us per round",
+            ", pinned",
+        ),
+    ] {
+        let c = compare_json(&sb, file, file);
+        let rows = c["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 1, "{c}");
+        assert_eq!(rows[0]["key"], key);
+        assert!(rows[0]["name"].as_str().unwrap().ends_with(label), "{c}");
+    }
 }

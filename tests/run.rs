@@ -22,14 +22,17 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
         String::from_utf8_lossy(&out.stderr)
     );
     // The plan with each part's time comes first, the summary last.
-    let plan = stdout.find("profile smoke: 4 parts").expect(&stdout);
+    let plan = stdout.find("profile smoke: 7 parts").expect(&stdout);
     let summary = stdout.find("Summary of result 1").expect(&stdout);
     assert!(plan < summary);
     for part in [
-        "[1/4] noise",
-        "[2/4] index",
-        "[3/4] interactive",
-        "[4/4] sched",
+        "[1/7] noise",
+        "[2/7] index",
+        "[3/7] interactive",
+        "[4/7] sched",
+        "[5/7] index: pinned: 1 test",
+        "[6/7] interactive: pinned: Audio, Video under Ring",
+        "[7/7] sched: pinned: 2 threads",
     ] {
         let at = stdout.find(part).expect(part);
         assert!(at > plan && at < summary, "{part} out of place:\n{stdout}");
@@ -40,6 +43,9 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
         "Index: ",
         "Worst interactive case: ",
         "Scheduler, us/round: 2 threads",
+        "Index, pinned: ",
+        "Worst interactive case, pinned: ",
+        "Scheduler, pinned, us/round: 2 threads",
         "Noise check: a 10 ms CPU job timed 20 times",
         "Repeats: ",
         "hostbench report 1 -o",
@@ -61,7 +67,7 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
     // Nothing left in the working directory.
     assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
 
-    // One stored result with the four suites, complete.
+    // One stored result with the four suites, then the ping-pongs pinned, complete.
     let shown = sb.json(&["results", "show", "1"]);
     let suites: Vec<&str> = shown["suites"]
         .as_array()
@@ -69,7 +75,33 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
         .iter()
         .map(|s| s["suite"].as_str().unwrap())
         .collect();
-    assert_eq!(suites, ["noise", "index", "interactive", "sched"]);
+    assert_eq!(
+        suites,
+        [
+            "noise",
+            "index",
+            "interactive",
+            "sched",
+            "index",
+            "interactive",
+            "sched"
+        ]
+    );
+    // The pinned figures have keys of their own: compare pairs like with like.
+    let figures = sb
+        .cmd()
+        .args(["results", "export", "1", "--format", "csv"])
+        .output()
+        .unwrap();
+    let csv = String::from_utf8(figures.stdout).unwrap();
+    for key in [
+        "index/1 copy pinned/context1",
+        "interactive/Audio/Ring pinned/latency mean",
+        "sched/2 threads 1 sets pinned/us per round",
+        "sched/2 threads 1 sets/us per round",
+    ] {
+        assert!(csv.contains(key), "{key} missing:\n{csv}");
+    }
     assert_eq!(shown["incomplete"], false);
     let index = &shown["suites"][1];
     assert_eq!(index["passes"].as_array().unwrap().len(), 2);

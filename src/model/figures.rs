@@ -57,6 +57,42 @@ impl Figure {
     }
 }
 
+/// Where the threads of a placement-sensitive figure ran: a pipe ping-pong between two CPUs
+/// costs up to three times one within a CPU, so the two are different figures. Free figures
+/// keep the keys they always had; pinned ones get " pinned" in theirs, so `compare`, which
+/// pairs figures by key, never pairs a pinned figure with a free one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// Wherever the scheduler put them.
+    Free,
+    /// `--pin` (index, sched) or `-u` (interactive): each ping-pong's ends on one CPU.
+    Pinned,
+}
+
+impl Placement {
+    pub fn of(pinned: bool) -> Self {
+        if pinned {
+            Placement::Pinned
+        } else {
+            Placement::Free
+        }
+    }
+
+    fn key_suffix(self) -> &'static str {
+        match self {
+            Placement::Free => "",
+            Placement::Pinned => " pinned",
+        }
+    }
+
+    fn name_suffix(self) -> &'static str {
+        match self {
+            Placement::Free => ", free",
+            Placement::Pinned => ", pinned",
+        }
+    }
+}
+
 /// Consecutive batches an interactive latency series is cut into: the batches' means are
 /// close to independent where single wake-ups, one after another, are not.
 pub const LATENCY_BATCHES: usize = 10;
@@ -87,19 +123,22 @@ pub fn figures(result: &RunResult) -> Vec<Figure> {
                 }
             }
             SuiteResult::Index(i) => {
+                let placement = Placement::of(i.settings.pin);
                 for pass in &i.passes {
                     let copies = format!(
                         "{} cop{}",
                         pass.copies,
                         if pass.copies == 1 { "y" } else { "ies" }
                     );
+                    // Pinned copies are other figures than free ones: a key of their own.
+                    let keyed = format!("{copies}{}", placement.key_suffix());
                     for t in &pass.tests {
                         let Some(score) = &t.score else { continue };
                         let timebase = registry::find(&t.name).map_or(0.0, |x| x.timebase);
                         out.push(Figure {
-                            key: format!("index/{copies}/{}", t.name),
+                            key: format!("index/{keyed}/{}", t.name),
                             suite: "index".into(),
-                            name: format!("{}, {copies}", t.msg),
+                            name: format!("{}, {copies}{}", t.msg, placement.name_suffix()),
                             unit: t.unit.clone(),
                             better: Better::Higher,
                             value: score.score,
@@ -119,9 +158,12 @@ pub fn figures(result: &RunResult) -> Vec<Figure> {
                     ] {
                         if let Some(idx) = idx {
                             out.push(Figure::derived(
-                                format!("index/{copies}/{what} Benchmarks Index Score"),
+                                format!("index/{keyed}/{what} Benchmarks Index Score"),
                                 "index",
-                                format!("{what} Benchmarks Index Score, {copies}"),
+                                format!(
+                                    "{what} Benchmarks Index Score, {copies}{}",
+                                    placement.name_suffix()
+                                ),
                                 "index",
                                 Better::Higher,
                                 idx,
@@ -131,8 +173,9 @@ pub fn figures(result: &RunResult) -> Vec<Figure> {
                 }
             }
             SuiteResult::Interactive(i) => {
+                let placement = Placement::of(i.settings.pinned_cpu.is_some());
                 for m in &i.measurements {
-                    interactive_figures(m, &mut out);
+                    interactive_figures(m, placement, &mut out);
                 }
             }
             SuiteResult::Sched(s) => {
@@ -140,15 +183,20 @@ pub fn figures(result: &RunResult) -> Vec<Figure> {
                     if p.runs.is_empty() {
                         continue;
                     }
+                    let placement = Placement::of(s.settings.pin);
                     out.push(Figure {
                         key: format!(
-                            "sched/{} threads {} sets/us per round",
-                            p.threads, p.active_sets
+                            "sched/{} threads {} sets{}/us per round",
+                            p.threads,
+                            p.active_sets,
+                            placement.key_suffix()
                         ),
                         suite: "sched".into(),
                         name: format!(
-                            "sched: {} threads in {} active sets",
-                            p.threads, p.active_sets
+                            "sched: {} threads in {} active sets{}",
+                            p.threads,
+                            p.active_sets,
+                            placement.name_suffix()
                         ),
                         unit: "us/round".into(),
                         better: Better::Lower,
@@ -163,9 +211,19 @@ pub fn figures(result: &RunResult) -> Vec<Figure> {
     out
 }
 
-fn interactive_figures(m: &Measurement, out: &mut Vec<Figure>) {
-    let what = format!("{} under {}", m.bench.name(), m.load.name());
-    let key = format!("interactive/{}/{}", m.bench.name(), m.load.name());
+fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figure>) {
+    let what = format!(
+        "{} under {}{}",
+        m.bench.name(),
+        m.load.name(),
+        placement.name_suffix()
+    );
+    let key = format!(
+        "interactive/{}/{}{}",
+        m.bench.name(),
+        m.load.name(),
+        placement.key_suffix()
+    );
     out.push(Figure {
         key: format!("{key}/latency mean"),
         suite: "interactive".into(),

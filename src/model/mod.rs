@@ -146,7 +146,13 @@ impl RunResult {
 
     /// Suite names joined with '+', as `results list` shows them.
     pub fn suite_names(&self) -> String {
-        let names: Vec<&str> = self.suites.iter().map(SuiteResult::name).collect();
+        let mut names: Vec<&str> = Vec::new();
+        for n in self.suites.iter().map(SuiteResult::name) {
+            // `hostbench run` measures some suites twice (free and pinned): named once.
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
         names.join("+")
     }
 

@@ -106,11 +106,17 @@ pub fn summary(
                 } else {
                     ""
                 };
-                format!("Index{mode}: {}", i.headline())
+                let pinned = if i.settings.pin { ", pinned" } else { "" };
+                format!("Index{mode}{pinned}: {}", i.headline())
             }
             SuiteResult::Interactive(i) => match worst_interactive(i) {
                 Some(m) => format!(
-                    "Worst interactive case: {} under {}: {}latency mean {}, p99 {}, max {}",
+                    "Worst interactive case{}: {} under {}: {}latency mean {}, p99 {}, max {}",
+                    if i.settings.pinned_cpu.is_some() {
+                        ", pinned"
+                    } else {
+                        ""
+                    },
                     m.bench.name(),
                     m.load.name(),
                     m.deadlines_met_pct
@@ -132,7 +138,8 @@ pub fn summary(
                     .filter(|p| !p.runs.is_empty())
                     .map(|p| format!("{} threads {:.2}", p.threads, p.mean_us_per_round))
                     .collect();
-                format!("Scheduler, us/round: {}", points.join(", "))
+                let pinned = if s.settings.pin { ", pinned" } else { "" };
+                format!("Scheduler{pinned}, us/round: {}", points.join(", "))
             }
             SuiteResult::Noise(n) => format!(
                 "Noise: {}",
