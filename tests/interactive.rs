@@ -757,3 +757,39 @@ fn uniprocessor_pins_every_worker_to_one_cpu() {
         Some(masks[0].clone())
     );
 }
+
+#[test]
+fn a_pinned_run_leaves_the_next_run_of_the_process_free() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    // Two runs of -u in one process (--repeat): the second starts with the first's pin gone.
+    let out = sb
+        .cmd()
+        .args([
+            "--repeat",
+            "2",
+            "--json",
+            "--no-noise-check",
+            "interactive",
+            "-u",
+            "-c",
+            "-t",
+            "1",
+            "--exact-time",
+            "--settle-ms",
+            "50",
+            "-W",
+            "Audio",
+            "-w",
+            "None",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let allowed: Vec<u64> = serde_json::Deserializer::from_slice(&out.stdout)
+        .into_iter::<Value>()
+        .map(|r| r.unwrap()["environment"]["cpus_allowed"].as_u64().unwrap())
+        .collect();
+    let here = std::thread::available_parallelism().unwrap().get() as u64;
+    assert_eq!(allowed, [here, here], "the pin of -u outlived its run");
+}

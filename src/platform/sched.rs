@@ -134,6 +134,37 @@ pub fn pin_to_cpu(cpu: usize) -> io::Result<()> {
     }
 }
 
+/// The calling thread's affinity mask as it was before [`pin_until_dropped`], put back when
+/// this is dropped: a coordinator that pins itself for one suite (`interactive -u`) must not
+/// leave the next suite of the same process (`hostbench run`, `--repeat`) on one CPU.
+pub struct AffinityRestore {
+    set: libc::cpu_set_t,
+}
+
+/// Pins the calling thread to one CPU, as [`pin_to_cpu`], until the returned guard is dropped.
+pub fn pin_until_dropped(cpu: usize) -> io::Result<AffinityRestore> {
+    // SAFETY: cpu_set_t is plain data.
+    let set = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        set
+    };
+    pin_to_cpu(cpu)?;
+    Ok(AffinityRestore { set })
+}
+
+impl Drop for AffinityRestore {
+    fn drop(&mut self) {
+        // SAFETY: the mask was read from this thread; restoring it cannot fail for a mask the
+        // thread had (a CPU taken offline meanwhile would leave the pin, which is all it can).
+        unsafe {
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &self.set);
+        }
+    }
+}
+
 /// Locks current and future memory, so a real-time task never waits for a page fault.
 pub fn lock_memory() -> io::Result<()> {
     // SAFETY: plain syscall.
@@ -215,5 +246,20 @@ mod tests {
     #[test]
     fn there_is_an_allowed_cpu() {
         assert!(first_allowed_cpu().is_some());
+    }
+
+    #[test]
+    fn a_pin_for_a_scope_gives_the_mask_back() {
+        // In a thread of its own, so that no other test's thread is pinned.
+        std::thread::spawn(|| {
+            let before = allowed_cpus();
+            {
+                let _pin = pin_until_dropped(before[0]).unwrap();
+                assert_eq!(allowed_cpus(), [before[0]]);
+            }
+            assert_eq!(allowed_cpus(), before);
+        })
+        .join()
+        .unwrap();
     }
 }

@@ -91,12 +91,15 @@ pub fn run(
 ) -> Result<InteractiveOutcome> {
     let started = monotonic_ns();
     let mut settings = config.settings.clone();
-    if settings.pinned_cpu.is_some() {
-        // -u: pin the coordinator; the workers inherit the mask.
-        let cpu = sched::first_allowed_cpu().unwrap_or(0);
-        sched::pin_to_cpu(cpu).context("pinning to one CPU (-u)")?;
-        settings.pinned_cpu = Some(cpu);
-    }
+    // -u: pin the coordinator, for this suite only; the workers inherit the mask.
+    let _pinned = match settings.pinned_cpu {
+        Some(_) => {
+            let cpu = sched::first_allowed_cpu().unwrap_or(0);
+            settings.pinned_cpu = Some(cpu);
+            Some(sched::pin_until_dropped(cpu).context("pinning to one CPU (-u)")?)
+        }
+        None => None,
+    };
     let outcome = burn_calibration(&config.calibration);
     let calibration = outcome.calibration;
     observer.calibrated(&calibration, outcome.cache_warning.as_deref());
