@@ -216,42 +216,23 @@ pub fn noise_floor<'a>(results: impl IntoIterator<Item = &'a RunResult>) -> Opti
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RepeatAdvice {
     pub change_pct: f64,
-    /// The run-to-run spread assumed: the robust coefficient of variation (1.4826·MAD over the
-    /// median) of the noise job's run times, percent. A run's figures average many samples, so
-    /// a single preempted sample matters little to them; a change of the CPU's speed, which
-    /// this measures, moves them all.
-    pub cv_pct: f64,
-    /// The result's noise floor: a change no larger is "within the host's noise" however many
-    /// runs there are.
+    /// The result's noise floor (its noise part's spread, else its noise check's, raised to a
+    /// drift), percent: a change no larger is "within the host's noise" however many runs
+    /// there are; below it, it is taken as the figures' run-to-run spread.
     pub floor_pct: f64,
     /// Runs a side to find the change four times in five (None: over 100).
     pub runs: Option<u32>,
 }
 
-/// The advice for a change of `change_pct` from a result's noise part, else its noise check.
+/// The advice for a change of `change_pct`, from the result's noise floor. One run cannot
+/// measure how its figures spread from run to run; the floor is the spread the host's CPU job
+/// showed, which the index figures of a 2-CPU VM matched in an A/A test (docs/run.md).
 pub fn repeats_to_detect(r: &RunResult, change_pct: f64) -> Option<RepeatAdvice> {
-    let times: Vec<f64> = r
-        .suites
-        .iter()
-        .find_map(|s| match s {
-            crate::model::SuiteResult::Noise(n) if n.runs.len() >= 10 => {
-                Some(n.runs.iter().map(|x| x.time_ns as f64).collect())
-            }
-            _ => None,
-        })
-        .or_else(|| {
-            r.noise_check
-                .as_ref()
-                .map(|c| c.before.times_ns.iter().map(|&t| t as f64).collect())
-        })?;
-    let med = crate::stats::median(&times)?;
-    let mad = crate::stats::median_absolute_deviation(&times)?;
-    let cv_pct = 100.0 * 1.4826 * mad / med;
+    let floor_pct = noise_floor(std::iter::once(r))?;
     Some(RepeatAdvice {
         change_pct,
-        cv_pct,
-        floor_pct: noise_floor(std::iter::once(r))?,
-        runs: crate::stats::runs_to_detect(cv_pct, change_pct, 100),
+        floor_pct,
+        runs: crate::stats::runs_to_detect(floor_pct, change_pct, 100),
     })
 }
 

@@ -93,6 +93,9 @@ fn plots(dom: &str, kind: &str) -> Vec<usize> {
 
 #[test]
 fn the_report_renders_in_chromium_with_every_plot_and_no_request() {
+    if common::skip_without("the report in a browser", &["chromium"]) {
+        return;
+    }
     let sb = Sandbox::new();
     let work = sb.dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
@@ -146,13 +149,18 @@ fn the_report_renders_in_chromium_with_every_plot_and_no_request() {
     assert_eq!(index.len(), 2, "{index:?}");
     assert!(index.iter().all(|&n| n >= 6), "{index:?}");
     assert!(dom.contains("baseline 10"));
-    // Interactive: a latency CDF for each bench (Audio, Video) and the deadlines bars.
+    // Interactive: a latency CDF for each bench (Audio, Video), free and pinned (under Ring),
+    // and the deadlines bars.
     let cdfs = plots(&dom, "interactive-latency");
-    assert_eq!(cdfs.len(), 2, "{cdfs:?}");
+    assert_eq!(cdfs.len(), 4, "{cdfs:?}");
+    assert!(dom.contains("result 1, pinned: Audio wake-up latency"));
     assert!(cdfs.iter().all(|&n| n >= 4), "{cdfs:?}");
-    assert_eq!(plots(&dom, "interactive-deadlines"), vec![4]);
-    // Sched: µs/round against threads, two points. Noise: the histogram.
-    assert_eq!(plots(&dom, "sched"), vec![2]);
+    // Four free pairs and two pinned (Audio and Video under Ring).
+    assert_eq!(plots(&dom, "interactive-deadlines"), vec![6]);
+    // Sched: µs/round against threads, two points free and one pinned, a line each. Noise:
+    // the histogram.
+    assert_eq!(plots(&dom, "sched"), vec![3]);
+    assert!(dom.contains("result 1, pinned"));
     let noise = plots(&dom, "noise");
     assert_eq!(noise.len(), 1);
     assert!(noise[0] >= 1);

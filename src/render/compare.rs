@@ -58,7 +58,7 @@ fn header_lines(c: &Comparison) -> Vec<String> {
     ];
     if let Some(f) = c.noise_floor_pct {
         lines.push(format!(
-            "Host noise floor: ±{f:.1}% (from the runs' noise checks); significant changes within that are reported as within the host's noise."
+            "Host noise floor: ±{f:.1}% (the largest spread the runs' noise parts or noise checks measured, or drift they found); significant changes within that are reported as within the host's noise."
         ));
     }
     lines.extend(c.notes.iter().map(|n| format!("Note: {n}")));

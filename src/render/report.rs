@@ -97,20 +97,36 @@ fn comparison_table(c: &Comparison) -> String {
     out
 }
 
-/// Each result's suites of one kind, with the result's label.
+/// Each result's suites of one kind, with the result's label; a suite that measured pinned
+/// (`hostbench run`'s second pass over the ping-pongs) is labelled so, a series of its own.
 fn suites<'a, T>(
     results: &'a [(String, RunResult)],
     pick: impl Fn(&'a SuiteResult) -> Option<&'a T>,
-) -> Vec<(&'a str, &'a T)> {
-    results
-        .iter()
-        .flat_map(|(l, r)| {
-            r.suites
-                .iter()
-                .filter_map(&pick)
-                .map(move |s| (l.as_str(), s))
-        })
-        .collect()
+) -> Vec<(String, &'a T)> {
+    let mut out = Vec::new();
+    for (l, r) in results {
+        for s in &r.suites {
+            if let Some(t) = pick(s) {
+                let label = if pinned(s) {
+                    format!("{l}, pinned")
+                } else {
+                    l.clone()
+                };
+                out.push((label, t));
+            }
+        }
+    }
+    out
+}
+
+/// Whether a suite ran with its ping-pongs pinned to one CPU.
+fn pinned(s: &SuiteResult) -> bool {
+    match s {
+        SuiteResult::Index(i) => i.settings.pin,
+        SuiteResult::Interactive(i) => i.settings.pinned_cpu.is_some(),
+        SuiteResult::Sched(x) => x.settings.pin,
+        SuiteResult::Noise(_) => false,
+    }
 }
 
 fn index_section(out: &mut String, results: &[(String, RunResult)]) {

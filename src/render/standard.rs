@@ -190,12 +190,12 @@ pub fn repeat_advice(a: &RepeatAdvice) -> String {
     }
     match a.runs {
         Some(n) => format!(
-            "Repeats: to find a {change:.0}% change four times in five, compare needs at least about {n} runs a side (--repeat {n}), taking the run-to-run spread to be the noise job's ({:.1}%; figures that placement moves spread more).",
-            a.cv_pct
+            "Repeats: to find a {change:.0}% change four times in five, compare needs about {n} runs a side (--repeat {n}) for figures that spread from run to run as this host's noise (±{:.1}%); the free ping-pongs and latencies spread more.",
+            a.floor_pct
         ),
         None => format!(
-            "Repeats: a {change:.0}% change needs over 100 runs a side to be found here (the noise job spreads by {:.1}%).",
-            a.cv_pct
+            "Repeats: a {change:.0}% change needs over 100 runs a side to be found here (noise ±{:.1}%).",
+            a.floor_pct
         ),
     }
 }
@@ -216,11 +216,10 @@ mod tests {
     fn the_repeat_advice_names_the_runs_or_the_floor() {
         let a = RepeatAdvice {
             change_pct: 5.0,
-            cv_pct: 5.0,
             floor_pct: 2.0,
-            runs: Some(17),
+            runs: Some(5),
         };
-        assert!(repeat_advice(&a).contains("at least about 17 runs a side (--repeat 17)"));
+        assert!(repeat_advice(&a).contains("about 5 runs a side (--repeat 5)"));
         // A floor at or above the change: no number of runs helps.
         let noisy = RepeatAdvice {
             floor_pct: 7.5,
