@@ -271,35 +271,72 @@ impl StandardPlan {
         })
     }
 
-    /// The parts in order, with what each runs and about how long it takes: the four suites
-    /// free, then the pipe ping-pongs pinned.
-    pub fn parts(&self) -> Vec<PartPlan> {
-        let noise = &self.noise.settings;
-        vec![
-            PartPlan {
-                suite: "noise",
-                what: format!(
-                    "{} runs of a {} ms CPU job",
-                    noise.runs_requested, noise.target_ms
-                ),
-                estimate_s: (noise.runs_requested * noise.target_ms) as f64 / 1e3 * 1.05 + 2.0,
-            },
-            index_part(&self.index, ""),
-            interactive_part(&self.interactive, ""),
-            sched_part(&self.sched, ""),
-            index_part(&self.pinned.index, "pinned: "),
-            interactive_part(&self.pinned.interactive, "pinned: "),
-            sched_part(&self.pinned.sched, "pinned: "),
+    /// The parts in order: the four suites free, then the pipe ping-pongs pinned.
+    pub fn units(&self) -> [Part<'_>; 7] {
+        [
+            Part::Noise(&self.noise),
+            Part::Index(&self.index),
+            Part::Interactive(&self.interactive),
+            Part::Sched(&self.sched),
+            Part::Index(&self.pinned.index),
+            Part::Interactive(&self.pinned.interactive),
+            Part::Sched(&self.pinned.sched),
         ]
+    }
+
+    /// The parts in order, with what each runs and about how long it takes.
+    pub fn parts(&self) -> Vec<PartPlan> {
+        self.units().iter().map(Part::plan).collect()
     }
 }
 
-fn index_part(index: &IndexConfig, placement: &str) -> PartPlan {
+/// One part of the run: an ordinary suite configuration.
+#[derive(Debug, Clone, Copy)]
+pub enum Part<'a> {
+    Noise(&'a NoiseConfig),
+    Index(&'a IndexConfig),
+    Interactive(&'a InteractiveConfig),
+    Sched(&'a SchedConfig),
+}
+
+impl Part<'_> {
+    /// What the part runs and about how long it takes.
+    pub fn plan(&self) -> PartPlan {
+        match self {
+            Part::Noise(n) => {
+                let noise = &n.settings;
+                PartPlan {
+                    suite: "noise",
+                    what: format!(
+                        "{} runs of a {} ms CPU job",
+                        noise.runs_requested, noise.target_ms
+                    ),
+                    estimate_s: (noise.runs_requested * noise.target_ms) as f64 / 1e3 * 1.05 + 2.0,
+                }
+            }
+            Part::Index(c) => index_part(c),
+            Part::Interactive(c) => interactive_part(c),
+            Part::Sched(c) => sched_part(c),
+        }
+    }
+}
+
+/// "pinned: " before what a pinned part runs.
+fn placement(pinned: bool) -> &'static str {
+    if pinned {
+        "pinned: "
+    } else {
+        ""
+    }
+}
+
+fn index_part(index: &IndexConfig) -> PartPlan {
     let s = &index.settings;
     PartPlan {
         suite: "index",
         what: format!(
-            "{placement}{} test{}{}, {} pass{} ({} cop{})",
+            "{}{} test{}{}, {} pass{} ({} cop{})",
+            placement(s.pin),
             index.tests.len(),
             if index.tests.len() == 1 { "" } else { "s" },
             if s.quick { " in the quick mode" } else { "" },
@@ -312,13 +349,14 @@ fn index_part(index: &IndexConfig, placement: &str) -> PartPlan {
     }
 }
 
-fn interactive_part(interactive: &InteractiveConfig, placement: &str) -> PartPlan {
+fn interactive_part(interactive: &InteractiveConfig) -> PartPlan {
     let i = &interactive.settings;
     let pairs = (i.benches.len() * i.loads.len()) as f64;
     PartPlan {
         suite: "interactive",
         what: format!(
-            "{placement}{} under {}, {} s each",
+            "{}{} under {}, {} s each",
+            placement(i.pinned_cpu.is_some()),
             names(i.benches.iter().map(|b| b.name())),
             names(i.loads.iter().map(|l| l.name())),
             i.duration_s
@@ -327,13 +365,14 @@ fn interactive_part(interactive: &InteractiveConfig, placement: &str) -> PartPla
     }
 }
 
-fn sched_part(sched: &SchedConfig, placement: &str) -> PartPlan {
+fn sched_part(sched: &SchedConfig) -> PartPlan {
     let s = &sched.settings;
     let sched_runs = s.points.len() * (s.rule.min_runs + s.rule.max_runs) / 2;
     PartPlan {
         suite: "sched",
         what: format!(
-            "{placement}{} threads, {} s runs, {} to {} runs each",
+            "{}{} threads, {} s runs, {} to {} runs each",
+            placement(s.pin),
             join(&s.points.iter().map(|p| p.0).collect::<Vec<_>>()),
             s.duration_s,
             s.rule.min_runs,
@@ -390,26 +429,25 @@ pub fn run(
     stop: &AtomicBool,
     observer: &mut dyn StandardObserver,
 ) -> StandardOutcome {
-    let parts = plan.parts();
     let mut suites = Vec::new();
     let mut failure = None;
-    for (i, part) in parts.iter().enumerate() {
+    for (i, part) in plan.units().iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        observer.part_begins(i, part);
-        let result = run_part(plan, i, exe, stop, observer);
-        match result {
+        let what = part.plan();
+        observer.part_begins(i, &what);
+        match run_part(part, &plan.noise.calibration, exe, stop, observer) {
             Ok((r, part_failure)) => {
                 observer.part_done(i, &r);
                 suites.push(r);
                 if let Some(f) = part_failure {
-                    failure = Some(format!("{}: {f}", part.suite));
+                    failure = Some(format!("{}: {f}", what.suite));
                     break;
                 }
             }
             Err(e) => {
-                failure = Some(format!("{}: {e:#}", part.suite));
+                failure = Some(format!("{}: {e:#}", what.suite));
                 break;
             }
         }
@@ -417,49 +455,28 @@ pub fn run(
     StandardOutcome { suites, failure }
 }
 
+/// Measures one part. `calibration`: the run's, for the sched part's burn loop.
 fn run_part(
-    plan: &StandardPlan,
-    part: usize,
+    part: &Part<'_>,
+    calibration: &CalibrationOptions,
     exe: &Path,
     stop: &AtomicBool,
     observer: &mut dyn StandardObserver,
 ) -> Result<(SuiteResult, Option<String>)> {
-    Ok(match part {
-        0 => (
-            SuiteResult::Noise(noise::measure(&plan.noise, stop, observer)?),
+    Ok(match *part {
+        Part::Noise(c) => (SuiteResult::Noise(noise::measure(c, stop, observer)?), None),
+        Part::Index(c) => (
+            SuiteResult::Index(index::run(c, exe, stop, observer)?),
             None,
         ),
-        1 => (
-            SuiteResult::Index(index::run(&plan.index, exe, stop, observer)?),
-            None,
-        ),
-        2 | 5 => {
-            let config = if part == 2 {
-                &plan.interactive
-            } else {
-                &plan.pinned.interactive
-            };
-            let outcome = interactive::run(config, exe, stop, observer)?;
+        Part::Interactive(c) => {
+            let outcome = interactive::run(c, exe, stop, observer)?;
             (SuiteResult::Interactive(outcome.result), outcome.failure)
         }
-        4 => (
-            SuiteResult::Index(index::run(&plan.pinned.index, exe, stop, observer)?),
-            None,
-        ),
-        _ => {
-            let calibration = burn_calibration(&plan.interactive.calibration);
-            let config = if part == 3 {
-                &plan.sched
-            } else {
-                &plan.pinned.sched
-            };
+        Part::Sched(c) => {
+            let burn = burn_calibration(calibration);
             (
-                SuiteResult::Sched(sched::measure(
-                    config,
-                    calibration.calibration,
-                    stop,
-                    observer,
-                )?),
+                SuiteResult::Sched(sched::measure(c, burn.calibration, stop, observer)?),
                 None,
             )
         }

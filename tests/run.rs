@@ -119,32 +119,47 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
 
 #[test]
 fn sigterm_stores_what_ran_marked_incomplete_and_leaves_nothing() {
+    use std::io::{BufRead, BufReader, Read};
     use std::process::Stdio;
     use std::time::{Duration, Instant};
     let sb = Sandbox::new();
     let work = sb.dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
-    let child = sb
+    let mut child = sb
         .std_cmd()
         .args(["run", "--profile", "quick", "--workdir"])
         .arg(&work)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    // The quick noise part takes about 3 s; stop the run inside the index part.
-    std::thread::sleep(Duration::from_secs(8));
+    // Stop the run inside the index part: once it is announced and its copies run.
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("] index: ") {
+        let mut line = String::new();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "ended early:\n{seen}"
+        );
+        seen.push_str(&line);
+    }
     let marker = work.to_str().unwrap().to_string();
     let workers = || common::processes(|c| c.contains(&marker)).len();
-    assert!(workers() > 0, "index copies should be running");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while workers() == 0 {
+        assert!(Instant::now() < deadline, "no index copy started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let signalled = Instant::now();
     // SAFETY: kill(2) to our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let out = child.wait_with_output().unwrap();
+    reader.read_to_string(&mut seen).unwrap();
+    let status = child.wait().unwrap();
     assert!(signalled.elapsed() < Duration::from_secs(10));
-    assert_eq!(out.status.code(), Some(143));
+    assert_eq!(status.code(), Some(143));
     assert_eq!(workers(), 0, "a worker outlived the run");
     assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0, "files left");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = seen;
     assert!(stdout.contains("Summary of result 1 ("), "{stdout}");
     assert!(stdout.contains(", incomplete)"), "{stdout}");
     let r = sb.json(&["results", "show", "1"]);

@@ -40,6 +40,7 @@ pub struct Cli {
 
 /// Options every subcommand accepts.
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// The SQLite result database [default: DATA_DIR/hostbench/results.sqlite]
     #[arg(long, global = true, env = "HOSTBENCH_DB", value_name = "PATH")]
@@ -80,33 +81,18 @@ pub struct Repeating {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// The standard run: noise, index (quick), interactive and a sched sweep, in one result
-    #[command(override_usage = "hostbench run [--profile quick|standard|full] [--workdir DIR]")]
     Run(run::RunArgs),
     /// p1bench: how much a fixed CPU or memory job varies from run to run on this host
-    #[command(override_usage = "hostbench noise [-v] [-m MB] [TIME_MS [COUNT]]")]
     Noise(noise::NoiseArgs),
     /// interbench: latency, jitter and deadlines of simulated audio, video, X and gaming tasks under background loads
-    #[command(
-        override_usage = "hostbench interactive [-l N] [-L N] [-t S] [-B NICE] [-N NICE] [-b] [-c] [-r] [-C PCT -I US] [-m COMMENT] [-w LOAD] [-x LOAD] [-W BENCH] [-X BENCH] [-u]"
-    )]
     Interactive(Box<interactive::InteractiveArgs>),
     /// reflex: scheduler cost per round with a tunable number of runnable threads
-    #[command(
-        override_usage = "hostbench sched [-w W] [-r US] [-c C] [-a A] [-t S] [-o 0|1|2] [-q] [--sweep C,C,...] [--pin]"
-    )]
     Sched(sched::SchedArgs),
     /// UnixBench: micro-benchmarks scored into the BYTE index against the baseline machine George
-    #[command(
-        override_usage = "hostbench index [-q | -v] [-i N] [-c N [-c N ...]] [--quick] [--adaptive [PCT]] [--pin] [--xvfb] [--lang LANG] [--builtin-cpu-tests] [TEST ...]"
-    )]
     Index(index::IndexArgs),
     /// Two results (or two sets of runs) side by side: the change of each shared measurement and whether it is real
-    #[command(
-        override_usage = "hostbench compare A[,A2,...]|gID B[,B2,...]|gID [--fail-on-regression PCT] [--format text|markdown] [--json]"
-    )]
     Compare(compare::CompareArgs),
     /// One self-contained HTML page with plots of one or more results
-    #[command(override_usage = "hostbench report ID [ID ...] [-o FILE.html]")]
     Report(report::ReportArgs),
     /// The stored results: list them, show one, export one
     #[command(subcommand)]

@@ -72,15 +72,13 @@ impl Worker {
         let parent = unsafe { libc::getpid() };
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(Stdio::inherit())
+            // Its own process group: a terminal's Ctrl-C reaches the coordinator alone, which
+            // stops workers in order instead of having them die mid-measurement.
+            .process_group(0);
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
             cmd.pre_exec(move || {
-                // Its own process group: a terminal's Ctrl-C reaches the coordinator alone,
-                // which stops workers in order instead of having them die mid-measurement.
-                if libc::setpgid(0, 0) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
                 if libc::prctl(
                     libc::PR_SET_PDEATHSIG,
                     libc::SIGKILL as libc::c_ulong,

@@ -148,3 +148,39 @@ pub fn run_bounded(mut cmd: std::process::Command, limit: std::time::Duration) -
         stderr: String::from_utf8_lossy(&std::fs::read(&err_path).unwrap()).into_owned(),
     }
 }
+
+/// Where `program` is on this process's PATH.
+pub fn on_path(program: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}
+
+/// Whether a test that needs `programs` (which scripts/install-test-deps.sh installs) must be
+/// skipped: true, with a message, when one is missing — unless HOSTBENCH_REQUIRE_TEST_DEPS=1
+/// (set by .ci/run), where a missing program fails the test instead of skipping it.
+pub fn skip_without(test: &str, programs: &[&str]) -> bool {
+    let missing: Vec<&str> = programs
+        .iter()
+        .copied()
+        .filter(|p| on_path(p).is_none())
+        .collect();
+    if missing.is_empty() {
+        return false;
+    }
+    let why = format!(
+        "{test}: needs {} (scripts/install-test-deps.sh installs it)",
+        missing.join(", ")
+    );
+    assert!(
+        !deps_required(),
+        "{why}; HOSTBENCH_REQUIRE_TEST_DEPS=1 makes that a failure"
+    );
+    eprintln!("skipped: {why}");
+    true
+}
+
+/// Whether every test dependency must be present (HOSTBENCH_REQUIRE_TEST_DEPS=1, as in CI).
+pub fn deps_required() -> bool {
+    std::env::var_os("HOSTBENCH_REQUIRE_TEST_DEPS").is_some_and(|v| v == "1")
+}
