@@ -10,6 +10,19 @@ use hostbench::error::{UsageError, EXIT_USAGE};
 fn main() -> ExitCode {
     // Arguments as the kernel gave them: a name that is not UTF-8 is still a valid path.
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if argv
+        .get(1)
+        .is_some_and(|a| a == cli::worker::WORKER_SUBCOMMAND)
+    {
+        let spec = argv.get(2).map(|s| s.to_string_lossy()).unwrap_or_default();
+        return match cli::worker::exec(&spec) {
+            Ok(code) => ExitCode::from(code as u8),
+            Err(e) => {
+                let _ = writeln!(std::io::stderr(), "hostbench: error: {}", one_line(&e));
+                ExitCode::FAILURE
+            }
+        };
+    }
     let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
         Err(e) => return clap_exit(e),

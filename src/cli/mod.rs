@@ -12,7 +12,8 @@ mod results;
 mod run;
 mod sched;
 mod session;
-mod worker;
+mod shell;
+pub mod worker;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -97,9 +98,10 @@ pub enum Command {
     /// The stored results: list them, show one, export one
     #[command(subcommand)]
     Results(results::ResultsCommand),
-    /// (internal) a worker process started by a coordinator
-    #[command(name = "__worker", hide = true)]
-    Worker(worker::WorkerArgs),
+    /// A completion script for bash, zsh, fish, elvish or PowerShell, on standard output
+    Completions(shell::CompletionsArgs),
+    /// A manual page (roff), on standard output: hostbench man > hostbench.1, hostbench man run > hostbench-run.1
+    Man(shell::ManArgs),
 }
 
 /// interbench's calibration options, shared by every suite that burns CPU.
@@ -180,7 +182,8 @@ fn exec_once(command: &Command, global: &GlobalArgs, argv: Vec<String>) -> Resul
         Command::Compare(args) => compare::exec(args, global),
         Command::Report(args) => report::exec(args, global),
         Command::Sched(args) => sched::exec(args, global, argv),
-        Command::Worker(args) => worker::exec(args),
+        Command::Completions(args) => shell::completions(args, global),
+        Command::Man(args) => shell::man(args, global),
     }
 }
 
@@ -231,5 +234,123 @@ impl GlobalArgs {
         !self.quiet
             && std::io::stderr().is_terminal()
             && std::env::var_os("TERM").is_some_and(|t| t != "dumb")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Command {
+        Cli::try_parse_from(std::iter::once("hostbench").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"))
+            .command
+    }
+
+    #[test]
+    fn interbench_option_letters() {
+        let Command::Interactive(a) = parse(&[
+            "interactive",
+            "-L",
+            "3",
+            "-t",
+            "20",
+            "-B",
+            "5",
+            "-N",
+            "-5",
+            "-b",
+            "-l",
+            "1000",
+            "-c",
+            "-r",
+            "-C",
+            "40",
+            "-I",
+            "10000",
+            "-m",
+            "note",
+            "-w",
+            "Burn",
+            "-x",
+            "Ring",
+            "-W",
+            "Audio",
+            "-X",
+            "X",
+            "-u",
+        ]) else {
+            panic!("not interactive")
+        };
+        assert_eq!(
+            (a.load_threads, a.time_s, a.bench_nice, a.load_nice),
+            (3, 20, 5, -5)
+        );
+        assert!(a.calibration.recalibrate && a.console_only && a.realtime && a.uniprocessor);
+        assert_eq!(a.calibration.loops_per_ms, Some(1000));
+        assert_eq!((a.custom_cpu, a.custom_interval), (Some(40), Some(10000)));
+        assert_eq!(a.comment.as_deref(), Some("note"));
+        assert_eq!(
+            (&a.loads[..], &a.exclude_loads[..]),
+            (&["Burn".to_string()][..], &["Ring".to_string()][..])
+        );
+        assert_eq!(
+            (&a.benches[..], &a.exclude_benches[..]),
+            (&["Audio".to_string()][..], &["X".to_string()][..])
+        );
+    }
+
+    #[test]
+    fn reflex_option_letters() {
+        let Command::Sched(a) = parse(&[
+            "sched", "-w", "50", "-r", "20", "-c", "8", "-a", "2", "-t", "5", "-o", "1",
+        ]) else {
+            panic!("not sched")
+        };
+        assert_eq!(
+            (
+                a.weight,
+                a.compute_us,
+                a.threads,
+                a.active,
+                a.time_s,
+                a.output
+            ),
+            (50, 20, 8, 2, 5, 1)
+        );
+    }
+
+    #[test]
+    fn p1bench_arguments_and_letters() {
+        let Command::Noise(a) = parse(&["noise", "-v", "-m", "64", "500", "20"]) else {
+            panic!("not noise")
+        };
+        assert!(a.verbose);
+        assert_eq!((a.memory_mb, a.time_ms, a.count), (Some(64), 500, 20));
+    }
+
+    #[test]
+    fn unixbench_option_letters() {
+        let cli = Cli::try_parse_from([
+            "hostbench",
+            "-q",
+            "index",
+            "-v",
+            "-i",
+            "3",
+            "-c",
+            "1",
+            "-c",
+            "2",
+            "dhry2reg",
+        ])
+        .unwrap();
+        assert!(cli.global.quiet);
+        let Command::Index(a) = cli.command else {
+            panic!("not index")
+        };
+        assert!(a.verbose);
+        assert_eq!((a.iterations, &a.copies[..]), (3, &[1, 2][..]));
+        assert_eq!(a.tests, ["dhry2reg"]);
     }
 }

@@ -1,17 +1,15 @@
+//! A worker process a coordinator started (`hostbench __worker SPEC_JSON`). Dispatched before
+//! the command line is parsed: it is no subcommand of the user's, so neither help nor the
+//! completion scripts offer it.
+
 use anyhow::{Context, Result};
-use clap::Args;
 
 use crate::workers::roles::{self, WorkerSpec};
+pub use crate::workers::WORKER_SUBCOMMAND;
 
-/// The hidden subcommand a coordinator starts its worker processes with.
-#[derive(Debug, Args)]
-pub struct WorkerArgs {
-    /// The worker's spec, as JSON
-    pub spec: String,
-}
-
-pub fn exec(args: &WorkerArgs) -> Result<i32> {
-    let spec: WorkerSpec = serde_json::from_str(&args.spec).context("malformed worker spec")?;
+/// Runs the worker `spec` (its JSON) describes.
+pub fn exec(spec: &str) -> Result<i32> {
+    let spec: WorkerSpec = serde_json::from_str(spec).context("malformed worker spec")?;
     roles::run(spec)?;
     Ok(0)
 }

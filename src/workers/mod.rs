@@ -1,5 +1,6 @@
-//! Worker processes: hostbench re-executes itself with the hidden `__worker` subcommand and a
-//! JSON spec, so a load's memory and I/O live in a process of their own, as interbench's did.
+//! Worker processes: hostbench re-executes itself with the `__worker` argument (not a
+//! subcommand: `main` dispatches it before parsing) and a JSON spec, so a load's memory and
+//! I/O live in a process of their own, as interbench's did.
 //!
 //! Each worker is started in its own process group with a parent-death signal (SIGKILL), so it
 //! never outlives the coordinator, even one killed with SIGKILL. The coordinator talks to it by
@@ -19,7 +20,7 @@ pub mod roles;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::de::DeserializeOwned;
 
-/// The hidden subcommand a worker is started with.
+/// The first argument a worker is started with.
 pub const WORKER_SUBCOMMAND: &str = "__worker";
 
 pub struct Worker {

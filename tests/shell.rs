@@ -1,0 +1,80 @@
+//! `hostbench completions` and `hostbench man`: generated from the parser, so they name every
+//! subcommand and option it accepts.
+
+mod common;
+
+use common::Sandbox;
+
+fn stdout(sb: &Sandbox, args: &[&str]) -> String {
+    let out = sb.cmd().args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+const SUBCOMMANDS: [&str; 10] = [
+    "run",
+    "noise",
+    "interactive",
+    "sched",
+    "index",
+    "compare",
+    "report",
+    "results",
+    "completions",
+    "man",
+];
+
+#[test]
+fn the_bash_completion_is_a_valid_script_that_knows_every_subcommand_and_option() {
+    let sb = Sandbox::new();
+    let script = stdout(&sb, &["completions", "bash"]);
+    for word in SUBCOMMANDS
+        .iter()
+        .chain(&["--no-noise-check", "--repeat", "--profile", "--sweep"])
+    {
+        assert!(script.contains(word), "{word} missing");
+    }
+    // bash parses it, and after sourcing it completes the subcommands; the hidden worker
+    // subcommand is not offered.
+    let file = sb.dir.path().join("hostbench.bash");
+    std::fs::write(&file, &script).unwrap();
+    let complete = |word: &str| {
+        let probe = format!(
+            "source {}; COMP_WORDS=(hostbench {word}); COMP_CWORD=1; _hostbench hostbench {word} hostbench; echo ${{COMPREPLY[@]}}",
+            file.display()
+        );
+        let out = std::process::Command::new("bash")
+            .args(["-c", &probe])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    assert_eq!(complete("sch"), "sched");
+    assert_eq!(complete("__w"), "");
+    for shell in ["zsh", "fish"] {
+        assert!(!stdout(&sb, &["completions", shell]).is_empty(), "{shell}");
+    }
+    let out = sb.cmd().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn the_man_pages_name_every_subcommand_and_each_its_options() {
+    let sb = Sandbox::new();
+    let page = stdout(&sb, &["man"]);
+    assert!(page.contains(".TH hostbench 1"), "{page}");
+    for sub in SUBCOMMANDS {
+        assert!(
+            page.contains(&format!("hostbench\\-{sub}")),
+            "{sub} missing"
+        );
+    }
+    assert!(page.contains("no\\-noise\\-check"));
+    let run = stdout(&sb, &["man", "run"]);
+    assert!(run.contains(".TH hostbench-run 1"), "{run}");
+    assert!(run.contains("\\-\\-profile") && run.contains("\\-\\-workdir"));
+    let out = sb.cmd().args(["man", "nope"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no subcommand \"nope\""));
+}
