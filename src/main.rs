@@ -88,7 +88,12 @@ fn clap_message(text: &str) -> String {
         if parts.is_empty() {
             parts.push(trimmed.trim_start_matches("error: ").to_string());
         } else {
-            parts.push(trimmed.to_string());
+            // "[possible values: …]" is bracketed already; it goes in the parentheses below.
+            let bare = trimmed
+                .strip_prefix('[')
+                .and_then(|t| t.strip_suffix(']'))
+                .unwrap_or(trimmed);
+            parts.push(bare.to_string());
         }
     }
     if parts.is_empty() {
@@ -107,6 +112,15 @@ fn clap_message(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn possible_values_are_listed_once_bracketed() {
+        let text = "error: invalid value 'fast' for '--profile <PROFILE>'\n  [possible values: quick, standard, full]\n\nFor more information, try '--help'.\n";
+        assert_eq!(
+            clap_message(text),
+            "invalid value 'fast' for '--profile <PROFILE>' (possible values: quick, standard, full)"
+        );
+    }
 
     #[test]
     fn missing_arguments_are_named() {

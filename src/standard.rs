@@ -20,30 +20,21 @@ use crate::suites::noise::{self, NoiseConfig, NoiseMode, NoiseObserver, NoiseSet
 use crate::suites::sched::confidence::ConfidenceRule;
 use crate::suites::sched::{self, SchedConfig, SchedObserver, SchedSettings};
 
-/// How much time the run trades for precision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How much time the run trades for precision (the `--profile` values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Profile {
-    /// About 3 minutes on a 2-CPU host.
+    /// About 3 minutes on a 2-CPU host
     Quick,
-    /// About 10 minutes on a 2-CPU host.
+    /// About 10 minutes on a 2-CPU host
     Standard,
-    /// The originals' own defaults (over an hour).
+    /// The originals' own defaults (over an hour)
     Full,
-    /// Seconds: every part at a token size, for the tests of the tool itself.
+    /// Seconds: every part at a token size, for the tests of the tool itself
+    #[value(hide = true)]
     Smoke,
 }
 
 impl Profile {
-    pub fn parse(s: &str) -> Option<Profile> {
-        Some(match s {
-            "quick" => Profile::Quick,
-            "standard" => Profile::Standard,
-            "full" => Profile::Full,
-            "smoke" => Profile::Smoke,
-            _ => return None,
-        })
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             Profile::Quick => "quick",

@@ -176,7 +176,7 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         // interactive (interbench)
         case(&["interactive", "-W", "Doom"], 2, "Audio, Video, X, Gaming, Custom"),
         case(&["interactive", "-w", "Disco"], 2, "None, Video, X, Burn, Write, Read, Ring, Compile, Memload, Hack, Custom"),
-        case(&["interactive", "-x", "Disco"], 2, "unknown load"),
+        case(&["interactive", "-x", "Disco"], 2, "invalid value 'Disco' for '--exclude-load <LOAD>'"),
         case(&["interactive", "-W", "Audio", "-X", "Audio"], 2, "no bench left"),
         case(&["interactive", "-w", "None", "-x", "None"], 2, "no load left"),
         case(&["interactive", "-I", "1000"], 2, "-I needs -C"),
@@ -217,7 +217,7 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["index", "--workdir", "/proc", "syscall"], 2, "cannot use /proc"),
         case(&["index", "--workdir", nodir, "syscall"], 2, "no-such-dir for temporary files"),
         // run
-        case(&["run", "--profile", "fast"], 2, "quick, standard or full"),
+        case(&["run", "--profile", "fast"], 2, "possible values: quick, standard, full"),
         case(&["run", "--workdir", "/proc"], 2, "cannot use /proc"),
         case(&["run", "--workdir", nodir], 2, "not a directory"),
         // results, compare, report: ids, files and stores

@@ -52,6 +52,24 @@ fn the_bash_completion_is_a_valid_script_that_knows_every_subcommand_and_option(
     };
     assert_eq!(complete("sch"), "sched");
     assert_eq!(complete("__w"), "");
+    // Option values come from the same lists the parser checks: the loads, the profiles.
+    let values = |words: &str, cword: usize| {
+        let probe = format!(
+            "source {}; COMP_WORDS=({words}); COMP_CWORD={cword}; _hostbench hostbench \"${{COMP_WORDS[$COMP_CWORD]}}\" \"${{COMP_WORDS[$COMP_CWORD-1]}}\"; echo ${{COMPREPLY[@]}}",
+            file.display()
+        );
+        let out = std::process::Command::new("bash")
+            .args(["-c", &probe])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    assert_eq!(values("hostbench interactive -w Bu", 3), "Burn");
+    assert_eq!(
+        values("hostbench run --profile ''", 3),
+        "quick standard full"
+    );
+    assert_eq!(values("hostbench sched -o ''", 3), "0 1 2");
     for shell in ["zsh", "fish"] {
         assert!(!stdout(&sb, &["completions", shell]).is_empty(), "{shell}");
     }

@@ -3,6 +3,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::Args;
 
 use super::output::Output;
@@ -15,12 +16,23 @@ use crate::platform::host::collect_environment;
 use crate::platform::sched;
 use crate::platform::{self, files};
 use crate::render;
-use crate::suites::interactive::benches::{Bench, Load};
+use crate::suites::interactive::benches::{Bench, Load, BENCHES, LOADS};
 use crate::suites::interactive::sim::CustomSpec;
 use crate::suites::interactive::{
     self, HostLimits, InteractiveConfig, InteractiveObserver, InteractiveSettings, Measurement,
     Selection,
 };
+
+/// The loads by name, for clap: help, completions and the error for a wrong one list them
+/// (case-insensitive, as interbench matched them).
+fn load_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(LOADS.iter().map(|l| PossibleValue::new(l.name)))
+}
+
+/// The benches by name, as [`load_names`].
+fn bench_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(BENCHES.iter().map(|b| PossibleValue::new(b.name)))
+}
 
 #[derive(Debug, Args)]
 pub struct InteractiveArgs {
@@ -74,16 +86,16 @@ pub struct InteractiveArgs {
     #[arg(short = 'm', long = "comment", value_name = "COMMENT")]
     pub comment: Option<String>,
     /// Run against this load (repeatable; naming any replaces the default list)
-    #[arg(short = 'w', long = "load", value_name = "LOAD")]
+    #[arg(short = 'w', long = "load", value_name = "LOAD", ignore_case = true, value_parser = load_names())]
     pub loads: Vec<String>,
     /// Do not run against this load (repeatable)
-    #[arg(short = 'x', long = "exclude-load", value_name = "LOAD")]
+    #[arg(short = 'x', long = "exclude-load", value_name = "LOAD", ignore_case = true, value_parser = load_names())]
     pub exclude_loads: Vec<String>,
     /// Benchmark this simulated task (repeatable; naming any replaces the default list)
-    #[arg(short = 'W', long = "bench", value_name = "BENCH")]
+    #[arg(short = 'W', long = "bench", value_name = "BENCH", ignore_case = true, value_parser = bench_names())]
     pub benches: Vec<String>,
     /// Do not benchmark this simulated task (repeatable)
-    #[arg(short = 'X', long = "exclude-bench", value_name = "BENCH")]
+    #[arg(short = 'X', long = "exclude-bench", value_name = "BENCH", ignore_case = true, value_parser = bench_names())]
     pub exclude_benches: Vec<String>,
     /// Emulate a uniprocessor: pin everything to one CPU
     #[arg(short = 'u', long = "uniprocessor")]

@@ -316,7 +316,7 @@ mod tests {
                 a.time_s,
                 a.output
             ),
-            (50, 20, 8, 2, 5, 1)
+            (50, 20, 8, 2, 5, sched::OutputFormat::Runs)
         );
     }
 

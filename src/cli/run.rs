@@ -24,18 +24,14 @@ use crate::suites::sched::{SchedObserver, SchedResult};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// quick (about 3 min), standard (about 10 min) or full (the originals' defaults, over an hour)
-    #[arg(long, value_name = "PROFILE", default_value = "standard", value_parser = parse_profile)]
+    /// How long the run takes, and how precise it is
+    #[arg(long, value_name = "PROFILE", value_enum, default_value = "standard")]
     pub profile: Profile,
     /// Where the index tests' and the interactive loads' files go [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
     #[command(flatten)]
     pub calibration: CalibrationArgs,
-}
-
-fn parse_profile(s: &str) -> Result<Profile, String> {
-    Profile::parse(s).ok_or_else(|| format!("unknown profile {s:?}: quick, standard or full"))
 }
 
 pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {

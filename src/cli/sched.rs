@@ -43,9 +43,15 @@ pub struct SchedArgs {
         default_value_t = 20
     )]
     pub time_s: u64,
-    /// Output: 0 for people, 1 one line per run, 2 "c, a, us/round" per point
-    #[arg(short = 'o', long = "output", value_name = "FORMAT", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=2))]
-    pub output: u8,
+    /// Output, as reflex's -o
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FORMAT",
+        value_enum,
+        default_value = "0"
+    )]
+    pub output: OutputFormat,
     /// Runs repeat until the 95% confidence interval of us/round is within this % of the mean
     #[arg(long = "ci", value_name = "PCT", default_value_t = 5.0)]
     pub ci_pct: f64,
@@ -94,7 +100,7 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         format: args.output,
         settings: config.settings.clone(),
     };
-    if console.format == 0 {
+    if console.format == OutputFormat::People {
         console.out.chatter(&format!(
             "reflex: w={} r={} us t={} s, loops_per_ms {}, placement {}\n",
             args.weight,
@@ -105,7 +111,7 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         ));
     }
     let result = sched::measure(&config, calibration.calibration, stop.flag(), &mut console)?;
-    if result.points.len() > 1 && console.format == 0 {
+    if result.points.len() > 1 && console.format == OutputFormat::People {
         console.say(render::sched::sweep_table(&result).trim_end());
     }
     let done = session.finish(vec![SuiteResult::Sched(result)], false);
@@ -144,12 +150,26 @@ fn ensure_limits(threads: usize) -> Result<()> {
     Ok(())
 }
 
+/// reflex's output formats, named by its digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// For people: a line per run and a summary per point
+    #[value(name = "0")]
+    People,
+    /// One line per run
+    #[value(name = "1")]
+    Runs,
+    /// "c, a, us/round" per point
+    #[value(name = "2")]
+    Points,
+}
+
 /// Prints runs and points in the chosen format; with --json, to standard error.
 struct Console<'s> {
     out: Output,
     /// Stores the runs as they go.
     session: &'s mut Session,
-    format: u8,
+    format: OutputFormat,
     settings: SchedSettings,
 }
 
@@ -167,13 +187,13 @@ impl SchedObserver for Console<'_> {
 
     fn run_done(&mut self, threads: usize, active_sets: usize, index: usize, run: &SchedRun) {
         match self.format {
-            1 => self.say(&render::sched::run_line_o1(
+            OutputFormat::Runs => self.say(&render::sched::run_line_o1(
                 threads,
                 active_sets,
                 index,
                 run,
             )),
-            0 if !self.out.quiet => self.say(&render::sched::run_line_human(
+            OutputFormat::People if !self.out.quiet => self.say(&render::sched::run_line_human(
                 threads,
                 active_sets,
                 index,
@@ -185,8 +205,10 @@ impl SchedObserver for Console<'_> {
 
     fn point_done(&mut self, point: &SchedPoint) {
         match self.format {
-            2 => self.say(&render::sched::point_line_o2(point)),
-            0 => self.say(render::sched::point_human(point, &self.settings).trim_end()),
+            OutputFormat::Points => self.say(&render::sched::point_line_o2(point)),
+            OutputFormat::People => {
+                self.say(render::sched::point_human(point, &self.settings).trim_end())
+            }
             _ => {}
         }
     }
