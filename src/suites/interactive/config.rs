@@ -141,7 +141,7 @@ impl InteractiveConfig {
             )));
         }
         // interbench: "Make benchmark a multiple of 10 seconds for proper range of X loads".
-        if !settings.exact_time && settings.duration_s % 10 != 0 {
+        if !settings.exact_time && !settings.duration_s.is_multiple_of(10) {
             settings.requested_s = Some(settings.duration_s);
             settings.duration_s += 10 - settings.duration_s % 10;
         }

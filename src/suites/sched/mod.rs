@@ -114,7 +114,7 @@ fn check_point(c: usize, a: usize) -> Result<(), UsageError> {
             "-c must be at most {MAX_THREADS} threads (got {c})"
         )));
     }
-    if c < 2 || c % 2 != 0 {
+    if c < 2 || !c.is_multiple_of(2) {
         return Err(UsageError::new(format!(
             "-c must be an even number of threads, at least 2 (got {c})"
         )));
@@ -124,7 +124,7 @@ fn check_point(c: usize, a: usize) -> Result<(), UsageError> {
             "-a must be from 1 to the thread count {c} (got {a})"
         )));
     }
-    if c % a != 0 {
+    if !c.is_multiple_of(a) {
         return Err(UsageError::new(format!(
             "{c} threads cannot form {a} equal active sets: -a must divide -c"
         )));

@@ -199,7 +199,7 @@ fn member_loop(
 pub fn run_once(spec: RingSpec, stop: &AtomicBool) -> Result<Option<SchedRun>> {
     let c = spec.threads;
     let a = spec.active_sets;
-    if c == 0 || a == 0 || c % a != 0 {
+    if c == 0 || a == 0 || !c.is_multiple_of(a) {
         return Err(anyhow!("{c} threads cannot form {a} equal active sets"));
     }
     let per_set = c / a;
