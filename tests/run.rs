@@ -172,3 +172,39 @@ fn sigterm_stores_what_ran_marked_incomplete_and_leaves_nothing() {
         .collect();
     assert_eq!(suites, ["noise", "index"]);
 }
+
+#[test]
+fn a_dry_run_shows_the_plan_and_measures_and_stores_nothing() {
+    let sb = Sandbox::new();
+    let work = sb.work_dir();
+    let started = std::time::Instant::now();
+    let out = sb
+        .cmd()
+        .args(["run", "--profile", "quick", "--dry-run", "--workdir"])
+        .arg(&work)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("profile quick: 7 parts"), "{stdout}");
+    assert!(
+        stdout.contains("7. sched        pinned: 2 threads"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("Summary"), "{stdout}");
+    // No store was even created, and the quick run's minutes were not spent.
+    assert!(!sb.db().exists());
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    // The plan's checks still apply: a workdir that is not a directory is refused.
+    let out = sb
+        .cmd()
+        .args([
+            "run",
+            "--dry-run",
+            "--workdir",
+            "/nonexistent-hostbench-dir",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -30,6 +30,10 @@ pub struct RunArgs {
     /// Where the index tests' and the interactive loads' files go [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
+    /// Show the plan (the parts, what each runs, about how long) and stop: nothing is measured
+    /// or stored
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub calibration: CalibrationArgs,
 }
@@ -58,6 +62,16 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
         args.calibration.options(global)?,
         &workdir,
     )?;
+    if args.dry_run {
+        let out = Output::new(false, false);
+        out.out(&render::standard::plan(
+            plan.profile.name(),
+            cpus,
+            &plan.parts(),
+            &plan.skipped,
+        ));
+        return Ok(out.stdout_error().map_or(0, |_| 1));
+    }
     let exe = std::env::current_exe().context("finding the hostbench binary for its workers")?;
     let mut session = Session::start(global, argv, environment)?;
     // The workdir is checked before the first part: a bad one must not cost the noise part.
