@@ -7,7 +7,7 @@ use clap::Args;
 use super::output::Output;
 use super::session::{prepare_workdir, Session, EVERY_UNIT};
 use super::GlobalArgs;
-use crate::model::{Environment, SuiteResult};
+use crate::model::SuiteResult;
 use crate::platform::files;
 use crate::platform::host::collect_environment;
 use crate::platform::limits;
@@ -88,7 +88,7 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
     let mut config = IndexConfig::new(
         settings,
-        usable_cpus(&environment),
+        environment.usable_cpus(),
         limits::process_limit(),
         workdir,
         display,
@@ -139,16 +139,6 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         ));
     }
     Ok(done.exit_code(failed > 0))
-}
-
-/// The CPUs this process may really use: its affinity mask, and the cgroup quota rounded up,
-/// whichever is smaller. Never capped at a fixed count (UnixBench stopped at 16).
-pub(super) fn usable_cpus(env: &Environment) -> usize {
-    let quota = env
-        .cgroup_cpu_limit
-        .as_ref()
-        .map_or(usize::MAX, |l| l.cpus().ceil().max(1.0) as usize);
-    env.cpus_allowed.min(quota).max(1)
 }
 
 /// Writes `results/HOST-YYYY-MM-DD-NN` and its `.html`, NN the first number not yet used. The

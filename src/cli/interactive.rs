@@ -179,7 +179,7 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     let host = HostLimits {
         swap_bytes: environment.swap_total_bytes,
         available_bytes: environment.memory_available_bytes,
-        usable_cpus: super::index::usable_cpus(&environment),
+        usable_cpus: environment.usable_cpus(),
     };
     let config = InteractiveConfig::new(
         settings,
@@ -281,7 +281,7 @@ fn check_disk_space(config: &InteractiveConfig) -> Result<()> {
         return Ok(());
     }
     let dir = &config.workdir;
-    let free = free_bytes(dir).map_err(|e| {
+    let free = files::free_bytes(dir).map_err(|e| {
         UsageError::new(format!(
             "cannot use {} for the disk loads: {e}",
             dir.display()
@@ -299,17 +299,6 @@ fn check_disk_space(config: &InteractiveConfig) -> Result<()> {
         .into());
     }
     Ok(())
-}
-
-pub(super) fn free_bytes(dir: &std::path::Path) -> std::io::Result<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(dir.as_os_str().as_bytes())?;
-    // SAFETY: a valid C string and a statvfs to fill.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(st.f_bavail as u64 * st.f_frsize as u64)
 }
 
 /// Prints interbench's tables as pairs complete, to standard output (standard error with

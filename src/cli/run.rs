@@ -10,6 +10,7 @@ use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::BurnCalibration;
 use crate::error::UsageError;
 use crate::model::{RunResult, SuiteResult};
+use crate::platform::files;
 use crate::platform::host::collect_environment;
 use crate::render;
 use crate::standard::{self, HostFacts, PartPlan, Profile, StandardObserver, StandardPlan};
@@ -48,13 +49,13 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
         ))
         .into());
     }
-    let cpus = super::index::usable_cpus(&environment);
+    let cpus = environment.usable_cpus();
     let host = HostFacts {
         usable_cpus: cpus,
         memory_total_bytes: environment.memory_total_bytes,
         memory_available_bytes: environment.memory_available_bytes,
         swap_bytes: environment.swap_total_bytes,
-        free_disk_bytes: super::interactive::free_bytes(&workdir).ok(),
+        free_disk_bytes: files::free_bytes(&workdir).ok(),
     };
     let plan = StandardPlan::new(
         args.profile,

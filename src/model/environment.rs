@@ -43,3 +43,38 @@ impl CgroupCpuLimit {
         self.quota_us as f64 / self.period_us as f64
     }
 }
+
+impl Environment {
+    /// The CPUs this process may really use: its affinity mask, and the cgroup quota rounded
+    /// up, whichever is smaller. Never capped at a fixed count (UnixBench stopped at 16).
+    pub fn usable_cpus(&self) -> usize {
+        let quota = self
+            .cgroup_cpu_limit
+            .as_ref()
+            .map_or(usize::MAX, |l| l.cpus().ceil().max(1.0) as usize);
+        self.cpus_allowed.min(quota).max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usable_cpus_are_the_mask_or_the_quota_rounded_up() {
+        let mut env = crate::platform::host::collect_environment();
+        env.cpus_allowed = 8;
+        env.cgroup_cpu_limit = None;
+        assert_eq!(env.usable_cpus(), 8);
+        let limit = |quota_us| CgroupCpuLimit {
+            quota_us,
+            period_us: 100_000,
+        };
+        env.cgroup_cpu_limit = Some(limit(150_000));
+        assert_eq!(env.usable_cpus(), 2);
+        env.cgroup_cpu_limit = Some(limit(20_000));
+        assert_eq!(env.usable_cpus(), 1);
+        env.cgroup_cpu_limit = Some(limit(1_600_000));
+        assert_eq!(env.usable_cpus(), 8);
+    }
+}

@@ -144,6 +144,18 @@ pub fn on_path(program: &str) -> Option<std::path::PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The bytes an unprivileged user can still write on the filesystem that holds `dir`.
+pub fn free_bytes(dir: &Path) -> io::Result<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes())?;
+    // SAFETY: a valid C string and a statvfs to fill.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(st.f_bavail as u64 * st.f_frsize as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
