@@ -752,3 +752,47 @@ fn every_test_process_runs_with_unixbenchs_language_or_the_one_asked_for() {
     let notes = c["notes"].to_string();
     assert!(notes.contains("different language settings"), "{notes}");
 }
+
+#[test]
+fn the_list_says_of_every_test_whether_it_runs_here_or_why_not() {
+    let sb = Sandbox::new();
+    let list = |path: &str| {
+        let out = sb
+            .cmd()
+            .env("PATH", path)
+            .args(["index", "--list"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let here = list(&std::env::var("PATH").unwrap());
+    let line = |text: &str, name: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("{name} missing:\n{text}"))
+            .to_string()
+    };
+    // Every test of the registry, the index's marked; the CPU tests run anywhere (built in
+    // when there is no cc).
+    for name in [
+        "dhry2reg", "syscall", "context1", "shell8", "fsdisk", "2d-rects", "ubgears",
+    ] {
+        line(&here, name);
+    }
+    assert!(here.lines().count() >= 40, "{here}");
+    assert!(
+        line(&here, "dhry2reg").contains("index") && line(&here, "dhry2reg").ends_with("runs here")
+    );
+    // With nothing on PATH: the host-program tests say which program is missing and where to
+    // get it; the tests that need no program still run.
+    let bare = list("/nonexistent");
+    assert!(line(&bare, "dc").contains("not here: the host has no \"dc\" on PATH (Debian: dc)"));
+    assert!(line(&bare, "2d-rects").contains("x11perf"));
+    assert!(line(&bare, "syscall").ends_with("runs here"));
+    // Nothing was measured or stored.
+    assert!(!sb.db().exists());
+    if common::on_path("dc").is_some() {
+        assert!(line(&here, "dc").ends_with("runs here"));
+    }
+}

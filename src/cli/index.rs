@@ -12,7 +12,7 @@ use crate::platform::files;
 use crate::platform::host::collect_environment;
 use crate::platform::limits;
 use crate::render;
-use crate::suites::index::registry::TestInfo;
+use crate::suites::index::registry::{self, TestInfo};
 use crate::suites::index::scoring::Pass;
 use crate::suites::index::{
     self, IndexConfig, IndexObserver, IndexResult, IndexSettings, Skipped, TestResult,
@@ -64,12 +64,25 @@ pub struct IndexArgs {
     /// Where the tests' temporary files go [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
+    /// List every test: its title, whether it is in the BYTE index, and whether it runs here or
+    /// why not; nothing is measured
+    #[arg(long)]
+    pub list: bool,
     /// Tests and aliases to run [default: index]
     #[arg(value_name = "TEST")]
     pub tests: Vec<String>,
 }
 
 pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
+    if args.list {
+        let rows: Vec<_> = registry::TESTS
+            .iter()
+            .map(|t| (t, index::supported(t)))
+            .collect();
+        let out = Output::new(false, false);
+        out.out(&render::index::test_list(&rows));
+        return Ok(out.stdout_error().map_or(0, |_| 1));
+    }
     let environment = collect_environment();
     let settings = IndexSettings {
         requested: args.tests.clone(),

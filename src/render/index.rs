@@ -5,11 +5,32 @@
 use std::fmt::Write;
 
 use crate::model::{Environment, RunResult};
-use crate::suites::index::registry::Category;
+use crate::suites::index::registry::{Category, TestInfo};
 use crate::suites::index::{IndexPass, IndexResult, TestResult};
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `index --list`: every test with its title, whether the BYTE index counts it, and whether it
+/// runs on this host or why not.
+pub fn test_list(rows: &[(&TestInfo, Result<(), String>)]) -> String {
+    let width = rows.iter().map(|(t, _)| t.name.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (t, here) in rows {
+        let _ = writeln!(
+            out,
+            "{:width$}  {:<44}  {:<8}  {}",
+            t.name,
+            t.msg,
+            if t.in_index { "index" } else { "" },
+            match here {
+                Ok(()) => "runs here".to_string(),
+                Err(why) => format!("not here: {why}"),
+            }
+        );
+    }
+    out
 }
 
 /// The system block at the top of a report.

@@ -396,6 +396,16 @@ fn graphics_display(config: &IndexConfig) -> (Option<Xvfb>, Result<String, Strin
 }
 
 /// Where to get a host program the tests need.
+/// Whether a test can run on this host as far as its programs go: Err names the program
+/// missing from PATH and the package that has it. (The graphics tests also need a display or
+/// `--xvfb`, which a run checks when it starts.)
+pub fn supported(t: &TestInfo) -> Result<(), String> {
+    match programs::looper::missing_program(programs::needs(t.program)) {
+        Some(p) => Err(format!("the host has no {p:?} on PATH{}", install_hint(&p))),
+        None => Ok(()),
+    }
+}
+
 fn install_hint(program: &str) -> &'static str {
     match program {
         "x11perf" => " (Debian: x11-apps)",
@@ -485,8 +495,7 @@ pub fn run(
             } else if let (true, Err(why)) = (graphics, &display) {
                 Some(why.clone())
             } else {
-                programs::looper::missing_program(programs::needs(t.program))
-                    .map(|p| format!("the host has no {p:?} on PATH{}", install_hint(&p)))
+                supported(t).err()
             };
             if let Some(reason) = why_not {
                 let s = Skipped {
