@@ -188,7 +188,7 @@ fn notes(a: &RunResult, b: &RunResult) -> Vec<String> {
 
 /// A result's own noise: the p-spread of its noise part ("differences within ±X% are noise"),
 /// else of the noise check made before its suites; None when it has neither.
-pub fn noise_spread(r: &RunResult) -> Option<f64> {
+fn noise_spread(r: &RunResult) -> Option<f64> {
     r.suites
         .iter()
         .find_map(|s| match s {
@@ -201,7 +201,7 @@ pub fn noise_spread(r: &RunResult) -> Option<f64> {
 /// The noise floor of a comparison, when every result measured its noise: the largest of
 /// their spreads and of the drifts their checks found (a run whose host changed speed by 6%
 /// while it ran can be 6% off by that alone).
-pub fn noise_floor<'a>(results: impl IntoIterator<Item = &'a RunResult>) -> Option<f64> {
+fn noise_floor<'a>(results: impl IntoIterator<Item = &'a RunResult>) -> Option<f64> {
     results.into_iter().try_fold(0.0f64, |floor, r| {
         let drift = r
             .noise_check

@@ -192,7 +192,7 @@ impl Session {
         }
         let mut result = RunResult::finished_suites(
             self.started_at,
-            self.argv.clone(),
+            std::mem::take(&mut self.argv),
             cut_short || self.stop.is_requested(),
             self.environment.clone(),
             suites,
