@@ -521,3 +521,16 @@ mod tests {
         assert!(out.calibration.loops_per_ms > 0);
     }
 }
+
+/// Burns calibrated CPU time.
+#[derive(Debug, Clone, Copy)]
+pub struct Burner {
+    pub loops_per_ms: u64,
+}
+
+impl Burner {
+    #[inline]
+    pub fn burn_ns(&self, ns: u64) {
+        burn_loops((u128::from(self.loops_per_ms) * u128::from(ns) / 1_000_000) as u64);
+    }
+}

@@ -13,4 +13,5 @@ pub mod standard;
 pub mod stats;
 pub mod store;
 pub mod suites;
+pub mod units;
 pub mod workers;

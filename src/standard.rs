@@ -11,14 +11,18 @@ use anyhow::Result;
 
 use crate::calibration::{burn_calibration, CalibrationOptions};
 use crate::error::UsageError;
+use crate::model::index::IndexSettings;
+use crate::model::interactive::InteractiveSettings;
+use crate::model::noise::{NoiseMode, NoiseSettings};
+use crate::model::sched::confidence::ConfidenceRule;
+use crate::model::sched::SchedSettings;
 use crate::model::SuiteResult;
-use crate::suites::index::{self, IndexConfig, IndexObserver, IndexSettings};
+use crate::suites::index::{self, IndexConfig, IndexObserver};
 use crate::suites::interactive::{
-    self, HostLimits, InteractiveConfig, InteractiveObserver, InteractiveSettings, Selection,
+    self, HostLimits, InteractiveConfig, InteractiveObserver, Selection,
 };
-use crate::suites::noise::{self, NoiseConfig, NoiseMode, NoiseObserver, NoiseSettings};
-use crate::suites::sched::confidence::ConfidenceRule;
-use crate::suites::sched::{self, SchedConfig, SchedObserver, SchedSettings};
+use crate::suites::noise::{self, NoiseConfig, NoiseObserver};
+use crate::suites::sched::{self, SchedConfig, SchedObserver};
 
 /// How much time the run trades for precision (the `--profile` values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

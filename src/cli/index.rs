@@ -7,16 +7,14 @@ use clap::Args;
 use super::output::Output;
 use super::session::{prepare_workdir, Session, EVERY_UNIT};
 use super::GlobalArgs;
+use crate::model::index::scoring::Pass;
+use crate::model::index::{IndexResult, IndexSettings, Skipped, TestResult};
 use crate::model::SuiteResult;
 use crate::platform::files;
-use crate::platform::host::collect_environment;
 use crate::platform::limits;
 use crate::render;
 use crate::suites::index::registry::{self, TestInfo};
-use crate::suites::index::scoring::Pass;
-use crate::suites::index::{
-    self, IndexConfig, IndexObserver, IndexResult, IndexSettings, Skipped, TestResult,
-};
+use crate::suites::index::{self, IndexConfig, IndexObserver};
 
 #[derive(Debug, Args)]
 pub struct IndexArgs {
@@ -83,7 +81,7 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         out.out(&render::index::test_list(&rows));
         return Ok(out.stdout_error().map_or(0, |_| 1));
     }
-    let environment = collect_environment();
+    let environment = crate::model::Environment::collect();
     let settings = IndexSettings {
         requested: args.tests.clone(),
         tests: Vec::new(),

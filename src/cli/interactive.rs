@@ -11,27 +11,25 @@ use super::session::{prepare_workdir, Session, EVERY_UNIT};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::BurnCalibration;
 use crate::error::UsageError;
+use crate::model::interactive::{
+    Bench, CustomSpec, InteractiveResult, InteractiveSettings, Load, Measurement,
+};
 use crate::model::SuiteResult;
-use crate::platform::host::collect_environment;
-use crate::platform::sched;
-use crate::platform::{self, files};
+use crate::platform::files;
 use crate::render;
-use crate::suites::interactive::benches::{Bench, Load, BENCHES, LOADS};
-use crate::suites::interactive::sim::CustomSpec;
 use crate::suites::interactive::{
-    self, HostLimits, InteractiveConfig, InteractiveObserver, InteractiveSettings, Measurement,
-    Selection,
+    self, HostLimits, InteractiveConfig, InteractiveObserver, Selection,
 };
 
 /// The loads by name, for clap: help, completions and the error for a wrong one list them
 /// (case-insensitive, as interbench matched them).
 fn load_names() -> PossibleValuesParser {
-    PossibleValuesParser::new(LOADS.iter().map(|l| PossibleValue::new(l.name)))
+    PossibleValuesParser::new(Load::ALL.map(|l| PossibleValue::new(l.name())))
 }
 
 /// The benches by name, as [`load_names`].
 fn bench_names() -> PossibleValuesParser {
-    PossibleValuesParser::new(BENCHES.iter().map(|b| PossibleValue::new(b.name)))
+    PossibleValuesParser::new(Bench::ALL.map(|b| PossibleValue::new(b.name())))
 }
 
 #[derive(Debug, Args)]
@@ -144,7 +142,7 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
             return Err(UsageError::new("-I needs -C (the custom CPU percentage)").into())
         }
     };
-    let environment = collect_environment();
+    let environment = crate::model::Environment::collect();
     let file_bytes = match args.file_size_mb {
         Some(mb) => mb.saturating_mul(1 << 20),
         // interbench's rule: a file the size of physical RAM, so no cache can hold it.
@@ -188,8 +186,7 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         workdir,
         &host,
     )?;
-    check_privileges(&config)?;
-    check_disk_space(&config)?;
+    config.check_host()?;
     let exe = std::env::current_exe().context("finding the hostbench binary for its workers")?;
     let mut session = Session::start(global, argv, environment)?;
     prepare_workdir(&config.workdir, &session.out)?;
@@ -236,71 +233,6 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     Ok(done.exit_code(failed))
 }
 
-/// Refuses, before anything runs, what this host would not let the run do as asked.
-fn check_privileges(config: &InteractiveConfig) -> Result<()> {
-    let s = &config.settings;
-    if s.realtime {
-        if !sched::can_use_fifo() {
-            return Err(UsageError::new(
-                "-r needs SCHED_FIFO, which this process may not use: run as root or raise the RT priority rlimit (ulimit -r)",
-            )
-            .into());
-        }
-        if sched::rt_throttle().is_none() {
-            return Err(UsageError::new(
-                "-r refused: the kernel's real-time throttle is off (sched_rt_runtime_us = -1), so a real-time task that overran could take a CPU for good",
-            )
-            .into());
-        }
-    }
-    if s.idle_hold {
-        platform::power::hold_cpu_dma_latency().map_err(|e| {
-            UsageError::new(format!(
-                "--idle-hold needs to write /dev/cpu_dma_latency (root): {e}"
-            ))
-        })?;
-    }
-    if s.bench_nice < 0 || s.load_nice < 0 {
-        let allowed = std::thread::spawn(|| sched::set_nice(-1).is_ok())
-            .join()
-            .unwrap_or(false);
-        if !allowed {
-            return Err(UsageError::new(
-                "a negative nice level (-B or -N) needs root or CAP_SYS_NICE",
-            )
-            .into());
-        }
-    }
-    Ok(())
-}
-
-/// The Write and Read loads need their files' room on disk; refuse early rather than fill it.
-fn check_disk_space(config: &InteractiveConfig) -> Result<()> {
-    let need = config.disk_bytes_needed();
-    if need == 0 {
-        return Ok(());
-    }
-    let dir = &config.workdir;
-    let free = files::free_bytes(dir).map_err(|e| {
-        UsageError::new(format!(
-            "cannot use {} for the disk loads: {e}",
-            dir.display()
-        ))
-    })?;
-    // Room for the files and 10% to spare for everything else on that file system.
-    let need = need.saturating_add(need / 10);
-    if free < need {
-        return Err(UsageError::new(format!(
-            "the Write and Read loads need {} free in {}, and {} is; use --file-size MB, --workdir DIR or -x Write -x Read -x Compile",
-            render::units::bytes(need),
-            dir.display(),
-            render::units::bytes(free)
-        ))
-        .into());
-    }
-    Ok(())
-}
-
 /// Prints interbench's tables as pairs complete, to standard output (standard error with
 /// --json) and to the log file.
 struct Console<'s> {
@@ -337,14 +269,14 @@ impl Console<'_> {
         }
     }
 
-    fn finish(&mut self, result: &interactive::InteractiveResult) {
+    fn finish(&mut self, result: &InteractiveResult) {
         self.clear_line();
         self.emit(&render::interactive::footer(result));
     }
 }
 
 impl InteractiveObserver for Console<'_> {
-    fn checkpoint(&mut self, partial: &dyn Fn() -> interactive::InteractiveResult) {
+    fn checkpoint(&mut self, partial: &dyn Fn() -> InteractiveResult) {
         self.session
             .checkpoint(EVERY_UNIT, || vec![SuiteResult::Interactive(partial())]);
     }
@@ -370,7 +302,7 @@ impl InteractiveObserver for Console<'_> {
         if !self.out.quiet {
             self.out.err(&format!(
                 "Creating a {} file for the Read load...\n",
-                render::units::bytes(bytes)
+                crate::units::bytes(bytes)
             ));
         }
     }

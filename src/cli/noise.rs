@@ -4,13 +4,11 @@ use clap::Args;
 use super::output::Output;
 use super::session::{Session, NOISE_EVERY};
 use super::{CalibrationArgs, GlobalArgs};
+use crate::model::noise::{NoiseCalibration, NoiseMode, NoiseResult, NoiseRun, NoiseSettings};
 use crate::model::SuiteResult;
-use crate::platform::host::{collect_environment, memory_available_bytes};
+use crate::platform::host::memory_available_bytes;
 use crate::render;
-use crate::suites::noise::{
-    self, NoiseCalibration, NoiseConfig, NoiseMode, NoiseObserver, NoiseResult, NoiseRun,
-    NoiseSettings,
-};
+use crate::suites::noise::{self, NoiseConfig, NoiseObserver};
 
 #[derive(Debug, Args)]
 pub struct NoiseArgs {
@@ -45,7 +43,7 @@ pub fn exec(args: &NoiseArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         args.calibration.options(global)?,
         memory_available_bytes(),
     )?;
-    let mut session = Session::start(global, argv, collect_environment())?;
+    let mut session = Session::start(global, argv, crate::model::Environment::collect())?;
     session.check_noise();
     let stop = session.stop.clone();
     let mut observer = Console {

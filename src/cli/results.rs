@@ -58,7 +58,7 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
                 .collect::<Result<Vec<RunResult>>>()?;
             let mut store = global.open_store()?;
             for (file, result) in files.iter().zip(&results) {
-                let id = store.save(result)?;
+                let id = store.save(result, &render::headline::run(result))?;
                 out.out(&format!(
                     "Imported {} as result {id} in {}.\n",
                     file.display(),

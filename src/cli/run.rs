@@ -9,19 +9,22 @@ use super::session::{prepare_workdir, Session, EVERY_UNIT, NOISE_EVERY};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::BurnCalibration;
 use crate::error::UsageError;
+use crate::model::index::scoring::Pass;
+use crate::model::index::IndexResult;
+use crate::model::interactive::InteractiveResult;
+use crate::model::interactive::{Bench, Load};
+use crate::model::noise::{NoiseResult, NoiseRun};
+use crate::model::sched::SchedResult;
+use crate::model::sched::SchedRun;
 use crate::model::{RunResult, SuiteResult};
 use crate::platform::files;
-use crate::platform::host::collect_environment;
 use crate::render;
 use crate::standard::{self, HostFacts, PartPlan, Profile, StandardObserver, StandardPlan};
 use crate::suites::index::registry::TestInfo;
-use crate::suites::index::scoring::Pass;
-use crate::suites::index::{IndexObserver, IndexResult};
-use crate::suites::interactive::benches::{Bench, Load};
-use crate::suites::interactive::{InteractiveObserver, InteractiveResult};
-use crate::suites::noise::{NoiseObserver, NoiseResult, NoiseRun};
-use crate::suites::sched::ring::SchedRun;
-use crate::suites::sched::{SchedObserver, SchedResult};
+use crate::suites::index::IndexObserver;
+use crate::suites::interactive::InteractiveObserver;
+use crate::suites::noise::NoiseObserver;
+use crate::suites::sched::SchedObserver;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -40,7 +43,7 @@ pub struct RunArgs {
 }
 
 pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
-    let environment = collect_environment();
+    let environment = crate::model::Environment::collect();
     let workdir = args.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     if !workdir.is_dir() {
         return Err(UsageError::new(format!(
@@ -252,7 +255,10 @@ impl StandardObserver for Console<'_> {
 
     fn part_done(&mut self, _index: usize, result: &SuiteResult) {
         let took = render::standard::duration(self.part_started.elapsed().as_secs_f64());
-        self.say(&format!("      done in {took}: {}\n", result.headline()));
+        self.say(&format!(
+            "      done in {took}: {}\n",
+            render::headline::suite(result)
+        ));
         self.done.push(result.clone());
         let done = &self.done;
         self.session.checkpoint(EVERY_UNIT, || done.clone());
@@ -266,7 +272,7 @@ impl NoiseObserver for Console<'_> {
         }
     }
 
-    fn calibrating(&mut self, _settings: &crate::suites::noise::NoiseSettings) {
+    fn calibrating(&mut self, _settings: &crate::model::noise::NoiseSettings) {
         self.progress("calibrating".into());
     }
 

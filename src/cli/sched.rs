@@ -5,16 +5,12 @@ use super::output::Output;
 use super::session::{Session, Stored, EVERY_UNIT};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::burn_calibration;
-use crate::error::UsageError;
+use crate::model::sched::confidence::ConfidenceRule;
+use crate::model::sched::SchedRun;
+use crate::model::sched::{SchedPoint, SchedResult, SchedSettings};
 use crate::model::SuiteResult;
-use crate::platform::host::collect_environment;
-use crate::platform::limits;
 use crate::render;
-use crate::suites::sched::confidence::ConfidenceRule;
-use crate::suites::sched::ring::{fds_needed, SchedRun};
-use crate::suites::sched::{
-    self, SchedConfig, SchedObserver, SchedPoint, SchedResult, SchedSettings,
-};
+use crate::suites::sched::{self, SchedConfig, SchedObserver};
 
 #[derive(Debug, Args)]
 pub struct SchedArgs {
@@ -85,9 +81,9 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         points: Vec::new(),
     };
     let config = SchedConfig::new(settings, args.threads, args.active, &args.sweep)?;
-    ensure_limits(config.max_threads())?;
+    config.check_limits()?;
     let calibration_options = args.calibration.options(global)?;
-    let mut session = Session::start(global, argv, collect_environment())?;
+    let mut session = Session::start(global, argv, crate::model::Environment::collect())?;
     session.check_noise();
     let stop = session.stop.clone();
     let calibration = burn_calibration(&calibration_options);
@@ -122,32 +118,6 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         done.say_where_stored();
     }
     Ok(done.exit_code(false))
-}
-
-/// Each thread has a pipe (two descriptors) and counts against the user's process limit and
-/// the kernel's thread limit: checked before starting.
-fn ensure_limits(threads: usize) -> Result<()> {
-    let needed = fds_needed(threads);
-    if let Err(most) = limits::ensure_open_files(needed) {
-        return Err(UsageError::new(format!(
-            "{threads} threads need {needed} file descriptors, and this process may open {most} (ulimit -n): raise the limit or use fewer threads"
-        ))
-        .into());
-    }
-    let room = |limit: u64| limit.saturating_sub(64) >= threads as u64;
-    if let Some(l) = limits::process_limit().filter(|&l| !room(l)) {
-        return Err(UsageError::new(format!(
-            "{threads} threads do not fit in this user's process limit of {l} (ulimit -u): raise it or use fewer threads"
-        ))
-        .into());
-    }
-    if let Some(l) = limits::system_thread_limit().filter(|&l| !room(l / 2)) {
-        return Err(UsageError::new(format!(
-            "{threads} threads are over half the kernel's limit of {l} threads (kernel.threads-max): use fewer threads"
-        ))
-        .into());
-    }
-    Ok(())
 }
 
 /// reflex's output formats, named by its digits.

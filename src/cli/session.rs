@@ -15,13 +15,13 @@ use chrono::{DateTime, Utc};
 use super::output::Output;
 use super::{GlobalArgs, Repeating};
 use crate::error::UsageError;
+use crate::model::noise::NoiseCheck;
 use crate::model::{Environment, Repeat, RunResult, SuiteResult};
 use crate::platform::host::StealClock;
 use crate::platform::private_dir::{sweep_stale, PrivateDir};
 use crate::platform::signals::StopSignal;
 use crate::render;
 use crate::store::{fallback, ResultStore, SqliteStore, BUSY_TIMEOUT};
-use crate::suites::noise::NoiseCheck;
 
 /// How long a checkpoint waits for a store that another process holds: it is taken between two
 /// units of measuring, and is skipped rather than delay the next one (the next checkpoint, or
@@ -129,7 +129,9 @@ impl Session {
         if let Some(rep) = &mut result.repeat {
             if rep.group != id {
                 rep.group = id;
-                let _ = self.store.replace(id, result);
+                let _ = self
+                    .store
+                    .replace(id, result, &render::headline::run(result));
             }
         }
     }
@@ -166,10 +168,15 @@ impl Session {
         }
         match self.row {
             Some(id) => {
-                let _ = self.store.replace(id, &partial);
+                let _ = self
+                    .store
+                    .replace(id, &partial, &render::headline::run(&partial));
             }
             None => {
-                self.row = self.store.save(&partial).ok();
+                self.row = self
+                    .store
+                    .save(&partial, &render::headline::run(&partial))
+                    .ok();
                 if let Some(id) = self.row {
                     self.name_group(id, &mut partial);
                 }
@@ -200,9 +207,10 @@ impl Session {
         self.tag(&mut result);
         result.noise_check = self.noise_check.take();
         let _ = self.store.set_busy_timeout(BUSY_TIMEOUT);
+        let headline = render::headline::run(&result);
         let saved = match self.row {
-            Some(id) => self.store.replace(id, &result).map(|_| id),
-            None => self.store.save(&result),
+            Some(id) => self.store.replace(id, &result, &headline).map(|_| id),
+            None => self.store.save(&result, &headline),
         };
         if let Ok(id) = saved {
             self.name_group(id, &mut result);
@@ -324,7 +332,7 @@ pub fn prepare_workdir(dir: &Path, out: &Output) -> Result<()> {
         out.err(&format!(
             "hostbench: removed {} ({}) left by process {}, which is gone\n",
             stale.path.display(),
-            render::units::bytes(stale.bytes),
+            crate::units::bytes(stale.bytes),
             stale.pid
         ));
     }

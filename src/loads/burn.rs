@@ -3,7 +3,7 @@ use std::sync::atomic::Ordering;
 use anyhow::Result;
 
 use super::{Starter, STACK};
-use crate::suites::interactive::sim::Burner;
+use crate::calibration::Burner;
 
 /// Burn: `threads` threads burning CPU in 1 ms slices until stopped.
 pub(super) fn start(s: &mut Starter, threads: u32, burner: Burner) -> Result<()> {

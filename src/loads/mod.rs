@@ -6,7 +6,9 @@ mod burn;
 mod disk;
 mod hack;
 mod memload;
+pub mod registry;
 mod ring;
+pub mod sim;
 
 pub use disk::{create_unlinked, drop_file_cache, fill_file, resident_fraction, write_file};
 
@@ -18,10 +20,11 @@ use std::thread::JoinHandle;
 use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::calibration::Burner;
+use crate::model::interactive::{Bench, CustomSpec, DeviceTraffic, Load, LoadReport};
 use crate::platform::blockdev::DeviceCounters;
 use crate::platform::sched::{self, Policy};
-use crate::suites::interactive::benches::{Bench, Load};
-use crate::suites::interactive::sim::{self, Burner, CustomSpec, LatencyRecorder, Profile};
+use sim::{LatencyRecorder, Profile};
 
 /// Everything a load worker needs to run one load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,38 +43,6 @@ pub struct LoadSpec {
     pub memload_mb: u64,
     pub hack_groups: u32,
     pub custom: Option<CustomSpec>,
-}
-
-/// What a load did while it ran.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct LoadReport {
-    pub threads: usize,
-    /// The policy of every thread the load ran (load threads and any timekeeper).
-    pub policies: Vec<Policy>,
-    /// Write: bytes known to have reached the device (written out and waited for).
-    pub bytes_written: u64,
-    /// Write: bytes handed to `write()`.
-    #[serde(default)]
-    pub bytes_handed: u64,
-    pub bytes_read: u64,
-    pub read_passes: u64,
-    pub ring_wakeups: u64,
-    pub hack_messages: u64,
-    pub memload_mb_touched: u64,
-    pub burn_loops: u64,
-    /// The disk loads' block device, and the bytes it read and wrote while the load ran (all
-    /// of the device's traffic, the load's and anyone else's); None without files or where the
-    /// file system has no block device.
-    #[serde(default)]
-    pub device: Option<DeviceTraffic>,
-}
-
-/// What a block device did while a load ran.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DeviceTraffic {
-    pub name: String,
-    pub bytes_read: u64,
-    pub bytes_written: u64,
 }
 
 /// Counters the load threads update as they go (relaxed atomics: read once, at the end).

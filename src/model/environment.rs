@@ -1,5 +1,8 @@
 use serde::{Deserialize, Serialize};
 
+pub use crate::platform::host::CgroupCpuLimit;
+use crate::platform::host::{self, HostFacts};
+
 /// The host a result was measured on: enough to tell a VM from bare metal, a throttled container
 /// from a whole machine, and two kernels apart.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -30,21 +33,35 @@ pub struct Environment {
     pub steal_ms_during_run: Option<f64>,
 }
 
-/// A cgroup CPU bandwidth limit: `quota_us` of CPU time every `period_us`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CgroupCpuLimit {
-    pub quota_us: u64,
-    pub period_us: u64,
-}
-
-impl CgroupCpuLimit {
-    /// The limit expressed in CPUs (quota / period).
-    pub fn cpus(&self) -> f64 {
-        self.quota_us as f64 / self.period_us as f64
-    }
-}
-
 impl Environment {
+    /// The environment of this run, read at its start (the steal time is filled in at its end).
+    pub fn collect() -> Environment {
+        Environment::of(host::facts())
+    }
+
+    /// The host's facts, and the build of hostbench that measured it.
+    pub fn of(host: HostFacts) -> Environment {
+        Environment {
+            hostname: host.hostname,
+            kernel_release: host.kernel_release,
+            kernel_version: host.kernel_version,
+            arch: host.arch,
+            cpu_model: host.cpu_model,
+            cpus_online: host.cpus_online,
+            cpus_allowed: host.cpus_allowed,
+            cgroup_cpu_limit: host.cgroup_cpu_limit,
+            memory_total_bytes: host.memory_total_bytes,
+            memory_available_bytes: host.memory_available_bytes,
+            swap_total_bytes: host.swap_total_bytes,
+            clocksource: host.clocksource,
+            cpu_governor: host.cpu_governor,
+            lang: host.lang,
+            compiler: env!("HOSTBENCH_RUSTC_VERSION").to_string(),
+            build_profile: env!("HOSTBENCH_BUILD_PROFILE").to_string(),
+            steal_ms_during_run: None,
+        }
+    }
+
     /// The CPUs this process may really use: its affinity mask, and the cgroup quota rounded
     /// up, whichever is smaller. Never capped at a fixed count (UnixBench stopped at 16).
     pub fn usable_cpus(&self) -> usize {
@@ -62,7 +79,8 @@ mod tests {
 
     #[test]
     fn usable_cpus_are_the_mask_or_the_quota_rounded_up() {
-        let mut env = crate::platform::host::collect_environment();
+        let mut env = Environment::collect();
+        assert!(env.compiler.starts_with("rustc"));
         env.cpus_allowed = 8;
         env.cgroup_cpu_limit = None;
         assert_eq!(env.usable_cpus(), 8);

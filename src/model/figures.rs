@@ -4,10 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::index::scoring;
+use super::interactive::Measurement;
+use super::noise::NoiseMode;
 use super::{RunResult, SuiteResult};
-use crate::suites::index::{registry, scoring};
-use crate::suites::interactive::Measurement;
-use crate::suites::noise::NoiseMode;
 
 /// Which way a figure improves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,7 +134,7 @@ pub fn figures(result: &RunResult) -> Vec<Figure> {
                     let keyed = format!("{copies}{}", placement.key_suffix());
                     for t in &pass.tests {
                         let Some(score) = &t.score else { continue };
-                        let timebase = registry::find(&t.name).map_or(0.0, |x| x.timebase);
+                        let timebase = t.timebase();
                         out.push(Figure {
                             key: format!("index/{keyed}/{}", t.name),
                             suite: "index".into(),

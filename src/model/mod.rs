@@ -3,16 +3,20 @@
 
 mod environment;
 pub mod figures;
+pub mod index;
+pub mod interactive;
+pub mod noise;
+pub mod sched;
 
 pub use environment::{CgroupCpuLimit, Environment};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::suites::index::IndexResult;
-use crate::suites::interactive::InteractiveResult;
-use crate::suites::noise::{NoiseCheck, NoiseResult};
-use crate::suites::sched::SchedResult;
+use index::IndexResult;
+use interactive::InteractiveResult;
+use noise::{NoiseCheck, NoiseResult};
+use sched::SchedResult;
 
 /// Bumped whenever a stored result's shape changes incompatibly.
 /// 2: interactive latency as interbench defines it (missed intervals included), the pure
@@ -90,16 +94,6 @@ impl SuiteResult {
             SuiteResult::Sched(s) => s.points.len() >= s.settings.points.len(),
         }
     }
-
-    /// One short figure that characterises the result, for `results list`.
-    pub fn headline(&self) -> String {
-        match self {
-            SuiteResult::Noise(n) => n.headline(),
-            SuiteResult::Interactive(i) => i.headline(),
-            SuiteResult::Sched(s) => s.headline(),
-            SuiteResult::Index(i) => i.headline(),
-        }
-    }
 }
 
 impl RunResult {
@@ -154,15 +148,6 @@ impl RunResult {
             }
         }
         names.join("+")
-    }
-
-    pub fn headline(&self) -> String {
-        let lines: Vec<String> = self.suites.iter().map(SuiteResult::headline).collect();
-        let repeat = match self.repeat {
-            Some(r) => format!(" (run {} of {} in group g{})", r.run, r.of, r.group),
-            None => String::new(),
-        };
-        lines.join("; ") + &repeat
     }
 
     /// The first raw figure no real run can produce — a run of 0 ns or of over a year, a time

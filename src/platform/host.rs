@@ -4,14 +4,47 @@
 use std::fs;
 use std::path::Path;
 
-use crate::model::{CgroupCpuLimit, Environment};
+use serde::{Deserialize, Serialize};
 
-/// Collects the environment at the start of a run. `steal_ms_during_run` is filled in later by
-/// [`StealClock::elapsed_ms`].
-pub fn collect_environment() -> Environment {
+/// What this host is, as read now: plain facts, which the result model wraps into its
+/// `Environment` (and suites ask whether a unit can run here).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HostFacts {
+    pub hostname: String,
+    pub kernel_release: String,
+    pub kernel_version: String,
+    pub arch: String,
+    pub cpu_model: String,
+    pub cpus_online: usize,
+    pub cpus_allowed: usize,
+    pub cgroup_cpu_limit: Option<CgroupCpuLimit>,
+    pub memory_total_bytes: u64,
+    pub memory_available_bytes: u64,
+    pub swap_total_bytes: u64,
+    pub clocksource: Option<String>,
+    pub cpu_governor: Option<String>,
+    pub lang: Option<String>,
+}
+
+/// A cgroup CPU bandwidth limit: `quota_us` of CPU time every `period_us`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CgroupCpuLimit {
+    pub quota_us: u64,
+    pub period_us: u64,
+}
+
+impl CgroupCpuLimit {
+    /// The limit expressed in CPUs (quota / period).
+    pub fn cpus(&self) -> f64 {
+        self.quota_us as f64 / self.period_us as f64
+    }
+}
+
+/// Reads the host's facts.
+pub fn facts() -> HostFacts {
     let uts = uname();
     let meminfo = fs::read_to_string("/proc/meminfo").unwrap_or_default();
-    Environment {
+    HostFacts {
         hostname: uts.nodename,
         kernel_release: uts.release,
         kernel_version: uts.version,
@@ -28,9 +61,6 @@ pub fn collect_environment() -> Environment {
         ),
         cpu_governor: read_trimmed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
         lang: std::env::var("LANG").ok(),
-        compiler: env!("HOSTBENCH_RUSTC_VERSION").to_string(),
-        build_profile: env!("HOSTBENCH_BUILD_PROFILE").to_string(),
-        steal_ms_during_run: None,
     }
 }
 
@@ -227,12 +257,11 @@ mod tests {
     }
 
     #[test]
-    fn environment_of_this_host_is_plausible() {
-        let env = collect_environment();
-        assert!(!env.kernel_release.is_empty());
-        assert!(env.cpus_online >= 1 && env.cpus_allowed >= 1);
-        assert!(env.cpus_allowed <= env.cpus_online);
-        assert!(env.memory_total_bytes > 0);
-        assert!(env.compiler.starts_with("rustc"));
+    fn facts_of_this_host_are_plausible() {
+        let host = facts();
+        assert!(!host.kernel_release.is_empty());
+        assert!(host.cpus_online >= 1 && host.cpus_allowed >= 1);
+        assert!(host.cpus_allowed <= host.cpus_online);
+        assert!(host.memory_total_bytes > 0);
     }
 }

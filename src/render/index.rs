@@ -4,9 +4,10 @@
 
 use std::fmt::Write;
 
+use crate::model::index::Category;
+use crate::model::index::{IndexPass, IndexResult, TestResult};
 use crate::model::{Environment, RunResult};
-use crate::suites::index::registry::{Category, TestInfo};
-use crate::suites::index::{IndexPass, IndexResult, TestResult};
+use crate::suites::index::registry::TestInfo;
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
@@ -66,7 +67,7 @@ pub fn system_header(env: &Environment, r: &IndexResult) -> String {
         _ => format!(
             "UnixBench's durations, {} iterations ({} for slow tests)",
             s.iterations,
-            crate::suites::index::scoring::iterations(s.iterations, true)
+            crate::model::index::scoring::iterations(s.iterations, true)
         ),
     };
     let _ = writeln!(

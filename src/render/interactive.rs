@@ -6,13 +6,14 @@
 use std::fmt::Write;
 
 use super::cformat::g;
-use super::units;
 use crate::calibration::CalibrationSource;
-use crate::loads::{DeviceTraffic, LoadReport};
+use crate::loads::sim::X_STEPS;
+use crate::model::interactive::Bench;
+use crate::model::interactive::{
+    DeviceTraffic, InteractiveResult, InteractiveSettings, LoadReport, Measurement,
+};
 use crate::platform::sched::Policy;
-use crate::suites::interactive::benches::Bench;
-use crate::suites::interactive::sim::X_STEPS;
-use crate::suites::interactive::{InteractiveResult, InteractiveSettings, Measurement};
+use crate::units;
 
 /// interbench's opening lines.
 pub fn run_header(
@@ -67,7 +68,11 @@ fn num(x: f64) -> String {
 
 /// One row, as interbench's show_latencies printed it, then hostbench's columns.
 pub fn row(m: &Measurement, realtime: bool) -> String {
-    let scale = if realtime { 1e3 } else { 1e6 };
+    let scale = if realtime {
+        units::NS_PER_US
+    } else {
+        units::NS_PER_MS
+    };
     let l = &m.latency;
     let mut s = format!(
         "{}\t{:>7} +/- {:<9}{:>7}\t\t{:>4}",
@@ -195,10 +200,10 @@ pub fn footer(r: &InteractiveResult) -> String {
     let _ = writeln!(
         out,
         "Tool overhead: timekeepers {:.1} ms of CPU over {:.0} s measured; coordinator {:.1} ms over the {:.0} s run.",
-        tk_cpu as f64 / 1e6,
-        measured_ns as f64 / 1e9,
-        r.coordinator_cpu_ns as f64 / 1e6,
-        r.wall_ns as f64 / 1e9
+        units::ms(tk_cpu as f64),
+        units::secs(measured_ns as f64),
+        units::ms(r.coordinator_cpu_ns as f64),
+        units::secs(r.wall_ns as f64)
     );
     out.push_str(&disk_lines(r));
     for s in &r.skipped {
@@ -302,11 +307,11 @@ pub fn report(r: &InteractiveResult, kernel: &str, datestamp: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loads::LoadReport;
+    use crate::model::interactive::deadline::DeadlineCounts;
+    use crate::model::interactive::LatencySummary;
+    use crate::model::interactive::Load;
+    use crate::model::interactive::LoadReport;
     use crate::platform::sched::Policy;
-    use crate::suites::interactive::benches::Load;
-    use crate::suites::interactive::deadline::DeadlineCounts;
-    use crate::suites::interactive::sim::LatencySummary;
 
     fn measurement(bench: Bench) -> Measurement {
         let gaming = bench == Bench::Gaming;
@@ -346,7 +351,7 @@ mod tests {
             measured_cpu_pct: 39.2,
             asked_cpu_pct: 40.0,
             task_policy: Policy::Other,
-            timer: (!gaming).then_some(crate::suites::interactive::sim::TimerStats {
+            timer: (!gaming).then_some(crate::model::interactive::TimerStats {
                 wakeups: 300,
                 mean_oversleep_ns: 60_000.0,
                 ..Default::default()

@@ -4,6 +4,7 @@ pub mod cformat;
 pub mod compare;
 pub mod environment;
 pub mod export;
+pub mod headline;
 pub mod index;
 pub mod interactive;
 pub mod json;
@@ -13,7 +14,6 @@ pub mod results;
 pub mod sched;
 pub mod standard;
 pub mod svg;
-pub mod units;
 
 use crate::model::{RunResult, SuiteResult};
 

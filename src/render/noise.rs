@@ -4,15 +4,13 @@
 use std::fmt::Write;
 
 use crate::calibration::{CalibrationSource, RateMeasurement};
-use crate::model::RunResult;
-use crate::suites::noise::bins::{bar_len, BUCKETS};
-use crate::suites::noise::{
+use crate::model::noise::bins::{bar_len, BUCKETS};
+use crate::model::noise::{
     NoiseCalibration, NoiseLevel, NoiseMode, NoiseResult, NoiseRun, NoiseSettings,
 };
+use crate::model::RunResult;
 
-fn ms(ns: f64) -> f64 {
-    ns / 1e6
-}
+use crate::units::ms;
 
 /// How a rate was measured: its timings, their spread, and how much of the time the thread
 /// did not run.
@@ -272,7 +270,7 @@ pub fn check_line(result: &RunResult) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suites::noise::{summarize, NoiseSettings};
+    use crate::model::noise::{summarize, NoiseSettings};
 
     #[test]
     fn report_has_p1bench_lines_and_verdict() {

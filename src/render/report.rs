@@ -5,11 +5,12 @@
 use std::fmt::Write;
 
 use crate::compare::Comparison;
+use crate::model::interactive::Measurement;
 use crate::model::{RunResult, SuiteResult};
 use crate::render::environment::host_lines;
 use crate::render::noise::check_line;
 use crate::render::svg::{bar_chart, esc, line_chart, BarRow, Series, XScale};
-use crate::suites::interactive::Measurement;
+use crate::units;
 
 /// Points a latency CDF is drawn with, at most.
 const CDF_POINTS: usize = 120;
@@ -215,10 +216,10 @@ fn cdf(m: &Measurement) -> Vec<(f64, f64)> {
     let step = n.div_ceil(CDF_POINTS).max(1);
     let mut pts: Vec<(f64, f64)> = (0..n)
         .step_by(step)
-        .map(|i| (s[i] as f64 / 1e6, (i + 1) as f64 / n as f64))
+        .map(|i| (units::ms(s[i] as f64), (i + 1) as f64 / n as f64))
         .collect();
     if pts.last().map(|p| p.1) != Some(1.0) {
-        pts.push((s[n - 1] as f64 / 1e6, 1.0));
+        pts.push((units::ms(s[n - 1] as f64), 1.0));
     }
     pts
 }
@@ -346,7 +347,7 @@ fn noise_section(out: &mut String, results: &[(String, RunResult)]) {
             .collect();
         out.push_str(&bar_chart(
             "noise",
-            &format!("{label}: {}", n.headline()),
+            &format!("{label}: {}", super::headline::noise(n)),
             "runs",
             &[label.to_string()],
             &rows,

@@ -3,9 +3,10 @@
 
 use std::fmt::Write;
 
-use crate::suites::sched::confidence::Verdict;
-use crate::suites::sched::ring::SchedRun;
-use crate::suites::sched::{SchedPoint, SchedResult, SchedSettings};
+use crate::model::sched::confidence::Verdict;
+use crate::model::sched::SchedRun;
+use crate::model::sched::{SchedPoint, SchedResult, SchedSettings};
+use crate::units;
 
 /// `-o 1`: one line per run.
 pub fn run_line_o1(threads: usize, active_sets: usize, index: usize, run: &SchedRun) -> String {
@@ -78,7 +79,7 @@ fn fairness(p: &SchedPoint) -> Option<String> {
         .collect();
     let (min, max) = (*all.iter().min()?, *all.iter().max()?);
     let mean = all.iter().sum::<u64>() as f64 / all.len() as f64;
-    let secs: f64 = p.runs.iter().map(|r| r.wall_ns as f64 / 1e9).sum();
+    let secs: f64 = p.runs.iter().map(|r| units::secs(r.wall_ns as f64)).sum();
     let vol: u64 = p.runs.iter().map(|r| r.voluntary_csw).sum();
     let invol: u64 = p.runs.iter().map(|r| r.involuntary_csw).sum();
     let holders = p
@@ -163,7 +164,7 @@ pub fn placement(s: &SchedSettings) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suites::sched::confidence::ConfidenceRule;
+    use crate::model::sched::confidence::ConfidenceRule;
 
     fn run(us: f64) -> SchedRun {
         SchedRun {

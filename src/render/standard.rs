@@ -3,9 +3,10 @@
 use std::path::Path;
 
 use crate::compare::RepeatAdvice;
+use crate::model::interactive::{InteractiveResult, Measurement};
 use crate::model::{RunResult, SuiteResult};
 use crate::standard::PartPlan;
-use crate::suites::interactive::{InteractiveResult, Measurement};
+use crate::units;
 
 /// "45 s", "3 min 05 s", "1 h 02 min".
 pub fn duration(seconds: f64) -> String {
@@ -72,7 +73,7 @@ pub fn worst_interactive(r: &InteractiveResult) -> Option<&Measurement> {
 }
 
 fn ms(ns: f64) -> String {
-    format!("{:.3} ms", ns / 1e6)
+    format!("{:.3} ms", units::ms(ns))
 }
 
 /// The end of a standard run: the headline figure of each suite, what was skipped, and what to
@@ -107,7 +108,7 @@ pub fn summary(
                     ""
                 };
                 let pinned = if i.settings.pin { ", pinned" } else { "" };
-                format!("Index{mode}{pinned}: {}", i.headline())
+                format!("Index{mode}{pinned}: {}", super::headline::index(i))
             }
             SuiteResult::Interactive(i) => match worst_interactive(i) {
                 Some(m) => format!(

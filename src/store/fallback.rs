@@ -61,8 +61,8 @@ pub fn save(result: &RunResult, dirs: &[PathBuf]) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::noise::{NoiseMode, NoiseResult, NoiseSettings};
     use crate::model::{Environment, SuiteResult, SCHEMA_VERSION};
-    use crate::suites::noise::{NoiseMode, NoiseResult, NoiseSettings};
     use chrono::Utc;
 
     fn result() -> RunResult {

@@ -26,10 +26,11 @@ pub struct StoredEntry {
 }
 
 pub trait ResultStore {
-    /// Saves a result and returns its id.
-    fn save(&mut self, result: &RunResult) -> Result<i64>;
+    /// Saves a result, with its headline for `results list` (rendered by the caller), and
+    /// returns its id.
+    fn save(&mut self, result: &RunResult, headline: &str) -> Result<i64>;
     /// Replaces the result stored as `id` (a run stored as it goes).
-    fn replace(&mut self, id: i64, result: &RunResult) -> Result<()>;
+    fn replace(&mut self, id: i64, result: &RunResult, headline: &str) -> Result<()>;
     /// Every stored result, oldest first.
     fn list(&self) -> Result<Vec<StoredEntry>>;
     /// The result with this id, or None.

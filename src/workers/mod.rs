@@ -8,20 +8,60 @@
 //! `ready`, `started` and finally `report <json>`. A [`Worker`] that is dropped before it was
 //! reaped kills the worker's process group and reaps it, on every path out, errors included.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Lines, StdinLock, StdoutLock, Write};
 use std::os::fd::RawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub mod roles;
-
 use anyhow::{anyhow, bail, Context, Result};
 use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 /// The first argument a worker is started with.
 pub const WORKER_SUBCOMMAND: &str = "__worker";
+
+/// A worker's spec as its `__worker` argument: the spec's fields and its `role`, which the
+/// binary's dispatcher (`cli::worker`) reads to know what to run. Each suite names its roles.
+pub fn spec_json<T: Serialize>(role: &str, spec: &T) -> Result<String> {
+    let mut value = serde_json::to_value(spec)?;
+    let fields = value
+        .as_object_mut()
+        .ok_or_else(|| anyhow!("a worker spec must be a struct"))?;
+    fields.insert("role".into(), role.into());
+    Ok(value.to_string())
+}
+
+/// The worker's side: lines to the coordinator on standard output, commands from it on
+/// standard input.
+pub struct Channel {
+    input: Lines<StdinLock<'static>>,
+    output: StdoutLock<'static>,
+}
+
+impl Channel {
+    pub fn stdio() -> Channel {
+        Channel {
+            input: std::io::stdin().lock().lines(),
+            output: std::io::stdout().lock(),
+        }
+    }
+
+    pub fn say(&mut self, line: &str) -> Result<()> {
+        writeln!(self.output, "{line}")?;
+        self.output.flush().context("writing to the coordinator")
+    }
+
+    pub fn report<T: Serialize>(&mut self, report: &T) -> Result<()> {
+        self.say(&format!("report {}", serde_json::to_string(report)?))
+    }
+
+    /// Waits for the next command; false if it is not `word` or the coordinator is gone.
+    pub fn wait_for(&mut self, word: &str) -> bool {
+        matches!(self.input.next(), Some(Ok(line)) if line == word)
+    }
+}
 
 pub struct Worker {
     label: String,

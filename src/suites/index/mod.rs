@@ -5,62 +5,27 @@
 pub mod native;
 pub mod programs;
 pub mod registry;
-pub mod scoring;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, Context, Result};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::error::UsageError;
+use crate::model::index::scoring::{self, CopyReport, Pass};
+use crate::model::index::Category;
+use crate::model::index::{IndexPass, IndexResult, IndexSettings, Skipped, Spread, TestResult};
 use crate::platform::clock::{monotonic_ns, sleep_until_unless};
 use crate::platform::locale;
 use crate::platform::private_dir::PrivateDir;
 use crate::platform::sched;
 use crate::platform::xvfb::Xvfb;
 use crate::stats::{confidence_interval_95, Summary};
-use crate::workers::{killing_on_stop, Worker};
-use native::NativeBuild;
-use registry::{Category, TestInfo};
-use scoring::{CopyReport, Pass};
-
-/// The settings of an index run, as stored with its result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IndexSettings {
-    /// The names given (tests and aliases).
-    pub requested: Vec<String>,
-    /// The tests they expand to, in order.
-    pub tests: Vec<String>,
-    /// Copies per pass: one pass per entry.
-    pub copies: Vec<usize>,
-    /// `-i`: iterations of fast tests (slow ones run int((i + 1) / 3)).
-    pub iterations: usize,
-    /// Overrides every test's duration (seconds), for quick checks and tests.
-    pub seconds: Option<f64>,
-    /// `--quick`: a tenth of each duration (at least 1 s), 3 and 1 iterations.
-    pub quick: bool,
-    /// `--adaptive PCT`: stop a test's iterations once the 95% CI of its pass rates is within PCT.
-    pub adaptive_pct: Option<f64>,
-    /// `--pin`: copy k pinned to the k-th allowed CPU.
-    pub pin: bool,
-    /// `--xvfb`: the graphics tests draw on a private Xvfb server (also chosen when no
-    /// display is set and Xvfb is installed).
-    #[serde(default)]
-    pub xvfb: bool,
-    /// `--builtin-cpu-tests`: run the built-in Rust versions of the compiled tests even where
-    /// the host has a C compiler.
-    #[serde(default)]
-    pub builtin_cpu_tests: bool,
-    /// `--lang`: LANG for every test process (UnixBench: en_US.utf8).
-    #[serde(default = "default_lang")]
-    pub lang: String,
-}
-
-fn default_lang() -> String {
-    locale::UNIXBENCH_LANG.to_string()
-}
+use crate::workers::{self, killing_on_stop, Channel, Worker};
+use programs::small;
+use registry::TestInfo;
 
 /// Most iterations of one test (`-i`): UnixBench's default is 10.
 pub const MAX_ITERATIONS: usize = 1000;
@@ -218,126 +183,6 @@ impl IndexConfig {
         } else {
             scoring::iterations(self.settings.iterations, t.slow)
         }
-    }
-}
-
-/// One test in one pass.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TestResult {
-    pub name: String,
-    pub msg: String,
-    pub category: Category,
-    pub unit: String,
-    pub copies: usize,
-    /// Every iteration: each copy's report.
-    pub iterations: Vec<Vec<CopyReport>>,
-    pub passes: Vec<Pass>,
-    pub score: Option<scoring::TestScore>,
-    pub baseline: Option<f64>,
-    pub index: Option<f64>,
-    pub in_index: bool,
-    /// Spread of the rates of the iterations the score keeps (all but the worst third): min,
-    /// max and coefficient of variation (%).
-    pub spread: Option<Spread>,
-    /// Stopped early by --adaptive.
-    pub adaptive_stop: bool,
-    /// Ran the C version built with the host's compiler (false: the built-in version).
-    #[serde(default)]
-    pub native: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Spread {
-    pub min: f64,
-    pub max: f64,
-    pub cv_pct: f64,
-}
-
-/// A test that did not run, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Skipped {
-    pub name: String,
-    pub reason: String,
-}
-
-/// One pass: every test at one number of copies.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IndexPass {
-    pub copies: usize,
-    pub started_at: DateTime<Utc>,
-    pub finished_at: DateTime<Utc>,
-    pub tests: Vec<TestResult>,
-    /// Tests not run here, with the reason (a missing program, no display).
-    pub skipped: Vec<Skipped>,
-    /// Tests that started and failed (a full disk, a copy that died), with the error: unlike a
-    /// skip, a failure makes the result incomplete.
-    #[serde(default)]
-    pub failed: Vec<Skipped>,
-    /// The System Benchmarks index of this pass (geometric mean of its index values).
-    pub system_index: Option<f64>,
-    /// Index tests that ran, of those in the index.
-    pub indexed: usize,
-    pub index_tests: usize,
-    /// The 2D Graphics Benchmarks index of this pass (2d-rects, 2d-ellipse, 2d-aashapes,
-    /// 2d-text, 2d-blit, 2d-window) and the 3D one (ubgears), when any of their tests ran, and
-    /// how many did; Run prints them apart.
-    #[serde(default)]
-    pub index_2d: Option<f64>,
-    #[serde(default)]
-    pub indexed_2d: usize,
-    #[serde(default)]
-    pub index_3d: Option<f64>,
-    #[serde(default)]
-    pub indexed_3d: usize,
-}
-
-/// An index result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IndexResult {
-    pub settings: IndexSettings,
-    /// LANG as set for the tests, and the character map and collation in effect under it.
-    pub language: String,
-    /// Where the graphics tests drew: "Xvfb :N (private)" or the user's display.
-    #[serde(default)]
-    pub graphics_display: Option<String>,
-    /// The C tests' build, when they ran; else why the built-in versions ran.
-    #[serde(default)]
-    pub native: Option<NativeBuild>,
-    #[serde(default)]
-    pub native_note: Option<String>,
-    pub passes: Vec<IndexPass>,
-}
-
-impl IndexResult {
-    /// Tests that failed, over every pass.
-    pub fn failed_tests(&self) -> usize {
-        self.passes.iter().map(|p| p.failed.len()).sum()
-    }
-
-    pub fn headline(&self) -> String {
-        let parts: Vec<String> = self
-            .passes
-            .iter()
-            .map(|p| match p.system_index {
-                Some(i) => format!(
-                    "{} cop{}: {:.1}{}",
-                    p.copies,
-                    if p.copies == 1 { "y" } else { "ies" },
-                    i,
-                    if p.indexed < p.index_tests {
-                        " (partial)"
-                    } else {
-                        ""
-                    }
-                ),
-                None => format!(
-                    "{} cop{}: no index",
-                    p.copies,
-                    if p.copies == 1 { "y" } else { "ies" }
-                ),
-            })
-            .collect();
-        format!("index {}", parts.join(", "))
     }
 }
 
@@ -782,17 +627,20 @@ fn run_iteration(
         .filter(|_| native::has_native(t.program))
         .map(Path::to_path_buf);
     for k in 0..copies {
-        let spec = crate::workers::roles::WorkerSpec::Index(IndexWorkerSpec {
-            test: t.name.into(),
-            seconds,
-            dir: ctx.dir.to_path_buf(),
-            cpu: ctx.pin.then(|| ctx.cpus[k % ctx.cpus.len()]),
-            display: display.map(String::from),
-            native: native.clone(),
-        });
+        let spec = workers::spec_json(
+            "index",
+            &IndexWorkerSpec {
+                test: t.name.into(),
+                seconds,
+                dir: ctx.dir.to_path_buf(),
+                cpu: ctx.pin.then(|| ctx.cpus[k % ctx.cpus.len()]),
+                display: display.map(String::from),
+                native: native.clone(),
+            },
+        )?;
         let mut w = Worker::spawn_with(
             ctx.exe,
-            &serde_json::to_string(&spec)?,
+            &spec,
             &format!("{} copy {}", t.name, k + 1),
             &[],
             &[("LANG", ctx.lang)],
@@ -818,4 +666,53 @@ fn run_iteration(
         w.finish()?;
     }
     Ok(Some(reports))
+}
+
+/// The worker side of one copy (the role `index`): waits for `start`, runs the test, reports.
+pub fn run_copy(spec: IndexWorkerSpec) -> Result<()> {
+    let mut ch = Channel::stdio();
+    if let Some(cpu) = spec.cpu {
+        sched::pin_to_cpu(cpu).context("pinning the copy (--pin)")?;
+    }
+    let test = registry::find(&spec.test).ok_or_else(|| anyhow!("unknown test {}", spec.test))?;
+    ch.say("ready")?;
+    if !ch.wait_for("start") {
+        return Ok(());
+    }
+    // The programs a copy runs work in the run's private directory (their files, the
+    // looper's commands), as UnixBench's run in its tmp directory.
+    std::env::set_current_dir(&spec.dir)
+        .with_context(|| format!("entering {}", spec.dir.display()))?;
+    if let Some(native) = &spec.native {
+        let now = crate::platform::clock::monotonic_ns();
+        let deadline = now + (spec.seconds * 1e9) as u64;
+        if let (Some(args), Some(path)) = (
+            native::arguments(test.program, spec.seconds, now, deadline),
+            native::program_path(native, test.program),
+        ) {
+            drop(ch);
+            let e = small::exec_program(&path, args);
+            return Channel::stdio().say(&format!("error {e:#}"));
+        }
+    }
+    if small::runs_small(test.program) {
+        let now = crate::platform::clock::monotonic_ns();
+        drop(ch);
+        let e = small::exec(
+            test.program,
+            &spec.dir,
+            now,
+            now + (spec.seconds * 1e9) as u64,
+        );
+        return Channel::stdio().say(&format!("error {e:#}"));
+    }
+    // A write past the file-size limit then fails with EFBIG, like a full disk, instead of
+    // killing the copy.
+    // SAFETY: changing a signal's disposition to ignore.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+    match programs::run(test, spec.seconds, &spec.dir, spec.display.as_deref()) {
+        Ok(report) => ch.report(&report),
+        // The coordinator reports the failure; the test's own files are already removed.
+        Err(e) => ch.say(&format!("error {e:#}")),
+    }
 }

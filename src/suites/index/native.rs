@@ -10,9 +10,8 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde::{Deserialize, Serialize};
-
 use super::registry::{ArithKind, Program};
+use crate::model::index::NativeBuild;
 
 /// The program's files, written into the build directory: Dhrystone's second file is a
 /// translation unit of its own, as UnixBench compiles dhry_2.c apart from dhry_1.c.
@@ -37,20 +36,6 @@ const PROGRAMS: [(&str, &[&str]); 6] = [
     ("spawn", &[]),
     ("execl", &[]),
 ];
-
-/// How the C tests were built, for the report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NativeBuild {
-    /// The compiler as found on PATH (`cc`), and what `cc --version` says of itself.
-    pub compiler: String,
-    pub version: String,
-    pub flags: String,
-    /// The directory of the programs (one per test, named as the test's program), in the
-    /// cache directory.
-    pub path: PathBuf,
-    /// Built in this run (false: an earlier build was reused).
-    pub built_now: bool,
-}
 
 /// The program's arguments for one copy of `program` until `deadline_ns` (`seconds` for the
 /// self-timing Whetstone); None for a test that has no C version here.

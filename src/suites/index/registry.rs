@@ -6,29 +6,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::UsageError;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Category {
-    System,
-    Misc,
-    #[serde(rename = "2d")]
-    TwoD,
-    #[serde(rename = "3d")]
-    ThreeD,
-}
-
-impl Category {
-    /// The Run script's category names.
-    pub fn title(self) -> &'static str {
-        match self {
-            Category::System => "System Benchmarks",
-            Category::Misc => "Non-Index Benchmarks",
-            Category::TwoD => "2D Graphics Benchmarks",
-            Category::ThreeD => "3D Graphics Benchmarks",
-        }
-    }
-}
-
 /// What a test runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "program", rename_all = "snake_case")]
@@ -154,6 +131,7 @@ const fn t(
     }
 }
 
+use crate::model::index::Category;
 use Category::{Misc, System, ThreeD, TwoD};
 
 /// The tests. Baselines are George's (pgms/index.base), as published with UnixBench.

@@ -1,50 +1,10 @@
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-
-use super::benches::{Bench, Load, BENCHES, LOADS};
-use super::sim::CustomSpec;
+use super::benches::BENCHES;
 use crate::calibration::CalibrationOptions;
 use crate::error::UsageError;
-
-/// The settings of an interactive run, as stored with its result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InteractiveSettings {
-    /// `-t`: seconds each bench × load pair is measured, rounded up to a multiple of 10 as
-    /// interbench does (X's 0→100% ramp takes 10.1 s) unless `exact_time`.
-    pub duration_s: u64,
-    /// The `-t` given, when it was rounded up.
-    #[serde(default)]
-    pub requested_s: Option<u64>,
-    /// `--exact-time`: keep `-t` as given (shorter pairs for `run` profiles and tests).
-    #[serde(default)]
-    pub exact_time: bool,
-    /// `--idle-hold`: /dev/cpu_dma_latency held at 0 while measuring, as cyclictest does, so
-    /// CPUs stay out of deep idle states.
-    #[serde(default)]
-    pub idle_hold: bool,
-    /// `-L`: threads of the Burn and Ring loads.
-    pub burn_threads: u32,
-    /// `-B` and `-N`.
-    pub bench_nice: i32,
-    pub load_nice: i32,
-    /// `-r`: benches run SCHED_FIFO, figures in µs.
-    pub realtime: bool,
-    /// `-u`: the CPU everything was pinned to.
-    pub pinned_cpu: Option<usize>,
-    pub custom: Option<CustomSpec>,
-    pub benches: Vec<Bench>,
-    pub loads: Vec<Load>,
-    /// Size of the Write and Read files, bytes.
-    pub file_bytes: u64,
-    /// Memload's size, MB (None: Memload not run).
-    pub memload_mb: Option<u64>,
-    pub hack_groups: u32,
-    /// Time the load runs alone before the bench starts, ms (interbench: 1 s).
-    pub settle_ms: u64,
-    /// `-m`.
-    pub comment: Option<String>,
-}
+use crate::loads::registry::LOADS;
+use crate::model::interactive::{Bench, InteractiveSettings, Load};
 
 /// Most seconds a pair may run (`-t`): a day.
 pub const MAX_DURATION_S: u64 = 86_400;
@@ -235,7 +195,7 @@ impl InteractiveConfig {
         if settings.realtime {
             let not_rt: Vec<&str> = benches
                 .iter()
-                .filter(|b| !b.info().realtime)
+                .filter(|&&b| !super::benches::info(b).realtime)
                 .map(|b| b.name())
                 .collect();
             if !selection.benches.is_empty() && !not_rt.is_empty() {
@@ -244,7 +204,7 @@ impl InteractiveConfig {
                     not_rt.join(", ")
                 )));
             }
-            benches.retain(|b| b.info().realtime);
+            benches.retain(|&b| super::benches::info(b).realtime);
         }
         if benches.is_empty() {
             return Err(UsageError::new("no bench left to run"));
@@ -291,9 +251,82 @@ impl InteractiveConfig {
     }
 }
 
+impl InteractiveConfig {
+    /// Refuses, before anything runs, what this host would not let the run do as asked: -r
+    /// without SCHED_FIFO or with the real-time throttle off, --idle-hold without
+    /// /dev/cpu_dma_latency, a negative nice level without the privilege, and disk loads
+    /// without the room for their files.
+    pub fn check_host(&self) -> Result<(), UsageError> {
+        self.check_privileges()?;
+        self.check_disk_space()
+    }
+
+    /// The privileges -r, --idle-hold and a negative nice level need.
+    fn check_privileges(&self) -> Result<(), UsageError> {
+        let s = &self.settings;
+        if s.realtime {
+            if !crate::platform::sched::can_use_fifo() {
+                return Err(UsageError::new(
+                    "-r needs SCHED_FIFO, which this process may not use: run as root or raise the RT priority rlimit (ulimit -r)",
+                ));
+            }
+            if crate::platform::sched::rt_throttle().is_none() {
+                return Err(UsageError::new(
+                    "-r refused: the kernel's real-time throttle is off (sched_rt_runtime_us = -1), so a real-time task that overran could take a CPU for good",
+                ));
+            }
+        }
+        if s.idle_hold {
+            crate::platform::power::hold_cpu_dma_latency().map_err(|e| {
+                UsageError::new(format!(
+                    "--idle-hold needs to write /dev/cpu_dma_latency (root): {e}"
+                ))
+            })?;
+        }
+        if s.bench_nice < 0 || s.load_nice < 0 {
+            let allowed = std::thread::spawn(|| crate::platform::sched::set_nice(-1).is_ok())
+                .join()
+                .unwrap_or(false);
+            if !allowed {
+                return Err(UsageError::new(
+                    "a negative nice level (-B or -N) needs root or CAP_SYS_NICE",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The Write and Read loads need their files' room on disk; refuse early rather than fill it.
+    fn check_disk_space(&self) -> Result<(), UsageError> {
+        let need = self.disk_bytes_needed();
+        if need == 0 {
+            return Ok(());
+        }
+        let dir = &self.workdir;
+        let free = crate::platform::files::free_bytes(dir).map_err(|e| {
+            UsageError::new(format!(
+                "cannot use {} for the disk loads: {e}",
+                dir.display()
+            ))
+        })?;
+        // Room for the files and 10% to spare for everything else on that file system.
+        let need = need.saturating_add(need / 10);
+        if free < need {
+            return Err(UsageError::new(format!(
+                "the Write and Read loads need {} free in {}, and {} is; use --file-size MB, --workdir DIR or -x Write -x Read -x Compile",
+                crate::units::bytes(need),
+                dir.display(),
+                crate::units::bytes(free)
+            )));
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::interactive::CustomSpec;
 
     fn settings() -> InteractiveSettings {
         InteractiveSettings {

@@ -3,29 +3,21 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
 
-use super::benches::{Bench, Load};
 use super::config::InteractiveConfig;
 use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec};
-use super::{DriftCheck, InteractiveResult, Measurement};
 use crate::calibration::{
     burn_calibration, burn_loops, measure_rate, BurnCalibration, BURN_BUDGET,
 };
-use crate::loads::{self, LoadReport, LoadSpec};
+use crate::loads::{self, LoadSpec};
+use crate::model::interactive::{
+    Bench, DriftCheck, InteractiveResult, Load, LoadReport, Measurement, SkippedLoad,
+};
 use crate::platform::clock::{monotonic_ns, sleep_until_unless};
 use crate::platform::private_dir::PrivateDir;
 use crate::platform::rusage::Usage;
 use crate::platform::sched;
-use crate::workers::roles::WorkerSpec;
-use crate::workers::{killing_on_stop, Worker};
-
-/// A load that will not run, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SkippedLoad {
-    pub load: Load,
-    pub reason: String,
-}
+use crate::workers::{self, killing_on_stop, Worker};
 
 /// The pairs to measure, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,7 +33,7 @@ pub fn plan(config: &InteractiveConfig) -> Plan {
     for &bench in &config.settings.benches {
         for &load in &config.settings.loads {
             let disabled = load == Load::Memload && config.memload_disabled.is_some();
-            if load.info().same_as != Some(bench) && !disabled {
+            if load.same_as() != Some(bench) && !disabled {
                 pairs.push((bench, load));
             }
         }
@@ -236,18 +228,21 @@ pub fn run(
 /// both and collect. None when a stop was requested before the pair completed.
 fn run_pair(
     exe: &Path,
-    settings: &super::InteractiveSettings,
+    settings: &crate::model::interactive::InteractiveSettings,
     bench_spec: BenchSpec,
     load_spec: LoadSpec,
     stop: &AtomicBool,
 ) -> Result<Option<Measurement>> {
     let (bench, load) = (bench_spec.bench, load_spec.load);
     let inherited: Vec<i32> = load_spec.read_fd.into_iter().collect();
-    let load_json = serde_json::to_string(&WorkerSpec::Load(LoadWorkerSpec {
-        load: load_spec,
-        nice: settings.load_nice,
-    }))?;
-    let bench_json = serde_json::to_string(&WorkerSpec::Bench(bench_spec.clone()))?;
+    let load_json = workers::spec_json(
+        "load",
+        &LoadWorkerSpec {
+            load: load_spec,
+            nice: settings.load_nice,
+        },
+    )?;
+    let bench_json = workers::spec_json("bench", &bench_spec)?;
 
     let mut load_worker = Worker::spawn_with(
         exe,
@@ -300,7 +295,7 @@ fn run_pair(
         counts: report.counts,
         desired_cpu_pct: report.counts.desired_cpu_pct(),
         deadlines_met_pct: (bench != Bench::Gaming).then(|| report.counts.deadlines_met_pct()),
-        measured_cpu_pct: super::sim::cpu_pct(report.cpu_ns, report.wall_ns),
+        measured_cpu_pct: crate::loads::sim::cpu_pct(report.cpu_ns, report.wall_ns),
         asked_cpu_pct: report.asked_cpu_pct,
         task_policy: report.task_policy,
         timer: report.timer,

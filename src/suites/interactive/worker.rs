@@ -8,14 +8,15 @@ use std::sync::Arc;
 use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::benches::Bench;
-use super::deadline::DeadlineCounts;
-use super::sim::{self, Burner, CustomSpec, LatencyRecorder, LatencySummary, Profile, TimerStats};
-use crate::loads::{self, LoadReport, LoadSpec};
+use crate::calibration::Burner;
+use crate::loads::sim::{self, LatencyRecorder, Profile};
+use crate::loads::{self, LoadSpec};
+use crate::model::interactive::deadline::DeadlineCounts;
+use crate::model::interactive::{Bench, CustomSpec, LatencySummary, LoadReport, TimerStats};
 use crate::platform::clock::monotonic_ns;
 use crate::platform::rusage::Usage;
 use crate::platform::sched::{self, Policy, RT_BENCH_PRIORITY, TIMEKEEPER_PRIORITY};
-use crate::workers::roles::Channel;
+use crate::workers::Channel;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BenchSpec {

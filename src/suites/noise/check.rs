@@ -7,11 +7,11 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use chrono::Utc;
 
-use super::{summarize, NoiseRun, Workload};
+use super::Workload;
 use crate::calibration::{burn_loops, measure_rate, RateBudget};
+use crate::model::noise::{summarize, CheckPass, Drift, NoiseCheck, NoiseRun};
 use crate::platform::clock::monotonic_ns;
 use crate::stats::log_ratio_test;
 
@@ -25,42 +25,6 @@ pub const RUNS: usize = 20;
 /// also significant and larger than both passes' own spreads: below it a drift is too small to
 /// move a verdict.
 pub const DRIFT_MIN_PCT: f64 = 2.0;
-
-/// One pass of the check: the run times and what they say.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CheckPass {
-    pub at: DateTime<Utc>,
-    pub times_ns: Vec<u64>,
-    pub median_ns: u64,
-    /// The noise suite's verdict on these runs: how much slower than the fastest the 90th
-    /// percentile run was, percent.
-    pub spread_pct: f64,
-    pub cv_pct: f64,
-}
-
-/// How much slower (positive) or faster the job ran at the end than at the start.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Drift {
-    /// Change of the job's time, end over start, percent (of the geometric means).
-    pub change_pct: f64,
-    /// Its 95% interval, percent.
-    pub ci_pct: [f64; 2],
-    /// Significant, and larger than [`DRIFT_MIN_PCT`] and than either pass's spread: the host's
-    /// speed changed during the run by more than its noise.
-    pub drifted: bool,
-}
-
-/// The check's record, stored with the result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct NoiseCheck {
-    pub job_ms: u64,
-    /// Spin loops a run, the same in both passes.
-    pub iterations: u64,
-    pub before: CheckPass,
-    /// None when the run was stopped before the end.
-    pub after: Option<CheckPass>,
-    pub drift: Option<Drift>,
-}
 
 impl NoiseCheck {
     /// Sizes the job to [`JOB_MS`] and times the first pass. None when `stop` was set.

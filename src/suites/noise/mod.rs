@@ -2,43 +2,24 @@
 //! set) calibrated to a target length, many times, and characterises how much the run time
 //! varies on this host.
 
-mod analysis;
-pub mod bins;
 mod check;
 mod workload;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{anyhow, Result};
-use serde::{Deserialize, Serialize};
 
-pub use analysis::{summarize, NoiseLevel, NoiseSummary, PercentilePoint, Verdict};
-pub use check::{CheckPass, Drift, NoiseCheck};
 pub use workload::{WorkingSet, Workload, CACHE_LINE};
 
 use crate::calibration::{
-    burn_calibration, burn_loops, calibrate_to_target, measure_rate, BurnCalibration,
-    CalibrationOptions, RateBudget, RateMeasurement, TargetCalibration,
+    burn_calibration, burn_loops, calibrate_to_target, measure_rate, CalibrationOptions, RateBudget,
 };
 use crate::error::UsageError;
+use crate::model::noise::{
+    summarize, NoiseCalibration, NoiseMode, NoiseResult, NoiseRun, NoiseSettings,
+};
 use crate::platform::clock::monotonic_ns;
 use crate::platform::rusage::Usage;
-
-/// The job: p1bench's CPU spin loop, or (`-m`) its memory read loop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum NoiseMode {
-    Cpu,
-    Memory { working_set_mb: u64 },
-}
-
-/// Settings of a noise run, as stored with its result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NoiseSettings {
-    pub mode: NoiseMode,
-    pub target_ms: u64,
-    pub runs_requested: u64,
-}
 
 /// A validated noise configuration.
 #[derive(Debug, Clone)]
@@ -98,58 +79,6 @@ impl NoiseConfig {
             settings,
             calibration,
         })
-    }
-}
-
-/// One timed run of the fixed job.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct NoiseRun {
-    pub time_ns: u64,
-    pub user_ns: u64,
-    pub sys_ns: u64,
-    pub voluntary_csw: u64,
-    pub involuntary_csw: u64,
-}
-
-/// How the iteration count of each run was chosen.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct NoiseCalibration {
-    /// Iterations per run (spin loops, or cache lines read).
-    pub iterations: u64,
-    /// The shared burn loop's speed, the starting point in CPU mode.
-    pub burn: Option<BurnCalibration>,
-    /// The memory loop's speed, the starting point in memory mode.
-    pub memory_rate: Option<RateMeasurement>,
-    /// The tuning at the target length; None when `-l` fixed the count.
-    pub target: Option<TargetCalibration>,
-}
-
-/// A noise result: settings, calibration, every run, and the figures derived from them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct NoiseResult {
-    pub settings: NoiseSettings,
-    pub calibration: Option<NoiseCalibration>,
-    pub runs: Vec<NoiseRun>,
-    pub summary: Option<NoiseSummary>,
-}
-
-impl NoiseResult {
-    pub fn headline(&self) -> String {
-        let what = match self.settings.mode {
-            NoiseMode::Cpu => format!("{} ms CPU", self.settings.target_ms),
-            NoiseMode::Memory { working_set_mb } => {
-                format!("{} ms mem {working_set_mb} MB", self.settings.target_ms)
-            }
-        };
-        match &self.summary {
-            Some(s) => format!(
-                "{what}: p{} +{:.2}%, median {:.3} ms",
-                s.verdict.percentile,
-                s.verdict.spread_pct,
-                s.median_ns as f64 / 1e6
-            ),
-            None => format!("{what}: no runs"),
-        }
     }
 }
 

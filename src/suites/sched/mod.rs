@@ -2,35 +2,16 @@
 //! yield versus block/wake mix. Runs repeat until the 95% confidence interval of µs/round is
 //! tight; a sweep measures several thread counts into one result. See docs/sched.md.
 
-pub mod confidence;
 pub mod ring;
 
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
 
 use crate::calibration::BurnCalibration;
 use crate::error::UsageError;
-use crate::stats::{confidence_interval_95, Interval, Summary};
-use confidence::{ConfidenceRule, Verdict};
-use ring::{run_once, RingSpec, SchedRun};
-
-/// The settings of a sched run, as stored with its result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SchedSettings {
-    /// `-w`: % chance that a round hands the token on rather than yielding.
-    pub handoff_weight: u32,
-    /// `-r`: compute time of a round, µs.
-    pub compute_us: u64,
-    /// `-t`: seconds per run.
-    pub duration_s: u64,
-    pub rule: ConfidenceRule,
-    /// `--pin`: each active set on one CPU.
-    pub pin: bool,
-    /// The (threads, active sets) points: one, or a sweep.
-    pub points: Vec<(usize, usize)>,
-}
+use crate::model::sched::{SchedPoint, SchedResult, SchedRun, SchedSettings};
+use ring::{run_once, RingSpec};
 
 /// Most threads of one point (`-c`): beyond this the run measures thread creation and memory,
 /// not the scheduler, and stopping it takes seconds.
@@ -50,6 +31,30 @@ pub struct SchedConfig {
 }
 
 impl SchedConfig {
+    /// Each thread has a pipe (two descriptors) and counts against the user's process limit and
+    /// the kernel's thread limit: checked before starting.
+    pub fn check_limits(&self) -> Result<(), UsageError> {
+        let threads = self.max_threads();
+        let needed = ring::fds_needed(threads);
+        if let Err(most) = crate::platform::limits::ensure_open_files(needed) {
+            return Err(UsageError::new(format!(
+                "{threads} threads need {needed} file descriptors, and this process may open {most} (ulimit -n): raise the limit or use fewer threads"
+            )));
+        }
+        let room = |limit: u64| limit.saturating_sub(64) >= threads as u64;
+        if let Some(l) = crate::platform::limits::process_limit().filter(|&l| !room(l)) {
+            return Err(UsageError::new(format!(
+                "{threads} threads do not fit in this user's process limit of {l} (ulimit -u): raise it or use fewer threads"
+            )));
+        }
+        if let Some(l) = crate::platform::limits::system_thread_limit().filter(|&l| !room(l / 2)) {
+            return Err(UsageError::new(format!(
+                "{threads} threads are over half the kernel's limit of {l} threads (kernel.threads-max): use fewer threads"
+            )));
+        }
+        Ok(())
+    }
+
     /// `sweep`: thread counts to run instead of `threads`, each with the same ratio of active
     /// sets to threads as `active_sets / threads`.
     pub fn new(
@@ -132,70 +137,6 @@ fn check_point(c: usize, a: usize) -> Result<(), UsageError> {
     Ok(())
 }
 
-/// One (threads, active sets) point: its runs and what they add up to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SchedPoint {
-    pub threads: usize,
-    pub active_sets: usize,
-    pub runs: Vec<SchedRun>,
-    pub mean_us_per_round: f64,
-    pub sd_us_per_round: f64,
-    pub ci95: Option<Interval>,
-    /// None when the point was interrupted.
-    pub verdict: Option<Verdict>,
-}
-
-impl SchedPoint {
-    fn of(
-        threads: usize,
-        active_sets: usize,
-        runs: Vec<SchedRun>,
-        verdict: Option<Verdict>,
-    ) -> Self {
-        let values: Vec<f64> = runs.iter().map(|r| r.us_per_round).collect();
-        let summary = Summary::of(&values);
-        SchedPoint {
-            threads,
-            active_sets,
-            mean_us_per_round: summary.map_or(0.0, |s| s.mean),
-            sd_us_per_round: summary.map_or(0.0, |s| s.sd),
-            ci95: summary.as_ref().and_then(confidence_interval_95),
-            verdict,
-            runs,
-        }
-    }
-}
-
-/// A sched result: every point of the run or sweep.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SchedResult {
-    pub settings: SchedSettings,
-    pub calibration: BurnCalibration,
-    pub points: Vec<SchedPoint>,
-}
-
-impl SchedResult {
-    pub fn headline(&self) -> String {
-        let done: Vec<&SchedPoint> = self.points.iter().filter(|p| !p.runs.is_empty()).collect();
-        match done.as_slice() {
-            [] => "no run completed".into(),
-            [p] => format!(
-                "c={} a={}: {:.2} us/round",
-                p.threads, p.active_sets, p.mean_us_per_round
-            ),
-            many => format!(
-                "sweep c={}..{}: {:.2}..{:.2} us/round",
-                many[0].threads,
-                many[many.len() - 1].threads,
-                many.iter()
-                    .map(|p| p.mean_us_per_round)
-                    .fold(f64::INFINITY, f64::min),
-                many.iter().map(|p| p.mean_us_per_round).fold(0.0, f64::max)
-            ),
-        }
-    }
-}
-
 /// What a sched run reports as it goes.
 pub trait SchedObserver {
     fn run_done(
@@ -269,6 +210,7 @@ pub fn measure(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::sched::ConfidenceRule;
 
     fn settings() -> SchedSettings {
         SchedSettings {

@@ -11,12 +11,12 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
 use anyhow::{anyhow, Context, Result};
-use serde::{Deserialize, Serialize};
 
+use crate::calibration::Burner;
+use crate::model::sched::SchedRun;
 use crate::platform::clock::{monotonic_ns, sleep_until_unless};
 use crate::platform::rusage::Usage;
 use crate::platform::sched;
-use crate::suites::interactive::sim::Burner;
 
 /// The workload of one run.
 #[derive(Debug, Clone, Copy)]
@@ -30,24 +30,6 @@ pub struct RingSpec {
     pub loops_per_ms: u64,
     /// Pin each set's threads to one CPU, sets spread over the allowed CPUs.
     pub pin: bool,
-}
-
-/// What one run did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SchedRun {
-    pub wall_ns: u64,
-    pub total_rounds: u64,
-    /// Wall-clock µs / total rounds: reflex's metric (lower is better).
-    pub us_per_round: f64,
-    pub rounds_per_thread: Vec<u64>,
-    pub yields: u64,
-    pub handoffs: u64,
-    pub voluntary_csw: u64,
-    pub involuntary_csw: u64,
-    /// The most threads of one set seen holding its token at once: 1 when every set has
-    /// exactly one token (a thread holds it from reading it until just before handing it on),
-    /// so at most two threads of a set are ever holding or passing it.
-    pub max_token_holders: u32,
 }
 
 struct Member {

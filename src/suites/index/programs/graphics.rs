@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use crate::suites::index::scoring::CopyReport;
+use crate::model::index::scoring::CopyReport;
 
 /// gfx-x11's groups: the x11perf tests behind each 2D test (UnixBench pgms/gfx-x11,
 /// `$testGroups`).
@@ -326,7 +326,7 @@ mod tests {
     fn every_2d_test_has_its_group_and_every_grouped_test_its_reference() {
         for t in crate::suites::index::registry::TESTS
             .iter()
-            .filter(|t| t.category == crate::suites::index::registry::Category::TwoD)
+            .filter(|t| t.category == crate::model::index::Category::TwoD)
         {
             let group = x11perf_tests(t.name).unwrap_or_else(|| panic!("{}", t.name));
             for x in group {

@@ -15,7 +15,7 @@ use std::path::Path;
 use anyhow::{bail, Result};
 
 use super::registry::{Program, TestInfo};
-use super::scoring::CopyReport;
+use crate::model::index::scoring::CopyReport;
 use crate::platform::clock::monotonic_ns;
 
 /// The host programs a test needs (empty for the tests written in Rust).

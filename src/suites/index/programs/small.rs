@@ -88,9 +88,9 @@ pub fn exec_program(path: &Path, arguments: Vec<String>) -> anyhow::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::index::scoring::CopyReport;
     use crate::platform::clock::monotonic_ns;
     use crate::platform::private_dir::PrivateDir;
-    use crate::suites::index::scoring::CopyReport;
 
     /// Runs the small program in a child, as a copy would after its exec, and reads its report.
     fn run_small(dir: &Path, args: &[String]) -> std::process::Output {

@@ -6,11 +6,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use anyhow::{anyhow, Context, Result};
-use serde::{Deserialize, Serialize};
 
-use super::benches::Bench;
-use super::deadline::{wake_latency_ns, Begin, DeadlineCounts, Schedule};
-use crate::calibration::burn_loops;
+use crate::calibration::Burner;
+use crate::model::interactive::deadline::{wake_latency_ns, Begin, DeadlineCounts, Schedule};
+use crate::model::interactive::{Bench, CustomSpec, LatencySummary, TimerStats};
 use crate::platform::clock::{monotonic_ns, sleep_until_ns};
 use crate::platform::rusage::Usage;
 use crate::platform::sched::{self, Policy};
@@ -18,13 +17,6 @@ use crate::platform::sem::Semaphore;
 use crate::stats::LatencyHistogram;
 
 const MS: u64 = 1_000_000;
-
-/// `-C` percent of CPU every `-I` microseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CustomSpec {
-    pub cpu_pct: u32,
-    pub interval_us: u64,
-}
 
 /// What a periodic task does each period.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -130,19 +122,6 @@ impl Profile {
 /// Gaming's frame: 100 ms of CPU, as interbench's GAME_RUN.
 pub const GAME_FRAME_NS: u64 = 100 * MS;
 
-/// Burns calibrated CPU time.
-#[derive(Debug, Clone, Copy)]
-pub struct Burner {
-    pub loops_per_ms: u64,
-}
-
-impl Burner {
-    #[inline]
-    pub fn burn_ns(&self, ns: u64) {
-        burn_loops((u128::from(self.loops_per_ms) * u128::from(ns) / 1_000_000) as u64);
-    }
-}
-
 /// Latency samples recorded without allocating: running moments, an HDR histogram, and the raw
 /// samples up to a capacity fixed before the run.
 pub struct LatencyRecorder {
@@ -153,19 +132,6 @@ pub struct LatencyRecorder {
     max: u64,
     samples: Vec<u64>,
     truncated: bool,
-}
-
-/// The figures of a set of latency samples.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct LatencySummary {
-    pub count: u64,
-    pub mean_ns: f64,
-    /// The true sample standard deviation (see docs/interactive.md on interbench's formula).
-    pub sd_ns: f64,
-    pub max_ns: u64,
-    pub p50_ns: u64,
-    pub p99_ns: u64,
-    pub p999_ns: u64,
 }
 
 impl LatencyRecorder {
@@ -220,20 +186,6 @@ impl LatencyRecorder {
     pub fn into_samples(self) -> (Vec<u64>, bool) {
         (self.samples, self.truncated)
     }
-}
-
-/// How the timer itself behaved: how late `clock_nanosleep` returned past each deadline, seen
-/// by the timekeeper thread. It is kept apart from the task's latency, which starts when the
-/// timer fired.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct TimerStats {
-    pub wakeups: u64,
-    pub mean_oversleep_ns: f64,
-    pub max_oversleep_ns: u64,
-    /// CPU time the timekeeper thread used, ns.
-    pub cpu_ns: u64,
-    /// The policy the timekeeper actually ran with (its own `sched_getscheduler`).
-    pub policy: Option<Policy>,
 }
 
 /// What a periodic simulation measured.
@@ -425,6 +377,7 @@ pub fn cpu_pct(cpu_ns: u64, wall_ns: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::calibration::burn_loops;
     use crate::stats::Summary;
 
     #[test]

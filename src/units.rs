@@ -1,4 +1,25 @@
-//! Quantities said the way a person reads them.
+//! Units: the conversions between the nanoseconds hostbench measures in and the µs, ms and s
+//! its reports show, and quantities said the way a person reads them. Used by every layer
+//! (a refusal names a size too), so it depends on nothing.
+
+pub const NS_PER_US: f64 = 1e3;
+pub const NS_PER_MS: f64 = 1e6;
+pub const NS_PER_S: f64 = 1e9;
+
+/// Nanoseconds as microseconds.
+pub fn us(ns: f64) -> f64 {
+    ns / NS_PER_US
+}
+
+/// Nanoseconds as milliseconds.
+pub fn ms(ns: f64) -> f64 {
+    ns / NS_PER_MS
+}
+
+/// Nanoseconds as seconds.
+pub fn secs(ns: f64) -> f64 {
+    ns / NS_PER_S
+}
 
 /// Bytes in the largest binary unit that keeps the figure at 1 or more: "512 B", "4.0 KiB",
 /// "95.4 MiB", "1.5 GiB" (never "0.0 GiB" for a small size).
@@ -19,6 +40,13 @@ pub fn bytes(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nanoseconds_convert_to_each_unit() {
+        assert_eq!(us(1_500.0), 1.5);
+        assert_eq!(ms(2_500_000.0), 2.5);
+        assert_eq!(secs(3e9), 3.0);
+    }
 
     #[test]
     fn sizes_read_as_people_say_them() {

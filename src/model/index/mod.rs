@@ -1,0 +1,191 @@
+//! The index suite's result (UnixBench): the settings, and every pass with each test's
+//! iterations, score and index value; UnixBench's arithmetic is in `scoring`.
+
+pub mod scoring;
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::platform::locale;
+use scoring::{CopyReport, Pass};
+
+/// The settings of an index run, as stored with its result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexSettings {
+    /// The names given (tests and aliases).
+    pub requested: Vec<String>,
+    /// The tests they expand to, in order.
+    pub tests: Vec<String>,
+    /// Copies per pass: one pass per entry.
+    pub copies: Vec<usize>,
+    /// `-i`: iterations of fast tests (slow ones run int((i + 1) / 3)).
+    pub iterations: usize,
+    /// Overrides every test's duration (seconds), for quick checks and tests.
+    pub seconds: Option<f64>,
+    /// `--quick`: a tenth of each duration (at least 1 s), 3 and 1 iterations.
+    pub quick: bool,
+    /// `--adaptive PCT`: stop a test's iterations once the 95% CI of its pass rates is within PCT.
+    pub adaptive_pct: Option<f64>,
+    /// `--pin`: copy k pinned to the k-th allowed CPU.
+    pub pin: bool,
+    /// `--xvfb`: the graphics tests draw on a private Xvfb server (also chosen when no
+    /// display is set and Xvfb is installed).
+    #[serde(default)]
+    pub xvfb: bool,
+    /// `--builtin-cpu-tests`: run the built-in Rust versions of the compiled tests even where
+    /// the host has a C compiler.
+    #[serde(default)]
+    pub builtin_cpu_tests: bool,
+    /// `--lang`: LANG for every test process (UnixBench: en_US.utf8).
+    #[serde(default = "default_lang")]
+    pub lang: String,
+}
+
+fn default_lang() -> String {
+    locale::UNIXBENCH_LANG.to_string()
+}
+
+/// One test in one pass.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestResult {
+    pub name: String,
+    pub msg: String,
+    pub category: Category,
+    pub unit: String,
+    pub copies: usize,
+    /// Every iteration: each copy's report.
+    pub iterations: Vec<Vec<CopyReport>>,
+    pub passes: Vec<Pass>,
+    pub score: Option<scoring::TestScore>,
+    pub baseline: Option<f64>,
+    pub index: Option<f64>,
+    pub in_index: bool,
+    /// Spread of the rates of the iterations the score keeps (all but the worst third): min,
+    /// max and coefficient of variation (%).
+    pub spread: Option<Spread>,
+    /// Stopped early by --adaptive.
+    pub adaptive_stop: bool,
+    /// Ran the C version built with the host's compiler (false: the built-in version).
+    #[serde(default)]
+    pub native: bool,
+}
+
+impl TestResult {
+    /// The seconds its counts are expressed per, as the copies reported it (UnixBench's
+    /// timebase: 1 for per second, 60 for per minute, 0 when the count is a rate already).
+    pub fn timebase(&self) -> f64 {
+        self.iterations
+            .iter()
+            .flatten()
+            .next()
+            .map_or(0.0, |c| c.timebase)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    pub min: f64,
+    pub max: f64,
+    pub cv_pct: f64,
+}
+
+/// A test that did not run, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Skipped {
+    pub name: String,
+    pub reason: String,
+}
+
+/// One pass: every test at one number of copies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexPass {
+    pub copies: usize,
+    pub started_at: DateTime<Utc>,
+    pub finished_at: DateTime<Utc>,
+    pub tests: Vec<TestResult>,
+    /// Tests not run here, with the reason (a missing program, no display).
+    pub skipped: Vec<Skipped>,
+    /// Tests that started and failed (a full disk, a copy that died), with the error: unlike a
+    /// skip, a failure makes the result incomplete.
+    #[serde(default)]
+    pub failed: Vec<Skipped>,
+    /// The System Benchmarks index of this pass (geometric mean of its index values).
+    pub system_index: Option<f64>,
+    /// Index tests that ran, of those in the index.
+    pub indexed: usize,
+    pub index_tests: usize,
+    /// The 2D Graphics Benchmarks index of this pass (2d-rects, 2d-ellipse, 2d-aashapes,
+    /// 2d-text, 2d-blit, 2d-window) and the 3D one (ubgears), when any of their tests ran, and
+    /// how many did; Run prints them apart.
+    #[serde(default)]
+    pub index_2d: Option<f64>,
+    #[serde(default)]
+    pub indexed_2d: usize,
+    #[serde(default)]
+    pub index_3d: Option<f64>,
+    #[serde(default)]
+    pub indexed_3d: usize,
+}
+
+/// An index result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexResult {
+    pub settings: IndexSettings,
+    /// LANG as set for the tests, and the character map and collation in effect under it.
+    pub language: String,
+    /// Where the graphics tests drew: "Xvfb :N (private)" or the user's display.
+    #[serde(default)]
+    pub graphics_display: Option<String>,
+    /// The C tests' build, when they ran; else why the built-in versions ran.
+    #[serde(default)]
+    pub native: Option<NativeBuild>,
+    #[serde(default)]
+    pub native_note: Option<String>,
+    pub passes: Vec<IndexPass>,
+}
+
+impl IndexResult {
+    /// Tests that failed, over every pass.
+    pub fn failed_tests(&self) -> usize {
+        self.passes.iter().map(|p| p.failed.len()).sum()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Category {
+    System,
+    Misc,
+    #[serde(rename = "2d")]
+    TwoD,
+    #[serde(rename = "3d")]
+    ThreeD,
+}
+
+impl Category {
+    /// The Run script's category names.
+    pub fn title(self) -> &'static str {
+        match self {
+            Category::System => "System Benchmarks",
+            Category::Misc => "Non-Index Benchmarks",
+            Category::TwoD => "2D Graphics Benchmarks",
+            Category::ThreeD => "3D Graphics Benchmarks",
+        }
+    }
+}
+
+/// How the C tests were built, for the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NativeBuild {
+    /// The compiler as found on PATH (`cc`), and what `cc --version` says of itself.
+    pub compiler: String,
+    pub version: String,
+    pub flags: String,
+    /// The directory of the programs (one per test, named as the test's program), in the
+    /// cache directory.
+    pub path: PathBuf,
+    /// Built in this run (false: an earlier build was reused).
+    pub built_now: bool,
+}

@@ -1,0 +1,370 @@
+//! The interactive suite's result (interbench): the settings, every bench × load pair measured
+//! with its latency and deadline figures, and what each load did. interbench's deadline
+//! accounting, which those figures come from, is in `deadline`.
+
+pub mod deadline;
+
+use serde::{Deserialize, Serialize};
+
+use crate::calibration::{BurnCalibration, RateMeasurement};
+use crate::platform::sched::Policy;
+use deadline::DeadlineCounts;
+
+/// A simulated interactive task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Bench {
+    Audio,
+    Video,
+    X,
+    Gaming,
+    Custom,
+}
+
+/// A background load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Load {
+    None,
+    Video,
+    X,
+    Burn,
+    Write,
+    Read,
+    Ring,
+    Compile,
+    Memload,
+    Hack,
+    Custom,
+}
+
+impl Bench {
+    /// Every bench, in interbench's order.
+    pub const ALL: [Bench; 5] = [
+        Bench::Audio,
+        Bench::Video,
+        Bench::X,
+        Bench::Gaming,
+        Bench::Custom,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Bench::Audio => "Audio",
+            Bench::Video => "Video",
+            Bench::X => "X",
+            Bench::Gaming => "Gaming",
+            Bench::Custom => "Custom",
+        }
+    }
+
+    /// Case-insensitive, as interbench matched names.
+    pub fn parse(name: &str) -> Option<Bench> {
+        Bench::ALL
+            .into_iter()
+            .find(|b| b.name().eq_ignore_ascii_case(name))
+    }
+
+    pub fn names() -> String {
+        Bench::ALL.map(Bench::name).join(", ")
+    }
+}
+
+impl Load {
+    /// Every load, in interbench's order.
+    pub const ALL: [Load; 11] = [
+        Load::None,
+        Load::Video,
+        Load::X,
+        Load::Burn,
+        Load::Write,
+        Load::Read,
+        Load::Ring,
+        Load::Compile,
+        Load::Memload,
+        Load::Hack,
+        Load::Custom,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Load::None => "None",
+            Load::Video => "Video",
+            Load::X => "X",
+            Load::Burn => "Burn",
+            Load::Write => "Write",
+            Load::Read => "Read",
+            Load::Ring => "Ring",
+            Load::Compile => "Compile",
+            Load::Memload => "Memload",
+            Load::Hack => "Hack",
+            Load::Custom => "Custom",
+        }
+    }
+
+    /// Case-insensitive, as interbench matched names.
+    pub fn parse(name: &str) -> Option<Load> {
+        Load::ALL
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(name))
+    }
+
+    pub fn names() -> String {
+        Load::ALL.map(Load::name).join(", ")
+    }
+
+    /// The simulation this load runs, never measured under itself (Video is not measured
+    /// under Video).
+    pub fn same_as(self) -> Option<Bench> {
+        match self {
+            Load::Video => Some(Bench::Video),
+            Load::X => Some(Bench::X),
+            Load::Custom => Some(Bench::Custom),
+            _ => None,
+        }
+    }
+
+    /// Whether this load writes or reads the large files.
+    pub fn uses_files(self) -> (bool, bool) {
+        match self {
+            Load::Write => (true, false),
+            Load::Read => (false, true),
+            Load::Compile => (true, true),
+            _ => (false, false),
+        }
+    }
+}
+
+/// One bench measured under one load.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    pub bench: Bench,
+    pub load: Load,
+    pub wall_ns: u64,
+    /// interbench's latency, one sample per period: the wake-up delay after the timer fired
+    /// plus one whole interval for every deadline missed (Gaming: each frame's overrun).
+    pub latency: LatencySummary,
+    pub samples_ns: Vec<u64>,
+    pub samples_truncated: bool,
+    /// The pure wake-up latency, timer fired → task running, one sample per sleep; None for
+    /// Gaming.
+    pub wake: Option<LatencySummary>,
+    pub wake_samples_ns: Vec<u64>,
+    /// Deadline → task running, the timer's lateness included (cyclictest's figure).
+    pub from_deadline: Option<LatencySummary>,
+    pub counts: DeadlineCounts,
+    /// interbench's % desired CPU: achieved / (achieved + missed) burns.
+    pub desired_cpu_pct: f64,
+    /// interbench's % deadlines met; None for Gaming, which has no deadlines.
+    pub deadlines_met_pct: Option<f64>,
+    /// CPU the bench process used, as % of one CPU over the window (`getrusage`).
+    pub measured_cpu_pct: f64,
+    /// CPU the bench asked for over the run, as % of one CPU (5 for Audio, 40 for Video, X's
+    /// mean over the ramp steps it went through, 100 for Gaming).
+    pub asked_cpu_pct: f64,
+    pub task_policy: Policy,
+    pub timer: Option<TimerStats>,
+    pub memory_locked: bool,
+    pub load_report: LoadReport,
+}
+
+/// An `interactive` run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InteractiveResult {
+    pub settings: InteractiveSettings,
+    pub calibration: BurnCalibration,
+    /// loops_per_ms measured again after the last pair, to see whether the CPU's speed drifted.
+    pub calibration_end: Option<RateMeasurement>,
+    /// The burn loop's speed measured before the first pair, the start of that comparison.
+    #[serde(default)]
+    pub calibration_start: Option<RateMeasurement>,
+    /// Whether the CPU's speed changed during the run beyond the noise of its measurement.
+    #[serde(default)]
+    pub drift: Option<DriftCheck>,
+    /// Whether the timekeepers of benched tasks ran SCHED_FIFO.
+    pub timekeeper_realtime: bool,
+    /// Warnings about how this run differs from the intended method.
+    pub notes: Vec<String>,
+    pub skipped: Vec<SkippedLoad>,
+    pub planned_pairs: usize,
+    pub measurements: Vec<Measurement>,
+    /// The coordinator's own CPU time while the pairs ran (calibrations excluded), ns.
+    pub coordinator_cpu_ns: u64,
+    pub wall_ns: u64,
+}
+
+/// The burn loop's speed before the first pair and after the last: did the CPU's speed drift
+/// while the run went on? A change counts as drift only beyond the noise of the two
+/// measurements (three times their combined median absolute deviation, at least 1%), not at a
+/// fixed 5%.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DriftCheck {
+    /// % change of the loop's speed, end against start; positive = slower at the end.
+    pub slower_pct: f64,
+    /// The change the two measurements' own noise allows, %.
+    pub noise_pct: f64,
+    pub drifted: bool,
+}
+
+impl DriftCheck {
+    pub fn of(start: &RateMeasurement, end: &RateMeasurement) -> DriftCheck {
+        let slower_pct = 100.0 * (start.per_ms / end.per_ms - 1.0);
+        let noise_pct = (3.0 * start.mad_pct.hypot(end.mad_pct)).max(1.0);
+        DriftCheck {
+            slower_pct,
+            noise_pct,
+            drifted: slower_pct.abs() > noise_pct,
+        }
+    }
+}
+
+impl InteractiveResult {
+    /// How far the loop `-l` or the cache set is from this host's loop as measured at the end,
+    /// %; positive = the host is slower than the figure used.
+    pub fn given_gap_pct(&self) -> Option<f64> {
+        let end = self.calibration_end?;
+        Some(100.0 * (self.calibration.loops_per_ms as f64 / end.per_ms - 1.0))
+    }
+
+    /// The pair with the fewest deadlines met (Gaming has none).
+    pub fn worst_by_deadlines(&self) -> Option<&Measurement> {
+        self.measurements
+            .iter()
+            .filter(|m| m.deadlines_met_pct.is_some())
+            .min_by(|a, b| {
+                a.deadlines_met_pct
+                    .partial_cmp(&b.deadlines_met_pct)
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            })
+    }
+}
+
+/// The settings of an interactive run, as stored with its result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InteractiveSettings {
+    /// `-t`: seconds each bench × load pair is measured, rounded up to a multiple of 10 as
+    /// interbench does (X's 0→100% ramp takes 10.1 s) unless `exact_time`.
+    pub duration_s: u64,
+    /// The `-t` given, when it was rounded up.
+    #[serde(default)]
+    pub requested_s: Option<u64>,
+    /// `--exact-time`: keep `-t` as given (shorter pairs for `run` profiles and tests).
+    #[serde(default)]
+    pub exact_time: bool,
+    /// `--idle-hold`: /dev/cpu_dma_latency held at 0 while measuring, as cyclictest does, so
+    /// CPUs stay out of deep idle states.
+    #[serde(default)]
+    pub idle_hold: bool,
+    /// `-L`: threads of the Burn and Ring loads.
+    pub burn_threads: u32,
+    /// `-B` and `-N`.
+    pub bench_nice: i32,
+    pub load_nice: i32,
+    /// `-r`: benches run SCHED_FIFO, figures in µs.
+    pub realtime: bool,
+    /// `-u`: the CPU everything was pinned to.
+    pub pinned_cpu: Option<usize>,
+    pub custom: Option<CustomSpec>,
+    pub benches: Vec<Bench>,
+    pub loads: Vec<Load>,
+    /// Size of the Write and Read files, bytes.
+    pub file_bytes: u64,
+    /// Memload's size, MB (None: Memload not run).
+    pub memload_mb: Option<u64>,
+    pub hack_groups: u32,
+    /// Time the load runs alone before the bench starts, ms (interbench: 1 s).
+    pub settle_ms: u64,
+    /// `-m`.
+    pub comment: Option<String>,
+}
+
+/// A load that will not run, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkippedLoad {
+    pub load: Load,
+    pub reason: String,
+}
+
+/// `-C` percent of CPU every `-I` microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CustomSpec {
+    pub cpu_pct: u32,
+    pub interval_us: u64,
+}
+
+/// The figures of a set of latency samples.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub mean_ns: f64,
+    /// The true sample standard deviation (see docs/interactive.md on interbench's formula).
+    pub sd_ns: f64,
+    pub max_ns: u64,
+    pub p50_ns: u64,
+    pub p99_ns: u64,
+    pub p999_ns: u64,
+}
+
+/// How the timer itself behaved: how late `clock_nanosleep` returned past each deadline, seen
+/// by the timekeeper thread. It is kept apart from the task's latency, which starts when the
+/// timer fired.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimerStats {
+    pub wakeups: u64,
+    pub mean_oversleep_ns: f64,
+    pub max_oversleep_ns: u64,
+    /// CPU time the timekeeper thread used, ns.
+    pub cpu_ns: u64,
+    /// The policy the timekeeper actually ran with (its own `sched_getscheduler`).
+    pub policy: Option<Policy>,
+}
+
+/// What a load did while it ran.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadReport {
+    pub threads: usize,
+    /// The policy of every thread the load ran (load threads and any timekeeper).
+    pub policies: Vec<Policy>,
+    /// Write: bytes known to have reached the device (written out and waited for).
+    pub bytes_written: u64,
+    /// Write: bytes handed to `write()`.
+    #[serde(default)]
+    pub bytes_handed: u64,
+    pub bytes_read: u64,
+    pub read_passes: u64,
+    pub ring_wakeups: u64,
+    pub hack_messages: u64,
+    pub memload_mb_touched: u64,
+    pub burn_loops: u64,
+    /// The disk loads' block device, and the bytes it read and wrote while the load ran (all
+    /// of the device's traffic, the load's and anyone else's); None without files or where the
+    /// file system has no block device.
+    #[serde(default)]
+    pub device: Option<DeviceTraffic>,
+}
+
+/// What a block device did while a load ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceTraffic {
+    pub name: String,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_case_insensitively() {
+        assert_eq!(Bench::parse("audio"), Some(Bench::Audio));
+        assert_eq!(Bench::parse("GAMING"), Some(Bench::Gaming));
+        assert_eq!(Load::parse("memload"), Some(Load::Memload));
+        assert_eq!(Load::parse("nope"), None);
+        for b in Bench::ALL {
+            assert_eq!(Bench::parse(b.name()), Some(b));
+        }
+        for l in Load::ALL {
+            assert_eq!(Load::parse(l.name()), Some(l));
+        }
+        assert!(Load::names().starts_with("None, Video, X, Burn"));
+    }
+}

@@ -1,0 +1,97 @@
+//! The noise suite's result (p1bench): the settings, the calibration, every run, and the
+//! figures derived from them (`analysis`, recomputable from the runs); and the noise check every
+//! measuring command stores with its result.
+
+pub mod analysis;
+pub mod bins;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+pub use analysis::{summarize, NoiseLevel, NoiseSummary, PercentilePoint, Verdict};
+
+use crate::calibration::{BurnCalibration, RateMeasurement, TargetCalibration};
+
+/// The job: p1bench's CPU spin loop, or (`-m`) its memory read loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum NoiseMode {
+    Cpu,
+    Memory { working_set_mb: u64 },
+}
+
+/// Settings of a noise run, as stored with its result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoiseSettings {
+    pub mode: NoiseMode,
+    pub target_ms: u64,
+    pub runs_requested: u64,
+}
+
+/// One timed run of the fixed job.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct NoiseRun {
+    pub time_ns: u64,
+    pub user_ns: u64,
+    pub sys_ns: u64,
+    pub voluntary_csw: u64,
+    pub involuntary_csw: u64,
+}
+
+/// How the iteration count of each run was chosen.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NoiseCalibration {
+    /// Iterations per run (spin loops, or cache lines read).
+    pub iterations: u64,
+    /// The shared burn loop's speed, the starting point in CPU mode.
+    pub burn: Option<BurnCalibration>,
+    /// The memory loop's speed, the starting point in memory mode.
+    pub memory_rate: Option<RateMeasurement>,
+    /// The tuning at the target length; None when `-l` fixed the count.
+    pub target: Option<TargetCalibration>,
+}
+
+/// A noise result: settings, calibration, every run, and the figures derived from them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NoiseResult {
+    pub settings: NoiseSettings,
+    pub calibration: Option<NoiseCalibration>,
+    pub runs: Vec<NoiseRun>,
+    pub summary: Option<NoiseSummary>,
+}
+
+/// One pass of the check: the run times and what they say.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckPass {
+    pub at: DateTime<Utc>,
+    pub times_ns: Vec<u64>,
+    pub median_ns: u64,
+    /// The noise suite's verdict on these runs: how much slower than the fastest the 90th
+    /// percentile run was, percent.
+    pub spread_pct: f64,
+    pub cv_pct: f64,
+}
+
+/// How much slower (positive) or faster the job ran at the end than at the start.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Drift {
+    /// Change of the job's time, end over start, percent (of the geometric means).
+    pub change_pct: f64,
+    /// Its 95% interval, percent.
+    pub ci_pct: [f64; 2],
+    /// Significant, and larger than [`DRIFT_MIN_PCT`] and than either pass's spread: the host's
+    /// speed changed during the run by more than its noise.
+    pub drifted: bool,
+}
+
+/// The check's record, stored with the result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NoiseCheck {
+    pub job_ms: u64,
+    /// Spin loops a run, the same in both passes.
+    pub iterations: u64,
+    pub before: CheckPass,
+    /// None when the run was stopped before the end.
+    pub after: Option<CheckPass>,
+    pub drift: Option<Drift>,
+}

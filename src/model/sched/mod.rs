@@ -1,0 +1,87 @@
+//! The sched suite's result (reflex): the settings, and every (threads, active sets) point with
+//! its runs and what they add up to.
+
+pub mod confidence;
+
+use serde::{Deserialize, Serialize};
+
+pub use confidence::{ConfidenceRule, Verdict};
+
+use crate::calibration::BurnCalibration;
+use crate::stats::{confidence_interval_95, Interval, Summary};
+
+/// The settings of a sched run, as stored with its result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SchedSettings {
+    /// `-w`: % chance that a round hands the token on rather than yielding.
+    pub handoff_weight: u32,
+    /// `-r`: compute time of a round, µs.
+    pub compute_us: u64,
+    /// `-t`: seconds per run.
+    pub duration_s: u64,
+    pub rule: ConfidenceRule,
+    /// `--pin`: each active set on one CPU.
+    pub pin: bool,
+    /// The (threads, active sets) points: one, or a sweep.
+    pub points: Vec<(usize, usize)>,
+}
+
+/// One (threads, active sets) point: its runs and what they add up to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SchedPoint {
+    pub threads: usize,
+    pub active_sets: usize,
+    pub runs: Vec<SchedRun>,
+    pub mean_us_per_round: f64,
+    pub sd_us_per_round: f64,
+    pub ci95: Option<Interval>,
+    /// None when the point was interrupted.
+    pub verdict: Option<Verdict>,
+}
+
+impl SchedPoint {
+    pub fn of(
+        threads: usize,
+        active_sets: usize,
+        runs: Vec<SchedRun>,
+        verdict: Option<Verdict>,
+    ) -> Self {
+        let values: Vec<f64> = runs.iter().map(|r| r.us_per_round).collect();
+        let summary = Summary::of(&values);
+        SchedPoint {
+            threads,
+            active_sets,
+            mean_us_per_round: summary.map_or(0.0, |s| s.mean),
+            sd_us_per_round: summary.map_or(0.0, |s| s.sd),
+            ci95: summary.as_ref().and_then(confidence_interval_95),
+            verdict,
+            runs,
+        }
+    }
+}
+
+/// A sched result: every point of the run or sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SchedResult {
+    pub settings: SchedSettings,
+    pub calibration: BurnCalibration,
+    pub points: Vec<SchedPoint>,
+}
+
+/// What one run did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SchedRun {
+    pub wall_ns: u64,
+    pub total_rounds: u64,
+    /// Wall-clock µs / total rounds: reflex's metric (lower is better).
+    pub us_per_round: f64,
+    pub rounds_per_thread: Vec<u64>,
+    pub yields: u64,
+    pub handoffs: u64,
+    pub voluntary_csw: u64,
+    pub involuntary_csw: u64,
+    /// The most threads of one set seen holding its token at once: 1 when every set has
+    /// exactly one token (a thread holds it from reading it until just before handing it on),
+    /// so at most two threads of a set are ever holding or passing it.
+    pub max_token_holders: u32,
+}
