@@ -4,6 +4,7 @@
 #   dc        the index suite's dc test (skipped, and says so, without it)
 #   chromium  the HTML report test renders the report in headless Chromium
 #   xvfb, x11-apps (x11perf), mesa-utils (glxgears)  the index suite's graphics tests
+#   bsdutils (script)  the progress-line test runs hostbench on a pseudo-terminal
 set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()
@@ -12,6 +13,7 @@ command -v chromium >/dev/null || missing+=(chromium)
 command -v Xvfb >/dev/null || missing+=(xvfb)
 command -v x11perf >/dev/null || missing+=(x11-apps)
 command -v glxgears >/dev/null || missing+=(mesa-utils)
+command -v script >/dev/null || missing+=(bsdutils)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "install-test-deps: installing ${missing[*]}" >&2

@@ -4,17 +4,17 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::Args;
 
+use super::console::{Console, View};
 use super::output::Output;
-use super::session::{prepare_workdir, Session, EVERY_UNIT};
+use super::session::{prepare_workdir, Session};
 use super::GlobalArgs;
-use crate::model::index::scoring::Pass;
-use crate::model::index::{IndexResult, IndexSettings, Skipped, TestResult};
+use crate::model::index::IndexSettings;
 use crate::model::SuiteResult;
 use crate::platform::files;
 use crate::platform::limits;
 use crate::render;
-use crate::suites::index::registry::{self, TestInfo};
-use crate::suites::index::{self, IndexConfig, IndexObserver};
+use crate::suites::index::registry::{self};
+use crate::suites::index::{self, IndexConfig};
 
 #[derive(Debug, Args)]
 pub struct IndexArgs {
@@ -111,12 +111,12 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     prepare_workdir(&config.workdir, &session.out)?;
     session.check_noise();
     let stop = session.stop.clone();
-    let mut console = Console {
-        out: session.out.clone(),
-        session: &mut session,
+    let view = View::Index {
         verbose: args.verbose,
     };
+    let mut console = Console::new(&mut session, view, global.shows_progress());
     let outcome = index::run(&config, &exe, stop.flag(), &mut console)?;
+    console.finish();
     let failed = outcome.failed_tests();
     let done = session.finish(vec![SuiteResult::Index(outcome)], failed > 0);
     let SuiteResult::Index(r) = &done.result.suites[0] else {
@@ -179,62 +179,4 @@ fn write_reports(dir: &Path, host: &str, text: &str, html: &str) -> Result<PathB
         return Ok(path);
     }
     anyhow::bail!("no free report name in {}", dir.display())
-}
-
-/// UnixBench's progress: "1 x Dhrystone 2 using register variables  1 2 3 ...".
-struct Console<'s> {
-    out: Output,
-    /// Stores the tests as they go.
-    session: &'s mut Session,
-    verbose: bool,
-}
-
-impl IndexObserver for Console<'_> {
-    fn checkpoint(&mut self, partial: &dyn Fn() -> IndexResult) {
-        self.session
-            .checkpoint(EVERY_UNIT, || vec![SuiteResult::Index(partial())]);
-    }
-
-    fn pass_begins(&mut self, copies: usize) {
-        self.out.chatter(&format!(
-            "\n--- {copies} parallel cop{} of each test ---\n",
-            if copies == 1 { "y" } else { "ies" }
-        ));
-    }
-
-    fn test_begins(&mut self, t: &TestInfo, copies: usize, _iterations: usize) {
-        self.out.chatter(&format!("{copies} x {} ", t.msg));
-    }
-
-    fn iteration_done(&mut self, _t: &TestInfo, index: usize, pass: &Pass) {
-        if self.verbose {
-            self.out.chatter(&format!(
-                " {}:{:.1}/{:.1}s",
-                index + 1,
-                pass.count,
-                pass.time_s
-            ));
-        } else {
-            self.out.chatter(&format!(" {}", index + 1));
-        }
-    }
-
-    fn test_done(&mut self, _r: &TestResult) {
-        self.out.chatter("\n");
-    }
-
-    fn skipped(&mut self, s: &Skipped) {
-        self.out
-            .chatter(&format!("{} skipped: {}\n", s.name, s.reason));
-    }
-
-    fn note(&mut self, note: &str) {
-        self.out.warn(note);
-    }
-
-    fn failed(&mut self, s: &Skipped) {
-        self.out.chatter("\n");
-        self.out
-            .err(&format!("hostbench: {} failed: {}\n", s.name, s.reason));
-    }
 }

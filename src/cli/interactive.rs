@@ -1,25 +1,17 @@
-use std::fs::File;
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::Args;
 
-use super::output::Output;
-use super::session::{prepare_workdir, Session, EVERY_UNIT};
+use super::console::{Console, InteractiveView, View};
+use super::session::{prepare_workdir, Session};
 use super::{CalibrationArgs, GlobalArgs};
-use crate::calibration::BurnCalibration;
 use crate::error::UsageError;
-use crate::model::interactive::{
-    Bench, CustomSpec, InteractiveResult, InteractiveSettings, Load, Measurement,
-};
+use crate::model::interactive::{Bench, CustomSpec, InteractiveSettings, Load};
 use crate::model::SuiteResult;
 use crate::platform::files;
-use crate::render;
-use crate::suites::interactive::{
-    self, HostLimits, InteractiveConfig, InteractiveObserver, Selection,
-};
+use crate::suites::interactive::{self, HostLimits, InteractiveConfig, Selection};
 
 /// The loads by name, for clap: help, completions and the error for a wrong one list them
 /// (case-insensitive, as interbench matched them).
@@ -207,17 +199,15 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         Some((path, file))
     };
     session.check_noise();
-    let mut console = Console {
-        out: session.out.clone(),
-        session: &mut session,
-        live: global.shows_progress(),
-        log: log.as_ref().map(|(_, f)| f.try_clone()).transpose()?,
+    let view = View::Interactive(Box::new(InteractiveView {
         settings: config.settings.clone(),
+        log: log.as_ref().map(|(_, f)| f.try_clone()).transpose()?,
         kernel,
         datestamp: started_at.format("%Y%m%d%H%M").to_string(),
-    };
+    }));
+    let mut console = Console::new(&mut session, view, global.shows_progress());
     let outcome = interactive::run(&config, &exe, stop.flag(), &mut console)?;
-    console.finish(&outcome.result);
+    console.interactive_footer(&outcome.result);
     let failed = outcome.failure.is_some();
     let done = session.finish(vec![SuiteResult::Interactive(outcome.result)], failed);
     if global.json {
@@ -231,108 +221,4 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         done.out.err(&format!("hostbench: error: {f}\n"));
     }
     Ok(done.exit_code(failed))
-}
-
-/// Prints interbench's tables as pairs complete, to standard output (standard error with
-/// --json) and to the log file.
-struct Console<'s> {
-    out: Output,
-    /// Stores the pairs as they go.
-    session: &'s mut Session,
-    live: bool,
-    log: Option<File>,
-    settings: InteractiveSettings,
-    kernel: String,
-    datestamp: String,
-}
-
-impl Console<'_> {
-    fn emit(&mut self, text: &str) {
-        if self.out.json {
-            self.out.chatter(text);
-        } else {
-            self.out.out(text);
-        }
-        if let Some(f) = &mut self.log {
-            if let Err(e) = f.write_all(text.as_bytes()) {
-                // A full disk ends the log, not the run.
-                self.out
-                    .warn(&format!("the log file is not written any more: {e}"));
-                self.log = None;
-            }
-        }
-    }
-
-    fn clear_line(&self) {
-        if self.live {
-            self.out.err("\r\x1b[K");
-        }
-    }
-
-    fn finish(&mut self, result: &InteractiveResult) {
-        self.clear_line();
-        self.emit(&render::interactive::footer(result));
-    }
-}
-
-impl InteractiveObserver for Console<'_> {
-    fn checkpoint(&mut self, partial: &dyn Fn() -> InteractiveResult) {
-        self.session
-            .checkpoint(EVERY_UNIT, || vec![SuiteResult::Interactive(partial())]);
-    }
-
-    fn calibrated(&mut self, calibration: &BurnCalibration, cache_warning: Option<&str>) {
-        if let Some(w) = cache_warning {
-            self.out.warn(w);
-        }
-        let header = render::interactive::run_header(
-            &self.settings,
-            calibration.loops_per_ms,
-            &self.kernel,
-            &self.datestamp,
-        );
-        self.emit(&format!("\n{header}"));
-    }
-
-    fn note(&mut self, note: &str) {
-        self.out.warn(note);
-    }
-
-    fn preparing_files(&mut self, bytes: u64) {
-        if !self.out.quiet {
-            self.out.err(&format!(
-                "Creating a {} file for the Read load...\n",
-                crate::units::bytes(bytes)
-            ));
-        }
-    }
-
-    fn bench_begins(&mut self, bench: Bench) {
-        self.clear_line();
-        let header = render::interactive::bench_header(bench, &self.settings);
-        self.emit(&header);
-    }
-
-    fn pair_begins(&mut self, bench: Bench, load: Load, index: usize, total: usize) {
-        if self.live {
-            let per_pair =
-                self.settings.duration_s as f64 + self.settings.settle_ms as f64 / 1e3 + 0.3;
-            let left = (total - index) as f64 * per_pair;
-            self.out.err(&format!(
-                "\r\x1b[K[{}/{total}] {} under {}: {} s, about {:.0} min {:02.0} s left",
-                index + 1,
-                bench.name(),
-                load.name(),
-                self.settings.duration_s,
-                (left / 60.0).floor(),
-                left % 60.0
-            ));
-        }
-    }
-
-    fn measured(&mut self, m: &Measurement) {
-        self.clear_line();
-        let row = render::interactive::row(m, self.settings.realtime);
-        self.emit(&format!("{row}\n"));
-    }
 }

@@ -3,6 +3,7 @@
 //! the environment variables that name files.
 
 mod compare;
+mod console;
 mod index;
 mod interactive;
 mod noise;

@@ -1,30 +1,17 @@
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::Args;
 
+use super::console::{Console, RunView, View};
 use super::output::Output;
-use super::session::{prepare_workdir, Session, EVERY_UNIT, NOISE_EVERY};
+use super::session::{prepare_workdir, Session};
 use super::{CalibrationArgs, GlobalArgs};
-use crate::calibration::BurnCalibration;
 use crate::error::UsageError;
-use crate::model::index::scoring::Pass;
-use crate::model::index::IndexResult;
-use crate::model::interactive::InteractiveResult;
-use crate::model::interactive::{Bench, Load};
-use crate::model::noise::{NoiseResult, NoiseRun};
-use crate::model::sched::SchedResult;
-use crate::model::sched::SchedRun;
 use crate::model::{RunResult, SuiteResult};
 use crate::platform::files;
 use crate::render;
-use crate::standard::{self, HostFacts, PartPlan, Profile, StandardObserver, StandardPlan};
-use crate::suites::index::registry::TestInfo;
-use crate::suites::index::IndexObserver;
-use crate::suites::interactive::InteractiveObserver;
-use crate::suites::noise::NoiseObserver;
-use crate::suites::sched::SchedObserver;
+use crate::standard::{self, HostFacts, Profile, StandardPlan};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -83,17 +70,9 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
     session.check_noise();
     let stop = session.stop.clone();
     let parts = plan.parts();
-    let mut console = Console {
-        out: session.out.clone(),
-        session: &mut session,
-        done: Vec::new(),
-        live: global.shows_progress(),
-        parts: parts.clone(),
-        part: 0,
-        part_started: Instant::now(),
-        notes: Vec::new(),
-    };
-    console.say(&render::standard::plan(
+    let view = View::Run(RunView::new(parts.clone()));
+    let mut console = Console::new(&mut session, view, global.shows_progress());
+    console.chatter(&render::standard::plan(
         plan.profile.name(),
         cpus,
         &parts,
@@ -101,8 +80,11 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
     ));
 
     let outcome = standard::run(&plan, &exe, stop.flag(), &mut console);
-    console.clear();
-    let notes = std::mem::take(&mut console.notes);
+    console.finish();
+    let notes = match console.view {
+        View::Run(run) => run.notes,
+        _ => Vec::new(),
+    };
     let cut_short = outcome.failure.is_some() || outcome.suites.len() < parts.len();
     let done = session.finish(outcome.suites, cut_short);
     let mut skipped = plan.skipped.clone();
@@ -180,163 +162,4 @@ fn skipped_in(result: &RunResult) -> Vec<String> {
         }
     }
     out
-}
-
-/// Shows the plan, each part's start, and on a terminal one live line of progress.
-struct Console<'s> {
-    out: Output,
-    /// Stores the run as it goes.
-    session: &'s mut Session,
-    /// The parts done, for those checkpoints.
-    done: Vec<SuiteResult>,
-    live: bool,
-    parts: Vec<PartPlan>,
-    part: usize,
-    part_started: Instant,
-    /// The suites' notes (degraded measurements), for the summary.
-    notes: Vec<String>,
-}
-
-impl Console<'_> {
-    fn say(&mut self, text: &str) {
-        self.clear();
-        self.out.chatter(text);
-    }
-
-    fn clear(&mut self) {
-        if self.live {
-            self.out.err("\r\x1b[K");
-        }
-    }
-
-    /// Rewrites the live line: the part's status, and the time left in it and in the run.
-    fn progress(&mut self, status: String) {
-        if !self.live {
-            return;
-        }
-        let estimate = self.parts[self.part].estimate_s;
-        let part_left = (estimate - self.part_started.elapsed().as_secs_f64()).max(0.0);
-        let later: f64 = self.parts[self.part + 1..]
-            .iter()
-            .map(|p| p.estimate_s)
-            .sum();
-        self.out.err(&format!(
-            "\r\x1b[K[{}/{}] {}: {} | part about {} left, run about {} left",
-            self.part + 1,
-            self.parts.len(),
-            self.parts[self.part].suite,
-            status,
-            render::standard::duration(part_left),
-            render::standard::duration(part_left + later)
-        ));
-    }
-}
-
-impl Console<'_> {
-    /// Stores the parts done and the part in progress.
-    fn checkpoint(&mut self, every: Duration, partial: SuiteResult) {
-        let done = &self.done;
-        self.session.checkpoint(every, || {
-            let mut suites = done.clone();
-            suites.push(partial);
-            suites
-        });
-    }
-}
-
-impl StandardObserver for Console<'_> {
-    fn part_begins(&mut self, index: usize, part: &PartPlan) {
-        self.part = index;
-        self.part_started = Instant::now();
-        let line = render::standard::part_line(index, self.parts.len(), part);
-        self.say(&format!("{line}\n"));
-        self.progress("starting".into());
-    }
-
-    fn part_done(&mut self, _index: usize, result: &SuiteResult) {
-        let took = render::standard::duration(self.part_started.elapsed().as_secs_f64());
-        self.say(&format!(
-            "      done in {took}: {}\n",
-            render::headline::suite(result)
-        ));
-        self.done.push(result.clone());
-        let done = &self.done;
-        self.session.checkpoint(EVERY_UNIT, || done.clone());
-    }
-}
-
-impl NoiseObserver for Console<'_> {
-    fn checkpoint(&mut self, partial: &dyn Fn() -> NoiseResult) {
-        if self.session.checkpoint_due(NOISE_EVERY) {
-            Console::checkpoint(self, NOISE_EVERY, SuiteResult::Noise(partial()));
-        }
-    }
-
-    fn calibrating(&mut self, _settings: &crate::model::noise::NoiseSettings) {
-        self.progress("calibrating".into());
-    }
-
-    fn run_done(
-        &mut self,
-        index: usize,
-        planned: u64,
-        _run: &NoiseRun,
-        _previous: Option<&NoiseRun>,
-        _fastest_ns: u64,
-    ) {
-        self.progress(format!("run {}/{planned}", index + 1));
-    }
-}
-
-impl IndexObserver for Console<'_> {
-    fn checkpoint(&mut self, partial: &dyn Fn() -> IndexResult) {
-        Console::checkpoint(self, EVERY_UNIT, SuiteResult::Index(partial()));
-    }
-
-    fn test_begins(&mut self, t: &TestInfo, copies: usize, iterations: usize) {
-        self.progress(format!("{copies} x {} (0/{iterations})", t.name));
-    }
-
-    fn iteration_done(&mut self, t: &TestInfo, index: usize, _pass: &Pass) {
-        self.progress(format!("{} iteration {} done", t.name, index + 1));
-    }
-}
-
-impl InteractiveObserver for Console<'_> {
-    fn checkpoint(&mut self, partial: &dyn Fn() -> InteractiveResult) {
-        Console::checkpoint(self, EVERY_UNIT, SuiteResult::Interactive(partial()));
-    }
-
-    fn calibrated(&mut self, _calibration: &BurnCalibration, cache_warning: Option<&str>) {
-        if let Some(w) = cache_warning {
-            self.notes.push(format!("calibration cache: {w}"));
-        }
-    }
-
-    fn note(&mut self, note: &str) {
-        self.notes.push(format!("interactive: {note}"));
-    }
-
-    fn pair_begins(&mut self, bench: Bench, load: Load, index: usize, total: usize) {
-        self.progress(format!(
-            "{} under {} ({}/{total})",
-            bench.name(),
-            load.name(),
-            index + 1
-        ));
-    }
-}
-
-impl SchedObserver for Console<'_> {
-    fn checkpoint(&mut self, partial: &dyn Fn() -> SchedResult) {
-        Console::checkpoint(self, EVERY_UNIT, SuiteResult::Sched(partial()));
-    }
-
-    fn run_done(&mut self, threads: usize, active_sets: usize, index: usize, run: &SchedRun) {
-        self.progress(format!(
-            "{threads} threads, {active_sets} active sets, run {}: {:.2} us/round",
-            index + 1,
-            run.us_per_round
-        ));
-    }
 }

@@ -1,16 +1,15 @@
 use anyhow::Result;
 use clap::Args;
 
-use super::output::Output;
-use super::session::{Session, Stored, EVERY_UNIT};
+use super::console::{Console, View};
+use super::session::{Session, Stored};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::burn_calibration;
 use crate::model::sched::confidence::ConfidenceRule;
-use crate::model::sched::SchedRun;
-use crate::model::sched::{SchedPoint, SchedResult, SchedSettings};
+use crate::model::sched::SchedSettings;
 use crate::model::SuiteResult;
 use crate::render;
-use crate::suites::sched::{self, SchedConfig, SchedObserver};
+use crate::suites::sched::{self, SchedConfig};
 
 #[derive(Debug, Args)]
 pub struct SchedArgs {
@@ -90,14 +89,13 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     if let Some(w) = &calibration.cache_warning {
         session.out.warn(w);
     }
-    let mut console = Console {
-        out: session.out.clone(),
-        session: &mut session,
+    let view = View::Sched {
         format: args.output,
         settings: config.settings.clone(),
     };
-    if console.format == OutputFormat::People {
-        console.out.chatter(&format!(
+    let mut console = Console::new(&mut session, view, false);
+    if args.output == OutputFormat::People {
+        console.chatter(&format!(
             "reflex: w={} r={} us t={} s, loops_per_ms {}, placement {}\n",
             args.weight,
             args.compute_us,
@@ -107,8 +105,8 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         ));
     }
     let result = sched::measure(&config, calibration.calibration, stop.flag(), &mut console)?;
-    if result.points.len() > 1 && console.format == OutputFormat::People {
-        console.say(render::sched::sweep_table(&result).trim_end());
+    if result.points.len() > 1 && args.output == OutputFormat::People {
+        console.text(&render::sched::sweep_table(&result));
     }
     let done = session.finish(vec![SuiteResult::Sched(result)], false);
     if global.json {
@@ -132,54 +130,4 @@ pub enum OutputFormat {
     /// "c, a, us/round" per point
     #[value(name = "2")]
     Points,
-}
-
-/// Prints runs and points in the chosen format; with --json, to standard error.
-struct Console<'s> {
-    out: Output,
-    /// Stores the runs as they go.
-    session: &'s mut Session,
-    format: OutputFormat,
-    settings: SchedSettings,
-}
-
-impl Console<'_> {
-    fn say(&self, line: &str) {
-        self.out.text(&format!("{line}\n"));
-    }
-}
-
-impl SchedObserver for Console<'_> {
-    fn checkpoint(&mut self, partial: &dyn Fn() -> SchedResult) {
-        self.session
-            .checkpoint(EVERY_UNIT, || vec![SuiteResult::Sched(partial())]);
-    }
-
-    fn run_done(&mut self, threads: usize, active_sets: usize, index: usize, run: &SchedRun) {
-        match self.format {
-            OutputFormat::Runs => self.say(&render::sched::run_line_o1(
-                threads,
-                active_sets,
-                index,
-                run,
-            )),
-            OutputFormat::People if !self.out.quiet => self.say(&render::sched::run_line_human(
-                threads,
-                active_sets,
-                index,
-                run,
-            )),
-            _ => {}
-        }
-    }
-
-    fn point_done(&mut self, point: &SchedPoint) {
-        match self.format {
-            OutputFormat::Points => self.say(&render::sched::point_line_o2(point)),
-            OutputFormat::People => {
-                self.say(render::sched::point_human(point, &self.settings).trim_end())
-            }
-            _ => {}
-        }
-    }
 }
