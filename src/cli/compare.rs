@@ -1,26 +1,20 @@
 use std::path::Path;
 
 use anyhow::Result;
-use clap::{Args, ValueEnum};
+use clap::Args;
 
-use super::output::Output;
+use super::output::{FormatArgs, Output};
 use super::results::load_stored;
 use super::GlobalArgs;
 use crate::compare::compare_runs;
 use crate::error::UsageError;
 use crate::model::{RunResult, SCHEMA_VERSION};
-use crate::render;
+use crate::render::exporters::{Format, Subject};
 use crate::store::ResultStore;
 
 /// Exit code of `compare --fail-on-regression` when a significant regression is larger than
 /// allowed (2 is taken by usage errors).
 pub const EXIT_REGRESSION: i32 = 3;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CompareFormat {
-    Text,
-    Markdown,
-}
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
@@ -32,9 +26,8 @@ pub struct CompareArgs {
     /// Exit with 3 when a significant regression is larger than PCT percent
     #[arg(long = "fail-on-regression", value_name = "PCT")]
     pub fail_on_regression: Option<f64>,
-    /// Text for a terminal, or Markdown (--json prints JSON)
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: CompareFormat,
+    #[command(flatten)]
+    pub output: FormatArgs,
 }
 
 pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
@@ -45,19 +38,17 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
             );
         }
     }
+    let format = args.output.format(global.json, Format::Text)?;
     let out = Output::new(global.json, global.quiet);
     let (a_name, a) = load_side(global, &args.a)?;
     let (b_name, b) = load_side(global, &args.b)?;
     let c = compare_runs(&a_name, &a, &b_name, &b)?;
-    let text = if global.json {
-        format!("{}\n", serde_json::to_string_pretty(&c)?)
-    } else {
-        match args.format {
-            CompareFormat::Text => render::compare::text(&c),
-            CompareFormat::Markdown => render::compare::markdown(&c),
-        }
-    };
-    out.out(&text);
+    if let Some(path) = args
+        .output
+        .emit(&out, format, Subject::Comparison(&c), None)?
+    {
+        out.chatter(&format!("Written: {}\n", path.display()));
+    }
     if let Some(e) = out.stdout_error() {
         anyhow::bail!("writing to standard output: {e}");
     }

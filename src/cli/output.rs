@@ -5,7 +5,12 @@
 //! any other failure (`> /dev/full`) is reported at the end and makes the exit code 1.
 
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+use crate::error::UsageError;
+use crate::platform::files;
+use crate::render::exporters::{self, Format, Subject};
 
 /// Standard output and standard error, shared by a command and its progress observers.
 #[derive(Clone)]
@@ -96,5 +101,59 @@ impl Output {
     /// An error on standard output other than a closed pipe, if one happened.
     pub fn stdout_error(&self) -> Option<String> {
         self.state().stdout_error.clone()
+    }
+}
+
+/// `--format` and `-o`, the same on `results show`, `results export`, `compare` and `report`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct FormatArgs {
+    /// The output format [default: text; report: html]
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    /// Write to FILE instead of standard output (report: hostbench-report.html for html)
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+impl FormatArgs {
+    /// The format asked for: `--format`, or JSON with the global `--json`, else `default`.
+    /// The two disagreeing is a usage error.
+    pub fn format(&self, json: bool, default: Format) -> Result<Format, UsageError> {
+        match (self.format, json) {
+            (Some(f), true) if f != Format::Json => Err(UsageError::new(format!(
+                "--json and --format {} ask for two formats: give one",
+                f.name()
+            ))),
+            (Some(f), _) => Ok(f),
+            (None, true) => Ok(Format::Json),
+            (None, false) => Ok(default),
+        }
+    }
+
+    /// Renders `subject` as `format` and writes it to `-o FILE` (replaced, never through a
+    /// symlink; "-" is standard output), else to `default_file`, else to standard output; the
+    /// file written, if any. A format that cannot show the subject, or a file that cannot be
+    /// written, is the user's to fix (exit 2).
+    pub fn emit(
+        &self,
+        out: &Output,
+        format: Format,
+        subject: Subject,
+        default_file: Option<&Path>,
+    ) -> anyhow::Result<Option<PathBuf>> {
+        let text =
+            exporters::render(format, subject).map_err(|e| UsageError::new(e.to_string()))??;
+        match self.output.as_deref().or(default_file) {
+            Some(path) if path != Path::new("-") => {
+                files::write_replacing(path, text.as_bytes()).map_err(|e| {
+                    UsageError::new(format!("cannot write {}: {e:#}", path.display()))
+                })?;
+                Ok(Some(path.to_path_buf()))
+            }
+            _ => {
+                out.out(&text);
+                Ok(None)
+            }
+        }
     }
 }

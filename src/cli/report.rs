@@ -1,15 +1,16 @@
-use std::path::PathBuf;
+use std::path::Path;
 
 use anyhow::Result;
 use clap::Args;
 
 use super::compare::load_result;
-use super::output::Output;
+use super::output::{FormatArgs, Output};
 use super::GlobalArgs;
 use crate::compare::compare;
-use crate::error::UsageError;
-use crate::platform::files;
-use crate::render;
+use crate::render::exporters::{Format, Subject};
+
+/// Where `report` writes its page when -o is not given.
+const DEFAULT_FILE: &str = "hostbench-report.html";
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -17,14 +18,8 @@ pub struct ReportArgs {
     /// each other)
     #[arg(value_name = "ID", required = true)]
     pub results: Vec<String>,
-    /// The HTML file to write
-    #[arg(
-        short = 'o',
-        long = "output",
-        value_name = "FILE.html",
-        default_value = "hostbench-report.html"
-    )]
-    pub output: PathBuf,
+    #[command(flatten)]
+    pub output: FormatArgs,
 }
 
 pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
@@ -42,11 +37,19 @@ pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
             }
         }
     }
-    let page = render::report::html(&results, &comparisons);
-    // The output path is the user's: one that cannot be written is theirs to fix (exit 2).
-    files::write_replacing(&args.output, page.as_bytes())
-        .map_err(|e| UsageError::new(format!("cannot write the report: {e:#}")))?;
+    let format = args.output.format(global.json, Format::Html)?;
     let out = Output::new(global.json, global.quiet);
-    out.chatter(&format!("Report: {}\n", args.output.display()));
-    Ok(0)
+    let subject = Subject::Report {
+        results: &results,
+        comparisons: &comparisons,
+    };
+    // The page goes to a file unless -o says otherwise; other formats to standard output.
+    let default_file = (format == Format::Html).then(|| Path::new(DEFAULT_FILE));
+    if let Some(path) = args.output.emit(&out, format, subject, default_file)? {
+        out.chatter(&format!("Report: {}\n", path.display()));
+    }
+    match out.stdout_error() {
+        Some(e) => Err(anyhow::anyhow!("writing to standard output: {e}")),
+        None => Ok(0),
+    }
 }

@@ -1,42 +1,35 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::{Subcommand, ValueEnum};
+use clap::Subcommand;
 
 use super::compare::load_file;
-use super::output::Output;
+use super::output::{FormatArgs, Output};
 use super::GlobalArgs;
 use crate::error::UsageError;
-use crate::model::figures::figures;
 use crate::model::RunResult;
 use crate::render;
+use crate::render::exporters::{Format, Subject};
 use crate::store::{ResultStore, SqliteStore};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ExportFormat {
-    /// The whole result, as stored
-    Json,
-    /// One row per measurement, stable column names
-    Csv,
-    /// One table row per measurement
-    Markdown,
-}
 
 #[derive(Debug, Subcommand)]
 pub enum ResultsCommand {
     /// One line per stored result: id, time, suite, host, headline figure
     List,
-    /// One stored result in full (text, or JSON with --json)
+    /// One stored result in full: text, or --format json, csv (a row per measurement),
+    /// markdown or html
     Show {
         /// The result's id, as `results list` shows it
         id: i64,
+        #[command(flatten)]
+        output: FormatArgs,
     },
-    /// One stored result as JSON, CSV (a row per measurement) or Markdown
+    /// One stored result for another program: as `results show`, the format required
     Export {
         /// The result's id, as `results list` shows it
         id: i64,
-        #[arg(long, value_enum)]
-        format: ExportFormat,
+        #[command(flatten)]
+        output: FormatArgs,
     },
     /// Store results from JSON files (`--json` output, `results export --format json`, or the
     /// file a run saved when the store failed)
@@ -73,21 +66,24 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
                 None => out.out(&format!("No stored results in {}.\n", path.display())),
             }
         }
-        ResultsCommand::Export { id, format } => {
+        ResultsCommand::Show { id, output } | ResultsCommand::Export { id, output } => {
+            if matches!(cmd, ResultsCommand::Export { .. })
+                && output.format.is_none()
+                && !global.json
+            {
+                return Err(UsageError::new(
+                    "results export needs --format: json, csv, markdown, html or text",
+                )
+                .into());
+            }
+            let format = output.format(global.json, Format::Text)?;
             let result = load(global, *id)?;
-            let text = match format {
-                ExportFormat::Json => format!("{}\n", render::json::to_json(&result)?),
-                ExportFormat::Csv => render::export::figures_csv(*id, &figures(&result))?,
-                ExportFormat::Markdown => render::export::figures_markdown(*id, &figures(&result)),
+            let subject = Subject::Result {
+                id: *id,
+                result: &result,
             };
-            out.out(&text);
-        }
-        ResultsCommand::Show { id } => {
-            let result = load(global, *id)?;
-            if global.json {
-                out.out(&format!("{}\n", render::json::to_json(&result)?));
-            } else {
-                out.out(&render::text_report(&result));
+            if let Some(path) = output.emit(&out, format, subject, None)? {
+                out.chatter(&format!("Written: {}\n", path.display()));
             }
         }
     }

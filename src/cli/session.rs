@@ -244,8 +244,8 @@ impl Session {
 impl Finished {
     /// `--json`: the whole result on standard output.
     pub fn print_json(&self) {
-        match render::json::to_json(&self.result) {
-            Ok(json) => self.out.out(&format!("{json}\n")),
+        match render::exporters::json::to_json(&self.result) {
+            Ok(json) => self.out.out(&json),
             Err(e) => self.out.err(&format!("hostbench: error: {e:#}\n")),
         }
     }
@@ -286,8 +286,8 @@ impl Finished {
                 ));
                 if !self.out.json {
                     self.out.err("The result, as JSON:\n");
-                    if let Ok(json) = render::json::to_json(&self.result) {
-                        self.out.err(&format!("{json}\n"));
+                    if let Ok(json) = render::exporters::json::to_json(&self.result) {
+                        self.out.err(&json);
                     }
                 }
             }

@@ -2,7 +2,7 @@
 
 use crate::compare::{Comparison, Row, Verdict};
 
-pub(super) fn number(x: f64) -> String {
+pub(in crate::render) fn number(x: f64) -> String {
     let a = x.abs();
     if a >= 1e5 {
         format!("{x:.0}")
@@ -15,21 +15,21 @@ pub(super) fn number(x: f64) -> String {
     }
 }
 
-fn ci(r: &Row) -> String {
+pub(in crate::render) fn ci(r: &Row) -> String {
     match r.ci_pct {
         Some([lo, hi]) => format!("[{lo:+.1}%, {hi:+.1}%]"),
         None => "-".into(),
     }
 }
 
-fn verdict(r: &Row) -> String {
+pub(in crate::render) fn verdict(r: &Row) -> String {
     match (&r.verdict, &r.why_not_tested) {
         (Verdict::NotTested, Some(why)) => format!("not tested ({why})"),
         (v, _) => v.label().to_string(),
     }
 }
 
-fn header_lines(c: &Comparison) -> Vec<String> {
+pub(in crate::render) fn header_lines(c: &Comparison) -> Vec<String> {
     let runs = |n: usize| {
         if n == 1 {
             String::new()
@@ -65,7 +65,7 @@ fn header_lines(c: &Comparison) -> Vec<String> {
     lines
 }
 
-fn totals(c: &Comparison) -> String {
+pub(in crate::render) fn totals(c: &Comparison) -> String {
     format!(
         "{} measurements: {} better, {} worse, {} within the host's noise, {} no significant difference, {} not tested.",
         c.rows.len(),
@@ -95,7 +95,7 @@ const SECTIONS: [(&str, &[Verdict]); 3] = [
 ];
 
 /// The rows of each section that has any.
-fn sections(c: &Comparison) -> Vec<(&'static str, Vec<&Row>)> {
+pub(in crate::render) fn sections(c: &Comparison) -> Vec<(&'static str, Vec<&Row>)> {
     SECTIONS
         .iter()
         .map(|(title, verdicts)| {
@@ -142,36 +142,5 @@ pub fn text(c: &Comparison) -> String {
     out.push('\n');
     out.push_str(&totals(c));
     out.push('\n');
-    out
-}
-
-pub(super) fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|")
-}
-
-pub fn markdown(c: &Comparison) -> String {
-    let mut out = String::from("## hostbench compare\n\n");
-    for l in header_lines(c) {
-        out.push_str(&format!("- {}\n", md_cell(&l)));
-    }
-    for (title, rows) in sections(c) {
-        out.push_str(&format!(
-            "\n### {}\n\n| measurement | unit | A | B | change | 95% CI of change | verdict |\n|---|---|---:|---:|---:|---|---|\n",
-            md_cell(title)
-        ));
-        for r in rows {
-            out.push_str(&format!(
-                "| {} | {} | {} | {} | {:+.1}% | {} | {} |\n",
-                md_cell(&r.name),
-                md_cell(&r.unit),
-                number(r.a),
-                number(r.b),
-                r.change_pct,
-                ci(r),
-                md_cell(&verdict(r))
-            ));
-        }
-    }
-    out.push_str(&format!("\n{}\n", totals(c)));
     out
 }

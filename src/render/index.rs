@@ -327,11 +327,7 @@ pub fn report(result: &RunResult, r: &IndexResult) -> String {
     out
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
+use super::exporters::html::esc;
 
 /// The HTML report: the same tables, self-contained.
 pub fn html(result: &RunResult, r: &IndexResult) -> String {

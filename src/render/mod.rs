@@ -3,11 +3,10 @@
 pub mod cformat;
 pub mod compare;
 pub mod environment;
-pub mod export;
+pub mod exporters;
 pub mod headline;
 pub mod index;
 pub mod interactive;
-pub mod json;
 pub mod noise;
 pub mod report;
 pub mod results;

@@ -14,13 +14,7 @@ pub fn colour(i: usize) -> &'static str {
     COLOURS[i % COLOURS.len()]
 }
 
-/// Escapes text for XML and HTML.
-pub fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+pub use super::exporters::html::esc;
 
 pub struct Series {
     pub name: String,

@@ -135,538 +135,50 @@ use crate::model::index::Category;
 use Category::{Misc, System, ThreeD, TwoD};
 
 /// The tests. Baselines are George's (pgms/index.base), as published with UnixBench.
+#[rustfmt::skip]
 pub const TESTS: &[TestInfo] = &[
-    t(
-        "dhry2reg",
-        "Dhrystone 2 using register variables",
-        System,
-        10,
-        false,
-        "lps",
-        1.0,
-        Some(116_700.0),
-        true,
-        Program::Dhrystone,
-    ),
-    t(
-        "whetstone-double",
-        "Double-Precision Whetstone",
-        System,
-        10,
-        false,
-        "MWIPS",
-        0.0,
-        Some(55.0),
-        true,
-        Program::Whetstone,
-    ),
-    t(
-        "syscall",
-        "System Call Overhead",
-        System,
-        10,
-        false,
-        "lps",
-        1.0,
-        Some(15_000.0),
-        true,
-        Program::Syscall,
-    ),
-    t(
-        "pipe",
-        "Pipe Throughput",
-        System,
-        10,
-        false,
-        "lps",
-        1.0,
-        Some(12_440.0),
-        true,
-        Program::Pipe,
-    ),
-    t(
-        "context1",
-        "Pipe-based Context Switching",
-        System,
-        10,
-        false,
-        "lps",
-        1.0,
-        Some(4_000.0),
-        true,
-        Program::Context1,
-    ),
-    t(
-        "spawn",
-        "Process Creation",
-        System,
-        30,
-        true,
-        "lps",
-        1.0,
-        Some(126.0),
-        true,
-        Program::Spawn,
-    ),
-    t(
-        "execl",
-        "Execl Throughput",
-        System,
-        30,
-        true,
-        "lps",
-        1.0,
-        Some(43.0),
-        true,
-        Program::Execl,
-    ),
-    t(
-        "fstime-w",
-        "File Write 1024 bufsize 2000 maxblocks",
-        System,
-        30,
-        true,
-        "KBps",
-        0.0,
-        None,
-        false,
-        Program::FileWrite {
-            bufsize: 1024,
-            maxblocks: 2000,
-        },
-    ),
-    t(
-        "fstime-r",
-        "File Read 1024 bufsize 2000 maxblocks",
-        System,
-        30,
-        true,
-        "KBps",
-        0.0,
-        None,
-        false,
-        Program::FileRead {
-            bufsize: 1024,
-            maxblocks: 2000,
-        },
-    ),
-    t(
-        "fstime",
-        "File Copy 1024 bufsize 2000 maxblocks",
-        System,
-        30,
-        true,
-        "KBps",
-        0.0,
-        Some(3_960.0),
-        true,
-        Program::FileCopy {
-            bufsize: 1024,
-            maxblocks: 2000,
-        },
-    ),
-    t(
-        "fsbuffer-w",
-        "File Write 256 bufsize 500 maxblocks",
-        System,
-        30,
-        true,
-        "KBps",
-        0.0,
-        None,
-        false,
-        Program::FileWrite {
-            bufsize: 256,
-            maxblocks: 500,
-        },
-    ),
-    t(
-        "fsbuffer-r",
-        "File Read 256 bufsize 500 maxblocks",
-        System,
-        30,
-        true,
-        "KBps",
-        0.0,
-        None,
-        false,
-        Program::FileRead {
-            bufsize: 256,
-            maxblocks: 500,
-        },
-    ),
-    t(
-        "fsbuffer",
-        "File Copy 256 bufsize 500 maxblocks",
-        System,
-        30,
-        true,
-        "KBps",
-        0.0,
-        Some(1_655.0),
-        true,
-        Program::FileCopy {
-            bufsize: 256,
-            maxblocks: 500,
-        },
-    ),
-    t(
-        "fsdisk-w",
-        "File Write 4096 bufsize 8000 maxblocks",
-        System,
-        30,
-        true,
-        "KBps",
-        0.0,
-        None,
-        false,
-        Program::FileWrite {
-            bufsize: 4096,
-            maxblocks: 8000,
-        },
-    ),
-    t(
-        "fsdisk-r",
-        "File Read 4096 bufsize 8000 maxblocks",
-        System,
-        30,
-        true,
-        "KBps",
-        0.0,
-        None,
-        false,
-        Program::FileRead {
-            bufsize: 4096,
-            maxblocks: 8000,
-        },
-    ),
-    t(
-        "fsdisk",
-        "File Copy 4096 bufsize 8000 maxblocks",
-        System,
-        30,
-        true,
-        "KBps",
-        0.0,
-        Some(5_800.0),
-        true,
-        Program::FileCopy {
-            bufsize: 4096,
-            maxblocks: 8000,
-        },
-    ),
-    t(
-        "shell1",
-        "Shell Scripts (1 concurrent)",
-        System,
-        60,
-        true,
-        "lpm",
-        60.0,
-        Some(42.4),
-        true,
-        Program::Shell { concurrent: 1 },
-    ),
-    t(
-        "shell8",
-        "Shell Scripts (8 concurrent)",
-        System,
-        60,
-        true,
-        "lpm",
-        60.0,
-        Some(6.0),
-        true,
-        Program::Shell { concurrent: 8 },
-    ),
-    t(
-        "shell16",
-        "Shell Scripts (16 concurrent)",
-        System,
-        60,
-        true,
-        "lpm",
-        60.0,
-        None,
-        false,
-        Program::Shell { concurrent: 16 },
-    ),
-    t(
-        "C",
-        "C Compiler Throughput",
-        Misc,
-        60,
-        true,
-        "lpm",
-        60.0,
-        None,
-        false,
-        Program::Compile,
-    ),
-    t(
-        "arithoh",
-        "Arithoh",
-        Misc,
-        10,
-        true,
-        "lps",
-        1.0,
-        None,
-        false,
-        Program::Arith {
-            kind: ArithKind::Overhead,
-        },
-    ),
-    t(
-        "short",
-        "Arithmetic Test (short)",
-        Misc,
-        10,
-        true,
-        "lps",
-        1.0,
-        None,
-        false,
-        Program::Arith {
-            kind: ArithKind::Short,
-        },
-    ),
-    t(
-        "int",
-        "Arithmetic Test (int)",
-        Misc,
-        10,
-        true,
-        "lps",
-        1.0,
-        None,
-        false,
-        Program::Arith {
-            kind: ArithKind::Int,
-        },
-    ),
-    t(
-        "long",
-        "Arithmetic Test (long)",
-        Misc,
-        10,
-        true,
-        "lps",
-        1.0,
-        None,
-        false,
-        Program::Arith {
-            kind: ArithKind::Long,
-        },
-    ),
-    t(
-        "float",
-        "Arithmetic Test (float)",
-        Misc,
-        10,
-        true,
-        "lps",
-        1.0,
-        None,
-        false,
-        Program::Arith {
-            kind: ArithKind::Float,
-        },
-    ),
-    t(
-        "double",
-        "Arithmetic Test (double)",
-        Misc,
-        10,
-        true,
-        "lps",
-        1.0,
-        None,
-        false,
-        Program::Arith {
-            kind: ArithKind::Double,
-        },
-    ),
-    t(
-        "dc",
-        "Dc: sqrt(2) to 99 decimal places",
-        Misc,
-        30,
-        true,
-        "lpm",
-        60.0,
-        None,
-        false,
-        Program::Dc,
-    ),
-    t(
-        "hanoi",
-        "Recursion Test -- Tower of Hanoi",
-        Misc,
-        20,
-        true,
-        "lps",
-        1.0,
-        None,
-        false,
-        Program::Hanoi,
-    ),
-    t(
-        "grep",
-        "Grep a large file (system's grep)",
-        Misc,
-        30,
-        true,
-        "lpm",
-        60.0,
-        Some(1.0),
-        false,
-        Program::Grep,
-    ),
-    t(
-        "sysexec",
-        "Exec System Call Overhead",
-        Misc,
-        10,
-        false,
-        "lps",
-        1.0,
-        Some(25.0),
-        false,
-        Program::SysExec,
-    ),
-    t(
-        "2d-rects",
-        "2D graphics: rectangles",
-        TwoD,
-        30,
-        true,
-        "score",
-        0.0,
-        Some(15.0),
-        false,
-        Program::X11perf,
-    ),
-    t(
-        "2d-lines",
-        "2D graphics: lines",
-        TwoD,
-        30,
-        true,
-        "score",
-        0.0,
-        None,
-        false,
-        Program::X11perf,
-    ),
-    t(
-        "2d-circle",
-        "2D graphics: circles",
-        TwoD,
-        30,
-        true,
-        "score",
-        0.0,
-        None,
-        false,
-        Program::X11perf,
-    ),
-    t(
-        "2d-ellipse",
-        "2D graphics: ellipses",
-        TwoD,
-        30,
-        true,
-        "score",
-        0.0,
-        Some(15.0),
-        false,
-        Program::X11perf,
-    ),
-    t(
-        "2d-shapes",
-        "2D graphics: polygons",
-        TwoD,
-        30,
-        true,
-        "score",
-        0.0,
-        None,
-        false,
-        Program::X11perf,
-    ),
-    t(
-        "2d-aashapes",
-        "2D graphics: aa polygons",
-        TwoD,
-        30,
-        true,
-        "score",
-        0.0,
-        Some(15.0),
-        false,
-        Program::X11perf,
-    ),
-    t(
-        "2d-polys",
-        "2D graphics: complex polygons",
-        TwoD,
-        30,
-        true,
-        "score",
-        0.0,
-        None,
-        false,
-        Program::X11perf,
-    ),
-    t(
-        "2d-text",
-        "2D graphics: text",
-        TwoD,
-        30,
-        true,
-        "score",
-        0.0,
-        Some(15.0),
-        false,
-        Program::X11perf,
-    ),
-    t(
-        "2d-blit",
-        "2D graphics: images and blits",
-        TwoD,
-        30,
-        true,
-        "score",
-        0.0,
-        Some(15.0),
-        false,
-        Program::X11perf,
-    ),
-    t(
-        "2d-window",
-        "2D graphics: windows",
-        TwoD,
-        30,
-        true,
-        "score",
-        0.0,
-        Some(15.0),
-        false,
-        Program::X11perf,
-    ),
-    t(
-        "ubgears",
-        "3D graphics: gears",
-        ThreeD,
-        20,
-        true,
-        "fps",
-        0.0,
-        Some(33.4),
-        false,
-        Program::Gears,
-    ),
+    // name, the Run script's title, category, seconds, slow, unit, timebase, baseline, in the index, program
+    t("dhry2reg", "Dhrystone 2 using register variables", System, 10, false, "lps", 1.0, Some(116_700.0), true, Program::Dhrystone),
+    t("whetstone-double", "Double-Precision Whetstone", System, 10, false, "MWIPS", 0.0, Some(55.0), true, Program::Whetstone),
+    t("syscall", "System Call Overhead", System, 10, false, "lps", 1.0, Some(15_000.0), true, Program::Syscall),
+    t("pipe", "Pipe Throughput", System, 10, false, "lps", 1.0, Some(12_440.0), true, Program::Pipe),
+    t("context1", "Pipe-based Context Switching", System, 10, false, "lps", 1.0, Some(4_000.0), true, Program::Context1),
+    t("spawn", "Process Creation", System, 30, true, "lps", 1.0, Some(126.0), true, Program::Spawn),
+    t("execl", "Execl Throughput", System, 30, true, "lps", 1.0, Some(43.0), true, Program::Execl),
+    t("fstime-w", "File Write 1024 bufsize 2000 maxblocks", System, 30, true, "KBps", 0.0, None, false, Program::FileWrite { bufsize: 1024, maxblocks: 2000 }),
+    t("fstime-r", "File Read 1024 bufsize 2000 maxblocks", System, 30, true, "KBps", 0.0, None, false, Program::FileRead { bufsize: 1024, maxblocks: 2000 }),
+    t("fstime", "File Copy 1024 bufsize 2000 maxblocks", System, 30, true, "KBps", 0.0, Some(3_960.0), true, Program::FileCopy { bufsize: 1024, maxblocks: 2000 }),
+    t("fsbuffer-w", "File Write 256 bufsize 500 maxblocks", System, 30, true, "KBps", 0.0, None, false, Program::FileWrite { bufsize: 256, maxblocks: 500 }),
+    t("fsbuffer-r", "File Read 256 bufsize 500 maxblocks", System, 30, true, "KBps", 0.0, None, false, Program::FileRead { bufsize: 256, maxblocks: 500 }),
+    t("fsbuffer", "File Copy 256 bufsize 500 maxblocks", System, 30, true, "KBps", 0.0, Some(1_655.0), true, Program::FileCopy { bufsize: 256, maxblocks: 500 }),
+    t("fsdisk-w", "File Write 4096 bufsize 8000 maxblocks", System, 30, true, "KBps", 0.0, None, false, Program::FileWrite { bufsize: 4096, maxblocks: 8000 }),
+    t("fsdisk-r", "File Read 4096 bufsize 8000 maxblocks", System, 30, true, "KBps", 0.0, None, false, Program::FileRead { bufsize: 4096, maxblocks: 8000 }),
+    t("fsdisk", "File Copy 4096 bufsize 8000 maxblocks", System, 30, true, "KBps", 0.0, Some(5_800.0), true, Program::FileCopy { bufsize: 4096, maxblocks: 8000 }),
+    t("shell1", "Shell Scripts (1 concurrent)", System, 60, true, "lpm", 60.0, Some(42.4), true, Program::Shell { concurrent: 1 }),
+    t("shell8", "Shell Scripts (8 concurrent)", System, 60, true, "lpm", 60.0, Some(6.0), true, Program::Shell { concurrent: 8 }),
+    t("shell16", "Shell Scripts (16 concurrent)", System, 60, true, "lpm", 60.0, None, false, Program::Shell { concurrent: 16 }),
+    t("C", "C Compiler Throughput", Misc, 60, true, "lpm", 60.0, None, false, Program::Compile),
+    t("arithoh", "Arithoh", Misc, 10, true, "lps", 1.0, None, false, Program::Arith { kind: ArithKind::Overhead }),
+    t("short", "Arithmetic Test (short)", Misc, 10, true, "lps", 1.0, None, false, Program::Arith { kind: ArithKind::Short }),
+    t("int", "Arithmetic Test (int)", Misc, 10, true, "lps", 1.0, None, false, Program::Arith { kind: ArithKind::Int }),
+    t("long", "Arithmetic Test (long)", Misc, 10, true, "lps", 1.0, None, false, Program::Arith { kind: ArithKind::Long }),
+    t("float", "Arithmetic Test (float)", Misc, 10, true, "lps", 1.0, None, false, Program::Arith { kind: ArithKind::Float }),
+    t("double", "Arithmetic Test (double)", Misc, 10, true, "lps", 1.0, None, false, Program::Arith { kind: ArithKind::Double }),
+    t("dc", "Dc: sqrt(2) to 99 decimal places", Misc, 30, true, "lpm", 60.0, None, false, Program::Dc),
+    t("hanoi", "Recursion Test -- Tower of Hanoi", Misc, 20, true, "lps", 1.0, None, false, Program::Hanoi),
+    t("grep", "Grep a large file (system's grep)", Misc, 30, true, "lpm", 60.0, Some(1.0), false, Program::Grep),
+    t("sysexec", "Exec System Call Overhead", Misc, 10, false, "lps", 1.0, Some(25.0), false, Program::SysExec),
+    t("2d-rects", "2D graphics: rectangles", TwoD, 30, true, "score", 0.0, Some(15.0), false, Program::X11perf),
+    t("2d-lines", "2D graphics: lines", TwoD, 30, true, "score", 0.0, None, false, Program::X11perf),
+    t("2d-circle", "2D graphics: circles", TwoD, 30, true, "score", 0.0, None, false, Program::X11perf),
+    t("2d-ellipse", "2D graphics: ellipses", TwoD, 30, true, "score", 0.0, Some(15.0), false, Program::X11perf),
+    t("2d-shapes", "2D graphics: polygons", TwoD, 30, true, "score", 0.0, None, false, Program::X11perf),
+    t("2d-aashapes", "2D graphics: aa polygons", TwoD, 30, true, "score", 0.0, Some(15.0), false, Program::X11perf),
+    t("2d-polys", "2D graphics: complex polygons", TwoD, 30, true, "score", 0.0, None, false, Program::X11perf),
+    t("2d-text", "2D graphics: text", TwoD, 30, true, "score", 0.0, Some(15.0), false, Program::X11perf),
+    t("2d-blit", "2D graphics: images and blits", TwoD, 30, true, "score", 0.0, Some(15.0), false, Program::X11perf),
+    t("2d-window", "2D graphics: windows", TwoD, 30, true, "score", 0.0, Some(15.0), false, Program::X11perf),
+    t("ubgears", "3D graphics: gears", ThreeD, 20, true, "fps", 0.0, Some(33.4), false, Program::Gears),
 ];
 
 const ARITHMETIC: &[&str] = &[
@@ -703,59 +215,69 @@ const GRAPHICS: &[&str] = &[
     "ubgears",
 ];
 
-/// The aliases, as the Run script defines them.
-pub fn alias(name: &str) -> Option<Vec<&'static str>> {
-    let system: Vec<&str> = OLDSYSTEM.iter().chain(SHELL).copied().collect();
-    let index: Vec<&str> = ["dhry2reg", "whetstone-double"]
-        .iter()
-        .chain(OLDSYSTEM)
-        .chain(&["shell1", "shell8"])
-        .copied()
-        .collect();
-    Some(match name {
-        "arithmetic" => ARITHMETIC.to_vec(),
-        "dhry" | "dhrystone" => vec!["dhry2reg"],
-        "whets" | "whetstone" => vec!["whetstone-double"],
-        "load" | "shell" => SHELL.to_vec(),
-        "misc" => vec!["C", "dc", "hanoi"],
-        "speed" => ARITHMETIC.iter().copied().chain(system).collect(),
-        "oldsystem" => OLDSYSTEM.to_vec(),
-        "system" => system,
-        "fs" => FS.to_vec(),
-        "index" => index,
-        "2d" => TESTS
-            .iter()
-            .filter(|t| t.category == Category::TwoD)
-            .map(|t| t.name)
-            .collect(),
-        "3d" => vec!["ubgears"],
-        "graphics" => GRAPHICS.to_vec(),
-        "gindex" => index.into_iter().chain(GRAPHICS.iter().copied()).collect(),
-        "all" => TESTS.iter().map(|t| t.name).collect(),
-        _ => return None,
-    })
+/// The Run script's index tests beyond the old system set: its CPU tests and two shells.
+const INDEX_CPU: &[&str] = &["dhry2reg", "whetstone-double"];
+const INDEX_SHELL: &[&str] = &["shell1", "shell8"];
+
+/// What an alias names.
+pub enum Members {
+    /// These lists of tests, one after the other.
+    Lists(&'static [&'static [&'static str]]),
+    /// Every test of a category.
+    Category(Category),
+    /// Every test.
+    All,
 }
 
-pub const ALIASES: &[&str] = &[
-    "arithmetic",
-    "dhry",
-    "dhrystone",
-    "whets",
-    "whetstone",
-    "load",
-    "misc",
-    "speed",
-    "oldsystem",
-    "system",
-    "fs",
-    "shell",
-    "index",
-    "2d",
-    "3d",
-    "graphics",
-    "gindex",
-    "all",
+/// An alias of the Run script and the tests it expands to.
+pub struct Alias {
+    pub name: &'static str,
+    pub members: Members,
+}
+
+const fn lists(name: &'static str, lists: &'static [&'static [&'static str]]) -> Alias {
+    Alias {
+        name,
+        members: Members::Lists(lists),
+    }
+}
+
+/// The aliases, as the Run script defines them, each once.
+#[rustfmt::skip]
+pub const ALIASES: &[Alias] = &[
+    lists("arithmetic", &[ARITHMETIC]),
+    lists("dhry", &[&["dhry2reg"]]),
+    lists("dhrystone", &[&["dhry2reg"]]),
+    lists("whets", &[&["whetstone-double"]]),
+    lists("whetstone", &[&["whetstone-double"]]),
+    lists("load", &[SHELL]),
+    lists("misc", &[&["C", "dc", "hanoi"]]),
+    lists("speed", &[ARITHMETIC, OLDSYSTEM, SHELL]),
+    lists("oldsystem", &[OLDSYSTEM]),
+    lists("system", &[OLDSYSTEM, SHELL]),
+    lists("fs", &[FS]),
+    lists("shell", &[SHELL]),
+    lists("index", &[INDEX_CPU, OLDSYSTEM, INDEX_SHELL]),
+    Alias { name: "2d", members: Members::Category(Category::TwoD) },
+    lists("3d", &[&["ubgears"]]),
+    lists("graphics", &[GRAPHICS]),
+    lists("gindex", &[INDEX_CPU, OLDSYSTEM, INDEX_SHELL, GRAPHICS]),
+    Alias { name: "all", members: Members::All },
 ];
+
+/// The tests an alias expands to, in order; None for a name that is no alias.
+pub fn alias(name: &str) -> Option<Vec<&'static str>> {
+    let a = ALIASES.iter().find(|a| a.name == name)?;
+    Some(match a.members {
+        Members::Lists(lists) => lists.iter().flat_map(|l| l.iter().copied()).collect(),
+        Members::Category(c) => TESTS
+            .iter()
+            .filter(|t| t.category == c)
+            .map(|t| t.name)
+            .collect(),
+        Members::All => TESTS.iter().map(|t| t.name).collect(),
+    })
+}
 
 pub fn find(name: &str) -> Option<&'static TestInfo> {
     TESTS.iter().find(|t| t.name == name)
@@ -764,10 +286,11 @@ pub fn find(name: &str) -> Option<&'static TestInfo> {
 /// Test and alias names for error messages.
 pub fn names() -> String {
     let tests: Vec<&str> = TESTS.iter().map(|t| t.name).collect();
+    let aliases: Vec<&str> = ALIASES.iter().map(|a| a.name).collect();
     format!(
         "tests: {}; aliases: {}",
         tests.join(", "),
-        ALIASES.join(", ")
+        aliases.join(", ")
     )
 }
 
@@ -820,6 +343,23 @@ mod tests {
             .iter()
             .map(|t| t.name)
             .collect()
+    }
+
+    #[test]
+    fn each_alias_is_listed_once_and_names_registered_tests() {
+        for (i, a) in ALIASES.iter().enumerate() {
+            assert!(
+                !ALIASES[..i].iter().any(|b| b.name == a.name),
+                "{} twice",
+                a.name
+            );
+            assert!(find(a.name).is_none(), "{} is a test and an alias", a.name);
+            let members = alias(a.name).unwrap();
+            assert!(!members.is_empty(), "{} names nothing", a.name);
+            for m in members {
+                assert!(find(m).is_some(), "{} names {m}, no test", a.name);
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,118 @@
+//! CSV: one row per measurement with stable column names — a result's figures, or a
+//! comparison's rows.
+
+use anyhow::Result;
+
+use super::Exporter;
+use crate::compare::Comparison;
+use crate::model::figures::{figures, Better, Figure};
+use crate::model::RunResult;
+use crate::stats::Summary;
+
+pub struct Csv;
+
+impl Exporter for Csv {
+    fn result(&self, id: i64, result: &RunResult) -> Option<Result<String>> {
+        Some(figures_csv(id, &figures(result)))
+    }
+
+    fn comparison(&self, c: &Comparison) -> Option<Result<String>> {
+        Some(comparison_csv(c))
+    }
+}
+
+/// The stable CSV columns of `results export --format csv`.
+pub const CSV_COLUMNS: [&str; 13] = [
+    "result_id",
+    "suite",
+    "key",
+    "name",
+    "unit",
+    "better",
+    "value",
+    "samples",
+    "sample_mean",
+    "sample_sd",
+    "sample_min",
+    "sample_max",
+    "sample_kind",
+];
+
+pub(super) fn better(b: Better) -> &'static str {
+    match b {
+        Better::Higher => "higher",
+        Better::Lower => "lower",
+    }
+}
+
+/// One row per figure.
+fn figures_csv(id: i64, figures: &[Figure]) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(CSV_COLUMNS)?;
+    for f in figures {
+        let s = Summary::of(&f.samples);
+        let opt = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+        w.write_record([
+            id.to_string(),
+            f.suite.clone(),
+            f.key.clone(),
+            f.name.clone(),
+            f.unit.clone(),
+            better(f.better).to_string(),
+            f.value.to_string(),
+            f.samples.len().to_string(),
+            opt(s.map(|s| s.mean)),
+            opt(s.filter(|s| s.count > 1).map(|s| s.sd)),
+            opt(s.map(|s| s.min)),
+            opt(s.map(|s| s.max)),
+            f.sample_kind.clone(),
+        ])?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// The stable CSV columns of `compare --format csv`.
+pub const COMPARE_COLUMNS: [&str; 15] = [
+    "key",
+    "suite",
+    "name",
+    "unit",
+    "better",
+    "a",
+    "b",
+    "change_pct",
+    "ci_low_pct",
+    "ci_high_pct",
+    "p_value",
+    "samples_a",
+    "samples_b",
+    "verdict",
+    "why_not_tested",
+];
+
+/// One row per compared figure.
+fn comparison_csv(c: &Comparison) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(COMPARE_COLUMNS)?;
+    for r in &c.rows {
+        let opt = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+        w.write_record([
+            r.key.clone(),
+            r.suite.clone(),
+            r.name.clone(),
+            r.unit.clone(),
+            better(r.better).to_string(),
+            r.a.to_string(),
+            r.b.to_string(),
+            r.change_pct.to_string(),
+            opt(r.ci_pct.map(|c| c[0])),
+            opt(r.ci_pct.map(|c| c[1])),
+            opt(r.p_value),
+            r.samples_a.to_string(),
+            r.samples_b.to_string(),
+            r.verdict.label().to_string(),
+            r.why_not_tested.clone().unwrap_or_default(),
+        ])?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}

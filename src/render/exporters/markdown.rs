@@ -1,0 +1,93 @@
+//! Markdown: tables for a README or a pull request — a result's figures, a comparison in its
+//! three sections, and a report as those one after the other.
+
+use anyhow::Result;
+
+use super::csv::better;
+use super::Exporter;
+use crate::compare::Comparison;
+use crate::model::figures::{figures, Figure};
+use crate::model::RunResult;
+use crate::render::compare::{ci, header_lines, number, sections, totals, verdict};
+
+pub struct Markdown;
+
+impl Exporter for Markdown {
+    fn result(&self, id: i64, result: &RunResult) -> Option<Result<String>> {
+        Some(Ok(figures_markdown(
+            &format!("result {id}"),
+            &figures(result),
+        )))
+    }
+
+    fn comparison(&self, c: &Comparison) -> Option<Result<String>> {
+        Some(Ok(comparison(c)))
+    }
+
+    fn report(
+        &self,
+        results: &[(String, RunResult)],
+        comparisons: &[Comparison],
+    ) -> Option<Result<String>> {
+        let mut out = String::new();
+        for (label, r) in results {
+            out.push_str(&figures_markdown(label, &figures(r)));
+            out.push('\n');
+        }
+        for c in comparisons {
+            out.push_str(&comparison(c));
+            out.push('\n');
+        }
+        Some(Ok(out))
+    }
+}
+
+/// A table cell: a `|` would end it.
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+fn figures_markdown(label: &str, figures: &[Figure]) -> String {
+    let mut out = format!(
+        "## hostbench {label}\n\n| suite | measurement | value | unit | better | samples |\n|---|---|---:|---|---|---:|\n"
+    );
+    for f in figures {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            f.suite,
+            md_cell(&f.name),
+            number(f.value),
+            md_cell(&f.unit),
+            better(f.better),
+            f.samples.len()
+        ));
+    }
+    out
+}
+
+fn comparison(c: &Comparison) -> String {
+    let mut out = String::from("## hostbench compare\n\n");
+    for l in header_lines(c) {
+        out.push_str(&format!("- {}\n", md_cell(&l)));
+    }
+    for (title, rows) in sections(c) {
+        out.push_str(&format!(
+            "\n### {}\n\n| measurement | unit | A | B | change | 95% CI of change | verdict |\n|---|---|---:|---:|---:|---|---|\n",
+            md_cell(title)
+        ));
+        for r in rows {
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | {:+.1}% | {} | {} |\n",
+                md_cell(&r.name),
+                md_cell(&r.unit),
+                number(r.a),
+                number(r.b),
+                r.change_pct,
+                ci(r),
+                md_cell(&verdict(r))
+            ));
+        }
+    }
+    out.push_str(&format!("\n{}\n", totals(c)));
+    out
+}

@@ -1,0 +1,38 @@
+//! Text for a terminal: a result's full report (the environment, then each suite as its
+//! original printed it), `compare`'s table, and a report as those one after the other.
+
+use anyhow::Result;
+
+use super::Exporter;
+use crate::compare::Comparison;
+use crate::model::RunResult;
+use crate::render;
+
+pub struct Text;
+
+impl Exporter for Text {
+    fn result(&self, _id: i64, result: &RunResult) -> Option<Result<String>> {
+        Some(Ok(render::text_report(result)))
+    }
+
+    fn comparison(&self, c: &Comparison) -> Option<Result<String>> {
+        Some(Ok(render::compare::text(c)))
+    }
+
+    fn report(
+        &self,
+        results: &[(String, RunResult)],
+        comparisons: &[Comparison],
+    ) -> Option<Result<String>> {
+        let mut out = String::new();
+        for (label, r) in results {
+            out.push_str(&format!("=== {label} ===\n"));
+            out.push_str(&render::text_report(r));
+            out.push('\n');
+        }
+        for c in comparisons {
+            out.push_str(&render::compare::text(c));
+        }
+        Some(Ok(out))
+    }
+}
