@@ -11,6 +11,7 @@ use anyhow::Result;
 
 use crate::calibration::{burn_calibration, CalibrationOptions};
 use crate::error::UsageError;
+use crate::loads;
 use crate::model::index::IndexSettings;
 use crate::model::interactive::InteractiveSettings;
 use crate::model::noise::{NoiseMode, NoiseSettings};
@@ -171,7 +172,7 @@ impl StandardPlan {
         }
         // Compile writes and reads a file of file_bytes; without room for it, leave it out.
         if loads.iter().any(|l| l == "Compile") {
-            let need = file_bytes * 2 + file_bytes / 5;
+            let need = loads::registry::room_needed(file_bytes.saturating_mul(2));
             match host.free_disk_bytes {
                 Some(free) if free >= need => {}
                 Some(free) if free / 3 >= 16 << 20 => file_bytes = free / 3,

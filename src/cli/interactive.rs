@@ -5,12 +5,17 @@ use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::Args;
 
 use super::console::{Console, InteractiveView, View};
+use super::output::Output;
 use super::session::{prepare_workdir, Session};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::error::UsageError;
+use crate::loads::registry::{self, Here, LOADS};
 use crate::model::interactive::{Bench, CustomSpec, InteractiveSettings, Load};
 use crate::model::SuiteResult;
 use crate::platform::files;
+use crate::render;
+use crate::render::interactive::UnitRow;
+use crate::suites::interactive::benches::BENCHES;
 use crate::suites::interactive::{self, HostLimits, InteractiveConfig, Selection};
 
 /// The loads by name, for clap: help, completions and the error for a wrong one list them
@@ -96,6 +101,11 @@ pub struct InteractiveArgs {
     /// Directory for the Write and Read load files [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
+    /// List every bench and load: what it does, whether a default run has it, and whether it
+    /// runs here or why not (with --file-size, --workdir and --memload-mb as given); nothing
+    /// is measured
+    #[arg(long)]
+    pub list: bool,
     /// Directory for the log file [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
@@ -140,6 +150,18 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         // interbench's rule: a file the size of physical RAM, so no cache can hold it.
         None => environment.memory_total_bytes.max(1 << 20),
     };
+    let workdir = args.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
+    if args.list {
+        let here = Here {
+            swap_bytes: environment.swap_total_bytes,
+            free_disk_bytes: files::free_bytes(&workdir).ok(),
+            file_bytes,
+            memload_mb: args.memload_mb,
+        };
+        let out = Output::new(false, false);
+        out.out(&render::interactive::unit_list(&units(&here)));
+        return Ok(out.stdout_error().map_or(0, |_| 1));
+    }
     let settings = InteractiveSettings {
         duration_s: args.time_s,
         requested_s: None,
@@ -165,7 +187,6 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         loads: args.loads.clone(),
         exclude_loads: args.exclude_loads.clone(),
     };
-    let workdir = args.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     let host = HostLimits {
         swap_bytes: environment.swap_total_bytes,
         available_bytes: environment.memory_available_bytes,
@@ -221,4 +242,23 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         done.out.err(&format!("hostbench: error: {f}\n"));
     }
     Ok(done.exit_code(failed))
+}
+
+/// Every bench and load of the registries, and whether it runs here.
+fn units(here: &Here) -> Vec<UnitRow> {
+    let benches = BENCHES.iter().map(|b| UnitRow {
+        kind: "bench",
+        name: b.bench.name(),
+        about: b.about,
+        default: b.default,
+        here: Ok(()),
+    });
+    let loads = LOADS.iter().map(|l| UnitRow {
+        kind: "load",
+        name: l.load.name(),
+        about: l.about,
+        default: l.default,
+        here: registry::supported(l.load, here),
+    });
+    benches.chain(loads).collect()
 }

@@ -304,6 +304,39 @@ pub fn report(r: &InteractiveResult, kernel: &str, datestamp: &str) -> String {
     out
 }
 
+/// One line of `interactive --list`.
+pub struct UnitRow {
+    /// "bench" or "load".
+    pub kind: &'static str,
+    pub name: &'static str,
+    pub about: &'static str,
+    /// Part of a default run.
+    pub default: bool,
+    /// Runs here, or why not.
+    pub here: Result<(), String>,
+}
+
+/// `interactive --list`: a line a bench or load.
+pub fn unit_list(rows: &[UnitRow]) -> String {
+    let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{:<5}  {:width$}  {:<8}  {}; {}",
+            r.kind,
+            r.name,
+            if r.default { "default" } else { "" },
+            r.about,
+            match &r.here {
+                Ok(()) => "runs here".to_string(),
+                Err(why) => format!("not here: {why}"),
+            }
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

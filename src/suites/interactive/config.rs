@@ -3,7 +3,7 @@ use std::path::PathBuf;
 use super::benches::BENCHES;
 use crate::calibration::CalibrationOptions;
 use crate::error::UsageError;
-use crate::loads::registry::LOADS;
+use crate::loads::registry::{self, Here, LOADS};
 use crate::model::interactive::{Bench, InteractiveSettings, Load};
 
 /// Most seconds a pair may run (`-t`): a day.
@@ -213,14 +213,17 @@ impl InteractiveConfig {
             return Err(UsageError::new("no load left to run against"));
         }
 
-        // Memload needs swap, as interbench decided; an explicit size runs it anyway.
+        // Memload needs swap (the registry's rule); an explicit size runs it anyway.
         let mut memload_disabled = None;
         if loads.contains(&Load::Memload) && settings.memload_mb.is_none() {
-            if host.swap_bytes == 0 {
-                memload_disabled = Some(
-                    "no swap on this host: Memload would push 110% of available memory into the OOM killer (--memload-mb MB runs it at a size you choose)"
-                        .to_string(),
-                );
+            let here = Here {
+                swap_bytes: host.swap_bytes,
+                free_disk_bytes: None,
+                file_bytes: settings.file_bytes,
+                memload_mb: None,
+            };
+            if let Err(why) = registry::supported(Load::Memload, &here) {
+                memload_disabled = Some(why);
             } else {
                 let want = host.available_bytes / 10 * 11;
                 let cap = (host.available_bytes + host.swap_bytes).saturating_sub(64 << 20);
@@ -309,8 +312,7 @@ impl InteractiveConfig {
                 dir.display()
             ))
         })?;
-        // Room for the files and 10% to spare for everything else on that file system.
-        let need = need.saturating_add(need / 10);
+        let need = registry::room_needed(need);
         if free < need {
             return Err(UsageError::new(format!(
                 "the Write and Read loads need {} free in {}, and {} is; use --file-size MB, --workdir DIR or -x Write -x Read -x Compile",
