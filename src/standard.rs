@@ -24,6 +24,7 @@ use crate::suites::interactive::{
 };
 use crate::suites::noise::{self, NoiseConfig, NoiseObserver};
 use crate::suites::sched::{self, SchedConfig, SchedObserver};
+use crate::suites::Plan;
 
 /// How much time the run trades for precision (the `--profile` values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -39,14 +40,67 @@ pub enum Profile {
     Smoke,
 }
 
+/// What a profile sets, one row a profile: each part's size and precision.
+#[derive(Debug)]
+pub struct ProfileParams {
+    pub profile: Profile,
+    pub name: &'static str,
+    /// noise: p1bench's job length and runs.
+    pub noise_ms: u64,
+    pub noise_runs: u64,
+    /// index: the tests (empty: UnixBench's default set), `--quick`, and a fixed duration of
+    /// every test run (seconds) instead of UnixBench's.
+    pub index_tests: &'static [&'static str],
+    pub index_quick: bool,
+    pub index_seconds: Option<f64>,
+    /// interactive: the benches, seconds a pair, the load's settling time, and the disk
+    /// loads' file size (at most RAM).
+    pub benches: &'static [&'static str],
+    pub interactive_s: u64,
+    pub settle_ms: u64,
+    pub file_mb: u64,
+    /// Only the loads that need neither files nor much time (smoke).
+    pub light_loads: bool,
+    /// sched: seconds a run, the stopping rule's runs, and the thread counts as (fixed, per
+    /// usable CPU) pairs: 2 + 0 × CPUs, 0 + 4 × CPUs, …
+    pub sched_s: u64,
+    pub sched_runs: (usize, usize),
+    pub sched_sweep: &'static [(usize, usize)],
+}
+
+const TASKS: &[&str] = &["Audio", "Video", "X", "Gaming"];
+
+#[rustfmt::skip]
+const PROFILES: [ProfileParams; 4] = [
+    ProfileParams { profile: Profile::Quick, name: "quick", noise_ms: 100, noise_runs: 30,
+        index_tests: &[], index_quick: true, index_seconds: None,
+        benches: TASKS, interactive_s: 3, settle_ms: 500, file_mb: 128, light_loads: false,
+        sched_s: 1, sched_runs: (2, 3), sched_sweep: &[(2, 0), (0, 4), (0, 32)] },
+    ProfileParams { profile: Profile::Standard, name: "standard", noise_ms: 100, noise_runs: 100,
+        index_tests: &[], index_quick: true, index_seconds: None,
+        benches: TASKS, interactive_s: 20, settle_ms: 1000, file_mb: 256, light_loads: false,
+        sched_s: 3, sched_runs: (3, 5), sched_sweep: &[(2, 0), (0, 4), (0, 16), (0, 64)] },
+    ProfileParams { profile: Profile::Full, name: "full", noise_ms: 100, noise_runs: 100,
+        index_tests: &[], index_quick: false, index_seconds: None,
+        benches: TASKS, interactive_s: 30, settle_ms: 1000, file_mb: 1024, light_loads: false,
+        sched_s: 20, sched_runs: (3, 10), sched_sweep: &[(2, 0), (8, 0), (32, 0), (80, 0), (128, 0)] },
+    ProfileParams { profile: Profile::Smoke, name: "smoke", noise_ms: 20, noise_runs: 5,
+        index_tests: &["dhry2reg", "syscall", "spawn"], index_quick: false, index_seconds: Some(0.2),
+        benches: &["Audio", "Video"], interactive_s: 1, settle_ms: 100, file_mb: 8, light_loads: true,
+        sched_s: 1, sched_runs: (1, 1), sched_sweep: &[(2, 0), (4, 0)] },
+];
+
 impl Profile {
+    /// The profile's row of the table.
+    pub fn params(self) -> &'static ProfileParams {
+        PROFILES
+            .iter()
+            .find(|p| p.profile == self)
+            .expect("every profile has a row")
+    }
+
     pub fn name(self) -> &'static str {
-        match self {
-            Profile::Quick => "quick",
-            Profile::Standard => "standard",
-            Profile::Full => "full",
-            Profile::Smoke => "smoke",
-        }
+        self.params().name
     }
 }
 
@@ -88,7 +142,6 @@ pub struct PinnedPlan {
 }
 
 /// The loads the interactive part runs against (those with their data always at hand).
-const INTERACTIVE_BENCHES: [&str; 4] = ["Audio", "Video", "X", "Gaming"];
 const INTERACTIVE_LOADS: [&str; 4] = ["None", "Burn", "Ring", "Compile"];
 
 impl StandardPlan {
@@ -101,16 +154,12 @@ impl StandardPlan {
         let cpus = host.usable_cpus.max(1);
         let mut skipped = Vec::new();
         // noise: p1bench's default job; fewer runs when quick.
-        let (noise_ms, noise_runs) = match profile {
-            Profile::Quick => (100, 30),
-            Profile::Standard | Profile::Full => (100, 100),
-            Profile::Smoke => (20, 5),
-        };
+        let params = profile.params();
         let noise = NoiseConfig::new(
             NoiseSettings {
                 mode: NoiseMode::Cpu,
-                target_ms: noise_ms,
-                runs_requested: noise_runs,
+                target_ms: params.noise_ms,
+                runs_requested: params.noise_runs,
             },
             calibration.clone(),
             Some(host.memory_available_bytes),
@@ -124,8 +173,8 @@ impl StandardPlan {
                     tests: Vec::new(),
                     copies,
                     iterations: 10,
-                    seconds: (profile == Profile::Smoke).then_some(0.2),
-                    quick: matches!(profile, Profile::Quick | Profile::Standard),
+                    seconds: params.index_seconds,
+                    quick: params.index_quick,
                     adaptive_pct: None,
                     pin,
                     xvfb: false,
@@ -144,10 +193,7 @@ impl StandardPlan {
             })
         };
         let index = index_config(
-            match profile {
-                Profile::Smoke => vec!["dhry2reg".into(), "syscall".into(), "spawn".into()],
-                _ => Vec::new(),
-            },
+            params.index_tests.iter().map(|s| s.to_string()).collect(),
             Vec::new(),
             false,
         )?;
@@ -155,19 +201,11 @@ impl StandardPlan {
 
         // interactive: the four simulated tasks under four loads; -L is the CPU count, as
         // interbench's manual advises.
-        let (duration_s, settle_ms, file_mb) = match profile {
-            Profile::Quick => (3, 500, 128),
-            Profile::Standard => (20, 1000, 256),
-            Profile::Full => (30, 1000, 1024),
-            Profile::Smoke => (1, 100, 8),
-        };
-        let mut file_bytes = (file_mb << 20).min(host.memory_total_bytes.max(1 << 20));
+        let (duration_s, settle_ms) = (params.interactive_s, params.settle_ms);
+        let mut file_bytes = (params.file_mb << 20).min(host.memory_total_bytes.max(1 << 20));
         let mut loads: Vec<String> = INTERACTIVE_LOADS.iter().map(|s| s.to_string()).collect();
-        let benches: Vec<String> = match profile {
-            Profile::Smoke => vec!["Audio".into(), "Video".into()],
-            _ => INTERACTIVE_BENCHES.iter().map(|s| s.to_string()).collect(),
-        };
-        if profile == Profile::Smoke {
+        let benches: Vec<String> = params.benches.iter().map(|s| s.to_string()).collect();
+        if params.light_loads {
             loads.retain(|l| l == "None" || l == "Burn");
         }
         // Compile writes and reads a file of file_bytes; without room for it, leave it out.
@@ -228,13 +266,20 @@ impl StandardPlan {
 
         // sched: reflex's defaults (w 90, r 1 us, half the threads active) over a few thread
         // counts from a pair to many per CPU.
-        let (sched_s, rule, sweep) = match profile {
-            Profile::Quick => (1, rule(5.0, 2, 3), vec![2, 4 * cpus, 32 * cpus]),
-            Profile::Standard => (3, rule(5.0, 3, 5), vec![2, 4 * cpus, 16 * cpus, 64 * cpus]),
-            Profile::Full => (20, rule(5.0, 3, 10), vec![2, 8, 32, 80, 128]),
-            Profile::Smoke => (1, rule(5.0, 1, 1), vec![2, 4]),
-        };
-        let sweep: Vec<usize> = sweep.into_iter().map(|c| c + c % 2).collect();
+        let (sched_s, rule) = (
+            params.sched_s,
+            ConfidenceRule {
+                target_pct: 5.0,
+                min_runs: params.sched_runs.0,
+                max_runs: params.sched_runs.1,
+            },
+        );
+        let sweep: Vec<usize> = params
+            .sched_sweep
+            .iter()
+            .map(|&(fixed, per_cpu)| fixed + per_cpu * cpus)
+            .map(|c| c + c % 2)
+            .collect();
         let sched_config = |pin: bool, sweep: &[usize]| {
             SchedConfig::new(
                 SchedSettings {
@@ -280,9 +325,9 @@ impl StandardPlan {
         ]
     }
 
-    /// The parts in order, with what each runs and about how long it takes.
-    pub fn parts(&self) -> Vec<PartPlan> {
-        self.units().iter().map(Part::plan).collect()
+    /// About how long the whole run takes, seconds: its parts' plans.
+    pub fn estimate_s(&self) -> f64 {
+        self.units().iter().map(|p| p.plan().estimate_s()).sum()
     }
 }
 
@@ -296,118 +341,32 @@ pub enum Part<'a> {
 }
 
 impl Part<'_> {
-    /// What the part runs and about how long it takes.
-    pub fn plan(&self) -> PartPlan {
+    /// The suite's name.
+    pub fn suite(&self) -> &'static str {
         match self {
-            Part::Noise(n) => {
-                let noise = &n.settings;
-                PartPlan {
-                    suite: "noise",
-                    what: format!(
-                        "{} runs of a {} ms CPU job",
-                        noise.runs_requested, noise.target_ms
-                    ),
-                    estimate_s: (noise.runs_requested * noise.target_ms) as f64 / 1e3 * 1.05 + 2.0,
-                }
-            }
-            Part::Index(c) => index_part(c),
-            Part::Interactive(c) => interactive_part(c),
-            Part::Sched(c) => sched_part(c),
+            Part::Noise(_) => "noise",
+            Part::Index(_) => "index",
+            Part::Interactive(_) => "interactive",
+            Part::Sched(_) => "sched",
         }
     }
-}
 
-/// "pinned: " before what a pinned part runs.
-fn placement(pinned: bool) -> &'static str {
-    if pinned {
-        "pinned: "
-    } else {
-        ""
+    /// What the part measures and about how long it takes: its suite's plan.
+    pub fn plan(&self) -> Plan {
+        match self {
+            Part::Noise(c) => noise::plan(c),
+            Part::Index(c) => c.plan(),
+            Part::Interactive(c) => interactive::plan(c),
+            Part::Sched(c) => sched::plan(c),
+        }
     }
-}
-
-fn index_part(index: &IndexConfig) -> PartPlan {
-    let s = &index.settings;
-    PartPlan {
-        suite: "index",
-        what: format!(
-            "{}{} test{}{}, {} pass{} ({} cop{})",
-            placement(s.pin),
-            index.tests.len(),
-            if index.tests.len() == 1 { "" } else { "s" },
-            if s.quick { " in the quick mode" } else { "" },
-            s.copies.len(),
-            if s.copies.len() == 1 { "" } else { "es" },
-            join(&s.copies),
-            if s.copies == [1] { "y" } else { "ies" }
-        ),
-        estimate_s: index.estimate_s(),
-    }
-}
-
-fn interactive_part(interactive: &InteractiveConfig) -> PartPlan {
-    let i = &interactive.settings;
-    let pairs = (i.benches.len() * i.loads.len()) as f64;
-    PartPlan {
-        suite: "interactive",
-        what: format!(
-            "{}{} under {}, {} s each",
-            placement(i.pinned_cpu.is_some()),
-            names(i.benches.iter().map(|b| b.name())),
-            names(i.loads.iter().map(|l| l.name())),
-            i.duration_s
-        ),
-        estimate_s: pairs * (i.duration_s as f64 + i.settle_ms as f64 / 1e3 + 0.4) + 3.0,
-    }
-}
-
-fn sched_part(sched: &SchedConfig) -> PartPlan {
-    let s = &sched.settings;
-    let sched_runs = s.points.len() * (s.rule.min_runs + s.rule.max_runs) / 2;
-    PartPlan {
-        suite: "sched",
-        what: format!(
-            "{}{} threads, {} s runs, {} to {} runs each",
-            placement(s.pin),
-            join(&s.points.iter().map(|p| p.0).collect::<Vec<_>>()),
-            s.duration_s,
-            s.rule.min_runs,
-            s.rule.max_runs
-        ),
-        estimate_s: sched_runs as f64 * (s.duration_s as f64 + 0.2),
-    }
-}
-
-fn rule(target_pct: f64, min_runs: usize, max_runs: usize) -> ConfidenceRule {
-    ConfidenceRule {
-        target_pct,
-        min_runs,
-        max_runs,
-    }
-}
-
-fn join(v: &[usize]) -> String {
-    let s: Vec<String> = v.iter().map(|n| n.to_string()).collect();
-    s.join(", ")
-}
-
-fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
-    it.collect::<Vec<_>>().join(", ")
-}
-
-/// One part of the plan, as shown before the run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PartPlan {
-    pub suite: &'static str,
-    pub what: String,
-    pub estimate_s: f64,
 }
 
 /// Told of each part's start and of the suites' own progress.
 pub trait StandardObserver:
     NoiseObserver + IndexObserver + InteractiveObserver + SchedObserver
 {
-    fn part_begins(&mut self, _index: usize, _part: &PartPlan) {}
+    fn part_begins(&mut self, _index: usize, _part: &Part) {}
     fn part_done(&mut self, _index: usize, _result: &SuiteResult) {}
 }
 
@@ -431,19 +390,18 @@ pub fn run(
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let what = part.plan();
-        observer.part_begins(i, &what);
+        observer.part_begins(i, part);
         match run_part(part, &plan.noise.calibration, exe, stop, observer) {
             Ok((r, part_failure)) => {
                 observer.part_done(i, &r);
                 suites.push(r);
                 if let Some(f) = part_failure {
-                    failure = Some(format!("{}: {f}", what.suite));
+                    failure = Some(format!("{}: {f}", part.suite()));
                     break;
                 }
             }
             Err(e) => {
-                failure = Some(format!("{}: {e:#}", what.suite));
+                failure = Some(format!("{}: {e:#}", part.suite()));
                 break;
             }
         }
@@ -503,7 +461,40 @@ mod tests {
     }
 
     fn total(plan: &StandardPlan) -> f64 {
-        plan.parts().iter().map(|p| p.estimate_s).sum()
+        plan.estimate_s()
+    }
+
+    #[test]
+    fn each_part_plans_every_unit_its_suite_measures() {
+        let plan = StandardPlan::new(
+            Profile::Quick,
+            &host(2, Some(100 << 30)),
+            calibration(),
+            Path::new("."),
+        )
+        .unwrap();
+        let units = |p: &Part| -> u64 { p.plan().units.iter().map(|u| u.count).sum() };
+        // noise: the calibration and every run.
+        assert_eq!(units(&Part::Noise(&plan.noise)), 1 + 30);
+        // index: per pass, each test's pause and its iterations (quick: 3, slow tests 1).
+        let index = &plan.index;
+        let per_pass: u64 = index
+            .tests
+            .iter()
+            .map(|t| 1 + index.iterations(t) as u64)
+            .sum();
+        assert_eq!(units(&Part::Index(index)), 2 * per_pass);
+        // interactive: the calibration and every pair the run measures.
+        let pairs = interactive::pairs(&plan.interactive).pairs.len() as u64;
+        assert_eq!(pairs, 16);
+        assert_eq!(units(&Part::Interactive(&plan.interactive)), 1 + pairs);
+        // sched: every point, the middle of its runs each.
+        let sched = Part::Sched(&plan.sched).plan();
+        assert_eq!(sched.units.len(), plan.sched.settings.points.len());
+        assert!(sched.units.iter().all(|u| u.count == 2));
+        // The estimates are the plans' own.
+        let sum: f64 = plan.units().iter().map(|p| p.plan().estimate_s()).sum();
+        assert_eq!(plan.estimate_s(), sum);
     }
 
     #[test]

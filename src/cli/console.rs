@@ -24,7 +24,7 @@ use crate::model::noise::{NoiseCalibration, NoiseResult, NoiseRun, NoiseSettings
 use crate::model::sched::{SchedPoint, SchedResult, SchedRun, SchedSettings};
 use crate::model::SuiteResult;
 use crate::render;
-use crate::standard::{PartPlan, StandardObserver};
+use crate::standard::{Part, StandardObserver};
 use crate::suites::index::registry::TestInfo;
 use crate::suites::index::IndexObserver;
 use crate::suites::interactive::InteractiveObserver;
@@ -57,7 +57,8 @@ pub struct InteractiveView {
 }
 
 pub struct RunView {
-    pub parts: Vec<PartPlan>,
+    /// Each part's suite and estimated seconds, for the time left.
+    pub parts: Vec<(&'static str, f64)>,
     part: usize,
     part_started: Instant,
     /// The suites' notes (degraded measurements), for the summary.
@@ -65,9 +66,12 @@ pub struct RunView {
 }
 
 impl RunView {
-    pub fn new(parts: Vec<PartPlan>) -> Self {
+    pub fn new(parts: &[Part]) -> Self {
         RunView {
-            parts,
+            parts: parts
+                .iter()
+                .map(|p| (p.suite(), p.plan().estimate_s()))
+                .collect(),
             part: 0,
             part_started: Instant::now(),
             notes: Vec::new(),
@@ -176,14 +180,14 @@ impl<'s> Console<'s> {
     /// the run, from the plan's estimates.
     fn run_status(&self, status: String) {
         let View::Run(run) = &self.view else { return };
-        let estimate = run.parts[run.part].estimate_s;
+        let (suite, estimate) = run.parts[run.part];
         let part_left = (estimate - run.part_started.elapsed().as_secs_f64()).max(0.0);
-        let later: f64 = run.parts[run.part + 1..].iter().map(|p| p.estimate_s).sum();
+        let later: f64 = run.parts[run.part + 1..].iter().map(|p| p.1).sum();
         self.status(format!(
             "[{}/{}] {}: {} | part about {} left, run about {} left",
             run.part + 1,
             run.parts.len(),
-            run.parts[run.part].suite,
+            suite,
             status,
             render::standard::duration(part_left),
             render::standard::duration(part_left + later)
@@ -198,7 +202,7 @@ impl<'s> Console<'s> {
 }
 
 impl StandardObserver for Console<'_> {
-    fn part_begins(&mut self, index: usize, part: &PartPlan) {
+    fn part_begins(&mut self, index: usize, part: &Part) {
         let View::Run(run) = &mut self.view else {
             return;
         };

@@ -58,7 +58,7 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
         out.out(&render::standard::plan(
             plan.profile.name(),
             cpus,
-            &plan.parts(),
+            &plan.units(),
             &plan.skipped,
         ));
         return Ok(out.stdout_error().map_or(0, |_| 1));
@@ -69,8 +69,8 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
     prepare_workdir(&workdir, &session.out)?;
     session.check_noise();
     let stop = session.stop.clone();
-    let parts = plan.parts();
-    let view = View::Run(RunView::new(parts.clone()));
+    let parts = plan.units();
+    let view = View::Run(RunView::new(&parts));
     let mut console = Console::new(&mut session, view, global.shows_progress());
     console.chatter(&render::standard::plan(
         plan.profile.name(),

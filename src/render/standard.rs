@@ -5,7 +5,7 @@ use std::path::Path;
 use crate::compare::RepeatAdvice;
 use crate::model::interactive::{InteractiveResult, Measurement};
 use crate::model::{RunResult, SuiteResult};
-use crate::standard::PartPlan;
+use crate::standard::Part;
 use crate::units;
 
 /// "45 s", "3 min 05 s", "1 h 02 min".
@@ -19,21 +19,22 @@ pub fn duration(seconds: f64) -> String {
 }
 
 /// The plan: one line a part, and the total.
-pub fn plan(profile: &str, cpus: usize, parts: &[PartPlan], skipped: &[String]) -> String {
-    let total: f64 = parts.iter().map(|p| p.estimate_s).sum();
+pub fn plan(profile: &str, cpus: usize, parts: &[Part], skipped: &[String]) -> String {
+    let estimates: Vec<f64> = parts.iter().map(|p| p.plan().estimate_s()).collect();
+    let total: f64 = estimates.iter().sum();
     let mut out = format!(
         "hostbench run, profile {profile}: {} parts, about {} on this host ({cpus} usable CPU{})\n",
         parts.len(),
         duration(total),
         if cpus == 1 { "" } else { "s" }
     );
-    for (i, p) in parts.iter().enumerate() {
+    for (i, (p, estimate)) in parts.iter().zip(estimates).enumerate() {
         out.push_str(&format!(
             "  {}. {:<12} {:<60} about {}\n",
             i + 1,
-            p.suite,
-            p.what,
-            duration(p.estimate_s)
+            p.suite(),
+            describe(p),
+            duration(estimate)
         ));
     }
     for s in skipped {
@@ -43,14 +44,72 @@ pub fn plan(profile: &str, cpus: usize, parts: &[PartPlan], skipped: &[String]) 
 }
 
 /// The line shown when a part starts.
-pub fn part_line(index: usize, count: usize, part: &PartPlan) -> String {
+pub fn part_line(index: usize, count: usize, part: &Part) -> String {
     format!(
         "[{}/{count}] {}: {}, about {}",
         index + 1,
-        part.suite,
-        part.what,
-        duration(part.estimate_s)
+        part.suite(),
+        describe(part),
+        duration(part.plan().estimate_s())
     )
+}
+
+/// What a part measures, in a few words.
+pub fn describe(part: &Part) -> String {
+    match part {
+        Part::Noise(n) => format!(
+            "{} runs of a {} ms CPU job",
+            n.settings.runs_requested, n.settings.target_ms
+        ),
+        Part::Index(index) => {
+            let s = &index.settings;
+            format!(
+                "{}{} test{}{}, {} pass{} ({} cop{})",
+                placement(s.pin),
+                index.tests.len(),
+                if index.tests.len() == 1 { "" } else { "s" },
+                if s.quick { " in the quick mode" } else { "" },
+                s.copies.len(),
+                if s.copies.len() == 1 { "" } else { "es" },
+                join(s.copies.iter()),
+                if s.copies == [1] { "y" } else { "ies" }
+            )
+        }
+        Part::Interactive(interactive) => {
+            let i = &interactive.settings;
+            format!(
+                "{}{} under {}, {} s each",
+                placement(i.pinned_cpu.is_some()),
+                join(i.benches.iter().map(|b| b.name())),
+                join(i.loads.iter().map(|l| l.name())),
+                i.duration_s
+            )
+        }
+        Part::Sched(sched) => {
+            let s = &sched.settings;
+            format!(
+                "{}{} threads, {} s runs, {} to {} runs each",
+                placement(s.pin),
+                join(s.points.iter().map(|p| p.0)),
+                s.duration_s,
+                s.rule.min_runs,
+                s.rule.max_runs
+            )
+        }
+    }
+}
+
+/// "pinned: " before what a pinned part runs.
+fn placement(pinned: bool) -> &'static str {
+    if pinned {
+        "pinned: "
+    } else {
+        ""
+    }
+}
+
+fn join<T: std::fmt::Display>(items: impl Iterator<Item = T>) -> String {
+    items.map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
 }
 
 /// The measurement with the fewest deadlines met (Gaming, which has none: the largest mean

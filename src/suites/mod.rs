@@ -1,7 +1,41 @@
 //! The suites. Each turns a validated config into measurements and returns them in the result
-//! model; none prints: progress goes to an observer the caller supplies.
+//! model; none prints: progress goes to an observer the caller supplies. Each also says, before
+//! it runs, what it will measure and about how long that takes (`plan`), for `hostbench run`'s
+//! plan, its estimates of the time left and `--dry-run`.
 
 pub mod index;
 pub mod interactive;
 pub mod noise;
 pub mod sched;
+
+/// What a suite will measure: its units in order, each with about how long it takes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub units: Vec<Unit>,
+}
+
+/// A unit of measuring: a calibration, a test at a number of copies, a bench × load pair, a
+/// sched point, the noise runs. `count` of them, about `each_s` seconds each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unit {
+    pub name: String,
+    pub count: u64,
+    pub each_s: f64,
+}
+
+impl Unit {
+    pub fn new(name: impl Into<String>, count: u64, each_s: f64) -> Unit {
+        Unit {
+            name: name.into(),
+            count,
+            each_s,
+        }
+    }
+}
+
+impl Plan {
+    /// About how long the whole suite takes, seconds.
+    pub fn estimate_s(&self) -> f64 {
+        self.units.iter().map(|u| u.count as f64 * u.each_s).sum()
+    }
+}

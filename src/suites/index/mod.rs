@@ -13,6 +13,7 @@ use anyhow::{anyhow, Context, Result};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::{Plan, Unit};
 use crate::error::UsageError;
 use crate::model::index::scoring::{self, CopyReport, Pass};
 use crate::model::index::Category;
@@ -150,13 +151,13 @@ impl IndexConfig {
         }
     }
 
-    /// Seconds a whole run should take: every pass, test and iteration, with the pause before
-    /// each test and fstime's own pauses and priming phases.
-    pub fn estimate_s(&self) -> f64 {
-        let per_pass: f64 = self
-            .tests
-            .iter()
-            .map(|&t| {
+    /// What the run measures: every test at every number of copies, its iterations each
+    /// about as long as the test, fstime's own pauses and priming phases and the copies' start
+    /// included; the pause before each test is a unit of its own.
+    pub fn plan(&self) -> Plan {
+        let mut units = Vec::new();
+        for &copies in &self.settings.copies {
+            for &t in &self.tests {
                 let d = self.duration_s(t);
                 let scale = (d / t.duration_s.max(1) as f64).min(1.0);
                 // fstime at UnixBench's 30 s: settle 4 s; read: + 2 s writing and 4 s; copy:
@@ -167,10 +168,19 @@ impl IndexConfig {
                     registry::Program::FileCopy { .. } => 15.0,
                     _ => 0.0,
                 } * (d / 30.0).min(1.0);
-                3.0 * scale + self.iterations(t) as f64 * (d + fs + 0.3)
-            })
-            .sum();
-        per_pass * self.settings.copies.len() as f64
+                units.push(Unit::new(
+                    format!("pause before {}", t.name),
+                    1,
+                    3.0 * scale,
+                ));
+                units.push(Unit::new(
+                    format!("{copies} x {}", t.name),
+                    self.iterations(t) as u64,
+                    d + fs + 0.3,
+                ));
+            }
+        }
+        Plan { units }
     }
 
     pub fn iterations(&self, t: &TestInfo) -> usize {

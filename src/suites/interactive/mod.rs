@@ -9,4 +9,4 @@ mod run;
 pub mod worker;
 
 pub use config::{HostLimits, InteractiveConfig, Selection};
-pub use run::{plan, run, InteractiveObserver, InteractiveOutcome, Plan};
+pub use run::{pairs, plan, run, InteractiveObserver, InteractiveOutcome, Pairs};

@@ -17,18 +17,19 @@ use crate::platform::clock::{monotonic_ns, sleep_until_unless};
 use crate::platform::private_dir::PrivateDir;
 use crate::platform::rusage::Usage;
 use crate::platform::sched;
+use crate::suites::{Plan, Unit};
 use crate::workers::{self, killing_on_stop, Worker};
 
 /// The pairs to measure, in order.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
+pub struct Pairs {
     pub pairs: Vec<(Bench, Load)>,
     pub skipped: Vec<SkippedLoad>,
 }
 
 /// Every selected bench against every selected load, except a load that is the bench's own
 /// simulation (Video is not measured under Video), as interbench does.
-pub fn plan(config: &InteractiveConfig) -> Plan {
+pub fn pairs(config: &InteractiveConfig) -> Pairs {
     let mut pairs = Vec::new();
     for &bench in &config.settings.benches {
         for &load in &config.settings.loads {
@@ -46,7 +47,22 @@ pub fn plan(config: &InteractiveConfig) -> Plan {
             reason: reason.clone(),
         })
         .collect();
-    Plan { pairs, skipped }
+    Pairs { pairs, skipped }
+}
+
+/// What a run measures: the burn loop's calibration (and its check at the end), then every
+/// pair, each its `-t` seconds after the load has settled, and the workers' start and stop.
+pub fn plan(config: &InteractiveConfig) -> Plan {
+    let s = &config.settings;
+    let each = s.duration_s as f64 + s.settle_ms as f64 / 1e3 + 0.4;
+    let mut units = vec![Unit::new("calibration", 1, 3.0)];
+    units.extend(
+        pairs(config)
+            .pairs
+            .iter()
+            .map(|(b, l)| Unit::new(format!("{} under {}", b.name(), l.name()), 1, each)),
+    );
+    Plan { units }
 }
 
 /// What a run reports as it goes; the caller decides what to show.
@@ -115,7 +131,7 @@ pub fn run(
     for n in &notes {
         observer.note(n);
     }
-    let plan = plan(config);
+    let plan = pairs(config);
     for s in &plan.skipped {
         observer.note(&format!("{} skipped: {}", s.load.name(), s.reason));
     }

@@ -11,6 +11,7 @@ use anyhow::{anyhow, Result};
 
 pub use workload::{WorkingSet, Workload, CACHE_LINE};
 
+use super::{Plan, Unit};
 use crate::calibration::{
     burn_calibration, burn_loops, calibrate_to_target, measure_rate, CalibrationOptions, RateBudget,
 };
@@ -99,6 +100,18 @@ pub trait NoiseObserver {
     }
     /// After each run: `partial` makes the result of the runs so far, to store as it goes.
     fn checkpoint(&mut self, _partial: &dyn Fn() -> NoiseResult) {}
+}
+
+/// What a run measures: the calibration to the target length, then the runs, each a little
+/// longer than the target for the timing around it.
+pub fn plan(config: &NoiseConfig) -> Plan {
+    let s = &config.settings;
+    Plan {
+        units: vec![
+            Unit::new("calibration", 1, 2.0),
+            Unit::new("run", s.runs_requested, s.target_ms as f64 / 1e3 * 1.05),
+        ],
+    }
 }
 
 /// An observer that shows nothing.

@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::Result;
 
+use super::{Plan, Unit};
 use crate::calibration::BurnCalibration;
 use crate::error::UsageError;
 use crate::model::sched::{SchedPoint, SchedResult, SchedRun, SchedSettings};
@@ -135,6 +136,26 @@ fn check_point(c: usize, a: usize) -> Result<(), UsageError> {
         )));
     }
     Ok(())
+}
+
+/// What a run measures: every (threads, active sets) point, each about as many runs as the
+/// middle of the stopping rule's range, each run its `-t` seconds and the threads' start.
+pub fn plan(config: &SchedConfig) -> Plan {
+    let s = &config.settings;
+    let runs = (s.rule.min_runs + s.rule.max_runs) as u64 / 2;
+    Plan {
+        units: s
+            .points
+            .iter()
+            .map(|&(threads, active)| {
+                Unit::new(
+                    format!("{threads} threads, {active} active sets"),
+                    runs,
+                    s.duration_s as f64 + 0.2,
+                )
+            })
+            .collect(),
+    }
 }
 
 /// What a sched run reports as it goes.
