@@ -2,15 +2,18 @@
 //! dropped: at the end of a run, after an error, and after Ctrl-C (which ends the run normally);
 //! a second Ctrl-C removes it through [`cleanup`](super::cleanup) before the process ends.
 //!
-//! The directory is made with `mkdir` under a name nobody can predict and mode 0700 whatever the
-//! umask, so in a world-writable directory another user can neither prepare it in advance nor
+//! The directory is made by `tempfile` (`mkdir`, which fails on anything already there, a
+//! symlink included, tried again under another name) with a random part in its name and mode
+//! 0700, so in a world-writable directory another user can neither prepare it in advance nor
 //! put or replace a file in it (a script that root then runs, a symlink that root then writes
 //! through). Its name also says which process made it (`.hostbench-KIND-PID-START-RANDOM`,
 //! START the process's start time in clock ticks since boot): a run killed with SIGKILL cannot
-//! remove its directory, and [`sweep_stale`] lets a later run find and remove it.
+//! remove its directory, and [`sweep_stale`] lets a later run find and remove it — which a
+//! name of random characters alone would not allow. The directory is removed by this type, not
+//! by `tempfile::TempDir`, so that the emergency clean-up of a second Ctrl-C knows of it too.
 
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::cleanup;
@@ -26,20 +29,14 @@ impl PrivateDir {
     pub fn create(parent: &Path, kind: &str) -> io::Result<PrivateDir> {
         let me = std::process::id();
         let start = process_start_ticks(me).unwrap_or(0);
-        let mut last = None;
-        for _ in 0..16 {
-            let path = parent.join(format!("{PREFIX}{kind}-{me}-{start}-{}", random_suffix()));
-            // mkdir fails on anything already there, a symlink included: the directory is ours.
-            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
-                Ok(()) => {
-                    cleanup::add_dir(&path);
-                    return Ok(PrivateDir { path });
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
-                Err(e) => return Err(e),
-            }
-        }
-        Err(last.unwrap_or_else(|| io::Error::other("no free directory name")))
+        let path = tempfile::Builder::new()
+            .prefix(&format!("{PREFIX}{kind}-{me}-{start}-"))
+            .rand_bytes(12)
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir_in(parent)?
+            .keep();
+        cleanup::add_dir(&path);
+        Ok(PrivateDir { path })
     }
 
     pub fn path(&self) -> &Path {
@@ -52,25 +49,6 @@ impl Drop for PrivateDir {
         let _ = std::fs::remove_dir_all(&self.path);
         cleanup::remove_dir(&self.path);
     }
-}
-
-/// 12 characters from the kernel's random source.
-fn random_suffix() -> String {
-    let mut bytes = [0u8; 12];
-    // SAFETY: fills a buffer we own; getrandom with no flags blocks only before the pool is
-    // initialised at boot.
-    let n = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
-    if n != bytes.len() as isize {
-        // Practically never; the time and address still make a name nobody can guess in
-        // advance, and mkdir refuses one that exists.
-        let t = super::clock::monotonic_ns();
-        bytes[..8].copy_from_slice(&t.to_le_bytes());
-    }
-    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-    bytes
-        .iter()
-        .map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char)
-        .collect()
 }
 
 /// A process's start time in clock ticks since boot (field 22 of `/proc/PID/stat`), which
