@@ -10,7 +10,7 @@ use super::session::{prepare_workdir, Session};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::error::UsageError;
 use crate::loads::registry::{self, Here, LOADS};
-use crate::model::interactive::{Bench, CustomSpec, InteractiveSettings, Load};
+use crate::model::interactive::{Bench, InteractiveSettings, Load};
 use crate::model::SuiteResult;
 use crate::platform::files;
 use crate::render;
@@ -131,19 +131,7 @@ pub struct InteractiveArgs {
 }
 
 pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
-    let custom = match (args.custom_cpu, args.custom_interval) {
-        (Some(cpu_pct), Some(interval_us)) => Some(CustomSpec {
-            cpu_pct,
-            interval_us,
-        }),
-        (None, None) => None,
-        (Some(_), None) => {
-            return Err(UsageError::new("-C needs -I (the custom interval in microseconds)").into())
-        }
-        (None, Some(_)) => {
-            return Err(UsageError::new("-I needs -C (the custom CPU percentage)").into())
-        }
-    };
+    let custom = interactive::custom_spec(args.custom_cpu, args.custom_interval)?;
     let environment = crate::model::Environment::collect();
     let file_bytes = match args.file_size_mb {
         Some(mb) => mb.saturating_mul(1 << 20),

@@ -8,7 +8,6 @@ use super::output::Output;
 use super::session::{prepare_workdir, Session};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::error::UsageError;
-use crate::model::{RunResult, SuiteResult};
 use crate::platform::files;
 use crate::render;
 use crate::standard::{self, HostFacts, Profile, StandardPlan};
@@ -88,7 +87,7 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
     let cut_short = outcome.failure.is_some() || outcome.suites.len() < parts.len();
     let done = session.finish(outcome.suites, cut_short);
     let mut skipped = plan.skipped.clone();
-    skipped.extend(skipped_in(&done.result));
+    skipped.extend(render::standard::skipped_in(&done.result));
     skipped.extend(notes);
     if global.json {
         done.print_json();
@@ -108,7 +107,7 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
     if let Some(f) = &outcome.failure {
         done.out.err(&format!("hostbench: error: {f}\n"));
     }
-    let failed_tests = failed_in(&done.result);
+    let failed_tests = render::standard::failed_in(&done.result);
     if !failed_tests.is_empty() {
         done.out.err(&format!(
             "hostbench: error: failed: {}; the result is marked incomplete\n",
@@ -116,50 +115,4 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
         ));
     }
     Ok(done.exit_code(outcome.failure.is_some() || !failed_tests.is_empty()))
-}
-
-/// The index tests that failed, with their errors.
-fn failed_in(result: &RunResult) -> Vec<String> {
-    let mut out = Vec::new();
-    for suite in &result.suites {
-        if let SuiteResult::Index(i) = suite {
-            for p in &i.passes {
-                out.extend(p.failed.iter().map(|s| {
-                    format!(
-                        "index: {} ({} cop{}): {}",
-                        s.name,
-                        p.copies,
-                        if p.copies == 1 { "y" } else { "ies" },
-                        s.reason
-                    )
-                }));
-            }
-        }
-    }
-    out
-}
-
-/// What the suites left out on this host, from their results.
-fn skipped_in(result: &RunResult) -> Vec<String> {
-    let mut out = Vec::new();
-    for suite in &result.suites {
-        match suite {
-            SuiteResult::Index(i) => {
-                if let Some(p) = i.passes.first() {
-                    out.extend(
-                        p.skipped
-                            .iter()
-                            .map(|s| format!("index: {} ({})", s.name, s.reason)),
-                    );
-                }
-            }
-            SuiteResult::Interactive(i) => out.extend(
-                i.skipped
-                    .iter()
-                    .map(|s| format!("interactive: the {} load ({})", s.load.name(), s.reason)),
-            ),
-            _ => {}
-        }
-    }
-    out
 }

@@ -112,6 +112,52 @@ fn join<T: std::fmt::Display>(items: impl Iterator<Item = T>) -> String {
     items.map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
 }
 
+/// The index tests that failed, with their errors.
+pub fn failed_in(result: &RunResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for suite in &result.suites {
+        if let SuiteResult::Index(i) = suite {
+            for p in &i.passes {
+                out.extend(p.failed.iter().map(|s| {
+                    format!(
+                        "index: {} ({} cop{}): {}",
+                        s.name,
+                        p.copies,
+                        if p.copies == 1 { "y" } else { "ies" },
+                        s.reason
+                    )
+                }));
+            }
+        }
+    }
+    out
+}
+
+/// What the suites left out on this host, from their results.
+pub fn skipped_in(result: &RunResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for suite in &result.suites {
+        match suite {
+            SuiteResult::Index(i) => {
+                if let Some(p) = i.passes.first() {
+                    out.extend(
+                        p.skipped
+                            .iter()
+                            .map(|s| format!("index: {} ({})", s.name, s.reason)),
+                    );
+                }
+            }
+            SuiteResult::Interactive(i) => out.extend(
+                i.skipped
+                    .iter()
+                    .map(|s| format!("interactive: the {} load ({})", s.load.name(), s.reason)),
+            ),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The measurement with the fewest deadlines met (Gaming, which has none: the largest mean
 /// latency, when nothing else ran).
 pub fn worst_interactive(r: &InteractiveResult) -> Option<&Measurement> {

@@ -4,7 +4,7 @@ use super::benches::BENCHES;
 use crate::calibration::CalibrationOptions;
 use crate::error::UsageError;
 use crate::loads::registry::{self, Here, LOADS};
-use crate::model::interactive::{Bench, InteractiveSettings, Load};
+use crate::model::interactive::{Bench, CustomSpec, InteractiveSettings, Load};
 
 /// Most seconds a pair may run (`-t`): a day.
 pub const MAX_DURATION_S: u64 = 86_400;
@@ -82,6 +82,24 @@ fn parse_loads(names: &[String]) -> Result<Vec<Load>, UsageError> {
             })
         })
         .collect()
+}
+
+/// The Custom bench and load of `-C PERCENT` and `-I US`, which go together.
+pub fn custom_spec(
+    cpu_pct: Option<u32>,
+    interval_us: Option<u64>,
+) -> Result<Option<CustomSpec>, UsageError> {
+    match (cpu_pct, interval_us) {
+        (Some(cpu_pct), Some(interval_us)) => Ok(Some(CustomSpec {
+            cpu_pct,
+            interval_us,
+        })),
+        (None, None) => Ok(None),
+        (Some(_), None) => Err(UsageError::new(
+            "-C needs -I (the custom interval in microseconds)",
+        )),
+        (None, Some(_)) => Err(UsageError::new("-I needs -C (the custom CPU percentage)")),
+    }
 }
 
 impl InteractiveConfig {
@@ -328,7 +346,6 @@ impl InteractiveConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::interactive::CustomSpec;
 
     fn settings() -> InteractiveSettings {
         InteractiveSettings {
