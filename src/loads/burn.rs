@@ -1,22 +1,57 @@
-use std::sync::atomic::Ordering;
+//! Burn: `-L` threads burning CPU in 1 ms slices until stopped.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use anyhow::Result;
+use serde::{Deserialize, Serialize};
 
-use super::{Starter, STACK};
+use super::{BackgroundLoad, RunInputs, Starter, Tally, STACK};
 use crate::calibration::Burner;
+use crate::model::interactive::LoadReport;
 
-/// Burn: `threads` threads burning CPU in 1 ms slices until stopped.
-pub(super) fn start(s: &mut Starter, threads: u32, burner: Burner) -> Result<()> {
-    for _ in 0..threads {
-        s.spawn("hb-burn", STACK, move |stop, counters| {
-            let mut loops = 0;
-            while !stop.load(Ordering::Relaxed) {
-                burner.burn_ns(1_000_000);
-                loops += burner.loops_per_ms;
-            }
-            counters.burn_loops.fetch_add(loops, Ordering::Relaxed);
-            Ok(())
-        })?;
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Burn {
+    pub threads: u32,
+    pub loops_per_ms: u64,
+}
+
+impl Burn {
+    pub fn of(run: &RunInputs) -> Burn {
+        Burn {
+            threads: run.threads,
+            loops_per_ms: run.loops_per_ms,
+        }
     }
-    Ok(())
+}
+
+/// The burn loops done, over every thread.
+struct Loops(Arc<AtomicU64>);
+
+impl Tally for Loops {
+    fn report(&self, report: &mut LoadReport) {
+        report.burn_loops = self.0.load(Ordering::Relaxed);
+    }
+}
+
+impl BackgroundLoad for Burn {
+    fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>> {
+        let total = Arc::new(AtomicU64::new(0));
+        let burner = Burner {
+            loops_per_ms: self.loops_per_ms,
+        };
+        for _ in 0..self.threads {
+            let total = Arc::clone(&total);
+            s.spawn("hb-burn", STACK, move |stop, _| {
+                let mut loops = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    burner.burn_ns(1_000_000);
+                    loops += burner.loops_per_ms;
+                }
+                total.fetch_add(loops, Ordering::Relaxed);
+                Ok(())
+            })?;
+        }
+        Ok(Box::new(Loops(total)))
+    }
 }

@@ -8,12 +8,15 @@ use std::io::Read;
 use std::io::{Seek, SeekFrom, Write};
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::fs::{FileExt, MetadataExt};
-use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use anyhow::{anyhow, Context, Result};
+use serde::{Deserialize, Serialize};
 
-use super::{LoadSpec, Starter, STACK};
+use super::{BackgroundLoad, RunInputs, Starter, Tally, STACK};
+use crate::model::interactive::LoadReport;
 use crate::platform::blockdev::reads_in_flight;
 
 const CHUNK: usize = 1 << 20;
@@ -142,13 +145,58 @@ const WRITE_OUT_EVERY: u64 = 8 << 20;
 /// (`posix_fadvise(DONTNEED)`): a streaming writer that keeps the disk busy without filling
 /// memory with dirty pages. `bytes_written` counts what was waited for — on the device — and
 /// `bytes_handed` what went to `write()`.
-pub(super) fn start_write(s: &mut Starter, spec: &LoadSpec) -> Result<()> {
-    let path = spec
-        .write_file
-        .clone()
-        .ok_or_else(|| anyhow!("the Write load has no file"))?;
-    let size = spec.file_bytes.max(WRITE_OUT_EVERY);
-    s.spawn("hb-write", STACK, move |stop, counters| {
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WriteLoad {
+    /// The file to write (created new, unlinked as soon as it is open).
+    pub file: Option<PathBuf>,
+    pub file_bytes: u64,
+}
+
+impl WriteLoad {
+    pub fn of(run: &RunInputs) -> WriteLoad {
+        WriteLoad {
+            file: run.write_file.clone(),
+            file_bytes: run.file_bytes,
+        }
+    }
+}
+
+/// Bytes known to be on the device, and bytes handed to `write()`.
+struct Written {
+    on_device: Arc<AtomicU64>,
+    handed: Arc<AtomicU64>,
+}
+
+impl Tally for Written {
+    fn report(&self, report: &mut LoadReport) {
+        report.bytes_written = self.on_device.load(Ordering::Relaxed);
+        report.bytes_handed = self.handed.load(Ordering::Relaxed);
+    }
+}
+
+impl BackgroundLoad for WriteLoad {
+    fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>> {
+        let tally = Written {
+            on_device: Arc::default(),
+            handed: Arc::default(),
+        };
+        let path = self
+            .file
+            .clone()
+            .ok_or_else(|| anyhow!("the Write load has no file"))?;
+        start_write(s, path, self.file_bytes, &tally)?;
+        Ok(Box::new(tally))
+    }
+
+    fn files_dir(&self) -> Option<&Path> {
+        self.file.as_deref().and_then(Path::parent)
+    }
+}
+
+fn start_write(s: &mut Starter, path: PathBuf, file_bytes: u64, tally: &Written) -> Result<()> {
+    let size = file_bytes.max(WRITE_OUT_EVERY);
+    let (on_device, handed) = (Arc::clone(&tally.on_device), Arc::clone(&tally.handed));
+    s.spawn("hb-write", STACK, move |stop, _| {
         let buf = pattern();
         let mut f = OpenOptions::new()
             .write(true)
@@ -166,25 +214,19 @@ pub(super) fn start_write(s: &mut Starter, spec: &LoadSpec) -> Result<()> {
                 }
                 f.write_all(&buf).context("writing the Write load's file")?;
                 offset += CHUNK as u64;
-                counters
-                    .bytes_handed
-                    .fetch_add(CHUNK as u64, Ordering::Relaxed);
+                handed.fetch_add(CHUNK as u64, Ordering::Relaxed);
                 if offset % WRITE_OUT_EVERY == 0 {
                     let range = offset - WRITE_OUT_EVERY;
                     write_out(&f, range, WRITE_OUT_EVERY, false)?;
                     if let Some(prev) = in_flight.replace(range) {
                         write_out(&f, prev, WRITE_OUT_EVERY, true)?;
                         confirmed += WRITE_OUT_EVERY;
-                        counters
-                            .bytes_written
-                            .fetch_add(WRITE_OUT_EVERY, Ordering::Relaxed);
+                        on_device.fetch_add(WRITE_OUT_EVERY, Ordering::Relaxed);
                     }
                 }
             }
             f.sync_data().context("flushing the Write load's file")?;
-            counters
-                .bytes_written
-                .fetch_add(offset - confirmed, Ordering::Relaxed);
+            on_device.fetch_add(offset - confirmed, Ordering::Relaxed);
             drop_file_cache(&f)?;
             f.set_len(0)?;
             f.seek(SeekFrom::Start(0))?;
@@ -225,10 +267,59 @@ fn write_out(f: &File, offset: u64, len: u64, wait: bool) -> Result<()> {
 /// Read: reads the read file whole, drops it from the cache, and starts over. The file comes
 /// as an inherited descriptor of an unlinked file; it is read at offsets of its own (`pread`),
 /// since the descriptor's file position is shared with the coordinator.
-pub(super) fn start_read(s: &mut Starter, spec: &LoadSpec) -> Result<()> {
-    let fd = spec
-        .read_fd
-        .ok_or_else(|| anyhow!("the Read load has no file"))?;
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadLoad {
+    /// The inherited descriptor of the unlinked file to read.
+    pub fd: Option<i32>,
+    /// The directory the file was made in, for its device's traffic.
+    pub dir: Option<PathBuf>,
+}
+
+impl ReadLoad {
+    pub fn of(run: &RunInputs) -> ReadLoad {
+        ReadLoad {
+            fd: run.read_fd,
+            dir: run
+                .write_file
+                .as_deref()
+                .and_then(Path::parent)
+                .map(Path::to_path_buf),
+        }
+    }
+}
+
+/// Bytes read, and whole passes over the file.
+struct ReadTally {
+    bytes: Arc<AtomicU64>,
+    passes: Arc<AtomicU64>,
+}
+
+impl Tally for ReadTally {
+    fn report(&self, report: &mut LoadReport) {
+        report.bytes_read = self.bytes.load(Ordering::Relaxed);
+        report.read_passes = self.passes.load(Ordering::Relaxed);
+    }
+}
+
+impl BackgroundLoad for ReadLoad {
+    fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>> {
+        let tally = ReadTally {
+            bytes: Arc::default(),
+            passes: Arc::default(),
+        };
+        let fd = self
+            .fd
+            .ok_or_else(|| anyhow!("the Read load has no file"))?;
+        start_read(s, fd, &tally)?;
+        Ok(Box::new(tally))
+    }
+
+    fn files_dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+}
+
+fn start_read(s: &mut Starter, fd: i32, tally: &ReadTally) -> Result<()> {
     // SAFETY: dup of a descriptor the spec says is open; the new one is ours to own.
     let own = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
     if own < 0 {
@@ -236,7 +327,8 @@ pub(super) fn start_read(s: &mut Starter, spec: &LoadSpec) -> Result<()> {
     }
     // SAFETY: `own` is a new descriptor nothing else owns.
     let f = unsafe { File::from_raw_fd(own) };
-    s.spawn("hb-read", STACK, move |stop, counters| {
+    let (bytes, passes) = (Arc::clone(&tally.bytes), Arc::clone(&tally.passes));
+    s.spawn("hb-read", STACK, move |stop, _| {
         let mut buf = vec![0u8; CHUNK];
         // A pass cut short by the end of a pair leaves what it read in the cache, and the next
         // pair's load would read that from memory: drop it at the start and at the end.
@@ -254,10 +346,10 @@ pub(super) fn start_read(s: &mut Starter, spec: &LoadSpec) -> Result<()> {
                     break;
                 }
                 offset += n as u64;
-                counters.bytes_read.fetch_add(n as u64, Ordering::Relaxed);
+                bytes.fetch_add(n as u64, Ordering::Relaxed);
             }
             drop_file_cache(&f)?;
-            counters.read_passes.fetch_add(1, Ordering::Relaxed);
+            passes.fetch_add(1, Ordering::Relaxed);
         }
         Ok(())
     })

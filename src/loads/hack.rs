@@ -5,30 +5,62 @@
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
 
-use super::Starter;
+use super::{BackgroundLoad, RunInputs, Starter, Tally};
+use crate::model::interactive::LoadReport;
 
 const PER_GROUP: usize = 20;
 const MESSAGE: usize = 100;
 const HACK_STACK: usize = 64 * 1024;
 
-pub(super) fn start(s: &mut Starter, groups: u32) -> Result<()> {
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hack {
+    pub groups: u32,
+}
+
+impl Hack {
+    pub fn of(run: &RunInputs) -> Hack {
+        Hack {
+            groups: run.hack_groups,
+        }
+    }
+}
+
+/// Messages received, over every receiver.
+struct Messages(Arc<AtomicU64>);
+
+impl Tally for Messages {
+    fn report(&self, report: &mut LoadReport) {
+        report.hack_messages = self.0.load(Ordering::Relaxed);
+    }
+}
+
+impl BackgroundLoad for Hack {
+    fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>> {
+        let messages = Arc::new(AtomicU64::new(0));
+        start(s, self.groups, &messages)?;
+        Ok(Box::new(Messages(messages)))
+    }
+}
+
+fn start(s: &mut Starter, groups: u32, messages: &Arc<AtomicU64>) -> Result<()> {
     // Stopping shuts every socket down, which wakes threads blocked in send or recv. Registered
     // before any thread starts, so a storm that only partly started still stops.
     let all_fds: Arc<Mutex<Vec<Arc<OwnedFd>>>> = Arc::default();
     let registry = Arc::clone(&all_fds);
-    s.unblock.push(Box::new(move || {
+    s.on_stop(move || {
         if let Ok(fds) = registry.lock() {
             for fd in fds.iter() {
                 // SAFETY: valid descriptor.
                 unsafe { libc::shutdown(fd.as_raw_fd(), libc::SHUT_RDWR) };
             }
         }
-    }));
+    });
     for _ in 0..groups.max(1) {
         let mut send_ends = Vec::with_capacity(PER_GROUP);
         for _ in 0..PER_GROUP {
@@ -39,7 +71,8 @@ pub(super) fn start(s: &mut Starter, groups: u32) -> Result<()> {
                 fds.push(Arc::clone(&rx));
             }
             send_ends.push(tx);
-            s.spawn("hb-hack-recv", HACK_STACK, move |stop, counters| {
+            let messages = Arc::clone(messages);
+            s.spawn("hb-hack-recv", HACK_STACK, move |stop, _| {
                 let mut buf = [0u8; MESSAGE];
                 let mut got = 0u64;
                 while !stop.load(Ordering::Relaxed) {
@@ -51,7 +84,7 @@ pub(super) fn start(s: &mut Starter, groups: u32) -> Result<()> {
                     }
                     got += 1;
                 }
-                counters.hack_messages.fetch_add(got, Ordering::Relaxed);
+                messages.fetch_add(got, Ordering::Relaxed);
                 Ok(())
             })?;
         }

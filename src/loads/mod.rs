@@ -1,39 +1,44 @@
 //! Background loads. Each runs as threads inside a load worker process, started by [`start`]
 //! and stopped by [`LoadHandle::stop`], which joins every thread and reports what the load did.
 //! Every load thread sets SCHED_OTHER explicitly and reports the policy it ran with.
+//!
+//! Each load is a file of its own that owns its parameters (its variant of [`LoadSpec`], the
+//! part of what the run knows that it needs, sent to the load worker) and its counters (a
+//! [`Tally`] that writes them into the report), and implements [`BackgroundLoad`]. Whether a
+//! load can run on a host is its line in `registry`.
 
 mod burn;
+mod compile;
 mod disk;
 mod hack;
 mod memload;
 pub mod registry;
 mod ring;
 pub mod sim;
+mod simulation;
 
 pub use disk::{create_unlinked, drop_file_cache, fill_file, resident_fraction, write_file};
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::calibration::Burner;
-use crate::model::interactive::{Bench, CustomSpec, DeviceTraffic, Load, LoadReport};
+use crate::model::interactive::{CustomSpec, DeviceTraffic, Load, LoadReport};
 use crate::platform::blockdev::DeviceCounters;
 use crate::platform::sched::{self, Policy};
-use sim::{LatencyRecorder, Profile};
 
-/// Everything a load worker needs to run one load.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LoadSpec {
-    pub load: Load,
+/// What the run knows that a load may take its parameters from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunInputs {
     /// `-L`: Burn and Ring threads.
     pub threads: u32,
     pub loops_per_ms: u64,
-    /// The file Write writes over and over (unlinked as soon as it is open).
+    /// The file Write writes over and over (unlinked as soon as it is open); its directory is
+    /// the run's private directory, where the Read file is too.
     pub write_file: Option<PathBuf>,
     /// The open descriptor of the file Read reads: created beforehand by the coordinator,
     /// unlinked, and inherited by the load worker, so the kernel frees it however the run ends.
@@ -45,30 +50,114 @@ pub struct LoadSpec {
     pub custom: Option<CustomSpec>,
 }
 
-/// Counters the load threads update as they go (relaxed atomics: read once, at the end).
-#[derive(Default)]
-pub struct LoadCounters {
-    pub bytes_written: AtomicU64,
-    pub bytes_handed: AtomicU64,
-    pub bytes_read: AtomicU64,
-    pub read_passes: AtomicU64,
-    pub ring_wakeups: AtomicU64,
-    pub hack_messages: AtomicU64,
-    pub memload_mb_touched: AtomicU64,
-    pub burn_loops: AtomicU64,
-    policies: Mutex<Vec<Policy>>,
+/// One load and its own parameters: what a load worker is sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "load")]
+pub enum LoadSpec {
+    None,
+    Burn(burn::Burn),
+    Write(disk::WriteLoad),
+    Read(disk::ReadLoad),
+    Compile(compile::Compile),
+    Ring(ring::Ring),
+    Memload(memload::Memload),
+    Hack(hack::Hack),
+    Simulation(simulation::Simulation),
 }
 
-impl LoadCounters {
-    /// Sets the calling load thread to SCHED_OTHER, names it and records its policy.
-    pub fn enter_thread(&self, name: &str) {
-        sched::name_current_thread(name);
-        let _ = sched::set_current_thread_policy(Policy::Other);
-        self.record_policy(sched::current_thread_policy());
+impl LoadSpec {
+    /// `load`'s spec, its parameters taken from what the run knows.
+    pub fn new(load: Load, run: &RunInputs) -> LoadSpec {
+        match load {
+            Load::None => LoadSpec::None,
+            Load::Burn => LoadSpec::Burn(burn::Burn::of(run)),
+            Load::Write => LoadSpec::Write(disk::WriteLoad::of(run)),
+            Load::Read => LoadSpec::Read(disk::ReadLoad::of(run)),
+            Load::Compile => LoadSpec::Compile(compile::Compile::of(run)),
+            Load::Ring => LoadSpec::Ring(ring::Ring::of(run)),
+            Load::Memload => LoadSpec::Memload(memload::Memload::of(run)),
+            Load::Hack => LoadSpec::Hack(hack::Hack::of(run)),
+            Load::Video | Load::X | Load::Custom => {
+                LoadSpec::Simulation(simulation::Simulation::of(load, run))
+            }
+        }
     }
 
-    fn record_policy(&self, p: Policy) {
-        if let Ok(mut v) = self.policies.lock() {
+    /// The load this runs.
+    pub fn load(&self) -> Load {
+        match self {
+            LoadSpec::None => Load::None,
+            LoadSpec::Burn(_) => Load::Burn,
+            LoadSpec::Write(_) => Load::Write,
+            LoadSpec::Read(_) => Load::Read,
+            LoadSpec::Compile(_) => Load::Compile,
+            LoadSpec::Ring(_) => Load::Ring,
+            LoadSpec::Memload(_) => Load::Memload,
+            LoadSpec::Hack(_) => Load::Hack,
+            LoadSpec::Simulation(s) => s.load(),
+        }
+    }
+
+    /// The descriptors the load worker must inherit: the Read file's.
+    pub fn inherited_fds(&self) -> Vec<i32> {
+        match self {
+            LoadSpec::Read(r) => r.fd.into_iter().collect(),
+            LoadSpec::Compile(c) => c.read.fd.into_iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn unit(&self) -> Option<&dyn BackgroundLoad> {
+        Some(match self {
+            LoadSpec::None => return None,
+            LoadSpec::Burn(l) => l,
+            LoadSpec::Write(l) => l,
+            LoadSpec::Read(l) => l,
+            LoadSpec::Compile(l) => l,
+            LoadSpec::Ring(l) => l,
+            LoadSpec::Memload(l) => l,
+            LoadSpec::Hack(l) => l,
+            LoadSpec::Simulation(l) => l,
+        })
+    }
+}
+
+/// A background load.
+pub trait BackgroundLoad {
+    /// Starts the load's threads on `s`; the tally reads what they counted once they stopped.
+    fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>>;
+    /// Where the load's files are: their block device's traffic is reported.
+    fn files_dir(&self) -> Option<&Path> {
+        None
+    }
+}
+
+/// What a running load counts, written into its report when it has stopped.
+pub trait Tally: Send {
+    fn report(&self, report: &mut LoadReport);
+}
+
+/// A load that counts nothing but its threads and their policies.
+struct Uncounted;
+
+impl Tally for Uncounted {
+    fn report(&self, _report: &mut LoadReport) {}
+}
+
+/// The policies the load's threads ran with, as each reported its own.
+#[derive(Default)]
+pub struct Policies(Mutex<Vec<Policy>>);
+
+impl Policies {
+    /// Sets the calling load thread to SCHED_OTHER, names it and records its policy.
+    fn enter_thread(&self, name: &str) {
+        sched::name_current_thread(name);
+        let _ = sched::set_current_thread_policy(Policy::Other);
+        self.record(sched::current_thread_policy());
+    }
+
+    pub fn record(&self, p: Policy) {
+        if let Ok(mut v) = self.0.lock() {
             v.push(p);
         }
     }
@@ -78,7 +167,8 @@ impl LoadCounters {
 pub struct LoadHandle {
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<Result<()>>>,
-    counters: Arc<LoadCounters>,
+    policies: Arc<Policies>,
+    tally: Box<dyn Tally>,
     /// Called after the stop flag is set, to wake threads blocked in the kernel.
     unblock: Vec<Box<dyn FnOnce() + Send>>,
     /// The disk loads' device as the load began.
@@ -115,50 +205,56 @@ impl LoadHandle {
                 bytes_written,
             })
         });
-        let c = &self.counters;
-        Ok(LoadReport {
+        let mut report = LoadReport {
             threads: n,
-            policies: c.policies.lock().map(|v| v.clone()).unwrap_or_default(),
-            bytes_written: c.bytes_written.load(Ordering::Relaxed),
-            bytes_handed: c.bytes_handed.load(Ordering::Relaxed),
-            bytes_read: c.bytes_read.load(Ordering::Relaxed),
-            read_passes: c.read_passes.load(Ordering::Relaxed),
-            ring_wakeups: c.ring_wakeups.load(Ordering::Relaxed),
-            hack_messages: c.hack_messages.load(Ordering::Relaxed),
-            memload_mb_touched: c.memload_mb_touched.load(Ordering::Relaxed),
-            burn_loops: c.burn_loops.load(Ordering::Relaxed),
+            policies: self
+                .policies
+                .0
+                .lock()
+                .map(|v| v.clone())
+                .unwrap_or_default(),
             device,
-        })
+            ..LoadReport::default()
+        };
+        self.tally.report(&mut report);
+        Ok(report)
     }
 }
 
 /// Builds a load's threads before any of them starts working.
-struct Starter {
+pub struct Starter {
     stop: Arc<AtomicBool>,
-    counters: Arc<LoadCounters>,
+    policies: Arc<Policies>,
     threads: Vec<JoinHandle<Result<()>>>,
     unblock: Vec<Box<dyn FnOnce() + Send>>,
 }
 
 impl Starter {
+    /// Starts a load thread: SCHED_OTHER, named, its policy recorded; `f` gets the stop flag
+    /// and the policies (a simulation records its timekeeper's too).
     fn spawn(
         &mut self,
         name: &str,
         stack: usize,
-        f: impl FnOnce(Arc<AtomicBool>, Arc<LoadCounters>) -> Result<()> + Send + 'static,
+        f: impl FnOnce(Arc<AtomicBool>, &Policies) -> Result<()> + Send + 'static,
     ) -> Result<()> {
-        let (stop, counters) = (Arc::clone(&self.stop), Arc::clone(&self.counters));
+        let (stop, policies) = (Arc::clone(&self.stop), Arc::clone(&self.policies));
         let thread_name = name.to_string();
         let handle = std::thread::Builder::new()
             .name(name.into())
             .stack_size(stack)
             .spawn(move || {
-                counters.enter_thread(&thread_name);
-                f(stop, counters)
+                policies.enter_thread(&thread_name);
+                f(stop, &policies)
             })
             .with_context(|| format!("starting load thread {name}"))?;
         self.threads.push(handle);
         Ok(())
+    }
+
+    /// Called, once the stop flag is set, to wake the load's threads blocked in the kernel.
+    fn on_stop(&mut self, unblock: impl FnOnce() + Send + 'static) {
+        self.unblock.push(Box::new(unblock));
     }
 }
 
@@ -168,83 +264,38 @@ const STACK: usize = 256 * 1024;
 pub fn start(spec: &LoadSpec) -> Result<LoadHandle> {
     let mut s = Starter {
         stop: Arc::new(AtomicBool::new(false)),
-        counters: Arc::new(LoadCounters::default()),
+        policies: Arc::default(),
         threads: Vec::new(),
         unblock: Vec::new(),
     };
+    let unit = spec.unit();
     // The device under the disk loads' files, read before they start.
-    let (writes, reads) = spec.load.uses_files();
-    let device = if writes || reads {
-        spec.write_file
-            .as_deref()
-            .and_then(|f| f.parent())
-            .and_then(DeviceCounters::of)
-    } else {
-        None
+    let device = unit
+        .and_then(|u| u.files_dir())
+        .and_then(DeviceCounters::of);
+    let started = match unit {
+        Some(u) => u.start(&mut s),
+        None => Ok(Box::new(Uncounted) as Box<dyn Tally>),
     };
-    let started = start_parts(spec, &mut s);
+    let (tally, error) = match started {
+        Ok(t) => (t, None),
+        Err(e) => (Box::new(Uncounted) as Box<dyn Tally>, Some(e)),
+    };
     let handle = LoadHandle {
         stop: s.stop,
         threads: s.threads,
-        counters: s.counters,
+        policies: s.policies,
+        tally,
         unblock: s.unblock,
         device,
     };
-    match started {
-        Ok(()) => Ok(handle),
-        Err(e) => {
+    match error {
+        None => Ok(handle),
+        Some(e) => {
             let _ = handle.stop();
             Err(e)
         }
     }
-}
-
-fn start_parts(spec: &LoadSpec, s: &mut Starter) -> Result<()> {
-    let burner = Burner {
-        loops_per_ms: spec.loops_per_ms,
-    };
-    match spec.load {
-        Load::None => Ok(()),
-        Load::Burn => burn::start(s, spec.threads, burner),
-        Load::Write => disk::start_write(s, spec),
-        Load::Read => disk::start_read(s, spec),
-        Load::Compile => {
-            burn::start(s, spec.threads, burner)?;
-            disk::start_write(s, spec)?;
-            disk::start_read(s, spec)
-        }
-        Load::Ring => ring::start(s, spec.threads),
-        Load::Memload => memload::start(s, spec.memload_mb),
-        Load::Hack => hack::start(s, spec.hack_groups),
-        Load::Video => start_simulation(s, Bench::Video, None, burner),
-        Load::X => start_simulation(s, Bench::X, None, burner),
-        Load::Custom => start_simulation(s, Bench::Custom, spec.custom, burner),
-    }
-}
-
-/// A simulation used as a load: the same task and timekeeper, both SCHED_OTHER, unmeasured.
-fn start_simulation(
-    s: &mut Starter,
-    bench: Bench,
-    custom: Option<CustomSpec>,
-    burner: Burner,
-) -> Result<()> {
-    let profile =
-        Profile::of(bench, custom).ok_or_else(|| anyhow!("{} needs -C and -I", bench.name()))?;
-    s.spawn("hb-sim-load", STACK, move |stop, counters| {
-        let new = || LatencyRecorder::new(0, 10_000_000_000);
-        let (mut latency, mut wake, mut from_deadline) = (new()?, new()?, new()?);
-        let recorders = sim::PeriodicRecorders {
-            latency: &mut latency,
-            wake: &mut wake,
-            from_deadline: &mut from_deadline,
-        };
-        let out = sim::run_periodic(profile, burner, &stop, Policy::Other, recorders)?;
-        if let Some(p) = out.timer.policy {
-            counters.record_policy(p);
-        }
-        Ok(())
-    })
 }
 
 #[cfg(test)]
@@ -252,9 +303,8 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    fn spec(load: Load) -> LoadSpec {
-        LoadSpec {
-            load,
+    fn inputs() -> RunInputs {
+        RunInputs {
             threads: 2,
             loops_per_ms: 100_000,
             write_file: None,
@@ -269,6 +319,10 @@ mod tests {
         }
     }
 
+    fn spec(load: Load) -> LoadSpec {
+        LoadSpec::new(load, &inputs())
+    }
+
     fn run(spec: &LoadSpec, ms: u64) -> LoadReport {
         let h = start(spec).unwrap();
         std::thread::sleep(Duration::from_millis(ms));
@@ -276,7 +330,7 @@ mod tests {
         assert!(
             r.policies.iter().all(|p| *p == Policy::Other),
             "{:?}: {:?}",
-            spec.load,
+            spec.load(),
             r.policies
         );
         r
@@ -306,10 +360,12 @@ mod tests {
         let read = dir.path().join("read");
         write_file(&read, 4 << 20, &AtomicBool::new(false)).unwrap();
         let read_file = std::fs::File::open(&read).unwrap();
-        let mut s = spec(Load::Compile);
-        s.write_file = Some(dir.path().join("write"));
-        s.read_fd = Some(std::os::fd::AsRawFd::as_raw_fd(&read_file));
-        let r = run(&s, 300);
+        let with_files = RunInputs {
+            write_file: Some(dir.path().join("write")),
+            read_fd: Some(std::os::fd::AsRawFd::as_raw_fd(&read_file)),
+            ..inputs()
+        };
+        let r = run(&LoadSpec::new(Load::Compile, &with_files), 300);
         assert_eq!(r.threads, 4);
         assert!(r.bytes_written > 0 && r.bytes_read > 0, "{r:?}");
         assert!(r.bytes_handed >= r.bytes_written, "{r:?}");
@@ -321,6 +377,18 @@ mod tests {
         // The Write load's file was unlinked once open: only the read file is left.
         std::fs::remove_file(&read).unwrap();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn every_load_has_a_spec_of_its_own_that_names_it() {
+        for load in Load::ALL {
+            let spec = spec(load);
+            assert_eq!(spec.load(), load);
+            // What the load worker is sent reads back as the same load.
+            let json = serde_json::to_string(&spec).unwrap();
+            let back: LoadSpec = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, spec, "{json}");
+        }
     }
 
     #[test]

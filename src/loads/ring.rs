@@ -1,44 +1,71 @@
-use std::sync::atomic::Ordering;
+//! Ring: `-L` threads in a circle, each waking the next as soon as it is woken — a load of pure
+//! wake-ups and context switches (interbench's emulate_ring).
+
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use anyhow::Result;
+use serde::{Deserialize, Serialize};
 
-use super::{Starter, STACK};
+use super::{BackgroundLoad, RunInputs, Starter, Tally, STACK};
+use crate::model::interactive::LoadReport;
 use crate::platform::sem::Semaphore;
 
-/// Ring: `threads` threads in a circle, each waking the next as soon as it is woken — a load
-/// of pure wake-ups and context switches (interbench's emulate_ring).
-pub(super) fn start(s: &mut Starter, threads: u32) -> Result<()> {
-    let n = threads.max(2) as usize;
-    let sems: Arc<Vec<Semaphore>> = Arc::new(
-        (0..n)
-            .map(|_| Semaphore::new(0))
-            .collect::<Result<_, _>>()?,
-    );
-    // Registered first, so a ring that only partly started still stops: every thread waiting
-    // on its semaphore is woken and sees the stop flag.
-    let all = Arc::clone(&sems);
-    s.unblock
-        .push(Box::new(move || all.iter().for_each(Semaphore::post)));
-    for i in 0..n {
-        let sems = Arc::clone(&sems);
-        s.spawn("hb-ring", STACK, move |stop, counters| {
-            let next = (i + 1) % n;
-            let mut wakeups = 0;
-            loop {
-                sems[i].wait();
-                if stop.load(Ordering::Relaxed) {
-                    // Pass the stop on so every thread in the ring wakes and leaves.
-                    sems[next].post();
-                    break;
-                }
-                wakeups += 1;
-                sems[next].post();
-            }
-            counters.ring_wakeups.fetch_add(wakeups, Ordering::Relaxed);
-            Ok(())
-        })?;
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ring {
+    pub threads: u32,
+}
+
+impl Ring {
+    pub fn of(run: &RunInputs) -> Ring {
+        Ring {
+            threads: run.threads,
+        }
     }
-    sems[0].post();
-    Ok(())
+}
+
+/// Wake-ups passed on, over every thread.
+struct Wakeups(Arc<AtomicU64>);
+
+impl Tally for Wakeups {
+    fn report(&self, report: &mut LoadReport) {
+        report.ring_wakeups = self.0.load(Ordering::Relaxed);
+    }
+}
+
+impl BackgroundLoad for Ring {
+    fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>> {
+        let n = self.threads.max(2) as usize;
+        let total = Arc::new(AtomicU64::new(0));
+        let sems: Arc<Vec<Semaphore>> = Arc::new(
+            (0..n)
+                .map(|_| Semaphore::new(0))
+                .collect::<Result<_, _>>()?,
+        );
+        // Registered first, so a ring that only partly started still stops: every thread
+        // waiting on its semaphore is woken and sees the stop flag.
+        let all = Arc::clone(&sems);
+        s.on_stop(move || all.iter().for_each(Semaphore::post));
+        for i in 0..n {
+            let (sems, total) = (Arc::clone(&sems), Arc::clone(&total));
+            s.spawn("hb-ring", STACK, move |stop, _| {
+                let next = (i + 1) % n;
+                let mut wakeups = 0;
+                loop {
+                    sems[i].wait();
+                    if stop.load(Ordering::Relaxed) {
+                        // Pass the stop on so every thread in the ring wakes and leaves.
+                        sems[next].post();
+                        break;
+                    }
+                    wakeups += 1;
+                    sems[next].post();
+                }
+                total.fetch_add(wakeups, Ordering::Relaxed);
+                Ok(())
+            })?;
+        }
+        sems[0].post();
+        Ok(Box::new(Wakeups(total)))
+    }
 }

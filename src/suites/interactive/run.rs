@@ -9,7 +9,7 @@ use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec};
 use crate::calibration::{
     burn_calibration, burn_loops, measure_rate, BurnCalibration, BURN_BUDGET,
 };
-use crate::loads::{self, LoadSpec};
+use crate::loads::{self, LoadSpec, RunInputs};
 use crate::model::interactive::{
     Bench, DriftCheck, InteractiveResult, Load, LoadReport, Measurement, SkippedLoad,
 };
@@ -171,17 +171,19 @@ pub fn run(
             current = Some(bench);
         }
         observer.pair_begins(bench, load, index, plan.pairs.len());
-        let load_spec = LoadSpec {
+        let load_spec = LoadSpec::new(
             load,
-            threads: settings.burn_threads,
-            loops_per_ms: calibration.loops_per_ms,
-            write_file: Some(write_file.clone()),
-            read_fd,
-            file_bytes: settings.file_bytes,
-            memload_mb: settings.memload_mb.unwrap_or(0),
-            hack_groups: settings.hack_groups,
-            custom: settings.custom,
-        };
+            &RunInputs {
+                threads: settings.burn_threads,
+                loops_per_ms: calibration.loops_per_ms,
+                write_file: Some(write_file.clone()),
+                read_fd,
+                file_bytes: settings.file_bytes,
+                memload_mb: settings.memload_mb.unwrap_or(0),
+                hack_groups: settings.hack_groups,
+                custom: settings.custom,
+            },
+        );
         let bench_spec = BenchSpec {
             bench,
             custom: settings.custom,
@@ -249,8 +251,8 @@ fn run_pair(
     load_spec: LoadSpec,
     stop: &AtomicBool,
 ) -> Result<Option<Measurement>> {
-    let (bench, load) = (bench_spec.bench, load_spec.load);
-    let inherited: Vec<i32> = load_spec.read_fd.into_iter().collect();
+    let (bench, load) = (bench_spec.bench, load_spec.load());
+    let inherited = load_spec.inherited_fds();
     let load_json = workers::spec_json(
         "load",
         &LoadWorkerSpec {

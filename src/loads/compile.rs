@@ -1,0 +1,53 @@
+//! Compile: Burn, Write and Read at once, like `make -j` (interbench's emulate_compile).
+
+use std::path::Path;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use super::burn::Burn;
+use super::disk::{ReadLoad, WriteLoad};
+use super::{BackgroundLoad, RunInputs, Starter, Tally};
+use crate::model::interactive::LoadReport;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Compile {
+    pub burn: Burn,
+    pub write: WriteLoad,
+    pub read: ReadLoad,
+}
+
+impl Compile {
+    pub fn of(run: &RunInputs) -> Compile {
+        Compile {
+            burn: Burn::of(run),
+            write: WriteLoad::of(run),
+            read: ReadLoad::of(run),
+        }
+    }
+}
+
+/// Its three parts' counts.
+struct Parts(Vec<Box<dyn Tally>>);
+
+impl Tally for Parts {
+    fn report(&self, report: &mut LoadReport) {
+        for part in &self.0 {
+            part.report(report);
+        }
+    }
+}
+
+impl BackgroundLoad for Compile {
+    fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>> {
+        Ok(Box::new(Parts(vec![
+            self.burn.start(s)?,
+            self.write.start(s)?,
+            self.read.start(s)?,
+        ])))
+    }
+
+    fn files_dir(&self) -> Option<&Path> {
+        self.write.files_dir()
+    }
+}

@@ -1,0 +1,63 @@
+//! Video, X and Custom as loads: the simulation of the same name (its task thread and its
+//! timekeeper, both SCHED_OTHER), unmeasured.
+
+use anyhow::{anyhow, Result};
+use serde::{Deserialize, Serialize};
+
+use super::sim::{self, LatencyRecorder, Profile};
+use super::{BackgroundLoad, RunInputs, Starter, Tally, Uncounted, STACK};
+use crate::calibration::Burner;
+use crate::model::interactive::{Bench, CustomSpec, Load};
+use crate::platform::sched::Policy;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Simulation {
+    pub bench: Bench,
+    pub custom: Option<CustomSpec>,
+    pub loops_per_ms: u64,
+}
+
+impl Simulation {
+    /// `load`'s simulation: one of Video, X and Custom.
+    pub fn of(load: Load, run: &RunInputs) -> Simulation {
+        Simulation {
+            bench: load.same_as().unwrap_or(Bench::Video),
+            custom: run.custom,
+            loops_per_ms: run.loops_per_ms,
+        }
+    }
+
+    pub fn load(&self) -> Load {
+        match self.bench {
+            Bench::X => Load::X,
+            Bench::Custom => Load::Custom,
+            _ => Load::Video,
+        }
+    }
+}
+
+impl BackgroundLoad for Simulation {
+    fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>> {
+        let bench = self.bench;
+        let profile = Profile::of(bench, self.custom)
+            .ok_or_else(|| anyhow!("{} needs -C and -I", bench.name()))?;
+        let burner = Burner {
+            loops_per_ms: self.loops_per_ms,
+        };
+        s.spawn("hb-sim-load", STACK, move |stop, policies| {
+            let new = || LatencyRecorder::new(0, 10_000_000_000);
+            let (mut latency, mut wake, mut from_deadline) = (new()?, new()?, new()?);
+            let recorders = sim::PeriodicRecorders {
+                latency: &mut latency,
+                wake: &mut wake,
+                from_deadline: &mut from_deadline,
+            };
+            let out = sim::run_periodic(profile, burner, &stop, Policy::Other, recorders)?;
+            if let Some(p) = out.timer.policy {
+                policies.record(p);
+            }
+            Ok(())
+        })?;
+        Ok(Box::new(Uncounted))
+    }
+}
