@@ -130,7 +130,7 @@ fn side(source: &str, runs: &[RunResult]) -> Side {
     let r = &runs[0];
     Side {
         source: source.to_string(),
-        hostname: r.environment.hostname.clone(),
+        hostname: r.environment.host.hostname.clone(),
         started_at: r.started_at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
         tool_version: r.tool_version.clone(),
         runs: runs.len(),
@@ -146,17 +146,27 @@ fn notes(a: &RunResult, b: &RunResult) -> Vec<String> {
             notes.push(format!("different {what}: {x} vs {y}"));
         }
     };
-    differ("hosts", ea.hostname.clone(), eb.hostname.clone());
+    differ("hosts", ea.host.hostname.clone(), eb.host.hostname.clone());
     differ(
         "kernels",
-        ea.kernel_release.clone(),
-        eb.kernel_release.clone(),
+        ea.host.kernel_release.clone(),
+        eb.host.kernel_release.clone(),
     );
-    differ("CPU models", ea.cpu_model.clone(), eb.cpu_model.clone());
+    differ(
+        "CPU models",
+        ea.host.cpu_model.clone(),
+        eb.host.cpu_model.clone(),
+    );
     differ(
         "CPU counts",
-        format!("{} online, {} allowed", ea.cpus_online, ea.cpus_allowed),
-        format!("{} online, {} allowed", eb.cpus_online, eb.cpus_allowed),
+        format!(
+            "{} online, {} allowed",
+            ea.host.cpus_online, ea.host.cpus_allowed
+        ),
+        format!(
+            "{} online, {} allowed",
+            eb.host.cpus_online, eb.host.cpus_allowed
+        ),
     );
     differ(
         "hostbench versions",

@@ -125,7 +125,7 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     let text = render::index::report(&done.result, r);
     let files = write_reports(
         &args.results_dir,
-        &done.result.environment.hostname,
+        &done.result.environment.host.hostname,
         &text,
         &render::index::html(&done.result, r),
     );

@@ -136,12 +136,12 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     let file_bytes = match args.file_size_mb {
         Some(mb) => mb.saturating_mul(1 << 20),
         // interbench's rule: a file the size of physical RAM, so no cache can hold it.
-        None => environment.memory_total_bytes.max(1 << 20),
+        None => environment.host.memory_total_bytes.max(1 << 20),
     };
     let workdir = args.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     if args.list {
         let here = Here {
-            swap_bytes: environment.swap_total_bytes,
+            swap_bytes: environment.host.swap_total_bytes,
             free_disk_bytes: files::free_bytes(&workdir).ok(),
             file_bytes,
             memload_mb: args.memload_mb,
@@ -176,8 +176,8 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         exclude_loads: args.exclude_loads.clone(),
     };
     let host = HostLimits {
-        swap_bytes: environment.swap_total_bytes,
-        available_bytes: environment.memory_available_bytes,
+        swap_bytes: environment.host.swap_total_bytes,
+        available_bytes: environment.host.memory_available_bytes,
         usable_cpus: environment.usable_cpus(),
     };
     let config = InteractiveConfig::new(
@@ -193,7 +193,7 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     prepare_workdir(&config.workdir, &session.out)?;
     let stop = session.stop.clone();
     let started_at = session.started_at();
-    let kernel = session.environment.kernel_release.clone();
+    let kernel = session.environment.host.kernel_release.clone();
     let log = if args.console_only {
         None
     } else {

@@ -41,9 +41,9 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
     let cpus = environment.usable_cpus();
     let host = HostFacts {
         usable_cpus: cpus,
-        memory_total_bytes: environment.memory_total_bytes,
-        memory_available_bytes: environment.memory_available_bytes,
-        swap_bytes: environment.swap_total_bytes,
+        memory_total_bytes: environment.host.memory_total_bytes,
+        memory_available_bytes: environment.host.memory_available_bytes,
+        swap_bytes: environment.host.swap_total_bytes,
         free_disk_bytes: files::free_bytes(&workdir).ok(),
     };
     let plan = StandardPlan::new(

@@ -1,14 +1,12 @@
 //! Burn: `-L` threads burning CPU in 1 ms slices until stopped.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use super::{BackgroundLoad, RunInputs, Starter, Tally, STACK};
+use super::{BackgroundLoad, Count, RunInputs, Starter, Tally, STACK};
 use crate::calibration::Burner;
-use crate::model::interactive::LoadReport;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Burn {
@@ -25,23 +23,14 @@ impl Burn {
     }
 }
 
-/// The burn loops done, over every thread.
-struct Loops(Arc<AtomicU64>);
-
-impl Tally for Loops {
-    fn report(&self, report: &mut LoadReport) {
-        report.burn_loops = self.0.load(Ordering::Relaxed);
-    }
-}
-
 impl BackgroundLoad for Burn {
     fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>> {
-        let total = Arc::new(AtomicU64::new(0));
+        let loops_done = Count::new(|r| &mut r.burn_loops);
         let burner = Burner {
             loops_per_ms: self.loops_per_ms,
         };
         for _ in 0..self.threads {
-            let total = Arc::clone(&total);
+            let total = loops_done.adder();
             s.spawn("hb-burn", STACK, move |stop, _| {
                 let mut loops = 0;
                 while !stop.load(Ordering::Relaxed) {
@@ -52,6 +41,6 @@ impl BackgroundLoad for Burn {
                 Ok(())
             })?;
         }
-        Ok(Box::new(Loops(total)))
+        Ok(Box::new(loops_done))
     }
 }

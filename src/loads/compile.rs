@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 use super::burn::Burn;
 use super::disk::{ReadLoad, WriteLoad};
 use super::{BackgroundLoad, RunInputs, Starter, Tally};
-use crate::model::interactive::LoadReport;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Compile {
@@ -27,24 +26,13 @@ impl Compile {
     }
 }
 
-/// Its three parts' counts.
-struct Parts(Vec<Box<dyn Tally>>);
-
-impl Tally for Parts {
-    fn report(&self, report: &mut LoadReport) {
-        for part in &self.0 {
-            part.report(report);
-        }
-    }
-}
-
 impl BackgroundLoad for Compile {
     fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>> {
-        Ok(Box::new(Parts(vec![
+        Ok(Box::new(vec![
             self.burn.start(s)?,
             self.write.start(s)?,
             self.read.start(s)?,
-        ])))
+        ]))
     }
 
     fn files_dir(&self) -> Option<&Path> {

@@ -15,8 +15,7 @@ use std::sync::Arc;
 use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::{BackgroundLoad, RunInputs, Starter, Tally, STACK};
-use crate::model::interactive::LoadReport;
+use super::{BackgroundLoad, Count, RunInputs, Starter, Tally, STACK};
 use crate::platform::blockdev::reads_in_flight;
 
 const CHUNK: usize = 1 << 20;
@@ -161,31 +160,20 @@ impl WriteLoad {
     }
 }
 
-/// Bytes known to be on the device, and bytes handed to `write()`.
-struct Written {
-    on_device: Arc<AtomicU64>,
-    handed: Arc<AtomicU64>,
-}
-
-impl Tally for Written {
-    fn report(&self, report: &mut LoadReport) {
-        report.bytes_written = self.on_device.load(Ordering::Relaxed);
-        report.bytes_handed = self.handed.load(Ordering::Relaxed);
-    }
-}
-
 impl BackgroundLoad for WriteLoad {
     fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>> {
-        let tally = Written {
-            on_device: Arc::default(),
-            handed: Arc::default(),
-        };
+        // Bytes known to be on the device, and bytes handed to `write()`.
+        let on_device = Count::new(|r| &mut r.bytes_written);
+        let handed = Count::new(|r| &mut r.bytes_handed);
         let path = self
             .file
             .clone()
             .ok_or_else(|| anyhow!("the Write load has no file"))?;
-        start_write(s, path, self.file_bytes, &tally)?;
-        Ok(Box::new(tally))
+        start_write(s, path, self.file_bytes, on_device.adder(), handed.adder())?;
+        Ok(Box::new(vec![
+            Box::new(on_device) as Box<dyn Tally>,
+            Box::new(handed),
+        ]))
     }
 
     fn files_dir(&self) -> Option<&Path> {
@@ -193,9 +181,14 @@ impl BackgroundLoad for WriteLoad {
     }
 }
 
-fn start_write(s: &mut Starter, path: PathBuf, file_bytes: u64, tally: &Written) -> Result<()> {
+fn start_write(
+    s: &mut Starter,
+    path: PathBuf,
+    file_bytes: u64,
+    on_device: Arc<AtomicU64>,
+    handed: Arc<AtomicU64>,
+) -> Result<()> {
     let size = file_bytes.max(WRITE_OUT_EVERY);
-    let (on_device, handed) = (Arc::clone(&tally.on_device), Arc::clone(&tally.handed));
     s.spawn("hb-write", STACK, move |stop, _| {
         let buf = pattern();
         let mut f = OpenOptions::new()
@@ -288,30 +281,19 @@ impl ReadLoad {
     }
 }
 
-/// Bytes read, and whole passes over the file.
-struct ReadTally {
-    bytes: Arc<AtomicU64>,
-    passes: Arc<AtomicU64>,
-}
-
-impl Tally for ReadTally {
-    fn report(&self, report: &mut LoadReport) {
-        report.bytes_read = self.bytes.load(Ordering::Relaxed);
-        report.read_passes = self.passes.load(Ordering::Relaxed);
-    }
-}
-
 impl BackgroundLoad for ReadLoad {
     fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>> {
-        let tally = ReadTally {
-            bytes: Arc::default(),
-            passes: Arc::default(),
-        };
+        // Bytes read, and whole passes over the file.
+        let bytes = Count::new(|r| &mut r.bytes_read);
+        let passes = Count::new(|r| &mut r.read_passes);
         let fd = self
             .fd
             .ok_or_else(|| anyhow!("the Read load has no file"))?;
-        start_read(s, fd, &tally)?;
-        Ok(Box::new(tally))
+        start_read(s, fd, bytes.adder(), passes.adder())?;
+        Ok(Box::new(vec![
+            Box::new(bytes) as Box<dyn Tally>,
+            Box::new(passes),
+        ]))
     }
 
     fn files_dir(&self) -> Option<&Path> {
@@ -319,7 +301,12 @@ impl BackgroundLoad for ReadLoad {
     }
 }
 
-fn start_read(s: &mut Starter, fd: i32, tally: &ReadTally) -> Result<()> {
+fn start_read(
+    s: &mut Starter,
+    fd: i32,
+    bytes: Arc<AtomicU64>,
+    passes: Arc<AtomicU64>,
+) -> Result<()> {
     // SAFETY: dup of a descriptor the spec says is open; the new one is ours to own.
     let own = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
     if own < 0 {
@@ -327,7 +314,6 @@ fn start_read(s: &mut Starter, fd: i32, tally: &ReadTally) -> Result<()> {
     }
     // SAFETY: `own` is a new descriptor nothing else owns.
     let f = unsafe { File::from_raw_fd(own) };
-    let (bytes, passes) = (Arc::clone(&tally.bytes), Arc::clone(&tally.passes));
     s.spawn("hb-read", STACK, move |stop, _| {
         let mut buf = vec![0u8; CHUNK];
         // A pass cut short by the end of a pair leaves what it read in the cache, and the next

@@ -5,14 +5,13 @@
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::{BackgroundLoad, RunInputs, Starter, Tally};
-use crate::model::interactive::LoadReport;
+use super::{BackgroundLoad, Count, RunInputs, Starter, Tally};
 
 const PER_GROUP: usize = 20;
 const MESSAGE: usize = 100;
@@ -31,24 +30,15 @@ impl Hack {
     }
 }
 
-/// Messages received, over every receiver.
-struct Messages(Arc<AtomicU64>);
-
-impl Tally for Messages {
-    fn report(&self, report: &mut LoadReport) {
-        report.hack_messages = self.0.load(Ordering::Relaxed);
-    }
-}
-
 impl BackgroundLoad for Hack {
     fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>> {
-        let messages = Arc::new(AtomicU64::new(0));
+        let messages = Count::new(|r| &mut r.hack_messages);
         start(s, self.groups, &messages)?;
-        Ok(Box::new(Messages(messages)))
+        Ok(Box::new(messages))
     }
 }
 
-fn start(s: &mut Starter, groups: u32, messages: &Arc<AtomicU64>) -> Result<()> {
+fn start(s: &mut Starter, groups: u32, messages: &Count) -> Result<()> {
     // Stopping shuts every socket down, which wakes threads blocked in send or recv. Registered
     // before any thread starts, so a storm that only partly started still stops.
     let all_fds: Arc<Mutex<Vec<Arc<OwnedFd>>>> = Arc::default();
@@ -71,7 +61,7 @@ fn start(s: &mut Starter, groups: u32, messages: &Arc<AtomicU64>) -> Result<()> 
                 fds.push(Arc::clone(&rx));
             }
             send_ends.push(tx);
-            let messages = Arc::clone(messages);
+            let messages = messages.adder();
             s.spawn("hb-hack-recv", HACK_STACK, move |stop, _| {
                 let mut buf = [0u8; MESSAGE];
                 let mut got = 0u64;

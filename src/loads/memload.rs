@@ -2,14 +2,12 @@
 //! from the one half-way round, frees them all, and starts again (interbench's emulate_memload).
 //! Allocation failure shrinks the working set instead of aborting.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use super::{BackgroundLoad, RunInputs, Starter, Tally, STACK};
-use crate::model::interactive::LoadReport;
+use super::{BackgroundLoad, Count, RunInputs, Starter, Tally, STACK};
 
 const MB: usize = 1 << 20;
 
@@ -24,19 +22,10 @@ impl Memload {
     }
 }
 
-/// Megabytes allocated and written.
-struct Touched(Arc<AtomicU64>);
-
-impl Tally for Touched {
-    fn report(&self, report: &mut LoadReport) {
-        report.memload_mb_touched = self.0.load(Ordering::Relaxed);
-    }
-}
-
 impl BackgroundLoad for Memload {
     fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>> {
-        let touched = Arc::new(AtomicU64::new(0));
-        let counter = Arc::clone(&touched);
+        let touched = Count::new(|r| &mut r.memload_mb_touched);
+        let counter = touched.adder();
         let mb = self.mb;
         s.spawn("hb-memload", STACK, move |stop, _| {
             let mut target = mb as usize;
@@ -75,6 +64,6 @@ impl BackgroundLoad for Memload {
             }
             Ok(())
         })?;
-        Ok(Box::new(Touched(touched)))
+        Ok(Box::new(touched))
     }
 }

@@ -20,7 +20,7 @@ mod simulation;
 pub use disk::{create_unlinked, drop_file_cache, fill_file, resident_fraction, write_file};
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -142,6 +142,42 @@ struct Uncounted;
 
 impl Tally for Uncounted {
     fn report(&self, _report: &mut LoadReport) {}
+}
+
+/// One count a load's threads add to (relaxed: read once, when they have stopped), and the
+/// field of the report it goes in.
+struct Count {
+    total: Arc<AtomicU64>,
+    field: fn(&mut LoadReport) -> &mut u64,
+}
+
+impl Count {
+    fn new(field: fn(&mut LoadReport) -> &mut u64) -> Count {
+        Count {
+            total: Arc::default(),
+            field,
+        }
+    }
+
+    /// What a thread adds to.
+    fn adder(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.total)
+    }
+}
+
+impl Tally for Count {
+    fn report(&self, report: &mut LoadReport) {
+        *(self.field)(report) = self.total.load(Ordering::Relaxed);
+    }
+}
+
+/// Several tallies: a load with more than one count, or of several parts.
+impl Tally for Vec<Box<dyn Tally>> {
+    fn report(&self, report: &mut LoadReport) {
+        for t in self {
+            t.report(report);
+        }
+    }
 }
 
 /// The policies the load's threads ran with, as each reported its own.

@@ -1,14 +1,13 @@
 //! Ring: `-L` threads in a circle, each waking the next as soon as it is woken — a load of pure
 //! wake-ups and context switches (interbench's emulate_ring).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use super::{BackgroundLoad, RunInputs, Starter, Tally, STACK};
-use crate::model::interactive::LoadReport;
+use super::{BackgroundLoad, Count, RunInputs, Starter, Tally, STACK};
 use crate::platform::sem::Semaphore;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -24,19 +23,10 @@ impl Ring {
     }
 }
 
-/// Wake-ups passed on, over every thread.
-struct Wakeups(Arc<AtomicU64>);
-
-impl Tally for Wakeups {
-    fn report(&self, report: &mut LoadReport) {
-        report.ring_wakeups = self.0.load(Ordering::Relaxed);
-    }
-}
-
 impl BackgroundLoad for Ring {
     fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>> {
         let n = self.threads.max(2) as usize;
-        let total = Arc::new(AtomicU64::new(0));
+        let wakeups_done = Count::new(|r| &mut r.ring_wakeups);
         let sems: Arc<Vec<Semaphore>> = Arc::new(
             (0..n)
                 .map(|_| Semaphore::new(0))
@@ -47,7 +37,7 @@ impl BackgroundLoad for Ring {
         let all = Arc::clone(&sems);
         s.on_stop(move || all.iter().for_each(Semaphore::post));
         for i in 0..n {
-            let (sems, total) = (Arc::clone(&sems), Arc::clone(&total));
+            let (sems, total) = (Arc::clone(&sems), wakeups_done.adder());
             s.spawn("hb-ring", STACK, move |stop, _| {
                 let next = (i + 1) % n;
                 let mut wakeups = 0;
@@ -66,6 +56,6 @@ impl BackgroundLoad for Ring {
             })?;
         }
         sems[0].post();
-        Ok(Box::new(Wakeups(total)))
+        Ok(Box::new(wakeups_done))
     }
 }

@@ -209,3 +209,37 @@ impl RunResult {
             .map(|f| format!("{} is not a finite number", f.name))
     }
 }
+
+#[cfg(test)]
+impl RunResult {
+    /// A stored noise result with no runs, of host `host`: what the store's tests keep.
+    pub fn example(host: &str, incomplete: bool) -> RunResult {
+        RunResult {
+            schema_version: SCHEMA_VERSION,
+            tool_version: "test".into(),
+            started_at: Utc::now(),
+            finished_at: Utc::now(),
+            command_line: vec!["hostbench".into(), "noise".into()],
+            incomplete,
+            environment: Environment {
+                host: crate::platform::host::HostFacts {
+                    hostname: host.into(),
+                    ..Default::default()
+                },
+                ..Environment::default()
+            },
+            suites: vec![SuiteResult::Noise(NoiseResult {
+                settings: noise::NoiseSettings {
+                    mode: noise::NoiseMode::Cpu,
+                    target_ms: 10,
+                    runs_requested: 5,
+                },
+                calibration: None,
+                runs: Vec::new(),
+                summary: None,
+            })],
+            repeat: None,
+            noise_check: None,
+        }
+    }
+}

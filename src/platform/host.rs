@@ -8,21 +8,25 @@ use serde::{Deserialize, Serialize};
 
 /// What this host is, as read now: plain facts, which the result model wraps into its
 /// `Environment` (and suites ask whether a unit can run here).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HostFacts {
     pub hostname: String,
     pub kernel_release: String,
     pub kernel_version: String,
     pub arch: String,
     pub cpu_model: String,
+    /// CPUs online on the host.
     pub cpus_online: usize,
+    /// CPUs in this process's affinity mask.
     pub cpus_allowed: usize,
+    /// The cgroup CPU quota, if one limits this process.
     pub cgroup_cpu_limit: Option<CgroupCpuLimit>,
     pub memory_total_bytes: u64,
     pub memory_available_bytes: u64,
     pub swap_total_bytes: u64,
     pub clocksource: Option<String>,
     pub cpu_governor: Option<String>,
+    /// `LANG` as the process saw it (None when unset).
     pub lang: Option<String>,
 }
 

@@ -32,29 +32,29 @@ pub fn host_lines(env: &Environment) -> String {
     let _ = writeln!(
         out,
         "Host: {} ({}), Linux {} ({})",
-        env.hostname, env.arch, env.kernel_release, env.kernel_version
+        env.host.hostname, env.host.arch, env.host.kernel_release, env.host.kernel_version
     );
     let _ = writeln!(
         out,
         "CPU: {} — {} online, {} allowed{}",
-        env.cpu_model,
-        env.cpus_online,
-        env.cpus_allowed,
+        env.host.cpu_model,
+        env.host.cpus_online,
+        env.host.cpus_allowed,
         cgroup_limit_note(env)
     );
     let _ = writeln!(
         out,
         "Memory: {:.1} GiB ({:.1} GiB available), swap {:.1} GiB",
-        gib(env.memory_total_bytes),
-        gib(env.memory_available_bytes),
-        gib(env.swap_total_bytes)
+        gib(env.host.memory_total_bytes),
+        gib(env.host.memory_available_bytes),
+        gib(env.host.swap_total_bytes)
     );
     let _ = writeln!(
         out,
         "Clocksource: {}, governor: {}, LANG: {}",
-        env.clocksource.as_deref().unwrap_or("unknown"),
-        env.cpu_governor.as_deref().unwrap_or("not reported"),
-        env.lang.as_deref().unwrap_or("unset")
+        env.host.clocksource.as_deref().unwrap_or("unknown"),
+        env.host.cpu_governor.as_deref().unwrap_or("not reported"),
+        env.host.lang.as_deref().unwrap_or("unset")
     );
     let steal = env
         .steal_ms_during_run
@@ -70,7 +70,8 @@ pub fn host_lines(env: &Environment) -> String {
 
 /// ", cgroup limit 1.50 CPUs" when a cgroup quota limits the process, else nothing.
 pub fn cgroup_limit_note(env: &Environment) -> String {
-    env.cgroup_cpu_limit
+    env.host
+        .cgroup_cpu_limit
         .as_ref()
         .map(|l| format!(", cgroup limit {:.2} CPUs", l.cpus()))
         .unwrap_or_default()

@@ -25,10 +25,7 @@ pub fn test_list(rows: &[(&TestInfo, Result<(), String>)]) -> String {
             t.name,
             t.msg,
             if t.in_index { "index" } else { "" },
-            match here {
-                Ok(()) => "runs here".to_string(),
-                Err(why) => format!("not here: {why}"),
-            }
+            super::runs_here(here)
         );
     }
     out
@@ -37,20 +34,20 @@ pub fn test_list(rows: &[(&TestInfo, Result<(), String>)]) -> String {
 /// The system block at the top of a report.
 pub fn system_header(env: &Environment, r: &IndexResult) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "   System: {}: GNU/Linux", env.hostname);
+    let _ = writeln!(out, "   System: {}: GNU/Linux", env.host.hostname);
     let _ = writeln!(
         out,
         "   OS: GNU/Linux -- {} -- {}",
-        env.kernel_release, env.kernel_version
+        env.host.kernel_release, env.host.kernel_version
     );
-    let _ = writeln!(out, "   Machine: {}", env.arch);
+    let _ = writeln!(out, "   Machine: {}", env.host.arch);
     let _ = writeln!(out, "   Language: {}", r.language);
     let _ = writeln!(
         out,
         "   CPU: {} ({} online, {} usable{})",
-        env.cpu_model,
-        env.cpus_online,
-        env.cpus_allowed,
+        env.host.cpu_model,
+        env.host.cpus_online,
+        env.host.cpus_allowed,
         super::environment::cgroup_limit_note(env)
     );
     let _ = writeln!(out, "   {}", programs_line(env, r));
@@ -321,7 +318,7 @@ pub fn report(result: &RunResult, r: &IndexResult) -> String {
     let mut out = system_header(&result.environment, r);
     out.push('\n');
     for p in &r.passes {
-        out.push_str(&pass_text(p, result.environment.cpus_allowed));
+        out.push_str(&pass_text(p, result.environment.host.cpus_allowed));
     }
     out.push_str(&gain_table(r));
     out
@@ -336,7 +333,7 @@ pub fn html(result: &RunResult, r: &IndexResult) -> String {
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Benchmark of {host} on {date}</title>\n<style>table{{margin:1em 1em 1em 0;background:#f9f9f9;border:1px #aaa solid;border-collapse:collapse}}th,td{{border:1px #aaa solid;padding:.2em}}th{{background:#f2f2f2}}td.n{{text-align:right;font-family:monospace}}</style></head><body>\n<h2>Benchmark of {host} on {date}</h2>\n<p><b>hostbench {ver}: the BYTE UNIX Benchmarks' tests</b></p>\n<h3>Test System Information</h3>\n<pre>{sys}</pre>\n",
-        host = esc(&env.hostname),
+        host = esc(&env.host.hostname),
         date = result.started_at.format("%a %b %d %Y"),
         ver = esc(&result.tool_version),
         sys = esc(&system_header(env, r)),
@@ -345,7 +342,7 @@ pub fn html(result: &RunResult, r: &IndexResult) -> String {
         let _ = writeln!(
             out,
             "<hr><h3>Benchmark Run: {}; {}</h3>\n<p>Time: {} - {}</p>",
-            plural(env.cpus_allowed, "CPU", "CPUs"),
+            plural(env.host.cpus_allowed, "CPU", "CPUs"),
             plural(p.copies, "parallel process", "parallel processes"),
             p.started_at.format("%H:%M:%S"),
             p.finished_at.format("%H:%M:%S")

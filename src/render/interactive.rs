@@ -328,10 +328,7 @@ pub fn unit_list(rows: &[UnitRow]) -> String {
             r.name,
             if r.default { "default" } else { "" },
             r.about,
-            match &r.here {
-                Ok(()) => "runs here".to_string(),
-                Err(why) => format!("not here: {why}"),
-            }
+            super::runs_here(&r.here)
         );
     }
     out
@@ -421,23 +418,8 @@ mod tests {
     #[test]
     fn headers_name_the_bench_and_units() {
         let mut s = InteractiveSettings {
-            duration_s: 30,
-            requested_s: None,
-            exact_time: false,
-            idle_hold: false,
-            burn_threads: 4,
-            bench_nice: 0,
-            load_nice: 0,
-            realtime: false,
-            pinned_cpu: None,
-            custom: None,
-            benches: vec![],
-            loads: vec![],
-            file_bytes: 1 << 30,
-            memload_mb: None,
-            hack_groups: 50,
-            settle_ms: 1000,
             comment: Some("test run".into()),
+            ..InteractiveSettings::example()
         };
         let h = bench_header(Bench::X, &s);
         assert!(h.contains("--- Benchmarking simulated cpu of X in the presence of simulated ---"));

@@ -16,6 +16,14 @@ pub mod svg;
 
 use crate::model::{RunResult, SuiteResult};
 
+/// What `--list` says of a unit: "runs here", or "not here: " and why.
+pub fn runs_here(here: &Result<(), String>) -> String {
+    match here {
+        Ok(()) => "runs here".to_string(),
+        Err(why) => format!("not here: {why}"),
+    }
+}
+
 /// interbench's datestamp (YYYYMMDDHHMM) of a result's start, in UTC.
 pub fn datestamp(result: &RunResult) -> String {
     result.started_at.format("%Y%m%d%H%M").to_string()
@@ -30,7 +38,7 @@ pub fn text_report(result: &RunResult) -> String {
             SuiteResult::Noise(n) => out.push_str(&noise::report(n)),
             SuiteResult::Interactive(i) => out.push_str(&interactive::report(
                 i,
-                &result.environment.kernel_release,
+                &result.environment.host.kernel_release,
                 &datestamp(result),
             )),
             SuiteResult::Sched(s) => out.push_str(&sched::report(s)),

@@ -61,32 +61,9 @@ pub fn save(result: &RunResult, dirs: &[PathBuf]) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::noise::{NoiseMode, NoiseResult, NoiseSettings};
-    use crate::model::{Environment, SuiteResult, SCHEMA_VERSION};
-    use chrono::Utc;
 
     fn result() -> RunResult {
-        RunResult {
-            schema_version: SCHEMA_VERSION,
-            tool_version: "test".into(),
-            started_at: Utc::now(),
-            finished_at: Utc::now(),
-            command_line: vec!["hostbench".into()],
-            incomplete: false,
-            environment: Environment::default(),
-            suites: vec![SuiteResult::Noise(NoiseResult {
-                settings: NoiseSettings {
-                    mode: NoiseMode::Cpu,
-                    target_ms: 10,
-                    runs_requested: 1,
-                },
-                calibration: None,
-                runs: Vec::new(),
-                summary: None,
-            })],
-            repeat: None,
-            noise_check: None,
-        }
+        RunResult::example("h", false)
     }
 
     #[test]

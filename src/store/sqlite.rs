@@ -285,7 +285,7 @@ fn row_values(result: &RunResult, headline: &str) -> Result<[Value; 7]> {
     Ok([
         Value::Text(result.started_at.to_rfc3339()),
         Value::Text(result.suite_names()),
-        Value::Text(result.environment.hostname.clone()),
+        Value::Text(result.environment.host.hostname.clone()),
         Value::Text(headline.to_string()),
         Value::Integer(i64::from(result.incomplete)),
         Value::Integer(i64::from(result.schema_version)),
@@ -355,34 +355,9 @@ fn type_name(v: ValueRef<'_>) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::noise::{NoiseMode, NoiseResult, NoiseSettings};
-    use crate::model::{Environment, SuiteResult};
 
     fn result(host: &str, incomplete: bool) -> RunResult {
-        RunResult {
-            schema_version: SCHEMA_VERSION,
-            tool_version: "test".into(),
-            started_at: Utc::now(),
-            finished_at: Utc::now(),
-            command_line: vec!["hostbench".into(), "noise".into()],
-            incomplete,
-            environment: Environment {
-                hostname: host.into(),
-                ..Environment::default()
-            },
-            suites: vec![SuiteResult::Noise(NoiseResult {
-                settings: NoiseSettings {
-                    mode: NoiseMode::Cpu,
-                    target_ms: 10,
-                    runs_requested: 5,
-                },
-                calibration: None,
-                runs: Vec::new(),
-                summary: None,
-            })],
-            repeat: None,
-            noise_check: None,
-        }
+        RunResult::example(host, incomplete)
     }
 
     #[test]
@@ -410,7 +385,7 @@ mod tests {
         assert_eq!(list[1].suites, "noise");
         assert_eq!(list[0].headline, "headline of alpha");
         let back = store.load(id2).unwrap().unwrap();
-        assert_eq!(back.environment.hostname, "beta");
+        assert_eq!(back.environment.host.hostname, "beta");
         assert!(back.incomplete);
         assert!(store.load(9999).unwrap().is_none());
 

@@ -350,6 +350,32 @@ pub struct DeviceTraffic {
 }
 
 #[cfg(test)]
+impl InteractiveSettings {
+    /// interbench's settings with nothing selected yet: what tests start from.
+    pub fn example() -> InteractiveSettings {
+        InteractiveSettings {
+            duration_s: 30,
+            requested_s: None,
+            exact_time: false,
+            idle_hold: false,
+            burn_threads: 4,
+            bench_nice: 0,
+            load_nice: 0,
+            realtime: false,
+            pinned_cpu: None,
+            custom: None,
+            benches: vec![],
+            loads: vec![],
+            file_bytes: 1 << 30,
+            memload_mb: None,
+            hack_groups: 50,
+            settle_ms: 1000,
+            comment: None,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

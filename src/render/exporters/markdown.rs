@@ -29,16 +29,12 @@ impl Exporter for Markdown {
         results: &[(String, RunResult)],
         comparisons: &[Comparison],
     ) -> Option<Result<String>> {
-        let mut out = String::new();
-        for (label, r) in results {
-            out.push_str(&figures_markdown(label, &figures(r)));
-            out.push('\n');
-        }
-        for c in comparisons {
-            out.push_str(&comparison(c));
-            out.push('\n');
-        }
-        Some(Ok(out))
+        Some(Ok(super::one_after_another(
+            results,
+            comparisons,
+            |label, r| figures_markdown(label, &figures(r)) + "\n",
+            |c| comparison(c) + "\n",
+        )))
     }
 }
 

@@ -113,6 +113,18 @@ fn try_render(format: Format, subject: Subject) -> Option<Result<String>> {
     }
 }
 
+/// A report as each result and then each comparison, one after another (the text formats).
+fn one_after_another(
+    results: &[(String, RunResult)],
+    comparisons: &[Comparison],
+    result: impl Fn(&str, &RunResult) -> String,
+    comparison: impl Fn(&Comparison) -> String,
+) -> String {
+    let mut out: String = results.iter().map(|(l, r)| result(l, r)).collect();
+    out.extend(comparisons.iter().map(comparison));
+    out
+}
+
 /// A format that does not render the subject.
 #[derive(Debug, thiserror::Error)]
 #[error("--format {format} cannot show {what}; it can be shown as {supported}")]

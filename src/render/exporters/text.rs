@@ -24,15 +24,11 @@ impl Exporter for Text {
         results: &[(String, RunResult)],
         comparisons: &[Comparison],
     ) -> Option<Result<String>> {
-        let mut out = String::new();
-        for (label, r) in results {
-            out.push_str(&format!("=== {label} ===\n"));
-            out.push_str(&render::text_report(r));
-            out.push('\n');
-        }
-        for c in comparisons {
-            out.push_str(&render::compare::text(c));
-        }
-        Some(Ok(out))
+        Some(Ok(super::one_after_another(
+            results,
+            comparisons,
+            |label, r| format!("=== {label} ===\n{}\n", render::text_report(r)),
+            render::compare::text,
+        )))
     }
 }
