@@ -1,5 +1,4 @@
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
@@ -13,7 +12,7 @@ use crate::model::SuiteResult;
 use crate::platform::files;
 use crate::platform::limits;
 use crate::render;
-use crate::suites::index::registry::{self};
+use crate::suites::index::registry;
 use crate::suites::index::{self, IndexConfig};
 
 #[derive(Debug, Args)]
@@ -123,7 +122,7 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         unreachable!("built above")
     };
     let text = render::index::report(&done.result, r);
-    let files = write_reports(
+    let files = files::write_report_pair(
         &args.results_dir,
         &done.result.environment.host.hostname,
         &text,
@@ -150,33 +149,4 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         ));
     }
     Ok(done.exit_code(failed > 0))
-}
-
-/// Writes `results/HOST-YYYY-MM-DD-NN` and its `.html`, NN the first number not yet used. The
-/// directory must be this user's, and both files are created new (never through a symlink or
-/// into a file someone else prepared).
-fn write_reports(dir: &Path, host: &str, text: &str, html: &str) -> Result<PathBuf> {
-    files::own_directory(dir)?;
-    let day = chrono::Local::now().format("%Y-%m-%d");
-    for n in 1..1000 {
-        let path = dir.join(format!("{host}-{day}-{n:02}"));
-        let html_path = path.with_extension("html");
-        if std::fs::symlink_metadata(&html_path).is_ok() {
-            continue;
-        }
-        let Ok(mut f) = files::create_new(&path) else {
-            continue;
-        };
-        let written = f.write_all(text.as_bytes()).and_then(|_| {
-            let mut h = files::create_new(&html_path)?;
-            h.write_all(html.as_bytes())
-        });
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&path);
-            let _ = std::fs::remove_file(&html_path);
-            return Err(e).with_context(|| format!("writing {}", path.display()));
-        }
-        return Ok(path);
-    }
-    anyhow::bail!("no free report name in {}", dir.display())
 }

@@ -10,7 +10,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
@@ -154,6 +154,35 @@ pub fn free_bytes(dir: &Path) -> io::Result<u64> {
         return Err(io::Error::last_os_error());
     }
     Ok(st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// Writes `DIR/HOST-YYYY-MM-DD-NN` and its `.html` (UnixBench's report files), NN the first
+/// number not yet used. The directory must be this user's, and both files are created new
+/// (never through a symlink or into a file someone else prepared).
+pub fn write_report_pair(dir: &Path, host: &str, text: &str, html: &str) -> Result<PathBuf> {
+    own_directory(dir)?;
+    let day = chrono::Local::now().format("%Y-%m-%d");
+    for n in 1..1000 {
+        let path = dir.join(format!("{host}-{day}-{n:02}"));
+        let html_path = path.with_extension("html");
+        if std::fs::symlink_metadata(&html_path).is_ok() {
+            continue;
+        }
+        let Ok(mut f) = create_new(&path) else {
+            continue;
+        };
+        let written = f.write_all(text.as_bytes()).and_then(|_| {
+            let mut h = create_new(&html_path)?;
+            h.write_all(html.as_bytes())
+        });
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&path);
+            let _ = std::fs::remove_file(&html_path);
+            return Err(e).with_context(|| format!("writing {}", path.display()));
+        }
+        return Ok(path);
+    }
+    bail!("no free report name in {}", dir.display())
 }
 
 #[cfg(test)]
