@@ -41,6 +41,11 @@ pub fn remove_group(pgid: libc::pid_t) {
 
 /// Kills every registered worker process group and removes every registered directory. Called
 /// just before the process ends without unwinding.
+///
+/// A SIGKILLed worker dies a moment after the signal, and until then it may still create a
+/// file in the directory being removed (a shell pipeline of the index suite does), so that one
+/// pass of `remove_dir_all` finds the directory not empty: removal is tried again, every 10 ms,
+/// for up to two seconds.
 pub fn emergency() {
     let r = registry();
     for &g in &r.groups {
@@ -48,7 +53,14 @@ pub fn emergency() {
         unsafe { libc::kill(-g, libc::SIGKILL) };
     }
     for d in &r.dirs {
-        let _ = std::fs::remove_dir_all(d);
+        for _ in 0..200 {
+            match std::fs::remove_dir_all(d) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                _ => break,
+            }
+        }
     }
 }
 
