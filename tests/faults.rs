@@ -48,13 +48,16 @@ fn spawn_running(sb: &Sandbox, work: &Path, args: &[&str], processes: usize) -> 
         .spawn()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
-    while strays(work).len() < processes && Instant::now() < deadline {
+    // Judged on one look: the shell pipelines' processes come and go, so a second look may
+    // count fewer than the one that ended the wait.
+    let mut seen = strays(work);
+    while seen.len() < processes && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
+        seen = strays(work);
     }
     assert!(
-        strays(work).len() >= processes,
-        "{args:?} never got going: {:?}",
-        strays(work)
+        seen.len() >= processes,
+        "{args:?} never got going: {seen:?}"
     );
     child
 }
