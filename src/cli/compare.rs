@@ -10,7 +10,6 @@ use crate::compare::compare_runs;
 use crate::error::UsageError;
 use crate::model::{RunResult, SCHEMA_VERSION};
 use crate::render::exporters::{Format, Subject};
-use crate::store::ResultStore;
 
 /// Exit code of `compare --fail-on-regression` when a significant regression is larger than
 /// allowed (2 is taken by usage errors).
@@ -86,8 +85,7 @@ fn load_side(global: &GlobalArgs, arg: &str) -> Result<(String, Vec<RunResult>)>
         };
         if ids.is_empty() {
             return Err(UsageError::new(format!(
-                "no group g{g} in {} (a group of --repeat runs is named after its first run's id)",
-                db.display()
+                "no group g{g} in {db} (a group of --repeat runs is named after its first run's id)"
             ))
             .into());
         }
@@ -95,7 +93,7 @@ fn load_side(global: &GlobalArgs, arg: &str) -> Result<(String, Vec<RunResult>)>
             .iter()
             .map(|id| {
                 let label = format!("result {id}");
-                checked(load_stored(store.as_ref(), &db, *id)?, &label)
+                checked(load_stored(store.as_deref(), &db, *id)?, &label)
             })
             .collect::<Result<Vec<_>>>()?;
         return Ok((format!("group g{g}"), runs));
@@ -130,7 +128,7 @@ pub(super) fn load_result(global: &GlobalArgs, arg: &str) -> Result<(String, Run
     let path = Path::new(arg);
     if let (Ok(id), false) = (arg.parse::<i64>(), path.exists()) {
         let (db, store) = global.open_store_read_only()?;
-        let r = load_stored(store.as_ref(), &db, id)?;
+        let r = load_stored(store.as_deref(), &db, id)?;
         return Ok((format!("result {id}"), checked(r, &format!("result {id}"))?));
     }
     let r = load_file(arg)?;

@@ -24,7 +24,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::calibration::CalibrationOptions;
 use crate::error::UsageError;
-use crate::store::SqliteStore;
+use crate::store::{ResultStore, StoreLocation};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -44,8 +44,9 @@ pub struct Cli {
 #[derive(Debug, Clone, Args)]
 #[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
-    /// The SQLite result database [default: DATA_DIR/hostbench/results.sqlite]
-    #[arg(long, global = true, env = "HOSTBENCH_DB", value_name = "PATH")]
+    /// The result store: an SQLite file, or a PostgreSQL URL (postgres://user@host/db)
+    /// [default: DATA_DIR/hostbench/results.sqlite]
+    #[arg(long, global = true, env = "HOSTBENCH_DB", value_name = "PATH|URL")]
     pub db: Option<PathBuf>,
     /// Where the CPU calibration and the index suite's C tests are kept [default: CACHE_DIR/hostbench]
     #[arg(long, global = true, env = "HOSTBENCH_CACHE_DIR", value_name = "DIR")]
@@ -199,34 +200,36 @@ impl GlobalArgs {
         })
     }
 
-    fn store_path(&self) -> Result<PathBuf> {
-        Ok(match &self.db {
+    /// The store `--db` names: an SQLite path (the default one in the data directory) or a
+    /// PostgreSQL URL.
+    fn store_location(&self) -> Result<StoreLocation> {
+        Ok(StoreLocation::parse(&match &self.db {
             Some(p) => p.clone(),
             None => dirs::data_dir()
                 .ok_or_else(|| UsageError::new("cannot find a data directory: pass --db"))?
                 .join("hostbench")
                 .join("results.sqlite"),
-        })
+        }))
     }
 
     /// Opens the result store for storing; a path that cannot be opened is the user's to fix
     /// (exit 2).
-    fn open_store(&self) -> Result<SqliteStore> {
-        let path = self.store_path()?;
-        SqliteStore::open(&path)
+    fn open_store(&self) -> Result<Box<dyn ResultStore>> {
+        self.store_location()?
+            .open()
             .map_err(|e| UsageError::new(format!("cannot open the result store {e:#}")).into())
     }
 
     /// Opens the result store for reading only (nothing is created; a read-only file will
     /// do). None when no result was ever stored there.
-    fn open_store_read_only(&self) -> Result<(PathBuf, Option<SqliteStore>)> {
-        let path = self.store_path()?;
-        let store = SqliteStore::open_read_only(&path).map_err(|e| {
+    fn open_store_read_only(&self) -> Result<(String, Option<Box<dyn ResultStore>>)> {
+        let location = self.store_location()?;
+        let store = location.open_read_only().map_err(|e| {
             anyhow::Error::from(UsageError::new(format!(
                 "cannot read the result store {e:#}"
             )))
         })?;
-        Ok((path, store))
+        Ok((location.display(), store))
     }
 
     /// Whether a live progress line is drawn: it goes to standard error, so when that is a

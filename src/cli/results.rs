@@ -10,7 +10,7 @@ use crate::error::UsageError;
 use crate::model::RunResult;
 use crate::render;
 use crate::render::exporters::{Format, Subject};
-use crate::store::{ResultStore, SqliteStore};
+use crate::store::ResultStore;
 
 #[derive(Debug, Subcommand)]
 pub enum ResultsCommand {
@@ -55,7 +55,7 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
                 out.out(&format!(
                     "Imported {} as result {id} in {}.\n",
                     file.display(),
-                    store.path().display()
+                    store.location()
                 ));
             }
         }
@@ -63,7 +63,7 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
             let (path, store) = global.open_store_read_only()?;
             match store {
                 Some(store) => out.out(&render::results::list_table(&store.list()?)),
-                None => out.out(&format!("No stored results in {}.\n", path.display())),
+                None => out.out(&format!("No stored results in {path}.\n")),
             }
         }
         ResultsCommand::Show { id, output } | ResultsCommand::Export { id, output } => {
@@ -96,12 +96,12 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
 /// The stored result `id`; an id that is not there is the user's mistake (exit 2).
 fn load(global: &GlobalArgs, id: i64) -> Result<RunResult> {
     let (path, store) = global.open_store_read_only()?;
-    load_stored(store.as_ref(), &path, id)
+    load_stored(store.as_deref(), &path, id)
 }
 
 pub(super) fn load_stored(
-    store: Option<&SqliteStore>,
-    path: &std::path::Path,
+    store: Option<&dyn ResultStore>,
+    location: &str,
     id: i64,
 ) -> Result<RunResult> {
     let found = match store {
@@ -109,10 +109,6 @@ pub(super) fn load_stored(
         None => None,
     };
     found.ok_or_else(|| {
-        UsageError::new(format!(
-            "no stored result with id {id} in {}",
-            path.display()
-        ))
-        .into()
+        UsageError::new(format!("no stored result with id {id} in {location}")).into()
     })
 }

@@ -95,7 +95,7 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
         done.out.out(&render::standard::summary(
             &done.result,
             done.id(),
-            done.store_path(),
+            done.store_location(),
             &skipped,
             outcome.failure.as_deref(),
         ));

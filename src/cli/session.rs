@@ -21,7 +21,7 @@ use crate::platform::host::StealClock;
 use crate::platform::private_dir::{sweep_stale, PrivateDir};
 use crate::platform::signals::StopSignal;
 use crate::render;
-use crate::store::{fallback, ResultStore, SqliteStore, BUSY_TIMEOUT};
+use crate::store::{fallback, ResultStore, BUSY_TIMEOUT};
 
 /// How long a checkpoint waits for a store that another process holds: it is taken between two
 /// units of measuring, and is skipped rather than delay the next one (the next checkpoint, or
@@ -38,7 +38,7 @@ pub struct Session {
     pub out: Output,
     pub stop: StopSignal,
     pub environment: Environment,
-    store: SqliteStore,
+    store: Box<dyn ResultStore>,
     argv: Vec<String>,
     started_at: DateTime<Utc>,
     steal: StealClock,
@@ -73,7 +73,7 @@ pub struct Finished {
     pub stored: Stored,
     pub out: Output,
     stop: StopSignal,
-    store_path: PathBuf,
+    store_location: String,
 }
 
 impl Session {
@@ -219,7 +219,10 @@ impl Session {
             Ok(id) => Stored::Id(id),
             Err(e) => {
                 let error = format!("{e:#}");
-                match fallback::save(&result, &fallback::candidate_dirs(self.store.path())) {
+                match fallback::save(
+                    &result,
+                    &fallback::candidate_dirs(self.store.fallback_dir().as_deref()),
+                ) {
                     Ok(path) => Stored::File {
                         path,
                         error,
@@ -236,7 +239,7 @@ impl Session {
             stored,
             out: self.out,
             stop: self.stop,
-            store_path: self.store.path().to_path_buf(),
+            store_location: self.store.location(),
         }
     }
 }
@@ -261,7 +264,7 @@ impl Finished {
                     }
                     self.out.out(&format!(
                         "Stored as result {id} in {}.\n",
-                        self.store_path.display()
+                        self.store_location
                     ));
                 }
             }
@@ -301,8 +304,8 @@ impl Finished {
         }
     }
 
-    pub fn store_path(&self) -> &Path {
-        &self.store_path
+    pub fn store_location(&self) -> &str {
+        &self.store_location
     }
 
     /// The exit code: 128 + the signal after a stop; 1 after a failure of the run, of the

@@ -1,7 +1,5 @@
 //! `hostbench run`: the plan shown before it starts and the summary at its end.
 
-use std::path::Path;
-
 use crate::compare::RepeatAdvice;
 use crate::model::interactive::{InteractiveResult, Measurement};
 use crate::model::{RunResult, SuiteResult};
@@ -186,7 +184,7 @@ fn ms(ns: f64) -> String {
 pub fn summary(
     result: &RunResult,
     id: Option<i64>,
-    store: &Path,
+    store: &str,
     skipped: &[String],
     failure: Option<&str>,
 ) -> String {
@@ -277,7 +275,7 @@ pub fn summary(
         out.push_str(&format!("  Stopped by an error in {f}\n"));
     }
     if let Some(id) = id {
-        let db = store.display();
+        let db = store;
         out.push_str(&format!(
             "Stored as result {id} in {db}.\nReport: hostbench report {id} -o hostbench-{id}.html\nCompare with another run: hostbench compare OTHER_ID {id} (hostbench results list shows the ids)\n"
         ));

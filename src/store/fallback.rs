@@ -14,9 +14,9 @@ use crate::platform::files::create_new;
 /// The places tried, in order: beside the database, the current directory, the temporary
 /// directory. The first is where a user looks for their results; the others are there for a
 /// full or read-only disk.
-pub fn candidate_dirs(db_path: &Path) -> Vec<PathBuf> {
+pub fn candidate_dirs(beside_store: Option<&Path>) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    if let Some(d) = db_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+    if let Some(d) = beside_store.filter(|d| !d.as_os_str().is_empty()) {
         dirs.push(d.to_path_buf());
     }
     dirs.push(PathBuf::from("."));

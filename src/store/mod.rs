@@ -1,10 +1,17 @@
-//! Where results are kept. One trait, so the embedded SQLite store and (later) a shared
-//! PostgreSQL one are interchangeable to the commands that use them.
+//! Where results are kept. One trait, two back ends: the embedded SQLite file (the default)
+//! and a PostgreSQL server shared by many hosts, chosen by what `--db` names. Both hold the
+//! same layout, made and migrated by one list of migrations (`migrations`).
 
 pub mod fallback;
+mod migrations;
+mod postgres;
 mod sqlite;
 
+pub use self::postgres::PgStore;
 pub use sqlite::{SqliteStore, BUSY_TIMEOUT};
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::Result;
 use chrono::{DateTime, Utc};
@@ -37,4 +44,63 @@ pub trait ResultStore {
     fn load(&self, id: i64) -> Result<Option<RunResult>>;
     /// The ids of the runs of repeat group `group` (a `--repeat N` command), oldest first.
     fn group(&self, group: i64) -> Result<Vec<i64>>;
+    /// Where the store is, for messages (a path, or a URL without its password).
+    fn location(&self) -> String;
+    /// How long a statement waits for another process holding what it needs.
+    fn set_busy_timeout(&self, timeout: Duration) -> Result<()>;
+    /// A directory beside the store, where a result it could not take is best kept.
+    fn fallback_dir(&self) -> Option<PathBuf> {
+        None
+    }
+}
+
+/// What `--db` names: an SQLite file, or a PostgreSQL server (`postgres://…`,
+/// `postgresql://…`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreLocation {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
+impl StoreLocation {
+    pub fn parse(db: &Path) -> StoreLocation {
+        let s = db.to_string_lossy();
+        if s.starts_with("postgres://") || s.starts_with("postgresql://") {
+            StoreLocation::Postgres(s.into_owned())
+        } else {
+            StoreLocation::Sqlite(db.to_path_buf())
+        }
+    }
+
+    /// Opens the store for storing, creating its layout where it has none.
+    pub fn open(&self) -> Result<Box<dyn ResultStore>> {
+        Ok(match self {
+            StoreLocation::Sqlite(p) => Box::new(SqliteStore::open(p)?),
+            StoreLocation::Postgres(url) => Box::new(PgStore::open(url)?),
+        })
+    }
+
+    /// Opens the store for reading only; None where no result was ever stored.
+    pub fn open_read_only(&self) -> Result<Option<Box<dyn ResultStore>>> {
+        Ok(match self {
+            StoreLocation::Sqlite(p) => {
+                SqliteStore::open_read_only(p)?.map(|s| Box::new(s) as Box<dyn ResultStore>)
+            }
+            StoreLocation::Postgres(url) => {
+                PgStore::open_read_only(url)?.map(|s| Box::new(s) as Box<dyn ResultStore>)
+            }
+        })
+    }
+
+    /// For messages: the path, or the URL without its password.
+    pub fn display(&self) -> String {
+        match self {
+            StoreLocation::Sqlite(p) => p.display().to_string(),
+            StoreLocation::Postgres(url) => postgres_display(url),
+        }
+    }
+}
+
+fn postgres_display(url: &str) -> String {
+    self::postgres::without_password(url)
 }

@@ -6,11 +6,8 @@ use chrono::{DateTime, Utc};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{params_from_iter, Connection, ErrorCode, OpenFlags, OptionalExtension};
 
-use super::{ResultStore, StoredEntry};
+use super::{migrations, ResultStore, StoredEntry};
 use crate::model::{RunResult, SCHEMA_VERSION};
-
-/// The database layout version, kept in SQLite's `user_version`.
-const DB_VERSION: i64 = 1;
 
 /// How long a statement waits for another hostbench process that holds the database.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -98,36 +95,34 @@ impl SqliteStore {
     pub fn path(&self) -> &Path {
         &self.path
     }
-
-    /// How long a statement waits for another process that holds the database.
-    pub fn set_busy_timeout(&self, timeout: Duration) -> Result<()> {
-        Ok(self.conn.busy_timeout(timeout)?)
-    }
 }
 
-/// The layout version and the `results` table: checked, and created only where missing (a
-/// write needs the database's write lock, which another process may hold for a while).
+/// The layout version (`user_version`): the migrations after it applied, in one write
+/// transaction, only where needed (a write needs the database's write lock, which another
+/// process may hold for a while); a newer layout is refused.
 fn prepare_layout(conn: &Connection) -> Result<()> {
     let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    if version > DB_VERSION {
-        bail!("the database was written by a newer hostbench (layout {version}, this one reads {DB_VERSION})");
+    if version > migrations::latest() {
+        bail!(migrations::too_new(version));
     }
-    if !has_results_table(conn)? {
-        conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS results (
-                id             INTEGER PRIMARY KEY AUTOINCREMENT,
-                started_at     TEXT    NOT NULL,
-                suites         TEXT    NOT NULL,
-                host           TEXT    NOT NULL,
-                headline       TEXT    NOT NULL,
-                incomplete     INTEGER NOT NULL,
-                schema_version INTEGER NOT NULL,
-                result_json    TEXT    NOT NULL
-            );",
-        )?;
-    }
-    if version != DB_VERSION {
-        conn.pragma_update(None, "user_version", DB_VERSION)?;
+    if version < migrations::latest() {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let applied = (|| -> Result<()> {
+            // Read again under the lock: another process may have migrated meanwhile.
+            let now: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            for m in migrations::after(now) {
+                conn.execute_batch(m.sqlite)?;
+                conn.pragma_update(None, "user_version", m.version)?;
+            }
+            Ok(())
+        })();
+        match applied {
+            Ok(()) => conn.execute_batch("COMMIT")?,
+            Err(e) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(e);
+            }
+        }
     }
     check_layout(conn)
 }
@@ -146,8 +141,8 @@ fn has_results_table(conn: &Connection) -> Result<bool> {
 /// A database whose `results` table lacks one of hostbench's columns is someone else's.
 fn check_layout(conn: &Connection) -> Result<()> {
     let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    if version > DB_VERSION {
-        bail!("the database was written by a newer hostbench (layout {version}, this one reads {DB_VERSION})");
+    if version > migrations::latest() {
+        bail!(migrations::too_new(version));
     }
     if !has_results_table(conn)? {
         bail!("it has no results table: not a hostbench result store");
@@ -250,6 +245,19 @@ impl ResultStore for SqliteStore {
             .collect::<rusqlite::Result<Vec<i64>>>()
             .map_err(|e| explain(e.into(), &self.path))?;
         Ok(ids)
+    }
+
+    fn location(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    /// How long a statement waits for another process that holds the database.
+    fn set_busy_timeout(&self, timeout: Duration) -> Result<()> {
+        Ok(self.conn.busy_timeout(timeout)?)
+    }
+
+    fn fallback_dir(&self) -> Option<PathBuf> {
+        self.path.parent().map(Path::to_path_buf)
     }
 
     fn load(&self, id: i64) -> Result<Option<RunResult>> {

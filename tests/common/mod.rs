@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod pg;
+
 use std::path::PathBuf;
 
 use assert_cmd::Command;

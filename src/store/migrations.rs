@@ -1,0 +1,70 @@
+//! The store's layout as one list of versioned migrations, applied by hostbench itself to
+//! either back end: each has its SQLite and its PostgreSQL text. A store records the last
+//! version applied (SQLite: `PRAGMA user_version`; PostgreSQL: the `hostbench_layout` table);
+//! opening one applies the later migrations, and a store of a version this hostbench does not
+//! know (a newer hostbench wrote it) is refused.
+
+pub struct Migration {
+    pub version: i64,
+    /// What it adds, for the refusal and the docs.
+    pub what: &'static str,
+    pub sqlite: &'static str,
+    pub postgres: &'static str,
+}
+
+pub const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    what: "the results table: a row per run, its list columns and the whole result as JSON",
+    sqlite: "CREATE TABLE IF NOT EXISTS results (
+        id             INTEGER PRIMARY KEY AUTOINCREMENT,
+        started_at     TEXT    NOT NULL,
+        suites         TEXT    NOT NULL,
+        host           TEXT    NOT NULL,
+        headline       TEXT    NOT NULL,
+        incomplete     INTEGER NOT NULL,
+        schema_version INTEGER NOT NULL,
+        result_json    TEXT    NOT NULL
+    );",
+    postgres: "CREATE TABLE IF NOT EXISTS results (
+        id             BIGSERIAL PRIMARY KEY,
+        started_at     TEXT    NOT NULL,
+        suites         TEXT    NOT NULL,
+        host           TEXT    NOT NULL,
+        headline       TEXT    NOT NULL,
+        incomplete     BOOLEAN NOT NULL,
+        schema_version INTEGER NOT NULL,
+        result_json    TEXT    NOT NULL
+    );",
+}];
+
+/// The layout version this hostbench writes and reads.
+pub fn latest() -> i64 {
+    MIGRATIONS.last().map_or(0, |m| m.version)
+}
+
+/// The migrations after `version`, in order.
+pub fn after(version: i64) -> impl Iterator<Item = &'static Migration> {
+    MIGRATIONS.iter().filter(move |m| m.version > version)
+}
+
+/// The refusal of a store a newer hostbench wrote.
+pub fn too_new(version: i64) -> String {
+    format!(
+        "the store was written by a newer hostbench (layout {version}, this one reads up to {})",
+        latest()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_rise_one_by_one() {
+        for (i, m) in MIGRATIONS.iter().enumerate() {
+            assert_eq!(m.version, i as i64 + 1, "{}", m.what);
+        }
+        assert_eq!(after(0).count(), MIGRATIONS.len());
+        assert_eq!(after(latest()).count(), 0);
+    }
+}

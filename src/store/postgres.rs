@@ -1,0 +1,266 @@
+//! Results in a PostgreSQL database shared by many hosts: the same `results` table as the
+//! SQLite store (see `migrations`), reached by URL (`postgres://user@host/db`, or
+//! `postgresql:///db?host=/run/postgresql` for a Unix socket). Each statement is a transaction
+//! of its own, so a result arrives whole or not at all, and any number of hosts can store at
+//! once.
+
+use std::cell::RefCell;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context, Result};
+use chrono::{DateTime, Utc};
+use postgres::{Client, NoTls};
+
+use super::{migrations, ResultStore, StoredEntry};
+use crate::model::{RunResult, SCHEMA_VERSION};
+
+/// A lock number of hostbench's own, held while the layout is checked and migrated, so that
+/// hosts opening a new store at once migrate it once.
+const LAYOUT_LOCK: i64 = 0x686f_7374_6265_6e63;
+
+pub struct PgStore {
+    client: RefCell<Client>,
+    /// The URL without its password, for messages.
+    location: String,
+}
+
+impl PgStore {
+    /// Connects, and creates or migrates the layout.
+    pub fn open(url: &str) -> Result<PgStore> {
+        let store = Self::connect(url)?;
+        store.prepare_layout().map_err(|e| store.explain(e))?;
+        Ok(store)
+    }
+
+    /// Connects for reading only: None when the database has no hostbench layout yet.
+    pub fn open_read_only(url: &str) -> Result<Option<PgStore>> {
+        let store = Self::connect(url)?;
+        let version = store.layout_version().map_err(|e| store.explain(e))?;
+        match version {
+            None => Ok(None),
+            Some(v) if v > migrations::latest() => {
+                Err(store.explain(anyhow!(migrations::too_new(v))))
+            }
+            Some(_) => Ok(Some(store)),
+        }
+    }
+
+    fn connect(url: &str) -> Result<PgStore> {
+        let location = without_password(url);
+        let config: postgres::Config = url
+            .parse()
+            .map_err(|e| anyhow!("{location}: not a PostgreSQL URL ({e})"))?;
+        let client = config
+            .connect(NoTls)
+            .map_err(|e| anyhow!("{location}: cannot connect ({e})"))?;
+        Ok(PgStore {
+            client: RefCell::new(client),
+            location,
+        })
+    }
+
+    fn explain(&self, e: anyhow::Error) -> anyhow::Error {
+        anyhow!("{}: {e:#}", self.location)
+    }
+
+    /// The layout version recorded in the database; None before hostbench's first use of it.
+    fn layout_version(&self) -> Result<Option<i64>> {
+        let mut c = self.client.borrow_mut();
+        let exists: bool = c
+            .query_one("SELECT to_regclass('hostbench_layout') IS NOT NULL", &[])?
+            .get(0);
+        if !exists {
+            return Ok(None);
+        }
+        let v: Option<i64> = c
+            .query_one("SELECT max(version)::BIGINT FROM hostbench_layout", &[])?
+            .get(0);
+        Ok(Some(v.unwrap_or(0)))
+    }
+
+    /// Applies the migrations after the recorded version in one transaction, under
+    /// hostbench's advisory lock; a newer layout is refused.
+    fn prepare_layout(&self) -> Result<()> {
+        let mut c = self.client.borrow_mut();
+        let mut tx = c.transaction()?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LAYOUT_LOCK])?;
+        tx.batch_execute("CREATE TABLE IF NOT EXISTS hostbench_layout (version BIGINT NOT NULL)")?;
+        let version: i64 = tx
+            .query_one(
+                "SELECT coalesce(max(version), 0)::BIGINT FROM hostbench_layout",
+                &[],
+            )?
+            .get(0);
+        if version > migrations::latest() {
+            bail!(migrations::too_new(version));
+        }
+        for m in migrations::after(version) {
+            tx.batch_execute(m.postgres)
+                .with_context(|| format!("migration {} ({})", m.version, m.what))?;
+            tx.execute(
+                "INSERT INTO hostbench_layout (version) VALUES ($1)",
+                &[&m.version],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+/// `postgres://user:secret@host/db` said without `secret`.
+pub(super) fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    match rest.split_once('@') {
+        Some((user, host)) if user.contains(':') => {
+            let name = user.split(':').next().unwrap_or_default();
+            format!("{scheme}://{name}:***@{host}")
+        }
+        _ => url.to_string(),
+    }
+}
+
+impl ResultStore for PgStore {
+    fn save(&mut self, result: &RunResult, headline: &str) -> Result<i64> {
+        let json = serde_json::to_string(result)?;
+        let row = self
+            .client
+            .get_mut()
+            .query_one(
+                "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+                &[
+                    &result.started_at.to_rfc3339(),
+                    &result.suite_names(),
+                    &result.environment.host.hostname,
+                    &headline,
+                    &result.incomplete,
+                    &(result.schema_version as i32),
+                    &json,
+                ],
+            )
+            .map_err(|e| anyhow!("{}: {e}", self.location))?;
+        Ok(row.get(0))
+    }
+
+    fn replace(&mut self, id: i64, result: &RunResult, headline: &str) -> Result<()> {
+        let json = serde_json::to_string(result)?;
+        let changed = self
+            .client
+            .get_mut()
+            .execute(
+                "UPDATE results SET started_at = $2, suites = $3, host = $4, headline = $5,
+                 incomplete = $6, schema_version = $7, result_json = $8 WHERE id = $1",
+                &[
+                    &id,
+                    &result.started_at.to_rfc3339(),
+                    &result.suite_names(),
+                    &result.environment.host.hostname,
+                    &headline,
+                    &result.incomplete,
+                    &(result.schema_version as i32),
+                    &json,
+                ],
+            )
+            .map_err(|e| anyhow!("{}: {e}", self.location))?;
+        if changed != 1 {
+            bail!("result {id} is no longer in {}", self.location);
+        }
+        Ok(())
+    }
+
+    fn list(&self) -> Result<Vec<StoredEntry>> {
+        let rows = self
+            .client
+            .borrow_mut()
+            .query(
+                "SELECT id, started_at, suites, host, headline, incomplete FROM results ORDER BY id",
+                &[],
+            )
+            .map_err(|e| anyhow!("{}: {e}", self.location))?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let started: String = r.get(1);
+                let started_at = DateTime::parse_from_rfc3339(&started)
+                    .ok()
+                    .map(|t| t.with_timezone(&Utc));
+                StoredEntry {
+                    id: r.get(0),
+                    problem: started_at
+                        .is_none()
+                        .then(|| format!("started_at {started:?} is not a time")),
+                    started_at,
+                    suites: r.get(2),
+                    host: r.get(3),
+                    headline: r.get(4),
+                    incomplete: r.get(5),
+                }
+            })
+            .collect())
+    }
+
+    fn load(&self, id: i64) -> Result<Option<RunResult>> {
+        let row = self
+            .client
+            .borrow_mut()
+            .query_opt(
+                "SELECT schema_version, result_json FROM results WHERE id = $1",
+                &[&id],
+            )
+            .map_err(|e| anyhow!("{}: {e}", self.location))?;
+        let Some(row) = row else { return Ok(None) };
+        let schema: i32 = row.get(0);
+        if schema != SCHEMA_VERSION as i32 {
+            bail!("result {id} has schema version {schema}; this hostbench reads version {SCHEMA_VERSION}");
+        }
+        let json: String = row.get(1);
+        let result = serde_json::from_str(&json)
+            .map_err(|e| anyhow!("result {id} is malformed in the store: {e}"))?;
+        Ok(Some(result))
+    }
+
+    fn group(&self, group: i64) -> Result<Vec<i64>> {
+        let rows = self
+            .client
+            .borrow_mut()
+            .query(
+                "SELECT id FROM results
+                 WHERE (result_json::jsonb -> 'repeat' ->> 'group') = $1::BIGINT::TEXT ORDER BY id",
+                &[&group],
+            )
+            .map_err(|e| anyhow!("{}: {e}", self.location))?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    fn location(&self) -> String {
+        self.location.clone()
+    }
+
+    fn set_busy_timeout(&self, timeout: Duration) -> Result<()> {
+        // The one wait a statement can have here: a row lock another host holds.
+        let ms = timeout.as_millis().max(1);
+        self.client
+            .borrow_mut()
+            .batch_execute(&format!("SET lock_timeout = {ms}"))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_password_is_never_said() {
+        assert_eq!(
+            without_password("postgres://bench:s3cret@db.example/hb"),
+            "postgres://bench:***@db.example/hb"
+        );
+        assert_eq!(
+            without_password("postgresql:///hb?host=/run/postgresql"),
+            "postgresql:///hb?host=/run/postgresql"
+        );
+    }
+}

@@ -1,0 +1,142 @@
+//! A real PostgreSQL server for the store tests: `initdb` into a temporary directory, started
+//! on a Unix socket there (no TCP port), stopped and removed when dropped. As root, the server
+//! runs as the `postgres` user (PostgreSQL refuses to run as root).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use tempfile::TempDir;
+
+pub struct PgServer {
+    dir: TempDir,
+    bin: PathBuf,
+    /// `postgresql://hostbench@localhost/postgres?host=DIR`
+    pub url: String,
+}
+
+/// The directory of `initdb` and `pg_ctl`: on PATH, or Debian's /usr/lib/postgresql/N/bin.
+fn bin_dir() -> Option<PathBuf> {
+    if let Some(p) = super::on_path("initdb") {
+        return p.parent().map(Path::to_path_buf);
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .flatten()
+        .map(|e| e.path().join("bin"))
+        .filter(|b| b.join("initdb").is_file())
+        .collect();
+    found.sort();
+    found.pop()
+}
+
+fn is_root() -> bool {
+    // SAFETY: no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+impl PgServer {
+    /// Starts a server; None (the test skips, saying so) where PostgreSQL is not installed,
+    /// unless HOSTBENCH_REQUIRE_TEST_DEPS=1.
+    pub fn start(test: &str) -> Option<PgServer> {
+        let Some(bin) = bin_dir() else {
+            let why = format!(
+                "{test}: needs PostgreSQL's initdb (scripts/install-test-deps.sh installs postgresql)"
+            );
+            assert!(!super::deps_required(), "{why}");
+            eprintln!("skipped: {why}");
+            return None;
+        };
+        let dir = tempfile::tempdir().expect("temporary directory");
+        if is_root() {
+            let status = Command::new("chown")
+                .args(["-R", "postgres"])
+                .arg(dir.path())
+                .status()
+                .expect("chown runs");
+            assert!(status.success(), "chown postgres {}", dir.path().display());
+        }
+        let server = PgServer {
+            url: format!(
+                "postgresql://hostbench@localhost/postgres?host={}",
+                dir.path().display()
+            ),
+            dir,
+            bin,
+        };
+        let data = server.dir.path().join("data");
+        server.run(
+            "initdb",
+            &[
+                "-D".as_ref(),
+                data.as_os_str(),
+                "-A".as_ref(),
+                "trust".as_ref(),
+                "-U".as_ref(),
+                "hostbench".as_ref(),
+            ],
+        );
+        let options = format!(
+            "-k {} -c listen_addresses='' -c fsync=off -c max_connections=40",
+            server.dir.path().display()
+        );
+        let log = server.dir.path().join("log");
+        server.run(
+            "pg_ctl",
+            &[
+                "-D".as_ref(),
+                data.as_os_str(),
+                "-o".as_ref(),
+                options.as_ref(),
+                "-l".as_ref(),
+                log.as_os_str(),
+                "-w".as_ref(),
+                "start".as_ref(),
+            ],
+        );
+        Some(server)
+    }
+
+    /// Runs one of PostgreSQL's programs, as `postgres` when this is root.
+    fn run(&self, program: &str, args: &[&std::ffi::OsStr]) {
+        let exe = self.bin.join(program);
+        let mut cmd = if is_root() {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(&exe);
+            c
+        } else {
+            Command::new(&exe)
+        };
+        let out = cmd
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("{program}: {e}"));
+        assert!(
+            out.status.success(),
+            "{program} failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+impl Drop for PgServer {
+    fn drop(&mut self) {
+        let data = self.dir.path().join("data");
+        let exe = self.bin.join("pg_ctl");
+        let mut cmd = if is_root() {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(&exe);
+            c
+        } else {
+            Command::new(&exe)
+        };
+        let _ = cmd
+            .arg("-D")
+            .arg(&data)
+            .args(["-m", "immediate", "stop"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
