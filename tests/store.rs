@@ -66,6 +66,49 @@ fn contract(sb: &Sandbox, db: &str) {
     );
     let group = stdout(sb, db, &["compare", "g3", "g3", "--format", "json"]);
     assert!(group.contains("\"basis\""), "{group}");
+    // Where a result came from: a host label and tags, stored and selected by.
+    stdout(
+        sb,
+        db,
+        &[
+            "--host-label",
+            "rack12-node3",
+            "--tag",
+            "kernel=6.18-rc3",
+            "--tag",
+            "fleet=rack12",
+            "noise",
+            "--no-noise-check",
+            "5",
+            "3",
+        ],
+    );
+    let stored: Value = serde_json::from_str(&stdout(
+        sb,
+        db,
+        &["results", "export", "5", "--format", "json"],
+    ))
+    .unwrap();
+    assert_eq!(stored["host_label"], "rack12-node3");
+    assert_eq!(stored["tags"]["kernel"], "6.18-rc3");
+    let ids = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["results", "list"];
+        all.extend(args);
+        stdout(sb, db, &all)
+            .lines()
+            .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+            .filter(|w| w.parse::<i64>().is_ok())
+            .collect()
+    };
+    assert_eq!(ids(&["--tag", "kernel=6.18-rc3"]), ["5"]);
+    assert_eq!(
+        ids(&["--tag", "kernel=6.18-rc3", "--tag", "fleet=rack12"]),
+        ["5"]
+    );
+    assert!(ids(&["--tag", "kernel=6.17"]).is_empty());
+    assert_eq!(ids(&["--host", "rack12-node3"]), ["5"]);
+    assert_eq!(ids(&["--since", "2000-01-01"]).len(), 5);
+    assert!(ids(&["--since", "2100-01-01"]).is_empty());
 }
 
 #[test]

@@ -66,6 +66,13 @@ pub struct GlobalArgs {
     /// carries no noise of its own
     #[arg(long, global = true)]
     pub no_noise_check: bool,
+    /// A measuring command: the name this host goes by in a fleet, stored with its result
+    #[arg(long, global = true, value_name = "LABEL")]
+    pub host_label: Option<String>,
+    /// A measuring command: KEY=VALUE stored with its result (kernel=6.18-rc3, fleet=rack12);
+    /// `results list`: only the results with this tag (repeatable)
+    #[arg(long = "tag", global = true, value_name = "KEY=VALUE", value_parser = parse_tag)]
+    pub tags: Vec<(String, String)>,
     /// Set while a `--repeat` runs: which run this is, and the group once its first run is
     /// stored.
     #[arg(skip)]
@@ -106,6 +113,16 @@ pub enum Command {
     Man(shell::ManArgs),
 }
 
+/// `--tag KEY=VALUE`.
+fn parse_tag(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() && !k.contains(char::is_whitespace) => {
+            Ok((k.to_string(), v.to_string()))
+        }
+        _ => Err(format!("{s:?} is not KEY=VALUE")),
+    }
+}
+
 /// interbench's calibration options, shared by every suite that burns CPU.
 #[derive(Debug, Clone, Args)]
 pub struct CalibrationArgs {
@@ -138,6 +155,22 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
             | Command::Interactive(_)
             | Command::Sched(_)
     );
+    let lists = matches!(
+        cli.command,
+        Command::Results(results::ResultsCommand::List { .. })
+    );
+    if cli.global.host_label.is_some() && !measuring {
+        return Err(UsageError::new(
+            "--host-label applies to the measuring commands: run, noise, index, interactive, sched",
+        )
+        .into());
+    }
+    if !cli.global.tags.is_empty() && !measuring && !lists {
+        return Err(UsageError::new(
+            "--tag labels what a measuring command stores (run, noise, index, interactive, sched) or selects what results list shows",
+        )
+        .into());
+    }
     match cli.global.repeat {
         Some(_) if !measuring => Err(UsageError::new(
             "--repeat applies to the measuring commands: run, noise, index, interactive, sched",

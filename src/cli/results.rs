@@ -1,6 +1,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
+use chrono::{DateTime, NaiveDate, Utc};
 use clap::Subcommand;
 
 use super::compare::load_file;
@@ -10,12 +11,20 @@ use crate::error::UsageError;
 use crate::model::RunResult;
 use crate::render;
 use crate::render::exporters::{Format, Subject};
-use crate::store::ResultStore;
+use crate::store::{Filter, ResultStore};
 
 #[derive(Debug, Subcommand)]
 pub enum ResultsCommand {
-    /// One line per stored result: id, time, suite, host, headline figure
-    List,
+    /// One line per stored result: id, time, suite, host, headline figure (--tag KEY=VALUE
+    /// selects by tag)
+    List {
+        /// Only the results of this host: its hostname or its --host-label
+        #[arg(long, value_name = "HOST")]
+        host: Option<String>,
+        /// Only the results started on or after this day (YYYY-MM-DD, UTC) or time (RFC 3339)
+        #[arg(long, value_name = "DATE", value_parser = parse_since)]
+        since: Option<DateTime<Utc>>,
+    },
     /// One stored result in full: text, or --format json, csv (a row per measurement),
     /// markdown or html
     Show {
@@ -59,10 +68,15 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
                 ));
             }
         }
-        ResultsCommand::List => {
+        ResultsCommand::List { host, since } => {
+            let filter = Filter {
+                host: host.clone(),
+                tags: global.tags.clone(),
+                since: *since,
+            };
             let (path, store) = global.open_store_read_only()?;
             match store {
-                Some(store) => out.out(&render::results::list_table(&store.list()?)),
+                Some(store) => out.out(&render::results::list_table(&store.list(&filter)?)),
                 None => out.out(&format!("No stored results in {path}.\n")),
             }
         }
@@ -111,4 +125,14 @@ pub(super) fn load_stored(
     found.ok_or_else(|| {
         UsageError::new(format!("no stored result with id {id} in {location}")).into()
     })
+}
+
+/// `--since`: a day (midnight UTC) or an RFC 3339 time.
+fn parse_since(s: &str) -> Result<DateTime<Utc>, String> {
+    if let Ok(d) = NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        return Ok(d.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc());
+    }
+    DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| format!("{s:?} is neither a day (YYYY-MM-DD) nor an RFC 3339 time"))
 }

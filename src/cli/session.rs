@@ -49,6 +49,9 @@ pub struct Session {
     repeating: Option<Repeating>,
     /// `--no-noise-check` not given: the check is made before measuring and after.
     checks_noise: bool,
+    /// `--host-label` and `--tag`, stored with the result.
+    host_label: Option<String>,
+    tags: std::collections::BTreeMap<String, String>,
     noise_check: Option<NoiseCheck>,
 }
 
@@ -95,6 +98,8 @@ impl Session {
             last_checkpoint: None,
             repeating: global.repeating.clone(),
             checks_noise: !global.no_noise_check,
+            host_label: global.host_label.clone(),
+            tags: global.tags.iter().cloned().collect(),
             noise_check: None,
         })
     }
@@ -107,9 +112,12 @@ impl Session {
         }
     }
 
-    /// Marks a result of a repeated command with its group (until the group's first run is
-    /// stored, its own row, or 0 before it has one).
+    /// Marks a result with the user's host label and tags, and a result of a repeated command
+    /// with its group (until the group's first run is stored, its own row, or 0 before it has
+    /// one).
     fn tag(&self, result: &mut RunResult) {
+        result.host_label.clone_from(&self.host_label);
+        result.tags.clone_from(&self.tags);
         if let Some(r) = &self.repeating {
             result.repeat = Some(Repeat {
                 group: r.group.get().or(self.row).unwrap_or(0),

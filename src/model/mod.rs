@@ -10,6 +10,8 @@ pub mod sched;
 
 pub use environment::{CgroupCpuLimit, Environment};
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +45,12 @@ pub struct RunResult {
     /// `--no-noise-check` (and in results of earlier versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise_check: Option<NoiseCheck>,
+    /// `--host-label`: the name the user gives this host (a fleet's inventory name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_label: Option<String>,
+    /// `--tag KEY=VALUE`: what the user says of this run (`kernel=6.18-rc3`, `fleet=rack12`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tags: BTreeMap<String, String>,
 }
 
 /// Where a run stands in its group of repeated runs.
@@ -135,6 +143,8 @@ impl RunResult {
             suites,
             repeat: None,
             noise_check: None,
+            host_label: None,
+            tags: BTreeMap::new(),
         }
     }
 
@@ -240,6 +250,8 @@ impl RunResult {
             })],
             repeat: None,
             noise_check: None,
+            host_label: None,
+            tags: BTreeMap::new(),
         }
     }
 }

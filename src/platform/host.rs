@@ -28,6 +28,9 @@ pub struct HostFacts {
     pub cpu_governor: Option<String>,
     /// `LANG` as the process saw it (None when unset).
     pub lang: Option<String>,
+    /// `/etc/machine-id`: the host's identity, which a new hostname does not change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_id: Option<String>,
 }
 
 /// A cgroup CPU bandwidth limit: `quota_us` of CPU time every `period_us`.
@@ -65,6 +68,7 @@ pub fn facts() -> HostFacts {
         ),
         cpu_governor: read_trimmed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
         lang: std::env::var("LANG").ok(),
+        machine_id: read_trimmed("/etc/machine-id"),
     }
 }
 

@@ -12,10 +12,11 @@ pub struct Migration {
     pub postgres: &'static str,
 }
 
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    what: "the results table: a row per run, its list columns and the whole result as JSON",
-    sqlite: "CREATE TABLE IF NOT EXISTS results (
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        what: "the results table: a row per run, its list columns and the whole result as JSON",
+        sqlite: "CREATE TABLE IF NOT EXISTS results (
         id             INTEGER PRIMARY KEY AUTOINCREMENT,
         started_at     TEXT    NOT NULL,
         suites         TEXT    NOT NULL,
@@ -25,7 +26,7 @@ pub const MIGRATIONS: &[Migration] = &[Migration {
         schema_version INTEGER NOT NULL,
         result_json    TEXT    NOT NULL
     );",
-    postgres: "CREATE TABLE IF NOT EXISTS results (
+        postgres: "CREATE TABLE IF NOT EXISTS results (
         id             BIGSERIAL PRIMARY KEY,
         started_at     TEXT    NOT NULL,
         suites         TEXT    NOT NULL,
@@ -35,7 +36,28 @@ pub const MIGRATIONS: &[Migration] = &[Migration {
         schema_version INTEGER NOT NULL,
         result_json    TEXT    NOT NULL
     );",
-}];
+    },
+    Migration {
+        version: 2,
+        what: "where a result came from: the host's label and machine id, and its tags",
+        sqlite: "ALTER TABLE results ADD COLUMN host_label TEXT;
+        ALTER TABLE results ADD COLUMN machine_id TEXT;
+        CREATE TABLE IF NOT EXISTS result_tags (
+            result_id INTEGER NOT NULL REFERENCES results (id) ON DELETE CASCADE,
+            key       TEXT    NOT NULL,
+            value     TEXT    NOT NULL,
+            PRIMARY KEY (result_id, key)
+        );",
+        postgres: "ALTER TABLE results ADD COLUMN IF NOT EXISTS host_label TEXT;
+        ALTER TABLE results ADD COLUMN IF NOT EXISTS machine_id TEXT;
+        CREATE TABLE IF NOT EXISTS result_tags (
+            result_id BIGINT NOT NULL REFERENCES results (id) ON DELETE CASCADE,
+            key       TEXT   NOT NULL,
+            value     TEXT   NOT NULL,
+            PRIMARY KEY (result_id, key)
+        );",
+    },
+];
 
 /// The layout version this hostbench writes and reads.
 pub fn latest() -> i64 {

@@ -32,14 +32,59 @@ pub struct StoredEntry {
     pub problem: Option<String>,
 }
 
+/// Which results `results list` shows: all of them, or those of a host (its hostname or its
+/// `--host-label`), with all of these tags, started on or after a time.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filter {
+    pub host: Option<String>,
+    pub tags: Vec<(String, String)>,
+    pub since: Option<DateTime<Utc>>,
+}
+
+impl Filter {
+    /// The `WHERE` clause (empty for no filter) and its text parameters, the placeholders
+    /// written by `placeholder(n)` (n from 1): the same SQL for both back ends.
+    fn sql(&self, placeholder: impl Fn(usize) -> String) -> (String, Vec<String>) {
+        let mut clauses = Vec::new();
+        let mut params: Vec<String> = Vec::new();
+        let next = |value: String, params: &mut Vec<String>| {
+            params.push(value);
+            placeholder(params.len())
+        };
+        if let Some(h) = &self.host {
+            let p = next(h.clone(), &mut params);
+            let q = next(h.clone(), &mut params);
+            clauses.push(format!("(host = {p} OR host_label = {q})"));
+        }
+        for (k, v) in &self.tags {
+            let pk = next(k.clone(), &mut params);
+            let pv = next(v.clone(), &mut params);
+            clauses.push(format!(
+                "EXISTS (SELECT 1 FROM result_tags t WHERE t.result_id = results.id AND t.key = {pk} AND t.value = {pv})"
+            ));
+        }
+        if let Some(t) = &self.since {
+            // Stored as RFC 3339 in UTC: text order is time order.
+            let p = next(t.to_rfc3339(), &mut params);
+            clauses.push(format!("started_at >= {p}"));
+        }
+        let clause = if clauses.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", clauses.join(" AND "))
+        };
+        (clause, params)
+    }
+}
+
 pub trait ResultStore {
     /// Saves a result, with its headline for `results list` (rendered by the caller), and
     /// returns its id.
     fn save(&mut self, result: &RunResult, headline: &str) -> Result<i64>;
     /// Replaces the result stored as `id` (a run stored as it goes).
     fn replace(&mut self, id: i64, result: &RunResult, headline: &str) -> Result<()>;
-    /// Every stored result, oldest first.
-    fn list(&self) -> Result<Vec<StoredEntry>>;
+    /// The stored results `filter` selects, oldest first.
+    fn list(&self, filter: &Filter) -> Result<Vec<StoredEntry>>;
     /// The result with this id, or None.
     fn load(&self, id: i64) -> Result<Option<RunResult>>;
     /// The ids of the runs of repeat group `group` (a `--repeat N` command), oldest first.

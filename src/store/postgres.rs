@@ -11,7 +11,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use chrono::{DateTime, Utc};
 use postgres::{Client, NoTls};
 
-use super::{migrations, ResultStore, StoredEntry};
+use super::{migrations, Filter, ResultStore, StoredEntry};
 use crate::model::{RunResult, SCHEMA_VERSION};
 
 /// A lock number of hostbench's own, held while the layout is checked and migrated, so that
@@ -107,6 +107,18 @@ impl PgStore {
     }
 }
 
+/// A result's tags, in place of those it had.
+fn write_tags(tx: &mut postgres::Transaction, id: i64, result: &RunResult) -> Result<()> {
+    tx.execute("DELETE FROM result_tags WHERE result_id = $1", &[&id])?;
+    for (k, v) in &result.tags {
+        tx.execute(
+            "INSERT INTO result_tags (result_id, key, value) VALUES ($1, $2, $3)",
+            &[&id, k, v],
+        )?;
+    }
+    Ok(())
+}
+
 /// `postgres://user:secret@host/db` said without `secret`.
 pub(super) fn without_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
@@ -122,36 +134,45 @@ pub(super) fn without_password(url: &str) -> String {
 }
 
 impl ResultStore for PgStore {
+    /// The row and its tags in one transaction: a result is stored whole or not at all.
     fn save(&mut self, result: &RunResult, headline: &str) -> Result<i64> {
         let json = serde_json::to_string(result)?;
-        let row = self
-            .client
-            .get_mut()
-            .query_one(
-                "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
-                &[
-                    &result.started_at.to_rfc3339(),
-                    &result.suite_names(),
-                    &result.environment.host.hostname,
-                    &headline,
-                    &result.incomplete,
-                    &(result.schema_version as i32),
-                    &json,
-                ],
-            )
-            .map_err(|e| anyhow!("{}: {e}", self.location))?;
-        Ok(row.get(0))
+        let location = self.location.clone();
+        let stored = (|| -> Result<i64> {
+            let mut tx = self.client.get_mut().transaction()?;
+            let id: i64 = tx
+                .query_one(
+                    "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+                    &[
+                        &result.started_at.to_rfc3339(),
+                        &result.suite_names(),
+                        &result.environment.host.hostname,
+                        &headline,
+                        &result.incomplete,
+                        &(result.schema_version as i32),
+                        &json,
+                        &result.host_label,
+                        &result.environment.host.machine_id,
+                    ],
+                )?
+                .get(0);
+            write_tags(&mut tx, id, result)?;
+            tx.commit()?;
+            Ok(id)
+        })();
+        stored.map_err(|e| anyhow!("{location}: {e:#}"))
     }
 
     fn replace(&mut self, id: i64, result: &RunResult, headline: &str) -> Result<()> {
         let json = serde_json::to_string(result)?;
-        let changed = self
-            .client
-            .get_mut()
-            .execute(
+        let location = self.location.clone();
+        let replaced = (|| -> Result<u64> {
+            let mut tx = self.client.get_mut().transaction()?;
+            let changed = tx.execute(
                 "UPDATE results SET started_at = $2, suites = $3, host = $4, headline = $5,
-                 incomplete = $6, schema_version = $7, result_json = $8 WHERE id = $1",
+                 incomplete = $6, schema_version = $7, result_json = $8, host_label = $9,
+                 machine_id = $10 WHERE id = $1",
                 &[
                     &id,
                     &result.started_at.to_rfc3339(),
@@ -161,22 +182,37 @@ impl ResultStore for PgStore {
                     &result.incomplete,
                     &(result.schema_version as i32),
                     &json,
+                    &result.host_label,
+                    &result.environment.host.machine_id,
                 ],
-            )
-            .map_err(|e| anyhow!("{}: {e}", self.location))?;
-        if changed != 1 {
-            bail!("result {id} is no longer in {}", self.location);
+            )?;
+            if changed == 1 {
+                write_tags(&mut tx, id, result)?;
+                tx.commit()?;
+            }
+            Ok(changed)
+        })()
+        .map_err(|e| anyhow!("{location}: {e:#}"))?;
+        if replaced != 1 {
+            bail!("result {id} is no longer in {location}");
         }
         Ok(())
     }
 
-    fn list(&self) -> Result<Vec<StoredEntry>> {
+    fn list(&self, filter: &Filter) -> Result<Vec<StoredEntry>> {
+        let (clause, params) = filter.sql(|n| format!("${n}"));
+        let params: Vec<&(dyn postgres::types::ToSql + Sync)> = params
+            .iter()
+            .map(|p| p as &(dyn postgres::types::ToSql + Sync))
+            .collect();
         let rows = self
             .client
             .borrow_mut()
             .query(
-                "SELECT id, started_at, suites, host, headline, incomplete FROM results ORDER BY id",
-                &[],
+                &format!(
+                    "SELECT id, started_at, suites, host, headline, incomplete FROM results {clause} ORDER BY id"
+                ),
+                &params,
             )
             .map_err(|e| anyhow!("{}: {e}", self.location))?;
         Ok(rows

@@ -6,14 +6,14 @@ use chrono::{DateTime, Utc};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{params_from_iter, Connection, ErrorCode, OpenFlags, OptionalExtension};
 
-use super::{migrations, ResultStore, StoredEntry};
+use super::{migrations, Filter, ResultStore, StoredEntry};
 use crate::model::{RunResult, SCHEMA_VERSION};
 
 /// How long a statement waits for another hostbench process that holds the database.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The columns of the `results` table, in order.
-const COLUMNS: [&str; 8] = [
+const COLUMNS: [&str; 10] = [
     "id",
     "started_at",
     "suites",
@@ -22,6 +22,8 @@ const COLUMNS: [&str; 8] = [
     "incomplete",
     "schema_version",
     "result_json",
+    "host_label",
+    "machine_id",
 ];
 
 /// Results in one SQLite file: a row per run with the columns `results list` shows, and the
@@ -178,44 +180,60 @@ fn explain(e: anyhow::Error, path: &Path) -> anyhow::Error {
 }
 
 impl ResultStore for SqliteStore {
+    /// The row and its tags in one transaction: a result is stored whole or not at all.
     fn save(&mut self, result: &RunResult, headline: &str) -> Result<i64> {
-        self.conn
-            .execute(
-                "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params_from_iter(row_values(result, headline)?),
-            )
-            .map_err(|e| explain(e.into(), &self.path))?;
-        Ok(self.conn.last_insert_rowid())
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| explain(e.into(), &path))?;
+        tx.execute(
+            "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params_from_iter(row_values(result, headline)?),
+        )
+        .map_err(|e| explain(e.into(), &path))?;
+        let id = tx.last_insert_rowid();
+        write_tags(&tx, id, result).map_err(|e| explain(e, &path))?;
+        tx.commit().map_err(|e| explain(e.into(), &path))?;
+        Ok(id)
     }
 
     fn replace(&mut self, id: i64, result: &RunResult, headline: &str) -> Result<()> {
+        let path = self.path.clone();
         let values = std::iter::once(Value::Integer(id)).chain(row_values(result, headline)?);
-        let changed = self
+        let tx = self
             .conn
+            .transaction()
+            .map_err(|e| explain(e.into(), &path))?;
+        let changed = tx
             .execute(
                 "UPDATE results SET started_at = ?2, suites = ?3, host = ?4, headline = ?5,
-                 incomplete = ?6, schema_version = ?7, result_json = ?8 WHERE id = ?1",
+                 incomplete = ?6, schema_version = ?7, result_json = ?8, host_label = ?9,
+                 machine_id = ?10 WHERE id = ?1",
                 params_from_iter(values),
             )
-            .map_err(|e| explain(e.into(), &self.path))?;
+            .map_err(|e| explain(e.into(), &path))?;
         if changed != 1 {
-            bail!("result {id} is no longer in {}", self.path.display());
+            bail!("result {id} is no longer in {}", path.display());
         }
+        write_tags(&tx, id, result).map_err(|e| explain(e, &path))?;
+        tx.commit().map_err(|e| explain(e.into(), &path))?;
         Ok(())
     }
 
     /// Every row; a row whose columns do not hold what hostbench wrote is listed with what is
     /// wrong with it, so one bad row does not hide the others.
-    fn list(&self) -> Result<Vec<StoredEntry>> {
+    fn list(&self, filter: &Filter) -> Result<Vec<StoredEntry>> {
+        let (clause, params) = filter.sql(|n| format!("?{n}"));
         let mut stmt = self
             .conn
-            .prepare(
-                "SELECT id, started_at, suites, host, headline, incomplete FROM results ORDER BY id",
-            )
+            .prepare(&format!(
+                "SELECT id, started_at, suites, host, headline, incomplete FROM results {clause} ORDER BY id"
+            ))
             .map_err(|e| explain(e.into(), &self.path))?;
         let rows = stmt
-            .query_map([], |r| {
+            .query_map(params_from_iter(params), |r| {
                 let mut values = Vec::with_capacity(6);
                 for i in 0..6 {
                     values.push(r.get::<_, Value>(i)?);
@@ -288,8 +306,21 @@ impl ResultStore for SqliteStore {
     }
 }
 
+/// A result's tags, in place of those it had.
+fn write_tags(conn: &Connection, id: i64, result: &RunResult) -> Result<()> {
+    conn.execute("DELETE FROM result_tags WHERE result_id = ?1", [id])?;
+    for (k, v) in &result.tags {
+        conn.execute(
+            "INSERT INTO result_tags (result_id, key, value) VALUES (?1, ?2, ?3)",
+            rusqlite::params![id, k, v],
+        )?;
+    }
+    Ok(())
+}
+
 /// A result's columns after `id`, in table order.
-fn row_values(result: &RunResult, headline: &str) -> Result<[Value; 7]> {
+fn row_values(result: &RunResult, headline: &str) -> Result<[Value; 9]> {
+    let text = |s: &Option<String>| s.clone().map_or(Value::Null, Value::Text);
     Ok([
         Value::Text(result.started_at.to_rfc3339()),
         Value::Text(result.suite_names()),
@@ -298,6 +329,8 @@ fn row_values(result: &RunResult, headline: &str) -> Result<[Value; 7]> {
         Value::Integer(i64::from(result.incomplete)),
         Value::Integer(i64::from(result.schema_version)),
         Value::Text(serde_json::to_string(result)?),
+        text(&result.host_label),
+        text(&result.environment.host.machine_id),
     ])
 }
 
@@ -369,6 +402,46 @@ mod tests {
     }
 
     #[test]
+    fn a_store_of_an_earlier_layout_is_migrated_and_keeps_its_results() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.sqlite");
+        // A store as hostbench of layout 1 left it, with one result.
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(migrations::MIGRATIONS[0].sqlite).unwrap();
+            conn.pragma_update(None, "user_version", 1).unwrap();
+            let r = result("old", false);
+            conn.execute(
+                "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json)
+                 VALUES (?1, 'noise', 'old', 'h', 0, ?2, ?3)",
+                rusqlite::params![
+                    r.started_at.to_rfc3339(),
+                    SCHEMA_VERSION,
+                    serde_json::to_string(&r).unwrap()
+                ],
+            )
+            .unwrap();
+        }
+        let mut store = SqliteStore::open(&path).unwrap();
+        let version: i64 = store
+            .conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, migrations::latest());
+        assert!(store.load(1).unwrap().is_some());
+        let mut tagged = result("new", false);
+        tagged.tags.insert("kernel".into(), "A".into());
+        let id = store.save(&tagged, "h").unwrap();
+        let filter = Filter {
+            tags: vec![("kernel".into(), "A".into())],
+            ..Filter::default()
+        };
+        let listed = store.list(&filter).unwrap();
+        assert_eq!(listed.iter().map(|e| e.id).collect::<Vec<_>>(), [id]);
+        assert_eq!(store.list(&Filter::default()).unwrap().len(), 2);
+    }
+
+    #[test]
     fn saves_lists_and_loads_in_a_real_database() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a/b/results.sqlite");
@@ -383,7 +456,7 @@ mod tests {
         drop(store);
 
         let store = SqliteStore::open(&path).unwrap();
-        let list = store.list().unwrap();
+        let list = store.list(&Filter::default()).unwrap();
         assert_eq!(list.len(), 2);
         assert_eq!(
             (list[0].host.as_str(), list[0].incomplete),
@@ -401,7 +474,7 @@ mod tests {
         store
             .replace(id2, &result("gamma", false), "headline of gamma")
             .unwrap();
-        let list = store.list().unwrap();
+        let list = store.list(&Filter::default()).unwrap();
         assert_eq!(list.len(), 2);
         assert_eq!(
             (list[1].host.as_str(), list[1].incomplete),
@@ -429,7 +502,7 @@ mod tests {
         }
         assert_eq!(store.group(ids[0]).unwrap(), ids);
         assert!(store.group(lone).unwrap().is_empty());
-        let listed = store.list().unwrap();
+        let listed = store.list(&Filter::default()).unwrap();
         assert_eq!(listed[2].headline, "run 2", "{listed:?}");
     }
 
@@ -467,7 +540,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
         let store = SqliteStore::open_read_only(&path).unwrap().unwrap();
-        assert_eq!(store.list().unwrap().len(), 1);
+        assert_eq!(store.list(&Filter::default()).unwrap().len(), 1);
         assert!(store.load(id).unwrap().is_some());
     }
 
@@ -491,7 +564,7 @@ mod tests {
                 [bad],
             )
             .unwrap();
-        let list = store.list().unwrap();
+        let list = store.list(&Filter::default()).unwrap();
         assert_eq!(list.len(), 3);
         assert!(list[0].problem.is_none() && list[2].problem.is_none());
         let p = list[1].problem.as_deref().unwrap();
