@@ -408,7 +408,8 @@ mod tests {
         // A store as hostbench of layout 1 left it, with one result.
         {
             let conn = Connection::open(&path).unwrap();
-            conn.execute_batch(migrations::MIGRATIONS[0].sqlite).unwrap();
+            conn.execute_batch(migrations::MIGRATIONS[0].sqlite)
+                .unwrap();
             conn.pragma_update(None, "user_version", 1).unwrap();
             let r = result("old", false);
             conn.execute(
