@@ -215,3 +215,42 @@ fn eight_concurrent_writers_lose_nothing_on_either_back_end() {
     };
     eight_writers(&sb, &pg.url);
 }
+
+/// A server that wants a password: the URL says nothing of it, the PG* variables and the
+/// password file say the rest, as for psql.
+#[test]
+fn the_password_comes_from_the_password_file_never_the_command_line() {
+    let Some(pg) = PgServer::start_with(
+        "the_password_comes_from_the_password_file_never_the_command_line",
+        Some("s3cret"),
+    ) else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let home = sb.dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let passfile = sb.dir.path().join("pgpass");
+    std::fs::write(&passfile, "localhost:*:*:hostbench:s3cret\n").unwrap();
+    let run = |with_file: bool| {
+        let mut c = sb.cmd();
+        c.args(["--db", "postgresql://", "results", "list"])
+            .env("PGHOST", pg.socket_dir())
+            .env("PGUSER", "hostbench")
+            .env("PGDATABASE", "postgres")
+            .env("HOME", &home)
+            .env_remove("PGPASSWORD");
+        if with_file {
+            c.env("PGPASSFILE", &passfile);
+        } else {
+            c.env_remove("PGPASSFILE");
+        }
+        c.assert()
+    };
+    let ok = run(true).success();
+    assert!(String::from_utf8_lossy(&ok.get_output().stdout)
+        .starts_with("No stored results in postgresql://"));
+    let refused = run(false).code(2);
+    let err = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(err.contains("cannot connect"), "{err}");
+    assert!(!err.contains("s3cret"), "{err}");
+}

@@ -47,9 +47,10 @@ impl PgStore {
 
     fn connect(url: &str) -> Result<PgStore> {
         let location = without_password(url);
-        let config: postgres::Config = url
+        let mut config: postgres::Config = url
             .parse()
             .map_err(|e| anyhow!("{location}: not a PostgreSQL URL ({e})"))?;
+        with_environment(&mut config, |k| std::env::var(k).ok());
         let client = config
             .connect(NoTls)
             .map_err(|e| anyhow!("{location}: cannot connect ({e})"))?;
@@ -105,6 +106,93 @@ impl PgStore {
         tx.commit()?;
         Ok(())
     }
+}
+
+/// Fills what the URL leaves out as libpq does: the host, port, user and database from
+/// `PGHOST`, `PGPORT`, `PGUSER` (else the login name) and `PGDATABASE` (else the user), and
+/// the password from `PGPASSWORD` or the password file (`PGPASSFILE`, else `~/.pgpass`), so
+/// that no password need be written on a command line.
+fn with_environment(config: &mut postgres::Config, env: impl Fn(&str) -> Option<String>) {
+    if config.get_hosts().is_empty() {
+        let host = env("PGHOST").unwrap_or_else(|| "/var/run/postgresql".into());
+        for h in host.split(',') {
+            if h.starts_with('/') {
+                config.host_path(h);
+            } else {
+                config.host(h);
+            }
+        }
+    }
+    if config.get_ports().is_empty() {
+        if let Some(p) = env("PGPORT").and_then(|p| p.parse().ok()) {
+            config.port(p);
+        }
+    }
+    if config.get_user().is_none() {
+        if let Some(u) = env("PGUSER").or_else(|| env("USER")) {
+            config.user(&u);
+        }
+    }
+    if config.get_dbname().is_none() {
+        if let Some(d) = env("PGDATABASE").or_else(|| config.get_user().map(str::to_string)) {
+            config.dbname(&d);
+        }
+    }
+    if config.get_password().is_none() {
+        let from_file = || {
+            let file = env("PGPASSFILE").or_else(|| env("HOME").map(|h| format!("{h}/.pgpass")))?;
+            let text = std::fs::read_to_string(file).ok()?;
+            let host = match config.get_hosts().first() {
+                Some(postgres::config::Host::Tcp(h)) => h.clone(),
+                _ => "localhost".to_string(),
+            };
+            let port = config
+                .get_ports()
+                .first()
+                .copied()
+                .unwrap_or(5432)
+                .to_string();
+            password_from_file(
+                &text,
+                [
+                    host.as_str(),
+                    &port,
+                    config.get_dbname().unwrap_or_default(),
+                    config.get_user().unwrap_or_default(),
+                ],
+            )
+        };
+        if let Some(p) = env("PGPASSWORD").or_else(from_file) {
+            config.password(p);
+        }
+    }
+}
+
+/// The password of the first line of a password file (`host:port:database:user:password`,
+/// `*` for any, `\:` a colon) that matches; a Unix socket counts as `localhost`, as in libpq.
+fn password_from_file(text: &str, wanted: [&str; 4]) -> Option<String> {
+    for line in text.lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let mut fields = Vec::new();
+        let mut field = String::new();
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => field.extend(chars.next()),
+                ':' if fields.len() < 4 => fields.push(std::mem::take(&mut field)),
+                _ => field.push(c),
+            }
+        }
+        if fields.len() != 4 {
+            continue;
+        }
+        if fields.iter().zip(wanted).all(|(f, w)| f == "*" || f == w) {
+            return Some(field);
+        }
+    }
+    None
 }
 
 /// A result's tags, in place of those it had.
@@ -287,6 +375,52 @@ impl ResultStore for PgStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_password_file_is_read_as_libpq_reads_it() {
+        let file = "# host:port:database:user:password\n\
+                    db.example:5432:hb:bench:first\n\
+                    *:*:hb:bench:second\n\
+                    localhost:*:*:*:with\\:colon\n";
+        let find = |w| password_from_file(file, w);
+        assert_eq!(
+            find(["db.example", "5432", "hb", "bench"]).as_deref(),
+            Some("first")
+        );
+        assert_eq!(
+            find(["other", "5433", "hb", "bench"]).as_deref(),
+            Some("second")
+        );
+        assert_eq!(
+            find(["localhost", "5432", "x", "y"]).as_deref(),
+            Some("with:colon")
+        );
+        assert_eq!(find(["other", "5432", "x", "y"]), None);
+    }
+
+    #[test]
+    fn what_the_url_leaves_out_comes_from_the_environment() {
+        let env = |k: &str| match k {
+            "PGHOST" => Some("/run/pg".to_string()),
+            "PGPORT" => Some("5433".to_string()),
+            "PGUSER" => Some("bench".to_string()),
+            _ => None,
+        };
+        let mut c: postgres::Config = "postgresql://".parse().unwrap();
+        with_environment(&mut c, env);
+        assert_eq!(
+            c.get_hosts(),
+            [postgres::config::Host::Unix("/run/pg".into())]
+        );
+        assert_eq!(c.get_ports(), [5433]);
+        assert_eq!(c.get_user(), Some("bench"));
+        assert_eq!(c.get_dbname(), Some("bench"));
+        // What the URL says wins.
+        let mut c: postgres::Config = "postgresql://me@db.example/hb".parse().unwrap();
+        with_environment(&mut c, env);
+        assert_eq!(c.get_user(), Some("me"));
+        assert_eq!(c.get_dbname(), Some("hb"));
+    }
 
     #[test]
     fn a_password_is_never_said() {

@@ -2,6 +2,7 @@
 //! on a Unix socket there (no TCP port), stopped and removed when dropped. As root, the server
 //! runs as the `postgres` user (PostgreSQL refuses to run as root).
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -38,6 +39,16 @@ impl PgServer {
     /// Starts a server; None (the test skips, saying so) where PostgreSQL is not installed,
     /// unless HOSTBENCH_REQUIRE_TEST_DEPS=1.
     pub fn start(test: &str) -> Option<PgServer> {
+        Self::start_with(test, None)
+    }
+
+    /// The socket directory (PGHOST).
+    pub fn socket_dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A server whose user `hostbench` needs `password` (SCRAM), where `Some`.
+    pub fn start_with(test: &str, password: Option<&str>) -> Option<PgServer> {
         let Some(bin) = bin_dir() else {
             let why = format!(
                 "{test}: needs PostgreSQL's initdb (scripts/install-test-deps.sh installs postgresql)"
@@ -64,17 +75,29 @@ impl PgServer {
             bin,
         };
         let data = server.dir.path().join("data");
-        server.run(
-            "initdb",
-            &[
-                "-D".as_ref(),
-                data.as_os_str(),
-                "-A".as_ref(),
-                "trust".as_ref(),
-                "-U".as_ref(),
-                "hostbench".as_ref(),
-            ],
-        );
+        let pwfile = server.dir.path().join("pw");
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            "-D".as_ref(),
+            data.as_os_str(),
+            "-U".as_ref(),
+            "hostbench".as_ref(),
+        ];
+        match password {
+            None => args.extend([OsStr::new("-A"), OsStr::new("trust")]),
+            Some(p) => {
+                std::fs::write(&pwfile, p).unwrap();
+                if is_root() {
+                    let _ = Command::new("chown").arg("postgres").arg(&pwfile).status();
+                }
+                args.extend([
+                    OsStr::new("-A"),
+                    OsStr::new("scram-sha-256"),
+                    OsStr::new("--pwfile"),
+                    pwfile.as_os_str(),
+                ]);
+            }
+        }
+        server.run("initdb", &args);
         let options = format!(
             "-k {} -c listen_addresses='' -c fsync=off -c max_connections=40",
             server.dir.path().display()
