@@ -254,3 +254,65 @@ fn the_password_comes_from_the_password_file_never_the_command_line() {
     assert!(err.contains("cannot connect"), "{err}");
     assert!(!err.contains("s3cret"), "{err}");
 }
+
+/// deploy/postgres/roles.sql: a host in the writer role stores (as it goes: rows updated, tags
+/// replaced), a reader lists and compares but cannot store, and neither can migrate.
+#[test]
+fn the_fleet_roles_let_hosts_store_and_readers_only_read() {
+    let Some(pg) = PgServer::start("the_fleet_roles_let_hosts_store_and_readers_only_read") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    // The owner's first stored result makes the layout; then the roles and a login of each
+    // kind.
+    stdout(&sb, &pg.url, &["results", "import", A]);
+    let mut owner = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
+    owner
+        .batch_execute(include_str!("../deploy/postgres/roles.sql"))
+        .unwrap();
+    owner
+        .batch_execute(
+            "CREATE ROLE host1 LOGIN IN ROLE hostbench_writer;
+             CREATE ROLE viewer LOGIN IN ROLE hostbench_reader;",
+        )
+        .unwrap();
+    let as_user = |user: &str| pg.url.replacen("hostbench@", &format!("{user}@"), 1);
+    let (host1, viewer) = (as_user("host1"), as_user("viewer"));
+    // The host stores results, a measuring run's checkpoints included, with its tags.
+    stdout(&sb, &host1, &["results", "import", B]);
+    stdout(
+        &sb,
+        &host1,
+        &[
+            "--tag",
+            "fleet=rack12",
+            "index",
+            "--no-noise-check",
+            "dhry2reg",
+            "--seconds",
+            "0.2",
+            "-i",
+            "2",
+        ],
+    );
+    let listed = stdout(&sb, &viewer, &["results", "list", "--tag", "fleet=rack12"]);
+    assert_eq!(
+        listed.lines().filter(|l| l.contains("index")).count(),
+        1,
+        "{listed}"
+    );
+    stdout(&sb, &viewer, &["compare", "1", "2", "--format", "csv"]);
+    // The reader cannot store.
+    let refused = sb
+        .cmd()
+        .args(["--db", &viewer, "results", "import", A])
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(err.contains("permission denied"), "{err}");
+    // Nor can a host change the layout (a new migration is the owner's to run).
+    let mut as_host = postgres::Client::connect(&host1, postgres::NoTls).unwrap();
+    assert!(as_host
+        .batch_execute("ALTER TABLE results ADD COLUMN x TEXT")
+        .is_err());
+}

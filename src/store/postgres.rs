@@ -25,10 +25,17 @@ pub struct PgStore {
 }
 
 impl PgStore {
-    /// Connects, and creates or migrates the layout.
+    /// Connects, and creates or migrates the layout where it is not the latest (a host with
+    /// the writer role, which may not create tables, stores into a migrated database).
     pub fn open(url: &str) -> Result<PgStore> {
         let store = Self::connect(url)?;
-        store.prepare_layout().map_err(|e| store.explain(e))?;
+        match store.layout_version().map_err(|e| store.explain(e))? {
+            Some(v) if v > migrations::latest() => {
+                return Err(store.explain(anyhow!(migrations::too_new(v))))
+            }
+            Some(v) if v == migrations::latest() => {}
+            _ => store.prepare_layout().map_err(|e| store.explain(e))?,
+        }
         Ok(store)
     }
 

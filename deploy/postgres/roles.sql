@@ -1,0 +1,28 @@
+-- The roles a fleet needs on a hostbench store, run once by the database's owner after
+-- hostbench, connected as the owner, has stored a first result there (which makes the layout;
+-- `hostbench --db URL results import FILE` will do):
+--   psql -d hostbench -f deploy/postgres/roles.sql
+-- hostbench_writer: what every benchmarked host needs to store results (as they go, so it also
+-- updates its own rows and their tags). hostbench_reader: what report and compare machines
+-- need. Neither may create, alter or drop anything; a new hostbench's migration is run by the
+-- owner. Give each host a login role of its own in the writer role, with its password in that
+-- host's ~/.pgpass, e.g.:
+--   CREATE ROLE rack12_node3 LOGIN PASSWORD '...' IN ROLE hostbench_writer;
+--   CREATE ROLE dashboards LOGIN PASSWORD '...' IN ROLE hostbench_reader;
+
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'hostbench_writer') THEN
+        CREATE ROLE hostbench_writer NOLOGIN;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'hostbench_reader') THEN
+        CREATE ROLE hostbench_reader NOLOGIN;
+    END IF;
+END
+$$;
+
+GRANT USAGE ON SCHEMA public TO hostbench_writer, hostbench_reader;
+GRANT SELECT ON hostbench_layout, results, result_tags TO hostbench_writer, hostbench_reader;
+GRANT INSERT, UPDATE ON results TO hostbench_writer;
+GRANT INSERT, DELETE ON result_tags TO hostbench_writer;
+GRANT USAGE ON SEQUENCE results_id_seq TO hostbench_writer;
