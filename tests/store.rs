@@ -109,6 +109,47 @@ fn contract(sb: &Sandbox, db: &str) {
     assert_eq!(ids(&["--host", "rack12-node3"]), ["5"]);
     assert_eq!(ids(&["--since", "2000-01-01"]).len(), 5);
     assert!(ids(&["--since", "2100-01-01"]).is_empty());
+    // compare picks a side by tag or by host: all the results of kernel A against those of B.
+    stdout(
+        sb,
+        db,
+        &[
+            "--tag",
+            "kernel=6.18-rc4",
+            "--repeat",
+            "2",
+            "noise",
+            "--no-noise-check",
+            "5",
+            "3",
+        ],
+    );
+    let c: Value = serde_json::from_str(&stdout(
+        sb,
+        db,
+        &[
+            "compare",
+            "tag:kernel=6.18-rc3",
+            "tag:kernel=6.18-rc4",
+            "--format",
+            "json",
+        ],
+    ))
+    .unwrap();
+    assert_eq!(c["a"]["runs"], 1, "{c}");
+    assert_eq!(c["b"]["runs"], 2, "{c}");
+    stdout(
+        sb,
+        db,
+        &["compare", "host:rack12-node3", "g3", "--format", "csv"],
+    );
+    let none = sb
+        .cmd()
+        .args(["--db", db, "compare", "tag:kernel=none", "1"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&none.get_output().stderr).into_owned();
+    assert!(err.contains("no stored result of tag:kernel=none"), "{err}");
 }
 
 #[test]

@@ -10,6 +10,7 @@ use crate::compare::compare_runs;
 use crate::error::UsageError;
 use crate::model::{RunResult, SCHEMA_VERSION};
 use crate::render::exporters::{Format, Subject};
+use crate::store::Filter;
 
 /// Exit code of `compare --fail-on-regression` when a significant regression is larger than
 /// allowed (2 is taken by usage errors).
@@ -17,8 +18,9 @@ pub const EXIT_REGRESSION: i32 = 3;
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The first (older) side: a stored id or a result JSON file, several runs as A1,A2,A3, or
-    /// gID, the runs of a --repeat
+    /// The first (older) side: a stored id or a result JSON file, several runs as A1,A2,A3,
+    /// gID (the runs of a --repeat), tag:KEY=VALUE or host:NAME (the stored results of a tag
+    /// or a host)
     pub a: String,
     /// The second (newer) side: as A
     pub b: String,
@@ -71,8 +73,34 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
 }
 
 /// One side of a comparison: a result, or runs listed as `A1,A2,A3` (ids or files; a path
-/// that exists as given is one result even with a comma in its name), with a label.
+/// that exists as given is one result even with a comma in its name), or the stored results
+/// of a tag (`tag:KEY=VALUE`) or a host (`host:NAME`, its hostname or label), with a label.
 fn load_side(global: &GlobalArgs, arg: &str) -> Result<(String, Vec<RunResult>)> {
+    if let Some(filter) = selection(arg)? {
+        let (db, store) = global.open_store_read_only()?;
+        let ids: Vec<i64> = match &store {
+            Some(s) => s
+                .list(&filter)
+                .map_err(|e| UsageError::new(format!("{e:#}")))?
+                .iter()
+                .map(|e| e.id)
+                .collect(),
+            None => Vec::new(),
+        };
+        if ids.is_empty() {
+            return Err(UsageError::new(format!("no stored result of {arg} in {db}")).into());
+        }
+        let runs = ids
+            .iter()
+            .map(|id| {
+                checked(
+                    load_stored(store.as_deref(), &db, *id)?,
+                    &format!("result {id}"),
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        return Ok((arg.to_string(), runs));
+    }
     let group = arg
         .strip_prefix('g')
         .and_then(|g| g.parse::<i64>().ok())
@@ -174,4 +202,24 @@ fn checked(r: RunResult, label: &str) -> Result<RunResult> {
         .into());
     }
     Ok(r)
+}
+
+/// `tag:KEY=VALUE` or `host:NAME`: the stored results a side selects; None for any other side.
+fn selection(arg: &str) -> Result<Option<Filter>> {
+    if Path::new(arg).exists() {
+        return Ok(None);
+    }
+    if let Some(tag) = arg.strip_prefix("tag:") {
+        let Some((k, v)) = tag.split_once('=').filter(|(k, _)| !k.is_empty()) else {
+            return Err(UsageError::new(format!("{arg}: a tag side is tag:KEY=VALUE")).into());
+        };
+        return Ok(Some(Filter {
+            tags: vec![(k.to_string(), v.to_string())],
+            ..Filter::default()
+        }));
+    }
+    Ok(arg.strip_prefix("host:").map(|h| Filter {
+        host: Some(h.to_string()),
+        ..Filter::default()
+    }))
 }
