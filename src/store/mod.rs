@@ -141,11 +141,7 @@ impl StoreLocation {
     pub fn display(&self) -> String {
         match self {
             StoreLocation::Sqlite(p) => p.display().to_string(),
-            StoreLocation::Postgres(url) => postgres_display(url),
+            StoreLocation::Postgres(url) => self::postgres::without_password(url),
         }
     }
-}
-
-fn postgres_display(url: &str) -> String {
-    self::postgres::without_password(url)
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use chrono::{DateTime, Utc};
+use postgres::types::ToSql;
 use postgres::{Client, NoTls};
 
 use super::{migrations, Filter, ResultStore, StoredEntry};
@@ -228,10 +229,53 @@ pub(super) fn without_password(url: &str) -> String {
     }
 }
 
+/// A result's columns after `id`, in table order (the order of the statements' placeholders).
+struct Row {
+    started_at: String,
+    suites: String,
+    host: String,
+    headline: String,
+    incomplete: bool,
+    schema_version: i32,
+    json: String,
+    host_label: Option<String>,
+    machine_id: Option<String>,
+}
+
+impl Row {
+    fn of(result: &RunResult, headline: &str) -> Result<Row> {
+        Ok(Row {
+            started_at: result.started_at.to_rfc3339(),
+            suites: result.suite_names(),
+            host: result.environment.host.hostname.clone(),
+            headline: headline.to_string(),
+            incomplete: result.incomplete,
+            schema_version: result.schema_version as i32,
+            json: serde_json::to_string(result)?,
+            host_label: result.host_label.clone(),
+            machine_id: result.environment.host.machine_id.clone(),
+        })
+    }
+
+    fn params(&self) -> [&(dyn ToSql + Sync); 9] {
+        [
+            &self.started_at,
+            &self.suites,
+            &self.host,
+            &self.headline,
+            &self.incomplete,
+            &self.schema_version,
+            &self.json,
+            &self.host_label,
+            &self.machine_id,
+        ]
+    }
+}
+
 impl ResultStore for PgStore {
     /// The row and its tags in one transaction: a result is stored whole or not at all.
     fn save(&mut self, result: &RunResult, headline: &str) -> Result<i64> {
-        let json = serde_json::to_string(result)?;
+        let row = Row::of(result, headline)?;
         let location = self.location.clone();
         let stored = (|| -> Result<i64> {
             let mut tx = self.client.get_mut().transaction()?;
@@ -239,17 +283,7 @@ impl ResultStore for PgStore {
                 .query_one(
                     "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id)
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
-                    &[
-                        &result.started_at.to_rfc3339(),
-                        &result.suite_names(),
-                        &result.environment.host.hostname,
-                        &headline,
-                        &result.incomplete,
-                        &(result.schema_version as i32),
-                        &json,
-                        &result.host_label,
-                        &result.environment.host.machine_id,
-                    ],
+                    &row.params(),
                 )?
                 .get(0);
             write_tags(&mut tx, id, result)?;
@@ -260,7 +294,9 @@ impl ResultStore for PgStore {
     }
 
     fn replace(&mut self, id: i64, result: &RunResult, headline: &str) -> Result<()> {
-        let json = serde_json::to_string(result)?;
+        let row = Row::of(result, headline)?;
+        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&id];
+        params.extend(row.params());
         let location = self.location.clone();
         let replaced = (|| -> Result<u64> {
             let mut tx = self.client.get_mut().transaction()?;
@@ -268,18 +304,7 @@ impl ResultStore for PgStore {
                 "UPDATE results SET started_at = $2, suites = $3, host = $4, headline = $5,
                  incomplete = $6, schema_version = $7, result_json = $8, host_label = $9,
                  machine_id = $10 WHERE id = $1",
-                &[
-                    &id,
-                    &result.started_at.to_rfc3339(),
-                    &result.suite_names(),
-                    &result.environment.host.hostname,
-                    &headline,
-                    &result.incomplete,
-                    &(result.schema_version as i32),
-                    &json,
-                    &result.host_label,
-                    &result.environment.host.machine_id,
-                ],
+                &params,
             )?;
             if changed == 1 {
                 write_tags(&mut tx, id, result)?;
@@ -296,10 +321,8 @@ impl ResultStore for PgStore {
 
     fn list(&self, filter: &Filter) -> Result<Vec<StoredEntry>> {
         let (clause, params) = filter.sql(|n| format!("${n}"));
-        let params: Vec<&(dyn postgres::types::ToSql + Sync)> = params
-            .iter()
-            .map(|p| p as &(dyn postgres::types::ToSql + Sync))
-            .collect();
+        let params: Vec<&(dyn ToSql + Sync)> =
+            params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
         let rows = self
             .client
             .borrow_mut()

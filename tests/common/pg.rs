@@ -119,17 +119,22 @@ impl PgServer {
         Some(server)
     }
 
-    /// Runs one of PostgreSQL's programs, as `postgres` when this is root.
-    fn run(&self, program: &str, args: &[&std::ffi::OsStr]) {
+    /// One of PostgreSQL's programs, to run as `postgres` when this is root.
+    fn command(&self, program: &str) -> Command {
         let exe = self.bin.join(program);
-        let mut cmd = if is_root() {
+        if is_root() {
             let mut c = Command::new("runuser");
             c.args(["-u", "postgres", "--"]).arg(&exe);
             c
         } else {
             Command::new(&exe)
-        };
-        let out = cmd
+        }
+    }
+
+    /// Runs one of PostgreSQL's programs; it must succeed.
+    fn run(&self, program: &str, args: &[&std::ffi::OsStr]) {
+        let out = self
+            .command(program)
             .args(args)
             .stdin(Stdio::null())
             .output()
@@ -146,15 +151,8 @@ impl PgServer {
 impl Drop for PgServer {
     fn drop(&mut self) {
         let data = self.dir.path().join("data");
-        let exe = self.bin.join("pg_ctl");
-        let mut cmd = if is_root() {
-            let mut c = Command::new("runuser");
-            c.args(["-u", "postgres", "--"]).arg(&exe);
-            c
-        } else {
-            Command::new(&exe)
-        };
-        let _ = cmd
+        let _ = self
+            .command("pg_ctl")
             .arg("-D")
             .arg(&data)
             .args(["-m", "immediate", "stop"])
