@@ -90,6 +90,12 @@ fn every_test_runs_and_scores_in_its_unit() {
         assert_eq!(t["unit"], unit, "{name}");
         assert!(t["score"]["score"].as_f64().unwrap() > 0.0, "{name}: {t}");
     }
+    // Each copy reports the timebase its test is scored with (results that predate the stored
+    // timebase are read with the copies' one).
+    for t in &tests {
+        let reported = &t["iterations"][0][0]["timebase"];
+        assert_eq!(&t["timebase"], reported, "{}", t["name"]);
+    }
     // A full set of index tests gives an index score; no graphics test, no graphics index.
     let pass = &index(&r)["passes"][0];
     assert_eq!(pass["indexed"], 12);

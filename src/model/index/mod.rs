@@ -70,17 +70,24 @@ pub struct TestResult {
     /// Ran the C version built with the host's compiler (false: the built-in version).
     #[serde(default)]
     pub native: bool,
+    /// The seconds its counts are expressed per, as the score used it (UnixBench's timebase:
+    /// 1 for per second, 60 for per minute, 0 when the count is a rate already). None in
+    /// results of earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timebase: Option<f64>,
 }
 
 impl TestResult {
-    /// The seconds its counts are expressed per, as the copies reported it (UnixBench's
-    /// timebase: 1 for per second, 60 for per minute, 0 when the count is a rate already).
+    /// The timebase its score was computed with: as stored, or, in results of earlier
+    /// versions, as the copies reported it (the same figure: each program reports its test's).
     pub fn timebase(&self) -> f64 {
-        self.iterations
-            .iter()
-            .flatten()
-            .next()
-            .map_or(0.0, |c| c.timebase)
+        self.timebase.unwrap_or_else(|| {
+            self.iterations
+                .iter()
+                .flatten()
+                .next()
+                .map_or(0.0, |c| c.timebase)
+        })
     }
 }
 

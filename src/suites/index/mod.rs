@@ -615,6 +615,7 @@ fn test_result(
         score,
         spread,
         adaptive_stop,
+        timebase: Some(t.timebase),
         native,
     }
 }
