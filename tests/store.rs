@@ -30,6 +30,12 @@ fn contract(sb: &Sandbox, db: &str) {
         imported.contains("as result 1 in") && imported.contains("as result 2 in"),
         "{imported}"
     );
+    // A result is stored once, by its UUID, however often it is imported.
+    let again = stdout(sb, db, &["results", "import", A]);
+    assert!(
+        again.starts_with("Already stored:") && again.contains("as result 1 in"),
+        "{again}"
+    );
     let list = stdout(sb, db, &["results", "list"]);
     assert_eq!(
         list.lines()
@@ -207,31 +213,60 @@ fn contract_checked(sb: &Sandbox, db: &str) {
     assert!(err.contains("no stored result with id 999"), "{err}");
 }
 
-/// Eight processes storing at once, three results each: every one arrives whole.
+/// A copy of fixture `file` named `uuid` (another run, as far as a store can tell), written
+/// into the sandbox.
+fn renamed(sb: &Sandbox, file: &str, uuid: &str) -> (String, Value) {
+    let mut v = fixture(file);
+    v["uuid"] = Value::from(uuid);
+    let path = sb.dir.path().join(format!("{uuid}.json"));
+    std::fs::write(&path, v.to_string()).unwrap();
+    (path.to_str().unwrap().to_string(), v)
+}
+
+/// Eight processes storing at once, three results each: every one arrives whole. Then eight
+/// storing the same result at once: it is stored once.
 fn eight_writers(sb: &Sandbox, db: &str) {
     let exe = assert_cmd::cargo::cargo_bin("hostbench");
-    let writers: Vec<_> = (0..8)
-        .map(|_| {
-            Command::new(&exe)
-                .args(["--db", db, "results", "import", A, B, A])
-                .env("HOSTBENCH_CACHE_DIR", sb.cache_dir())
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
+    let files: Vec<Vec<(String, Value)>> = (0..8)
+        .map(|w| {
+            (0..3)
+                .map(|k| {
+                    let uuid = format!("00000000-0000-4000-8000-{:012}", w * 3 + k);
+                    renamed(sb, if k == 1 { B } else { A }, &uuid)
+                })
+                .collect()
         })
         .collect();
-    for w in writers {
-        let out = w.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    let spawn = |args: Vec<&str>| {
+        Command::new(&exe)
+            .args(["--db", db, "results", "import"])
+            .args(args)
+            .env("HOSTBENCH_CACHE_DIR", sb.cache_dir())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let wait = |writers: Vec<std::process::Child>| {
+        for w in writers {
+            let out = w.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    };
+    wait(
+        files
+            .iter()
+            .map(|fs| spawn(fs.iter().map(|(p, _)| p.as_str()).collect()))
+            .collect(),
+    );
     let list = stdout(sb, db, &["results", "list"]);
     let rows: Vec<&str> = list.lines().filter(|l| l.contains("noise+index")).collect();
     assert_eq!(rows.len(), 24, "{list}");
+    let mut expected: Vec<&Value> = files.iter().flatten().map(|(_, v)| v).collect();
     for id in 1..=24 {
         let back: Value = serde_json::from_str(&stdout(
             sb,
@@ -239,11 +274,17 @@ fn eight_writers(sb: &Sandbox, db: &str) {
             &["results", "export", &id.to_string(), "--format", "json"],
         ))
         .unwrap();
-        assert!(
-            back == fixture(A) || back == fixture(B),
-            "result {id} changed"
-        );
+        let at = expected.iter().position(|v| **v == back);
+        assert!(at.is_some(), "result {id} changed or stored twice");
+        expected.remove(at.unwrap());
     }
+    wait((0..8).map(|_| spawn(vec![A])).collect());
+    let list = stdout(sb, db, &["results", "list"]);
+    assert_eq!(
+        list.lines().filter(|l| l.contains("noise+index")).count(),
+        25,
+        "{list}"
+    );
 }
 
 #[test]
@@ -344,9 +385,10 @@ fn the_fleet_roles_let_hosts_store_and_readers_only_read() {
     );
     stdout(&sb, &viewer, &["compare", "1", "2", "--format", "csv"]);
     // The reader cannot store.
+    let (new_run, _) = renamed(&sb, A, "99999999-2222-4333-8444-555555555555");
     let refused = sb
         .cmd()
-        .args(["--db", &viewer, "results", "import", A])
+        .args(["--db", &viewer, "results", "import", &new_run])
         .assert()
         .failure();
     let err = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
@@ -356,4 +398,170 @@ fn the_fleet_roles_let_hosts_store_and_readers_only_read() {
     assert!(as_host
         .batch_execute("ALTER TABLE results ADD COLUMN x TEXT")
         .is_err());
+}
+
+/// The `results list` ids of a store, and what a filter selects.
+fn listed(sb: &Sandbox, db: &str, args: &[&str]) -> Vec<i64> {
+    let mut all = vec!["results", "list"];
+    all.extend(args);
+    stdout(sb, db, &all)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+        .collect()
+}
+
+fn exported(sb: &Sandbox, db: &str, id: i64) -> Value {
+    serde_json::from_str(&stdout(
+        sb,
+        db,
+        &["results", "export", &id.to_string(), "--format", "json"],
+    ))
+    .unwrap()
+}
+
+/// A host without the network keeps its results in SQLite and pushes them later: each is
+/// stored once however often it is pushed, a repeat group stays a group under the ids the
+/// server gives, a filter pushes only what it selects, and a pull brings them back whole.
+#[test]
+fn results_push_and_pull_between_sqlite_and_postgresql_store_each_once() {
+    let Some(pg) = PgServer::start("results_push_and_pull_between_sqlite_and_postgresql") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let local = sb.dir.path().join("local.sqlite");
+    let local = local.to_str().unwrap();
+    stdout(&sb, local, &["results", "import", A, B]);
+    stdout(
+        &sb,
+        local,
+        &[
+            "--tag",
+            "kernel=patched",
+            "--repeat",
+            "2",
+            "noise",
+            "--no-noise-check",
+            "5",
+            "3",
+        ],
+    );
+    assert_eq!(listed(&sb, local, &[]), [1, 2, 3, 4]);
+    // The server already has B and another run, so the ids there differ from the ids here.
+    let (other, _) = renamed(&sb, A, "11111111-2222-4333-8444-555555555555");
+    stdout(&sb, &pg.url, &["results", "import", B, &other]);
+    // A filter pushes only what it selects.
+    let pushed = stdout(
+        &sb,
+        local,
+        &[
+            "--tag",
+            "kernel=patched",
+            "results",
+            "push",
+            "--to",
+            &pg.url,
+        ],
+    );
+    assert!(
+        pushed.contains("Copied 2 results")
+            && pushed.contains("2 added, 0 updated, 0 already there"),
+        "{pushed}"
+    );
+    let pushed = stdout(&sb, local, &["results", "push", "--to", &pg.url]);
+    assert!(
+        pushed.contains("Copied 4 results")
+            && pushed.contains("1 added, 0 updated, 3 already there"),
+        "{pushed}"
+    );
+    let again = stdout(&sb, local, &["results", "push", "--to", &pg.url, "1", "2"]);
+    assert!(
+        again.contains("0 added, 0 updated, 2 already there"),
+        "{again}"
+    );
+    assert_eq!(listed(&sb, &pg.url, &[]), [1, 2, 3, 4, 5]);
+    // The group: local results 3 and 4 are the server's 3 and 4, named after its 3.
+    assert_eq!(listed(&sb, &pg.url, &["--tag", "kernel=patched"]), [3, 4]);
+    for id in [3, 4] {
+        assert_eq!(
+            exported(&sb, &pg.url, id)["repeat"]["group"],
+            3,
+            "result {id}"
+        );
+    }
+    let group: Value = serde_json::from_str(&stdout(
+        &sb,
+        &pg.url,
+        &["compare", "g3", "g3", "--format", "json"],
+    ))
+    .unwrap();
+    assert_eq!(group["a"]["runs"], 2, "{group}");
+    // Every result arrived whole; the server's A is the local 1.
+    assert_eq!(exported(&sb, &pg.url, 5), exported(&sb, local, 1));
+    assert_eq!(exported(&sb, &pg.url, 1), exported(&sb, local, 2));
+    let mut local3 = exported(&sb, local, 3);
+    local3["repeat"]["group"] = Value::from(3);
+    assert_eq!(exported(&sb, &pg.url, 3), local3);
+    // A pull into an empty store brings all five back, each once; pulling again adds nothing.
+    let copy = sb.dir.path().join("copy.sqlite");
+    let copy = copy.to_str().unwrap();
+    let pulled = stdout(&sb, copy, &["results", "pull", "--from", &pg.url]);
+    assert!(pulled.contains("5 added"), "{pulled}");
+    let pulled = stdout(&sb, copy, &["results", "pull", "--from", &pg.url]);
+    assert!(
+        pulled.contains("0 added, 0 updated, 5 already there"),
+        "{pulled}"
+    );
+    for id in 1..=5 {
+        assert_eq!(
+            exported(&sb, copy, id),
+            exported(&sb, &pg.url, id),
+            "result {id}"
+        );
+    }
+    // A copy that finished later (pushed while its run was still going) takes the place of
+    // the one there.
+    let mut later = fixture(A);
+    later["finished_at"] = Value::from("2026-11-23T21:00:00Z");
+    let later_file = sb.dir.path().join("later.json");
+    std::fs::write(&later_file, later.to_string()).unwrap();
+    let updated = stdout(
+        &sb,
+        &pg.url,
+        &["results", "import", later_file.to_str().unwrap()],
+    );
+    assert!(
+        updated.contains("in place of an earlier copy") && updated.contains("as result 5"),
+        "{updated}"
+    );
+    assert_eq!(exported(&sb, &pg.url, 5), later);
+    // Ids and filters together are refused.
+    sb.cmd()
+        .args([
+            "--db", local, "results", "push", "--to", &pg.url, "1", "--host", "x",
+        ])
+        .assert()
+        .code(2);
+}
+
+/// A result of an earlier version has no UUID: it is named after its JSON, so importing the
+/// same file twice still stores it once.
+#[test]
+fn a_result_without_a_uuid_is_stored_once() {
+    let sb = Sandbox::new();
+    let mut old = fixture(A);
+    old.as_object_mut().unwrap().remove("uuid");
+    let file = sb.dir.path().join("old.json");
+    std::fs::write(&file, old.to_string()).unwrap();
+    let db = sb.dir.path().join("s.sqlite");
+    let db = db.to_str().unwrap();
+    let f = file.to_str().unwrap();
+    stdout(&sb, db, &["results", "import", f]);
+    let again = stdout(&sb, db, &["results", "import", f]);
+    assert!(again.starts_with("Already stored:"), "{again}");
+    let back = exported(&sb, db, 1);
+    assert!(
+        back["uuid"].as_str().is_some_and(|u| u.len() == 36),
+        "{back}"
+    );
+    assert_eq!(listed(&sb, db, &[]), [1]);
 }

@@ -70,7 +70,7 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "LABEL")]
     pub host_label: Option<String>,
     /// A measuring command: KEY=VALUE stored with its result (kernel=6.18-rc3, fleet=rack12);
-    /// `results list`: only the results with this tag (repeatable)
+    /// `results list`, `push`, `pull`, `report`: only the results with this tag (repeatable)
     #[arg(long = "tag", global = true, value_name = "KEY=VALUE", value_parser = parse_tag)]
     pub tags: Vec<(String, String)>,
     /// Set while a `--repeat` runs: which run this is, and the group once its first run is
@@ -155,9 +155,13 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
             | Command::Interactive(_)
             | Command::Sched(_)
     );
-    let lists = matches!(
+    let selects = matches!(
         cli.command,
-        Command::Results(results::ResultsCommand::List { .. })
+        Command::Results(
+            results::ResultsCommand::List { .. }
+                | results::ResultsCommand::Push { .. }
+                | results::ResultsCommand::Pull { .. }
+        ) | Command::Report(_)
     );
     if cli.global.host_label.is_some() && !measuring {
         return Err(UsageError::new(
@@ -165,9 +169,9 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
         )
         .into());
     }
-    if !cli.global.tags.is_empty() && !measuring && !lists {
+    if !cli.global.tags.is_empty() && !measuring && !selects {
         return Err(UsageError::new(
-            "--tag labels what a measuring command stores (run, noise, index, interactive, sched) or selects what results list shows",
+            "--tag labels what a measuring command stores (run, noise, index, interactive, sched) or selects the results of results list, push, pull and report",
         )
         .into());
     }

@@ -2,7 +2,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use chrono::{DateTime, NaiveDate, Utc};
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 
 use super::compare::load_file;
 use super::output::{FormatArgs, Output};
@@ -11,19 +11,43 @@ use crate::error::UsageError;
 use crate::model::RunResult;
 use crate::render;
 use crate::render::exporters::{Format, Subject};
-use crate::store::{Filter, ResultStore};
+use crate::store::{Filter, Put, ResultStore, StoreLocation};
+
+/// Which stored results a command takes, beside the global `--tag KEY=VALUE`: those of a host,
+/// those started since a time.
+#[derive(Debug, Clone, Default, Args)]
+pub struct Selection {
+    /// Only the results of this host: its hostname or its --host-label
+    #[arg(long, value_name = "HOST")]
+    pub host: Option<String>,
+    /// Only the results started on or after this day (YYYY-MM-DD, UTC) or time (RFC 3339)
+    #[arg(long, value_name = "DATE", value_parser = parse_since)]
+    pub since: Option<DateTime<Utc>>,
+}
+
+impl Selection {
+    /// The filter of this selection and the global `--tag`s.
+    pub fn filter(&self, global: &GlobalArgs) -> Filter {
+        Filter {
+            host: self.host.clone(),
+            tags: global.tags.clone(),
+            since: self.since,
+        }
+    }
+
+    /// Whether anything narrows the selection.
+    pub fn narrows(&self, global: &GlobalArgs) -> bool {
+        self.filter(global) != Filter::default()
+    }
+}
 
 #[derive(Debug, Subcommand)]
 pub enum ResultsCommand {
     /// One line per stored result: id, time, suite, host, headline figure (--tag KEY=VALUE
     /// selects by tag)
     List {
-        /// Only the results of this host: its hostname or its --host-label
-        #[arg(long, value_name = "HOST")]
-        host: Option<String>,
-        /// Only the results started on or after this day (YYYY-MM-DD, UTC) or time (RFC 3339)
-        #[arg(long, value_name = "DATE", value_parser = parse_since)]
-        since: Option<DateTime<Utc>>,
+        #[command(flatten)]
+        select: Selection,
     },
     /// One stored result in full: text, or --format json, csv (a row per measurement),
     /// markdown or html
@@ -41,11 +65,34 @@ pub enum ResultsCommand {
         output: FormatArgs,
     },
     /// Store results from JSON files (`--json` output, `results export --format json`, or the
-    /// file a run saved when the store failed)
+    /// file a run saved when the store failed); a result already stored is stored once
     Import {
         /// The result files
         #[arg(value_name = "FILE", required = true)]
         files: Vec<PathBuf>,
+    },
+    /// Copy stored results to another store (a shared PostgreSQL server): the given ids, or
+    /// all those --host, --tag and --since select; a result already there is stored once
+    Push {
+        /// The store to copy to: a PostgreSQL URL or an SQLite file
+        #[arg(long, value_name = "URL|PATH")]
+        to: PathBuf,
+        /// Ids of the results to copy, as `results list` shows them [default: all selected]
+        #[arg(value_name = "ID")]
+        ids: Vec<i64>,
+        #[command(flatten)]
+        select: Selection,
+    },
+    /// Copy results from another store into this one (--db): as `results push`, the other way
+    Pull {
+        /// The store to copy from: a PostgreSQL URL or an SQLite file
+        #[arg(long, value_name = "URL|PATH")]
+        from: PathBuf,
+        /// Ids of the results to copy, as that store lists them [default: all selected]
+        #[arg(value_name = "ID")]
+        ids: Vec<i64>,
+        #[command(flatten)]
+        select: Selection,
     },
 }
 
@@ -60,20 +107,42 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
                 .collect::<Result<Vec<RunResult>>>()?;
             let mut store = global.open_store()?;
             for (file, result) in files.iter().zip(&results) {
-                let id = store.save(result, &render::headline::run(result))?;
+                let (id, put) = store.put(result, &render::headline::run(result))?;
+                let what = match put {
+                    Put::Added => "Imported",
+                    Put::Updated => "Imported (in place of an earlier copy)",
+                    Put::AlreadyThere => "Already stored:",
+                };
                 out.out(&format!(
-                    "Imported {} as result {id} in {}.\n",
+                    "{what} {} as result {id} in {}.\n",
                     file.display(),
                     store.location()
                 ));
             }
         }
-        ResultsCommand::List { host, since } => {
-            let filter = Filter {
-                host: host.clone(),
-                tags: global.tags.clone(),
-                since: *since,
-            };
+        ResultsCommand::Push { to, ids, select } => {
+            let (from_name, from) = global.open_store_read_only()?;
+            let (location, refused) = other_store(to);
+            let to = location.open().map_err(refused)?;
+            let from = (from_name.as_str(), from.as_deref());
+            copy(global, &out, from, (location.display(), to), ids, select)?;
+        }
+        ResultsCommand::Pull { from, ids, select } => {
+            let (location, refused) = other_store(from);
+            let source = location.open_read_only().map_err(refused)?;
+            let to = global.open_store()?;
+            let name = location.display();
+            copy(
+                global,
+                &out,
+                (&name, source.as_deref()),
+                (to.location(), to),
+                ids,
+                select,
+            )?;
+        }
+        ResultsCommand::List { select } => {
+            let filter = select.filter(global);
             let (path, store) = global.open_store_read_only()?;
             match store {
                 Some(store) => out.out(&render::results::list_table(&store.list(&filter)?)),
@@ -104,6 +173,95 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
     match out.stdout_error() {
         Some(e) => Err(anyhow::anyhow!("writing to standard output: {e}")),
         None => Ok(0),
+    }
+}
+
+/// The other store of `push` or `pull`, said as the user's mistake when it cannot be opened.
+fn other_store(db: &std::path::Path) -> (StoreLocation, impl Fn(anyhow::Error) -> anyhow::Error) {
+    let location = StoreLocation::parse(db);
+    (location, |e: anyhow::Error| {
+        UsageError::new(format!("cannot open the store {e:#}")).into()
+    })
+}
+
+/// Copies the chosen results (`ids`, or all the selection takes) oldest first from one store
+/// to the other, each stored once, and says what became of them. A run of a `--repeat` group
+/// keeps its group there: named after the id the group's first run has in that store.
+fn copy(
+    global: &GlobalArgs,
+    out: &Output,
+    (from_name, from): (&str, Option<&dyn ResultStore>),
+    (to_name, mut to): (String, Box<dyn ResultStore>),
+    ids: &[i64],
+    select: &Selection,
+) -> Result<()> {
+    if !ids.is_empty() && select.narrows(global) {
+        return Err(UsageError::new("give result ids or --host/--tag/--since, not both").into());
+    }
+    let chosen: Vec<i64> = match (from, ids.is_empty()) {
+        (Some(s), true) => s
+            .list(&select.filter(global))?
+            .iter()
+            .map(|e| e.id)
+            .collect(),
+        (_, false) => ids.to_vec(),
+        (None, true) => Vec::new(),
+    };
+    let mut tally = [0usize; 3];
+    let mut groups = std::collections::HashMap::new();
+    for id in &chosen {
+        let mut result = load_stored(from, from_name, *id)?;
+        let group = result.repeat.map(|r| r.group);
+        if let Some(g) = group {
+            let there = match groups.get(&g) {
+                Some(t) => Some(*t),
+                None => first_run_there(from, to.as_ref(), g)?,
+            };
+            if let (Some(t), Some(r)) = (there, &mut result.repeat) {
+                r.group = t;
+            }
+        }
+        let headline = render::headline::run(&result);
+        let (new_id, put) = to.put(&result, &headline)?;
+        if let (Some(g), Some(r)) = (group, &mut result.repeat) {
+            let name = *groups.entry(g).or_insert(new_id);
+            if r.group != name {
+                r.group = name;
+                to.replace(new_id, &result, &headline)?;
+            }
+        }
+        let (n, what) = match put {
+            Put::Added => (0, "added"),
+            Put::Updated => (1, "updated: it had finished since the copy there"),
+            Put::AlreadyThere => (2, "already there"),
+        };
+        tally[n] += 1;
+        out.chatter(&format!("result {id} -> {new_id} ({what})\n"));
+    }
+    out.out(&format!(
+        "Copied {} result{} from {from_name} to {to_name}: {} added, {} updated, {} already there.\n",
+        chosen.len(),
+        if chosen.len() == 1 { "" } else { "s" },
+        tally[0],
+        tally[1],
+        tally[2]
+    ));
+    Ok(())
+}
+
+/// The id, in the store copied to, of the first run of group `group` of the store copied from,
+/// where it is there.
+fn first_run_there(
+    from: Option<&dyn ResultStore>,
+    to: &dyn ResultStore,
+    group: i64,
+) -> Result<Option<i64>> {
+    let Some(first) = from.map(|f| f.load(group)).transpose()?.flatten() else {
+        return Ok(None);
+    };
+    match first.uuid {
+        Some(u) => to.find(&u),
+        None => Ok(None),
     }
 }
 

@@ -53,6 +53,8 @@ pub struct Session {
     host_label: Option<String>,
     tags: std::collections::BTreeMap<String, String>,
     noise_check: Option<NoiseCheck>,
+    /// The run's UUID, the same in every checkpoint and in the final result.
+    uuid: String,
 }
 
 /// Where a finished result went.
@@ -101,6 +103,7 @@ impl Session {
             host_label: global.host_label.clone(),
             tags: global.tags.iter().cloned().collect(),
             noise_check: None,
+            uuid: crate::model::new_uuid(),
         })
     }
 
@@ -112,12 +115,13 @@ impl Session {
         }
     }
 
-    /// Marks a result with the user's host label and tags, and a result of a repeated command
+    /// Marks a result with its UUID, the user's host label and tags, and a result of a repeated command
     /// with its group (until the group's first run is stored, its own row, or 0 before it has
     /// one).
     fn tag(&self, result: &mut RunResult) {
         result.host_label.clone_from(&self.host_label);
         result.tags.clone_from(&self.tags);
+        result.uuid = Some(self.uuid.clone());
         if let Some(r) = &self.repeating {
             result.repeat = Some(Repeat {
                 group: r.group.get().or(self.row).unwrap_or(0),

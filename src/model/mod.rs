@@ -51,6 +51,11 @@ pub struct RunResult {
     /// `--tag KEY=VALUE`: what the user says of this run (`kernel=6.18-rc3`, `fleet=rack12`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub tags: BTreeMap<String, String>,
+    /// The run's own name, the same in every store it is copied to (`results push`, `pull`,
+    /// `import`): a result copied twice is stored once. None in results of earlier versions
+    /// until a store gives them one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
 }
 
 /// Where a run stands in its group of repeated runs.
@@ -104,6 +109,17 @@ impl SuiteResult {
     }
 }
 
+/// A new result's name: a random (version 4) UUID.
+pub fn new_uuid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// The name of a result of an earlier version, which has none, from its JSON (a version 5
+/// UUID): the same file imported twice is stored once.
+pub fn derived_uuid(result_json: &str) -> String {
+    uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_OID, result_json.as_bytes()).to_string()
+}
+
 impl RunResult {
     /// A result of this build of hostbench, finished now. `cut_short`: a stop or an error
     /// ended the run; it is also incomplete when a suite did less than it planned.
@@ -145,6 +161,7 @@ impl RunResult {
             noise_check: None,
             host_label: None,
             tags: BTreeMap::new(),
+            uuid: None,
         }
     }
 
@@ -252,6 +269,7 @@ impl RunResult {
             noise_check: None,
             host_label: None,
             tags: BTreeMap::new(),
+            uuid: None,
         }
     }
 }

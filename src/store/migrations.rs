@@ -57,6 +57,20 @@ pub const MIGRATIONS: &[Migration] = &[
             PRIMARY KEY (result_id, key)
         );",
     },
+    Migration {
+        version: 3,
+        what: "each result's UUID, the same in every store it is copied to; results stored before \
+               get a random one",
+        sqlite: "ALTER TABLE results ADD COLUMN uuid TEXT;
+        UPDATE results SET uuid = lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4'
+            || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + abs(random() % 4), 1)
+            || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))
+            WHERE uuid IS NULL;
+        CREATE UNIQUE INDEX IF NOT EXISTS results_uuid ON results (uuid);",
+        postgres: "ALTER TABLE results ADD COLUMN IF NOT EXISTS uuid TEXT;
+        UPDATE results SET uuid = gen_random_uuid()::TEXT WHERE uuid IS NULL;
+        CREATE UNIQUE INDEX IF NOT EXISTS results_uuid ON results (uuid);",
+    },
 ];
 
 /// The layout version this hostbench writes and reads.

@@ -87,6 +87,38 @@ pub trait ResultStore {
     fn list(&self, filter: &Filter) -> Result<Vec<StoredEntry>>;
     /// The result with this id, or None.
     fn load(&self, id: i64) -> Result<Option<RunResult>>;
+    /// The id of the result with this UUID, or None.
+    fn find(&self, uuid: &str) -> Result<Option<i64>>;
+    /// Stores a copy of a result from elsewhere (`results push`, `pull`, `import`) once: a
+    /// result whose UUID is already here is left as it is, unless this copy finished later
+    /// (it was copied while its run was still going), which then replaces it.
+    fn put(&mut self, result: &RunResult, headline: &str) -> Result<(i64, Put)> {
+        // A result of an earlier version is stored under the name its JSON gives it.
+        let uuid = match &result.uuid {
+            Some(u) => u.clone(),
+            None => crate::model::derived_uuid(&serde_json::to_string(result)?),
+        };
+        let here = |store: &Self| store.find(&uuid);
+        let Some(id) = here(self)? else {
+            return match self.save(result, headline) {
+                Ok(id) => Ok((id, Put::Added)),
+                // Another process stored the same result meanwhile (the UUID is unique).
+                Err(e) => match here(self)? {
+                    Some(id) => Ok((id, Put::AlreadyThere)),
+                    None => Err(e),
+                },
+            };
+        };
+        let newer = match self.load(id)? {
+            Some(stored) => result.finished_at > stored.finished_at,
+            None => true,
+        };
+        if newer {
+            self.replace(id, result, headline)?;
+            return Ok((id, Put::Updated));
+        }
+        Ok((id, Put::AlreadyThere))
+    }
     /// The ids of the runs of repeat group `group` (a `--repeat N` command), oldest first.
     fn group(&self, group: i64) -> Result<Vec<i64>>;
     /// Where the store is, for messages (a path, or a URL without its password).
@@ -97,6 +129,15 @@ pub trait ResultStore {
     fn fallback_dir(&self) -> Option<PathBuf> {
         None
     }
+}
+
+/// What `ResultStore::put` did with a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Put {
+    Added,
+    /// A copy that finished earlier was there: replaced.
+    Updated,
+    AlreadyThere,
 }
 
 /// What `--db` names: an SQLite file, or a PostgreSQL server (`postgres://…`,

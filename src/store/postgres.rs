@@ -240,24 +240,31 @@ struct Row {
     json: String,
     host_label: Option<String>,
     machine_id: Option<String>,
+    uuid: String,
 }
 
 impl Row {
     fn of(result: &RunResult, headline: &str) -> Result<Row> {
+        let json = serde_json::to_string(result)?;
         Ok(Row {
+            // A result of an earlier version is named after its JSON.
+            uuid: result
+                .uuid
+                .clone()
+                .unwrap_or_else(|| crate::model::derived_uuid(&json)),
             started_at: result.started_at.to_rfc3339(),
             suites: result.suite_names(),
             host: result.environment.host.hostname.clone(),
             headline: headline.to_string(),
             incomplete: result.incomplete,
             schema_version: result.schema_version as i32,
-            json: serde_json::to_string(result)?,
+            json,
             host_label: result.host_label.clone(),
             machine_id: result.environment.host.machine_id.clone(),
         })
     }
 
-    fn params(&self) -> [&(dyn ToSql + Sync); 9] {
+    fn params(&self) -> [&(dyn ToSql + Sync); 10] {
         [
             &self.started_at,
             &self.suites,
@@ -268,6 +275,7 @@ impl Row {
             &self.json,
             &self.host_label,
             &self.machine_id,
+            &self.uuid,
         ]
     }
 }
@@ -281,8 +289,8 @@ impl ResultStore for PgStore {
             let mut tx = self.client.get_mut().transaction()?;
             let id: i64 = tx
                 .query_one(
-                    "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+                    "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id, uuid)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
                     &row.params(),
                 )?
                 .get(0);
@@ -303,7 +311,7 @@ impl ResultStore for PgStore {
             let changed = tx.execute(
                 "UPDATE results SET started_at = $2, suites = $3, host = $4, headline = $5,
                  incomplete = $6, schema_version = $7, result_json = $8, host_label = $9,
-                 machine_id = $10 WHERE id = $1",
+                 machine_id = $10, uuid = $11 WHERE id = $1",
                 &params,
             )?;
             if changed == 1 {
@@ -360,7 +368,7 @@ impl ResultStore for PgStore {
             .client
             .borrow_mut()
             .query_opt(
-                "SELECT schema_version, result_json FROM results WHERE id = $1",
+                "SELECT schema_version, result_json, uuid FROM results WHERE id = $1",
                 &[&id],
             )
             .map_err(|e| anyhow!("{}: {e}", self.location))?;
@@ -370,9 +378,20 @@ impl ResultStore for PgStore {
             bail!("result {id} has schema version {schema}; this hostbench reads version {SCHEMA_VERSION}");
         }
         let json: String = row.get(1);
-        let result = serde_json::from_str(&json)
+        let mut result: RunResult = serde_json::from_str(&json)
             .map_err(|e| anyhow!("result {id} is malformed in the store: {e}"))?;
+        // A result stored before it had a UUID has the one the store gave it.
+        result.uuid = result.uuid.or(row.get(2));
         Ok(Some(result))
+    }
+
+    fn find(&self, uuid: &str) -> Result<Option<i64>> {
+        let row = self
+            .client
+            .borrow_mut()
+            .query_opt("SELECT id FROM results WHERE uuid = $1", &[&uuid])
+            .map_err(|e| anyhow!("{}: {e}", self.location))?;
+        Ok(row.map(|r| r.get(0)))
     }
 
     fn group(&self, group: i64) -> Result<Vec<i64>> {

@@ -13,7 +13,7 @@ use crate::model::{RunResult, SCHEMA_VERSION};
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The columns of the `results` table, in order.
-const COLUMNS: [&str; 10] = [
+const COLUMNS: [&str; 11] = [
     "id",
     "started_at",
     "suites",
@@ -24,6 +24,7 @@ const COLUMNS: [&str; 10] = [
     "result_json",
     "host_label",
     "machine_id",
+    "uuid",
 ];
 
 /// Results in one SQLite file: a row per run with the columns `results list` shows, and the
@@ -188,8 +189,8 @@ impl ResultStore for SqliteStore {
             .transaction()
             .map_err(|e| explain(e.into(), &path))?;
         tx.execute(
-            "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id, uuid)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params_from_iter(row_values(result, headline)?),
         )
         .map_err(|e| explain(e.into(), &path))?;
@@ -210,7 +211,7 @@ impl ResultStore for SqliteStore {
             .execute(
                 "UPDATE results SET started_at = ?2, suites = ?3, host = ?4, headline = ?5,
                  incomplete = ?6, schema_version = ?7, result_json = ?8, host_label = ?9,
-                 machine_id = ?10 WHERE id = ?1",
+                 machine_id = ?10, uuid = ?11 WHERE id = ?1",
                 params_from_iter(values),
             )
             .map_err(|e| explain(e.into(), &path))?;
@@ -279,16 +280,16 @@ impl ResultStore for SqliteStore {
     }
 
     fn load(&self, id: i64) -> Result<Option<RunResult>> {
-        let row: Option<(Value, Value)> = self
+        let row: Option<(Value, Value, Option<String>)> = self
             .conn
             .query_row(
-                "SELECT schema_version, result_json FROM results WHERE id = ?1",
+                "SELECT schema_version, result_json, uuid FROM results WHERE id = ?1",
                 [id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2).unwrap_or(None))),
             )
             .optional()
             .map_err(|e| explain(e.into(), &self.path))?;
-        let Some((schema, json)) = row else {
+        let Some((schema, json, uuid)) = row else {
             return Ok(None);
         };
         let Value::Integer(schema) = schema else {
@@ -300,9 +301,20 @@ impl ResultStore for SqliteStore {
         let Value::Text(json) = json else {
             bail!("result {id} is malformed in the store: its result_json is not text");
         };
-        let result = serde_json::from_str(&json)
+        let mut result: RunResult = serde_json::from_str(&json)
             .map_err(|e| anyhow::anyhow!("result {id} is malformed in the store: {e}"))?;
+        // A result stored before it had a UUID has the one the store gave it.
+        result.uuid = result.uuid.or(uuid);
         Ok(Some(result))
+    }
+
+    fn find(&self, uuid: &str) -> Result<Option<i64>> {
+        self.conn
+            .query_row("SELECT id FROM results WHERE uuid = ?1", [uuid], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(|e| explain(e.into(), &self.path))
     }
 }
 
@@ -318,9 +330,15 @@ fn write_tags(conn: &Connection, id: i64, result: &RunResult) -> Result<()> {
     Ok(())
 }
 
-/// A result's columns after `id`, in table order.
-fn row_values(result: &RunResult, headline: &str) -> Result<[Value; 9]> {
+/// A result's columns after `id`, in table order; a result without a UUID (of an earlier
+/// version) is named after its JSON.
+fn row_values(result: &RunResult, headline: &str) -> Result<[Value; 10]> {
     let text = |s: &Option<String>| s.clone().map_or(Value::Null, Value::Text);
+    let json = serde_json::to_string(result)?;
+    let uuid = result
+        .uuid
+        .clone()
+        .unwrap_or_else(|| crate::model::derived_uuid(&json));
     Ok([
         Value::Text(result.started_at.to_rfc3339()),
         Value::Text(result.suite_names()),
@@ -328,9 +346,10 @@ fn row_values(result: &RunResult, headline: &str) -> Result<[Value; 9]> {
         Value::Text(headline.to_string()),
         Value::Integer(i64::from(result.incomplete)),
         Value::Integer(i64::from(result.schema_version)),
-        Value::Text(serde_json::to_string(result)?),
+        Value::Text(json),
         text(&result.host_label),
         text(&result.environment.host.machine_id),
+        Value::Text(uuid),
     ])
 }
 
@@ -429,7 +448,18 @@ mod tests {
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap();
         assert_eq!(version, migrations::latest());
-        assert!(store.load(1).unwrap().is_some());
+        // The old result was given a UUID, shaped as one, kept from one load to the next, and
+        // found by it.
+        let old = store.load(1).unwrap().unwrap();
+        let uuid = old.uuid.clone().unwrap();
+        assert_eq!(uuid::Uuid::parse_str(&uuid).unwrap().get_version_num(), 4);
+        assert_eq!(store.load(1).unwrap().unwrap().uuid, Some(uuid.clone()));
+        assert_eq!(store.find(&uuid).unwrap(), Some(1));
+        // Put of that same result again stores nothing new.
+        assert_eq!(
+            store.put(&old, "h").unwrap(),
+            (1, crate::store::Put::AlreadyThere)
+        );
         let mut tagged = result("new", false);
         tagged.tags.insert("kernel".into(), "A".into());
         let id = store.save(&tagged, "h").unwrap();
