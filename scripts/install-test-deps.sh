@@ -6,6 +6,7 @@
 #   xvfb, x11-apps (x11perf), mesa-utils (glxgears)  the index suite's graphics tests
 #   bsdutils (script)  the progress-line test runs hostbench on a pseudo-terminal
 #   postgresql  the store tests start a real server (initdb into a temporary directory)
+#   ansible, ansible-lint  the fleet test runs deploy/ansible's playbook and lints it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()
@@ -16,6 +17,8 @@ command -v x11perf >/dev/null || missing+=(x11-apps)
 command -v glxgears >/dev/null || missing+=(mesa-utils)
 command -v script >/dev/null || missing+=(bsdutils)
 command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+command -v ansible-playbook >/dev/null || missing+=(ansible)
+command -v ansible-lint >/dev/null || missing+=(ansible-lint)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "install-test-deps: installing ${missing[*]}" >&2

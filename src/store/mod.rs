@@ -25,6 +25,7 @@ pub struct StoredEntry {
     /// None when the stored time is malformed (see `problem`).
     pub started_at: Option<DateTime<Utc>>,
     pub suites: String,
+    /// The host's `--host-label`, else its hostname.
     pub host: String,
     pub headline: String,
     pub incomplete: bool,

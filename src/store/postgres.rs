@@ -336,7 +336,7 @@ impl ResultStore for PgStore {
             .borrow_mut()
             .query(
                 &format!(
-                    "SELECT id, started_at, suites, host, headline, incomplete FROM results {clause} ORDER BY id"
+                    "SELECT id, started_at, suites, coalesce(host_label, host), headline, incomplete FROM results {clause} ORDER BY id"
                 ),
                 &params,
             )

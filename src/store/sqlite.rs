@@ -230,7 +230,7 @@ impl ResultStore for SqliteStore {
         let mut stmt = self
             .conn
             .prepare(&format!(
-                "SELECT id, started_at, suites, host, headline, incomplete FROM results {clause} ORDER BY id"
+                "SELECT id, started_at, suites, coalesce(host_label, host), headline, incomplete FROM results {clause} ORDER BY id"
             ))
             .map_err(|e| explain(e.into(), &self.path))?;
         let rows = stmt

@@ -1,0 +1,216 @@
+//! deploy/ansible: the real playbook, run by the real `ansible-playbook` against an inventory
+//! of two hosts on this machine (connection `local`, each with its own name, label, tags, work
+//! and binary directory), storing into a real PostgreSQL server, and fetching back to the
+//! control node where no server is given.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::pg::PgServer;
+use common::{skip_without, Sandbox};
+use serde_json::Value;
+
+const DEPLOY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/ansible");
+
+/// The two hosts: inventory name, the label it stores under, the kernel tag.
+const HOSTS: [(&str, &str, &str); 2] = [("node-a", "node-a", "A"), ("node-b", "rack1-node-b", "B")];
+
+/// An inventory of the two hosts, each with directories of its own under `dir`.
+fn inventory(dir: &Path) -> std::path::PathBuf {
+    let exe = assert_cmd::cargo::cargo_bin("hostbench");
+    let mut text = format!(
+        "hostbench:
+  vars:
+    ansible_connection: local
+    ansible_python_interpreter: /usr/bin/python3
+    hostbench_become: false
+    hostbench_binary_src: {exe}
+    hostbench_command: noise --no-noise-check 5 3
+    hostbench_extra_packages: [bsdutils]
+  hosts:
+",
+        exe = exe.display()
+    );
+    for (name, label, kernel) in HOSTS {
+        let home = dir.join(name);
+        std::fs::create_dir_all(home.join("bin")).unwrap();
+        text.push_str(&format!(
+            "    {name}:
+      hostbench_host_label: {label}
+      hostbench_bin_dir: {home}/bin
+      hostbench_workdir: {home}/work
+      hostbench_tags: {{fleet: ci, kernel: {kernel}}}
+",
+            home = home.display()
+        ));
+    }
+    let path = dir.join("inventory.yml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `ansible-playbook site.yml` with these extra variables: its output, after checking that it
+/// succeeded and that its recap has each host with no failure.
+fn playbook(sb: &Sandbox, inventory: &Path, extra: &[String]) -> String {
+    let mut cmd = Command::new("ansible-playbook");
+    cmd.arg("-i").arg(inventory).arg("site.yml");
+    for e in extra {
+        cmd.arg("-e").arg(e);
+    }
+    let out = cmd
+        .current_dir(DEPLOY)
+        .env("ANSIBLE_NOCOLOR", "1")
+        .env("ANSIBLE_LOCAL_TEMP", sb.dir.path().join("ansible-tmp"))
+        .env("HOSTBENCH_CACHE_DIR", sb.cache_dir())
+        .output()
+        .expect("ansible-playbook runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recap = text.split("PLAY RECAP").last().unwrap_or_default();
+    for (name, _, _) in HOSTS {
+        let line = recap.lines().find(|l| l.starts_with(name));
+        assert!(
+            line.is_some_and(|l| l.contains("unreachable=0") && l.contains("failed=0")),
+            "{text}"
+        );
+    }
+    text
+}
+
+/// What a task said of each host (`changed`, `ok`, `skipping`), in the last play that ran it.
+fn task_status(output: &str, task: &str) -> Vec<String> {
+    let section = output
+        .split("TASK [")
+        .filter(|s| s.starts_with(&format!("hostbench : {task}]")))
+        .flat_map(|s| s.lines().skip(1))
+        .filter_map(|l| l.split_once(": [").map(|(status, _)| status.to_string()))
+        .collect();
+    section
+}
+
+fn results(sb: &Sandbox, db: &str, filter: &[&str]) -> Vec<Value> {
+    let list = sb
+        .cmd()
+        .args(["--db", db, "results", "list"])
+        .args(filter)
+        .assert()
+        .success();
+    let ids: Vec<String> = String::from_utf8_lossy(&list.get_output().stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| w.parse::<i64>().is_ok())
+        .map(str::to_string)
+        .collect();
+    ids.iter()
+        .map(|id| {
+            let out = sb
+                .cmd()
+                .args(["--db", db, "results", "export", id, "--format", "json"])
+                .assert()
+                .success();
+            serde_json::from_slice(&out.get_output().stdout).unwrap()
+        })
+        .collect()
+}
+
+/// Each host's result is there once, under its label, with its tags.
+fn one_result_per_host(found: &[Value]) {
+    assert_eq!(found.len(), HOSTS.len(), "{found:?}");
+    for (_, label, kernel) in HOSTS {
+        let r = found
+            .iter()
+            .find(|r| r["host_label"] == label)
+            .unwrap_or_else(|| panic!("no result of {label}"));
+        assert_eq!(r["tags"]["fleet"], "ci");
+        assert_eq!(r["tags"]["kernel"], kernel);
+        assert_eq!(r["suites"][0]["suite"], "noise");
+        assert!(r["uuid"].is_string());
+    }
+}
+
+#[test]
+fn the_playbook_runs_every_host_into_the_shared_store_or_fetches_back() {
+    if skip_without("the_playbook_runs_every_host", &["ansible-playbook"]) {
+        return;
+    }
+    let Some(pg) = PgServer::start("the_playbook_runs_every_host") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let inv = inventory(sb.dir.path());
+    // Into the shared store, one host at a time.
+    let to_pg = [
+        format!("hostbench_db={}", pg.url),
+        "hostbench_serial=1".into(),
+    ];
+    let first = playbook(&sb, &inv, &to_pg);
+    assert_eq!(
+        task_status(&first, "Copy the hostbench binary"),
+        ["changed"; 2]
+    );
+    assert_eq!(
+        task_status(&first, "Install the Debian packages the command needs"),
+        ["ok"; 2]
+    );
+    assert_eq!(
+        task_status(&first, "Fetch the result file"),
+        ["skipping"; 2]
+    );
+    one_result_per_host(&results(&sb, &pg.url, &["--tag", "fleet=ci"]));
+    for (_, label, kernel) in HOSTS {
+        let tagged = results(&sb, &pg.url, &["--tag", &format!("kernel={kernel}")]);
+        assert_eq!(tagged.len(), 1);
+        assert_eq!(tagged[0]["host_label"], label);
+    }
+    // Again: the binary is unchanged, so not copied; each host adds a second result.
+    let second = playbook(&sb, &inv, &to_pg);
+    assert_eq!(task_status(&second, "Copy the hostbench binary"), ["ok"; 2]);
+    assert_eq!(task_status(&second, "Run hostbench"), ["changed"; 2]);
+    assert_eq!(results(&sb, &pg.url, &["--host", "rack1-node-b"]).len(), 2);
+    // No shared store: each host's result JSON comes back and is imported here.
+    let control = sb.dir.path().join("control.sqlite");
+    let fetched = sb.dir.path().join("fetched");
+    let third = playbook(
+        &sb,
+        &inv,
+        &[
+            format!("hostbench_control_db={}", control.display()),
+            format!("hostbench_fetch_dir={}", fetched.display()),
+        ],
+    );
+    assert_eq!(
+        task_status(&third, "Import the result on the control node"),
+        ["changed"; 2]
+    );
+    one_result_per_host(&results(&sb, control.to_str().unwrap(), &[]));
+    for (name, _, _) in HOSTS {
+        let files = std::fs::read_dir(fetched.join(name)).unwrap().count();
+        assert_eq!(files, 1, "{name}");
+    }
+}
+
+/// The playbook and role pass ansible-lint's strictest profile, where it is installed.
+#[test]
+fn the_playbook_passes_ansible_lint() {
+    if skip_without("the_playbook_passes_ansible_lint", &["ansible-lint"]) {
+        return;
+    }
+    let out = Command::new("ansible-lint")
+        .args(["--profile", "production", "--offline"])
+        .current_dir(DEPLOY)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("ansible-lint runs");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
