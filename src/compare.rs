@@ -196,30 +196,12 @@ fn notes(a: &RunResult, b: &RunResult) -> Vec<String> {
     notes
 }
 
-/// A result's own noise: the p-spread of its noise part ("differences within ±X% are noise"),
-/// else of the noise check made before its suites; None when it has neither.
-fn noise_spread(r: &RunResult) -> Option<f64> {
-    r.suites
-        .iter()
-        .find_map(|s| match s {
-            crate::model::SuiteResult::Noise(n) => n.summary.as_ref().map(|s| s.verdict.spread_pct),
-            _ => None,
-        })
-        .or_else(|| r.noise_check.as_ref().map(|c| c.spread_pct()))
-}
-
 /// The noise floor of a comparison, when every result measured its noise: the largest of
-/// their spreads and of the drifts their checks found (a run whose host changed speed by 6%
-/// while it ran can be 6% off by that alone).
+/// their own (`RunResult::noise_floor_pct`).
 fn noise_floor<'a>(results: impl IntoIterator<Item = &'a RunResult>) -> Option<f64> {
-    results.into_iter().try_fold(0.0f64, |floor, r| {
-        let drift = r
-            .noise_check
-            .as_ref()
-            .and_then(|c| c.drifted_pct())
-            .map_or(0.0, f64::abs);
-        Some(floor.max(noise_spread(r)?).max(drift))
-    })
+    results
+        .into_iter()
+        .try_fold(0.0f64, |floor, r| Some(floor.max(r.noise_floor_pct()?)))
 }
 
 /// How many runs a side `compare` would need to find a change, from one result's noise.
@@ -256,7 +238,7 @@ fn noise_notes(sides: [(&str, &[RunResult]); 2]) -> Vec<String> {
             } else {
                 name.to_string()
             };
-            if noise_spread(r).is_none() {
+            if r.noise_spread_pct().is_none() {
                 notes.push(format!(
                     "{which} has no noise check (--no-noise-check, or an older result) and no noise part: the host's noise during it is unknown, so no noise floor is applied"
                 ));

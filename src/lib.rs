@@ -5,6 +5,7 @@ pub mod calibration;
 pub mod cli;
 pub mod compare;
 pub mod error;
+pub mod fleet;
 pub mod loads;
 pub mod model;
 pub mod platform;

@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("suites", 5),
     ("standard", 6),
     ("compare", 6),
+    ("fleet", 6),
     ("render", 7),
     ("cli", 8),
 ];

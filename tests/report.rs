@@ -45,6 +45,11 @@ fn recording_proxy() -> (u16, Arc<Mutex<Vec<String>>>) {
 
 /// The page's DOM after Chromium has loaded it, and the requests the page made.
 fn render(page: &Path, profile: &Path) -> (String, Vec<String>) {
+    render_url(&format!("file://{}", page.display()), profile)
+}
+
+/// [`render`] of a URL (a page with a `#fragment`).
+fn render_url(url: &str, profile: &Path) -> (String, Vec<String>) {
     let (port, seen) = recording_proxy();
     let out = Command::new("chromium")
         .args([
@@ -60,7 +65,7 @@ fn render(page: &Path, profile: &Path) -> (String, Vec<String>) {
         .arg("--proxy-bypass-list=<-loopback>")
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
+        .arg(url)
         .output()
         .expect("chromium must be installed (scripts/install-test-deps.sh installs it on Debian)");
     assert!(
@@ -202,5 +207,115 @@ fn the_report_renders_in_chromium_with_every_plot_and_no_request() {
             .iter()
             .any(|r| r.contains("hostbench-test.invalid")),
         "{requests:?}"
+    );
+}
+
+/// Four hosts from the smoke fixtures, the last with its index 40% down (a sick host); two
+/// tagged kernel=A and two kernel=B. Stored in the sandbox's store.
+fn store_fleet(sb: &Sandbox) {
+    let fixture = |name: &str| -> serde_json::Value {
+        let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let hosts = [
+        ("n1", 1.0, "A", "smoke-a.json"),
+        ("n2", 1.02, "A", "smoke-b.json"),
+        ("n3", 0.98, "B", "smoke-a.json"),
+        ("n4", 0.6, "B", "smoke-b.json"),
+    ];
+    for (i, (host, scale, kernel, file)) in hosts.into_iter().enumerate() {
+        let mut r = fixture(file);
+        r["uuid"] = format!("00000000-0000-4000-8000-{i:012}").into();
+        r["host_label"] = host.into();
+        r["tags"] = serde_json::json!({"kernel": kernel, "fleet": "ci"});
+        for s in r["suites"].as_array_mut().unwrap() {
+            if s["suite"] != "index" {
+                continue;
+            }
+            for p in s["passes"].as_array_mut().unwrap() {
+                if let Some(x) = p["system_index"].as_f64() {
+                    p["system_index"] = (x * scale).into();
+                }
+            }
+        }
+        let path = sb.dir.path().join(format!("{host}.json"));
+        std::fs::write(&path, r.to_string()).unwrap();
+        sb.cmd()
+            .args(["results", "import"])
+            .arg(&path)
+            .assert()
+            .success();
+    }
+}
+
+/// The data-host of each table row, in the order of the DOM.
+fn host_rows(dom: &str) -> Vec<String> {
+    dom.match_indices("<tr data-host=\"")
+        .map(|(i, _)| {
+            let rest = &dom[i + "<tr data-host=\"".len()..];
+            rest[..rest.find('"').unwrap()].to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_fleet_report_has_a_row_per_host_its_plots_and_the_sick_host_marked() {
+    if common::skip_without("the fleet report in a browser", &["chromium"]) {
+        return;
+    }
+    let sb = Sandbox::new();
+    store_fleet(&sb);
+    let page = sb.dir.path().join("fleet.html");
+    sb.cmd()
+        .args(["report", "--fleet", "-o"])
+        .arg(&page)
+        .assert()
+        .success();
+    let (dom, requests) = render(&page, &sb.dir.path().join("chromium"));
+    assert!(requests.is_empty(), "the page made requests: {requests:?}");
+    assert!(dom.contains("hostbench fleet: 4 hosts"));
+    assert_eq!(host_rows(&dom), ["n1", "n2", "n3", "n4"]);
+    // n4's index figures are outside the range on the worse side, and said so.
+    assert!(dom.contains("Outside on the worse side: n4."), "{dom}");
+    let n4 = &dom[dom.find("<tr data-host=\"n4\"").unwrap()..];
+    let n4 = &n4[..n4.find("</tr>").unwrap()];
+    assert_eq!(n4.matches("outside worse").count(), 2, "{n4}");
+    for other in ["n1", "n2", "n3"] {
+        let row = &dom[dom.find(&format!("<tr data-host=\"{other}\"")).unwrap()..];
+        let row = &row[..row.find("</tr>").unwrap()];
+        assert!(!row.contains("outside worse"), "{row}");
+    }
+    // A plot of each headline figure across the four hosts, and across the tags' values
+    // (fleet=ci, kernel=A, kernel=B).
+    assert_eq!(plots(&dom, "fleet-hosts"), vec![4; 5]);
+    assert_eq!(plots(&dom, "fleet-tags"), vec![3; 5]);
+    // Sortable: the script sorts by a column on opening with #sort=KEY, lowest first, or
+    // highest first with -desc.
+    let url = format!("file://{}", page.display());
+    let (sorted, _) = render_url(
+        &format!("{url}#sort=index_one"),
+        &sb.dir.path().join("chromium2"),
+    );
+    assert_eq!(host_rows(&sorted), ["n4", "n3", "n1", "n2"]);
+    assert!(sorted.contains("aria-sort=\"ascending\""));
+    let (sorted, _) = render_url(
+        &format!("{url}#sort=host-desc"),
+        &sb.dir.path().join("chromium3"),
+    );
+    assert_eq!(host_rows(&sorted), ["n4", "n3", "n2", "n1"]);
+    // Filters pick the hosts: kernel=A's two, as text.
+    let text = sb
+        .cmd()
+        .args(["--tag", "kernel=A", "report", "--fleet", "--format", "text"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&text.get_output().stdout).into_owned();
+    assert!(
+        text.starts_with("Fleet: 2 hosts, of the 2 stored results"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nn1 ") && text.contains("\nn2 ") && !text.contains("\nn4 "),
+        "{text}"
     );
 }

@@ -113,6 +113,36 @@ fn contract(sb: &Sandbox, db: &str) {
     );
     assert!(ids(&["--tag", "kernel=6.17"]).is_empty());
     assert_eq!(ids(&["--host", "rack12-node3"]), ["5"]);
+    // report takes the same filters: the stored results of a tag, or of a host.
+    let page = stdout(sb, db, &["--tag", "kernel=6.18-rc3", "report", "-o", "-"]);
+    assert!(
+        page.contains("hostbench report: result 5</title>"),
+        "{page}"
+    );
+    let fleet = stdout(
+        sb,
+        db,
+        &[
+            "report",
+            "--fleet",
+            "--host",
+            "rack12-node3",
+            "--format",
+            "csv",
+        ],
+    );
+    assert_eq!(fleet.lines().count(), 2, "{fleet}");
+    assert!(
+        fleet
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("rack12-node3,noise,"),
+        "{fleet}"
+    );
+    for wrong in [&["report"][..], &["report", "1", "--host", "x"]] {
+        sb.cmd().args(["--db", db]).args(wrong).assert().code(2);
+    }
     assert_eq!(ids(&["--since", "2000-01-01"]).len(), 5);
     assert!(ids(&["--since", "2100-01-01"]).is_empty());
     // compare picks a side by tag or by host: all the results of kernel A against those of B.

@@ -5,46 +5,89 @@ use clap::Args;
 
 use super::compare::load_result;
 use super::output::{FormatArgs, Output};
+use super::results::{load_stored, Selection};
 use super::GlobalArgs;
 use crate::compare::compare;
+use crate::error::UsageError;
+use crate::model::RunResult;
 use crate::render::exporters::{Format, Subject};
 
 /// Where `report` writes its page when -o is not given.
 const DEFAULT_FILE: &str = "hostbench-report.html";
+/// Where `report --fleet` writes its page when -o is not given.
+const DEFAULT_FLEET_FILE: &str = "hostbench-fleet.html";
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// Results: stored ids or result JSON files (with two or more, the first is compared with
-    /// each other)
-    #[arg(value_name = "ID", required = true)]
+    /// each other); none: the stored results --host, --tag and --since select
+    #[arg(value_name = "ID")]
     pub results: Vec<String>,
+    /// Many hosts on one page: a row per host (--host-label, else hostname) with the headline
+    /// figures of its latest result, a plot of each across hosts and across tags, and the hosts
+    /// outside the group's noise-aware range highlighted; all stored results unless ids or
+    /// filters say which
+    #[arg(long)]
+    pub fleet: bool,
+    #[command(flatten)]
+    pub select: Selection,
     #[command(flatten)]
     pub output: FormatArgs,
 }
 
 pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
-    let results = args
-        .results
-        .iter()
-        .map(|a| load_result(global, a))
-        .collect::<Result<Vec<_>>>()?;
+    let narrows = args.select.narrows(global);
+    if !args.results.is_empty() && narrows {
+        return Err(UsageError::new(
+            "give report results (ids, files) or --host/--tag/--since, not both",
+        )
+        .into());
+    }
+    if args.results.is_empty() && !narrows && !args.fleet {
+        return Err(UsageError::new(
+            "report needs results: stored ids, result files, or --host/--tag/--since to select stored ones (or --fleet)",
+        )
+        .into());
+    }
+    let (results, selection) = if args.results.is_empty() {
+        selected(args, global)?
+    } else {
+        let results = args
+            .results
+            .iter()
+            .map(|a| load_result(global, a))
+            .collect::<Result<Vec<_>>>()?;
+        (results, args.results.join(", "))
+    };
+    let out = Output::new(global.json, global.quiet);
+    let fleet;
     let mut comparisons = Vec::new();
-    if let Some(((a_label, a), rest)) = results.split_first() {
-        for (b_label, b) in rest {
-            // Results that share nothing are still shown; they have no table.
-            if let Ok(c) = compare(a_label, a, b_label, b) {
-                comparisons.push(c);
+    let (subject, format, default_file) = if args.fleet {
+        fleet = crate::fleet::fleet(&results);
+        let format = args.output.format(global.json, Format::Html)?;
+        let subject = Subject::Fleet {
+            fleet: &fleet,
+            selection: &selection,
+        };
+        (subject, format, DEFAULT_FLEET_FILE)
+    } else {
+        if let Some(((a_label, a), rest)) = results.split_first() {
+            for (b_label, b) in rest {
+                // Results that share nothing are still shown; they have no table.
+                if let Ok(c) = compare(a_label, a, b_label, b) {
+                    comparisons.push(c);
+                }
             }
         }
-    }
-    let format = args.output.format(global.json, Format::Html)?;
-    let out = Output::new(global.json, global.quiet);
-    let subject = Subject::Report {
-        results: &results,
-        comparisons: &comparisons,
+        let format = args.output.format(global.json, Format::Html)?;
+        let subject = Subject::Report {
+            results: &results,
+            comparisons: &comparisons,
+        };
+        (subject, format, DEFAULT_FILE)
     };
     // The page goes to a file unless -o says otherwise; other formats to standard output.
-    let default_file = (format == Format::Html).then(|| Path::new(DEFAULT_FILE));
+    let default_file = (format == Format::Html).then(|| Path::new(default_file));
     if let Some(path) = args.output.emit(&out, format, subject, default_file)? {
         out.chatter(&format!("Report: {}\n", path.display()));
     }
@@ -52,4 +95,44 @@ pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
         Some(e) => Err(anyhow::anyhow!("writing to standard output: {e}")),
         None => Ok(0),
     }
+}
+
+/// The stored results the selection takes, labelled `result ID`, and what it was.
+fn selected(args: &ReportArgs, global: &GlobalArgs) -> Result<(Vec<(String, RunResult)>, String)> {
+    let filter = args.select.filter(global);
+    let (db, store) = global.open_store_read_only()?;
+    let entries = match &store {
+        Some(s) => s
+            .list(&filter)
+            .map_err(|e| UsageError::new(format!("{e:#}")))?,
+        None => Vec::new(),
+    };
+    let mut said = Vec::new();
+    if let Some(h) = &filter.host {
+        said.push(format!("host {h}"));
+    }
+    said.extend(filter.tags.iter().map(|(k, v)| format!("tag {k}={v}")));
+    if let Some(t) = filter.since {
+        said.push(format!("since {}", t.format("%Y-%m-%d %H:%M UTC")));
+    }
+    let selection = if said.is_empty() {
+        format!("all {} stored results in {db}", entries.len())
+    } else {
+        format!(
+            "the {} stored results in {db} of {}",
+            entries.len(),
+            said.join(", ")
+        )
+    };
+    if entries.is_empty() {
+        return Err(UsageError::new(format!("no stored result to report: {selection}")).into());
+    }
+    let results = entries
+        .iter()
+        .map(|e| {
+            let r = load_stored(store.as_deref(), &db, e.id)?;
+            Ok((format!("result {}", e.id), r))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((results, selection))
 }

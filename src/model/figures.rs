@@ -97,17 +97,22 @@ impl Placement {
 /// close to independent where single wake-ups, one after another, are not.
 pub const LATENCY_BATCHES: usize = 10;
 
+/// A noise part's fixed job, as its figures name it: `cpu 10 ms`, `memory 64 MB 10 ms`.
+pub fn noise_job(settings: &crate::model::noise::NoiseSettings) -> String {
+    match settings.mode {
+        NoiseMode::Cpu => format!("cpu {} ms", settings.target_ms),
+        NoiseMode::Memory { working_set_mb } => {
+            format!("memory {working_set_mb} MB {} ms", settings.target_ms)
+        }
+    }
+}
+
 pub fn figures(result: &RunResult) -> Vec<Figure> {
     let mut out = Vec::new();
     for suite in &result.suites {
         match suite {
             SuiteResult::Noise(n) => {
-                let job = match n.settings.mode {
-                    NoiseMode::Cpu => format!("cpu {} ms", n.settings.target_ms),
-                    NoiseMode::Memory { working_set_mb } => {
-                        format!("memory {working_set_mb} MB {} ms", n.settings.target_ms)
-                    }
-                };
+                let job = noise_job(&n.settings);
                 let samples: Vec<f64> = n.runs.iter().map(|r| r.time_ns as f64 / 1e6).collect();
                 if let Some(s) = &n.summary {
                     out.push(Figure {

@@ -165,6 +165,30 @@ impl RunResult {
         }
     }
 
+    /// The result's own noise: the p-spread of its noise part ("differences within ±X% are
+    /// noise"), else of the noise check made before its suites; None when it has neither.
+    pub fn noise_spread_pct(&self) -> Option<f64> {
+        self.suites
+            .iter()
+            .find_map(|s| match s {
+                SuiteResult::Noise(n) => n.summary.as_ref().map(|s| s.verdict.spread_pct),
+                _ => None,
+            })
+            .or_else(|| self.noise_check.as_ref().map(|c| c.spread_pct()))
+    }
+
+    /// The result's noise floor, percent: its spread raised to the drift its check found (a
+    /// run whose host changed speed by 6% while it ran can be 6% off by that alone); None when
+    /// it measured no noise.
+    pub fn noise_floor_pct(&self) -> Option<f64> {
+        let drift = self
+            .noise_check
+            .as_ref()
+            .and_then(|c| c.drifted_pct())
+            .map_or(0.0, f64::abs);
+        Some(self.noise_spread_pct()?.max(drift))
+    }
+
     /// Suite names joined with '+', as `results list` shows them.
     pub fn suite_names(&self) -> String {
         let mut names: Vec<&str> = Vec::new();

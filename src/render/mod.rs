@@ -4,6 +4,7 @@ pub mod cformat;
 pub mod compare;
 pub mod environment;
 pub mod exporters;
+pub mod fleet;
 pub mod headline;
 pub mod index;
 pub mod interactive;

@@ -12,6 +12,10 @@ use crate::stats::Summary;
 pub struct Csv;
 
 impl Exporter for Csv {
+    fn fleet(&self, fleet: &crate::fleet::Fleet, _selection: &str) -> Option<Result<String>> {
+        Some(Ok(crate::render::fleet::csv(fleet)))
+    }
+
     fn result(&self, id: i64, result: &RunResult) -> Option<Result<String>> {
         Some(figures_csv(id, &figures(result)))
     }

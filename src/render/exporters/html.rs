@@ -11,6 +11,10 @@ use crate::render::report;
 pub struct Html;
 
 impl Exporter for Html {
+    fn fleet(&self, fleet: &crate::fleet::Fleet, selection: &str) -> Option<Result<String>> {
+        Some(Ok(crate::render::fleet::html(fleet, selection)))
+    }
+
     fn result(&self, id: i64, result: &RunResult) -> Option<Result<String>> {
         Some(Ok(report::html(
             &[(format!("result {id}"), result.clone())],

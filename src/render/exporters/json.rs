@@ -28,6 +28,10 @@ struct Labelled<'a> {
 }
 
 impl Exporter for Json {
+    fn fleet(&self, fleet: &crate::fleet::Fleet, _selection: &str) -> Option<Result<String>> {
+        Some(to_json(fleet))
+    }
+
     fn result(&self, _id: i64, result: &RunResult) -> Option<Result<String>> {
         Some(to_json(result))
     }

@@ -13,6 +13,7 @@ mod text;
 use anyhow::Result;
 
 use crate::compare::Comparison;
+use crate::fleet::Fleet;
 use crate::model::RunResult;
 
 /// The formats of `results show`, `results export`, `compare` and `report`.
@@ -62,6 +63,11 @@ pub enum Subject<'a> {
         results: &'a [(String, RunResult)],
         comparisons: &'a [Comparison],
     },
+    /// Many hosts' headline figures (`report --fleet`), and which results they are of.
+    Fleet {
+        fleet: &'a Fleet,
+        selection: &'a str,
+    },
 }
 
 impl Subject<'_> {
@@ -70,6 +76,7 @@ impl Subject<'_> {
             Subject::Result { .. } => "a result",
             Subject::Comparison(_) => "a comparison",
             Subject::Report { .. } => "a report",
+            Subject::Fleet { .. } => "a fleet",
         }
     }
 }
@@ -87,6 +94,9 @@ pub trait Exporter {
         _results: &[(String, RunResult)],
         _comparisons: &[Comparison],
     ) -> Option<Result<String>> {
+        None
+    }
+    fn fleet(&self, _fleet: &Fleet, _selection: &str) -> Option<Result<String>> {
         None
     }
 }
@@ -110,6 +120,7 @@ fn try_render(format: Format, subject: Subject) -> Option<Result<String>> {
             results,
             comparisons,
         } => e.report(results, comparisons),
+        Subject::Fleet { fleet, selection } => e.fleet(fleet, selection),
     }
 }
 

@@ -11,6 +11,10 @@ use crate::render;
 pub struct Text;
 
 impl Exporter for Text {
+    fn fleet(&self, fleet: &crate::fleet::Fleet, selection: &str) -> Option<Result<String>> {
+        Some(Ok(crate::render::fleet::text(fleet, selection)))
+    }
+
     fn result(&self, _id: i64, result: &RunResult) -> Option<Result<String>> {
         Some(Ok(render::text_report(result)))
     }

@@ -1,0 +1,608 @@
+//! `hostbench report --fleet`: the headline figures of many hosts side by side, and which
+//! hosts lie outside the group's range — "which machine in the rack is sick".
+//!
+//! A host is its `--host-label`, else its hostname. Each of its headline figures comes from its
+//! latest complete result that has it (a host may have run the index today and the standard
+//! run last week). A figure's range is only drawn among the hosts whose figures measure the
+//! same thing (the same index tests and copies, the same sched point, the same noise job); with
+//! fewer than [`MIN_HOSTS`] such hosts there is no range. The range is the median ± a tolerance:
+//! the largest of [`SPREAD_FACTOR`] times the hosts' robust spread (1.4826 × the median
+//! absolute deviation, the standard deviation of a normal population), [`NOISE_FACTOR`] times
+//! the median of the hosts' own noise floors (a result's run-to-run noise: two single runs of
+//! one host differ by that much), and [`MIN_TOLERANCE_PCT`].
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::model::figures::Better;
+use crate::model::{RunResult, SuiteResult};
+use crate::stats::{median, median_absolute_deviation};
+
+/// Hosts a figure's range needs.
+pub const MIN_HOSTS: usize = 3;
+/// Robust standard deviations from the median a host may lie.
+pub const SPREAD_FACTOR: f64 = 3.0;
+/// Multiples of the hosts' own noise a host may lie from the median.
+pub const NOISE_FACTOR: f64 = 2.0;
+/// The smallest tolerance, percent: hosts of one type differ by that much without being sick.
+pub const MIN_TOLERANCE_PCT: f64 = 1.0;
+/// The MAD of a normal population times this is its standard deviation.
+const MAD_TO_SD: f64 = 1.4826;
+
+/// A headline figure: a column of the fleet's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Column {
+    /// UnixBench's System Benchmarks index of one copy.
+    IndexOne,
+    /// The index of the most copies run (usually one per CPU).
+    IndexMany,
+    /// interbench: the deadlines met by the worst bench × load pair.
+    InteractiveWorst,
+    /// reflex: microseconds per round at the point with the fewest threads.
+    Sched,
+    /// p1bench: the spread of the fixed job (the noise part, else the noise check).
+    Noise,
+}
+
+impl Column {
+    pub const ALL: [Column; 5] = [
+        Column::IndexOne,
+        Column::IndexMany,
+        Column::InteractiveWorst,
+        Column::Sched,
+        Column::Noise,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Column::IndexOne => "index, 1 copy",
+            Column::IndexMany => "index, N copies",
+            Column::InteractiveWorst => "interactive, worst pair",
+            Column::Sched => "sched",
+            Column::Noise => "noise",
+        }
+    }
+
+    pub fn unit(self) -> &'static str {
+        match self {
+            Column::IndexOne | Column::IndexMany => "index",
+            Column::InteractiveWorst => "% deadlines met",
+            Column::Sched => "us/round",
+            Column::Noise => "% spread",
+        }
+    }
+
+    pub fn better(self) -> Better {
+        match self {
+            Column::IndexOne | Column::IndexMany | Column::InteractiveWorst => Better::Higher,
+            Column::Sched | Column::Noise => Better::Lower,
+        }
+    }
+
+    /// The figure in `r`: its value, what it measured (hosts are ranged only with those that
+    /// measured the same), and a note for the table.
+    fn of(self, r: &RunResult) -> Option<Value> {
+        let suites = r.suites.iter();
+        match self {
+            Column::IndexOne | Column::IndexMany => {
+                let passes = suites.filter_map(|s| match s {
+                    SuiteResult::Index(i) => Some(i.passes.iter()),
+                    _ => None,
+                });
+                let mut passes = passes.flatten().filter(|p| p.system_index.is_some());
+                let pass = if self == Column::IndexOne {
+                    passes.find(|p| p.copies == 1)
+                } else {
+                    passes.filter(|p| p.copies > 1).max_by_key(|p| p.copies)
+                }?;
+                let partial = if pass.indexed < pass.index_tests {
+                    format!(", partial: {} of {}", pass.indexed, pass.index_tests)
+                } else {
+                    String::new()
+                };
+                Some(Value {
+                    value: pass.system_index?,
+                    kind: format!(
+                        "{} cop{}, {} tests",
+                        pass.copies,
+                        plural_y(pass.copies),
+                        pass.index_tests
+                    ),
+                    note: format!("{} cop{}{partial}", pass.copies, plural_y(pass.copies)),
+                })
+            }
+            Column::InteractiveWorst => suites
+                .filter_map(|s| match s {
+                    SuiteResult::Interactive(i) => i.worst_by_deadlines(),
+                    _ => None,
+                })
+                .min_by(|a, b| {
+                    let met = |m: &crate::model::interactive::Measurement| {
+                        m.deadlines_met_pct.unwrap_or(f64::INFINITY)
+                    };
+                    met(a).total_cmp(&met(b))
+                })
+                .and_then(|m| {
+                    Some(Value {
+                        value: m.deadlines_met_pct?,
+                        kind: "the worst pair".into(),
+                        note: format!("{} under {}", m.bench.name(), m.load.name()),
+                    })
+                }),
+            Column::Sched => suites
+                .filter_map(|s| match s {
+                    SuiteResult::Sched(s) => Some((s.settings.pin, s.points.iter())),
+                    _ => None,
+                })
+                .flat_map(|(pin, points)| points.map(move |p| (pin, p)))
+                .filter(|(_, p)| !p.runs.is_empty())
+                .min_by_key(|(pin, p)| (*pin, p.threads, p.active_sets))
+                .map(|(pin, p)| {
+                    let what = format!(
+                        "c={} a={}{}",
+                        p.threads,
+                        p.active_sets,
+                        if pin { " pinned" } else { "" }
+                    );
+                    Value {
+                        value: p.mean_us_per_round,
+                        kind: what.clone(),
+                        note: what,
+                    }
+                }),
+            Column::Noise => {
+                let part = r.suites.iter().find_map(|s| match s {
+                    SuiteResult::Noise(n) => n.summary.as_ref().map(|sum| (n, sum)),
+                    _ => None,
+                });
+                match part {
+                    Some((n, sum)) => {
+                        let job = crate::model::figures::noise_job(&n.settings);
+                        Some(Value {
+                            value: sum.verdict.spread_pct,
+                            note: format!(
+                                "p{} of {job}, {:?}",
+                                sum.verdict.percentile, sum.verdict.level
+                            )
+                            .to_lowercase(),
+                            kind: job,
+                        })
+                    }
+                    None => r.noise_check.as_ref().map(|c| Value {
+                        value: c.spread_pct(),
+                        kind: "noise check".into(),
+                        note: "the noise check".into(),
+                    }),
+                }
+            }
+        }
+    }
+}
+
+fn plural_y(n: usize) -> &'static str {
+    if n == 1 {
+        "y"
+    } else {
+        "ies"
+    }
+}
+
+struct Value {
+    value: f64,
+    kind: String,
+    note: String,
+}
+
+/// Which side of the range a figure lies on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outside {
+    /// On the worse side: the host may be sick.
+    Worse,
+    /// On the better side: the host differs (another part, a setting), in its favour.
+    Better,
+}
+
+/// One host's figure.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cell {
+    pub value: f64,
+    /// What it measured: hosts are ranged only against those that measured the same.
+    pub kind: String,
+    pub note: String,
+    /// The result it is from: `result ID` for a stored one, else its file.
+    pub source: String,
+    pub started_at: DateTime<Utc>,
+    /// Outside the figure's range (None: within it, or no range for its kind).
+    pub outside: Option<Outside>,
+    /// Its distance from the median, percent of the median (None without a range).
+    pub from_median_pct: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostRow {
+    /// Its `--host-label`, else its hostname.
+    pub host: String,
+    pub hostname: String,
+    /// The tags of its latest result.
+    pub tags: BTreeMap<String, String>,
+    /// Its results the selection took.
+    pub results: usize,
+    /// A cell a column, in [`Column::ALL`] order.
+    pub cells: Vec<Option<Cell>>,
+}
+
+/// A figure's range among the hosts that measured `kind`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Range {
+    pub column: Column,
+    pub kind: String,
+    pub hosts: usize,
+    pub median: f64,
+    /// 1.4826 × the median absolute deviation, percent of the median.
+    pub spread_pct: f64,
+    /// The median of the hosts' own noise floors, percent (None: none measured its noise).
+    pub noise_pct: Option<f64>,
+    /// The half-width of the range, percent of the median.
+    pub tolerance_pct: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// A tag's value and the median of each figure over the hosts with a result of that tag (each
+/// host's latest such result).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TagGroup {
+    pub key: String,
+    pub value: String,
+    pub hosts: usize,
+    /// A median a column, in [`Column::ALL`] order.
+    pub medians: Vec<Option<f64>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fleet {
+    pub columns: Vec<Column>,
+    pub rows: Vec<HostRow>,
+    /// A range a column that has one, for the kind most hosts measured.
+    pub ranges: Vec<Range>,
+    pub tags: Vec<TagGroup>,
+    /// What was left out, and why.
+    pub notes: Vec<String>,
+    /// The rule of the ranges, said once.
+    pub rule: String,
+}
+
+impl Fleet {
+    /// The hosts with a figure outside its range on the worse side.
+    pub fn sick(&self) -> Vec<&str> {
+        self.rows
+            .iter()
+            .filter(|r| {
+                r.cells
+                    .iter()
+                    .flatten()
+                    .any(|c| c.outside == Some(Outside::Worse))
+            })
+            .map(|r| r.host.as_str())
+            .collect()
+    }
+}
+
+/// A host's name in the fleet.
+fn host_of(r: &RunResult) -> String {
+    r.host_label
+        .clone()
+        .unwrap_or_else(|| r.environment.host.hostname.clone())
+}
+
+/// The latest of `results` (id, result) that has the figure.
+fn latest<'a>(
+    results: impl Iterator<Item = &'a (String, RunResult)>,
+    column: Column,
+) -> Option<(&'a (String, RunResult), Value)> {
+    results
+        .filter_map(|e| column.of(&e.1).map(|v| (e, v)))
+        .max_by_key(|(e, _)| e.1.started_at)
+}
+
+/// The fleet of `results` (a label, `result ID` or a file, and the result): incomplete
+/// results are left out.
+pub fn fleet(results: &[(String, RunResult)]) -> Fleet {
+    let incomplete = results.iter().filter(|(_, r)| r.incomplete).count();
+    let complete: Vec<&(String, RunResult)> =
+        results.iter().filter(|(_, r)| !r.incomplete).collect();
+    let mut by_host: BTreeMap<String, Vec<&(String, RunResult)>> = BTreeMap::new();
+    for e in &complete {
+        by_host.entry(host_of(&e.1)).or_default().push(e);
+    }
+    let mut rows: Vec<HostRow> = by_host
+        .iter()
+        .map(|(host, runs)| {
+            let newest = runs.iter().max_by_key(|e| e.1.started_at).map(|e| &e.1);
+            HostRow {
+                host: host.clone(),
+                hostname: newest.map_or_else(String::new, |r| r.environment.host.hostname.clone()),
+                tags: newest.map_or_else(BTreeMap::new, |r| r.tags.clone()),
+                results: runs.len(),
+                cells: Column::ALL
+                    .iter()
+                    .map(|&c| {
+                        latest(runs.iter().copied(), c).map(|((source, r), v)| Cell {
+                            value: v.value,
+                            kind: v.kind,
+                            note: v.note,
+                            source: source.clone(),
+                            started_at: r.started_at,
+                            outside: None,
+                            from_median_pct: None,
+                        })
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    // The hosts' own noise: of the results their cells come from.
+    let noise: Vec<f64> = rows
+        .iter()
+        .filter_map(|row| {
+            let floors: Vec<f64> = row
+                .cells
+                .iter()
+                .flatten()
+                .filter_map(|c| {
+                    complete
+                        .iter()
+                        .find(|e| e.0 == c.source)
+                        .and_then(|e| e.1.noise_floor_pct())
+                })
+                .collect();
+            median(&floors)
+        })
+        .collect();
+    let noise_pct = median(&noise);
+    let mut ranges = Vec::new();
+    for (i, &column) in Column::ALL.iter().enumerate() {
+        if let Some(range) = range_of(&mut rows, i, column, noise_pct) {
+            ranges.push(range);
+        }
+    }
+    let mut notes = Vec::new();
+    if incomplete > 0 {
+        notes.push(format!(
+            "{incomplete} incomplete result{} left out",
+            if incomplete == 1 { "" } else { "s" }
+        ));
+    }
+    Fleet {
+        columns: Column::ALL.to_vec(),
+        rows,
+        ranges,
+        tags: tag_groups(&complete),
+        notes,
+        rule: format!(
+            "a figure's range is the median of the hosts that measured the same ± the largest of \
+             {SPREAD_FACTOR} × their robust spread (1.4826 × the median absolute deviation), \
+             {NOISE_FACTOR} × the median of the hosts' own noise floors, and {MIN_TOLERANCE_PCT}%; \
+             drawn with {MIN_HOSTS} hosts or more"
+        ),
+    }
+}
+
+/// The range of column `i` among the hosts that measured its commonest kind, marking the
+/// cells outside it.
+fn range_of(
+    rows: &mut [HostRow],
+    i: usize,
+    column: Column,
+    noise_pct: Option<f64>,
+) -> Option<Range> {
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in rows.iter().filter_map(|r| r.cells[i].as_ref()) {
+        *kinds.entry(c.kind.as_str()).or_default() += 1;
+    }
+    let (kind, hosts) = kinds
+        .into_iter()
+        .max_by_key(|&(k, n)| (n, std::cmp::Reverse(k)))?;
+    let kind = kind.to_string();
+    if hosts < MIN_HOSTS {
+        return None;
+    }
+    let values: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r.cells[i].as_ref())
+        .filter(|c| c.kind == kind)
+        .map(|c| c.value)
+        .collect();
+    let m = median(&values)?;
+    if m <= 0.0 {
+        return None;
+    }
+    let spread_pct = 100.0 * MAD_TO_SD * median_absolute_deviation(&values)? / m;
+    let tolerance_pct = (SPREAD_FACTOR * spread_pct)
+        .max(noise_pct.map_or(0.0, |n| NOISE_FACTOR * n))
+        .max(MIN_TOLERANCE_PCT);
+    let (low, high) = (
+        m * (1.0 - tolerance_pct / 100.0),
+        m * (1.0 + tolerance_pct / 100.0),
+    );
+    for cell in rows.iter_mut().filter_map(|r| r.cells[i].as_mut()) {
+        if cell.kind != kind {
+            continue;
+        }
+        cell.from_median_pct = Some(100.0 * (cell.value - m) / m);
+        let above = cell.value > high;
+        if above || cell.value < low {
+            let better = above == (column.better() == Better::Higher);
+            cell.outside = Some(if better {
+                Outside::Better
+            } else {
+                Outside::Worse
+            });
+        }
+    }
+    Some(Range {
+        column,
+        kind,
+        hosts,
+        median: m,
+        spread_pct,
+        noise_pct,
+        tolerance_pct,
+        low,
+        high,
+    })
+}
+
+/// Each tag's values and the median of each figure over the hosts with a result of that tag.
+fn tag_groups(results: &[&(String, RunResult)]) -> Vec<TagGroup> {
+    type ByHost<'a> = BTreeMap<String, Vec<&'a (String, RunResult)>>;
+    let mut groups: BTreeMap<(String, String), ByHost> = BTreeMap::new();
+    for e in results {
+        for (k, v) in &e.1.tags {
+            groups
+                .entry((k.clone(), v.clone()))
+                .or_default()
+                .entry(host_of(&e.1))
+                .or_default()
+                .push(e);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((key, value), hosts)| TagGroup {
+            key,
+            value,
+            hosts: hosts.len(),
+            medians: Column::ALL
+                .iter()
+                .map(|&c| {
+                    let values: Vec<f64> = hosts
+                        .values()
+                        .filter_map(|runs| latest(runs.iter().copied(), c).map(|(_, v)| v.value))
+                        .collect();
+                    median(&values)
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The smoke fixture as host `host` with its 1-copy index scaled by `scale`.
+    fn host(id: i64, host: &str, scale: f64, kernel: &str) -> (String, RunResult) {
+        let mut r: RunResult =
+            serde_json::from_str(include_str!("../tests/fixtures/smoke-a.json")).unwrap();
+        r.host_label = Some(host.into());
+        r.tags.insert("kernel".into(), kernel.into());
+        for s in &mut r.suites {
+            if let SuiteResult::Index(i) = s {
+                for p in &mut i.passes {
+                    if p.copies == 1 {
+                        p.system_index = p.system_index.map(|x| x * scale);
+                    }
+                }
+            }
+        }
+        (format!("result {id}"), r)
+    }
+
+    #[test]
+    fn a_host_far_below_the_others_is_marked_worse_and_the_others_not() {
+        let results = vec![
+            host(1, "n1", 1.0, "A"),
+            host(2, "n2", 1.01, "A"),
+            host(3, "n3", 0.99, "B"),
+            host(4, "n4", 0.6, "B"),
+        ];
+        let f = fleet(&results);
+        assert_eq!(f.rows.len(), 4);
+        assert_eq!(f.sick(), ["n4"]);
+        let i = Column::ALL
+            .iter()
+            .position(|&c| c == Column::IndexOne)
+            .unwrap();
+        let range = f
+            .ranges
+            .iter()
+            .find(|r| r.column == Column::IndexOne)
+            .unwrap();
+        assert_eq!(range.hosts, 4);
+        let n4 = f.rows[3].cells[i].as_ref().unwrap();
+        assert_eq!(n4.outside, Some(Outside::Worse));
+        assert!(n4.from_median_pct.unwrap() < -30.0);
+        // The same host far above is marked, on the better side.
+        let mut results = results;
+        results[3] = host(4, "n4", 1.6, "B");
+        let f = fleet(&results);
+        assert!(f.sick().is_empty());
+        assert_eq!(
+            f.rows[3].cells[i].as_ref().unwrap().outside,
+            Some(Outside::Better)
+        );
+        // Each tag value's median over its hosts.
+        let a = f.tags.iter().find(|t| t.value == "A").unwrap();
+        assert_eq!(a.hosts, 2);
+        let one = |id: usize| {
+            results[id].1.suites.iter().find_map(|s| match s {
+                SuiteResult::Index(ix) => ix.passes.iter().find(|p| p.copies == 1)?.system_index,
+                _ => None,
+            })
+        };
+        let expected = (one(0).unwrap() + one(1).unwrap()) / 2.0;
+        assert!((a.medians[i].unwrap() - expected).abs() < 1e-9);
+    }
+
+    #[test]
+    fn two_hosts_have_no_range_and_the_latest_result_of_a_host_is_its_row() {
+        let mut older = host(1, "n1", 0.5, "A");
+        older.1.started_at -= chrono::Duration::days(1);
+        let results = vec![older, host(2, "n1", 1.0, "A"), host(3, "n2", 0.5, "A")];
+        let f = fleet(&results);
+        assert_eq!(f.rows.len(), 2);
+        assert_eq!(f.rows[0].results, 2);
+        let i = Column::ALL
+            .iter()
+            .position(|&c| c == Column::IndexOne)
+            .unwrap();
+        assert_eq!(f.rows[0].cells[i].as_ref().unwrap().source, "result 2");
+        assert!(f.ranges.is_empty());
+        assert!(f.sick().is_empty());
+    }
+
+    #[test]
+    fn the_tolerance_is_never_below_the_hosts_own_noise() {
+        // Three identical hosts and one 1.5% off: within the smallest tolerance or the noise.
+        let results = vec![
+            host(1, "n1", 1.0, "A"),
+            host(2, "n2", 1.0, "A"),
+            host(3, "n3", 1.0, "A"),
+            host(4, "n4", 0.985, "A"),
+        ];
+        let f = fleet(&results);
+        let range = f
+            .ranges
+            .iter()
+            .find(|r| r.column == Column::IndexOne)
+            .unwrap();
+        assert_eq!(range.spread_pct, 0.0);
+        let noise = results[0].1.noise_floor_pct().unwrap();
+        assert_eq!(range.noise_pct, Some(noise));
+        assert_eq!(
+            range.tolerance_pct,
+            (NOISE_FACTOR * noise).max(MIN_TOLERANCE_PCT)
+        );
+        let expected: &[&str] = if range.tolerance_pct < 1.5 {
+            &["n4"]
+        } else {
+            &[]
+        };
+        assert_eq!(f.sick(), expected);
+    }
+}
