@@ -19,6 +19,9 @@ use crate::stats::{log_ratio_test, welch_test, Summary};
 /// The test behind verdicts on per-run figures, named in the output.
 pub const RUNS_TEST: &str =
     "Welch's t-test on the logarithms of the per-run figures, 95% (interval: of the ratio B/A)";
+/// The test behind verdicts on per-host figures.
+pub const HOSTS_TEST: &str =
+    "Welch's t-test on the logarithms of the per-host figures (each host's geometric mean over its runs), 95% (interval: of the ratio B/A)";
 /// The test behind verdicts on samples within one run a side.
 pub const WITHIN_RUN_TEST: &str =
     "Welch's two-sample t-test on the samples within each run, 95% (interval: of the change of the mean)";
@@ -31,6 +34,9 @@ pub enum Basis {
     Runs,
     /// The samples within one run a side (iterations, batches): run-to-run variation is not.
     WithinRun,
+    /// One figure per host (the geometric mean of its runs' figures), where a side spans
+    /// several hosts: the verdict is of hosts, and one host's many runs weigh as one.
+    Hosts,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -92,6 +98,9 @@ pub struct Side {
     pub tool_version: String,
     /// The runs on this side (a result each).
     pub runs: usize,
+    /// The hosts they ran on (by --host-label, else hostname).
+    #[serde(default)]
+    pub hosts: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -134,7 +143,45 @@ fn side(source: &str, runs: &[RunResult]) -> Side {
         started_at: r.started_at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
         tool_version: r.tool_version.clone(),
         runs: runs.len(),
+        hosts: by_host(runs).len(),
     }
+}
+
+/// The runs of a side by host (its --host-label, else its hostname), hosts in order of their
+/// first run.
+fn by_host(runs: &[RunResult]) -> Vec<Vec<usize>> {
+    let mut hosts: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        let name = r
+            .host_label
+            .clone()
+            .unwrap_or_else(|| r.environment.host.hostname.clone());
+        match hosts.iter_mut().find(|(h, _)| *h == name) {
+            Some((_, idx)) => idx.push(i),
+            None => hosts.push((name, vec![i])),
+        }
+    }
+    hosts.into_iter().map(|(_, idx)| idx).collect()
+}
+
+/// One figure a host: the geometric mean of its runs' figures (the mean where one is not
+/// positive).
+fn per_host(values: &[Option<f64>], hosts: &[Vec<usize>]) -> Vec<f64> {
+    hosts
+        .iter()
+        .filter_map(|idx| {
+            let v: Vec<f64> = idx.iter().filter_map(|&i| values[i]).collect();
+            if v.is_empty() {
+                return None;
+            }
+            let n = v.len() as f64;
+            Some(if v.iter().all(|x| *x > 0.0) {
+                (v.iter().map(|x| x.ln()).sum::<f64>() / n).exp()
+            } else {
+                v.iter().sum::<f64>() / n
+            })
+        })
+        .collect()
 }
 
 /// What differs between the two results' circumstances.
@@ -194,6 +241,10 @@ fn notes(a: &RunResult, b: &RunResult) -> Vec<String> {
         }
     }
     notes
+}
+
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 /// The noise floor of a comparison, when every result measured its noise: the largest of
@@ -423,20 +474,26 @@ pub fn compare_runs(
     }
     let fa: Vec<Vec<Figure>> = a.iter().map(figures).collect();
     let fb: Vec<Vec<Figure>> = b.iter().map(figures).collect();
-    let basis = if a.len() + b.len() > 2 {
+    let (hosts_a, hosts_b) = (by_host(a), by_host(b));
+    let basis = if hosts_a.len() > 1 || hosts_b.len() > 1 {
+        Basis::Hosts
+    } else if a.len() + b.len() > 2 {
         Basis::Runs
     } else {
         Basis::WithinRun
     };
     let measured_floor = noise_floor(a.iter().chain(b));
     let floor = match basis {
-        Basis::Runs => measured_floor,
+        Basis::Runs | Basis::Hosts => measured_floor,
         Basis::WithinRun => measured_floor.map(|f| 2.0 * f),
     };
-    let values = |runs: &[Vec<Figure>], key: &str| -> Vec<f64> {
+    let each_run = |runs: &[Vec<Figure>], key: &str| -> Vec<Option<f64>> {
         runs.iter()
-            .filter_map(|figs| figs.iter().find(|f| f.key == key).map(|f| f.value))
+            .map(|figs| figs.iter().find(|f| f.key == key).map(|f| f.value))
             .collect()
+    };
+    let values = |runs: &[Vec<Figure>], key: &str| -> Vec<f64> {
+        each_run(runs, key).into_iter().flatten().collect()
     };
     let rows: Vec<Row> = fa[0]
         .iter()
@@ -450,6 +507,15 @@ pub fn compare_runs(
                     floor,
                 ),
                 Basis::WithinRun => row(first, other, floor),
+                Basis::Hosts => Row {
+                    basis: Basis::Hosts,
+                    ..runs_row(
+                        first,
+                        &per_host(&each_run(&fa, &first.key), &hosts_a),
+                        &per_host(&each_run(&fb, &first.key), &hosts_b),
+                        floor,
+                    )
+                },
             })
         })
         .collect();
@@ -472,6 +538,15 @@ pub fn compare_runs(
         }
     }
     notes.extend(noise_notes([("A", a), ("B", b)]));
+    if basis == Basis::Hosts {
+        notes.push(format!(
+            "the sides span hosts (A: {} on {}, B: {} on {}): each host's runs count as one figure, their geometric mean, so the verdicts are of hosts; a side on one host has one figure, too few to test",
+            plural(a.len(), "run"),
+            plural(hosts_a.len(), "host"),
+            plural(b.len(), "run"),
+            plural(hosts_b.len(), "host")
+        ));
+    }
     if basis == Basis::WithinRun {
         notes.push(match measured_floor {
             Some(f) => format!(
@@ -484,6 +559,7 @@ pub fn compare_runs(
     Ok(Comparison {
         test: match basis {
             Basis::Runs => RUNS_TEST,
+            Basis::Hosts => HOSTS_TEST,
             Basis::WithinRun => WITHIN_RUN_TEST,
         }
         .into(),
@@ -553,5 +629,99 @@ mod tests {
         );
         assert_eq!(r.verdict, Verdict::NotTested);
         assert!(r.why_not_tested.unwrap().contains("fewer than two"));
+    }
+}
+
+#[cfg(test)]
+mod host_tests {
+    use super::*;
+    use crate::model::noise::{summarize, NoiseMode, NoiseResult, NoiseRun, NoiseSettings};
+    use crate::model::{Environment, SuiteResult};
+
+    /// A noise result of host `host` whose job's mean run time is about `ms`.
+    fn run_on(host: &str, ms: f64) -> RunResult {
+        let runs: Vec<NoiseRun> = [0.999, 1.0, 1.001]
+            .iter()
+            .map(|f| NoiseRun {
+                time_ns: (ms * f * 1e6) as u64,
+                ..NoiseRun::default()
+            })
+            .collect();
+        let mut r = RunResult::finished(
+            chrono::Utc::now(),
+            vec!["hostbench".into()],
+            false,
+            Environment::default(),
+            SuiteResult::Noise(NoiseResult {
+                settings: NoiseSettings {
+                    mode: NoiseMode::Cpu,
+                    target_ms: 10,
+                    runs_requested: 3,
+                },
+                calibration: None,
+                summary: summarize(&runs, 1000),
+                runs,
+            }),
+        );
+        r.host_label = Some(host.into());
+        r
+    }
+
+    fn many(host: &str, ms: f64, n: usize) -> Vec<RunResult> {
+        (0..n)
+            .map(|i| run_on(host, ms * (1.0 + 0.001 * i as f64)))
+            .collect()
+    }
+
+    /// Two hosts a side, one of them with ten runs: judged on runs, the ten would make B's
+    /// slow host look like a real change; judged on hosts (one figure each), two hosts a side
+    /// that disagree are no evidence.
+    #[test]
+    fn a_side_spanning_hosts_counts_each_host_once() {
+        let mut a = many("h1", 10.0, 10);
+        a.push(run_on("h2", 10.0));
+        let mut b = many("h3", 11.0, 10);
+        b.push(run_on("h4", 9.0));
+        let c = compare_runs("A", &a, "B", &b).unwrap();
+        assert_eq!(c.basis, Basis::Hosts);
+        assert_eq!(c.test, HOSTS_TEST);
+        assert_eq!((c.a.hosts, c.b.hosts), (2, 2));
+        let row = &c.rows[0];
+        assert_eq!(row.basis, Basis::Hosts);
+        assert_eq!((row.samples_a, row.samples_b), (2, 2));
+        assert_eq!(row.verdict, Verdict::NoSignificantDifference, "{row:?}");
+        assert!(c
+            .notes
+            .iter()
+            .any(|n| n.contains("each host's runs count as one")));
+        // The same runs under one host each side are judged on runs, and the ten decide.
+        let relabel = |runs: &[RunResult], h: &str| -> Vec<RunResult> {
+            runs.iter()
+                .cloned()
+                .map(|mut r| {
+                    r.host_label = Some(h.into());
+                    r
+                })
+                .collect()
+        };
+        let c = compare_runs("A", &relabel(&a, "x"), "B", &relabel(&b, "y")).unwrap();
+        assert_eq!(c.basis, Basis::Runs);
+        assert_eq!(c.rows[0].samples_a, 11);
+        assert_eq!(c.rows[0].verdict, Verdict::Worse, "{:?}", c.rows[0]);
+        // Three hosts a side, each 10% slower in B: a real change, found on hosts.
+        let a: Vec<RunResult> = ["p", "q", "r"]
+            .iter()
+            .enumerate()
+            .flat_map(|(i, h)| many(h, 10.0 + 0.05 * i as f64, 2))
+            .collect();
+        let b: Vec<RunResult> = ["p", "q", "r"]
+            .iter()
+            .enumerate()
+            .flat_map(|(i, h)| many(h, 11.0 + 0.05 * i as f64, 2))
+            .collect();
+        let c = compare_runs("A", &a, "B", &b).unwrap();
+        assert_eq!((c.rows[0].samples_a, c.rows[0].samples_b), (3, 3));
+        assert_eq!(c.rows[0].verdict, Verdict::Worse, "{:?}", c.rows[0]);
+        assert!((c.rows[0].change_pct - 10.0).abs() < 1.0);
     }
 }
