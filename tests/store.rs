@@ -186,6 +186,40 @@ fn contract(sb: &Sandbox, db: &str) {
         .code(2);
     let err = String::from_utf8_lossy(&none.get_output().stderr).into_owned();
     assert!(err.contains("no stored result of tag:kernel=none"), "{err}");
+    // Filters narrow both tag sides: since long ago keeps them, another tag empties B.
+    let c: Value = serde_json::from_str(&stdout(
+        sb,
+        db,
+        &[
+            "compare",
+            "tag:kernel=6.18-rc3",
+            "tag:kernel=6.18-rc4",
+            "--since",
+            "2000-01-01",
+            "--format",
+            "json",
+        ],
+    ))
+    .unwrap();
+    assert_eq!(
+        (c["a"]["runs"].as_u64(), c["b"]["runs"].as_u64()),
+        (Some(1), Some(2))
+    );
+    let narrowed = sb
+        .cmd()
+        .args(["--db", db, "--tag", "fleet=rack12", "compare"])
+        .args(["tag:kernel=6.18-rc3", "tag:kernel=6.18-rc4"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&narrowed.get_output().stderr).into_owned();
+    assert!(
+        err.contains("no stored result of tag:kernel=6.18-rc4, tag:fleet=rack12"),
+        "{err}"
+    );
+    sb.cmd()
+        .args(["--db", db, "compare", "1", "2", "--since", "2000-01-01"])
+        .assert()
+        .code(2);
 }
 
 #[test]

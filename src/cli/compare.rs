@@ -4,7 +4,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::output::{FormatArgs, Output};
-use super::results::load_stored;
+use super::results::{load_stored, Selection};
 use super::GlobalArgs;
 use crate::compare::compare_runs;
 use crate::error::UsageError;
@@ -27,6 +27,10 @@ pub struct CompareArgs {
     /// Exit with 3 when a significant regression is larger than PCT percent
     #[arg(long = "fail-on-regression", value_name = "PCT")]
     pub fail_on_regression: Option<f64>,
+    /// With tag: and host: sides, --host, --tag and --since narrow both (tag:kernel=A
+    /// tag:kernel=B --tag fleet=rack12 --since 2026-11-01)
+    #[command(flatten)]
+    pub select: Selection,
     #[command(flatten)]
     pub output: FormatArgs,
 }
@@ -41,8 +45,16 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
     }
     let format = args.output.format(global.json, Format::Text)?;
     let out = Output::new(global.json, global.quiet);
-    let (a_name, a) = load_side(global, &args.a)?;
-    let (b_name, b) = load_side(global, &args.b)?;
+    let narrow = args.select.filter(global);
+    let narrowed = narrow != Filter::default();
+    if narrowed && !(selection(&args.a)?.is_some() && selection(&args.b)?.is_some()) {
+        return Err(UsageError::new(
+            "--host, --tag and --since narrow tag:KEY=VALUE and host:NAME sides; give both sides so",
+        )
+        .into());
+    }
+    let (a_name, a) = load_side(global, &args.a, &narrow)?;
+    let (b_name, b) = load_side(global, &args.b, &narrow)?;
     let c = compare_runs(&a_name, &a, &b_name, &b)?;
     if let Some(path) = args
         .output
@@ -75,8 +87,20 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
 /// One side of a comparison: a result, or runs listed as `A1,A2,A3` (ids or files; a path
 /// that exists as given is one result even with a comma in its name), or the stored results
 /// of a tag (`tag:KEY=VALUE`) or a host (`host:NAME`, its hostname or label), with a label.
-fn load_side(global: &GlobalArgs, arg: &str) -> Result<(String, Vec<RunResult>)> {
-    if let Some(filter) = selection(arg)? {
+/// `narrow` adds to a tag or host side what the filter options say.
+fn load_side(global: &GlobalArgs, arg: &str, narrow: &Filter) -> Result<(String, Vec<RunResult>)> {
+    if let Some(mut filter) = selection(arg)? {
+        if filter.host.is_some() && narrow.host.is_some() {
+            return Err(UsageError::new(format!("{arg} and --host both name a host")).into());
+        }
+        filter.host = filter.host.or(narrow.host.clone());
+        filter.tags.extend(narrow.tags.iter().cloned());
+        filter.since = narrow.since;
+        let label = if *narrow == Filter::default() {
+            arg.to_string()
+        } else {
+            describe(&filter)
+        };
         let (db, store) = global.open_store_read_only()?;
         let ids: Vec<i64> = match &store {
             Some(s) => s
@@ -88,7 +112,7 @@ fn load_side(global: &GlobalArgs, arg: &str) -> Result<(String, Vec<RunResult>)>
             None => Vec::new(),
         };
         if ids.is_empty() {
-            return Err(UsageError::new(format!("no stored result of {arg} in {db}")).into());
+            return Err(UsageError::new(format!("no stored result of {label} in {db}")).into());
         }
         let runs = ids
             .iter()
@@ -99,7 +123,7 @@ fn load_side(global: &GlobalArgs, arg: &str) -> Result<(String, Vec<RunResult>)>
                 )
             })
             .collect::<Result<Vec<_>>>()?;
-        return Ok((arg.to_string(), runs));
+        return Ok((label, runs));
     }
     let group = arg
         .strip_prefix('g')
@@ -202,6 +226,18 @@ fn checked(r: RunResult, label: &str) -> Result<RunResult> {
         .into());
     }
     Ok(r)
+}
+
+/// A side's filter in words: `tag:kernel=A, tag:fleet=rack12, since 2026-11-01`.
+fn describe(f: &Filter) -> String {
+    let mut parts: Vec<String> = f.tags.iter().map(|(k, v)| format!("tag:{k}={v}")).collect();
+    if let Some(h) = &f.host {
+        parts.insert(0, format!("host:{h}"));
+    }
+    if let Some(t) = f.since {
+        parts.push(format!("since {}", t.format("%Y-%m-%d %H:%M UTC")));
+    }
+    parts.join(", ")
 }
 
 /// `tag:KEY=VALUE` or `host:NAME`: the stored results a side selects; None for any other side.

@@ -70,7 +70,8 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "LABEL")]
     pub host_label: Option<String>,
     /// A measuring command: KEY=VALUE stored with its result (kernel=6.18-rc3, fleet=rack12);
-    /// `results list`, `push`, `pull`, `report`: only the results with this tag (repeatable)
+    /// `results list`, `push`, `pull`, `report`, `compare`: only the results with this tag
+    /// (repeatable)
     #[arg(long = "tag", global = true, value_name = "KEY=VALUE", value_parser = parse_tag)]
     pub tags: Vec<(String, String)>,
     /// Set while a `--repeat` runs: which run this is, and the group once its first run is
@@ -162,6 +163,7 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
                 | results::ResultsCommand::Push { .. }
                 | results::ResultsCommand::Pull { .. }
         ) | Command::Report(_)
+            | Command::Compare(_)
     );
     if cli.global.host_label.is_some() && !measuring {
         return Err(UsageError::new(
@@ -171,7 +173,7 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
     }
     if !cli.global.tags.is_empty() && !measuring && !selects {
         return Err(UsageError::new(
-            "--tag labels what a measuring command stores (run, noise, index, interactive, sched) or selects the results of results list, push, pull and report",
+            "--tag labels what a measuring command stores (run, noise, index, interactive, sched) or selects the results of results list, push, pull, report and compare",
         )
         .into());
     }
