@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Times storing and listing N results in each back end — an SQLite file and a PostgreSQL server
 # started here (initdb into a temporary directory, default settings, a Unix socket) — and
-# reports the space each result takes. Usage: scripts/store-bench.sh [N] (default 10000).
+# reports the space each result takes; then pushing them from SQLite to a fresh PostgreSQL
+# database (and again, when all are there), and `report --fleet` over them (100 hosts).
+# Usage: scripts/store-bench.sh [N] (default 10000).
 # Builds the release binary; needs PostgreSQL's initdb (scripts/install-test-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,17 +19,30 @@ stop_pg() { [ -d "$work/data" ] && as_pg "$bin/pg_ctl" -D "$work/data" -m fast s
 [ "$(id -u)" = 0 ] && chown postgres "$work"
 as_pg "$bin/initdb" -D "$work/data" -A trust -U hostbench >/dev/null
 as_pg "$bin/pg_ctl" -D "$work/data" -o "-k $work -c listen_addresses=''" -l "$work/log" -w start >/dev/null
-# One import command stores the fixture N times (one transaction each).
-files=()
-for ((i = 0; i < n; i++)); do files+=("$fixture"); done
+# The fixture as N distinct results (a UUID each, 100 host labels), written and imported in
+# batches of 1000 files (one transaction a result); only the imports are timed.
+batch() { # FIRST COUNT: write results FIRST..FIRST+COUNT-1 into $work/batch
+  rm -rf "$work/batch" && mkdir "$work/batch"
+  for ((i = $1; i < $1 + $2; i++)); do
+    sed "s/^  \"uuid\": .*/  \"uuid\": \"00000000-0000-4000-8000-$(printf %012d "$i")\", \"host_label\": \"node-$((i % 100))\"/" \
+      "$fixture" >"$work/batch/$i.json"
+  done
+}
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
 echo "fixture: $(stat -c %s "$fixture") bytes of JSON; $n results a back end"
-for db in "$work/bench.sqlite" "postgresql://hostbench@localhost/postgres?host=$work"; do
-  start=$(date +%s%N)
-  "$exe" --db "$db" results import "${files[@]}" >/dev/null
-  stored_ms=$((($(date +%s%N) - start) / 1000000))
-  start=$(date +%s%N)
+pg="postgresql://hostbench@localhost/postgres?host=$work"
+for db in "$work/bench.sqlite" "$pg"; do
+  stored_ms=0
+  for ((first = 0; first < n; first += 1000)); do
+    count=$((n - first < 1000 ? n - first : 1000))
+    batch "$first" "$count"
+    start=$(now_ms)
+    "$exe" --db "$db" results import "$work"/batch/*.json >/dev/null
+    stored_ms=$((stored_ms + $(now_ms) - start))
+  done
+  start=$(now_ms)
   rows=$("$exe" --db "$db" results list | wc -l)
-  listed_ms=$((($(date +%s%N) - start) / 1000000))
+  listed_ms=$(($(now_ms) - start))
   if [ -f "$db" ]; then
     bytes=$(stat -c %s "$db")
     name=sqlite
@@ -38,3 +53,13 @@ for db in "$work/bench.sqlite" "postgresql://hostbench@localhost/postgres?host=$
   printf '%-10s store %d ms (%d us a result)  list %d ms (%d rows)  %d bytes a result\n' \
     "$name" "$stored_ms" "$((stored_ms * 1000 / n))" "$listed_ms" "$rows" "$((bytes / n))"
 done
+as_pg "$bin/createdb" -h "$work" -U hostbench pushed
+for round in first again; do
+  start=$(now_ms)
+  said=$("$exe" --db "$work/bench.sqlite" results push --to "postgresql://hostbench@localhost/pushed?host=$work")
+  printf 'push %-6s %d ms (%d us a result): %s\n' "$round" "$(($(now_ms) - start))" \
+    "$((($(now_ms) - start) * 1000 / n))" "$said"
+done
+start=$(now_ms)
+"$exe" --db "$work/bench.sqlite" report --fleet --format csv >"$work/fleet.csv"
+echo "report --fleet over $n results: $(($(now_ms) - start)) ms, $(($(wc -l <"$work/fleet.csv") - 1)) rows (host × figure)"
