@@ -53,7 +53,7 @@ for db in "$work/bench.sqlite" "$pg"; do
   printf '%-10s store %d ms (%d us a result)  list %d ms (%d rows)  %d bytes a result\n' \
     "$name" "$stored_ms" "$((stored_ms * 1000 / n))" "$listed_ms" "$rows" "$((bytes / n))"
 done
-as_pg "$bin/createdb" -h "$work" -U hostbench pushed
+psql -qtA "$pg" -c "CREATE DATABASE pushed" >/dev/null
 for round in first again; do
   start=$(now_ms)
   said=$("$exe" --db "$work/bench.sqlite" results push --to "postgresql://hostbench@localhost/pushed?host=$work")

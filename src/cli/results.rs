@@ -223,6 +223,11 @@ fn copy(
         }
         let headline = render::headline::run(&result);
         let (new_id, put) = to.put(&result, &headline)?;
+        if put == Put::Updated {
+            out.chatter(&format!(
+                "result {id} is {new_id} there, updated: it had finished since it was copied\n"
+            ));
+        }
         if let (Some(g), Some(r)) = (group, &mut result.repeat) {
             let name = *groups.entry(g).or_insert(new_id);
             if r.group != name {
@@ -230,13 +235,11 @@ fn copy(
                 to.replace(new_id, &result, &headline)?;
             }
         }
-        let (n, what) = match put {
-            Put::Added => (0, "added"),
-            Put::Updated => (1, "updated: it had finished since the copy there"),
-            Put::AlreadyThere => (2, "already there"),
-        };
-        tally[n] += 1;
-        out.chatter(&format!("result {id} -> {new_id} ({what})\n"));
+        tally[match put {
+            Put::Added => 0,
+            Put::Updated => 1,
+            Put::AlreadyThere => 2,
+        }] += 1;
     }
     out.out(&format!(
         "Copied {} result{} from {from_name} to {to_name}: {} added, {} updated, {} already there.\n",
