@@ -9,7 +9,8 @@
 //! the largest of [`SPREAD_FACTOR`] times the hosts' robust spread (1.4826 × the median
 //! absolute deviation, the standard deviation of a normal population), [`NOISE_FACTOR`] times
 //! the median of the hosts' own noise floors (a result's run-to-run noise: two single runs of
-//! one host differ by that much), and [`MIN_TOLERANCE_PCT`].
+//! one host differ by that much; not for the noise figure, itself a spread), and
+//! [`MIN_TOLERANCE_PCT`].
 
 use std::collections::BTreeMap;
 
@@ -244,7 +245,8 @@ pub struct Range {
     pub median: f64,
     /// 1.4826 × the median absolute deviation, percent of the median.
     pub spread_pct: f64,
-    /// The median of the hosts' own noise floors, percent (None: none measured its noise).
+    /// The median of the hosts' own noise floors, percent (None: none measured its noise, or
+    /// the figure is the noise spread itself).
     pub noise_pct: Option<f64>,
     /// The half-width of the range, percent of the median.
     pub tolerance_pct: f64,
@@ -366,6 +368,9 @@ pub fn fleet(results: &[(String, RunResult)]) -> Fleet {
     let noise_pct = median(&noise);
     let mut ranges = Vec::new();
     for (i, &column) in Column::ALL.iter().enumerate() {
+        // The noise figure is itself a spread: how far one host's may lie from the others'
+        // is what their spread of it says, not the run-to-run noise of a figure.
+        let noise_pct = noise_pct.filter(|_| column != Column::Noise);
         if let Some(range) = range_of(&mut rows, i, column, noise_pct) {
             ranges.push(range);
         }
@@ -574,6 +579,25 @@ mod tests {
         assert_eq!(f.rows[0].cells[i].as_ref().unwrap().source, "result 2");
         assert!(f.ranges.is_empty());
         assert!(f.sick().is_empty());
+    }
+
+    #[test]
+    fn a_host_much_noisier_than_the_others_is_marked() {
+        let mut results: Vec<(String, RunResult)> = (1..=4)
+            .map(|i| host(i, &format!("n{i}"), 1.0, "A"))
+            .collect();
+        let spreads = [2.0, 2.1, 1.9, 9.0];
+        for ((_, r), spread) in results.iter_mut().zip(spreads) {
+            for s in &mut r.suites {
+                if let SuiteResult::Noise(n) = s {
+                    n.summary.as_mut().unwrap().verdict.spread_pct = spread;
+                }
+            }
+        }
+        let f = fleet(&results);
+        let range = f.ranges.iter().find(|r| r.column == Column::Noise).unwrap();
+        assert_eq!(range.noise_pct, None);
+        assert_eq!(f.sick(), ["n4"]);
     }
 
     #[test]
