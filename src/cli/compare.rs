@@ -99,7 +99,7 @@ fn load_side(global: &GlobalArgs, arg: &str, narrow: &Filter) -> Result<(String,
         let label = if *narrow == Filter::default() {
             arg.to_string()
         } else {
-            describe(&filter)
+            filter.describe()
         };
         let (db, store) = global.open_store_read_only()?;
         let ids: Vec<i64> = match &store {
@@ -226,18 +226,6 @@ fn checked(r: RunResult, label: &str) -> Result<RunResult> {
         .into());
     }
     Ok(r)
-}
-
-/// A side's filter in words: `tag:kernel=A, tag:fleet=rack12, since 2026-11-01`.
-fn describe(f: &Filter) -> String {
-    let mut parts: Vec<String> = f.tags.iter().map(|(k, v)| format!("tag:{k}={v}")).collect();
-    if let Some(h) = &f.host {
-        parts.insert(0, format!("host:{h}"));
-    }
-    if let Some(t) = f.since {
-        parts.push(format!("since {}", t.format("%Y-%m-%d %H:%M UTC")));
-    }
-    parts.join(", ")
 }
 
 /// `tag:KEY=VALUE` or `host:NAME`: the stored results a side selects; None for any other side.

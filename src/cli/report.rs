@@ -11,6 +11,7 @@ use crate::compare::compare;
 use crate::error::UsageError;
 use crate::model::RunResult;
 use crate::render::exporters::{Format, Subject};
+use crate::store::Filter;
 
 /// Where `report` writes its page when -o is not given.
 const DEFAULT_FILE: &str = "hostbench-report.html";
@@ -107,21 +108,13 @@ fn selected(args: &ReportArgs, global: &GlobalArgs) -> Result<(Vec<(String, RunR
             .map_err(|e| UsageError::new(format!("{e:#}")))?,
         None => Vec::new(),
     };
-    let mut said = Vec::new();
-    if let Some(h) = &filter.host {
-        said.push(format!("host {h}"));
-    }
-    said.extend(filter.tags.iter().map(|(k, v)| format!("tag {k}={v}")));
-    if let Some(t) = filter.since {
-        said.push(format!("since {}", t.format("%Y-%m-%d %H:%M UTC")));
-    }
-    let selection = if said.is_empty() {
+    let selection = if filter == Filter::default() {
         format!("all {} stored results in {db}", entries.len())
     } else {
         format!(
             "the {} stored results in {db} of {}",
             entries.len(),
-            said.join(", ")
+            filter.describe()
         )
     };
     if entries.is_empty() {

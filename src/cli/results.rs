@@ -122,13 +122,13 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
         }
         ResultsCommand::Push { to, ids, select } => {
             let (from_name, from) = global.open_store_read_only()?;
-            let (location, refused) = other_store(to);
+            let location = StoreLocation::parse(to);
             let to = location.open().map_err(refused)?;
             let from = (from_name.as_str(), from.as_deref());
             copy(global, &out, from, (location.display(), to), ids, select)?;
         }
         ResultsCommand::Pull { from, ids, select } => {
-            let (location, refused) = other_store(from);
+            let location = StoreLocation::parse(from);
             let source = location.open_read_only().map_err(refused)?;
             let to = global.open_store()?;
             let name = location.display();
@@ -176,12 +176,9 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
     }
 }
 
-/// The other store of `push` or `pull`, said as the user's mistake when it cannot be opened.
-fn other_store(db: &std::path::Path) -> (StoreLocation, impl Fn(anyhow::Error) -> anyhow::Error) {
-    let location = StoreLocation::parse(db);
-    (location, |e: anyhow::Error| {
-        UsageError::new(format!("cannot open the store {e:#}")).into()
-    })
+/// The other store of `push` or `pull` could not be opened: the user's to fix (exit 2).
+fn refused(e: anyhow::Error) -> anyhow::Error {
+    UsageError::new(format!("cannot open the store {e:#}")).into()
 }
 
 /// Copies the chosen results (`ids`, or all the selection takes) oldest first from one store
@@ -228,11 +225,18 @@ fn copy(
                 "result {id} is {new_id} there, updated: it had finished since it was copied\n"
             ));
         }
-        if let (Some(g), Some(r)) = (group, &mut result.repeat) {
+        if let Some(g) = group {
             let name = *groups.entry(g).or_insert(new_id);
-            if r.group != name {
+            // The copy there as it is now: the one just stored, or the one that was there (a
+            // push cut short between storing a group's first run and naming its group left it
+            // under the other store's number).
+            let mut there = match put {
+                Put::AlreadyThere => to.load(new_id)?.unwrap_or(result),
+                Put::Added | Put::Updated => result,
+            };
+            if let Some(r) = there.repeat.as_mut().filter(|r| r.group != name) {
                 r.group = name;
-                to.replace(new_id, &result, &headline)?;
+                to.replace(new_id, &there, &render::headline::run(&there))?;
             }
         }
         tally[match put {

@@ -1,6 +1,6 @@
 //! `hostbench report --fleet`: the fleet's page (a sortable table with a row per host, its
-//! ranges, a plot of each headline figure across hosts and across tags), its text table and
-//! its CSV. The page is self-contained; its one script sorts the table (click a heading, or
+//! ranges, a plot of each headline figure across hosts and across tags) and its text table
+//! (the CSV is in `exporters/csv.rs`). The page is self-contained; its one script sorts the table (click a heading, or
 //! open it as `fleet.html#sort=KEY` or `#sort=KEY-desc`), and its Content-Security-Policy
 //! forbids every request.
 
@@ -8,18 +8,13 @@ use std::fmt::Write;
 
 use crate::fleet::{Cell, Column, Fleet, Outside};
 use crate::model::figures::Better;
+use crate::render::report::STYLE;
 use crate::render::svg::{bar_chart, esc, BarRow};
 
-const STYLE: &str = "body{font-family:sans-serif;margin:2em;color:#222;max-width:80em}\
-h1{font-size:1.6em}h2{font-size:1.3em;border-bottom:1px solid #ccc;margin-top:2em}\
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 8px;\
-text-align:left;vertical-align:top}td.n{text-align:right}th[data-key]{cursor:pointer}\
+/// The page's own rules, after the report's (`report::STYLE`).
+const FLEET_STYLE: &str = "body{max-width:80em}td,th{vertical-align:top}th[data-key]{cursor:pointer}\
 th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' \\25BC'}\
-td.worse{background:#fbd5d5}td.better{background:#d5e3fb}small{color:#555}figure{margin:1em 0}\
-svg{background:#fff;border:1px solid #eee;font-size:11px}.title{text-anchor:middle;font-size:13px;\
-font-weight:bold}.tick{text-anchor:middle;fill:#444}.ytick{text-anchor:end}.label{text-anchor:middle;\
-fill:#222}.axis{stroke:#222}.reference{stroke:#000;stroke-dasharray:4 3}.reftext{text-anchor:start;\
-font-size:11px}.legend{fill:#222}";
+td.worse{background:#fbd5d5;color:inherit}td.better{background:#d5e3fb;color:inherit}small{color:#555}";
 
 /// Sorts the table by a heading's column: numbers by their `data-v` (cells without one last),
 /// text by its words; a second click reverses. `#sort=KEY[-desc]` sorts on opening.
@@ -91,7 +86,7 @@ pub fn html(f: &Fleet, selection: &str) -> String {
         out,
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
 <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\
-<title>{0}</title><style>{STYLE}</style></head><body><h1>{0}</h1><p>Of {1}. Each figure is the host's \
+<title>{0}</title><style>{STYLE}{FLEET_STYLE}</style></head><body><h1>{0}</h1><p>Of {1}. Each figure is the host's \
 latest complete result that has it; a host is its --host-label, else its hostname. Click a heading to sort.</p>\
 <p>Highlighted: a figure outside its range, <span style=\"background:#fbd5d5\">on the worse side</span> \
 (the host may be sick) or <span style=\"background:#d5e3fb\">on the better side</span>. The range: {2}.</p>",
@@ -181,7 +176,11 @@ latest complete result that has it; a host is its --host-label, else its hostnam
                 r.hosts,
                 num(r.median),
                 r.spread_pct,
-                r.noise_pct.map_or("not measured".into(), |n| format!("{n:.2}%")),
+                match (r.noise_pct, r.column) {
+                    (Some(n), _) => format!("{n:.2}%"),
+                    (None, Column::Noise) => "not applied (a spread)".into(),
+                    (None, _) => "not measured".into(),
+                },
                 r.tolerance_pct,
                 num(r.low),
                 num(r.high)
@@ -316,42 +315,6 @@ pub fn text(f: &Fleet, selection: &str) -> String {
     let _ = writeln!(out, "The range: {}.", f.rule);
     for n in &f.notes {
         let _ = writeln!(out, "Note: {n}.");
-    }
-    out
-}
-
-/// One CSV row per host and figure: `host,figure,unit,value,measured_as,source,outside,from_median_pct`.
-pub fn csv(f: &Fleet) -> String {
-    let mut out =
-        String::from("host,figure,unit,value,measured_as,source,outside,from_median_pct\n");
-    let field = |s: &str| {
-        if s.contains([',', '"', '\n']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s.to_string()
-        }
-    };
-    for row in &f.rows {
-        for (c, cell) in f.columns.iter().zip(&row.cells) {
-            let Some(cell) = cell else { continue };
-            let _ = writeln!(
-                out,
-                "{},{},{},{},{},{},{},{}",
-                field(&row.host),
-                key(*c),
-                field(c.unit()),
-                cell.value,
-                field(&cell.kind),
-                field(&cell.source),
-                match cell.outside {
-                    Some(Outside::Worse) => "worse",
-                    Some(Outside::Better) => "better",
-                    None => "",
-                },
-                cell.from_median_pct
-                    .map_or(String::new(), |p| format!("{p:.3}"))
-            );
-        }
     }
     out
 }

@@ -15,7 +15,8 @@ use crate::units;
 /// Points a latency CDF is drawn with, at most.
 const CDF_POINTS: usize = 120;
 
-const STYLE: &str = "body{font-family:sans-serif;margin:2em;color:#222;max-width:70em}\
+/// The report pages' rules (the fleet page adds its own).
+pub(crate) const STYLE: &str = "body{font-family:sans-serif;margin:2em;color:#222;max-width:70em}\
 h1{font-size:1.6em}h2{font-size:1.3em;border-bottom:1px solid #ccc;margin-top:2em}\
 h3{font-size:1.1em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;\
 padding:2px 8px;text-align:left}td.n{text-align:right}figure{margin:1em 0}\

@@ -43,6 +43,17 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// The filter in words, as a side of `compare` is named: `host:H, tag:K=V, since DATE`.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = self.host.iter().map(|h| format!("host:{h}")).collect();
+        parts.extend(self.tags.iter().map(|(k, v)| format!("tag:{k}={v}")));
+        parts.extend(
+            self.since
+                .map(|t| format!("since {}", t.format("%Y-%m-%d %H:%M UTC"))),
+        );
+        parts.join(", ")
+    }
+
     /// The `WHERE` clause (empty for no filter) and its text parameters, the placeholders
     /// written by `placeholder(n)` (n from 1): the same SQL for both back ends.
     fn sql(&self, placeholder: impl Fn(usize) -> String) -> (String, Vec<String>) {

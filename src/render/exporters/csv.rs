@@ -13,7 +13,7 @@ pub struct Csv;
 
 impl Exporter for Csv {
     fn fleet(&self, fleet: &crate::fleet::Fleet, _selection: &str) -> Option<Result<String>> {
-        Some(Ok(crate::render::fleet::csv(fleet)))
+        Some(fleet_csv(fleet))
     }
 
     fn result(&self, id: i64, result: &RunResult) -> Option<Result<String>> {
@@ -117,6 +117,46 @@ fn comparison_csv(c: &Comparison) -> Result<String> {
             r.verdict.label().to_string(),
             r.why_not_tested.clone().unwrap_or_default(),
         ])?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// The stable CSV columns of `report --fleet --format csv`.
+pub const FLEET_COLUMNS: [&str; 8] = [
+    "host",
+    "figure",
+    "unit",
+    "value",
+    "measured_as",
+    "source",
+    "outside",
+    "from_median_pct",
+];
+
+/// One row per host and figure it has.
+fn fleet_csv(f: &crate::fleet::Fleet) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(FLEET_COLUMNS)?;
+    for row in &f.rows {
+        for (c, cell) in f.columns.iter().zip(&row.cells) {
+            let Some(cell) = cell else { continue };
+            w.write_record([
+                row.host.clone(),
+                crate::render::fleet::key(*c).to_string(),
+                c.unit().to_string(),
+                cell.value.to_string(),
+                cell.kind.clone(),
+                cell.source.clone(),
+                match cell.outside {
+                    Some(crate::fleet::Outside::Worse) => "worse",
+                    Some(crate::fleet::Outside::Better) => "better",
+                    None => "",
+                }
+                .to_string(),
+                cell.from_median_pct
+                    .map_or(String::new(), |p| format!("{p:.3}")),
+            ])?;
+        }
     }
     Ok(String::from_utf8(w.into_inner()?)?)
 }
