@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -361,8 +361,16 @@ struct CalibrationCache {
 }
 
 impl CalibrationCache {
-    /// A missing or unreadable cache is an empty one: calibration then measures afresh.
+    /// A missing or unreadable cache is an empty one: calibration then measures afresh. So is
+    /// one that another user could have written (a FIFO, or a file or directory of theirs or
+    /// open to them): its figures would set how long every simulated task burns.
     fn load(path: &Path) -> Self {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        let trusted = fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+            && crate::platform::files::untrusted(dir.unwrap_or(Path::new(".")), path).is_none();
+        if !trusted {
+            return Self::default();
+        }
         fs::read_to_string(path)
             .ok()
             .and_then(|text| serde_json::from_str(&text).ok())
@@ -373,7 +381,7 @@ impl CalibrationCache {
     /// nothing is left behind if the write fails.
     fn save(&self, path: &Path) -> Result<()> {
         if let Some(dir) = path.parent() {
-            fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            crate::platform::files::create_dirs(dir, 0o700)?;
         }
         let text = serde_json::to_string_pretty(self)?;
         crate::platform::files::write_replacing(path, text.as_bytes())

@@ -230,3 +230,113 @@ fn index_reports_are_not_written_into_another_users_directory_or_through_their_l
     let list = sb.cmd().args(["results", "list"]).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&list.stdout).lines().count(), 3);
 }
+
+/// The directory of the C programs a run with `cache` builds, as its result names it.
+fn native_dir(sb: &Sandbox, cache: &Path) -> (serde_json::Value, PathBuf) {
+    let out = sb
+        .cmd()
+        .args(["index", "dhry2reg", "-c", "1", "-i", "1", "--seconds", "0.2", "--json"])
+        .arg("--cache-dir")
+        .arg(cache)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let native = r["suites"][0]["native"].clone();
+    let path = PathBuf::from(native["path"].as_str().unwrap_or_else(|| panic!("{r}")));
+    (native, path)
+}
+
+#[test]
+fn a_program_another_user_planted_in_a_shared_cache_is_never_run() {
+    let Some((_serial, sb)) = as_root() else {
+        return;
+    };
+    let shared = shared_dir(&sb);
+    // Where an honest build of this compiler and these sources goes (its hash).
+    let (_, honest) = native_dir(&sb, &sb.dir.path().join("own-cache"));
+    let hash = honest.file_name().unwrap();
+    let marker = sb.dir.path().join("their-program-ran");
+    let cache = shared.join("cache");
+    let planted = cache.join("native").join(hash);
+    std::fs::create_dir_all(&planted).unwrap();
+    for name in ["dhry2reg", "whetstone", "arith", "hanoi", "spawn", "execl"] {
+        let p = planted.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\nid -u > {}\n", marker.display())).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        give_to_other(&p);
+    }
+    for d in [&planted, &planted.parent().unwrap().to_path_buf(), &cache] {
+        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).unwrap();
+        give_to_other(d);
+    }
+    let (native, used) = native_dir(&sb, &cache);
+    assert!(!marker.exists(), "root ran the other user's program");
+    assert_ne!(used, planted);
+    let why = native["untrusted_cache"].as_str().unwrap_or_else(|| panic!("{native}"));
+    assert!(why.contains("belongs to another user (uid 54321)"), "{why}");
+    assert_eq!(native["built_now"], true);
+    // Their files are as they were.
+    assert!(std::fs::read_dir(&planted)
+        .unwrap()
+        .flatten()
+        .all(|e| e.metadata().unwrap().uid() == OTHER));
+
+    // Root's own cache, made writable by all (as an old hostbench under umask 000 left it),
+    // is not trusted either: anyone could have replaced a program since.
+    let open = sb.dir.path().join("open-cache");
+    let (_, first) = native_dir(&sb, &open);
+    std::fs::set_permissions(&first, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let (native, used) = native_dir(&sb, &open);
+    assert_ne!(used, first);
+    let why = native["untrusted_cache"].as_str().unwrap_or_else(|| panic!("{native}"));
+    assert!(why.contains("writable by other users (mode 0777)"), "{why}");
+}
+
+#[test]
+fn under_umask_000_nothing_hostbench_creates_is_writable_by_others() {
+    use std::os::unix::process::CommandExt;
+    let Some((_serial, sb)) = as_root() else {
+        return;
+    };
+    let top = sb.dir.path().join("u");
+    let cache = top.join("cache/deep");
+    let db = top.join("data/deep/results.sqlite");
+    let mut cmd = sb.std_cmd();
+    cmd.current_dir(sb.work_dir())
+        .args(["index", "dhry2reg", "-c", "1", "-i", "1", "--seconds", "0.2"])
+        .arg("--cache-dir")
+        .arg(&cache)
+        .arg("--db")
+        .arg(&db);
+    // SAFETY: umask is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::umask(0);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut seen = 0;
+    let mut walk = vec![top.clone(), sb.work_dir()];
+    while let Some(p) = walk.pop() {
+        let meta = std::fs::symlink_metadata(&p).unwrap();
+        assert_eq!(meta.mode() & 0o022, 0, "{} is mode {:o}", p.display(), meta.mode());
+        if meta.is_file() && meta.mode() & 0o111 != 0 {
+            assert_eq!(meta.mode() & 0o777, 0o755, "{}", p.display());
+        }
+        if meta.is_dir() {
+            walk.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        }
+        seen += 1;
+    }
+    // The cache and data directories, the build's directory and programs, the store, the
+    // results directory and its report: all looked at.
+    assert!(seen > 15, "{seen}");
+    for d in [top.join("cache"), cache.clone(), top.join("data"), db.parent().unwrap().into()] {
+        let mode = std::fs::metadata(&d).unwrap().mode() & 0o777;
+        assert_eq!(mode, 0o700, "{}", d.display());
+    }
+}

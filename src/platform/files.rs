@@ -9,7 +9,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -111,11 +111,66 @@ pub fn create_new(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
-/// Creates the directory `dir` (and its parents) if needed, and checks that it, as reached
-/// through any symlink, is a directory of this user's: files written into another user's
-/// directory could be read, replaced or linked by them.
+/// Creates `dir` and its missing parents with `mode` whatever the umask: under `umask 000` a
+/// plain `create_dir_all` makes them writable by every user. The mode is narrowed by the
+/// umask, never widened.
+pub fn create_dirs(dir: &Path, mode: u32) -> Result<()> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(mode)
+        .create(dir)
+        .with_context(|| format!("creating {}", dir.display()))
+}
+
+/// Why `path` — a file or directory at or under the directory `root` — cannot be trusted to
+/// be what this user put there, or None if it can: it, and every directory from it up to
+/// `root` (both included), must belong to this user and be writable by no one else, and it
+/// must not lead outside `root` through a symbolic link. A program in such a place can only
+/// have been written by this user (or root); anywhere else another user may have planted it.
+pub fn untrusted(root: &Path, path: &Path) -> Option<String> {
+    let canonical = |p: &Path| {
+        std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let (root, path) = match (canonical(root), canonical(path)) {
+        (Ok(r), Ok(p)) => (r, p),
+        (Err(e), _) | (_, Err(e)) => return Some(e),
+    };
+    if !path.starts_with(&root) {
+        return Some(format!(
+            "{} leads outside {} through a symbolic link",
+            path.display(),
+            root.display()
+        ));
+    }
+    let me = euid();
+    for p in path.ancestors().take_while(|p| p.starts_with(&root)) {
+        let meta = match std::fs::metadata(p) {
+            Ok(m) => m,
+            Err(e) => return Some(format!("{}: {e}", p.display())),
+        };
+        if meta.uid() != me {
+            return Some(format!(
+                "{} belongs to another user (uid {})",
+                p.display(),
+                meta.uid()
+            ));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Some(format!(
+                "{} is writable by other users (mode {:04o})",
+                p.display(),
+                meta.mode() & 0o7777
+            ));
+        }
+    }
+    None
+}
+
+/// Creates the directory `dir` (and its parents, mode 0755 whatever the umask) if needed, and
+/// checks that it, as reached through any symlink, is a directory of this user's: files
+/// written into another user's directory could be read, replaced or linked by them.
 pub fn own_directory(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    create_dirs(dir, 0o755)?;
     let me = euid();
     let link = std::fs::symlink_metadata(dir)?;
     let meta = std::fs::metadata(dir)?;
@@ -240,6 +295,47 @@ mod tests {
         open_append(&ok).unwrap().write_all(b"a").unwrap();
         open_append(&ok).unwrap().write_all(b"b").unwrap();
         assert_eq!(std::fs::read_to_string(&ok).unwrap(), "ab");
+    }
+
+    #[test]
+    fn create_dirs_gives_every_new_directory_its_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let deep = dir.path().join("a/b/c");
+        create_dirs(&deep, 0o700).unwrap();
+        for p in [dir.path().join("a"), dir.path().join("a/b"), deep] {
+            let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o700, "{}", p.display());
+        }
+    }
+
+    #[test]
+    fn untrusted_names_a_directory_others_can_write_and_a_link_outside() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("cache");
+        let prog = root.join("native/h/prog");
+        create_dirs(prog.parent().unwrap(), 0o700).unwrap();
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::fs::write(&prog, "x").unwrap();
+        std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(untrusted(&root, &prog), None);
+
+        std::fs::set_permissions(root.join("native"), std::fs::Permissions::from_mode(0o777))
+            .unwrap();
+        let why = untrusted(&root, &prog).unwrap();
+        assert!(why.contains("native is writable by other users (mode 0777)"), "{why}");
+        std::fs::set_permissions(root.join("native"), std::fs::Permissions::from_mode(0o700))
+            .unwrap();
+
+        std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o775)).unwrap();
+        assert!(untrusted(&root, &prog).unwrap().contains("prog is writable"));
+        std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::write(&elsewhere, "x").unwrap();
+        let link = root.join("native/h/link");
+        std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+        assert!(untrusted(&root, &link).unwrap().contains("leads outside"));
+        assert!(untrusted(&root, &root.join("missing")).is_some());
     }
 
     #[test]

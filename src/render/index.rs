@@ -88,8 +88,14 @@ pub fn programs_line(env: &Environment, r: &IndexResult) -> String {
     );
     match (&r.native, &r.native_note) {
         (Some(n), _) => format!(
-            "Compiler: {} ({}) {} for dhry2reg, whetstone-double, the arithmetic tests, hanoi, spawn and execl; {rest}",
-            n.compiler, n.version, n.flags
+            "Compiler: {} ({}) {} for dhry2reg, whetstone-double, the arithmetic tests, hanoi, spawn and execl{}; {rest}",
+            n.compiler,
+            n.version,
+            n.flags,
+            n.untrusted_cache
+                .as_ref()
+                .map(|why| format!(", built for this run alone (the cache was not trusted: {why})"))
+                .unwrap_or_default()
         ),
         (None, Some(why)) => format!(
             "Programs: the built-in versions of the compiled tests ({why}): Dhrystone, Whetstone, arithmetic and hanoi in Rust, spawn and execl in hostbench's small program; {rest}"

@@ -1,7 +1,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use chrono::{DateTime, Utc};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{params_from_iter, Connection, ErrorCode, OpenFlags, OptionalExtension};
@@ -41,7 +41,7 @@ impl SqliteStore {
     /// created is removed again if the open fails (a full disk left a 0-byte file).
     pub fn open(path: &Path) -> Result<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            crate::platform::files::create_dirs(dir, 0o700)?;
         }
         let existed = path.exists();
         let opened = Connection::open(path)

@@ -195,4 +195,8 @@ pub struct NativeBuild {
     pub path: PathBuf,
     /// Built in this run (false: an earlier build was reused).
     pub built_now: bool,
+    /// Why the cache directory was not trusted (another user could have written the programs
+    /// there): the programs were then built for this run alone, in its private directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untrusted_cache: Option<String>,
 }

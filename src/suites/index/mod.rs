@@ -301,12 +301,21 @@ pub fn run(
     } else if config.settings.builtin_cpu_tests {
         (None, Some("--builtin-cpu-tests".to_string()))
     } else {
-        match config.cache_dir.as_deref().map(native::build) {
+        match config
+            .cache_dir
+            .as_deref()
+            .map(|cache| native::build(cache, dir.path()))
+        {
             Some(Ok(b)) => (Some(b), None),
             Some(Err(why)) => (None, Some(why)),
             None => (None, Some("no cache directory to build in".to_string())),
         }
     };
+    if let Some(why) = native.as_ref().and_then(|b| b.untrusted_cache.as_ref()) {
+        observer.note(&format!(
+            "the compiled tests are built for this run alone, not taken from the cache: {why}"
+        ));
+    }
     if let Some(why) = &native_note {
         observer.note(&format!(
             "the compiled tests run their built-in versions: {why}"

@@ -7,11 +7,13 @@
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::registry::{ArithKind, Program};
 use crate::model::index::NativeBuild;
+use crate::platform::files;
 
 /// The program's files, written into the build directory: Dhrystone's second file is a
 /// translation unit of its own, as UnixBench compiles dhry_2.c apart from dhry_1.c.
@@ -78,9 +80,13 @@ pub fn has_native(program: Program) -> bool {
     arguments(program, 1.0, 0, 0).is_some()
 }
 
-/// Builds the program with the host's `cc` into `cache_dir` (reusing an earlier build of the
-/// same source by the same compiler), or says why it cannot.
-pub fn build(cache_dir: &Path) -> Result<NativeBuild, String> {
+/// Builds the programs with the host's `cc` into `cache_dir` (reusing an earlier build of the
+/// same source by the same compiler), or says why it cannot. The cache is trusted only where
+/// the programs and every directory from them up to `cache_dir` are this user's and writable by
+/// no one else (`platform::files::untrusted`): root must never run a program another user
+/// planted in a shared cache. Otherwise they are built afresh in `private` (the run's private
+/// directory) and the build says why.
+pub fn build(cache_dir: &Path, private: &Path) -> Result<NativeBuild, String> {
     let cc = crate::platform::files::on_path("cc")
         .ok_or("no C compiler: cc is not on PATH (Debian: gcc)")?;
     let out = Command::new(&cc)
@@ -95,38 +101,62 @@ pub fn build(cache_dir: &Path) -> Result<NativeBuild, String> {
         .to_string();
     let mut h = DefaultHasher::new();
     (SOURCES, PROGRAMS, &version, cc.as_os_str(), FLAGS).hash(&mut h);
-    let dir = cache_dir
+    let cached = cache_dir
         .join("native")
         .join(format!("{:016x}", h.finish()));
     let flags = FLAGS.join(" ");
-    let build = |built_now| NativeBuild {
+    let build = |path: &Path, built_now, untrusted_cache| NativeBuild {
         compiler: cc.display().to_string(),
         version: version.clone(),
         flags: flags.clone(),
-        path: dir.clone(),
+        path: path.to_path_buf(),
         built_now,
+        untrusted_cache,
     };
-    if PROGRAMS.iter().all(|(name, _)| dir.join(name).is_file()) {
-        return Ok(build(false));
-    }
-    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let trusted = |p: &Path| files::untrusted(cache_dir, p);
+    let refused = match files::create_dirs(&cached, 0o700) {
+        Err(e) => Some(format!("{e:#}")),
+        Ok(()) => trusted(&cached),
+    };
+    let Some(why) = refused else {
+        let reusable = PROGRAMS.iter().all(|(name, _)| {
+            let p = cached.join(name);
+            std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) && trusted(&p).is_none()
+        });
+        if reusable {
+            return Ok(build(&cached, false, None));
+        }
+        compile(&cc, &cached)?;
+        return Ok(build(&cached, true, None));
+    };
+    let dir = private.join("native");
+    files::create_dirs(&dir, 0o700).map_err(|e| format!("{e:#}"))?;
+    compile(&cc, &dir)?;
+    Ok(build(&dir, true, Some(why)))
+}
+
+/// Compiles every program into `dir` (a directory of this user's that no one else can write):
+/// the sources mode 0644 and the programs 0755 whatever the umask.
+fn compile(cc: &Path, dir: &Path) -> Result<(), String> {
+    let flags = FLAGS.join(" ");
     for (name, text) in SOURCES {
-        let file = dir.join(name);
-        std::fs::write(&file, text).map_err(|e| format!("writing {}: {e}", file.display()))?;
+        files::write_replacing(&dir.join(name), text.as_bytes()).map_err(|e| format!("{e:#}"))?;
     }
     for (name, rest) in PROGRAMS {
         // Built under a name of its own and renamed: two runs building at once both succeed.
-        let tmp = format!("{name}.{}", std::process::id());
-        let out = Command::new(&cc)
+        let tmp = dir.join(format!("{name}.{}", std::process::id()));
+        let out = Command::new(cc)
             .args(FLAGS)
             .arg(format!("-DHB_{name}"))
-            .args(["-o", &tmp, "native.c"])
+            .arg("-o")
+            .arg(&tmp)
+            .arg("native.c")
             .args(rest)
-            .current_dir(&dir)
+            .current_dir(dir)
             .output()
             .map_err(|e| format!("running {}: {e}", cc.display()))?;
         if !out.status.success() {
-            let _ = std::fs::remove_file(dir.join(&tmp));
+            let _ = std::fs::remove_file(&tmp);
             let why = String::from_utf8_lossy(&out.stderr);
             return Err(format!(
                 "{} {flags} for {name} failed: {}",
@@ -134,10 +164,14 @@ pub fn build(cache_dir: &Path) -> Result<NativeBuild, String> {
                 why.lines().next().unwrap_or("").trim()
             ));
         }
-        std::fs::rename(dir.join(&tmp), dir.join(name))
-            .map_err(|e| format!("storing the build: {e}"))?;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))
+            .and_then(|_| std::fs::rename(&tmp, dir.join(name)))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                format!("storing the build: {e}")
+            })?;
     }
-    Ok(build(true))
+    Ok(())
 }
 
 #[cfg(test)]
@@ -147,7 +181,8 @@ mod tests {
     #[test]
     fn builds_once_and_reuses_the_build() {
         let cache = tempfile::tempdir().unwrap();
-        let Ok(first) = build(cache.path()) else {
+        let private = tempfile::tempdir().unwrap();
+        let Ok(first) = build(cache.path(), private.path()) else {
             eprintln!("skipped: no C compiler here");
             return;
         };
@@ -156,9 +191,24 @@ mod tests {
             assert!(program_path(&first.path, program).unwrap().is_file());
         }
         assert_eq!(first.flags, "-O3 -ffast-math -march=native -mtune=native");
-        let second = build(cache.path()).unwrap();
+        let second = build(cache.path(), private.path()).unwrap();
         assert!(!second.built_now);
         assert_eq!(second.path, first.path);
+        assert_eq!(second.untrusted_cache, None);
+        for (name, _) in PROGRAMS {
+            let mode = std::fs::metadata(first.path.join(name)).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o755, "{name}");
+        }
+        assert_eq!(std::fs::read_dir(private.path()).unwrap().count(), 0);
+
+        // A build directory others can write is not trusted: built afresh in the private one.
+        std::fs::set_permissions(&first.path, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let third = build(cache.path(), private.path()).unwrap();
+        assert!(third.built_now);
+        assert_eq!(third.path, private.path().join("native"));
+        let why = third.untrusted_cache.unwrap();
+        assert!(why.contains("writable by other users (mode 0777)"), "{why}");
+        assert!(program_path(&third.path, Program::Dhrystone).unwrap().is_file());
     }
 
     #[test]
