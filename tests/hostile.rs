@@ -235,7 +235,17 @@ fn index_reports_are_not_written_into_another_users_directory_or_through_their_l
 fn native_dir(sb: &Sandbox, cache: &Path) -> (serde_json::Value, PathBuf) {
     let out = sb
         .cmd()
-        .args(["index", "dhry2reg", "-c", "1", "-i", "1", "--seconds", "0.2", "--json"])
+        .args([
+            "index",
+            "dhry2reg",
+            "-c",
+            "1",
+            "-i",
+            "1",
+            "--seconds",
+            "0.2",
+            "--json",
+        ])
         .arg("--cache-dir")
         .arg(cache)
         .output()
@@ -274,7 +284,9 @@ fn a_program_another_user_planted_in_a_shared_cache_is_never_run() {
     let (native, used) = native_dir(&sb, &cache);
     assert!(!marker.exists(), "root ran the other user's program");
     assert_ne!(used, planted);
-    let why = native["untrusted_cache"].as_str().unwrap_or_else(|| panic!("{native}"));
+    let why = native["untrusted_cache"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{native}"));
     assert!(why.contains("belongs to another user (uid 54321)"), "{why}");
     assert_eq!(native["built_now"], true);
     // Their files are as they were.
@@ -290,7 +302,9 @@ fn a_program_another_user_planted_in_a_shared_cache_is_never_run() {
     std::fs::set_permissions(&first, std::fs::Permissions::from_mode(0o777)).unwrap();
     let (native, used) = native_dir(&sb, &open);
     assert_ne!(used, first);
-    let why = native["untrusted_cache"].as_str().unwrap_or_else(|| panic!("{native}"));
+    let why = native["untrusted_cache"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{native}"));
     assert!(why.contains("writable by other users (mode 0777)"), "{why}");
 }
 
@@ -305,7 +319,16 @@ fn under_umask_000_nothing_hostbench_creates_is_writable_by_others() {
     let db = top.join("data/deep/results.sqlite");
     let mut cmd = sb.std_cmd();
     cmd.current_dir(sb.work_dir())
-        .args(["index", "dhry2reg", "-c", "1", "-i", "1", "--seconds", "0.2"])
+        .args([
+            "index",
+            "dhry2reg",
+            "-c",
+            "1",
+            "-i",
+            "1",
+            "--seconds",
+            "0.2",
+        ])
         .arg("--cache-dir")
         .arg(&cache)
         .arg("--db")
@@ -318,12 +341,22 @@ fn under_umask_000_nothing_hostbench_creates_is_writable_by_others() {
         });
     }
     let out = cmd.output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut seen = 0;
     let mut walk = vec![top.clone(), sb.work_dir()];
     while let Some(p) = walk.pop() {
         let meta = std::fs::symlink_metadata(&p).unwrap();
-        assert_eq!(meta.mode() & 0o022, 0, "{} is mode {:o}", p.display(), meta.mode());
+        assert_eq!(
+            meta.mode() & 0o022,
+            0,
+            "{} is mode {:o}",
+            p.display(),
+            meta.mode()
+        );
         if meta.is_file() && meta.mode() & 0o111 != 0 {
             assert_eq!(meta.mode() & 0o777, 0o755, "{}", p.display());
         }
@@ -335,8 +368,88 @@ fn under_umask_000_nothing_hostbench_creates_is_writable_by_others() {
     // The cache and data directories, the build's directory and programs, the store, the
     // results directory and its report: all looked at.
     assert!(seen > 15, "{seen}");
-    for d in [top.join("cache"), cache.clone(), top.join("data"), db.parent().unwrap().into()] {
+    for d in [
+        top.join("cache"),
+        cache.clone(),
+        top.join("data"),
+        db.parent().unwrap().into(),
+    ] {
         let mode = std::fs::metadata(&d).unwrap().mode() & 0o777;
         assert_eq!(mode, 0o700, "{}", d.display());
     }
+}
+
+#[test]
+fn output_to_a_device_or_a_fifo_is_written_into_never_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let Some((_serial, sb)) = as_root() else {
+        return;
+    };
+    sb.json(&["noise", "-l", "5000", "10", "2"]);
+    let null = Path::new("/dev/null");
+    let before = std::fs::symlink_metadata(null).unwrap();
+    for args in [
+        &["report", "--fleet", "-o", "/dev/null"][..],
+        &["report", "1", "-o", "/dev/null"],
+        &[
+            "results",
+            "export",
+            "1",
+            "--format",
+            "json",
+            "-o",
+            "/dev/null",
+        ],
+        &["compare", "1", "1", "-o", "/dev/null"],
+    ] {
+        let out = sb.cmd().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        let after = std::fs::symlink_metadata(null).unwrap();
+        assert!(
+            after.file_type().is_char_device(),
+            "{args:?} replaced /dev/null"
+        );
+        assert_eq!((before.ino(), before.rdev()), (after.ino(), after.rdev()));
+    }
+    // A FIFO a reader holds gets the page; the FIFO stays.
+    let fifo = sb.dir.path().join("page.fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    // Held open for reading and writing (Linux allows it on a FIFO): there is a reader before
+    // hostbench opens it, and reads wait for its page instead of seeing an end at once.
+    let end = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&fifo)
+        .unwrap();
+    let reader = std::thread::spawn(move || {
+        use std::io::Read;
+        let mut end = end;
+        let mut page = Vec::new();
+        let mut buf = [0u8; 65536];
+        while !String::from_utf8_lossy(&page).contains("</html>") {
+            let n = end.read(&mut buf).unwrap();
+            page.extend_from_slice(&buf[..n]);
+        }
+        page
+    });
+    let out = sb
+        .cmd()
+        .args(["report", "1", "-o"])
+        .arg(&fifo)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = reader.join().unwrap();
+    assert!(String::from_utf8_lossy(&page).contains("<html"));
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
 }

@@ -130,8 +130,8 @@ impl FormatArgs {
         }
     }
 
-    /// Renders `subject` as `format` and writes it to `-o FILE` (replaced, never through a
-    /// symlink; "-" is standard output), else to `default_file`, else to standard output; the
+    /// Renders `subject` as `format` and writes it to `-o FILE` (by `files::write_output`'s
+    /// rules: a file replaced, a device or FIFO written into; "-" is standard output), else to `default_file`, else to standard output; the
     /// file written, if any. A format that cannot show the subject, or a file that cannot be
     /// written, is the user's to fix (exit 2).
     pub fn emit(
@@ -145,7 +145,7 @@ impl FormatArgs {
             exporters::render(format, subject).map_err(|e| UsageError::new(e.to_string()))??;
         match self.output.as_deref().or(default_file) {
             Some(path) if path != Path::new("-") => {
-                files::write_replacing(path, text.as_bytes()).map_err(|e| {
+                files::write_output(path, text.as_bytes()).map_err(|e| {
                     UsageError::new(format!("cannot write {}: {e:#}", path.display()))
                 })?;
                 Ok(Some(path.to_path_buf()))

@@ -9,7 +9,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -48,6 +48,76 @@ pub fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
         .map_err(|e| e.error)
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
+}
+
+/// Writes `bytes` to an output file a user named (`-o FILE`, the report's default name).
+/// What stands at `path` decides how, so that `-o /dev/null` as root never replaces the
+/// device and a planted symlink is never written through:
+/// - nothing, or a regular file: replaced whole ([`write_replacing`]);
+/// - a character device or a FIFO (`/dev/null`, `/dev/tty`, `>(cmd)`): written into; a FIFO
+///   with no reader is refused rather than waited on;
+/// - a symbolic link of another user's: replaced, not followed. One of this user's or root's
+///   (`/dev/stdout`) is followed: written into whatever it leads to, by the same rules;
+/// - anything else (a directory, a socket, a block device): refused.
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
+    let Ok(link) = std::fs::symlink_metadata(path) else {
+        return write_replacing(path, bytes);
+    };
+    let me = euid();
+    let followed = link.file_type().is_symlink() && (link.uid() == me || link.uid() == 0);
+    if link.file_type().is_symlink() && !followed {
+        return write_replacing(path, bytes);
+    }
+    let meta = if followed {
+        match std::fs::metadata(path) {
+            Ok(m) => m,
+            // A link of this user's to nothing: the file is made where it leads.
+            Err(_) => return write_into(path, bytes, true),
+        }
+    } else {
+        link
+    };
+    let kind = meta.file_type();
+    if kind.is_char_device() || kind.is_fifo() || (followed && kind.is_file()) {
+        return write_into(path, bytes, followed && kind.is_file());
+    }
+    if kind.is_file() {
+        return write_replacing(path, bytes);
+    }
+    let what = if kind.is_dir() {
+        "a directory"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else {
+        "not a regular file"
+    };
+    bail!(
+        "{} is {what}: not a file to write output to",
+        path.display()
+    )
+}
+
+/// Writes `bytes` into what `path` names (a device, a FIFO, or the file an own link leads
+/// to, truncated first when `truncate`), never blocking on a FIFO that has no reader.
+fn write_into(path: &Path, bytes: &[u8], truncate: bool) -> Result<()> {
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(truncate)
+        .truncate(truncate)
+        .mode(0o644)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ENXIO) => io::Error::other("a FIFO that no process reads"),
+            _ => e,
+        })
+        .with_context(|| format!("opening {}", path.display()))?;
+    clear_nonblock(&f)?;
+    f.write_all(bytes)
+        .and_then(|_| f.flush())
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// Opens `path` for appending, creating it (mode 0644) if needed. Refuses a symlink, anything
@@ -128,9 +198,8 @@ pub fn create_dirs(dir: &Path, mode: u32) -> Result<()> {
 /// must not lead outside `root` through a symbolic link. A program in such a place can only
 /// have been written by this user (or root); anywhere else another user may have planted it.
 pub fn untrusted(root: &Path, path: &Path) -> Option<String> {
-    let canonical = |p: &Path| {
-        std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()))
-    };
+    let canonical =
+        |p: &Path| std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()));
     let (root, path) = match (canonical(root), canonical(path)) {
         (Ok(r), Ok(p)) => (r, p),
         (Err(e), _) | (_, Err(e)) => return Some(e),
@@ -273,6 +342,70 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
+    fn mkfifo(path: &Path) {
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: a valid path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    }
+
+    #[test]
+    fn write_output_writes_into_a_device_and_a_fifo_and_refuses_a_directory() {
+        let null = Path::new("/dev/null");
+        let before = std::fs::symlink_metadata(null).unwrap();
+        write_output(null, b"page").unwrap();
+        let after = std::fs::symlink_metadata(null).unwrap();
+        assert!(after.file_type().is_char_device());
+        assert_eq!((before.ino(), before.dev()), (after.ino(), after.dev()));
+
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        mkfifo(&fifo);
+        let err = write_output(&fifo, b"x").unwrap_err();
+        assert!(format!("{err:#}").contains("no process reads"), "{err:#}");
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+        };
+        // The reader opens the FIFO (and blocks) before the write: retry until it has.
+        let mut tries = 0;
+        while write_output(&fifo, b"through the fifo").is_err() {
+            tries += 1;
+            assert!(tries < 500, "no reader came");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_eq!(reader.join().unwrap(), "through the fifo");
+        assert!(std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo());
+
+        let err = write_output(dir.path(), b"x").unwrap_err();
+        assert!(format!("{err:#}").contains("is a directory"), "{err:#}");
+        let sock = dir.path().join("sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        let err = write_output(&sock, b"x").unwrap_err();
+        assert!(format!("{err:#}").contains("is a socket"), "{err:#}");
+    }
+
+    #[test]
+    fn write_output_follows_an_own_link_and_replaces_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.html");
+        std::fs::write(&target, "old").unwrap();
+        let link = dir.path().join("link.html");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_output(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        let plain = dir.path().join("plain.html");
+        write_output(&plain, b"one").unwrap();
+        write_output(&plain, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&plain).unwrap(), "two");
+    }
+
     #[test]
     fn open_append_refuses_a_symlink_and_a_fifo_and_appends_to_a_file() {
         let dir = tempfile::tempdir().unwrap();
@@ -285,9 +418,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
 
         let fifo = dir.path().join("fifo.log");
-        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: a valid path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        mkfifo(&fifo);
         let err = open_append(&fifo).unwrap_err();
         assert!(format!("{err:#}").contains("not a regular file"), "{err:#}");
 
@@ -322,12 +453,17 @@ mod tests {
         std::fs::set_permissions(root.join("native"), std::fs::Permissions::from_mode(0o777))
             .unwrap();
         let why = untrusted(&root, &prog).unwrap();
-        assert!(why.contains("native is writable by other users (mode 0777)"), "{why}");
+        assert!(
+            why.contains("native is writable by other users (mode 0777)"),
+            "{why}"
+        );
         std::fs::set_permissions(root.join("native"), std::fs::Permissions::from_mode(0o700))
             .unwrap();
 
         std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o775)).unwrap();
-        assert!(untrusted(&root, &prog).unwrap().contains("prog is writable"));
+        assert!(untrusted(&root, &prog)
+            .unwrap()
+            .contains("prog is writable"));
         std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o755)).unwrap();
 
         let elsewhere = dir.path().join("elsewhere");

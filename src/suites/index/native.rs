@@ -196,7 +196,10 @@ mod tests {
         assert_eq!(second.path, first.path);
         assert_eq!(second.untrusted_cache, None);
         for (name, _) in PROGRAMS {
-            let mode = std::fs::metadata(first.path.join(name)).unwrap().permissions().mode();
+            let mode = std::fs::metadata(first.path.join(name))
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o755, "{name}");
         }
         assert_eq!(std::fs::read_dir(private.path()).unwrap().count(), 0);
@@ -208,7 +211,9 @@ mod tests {
         assert_eq!(third.path, private.path().join("native"));
         let why = third.untrusted_cache.unwrap();
         assert!(why.contains("writable by other users (mode 0777)"), "{why}");
-        assert!(program_path(&third.path, Program::Dhrystone).unwrap().is_file());
+        assert!(program_path(&third.path, Program::Dhrystone)
+            .unwrap()
+            .is_file());
     }
 
     #[test]
