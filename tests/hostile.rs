@@ -453,3 +453,108 @@ fn output_to_a_device_or_a_fifo_is_written_into_never_replaced() {
         .file_type()
         .is_fifo());
 }
+
+#[test]
+fn a_store_another_user_planted_in_a_shared_directory_is_refused_untouched() {
+    let Some((_serial, sb)) = as_root() else {
+        return;
+    };
+    let shared = shared_dir(&sb);
+    let victim = victim(&sb);
+    let store = shared.join("store.sqlite");
+    plant_symlink(&store, &victim);
+    let noise = |db: &Path| {
+        sb.cmd()
+            .args(["noise", "-l", "5000", "10", "2", "--db"])
+            .arg(db)
+            .output()
+            .unwrap()
+    };
+    let out = noise(&store);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("symbolic link of another user's (uid 54321)"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+
+    // Their database file, there before root's first run.
+    std::fs::remove_file(&store).unwrap();
+    rusqlite::Connection::open(&store).unwrap();
+    give_to_other(&store);
+    let before = std::fs::read(&store).unwrap();
+    for args in [
+        &["noise", "-l", "5000", "10", "2"][..],
+        &["results", "list"],
+    ] {
+        let out = sb
+            .cmd()
+            .args(args)
+            .arg("--db")
+            .arg(&store)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("belongs to another user (uid 54321)"), "{err}");
+    }
+    assert_eq!(std::fs::read(&store).unwrap(), before);
+
+    // Root's own link to root's own store is followed.
+    let own = sb.dir.path().join("own.sqlite");
+    let link = sb.dir.path().join("link.sqlite");
+    std::os::unix::fs::symlink(&own, &link).unwrap();
+    assert!(noise(&link).status.success());
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::metadata(&own).unwrap().len() > 0);
+}
+
+#[test]
+fn a_store_the_user_cannot_reach_is_an_error_not_an_empty_store() {
+    use std::os::unix::process::CommandExt;
+    let Some((_serial, sb)) = as_root() else {
+        return;
+    };
+    let shared = shared_dir(&sb);
+    let closed = shared.join("closed");
+    std::fs::create_dir(&closed).unwrap();
+    let db = closed.join("r.sqlite");
+    sb.cmd()
+        .args(["noise", "-l", "5000", "10", "2", "--db"])
+        .arg(&db)
+        .assert()
+        .success();
+    std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o700)).unwrap();
+    // The sandbox above is root's alone: let the other user through to the shared directory.
+    std::fs::set_permissions(sb.dir.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
+    // A copy of the binary the other user can reach wherever the checkout is.
+    let exe = shared.join("hostbench");
+    let built = assert_cmd::cargo::cargo_bin("hostbench");
+    if std::fs::hard_link(&built, &exe).is_err() {
+        std::fs::copy(&built, &exe).unwrap();
+    }
+    let mut cmd = std::process::Command::new(&exe);
+    cmd.current_dir(&shared)
+        .env_clear()
+        .env("HOME", &shared)
+        .args(["results", "list", "--db"])
+        .arg(&db);
+    // SAFETY: setgid and setuid are async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setgid(OTHER) != 0 || libc::setuid(OTHER) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("Permission denied"), "{err}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("No stored results"));
+}

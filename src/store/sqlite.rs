@@ -34,23 +34,52 @@ pub struct SqliteStore {
     path: PathBuf,
 }
 
+/// `PRAGMA application_id` of a hostbench store ("hbst"): what marks the file as hostbench's,
+/// so that a database of another program is never mistaken for a store and changed.
+pub const APPLICATION_ID: i32 = 0x6862_7374;
+
+/// The tables a store of an earlier hostbench (before the mark) holds, and the columns its
+/// results table had from the first layout on.
+const OWN_TABLES: [&str; 2] = ["results", "result_tags"];
+const FIRST_COLUMNS: usize = 8;
+
 impl SqliteStore {
     /// Opens the database at `path` for storing results, creating it and its parent
-    /// directories if needed. A database that already has the layout is only read here, so a
-    /// store another process is writing to opens as soon as it may be read. A file this call
-    /// created is removed again if the open fails (a full disk left a 0-byte file).
+    /// directories (mode 0700) if needed. What the file is is decided before anything is
+    /// written (`classify`): a hostbench store is migrated if it must be, a new or empty
+    /// database made a store, and anything else refused untouched. Then one write is tried and
+    /// rolled back, so a store that opens but cannot be written (a read-only file or disk, an
+    /// immutable file) is refused before a run is measured. A database that already has the
+    /// layout is only read otherwise, so a store another process is writing to opens as soon
+    /// as it may be read. A file this call created is removed again if the open fails (a full
+    /// disk left a 0-byte file).
     pub fn open(path: &Path) -> Result<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             crate::platform::files::create_dirs(dir, 0o700)?;
         }
-        let existed = path.exists();
-        let opened = Connection::open(path)
-            .map_err(anyhow::Error::from)
-            .and_then(|conn| {
-                conn.busy_timeout(BUSY_TIMEOUT)?;
-                prepare_layout(&conn)?;
-                Ok(conn)
-            });
+        let target = match store_file(path)? {
+            Some(t) => t,
+            // A link of this user's to a store not made yet: made where the link leads.
+            None => match std::fs::read_link(path) {
+                Ok(to) => path.parent().unwrap_or(Path::new("")).join(to),
+                Err(_) => path.to_path_buf(),
+            },
+        };
+        let existed = target.exists();
+        let opened = Connection::open_with_flags(
+            &target,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_NOFOLLOW,
+        )
+        .map_err(anyhow::Error::from)
+        .and_then(|conn| {
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            prepare_layout(&conn)?;
+            probe_write(&conn)?;
+            Ok(conn)
+        });
         match opened {
             Ok(conn) => Ok(SqliteStore {
                 conn,
@@ -59,7 +88,7 @@ impl SqliteStore {
             Err(e) => {
                 if !existed {
                     for suffix in ["", "-journal"] {
-                        let mut p = path.as_os_str().to_owned();
+                        let mut p = target.as_os_str().to_owned();
                         p.push(suffix);
                         let _ = std::fs::remove_file(PathBuf::from(p));
                     }
@@ -73,17 +102,23 @@ impl SqliteStore {
     /// read-only file or directory is enough, and nothing is created. None when there is no
     /// database at `path` yet.
     pub fn open_read_only(path: &Path) -> Result<Option<Self>> {
-        if !path.exists() {
+        let Some(target) = store_file(path)? else {
             return Ok(None);
-        }
+        };
         let opened = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            &target,
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_NOFOLLOW,
         )
         .map_err(anyhow::Error::from)
         .and_then(|conn| {
             conn.busy_timeout(BUSY_TIMEOUT)?;
-            check_layout(&conn)?;
+            match classify(&conn)? {
+                Kind::Foreign(why) => bail!(why),
+                Kind::Empty => bail!("it holds no table: not a hostbench result store"),
+                Kind::Store => check_layout(&conn)?,
+            }
             Ok(conn)
         });
         match opened {
@@ -100,23 +135,169 @@ impl SqliteStore {
     }
 }
 
-/// The layout version (`user_version`): the migrations after it applied, in one write
-/// transaction, only where needed (a write needs the database's write lock, which another
-/// process may hold for a while); a newer layout is refused.
-fn prepare_layout(conn: &Connection) -> Result<()> {
+/// The file a store at `path` is opened as, None where nothing stands there; refused, without
+/// being opened, when it is not a regular file (a FIFO would hang the open, a device is no
+/// store), when it is a symbolic link of another user's (in a shared directory it could lead
+/// to any file of root's), or when it belongs to another user in a directory anyone can write
+/// (they could have prepared it, and may change it under the run). A link of this user's or
+/// root's is followed to the file it names.
+fn store_file(path: &Path) -> Result<Option<PathBuf>> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let refuse = |why: String| anyhow::anyhow!("{}: {why}", path.display());
+    let link = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(refuse(format!("cannot be looked at: {e}"))),
+    };
+    // SAFETY: no preconditions.
+    let me = unsafe { libc::geteuid() };
+    let target = if link.file_type().is_symlink() {
+        if link.uid() != me && link.uid() != 0 {
+            return Err(refuse(format!(
+                "it is a symbolic link of another user's (uid {}); not followed",
+                link.uid()
+            )));
+        }
+        match std::fs::canonicalize(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(refuse(format!("cannot be followed: {e}"))),
+        }
+    } else {
+        path.to_path_buf()
+    };
+    let meta = std::fs::metadata(&target).map_err(|e| refuse(format!("{e}")))?;
+    let kind = meta.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_dir() {
+            "a directory"
+        } else if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        return Err(refuse(format!("it is {what}, not a result store")));
+    }
+    if meta.uid() != me {
+        let dir = target.parent().unwrap_or(Path::new("."));
+        let open_dir = std::fs::metadata(dir).is_ok_and(|d| d.mode() & 0o002 != 0);
+        if open_dir {
+            return Err(refuse(format!(
+                "it belongs to another user (uid {}) in {}, a directory anyone can write; refusing to use it",
+                meta.uid(),
+                dir.display()
+            )));
+        }
+    }
+    Ok(Some(target))
+}
+
+/// What an SQLite file is, decided by reading only.
+#[derive(Debug, PartialEq)]
+enum Kind {
+    /// No table and no mark: a new or empty database, which may be made a store.
+    Empty,
+    /// hostbench's: marked, or an earlier hostbench's (its tables and first columns).
+    Store,
+    /// Anything else, with what says so.
+    Foreign(String),
+}
+
+fn classify(conn: &Connection) -> Result<Kind> {
+    let app: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
     let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if app != 0 && app != APPLICATION_ID {
+        return Ok(Kind::Foreign(format!(
+            "it is another program's database (application_id {app:#x}): not a hostbench result store"
+        )));
+    }
     if version > migrations::latest() {
         bail!(migrations::too_new(version));
     }
-    if version < migrations::latest() {
+    if app == APPLICATION_ID {
+        return Ok(Kind::Store);
+    }
+    let mut stmt = conn.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+    )?;
+    let tables: Vec<String> = stmt
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    if tables.is_empty() {
+        return Ok(if version == 0 {
+            Kind::Empty
+        } else {
+            Kind::Foreign(format!(
+                "it holds no table but is marked by another program (user_version {version}): not a hostbench result store"
+            ))
+        });
+    }
+    let others: Vec<&str> = tables
+        .iter()
+        .map(String::as_str)
+        .filter(|t| !OWN_TABLES.contains(t))
+        .collect();
+    if !others.is_empty() {
+        return Ok(Kind::Foreign(format!(
+            "it holds other tables ({}): not a hostbench result store",
+            others.join(", ")
+        )));
+    }
+    if !tables.iter().any(|t| t == "results") {
+        return Ok(Kind::Foreign(
+            "it has no results table: not a hostbench result store".into(),
+        ));
+    }
+    let names = column_names(conn)?;
+    if let Some(missing) = COLUMNS[..FIRST_COLUMNS]
+        .iter()
+        .find(|c| !names.iter().any(|n| n == *c))
+    {
+        return Ok(Kind::Foreign(format!(
+            "its results table has no column {missing}: not a hostbench result store"
+        )));
+    }
+    Ok(Kind::Store)
+}
+
+fn column_names(conn: &Connection) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('results')")?;
+    let names = stmt
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(names)
+}
+
+/// The layout version (`user_version`): the migrations after it applied, and the file marked
+/// as hostbench's, in one write transaction, only where needed (a write needs the database's
+/// write lock, which another process may hold for a while). Only a file `classify` finds
+/// empty or hostbench's is written to; a newer layout is refused.
+fn prepare_layout(conn: &Connection) -> Result<()> {
+    let marked = |conn: &Connection| -> Result<bool> {
+        let app: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+        Ok(app == APPLICATION_ID)
+    };
+    if let Kind::Foreign(why) = classify(conn)? {
+        bail!(why);
+    }
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if version < migrations::latest() || !marked(conn)? {
         conn.execute_batch("BEGIN IMMEDIATE")?;
         let applied = (|| -> Result<()> {
-            // Read again under the lock: another process may have migrated meanwhile.
+            // Decided again under the lock: another process may have written meanwhile.
+            if let Kind::Foreign(why) = classify(conn)? {
+                bail!(why);
+            }
             let now: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
             for m in migrations::after(now) {
                 conn.execute_batch(m.sqlite)?;
                 conn.pragma_update(None, "user_version", m.version)?;
             }
+            conn.pragma_update(None, "application_id", APPLICATION_ID)?;
             Ok(())
         })();
         match applied {
@@ -130,15 +311,20 @@ fn prepare_layout(conn: &Connection) -> Result<()> {
     check_layout(conn)
 }
 
-fn has_results_table(conn: &Connection) -> Result<bool> {
-    Ok(conn
-        .query_row(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'results'",
-            [],
-            |_| Ok(()),
-        )
-        .optional()?
-        .is_some())
+/// One row written and rolled back: a store that opens but cannot take a result (a read-only
+/// file, disk or directory, an immutable file, a damaged last page) says so now, before a run
+/// is measured, instead of at its end.
+fn probe_write(conn: &Connection) -> Result<()> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let written = conn.execute(
+        "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json)
+         VALUES ('', '', '', '', 1, 0, '')",
+        [],
+    );
+    let rolled_back = conn.execute_batch("ROLLBACK");
+    written?;
+    rolled_back?;
+    Ok(())
 }
 
 /// A database whose `results` table lacks one of hostbench's columns is someone else's.
@@ -147,13 +333,10 @@ fn check_layout(conn: &Connection) -> Result<()> {
     if version > migrations::latest() {
         bail!(migrations::too_new(version));
     }
-    if !has_results_table(conn)? {
+    let names = column_names(conn)?;
+    if names.is_empty() {
         bail!("it has no results table: not a hostbench result store");
     }
-    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('results')")?;
-    let names: Vec<String> = stmt
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
     if let Some(missing) = COLUMNS.iter().find(|c| !names.iter().any(|n| n == *c)) {
         bail!("its results table has no column {missing}: not a hostbench result store");
     }
@@ -162,10 +345,16 @@ fn check_layout(conn: &Connection) -> Result<()> {
 
 /// SQLite's own words, said in terms of the store.
 fn explain(e: anyhow::Error, path: &Path) -> anyhow::Error {
-    let code = e
-        .downcast_ref::<rusqlite::Error>()
-        .and_then(|e| e.sqlite_error_code());
+    let sqlite = e.downcast_ref::<rusqlite::Error>();
+    let code = sqlite.and_then(|e| e.sqlite_error_code());
+    let extended = match sqlite {
+        Some(rusqlite::Error::SqliteFailure(f, _)) => f.extended_code,
+        _ => 0,
+    };
     let what = match code {
+        _ if extended == rusqlite::ffi::SQLITE_READONLY_DBMOVED => {
+            "the file was deleted or moved while hostbench had it open".to_string()
+        }
         Some(ErrorCode::NotADatabase) => "it is not an SQLite database".to_string(),
         Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => format!(
             "another process has held it locked for over {} s",
@@ -629,6 +818,16 @@ mod tests {
             let err = format!("{err:#}");
             assert!(err.contains("not a hostbench result store"), "{err}");
         }
+        // Nothing was written to it: not a column, not a mark.
+        let conn = Connection::open(&path).unwrap();
+        let (app, version): (i32, i64) = (
+            conn.pragma_query_value(None, "application_id", |r| r.get(0))
+                .unwrap(),
+            conn.pragma_query_value(None, "user_version", |r| r.get(0))
+                .unwrap(),
+        );
+        assert_eq!((app, version), (0, 0));
+        assert_eq!(column_names(&conn).unwrap(), ["id", "x"]);
         let junk = dir.path().join("junk.sqlite");
         std::fs::write(&junk, vec![b'x'; 4096]).unwrap();
         let err = format!("{:#}", SqliteStore::open(&junk).err().unwrap());
@@ -646,5 +845,128 @@ mod tests {
         let err = format!("{:#}", SqliteStore::open(&path).err().unwrap());
         assert!(err.contains("newer hostbench"), "{err}");
         assert!(path.exists(), "an existing database is never removed");
+    }
+
+    /// The file's bytes, to show that an open changed nothing.
+    fn bytes(path: &Path) -> Vec<u8> {
+        std::fs::read(path).unwrap()
+    }
+
+    #[test]
+    fn a_database_with_other_tables_is_refused_byte_for_byte_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, sql) in [
+            (
+                "app.db",
+                "CREATE TABLE results (id INTEGER PRIMARY KEY, score REAL);",
+            ),
+            (
+                "notes.db",
+                "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);",
+            ),
+            ("marked.db", "PRAGMA application_id = 1234;"),
+            ("versioned.db", "PRAGMA user_version = 2;"),
+        ] {
+            let path = dir.path().join(name);
+            Connection::open(&path).unwrap().execute_batch(sql).unwrap();
+            let before = bytes(&path);
+            let err = format!("{:#}", SqliteStore::open(&path).err().unwrap());
+            assert!(
+                err.contains("not a hostbench result store"),
+                "{name}: {err}"
+            );
+            let err = format!("{:#}", SqliteStore::open_read_only(&path).err().unwrap());
+            assert!(
+                err.contains("not a hostbench result store"),
+                "{name}: {err}"
+            );
+            assert_eq!(bytes(&path), before, "{name} was changed");
+        }
+    }
+
+    #[test]
+    fn a_new_or_empty_file_becomes_a_marked_store_and_an_old_store_is_marked() {
+        let dir = tempfile::tempdir().unwrap();
+        let empty = dir.path().join("empty.sqlite");
+        std::fs::write(&empty, b"").unwrap();
+        for path in [dir.path().join("new.sqlite"), empty] {
+            let store = SqliteStore::open(&path).unwrap();
+            let app: i32 = store
+                .conn
+                .pragma_query_value(None, "application_id", |r| r.get(0))
+                .unwrap();
+            assert_eq!(app, APPLICATION_ID);
+        }
+        // A store of the latest layout that an earlier hostbench left unmarked.
+        let old = dir.path().join("old.sqlite");
+        SqliteStore::open(&old)
+            .unwrap()
+            .conn
+            .pragma_update(None, "application_id", 0)
+            .unwrap();
+        assert!(SqliteStore::open_read_only(&old).unwrap().is_some());
+        let store = SqliteStore::open(&old).unwrap();
+        let app: i32 = store
+            .conn
+            .pragma_query_value(None, "application_id", |r| r.get(0))
+            .unwrap();
+        assert_eq!(app, APPLICATION_ID);
+    }
+
+    #[test]
+    fn a_fifo_or_a_device_is_refused_without_being_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("store.fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        for path in [fifo.as_path(), Path::new("/dev/null")] {
+            let err = format!("{:#}", SqliteStore::open(path).err().unwrap());
+            assert!(err.contains("not a result store"), "{err}");
+            let err = format!("{:#}", SqliteStore::open_read_only(path).err().unwrap());
+            assert!(err.contains("not a result store"), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_store_that_cannot_be_written_is_refused_when_opened_for_storing() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.sqlite");
+        SqliteStore::open(&path).unwrap();
+        // SAFETY: no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        // Root writes a file whatever its mode: an immutable one it cannot.
+        let chattr = |flag: &str| {
+            std::process::Command::new("chattr")
+                .arg(flag)
+                .arg(&path)
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        if root {
+            assert!(chattr("+i"), "chattr +i failed");
+        } else {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        }
+        let refused = SqliteStore::open(&path).err().map(|e| format!("{e:#}"));
+        let readable = SqliteStore::open_read_only(&path).map(|s| s.is_some());
+        if root {
+            chattr("-i");
+        }
+        let err = refused.expect("an unwritable store was opened for storing");
+        assert!(err.contains("read-only"), "{err}");
+        assert!(readable.unwrap(), "it can still be read");
+    }
+
+    #[test]
+    fn a_store_deleted_while_open_is_said_to_be_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.sqlite");
+        let mut store = SqliteStore::open(&path).unwrap();
+        store.save(&result("a", false), "h").unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let err = format!("{:#}", store.save(&result("b", false), "h").unwrap_err());
+        assert!(err.contains("deleted or moved"), "{err}");
     }
 }
