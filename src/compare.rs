@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::UsageError;
 use crate::model::figures::{figures, Better, Figure};
+use crate::model::label::{self, printable};
 use crate::model::RunResult;
 use crate::stats::{log_ratio_test, welch_test, Summary};
 
@@ -138,8 +139,8 @@ impl Comparison {
 fn side(source: &str, runs: &[RunResult]) -> Side {
     let r = &runs[0];
     Side {
-        source: source.to_string(),
-        hostname: r.environment.host.hostname.clone(),
+        source: printable(source, 200),
+        hostname: printable(&r.environment.host.hostname, label::MAX_HOST_LABEL),
         started_at: r.started_at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
         tool_version: r.tool_version.clone(),
         runs: runs.len(),
@@ -193,7 +194,8 @@ fn notes(a: &RunResult, b: &RunResult) -> Vec<String> {
             notes.push(format!("different {what}: {x} vs {y}"));
         }
     };
-    differ("hosts", ea.host.hostname.clone(), eb.host.hostname.clone());
+    let host = |e: &crate::model::Environment| printable(&e.host.hostname, label::MAX_HOST_LABEL);
+    differ("hosts", host(ea), host(eb));
     differ(
         "kernels",
         ea.host.kernel_release.clone(),

@@ -18,6 +18,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::model::figures::Better;
+use crate::model::label::{self, printable};
 use crate::model::{RunResult, SuiteResult};
 use crate::stats::{median, median_absolute_deviation};
 
@@ -294,11 +295,27 @@ impl Fleet {
     }
 }
 
-/// A host's name in the fleet.
+/// A host's name in the fleet: its label, else its hostname, as it may be shown (an older
+/// store may hold any text there: `label::printable`).
 fn host_of(r: &RunResult) -> String {
-    r.host_label
-        .clone()
-        .unwrap_or_else(|| r.environment.host.hostname.clone())
+    let name = r
+        .host_label
+        .as_deref()
+        .unwrap_or(&r.environment.host.hostname);
+    printable(name, label::MAX_HOST_LABEL)
+}
+
+/// A result's tags as they may be shown.
+fn shown_tags(r: &RunResult) -> BTreeMap<String, String> {
+    r.tags
+        .iter()
+        .map(|(k, v)| {
+            (
+                printable(k, label::MAX_TAG_KEY),
+                printable(v, label::MAX_TAG_VALUE),
+            )
+        })
+        .collect()
 }
 
 /// The latest of `results` (id, result) that has the figure.
@@ -338,8 +355,10 @@ pub fn fleet(results: &[(String, RunResult)]) -> Fleet {
         let newest = runs.iter().max_by_key(|e| e.1.started_at).map(|e| &e.1);
         rows.push(HostRow {
             host: host.clone(),
-            hostname: newest.map_or_else(String::new, |r| r.environment.host.hostname.clone()),
-            tags: newest.map_or_else(BTreeMap::new, |r| r.tags.clone()),
+            hostname: newest.map_or_else(String::new, |r| {
+                printable(&r.environment.host.hostname, label::MAX_HOST_LABEL)
+            }),
+            tags: newest.map_or_else(BTreeMap::new, shown_tags),
             results: runs.len(),
             cells: picked
                 .into_iter()
@@ -464,9 +483,9 @@ fn tag_groups(results: &[&(String, RunResult)]) -> Vec<TagGroup> {
     type ByHost<'a> = BTreeMap<String, Vec<&'a (String, RunResult)>>;
     let mut groups: BTreeMap<(String, String), ByHost> = BTreeMap::new();
     for e in results {
-        for (k, v) in &e.1.tags {
+        for (k, v) in shown_tags(&e.1) {
             groups
-                .entry((k.clone(), v.clone()))
+                .entry((k, v))
                 .or_default()
                 .entry(host_of(&e.1))
                 .or_default()

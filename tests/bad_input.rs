@@ -236,7 +236,7 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["results", "export", "5", "--format", "csv"], 2, "no stored result with id 5"),
         case(&["results", "export", "1", "--format", "xml"], 2, "xml"),
         case(&["results", "import", &f.garbage], 2, "is not JSON"),
-        case(&["results", "import", &f.good, &format!("{nodir}/r.json")], 2, "neither a stored result id nor a readable file"),
+        case(&["results", "import", &f.good, &format!("{nodir}/r.json")], 2, "neither a stored result id nor a readable result file"),
         case(&["compare", "1", "7"], 2, "no stored result with id 7"),
         case(&["compare", "1", "2"], 2, "share no measurement"),
         case(&["compare", "1", &f.future], 2, "schema version 99"),

@@ -8,7 +8,8 @@ use super::results::{load_stored, Selection};
 use super::GlobalArgs;
 use crate::compare::compare_runs;
 use crate::error::UsageError;
-use crate::model::{RunResult, SCHEMA_VERSION};
+use crate::model::{RunResult, MAX_RESULT_BYTES, SCHEMA_VERSION};
+use crate::platform::files;
 use crate::render::exporters::{Format, Subject};
 use crate::store::Filter;
 
@@ -190,12 +191,12 @@ pub(super) fn load_result(global: &GlobalArgs, arg: &str) -> Result<(String, Run
 /// A result JSON file; anything else is the user's mistake (exit 2).
 pub(super) fn load_file(arg: &str) -> Result<RunResult> {
     let path = Path::new(arg);
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let bytes = files::read_regular(path, MAX_RESULT_BYTES).map_err(|e| {
         UsageError::new(format!(
-            "{arg} is neither a stored result id nor a readable file: {e}"
+            "{arg} is neither a stored result id nor a readable result file: {e}"
         ))
     })?;
-    let value: serde_json::Value = serde_json::from_str(&text)
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| UsageError::new(format!("{arg} is not JSON: {e}")))?;
     let version = value
         .get("schema_version")

@@ -24,6 +24,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::calibration::CalibrationOptions;
 use crate::error::UsageError;
+use crate::model::label;
 use crate::store::{ResultStore, StoreLocation};
 
 #[derive(Debug, Parser)]
@@ -67,7 +68,7 @@ pub struct GlobalArgs {
     #[arg(long, global = true)]
     pub no_noise_check: bool,
     /// A measuring command: the name this host goes by in a fleet, stored with its result
-    #[arg(long, global = true, value_name = "LABEL")]
+    #[arg(long, global = true, value_name = "LABEL", value_parser = parse_host_label)]
     pub host_label: Option<String>,
     /// A measuring command: KEY=VALUE stored with its result (kernel=6.18-rc3, fleet=rack12);
     /// `results list`, `push`, `pull`, `report`, `compare`: only the results with this tag
@@ -118,10 +119,17 @@ pub enum Command {
 fn parse_tag(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.is_empty() && !k.contains(char::is_whitespace) => {
+            label::check_tag(k, v)?;
             Ok((k.to_string(), v.to_string()))
         }
-        _ => Err(format!("{s:?} is not KEY=VALUE")),
+        _ => Err(format!("\"{}\" is not KEY=VALUE", label::printable(s, 64))),
     }
+}
+
+/// `--host-label`: plain text of at most `label::MAX_HOST_LABEL` characters.
+fn parse_host_label(s: &str) -> Result<String, String> {
+    label::check("the host label", s, label::MAX_HOST_LABEL)?;
+    Ok(s.to_string())
 }
 
 /// interbench's calibration options, shared by every suite that burns CPU.
@@ -248,7 +256,7 @@ impl GlobalArgs {
                 .ok_or_else(|| UsageError::new("cannot find a data directory: pass --db"))?
                 .join("hostbench")
                 .join("results.sqlite"),
-        }))
+        })?)
     }
 
     /// Opens the result store for storing; a path that cannot be opened is the user's to fix

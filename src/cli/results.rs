@@ -107,6 +107,11 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
                 .collect::<Result<Vec<RunResult>>>()?;
             let mut store = global.open_store()?;
             for (file, result) in files.iter().zip(&results) {
+                store
+                    .judge(result)
+                    .map_err(|e| about(e, file.display().to_string()))?;
+            }
+            for (file, result) in files.iter().zip(&results) {
                 let (id, put) = store.put(result, &render::headline::run(result))?;
                 let what = match put {
                     Put::Added => "Imported",
@@ -122,13 +127,13 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
         }
         ResultsCommand::Push { to, ids, select } => {
             let (from_name, from) = global.open_store_read_only()?;
-            let location = StoreLocation::parse(to);
+            let location = StoreLocation::parse(to)?;
             let to = location.open().map_err(refused)?;
             let from = (from_name.as_str(), from.as_deref());
             copy(global, &out, from, (location.display(), to), ids, select)?;
         }
         ResultsCommand::Pull { from, ids, select } => {
-            let location = StoreLocation::parse(from);
+            let location = StoreLocation::parse(from)?;
             let source = location.open_read_only().map_err(refused)?;
             let to = global.open_store()?;
             let name = location.display();
@@ -176,6 +181,16 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
     }
 }
 
+/// `e` said of `what` (a file, a result of a store): still the user's to fix (exit 2) when it
+/// was.
+fn about(e: anyhow::Error, what: String) -> anyhow::Error {
+    if e.is::<UsageError>() {
+        UsageError::new(format!("{what}: {e:#}")).into()
+    } else {
+        e.context(what)
+    }
+}
+
 /// The other store of `push` or `pull` could not be opened: the user's to fix (exit 2).
 fn refused(e: anyhow::Error) -> anyhow::Error {
     UsageError::new(format!("cannot open the store {e:#}")).into()
@@ -219,7 +234,9 @@ fn copy(
             }
         }
         let headline = render::headline::run(&result);
-        let (new_id, put) = to.put(&result, &headline)?;
+        let (new_id, put) = to
+            .put(&result, &headline)
+            .map_err(|e| about(e, format!("result {id} of {from_name}")))?;
         if put == Put::Updated {
             out.chatter(&format!(
                 "result {id} is {new_id} there, updated: it had finished since it was copied\n"

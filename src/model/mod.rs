@@ -5,6 +5,7 @@ mod environment;
 pub mod figures;
 pub mod index;
 pub mod interactive;
+pub mod label;
 pub mod noise;
 pub mod sched;
 
@@ -24,6 +25,11 @@ use sched::SchedResult;
 /// 2: interactive latency as interbench defines it (missed intervals included), the pure
 /// wake-up latency beside it.
 pub const SCHEMA_VERSION: u32 = 2;
+
+/// The largest result file hostbench reads (`results import`, `compare`, `report`): far above
+/// any real result (a `run --profile full` with every histogram is a few MB), so that a wrong
+/// file (`/dev/zero`, a disk image) is refused instead of read until memory runs out.
+pub const MAX_RESULT_BYTES: u64 = 64 << 20;
 
 /// One invocation of hostbench: what ran, where, when, and what it measured.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -56,6 +62,19 @@ pub struct RunResult {
     /// until a store gives them one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uuid: Option<String>,
+}
+
+impl RunResult {
+    /// Why this result's host label or tags cannot be stored (too long, control characters),
+    /// as a result file or another store may hold them; None when they can.
+    pub fn label_problem(&self) -> Option<String> {
+        let tags: Vec<(&str, &str)> = self
+            .tags
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        label::check_result(self.host_label.as_deref(), &tags).err()
+    }
 }
 
 /// Where a run stands in its group of repeated runs.

@@ -120,6 +120,42 @@ fn write_into(path: &Path, bytes: &[u8], truncate: bool) -> Result<()> {
         .with_context(|| format!("writing {}", path.display()))
 }
 
+/// Reads the whole of `path`, a regular file of at most `limit` bytes: a FIFO would block the
+/// read until another process writes, a device such as `/dev/zero` never ends, so anything but
+/// a regular file is refused, and a file longer than `limit` is refused once `limit` bytes are
+/// read (it may grow while it is read).
+pub fn read_regular(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        let kind = meta.file_type();
+        let what = if kind.is_dir() {
+            "a directory"
+        } else if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else {
+            "not a regular file"
+        };
+        return Err(io::Error::other(format!("it is {what}")));
+    }
+    clear_nonblock(&file)?;
+    let mut bytes = Vec::with_capacity(meta.len().min(limit) as usize);
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(io::Error::other(format!(
+            "it is larger than {} MiB, the most hostbench reads",
+            limit >> 20
+        )));
+    }
+    Ok(bytes)
+}
+
 /// Opens `path` for appending, creating it (mode 0644) if needed. Refuses a symlink, anything
 /// but a regular file (a FIFO would block the run), and a file of another user's.
 pub fn open_append(path: &Path) -> Result<File> {
@@ -404,6 +440,26 @@ mod tests {
         write_output(&plain, b"one").unwrap();
         write_output(&plain, b"two").unwrap();
         assert_eq!(std::fs::read_to_string(&plain).unwrap(), "two");
+    }
+
+    #[test]
+    fn read_regular_refuses_a_fifo_a_device_and_a_file_past_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        mkfifo(&fifo);
+        let err = read_regular(&fifo, 1 << 20).unwrap_err().to_string();
+        assert!(err.contains("a FIFO"), "{err}");
+        let err = read_regular(Path::new("/dev/zero"), 1 << 20)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("a device"), "{err}");
+        let err = read_regular(dir.path(), 1 << 20).unwrap_err().to_string();
+        assert!(err.contains("a directory"), "{err}");
+        let file = dir.path().join("r.json");
+        std::fs::write(&file, vec![b'x'; 3 << 20]).unwrap();
+        let err = read_regular(&file, 2 << 20).unwrap_err().to_string();
+        assert!(err.contains("larger than 2 MiB"), "{err}");
+        assert_eq!(read_regular(&file, 3 << 20).unwrap().len(), 3 << 20);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 use std::fmt::Write;
 
+use crate::model::label::{self, printable};
 use crate::model::{Environment, RunResult};
 
 /// A few lines naming the run and the host: what a reader needs before trusting a figure.
@@ -32,7 +33,10 @@ pub fn host_lines(env: &Environment) -> String {
     let _ = writeln!(
         out,
         "Host: {} ({}), Linux {} ({})",
-        env.host.hostname, env.host.arch, env.host.kernel_release, env.host.kernel_version
+        printable(&env.host.hostname, label::MAX_HOST_LABEL),
+        printable(&env.host.arch, 32),
+        printable(&env.host.kernel_release, 128),
+        printable(&env.host.kernel_version, 200)
     );
     let _ = writeln!(
         out,

@@ -34,7 +34,11 @@ pub fn test_list(rows: &[(&TestInfo, Result<(), String>)]) -> String {
 /// The system block at the top of a report.
 pub fn system_header(env: &Environment, r: &IndexResult) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "   System: {}: GNU/Linux", env.host.hostname);
+    let _ = writeln!(
+        out,
+        "   System: {}: GNU/Linux",
+        crate::model::label::printable(&env.host.hostname, crate::model::label::MAX_HOST_LABEL)
+    );
     let _ = writeln!(
         out,
         "   OS: GNU/Linux -- {} -- {}",

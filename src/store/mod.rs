@@ -16,6 +16,7 @@ use std::time::Duration;
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 
+use crate::error::UsageError;
 use crate::model::RunResult;
 
 /// One line of `results list`.
@@ -101,35 +102,84 @@ pub trait ResultStore {
     fn load(&self, id: i64) -> Result<Option<RunResult>>;
     /// The id of the result with this UUID, or None.
     fn find(&self, uuid: &str) -> Result<Option<i64>>;
-    /// Stores a copy of a result from elsewhere (`results push`, `pull`, `import`) once: a
-    /// result whose UUID is already here is left as it is, unless this copy finished later
-    /// (it was copied while its run was still going), which then replaces it.
-    fn put(&mut self, result: &RunResult, headline: &str) -> Result<(i64, Put)> {
-        // A result of an earlier version is stored under the name its JSON gives it.
+    /// What `put` would do with `result`, without storing: refused (exit 2) when its host
+    /// label or tags could not have been given on a command line (`RunResult::label_problem`),
+    /// when its UUID is not a UUID, or when the result stored under that UUID is another run (another start
+    /// time, host or machine): a copied or forged UUID must never replace someone else's
+    /// result. `results import` judges every file before it stores any.
+    fn judge(&self, result: &RunResult) -> Result<Verdict> {
+        if let Some(problem) = result.label_problem() {
+            return Err(UsageError::new(format!("{problem}: refused")).into());
+        }
         let uuid = match &result.uuid {
-            Some(u) => u.clone(),
+            Some(u) => {
+                let parsed = uuid::Uuid::parse_str(u)
+                    .ok()
+                    .filter(|p| !p.is_nil() && !u.is_empty());
+                if parsed.is_none() {
+                    return Err(UsageError::new(format!(
+                        "its uuid {:?} is not a UUID: refused",
+                        crate::model::label::printable(u, 60)
+                    ))
+                    .into());
+                }
+                u.clone()
+            }
+            // A result of an earlier version is stored under the name its JSON gives it.
             None => crate::model::derived_uuid(&serde_json::to_string(result)?),
         };
-        let here = |store: &Self| store.find(&uuid);
-        let Some(id) = here(self)? else {
-            return match self.save(result, headline) {
+        let Some(id) = self.find(&uuid)? else {
+            return Ok(Verdict::Add);
+        };
+        let Some(stored) = self.load(id)? else {
+            return Ok(Verdict::Replace(id));
+        };
+        let host = |r: &RunResult| {
+            (
+                r.environment.host.hostname.clone(),
+                r.environment.host.machine_id.clone(),
+            )
+        };
+        if stored.started_at != result.started_at || host(&stored) != host(result) {
+            return Err(UsageError::new(format!(
+                "its uuid {uuid} is that of stored result {id}, another run (started {} on {}); refused",
+                stored.started_at.format("%Y-%m-%d %H:%M:%S UTC"),
+                crate::model::label::printable(&stored.environment.host.hostname, 64)
+            ))
+            .into());
+        }
+        // A later copy of the same run (copied while it was still going) replaces it.
+        Ok(if result.finished_at > stored.finished_at {
+            Verdict::Replace(id)
+        } else {
+            Verdict::Same(id)
+        })
+    }
+    /// Stores a copy of a result from elsewhere (`results push`, `pull`, `import`) once: a
+    /// result whose UUID is already here is left as it is, unless this is a later copy of the
+    /// same run (same UUID, start, host and machine, finished later), which replaces it;
+    /// anything else under that UUID is refused (`judge`).
+    fn put(&mut self, result: &RunResult, headline: &str) -> Result<(i64, Put)> {
+        match self.judge(result)? {
+            Verdict::Add => match self.save(result, headline) {
                 Ok(id) => Ok((id, Put::Added)),
                 // Another process stored the same result meanwhile (the UUID is unique).
-                Err(e) => match here(self)? {
-                    Some(id) => Ok((id, Put::AlreadyThere)),
-                    None => Err(e),
+                Err(e) => match self.judge(result) {
+                    Ok(Verdict::Same(id)) => Ok((id, Put::AlreadyThere)),
+                    Ok(Verdict::Replace(id)) => {
+                        self.replace(id, result, headline)?;
+                        Ok((id, Put::Updated))
+                    }
+                    Ok(Verdict::Add) => Err(e),
+                    Err(refused) => Err(refused),
                 },
-            };
-        };
-        let newer = match self.load(id)? {
-            Some(stored) => result.finished_at > stored.finished_at,
-            None => true,
-        };
-        if newer {
-            self.replace(id, result, headline)?;
-            return Ok((id, Put::Updated));
+            },
+            Verdict::Replace(id) => {
+                self.replace(id, result, headline)?;
+                Ok((id, Put::Updated))
+            }
+            Verdict::Same(id) => Ok((id, Put::AlreadyThere)),
         }
-        Ok((id, Put::AlreadyThere))
     }
     /// The ids of the runs of repeat group `group` (a `--repeat N` command), oldest first.
     fn group(&self, group: i64) -> Result<Vec<i64>>;
@@ -141,6 +191,16 @@ pub trait ResultStore {
     fn fallback_dir(&self) -> Option<PathBuf> {
         None
     }
+}
+
+/// What `ResultStore::put` would do with a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Add,
+    /// An earlier copy of the same run is stored as this id.
+    Replace(i64),
+    /// This copy, or a later one, is stored as this id.
+    Same(i64),
 }
 
 /// What `ResultStore::put` did with a result.
@@ -161,13 +221,28 @@ pub enum StoreLocation {
 }
 
 impl StoreLocation {
-    pub fn parse(db: &Path) -> StoreLocation {
+    /// A PostgreSQL URL, an SQLite path, or — for anything else of the form `scheme://` (a
+    /// `mysql://` URL, `POSTGRES://`) — a refusal, rather than an SQLite file of that name.
+    pub fn parse(db: &Path) -> Result<StoreLocation, UsageError> {
         let s = db.to_string_lossy();
         if s.starts_with("postgres://") || s.starts_with("postgresql://") {
-            StoreLocation::Postgres(s.into_owned())
-        } else {
-            StoreLocation::Sqlite(db.to_path_buf())
+            return Ok(StoreLocation::Postgres(s.into_owned()));
         }
+        if let Some((scheme, _)) = s.split_once("://") {
+            let is_scheme = !scheme.is_empty()
+                && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+            if is_scheme {
+                return Err(UsageError::new(format!(
+                    "--db {}: hostbench stores into an SQLite file (a path) or a PostgreSQL server (postgres://… or postgresql://…, in lower case), not {}://",
+                    crate::model::label::printable(&self::postgres::without_password(&s), 80),
+                    crate::model::label::printable(scheme, 20)
+                )));
+            }
+        }
+        Ok(StoreLocation::Sqlite(db.to_path_buf()))
     }
 
     /// Opens the store for storing, creating its layout where it has none.

@@ -133,6 +133,17 @@ pub const FLEET_COLUMNS: [&str; 8] = [
     "from_median_pct",
 ];
 
+/// A text cell as a spreadsheet will not take it for a formula: one that begins with `=`,
+/// `+`, `-`, `@`, a tab or a carriage return gets a leading `'` (OWASP's advice on CSV
+/// injection). Numbers are written as they are; this is for names and labels.
+pub(super) fn text_cell(s: &str) -> String {
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}")
+    } else {
+        s.to_string()
+    }
+}
+
 /// One row per host and figure it has.
 fn fleet_csv(f: &crate::fleet::Fleet) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -141,12 +152,12 @@ fn fleet_csv(f: &crate::fleet::Fleet) -> Result<String> {
         for (c, cell) in f.columns.iter().zip(&row.cells) {
             let Some(cell) = cell else { continue };
             w.write_record([
-                row.host.clone(),
+                text_cell(&row.host),
                 crate::render::fleet::key(*c).to_string(),
                 c.unit().to_string(),
                 cell.value.to_string(),
                 cell.kind.clone(),
-                cell.source.clone(),
+                text_cell(&cell.source),
                 match cell.outside {
                     Some(crate::fleet::Outside::Worse) => "worse",
                     Some(crate::fleet::Outside::Better) => "better",
