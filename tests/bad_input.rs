@@ -54,6 +54,13 @@ struct Fixtures {
     other_db: String,
     newer_db: String,
     malformed_db: String,
+    fifo: String,
+    long_label: String,
+    escape_label: String,
+    newline_tag: String,
+    empty_uuid: String,
+    forged_uuid: String,
+    notes_db: String,
 }
 
 fn fixtures(sb: &Sandbox) -> Fixtures {
@@ -111,7 +118,45 @@ fn fixtures(sb: &Sandbox) -> Fixtures {
         .unwrap()
         .execute("UPDATE results SET result_json = X'00ff', host = X'00'", [])
         .unwrap();
+    let fifo = dir.join("fifo.json");
+    let c = std::ffi::CString::new(path(&fifo)).unwrap();
+    // SAFETY: a valid path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let with = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut r = result.clone();
+        f(&mut r);
+        r
+    };
+    let notes_db = dir.join("notes.sqlite");
+    rusqlite::Connection::open(&notes_db)
+        .unwrap()
+        .execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('mine');")
+        .unwrap();
     Fixtures {
+        fifo: path(&fifo).to_string(),
+        long_label: write(
+            "long-label.json",
+            &with(&|r| r["host_label"] = "x".repeat(70_000).into()),
+        ),
+        escape_label: write(
+            "escape-label.json",
+            &with(&|r| r["host_label"] = "\u{1b}]0;owned\u{7}".into()),
+        ),
+        newline_tag: write(
+            "newline-tag.json",
+            &with(&|r| r["tags"] = serde_json::json!({"kernel": "A\nB"})),
+        ),
+        empty_uuid: write("empty-uuid.json", &with(&|r| r["uuid"] = "".into())),
+        // Result 1's UUID on another run (another start, finished later): it must not
+        // replace result 1.
+        forged_uuid: write(
+            "forged-uuid.json",
+            &with(&|r| {
+                r["started_at"] = "2020-01-01T00:00:00Z".into();
+                r["finished_at"] = "2099-01-01T00:00:00Z".into();
+            }),
+        ),
+        notes_db: path(&notes_db).to_string(),
         good,
         future: write("future.json", &future),
         other: write("other.json", &serde_json::json!({"hello": "world"})),
@@ -130,6 +175,7 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
     let d = path(dir);
     let missing = dir.join("no-such-dir");
     let nodir = path(&missing);
+    let long = "x".repeat(65_536);
     vec![
         // The command line itself.
         case(&["frobnicate"], 2, "unrecognized subcommand"),
@@ -267,6 +313,30 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["--db", &f.malformed_db, "results", "show", "1"], 2, "result 1 is malformed in the store"),
         case(&["--db", &f.malformed_db, "results", "list"], 0, "[malformed row: host is a blob]"),
         case(&["--db", &f.malformed_db, "compare", "1", &f.good], 2, "result 1 is malformed in the store"),
+        // Labels and tags: bounded, plain text, wherever they enter.
+        case(&["--host-label", &long, "noise", "10", "2"], 2, "65536 characters long; at most 128"),
+        case(&["--host-label", "a\u{1b}]0;t\u{7}", "noise", "10", "2"], 2, "control character"),
+        case(&["--tag", "kernel=a\rb", "noise", "10", "2"], 2, "control character"),
+        case(&["--tag", &format!("k={long}"), "noise", "10", "2"], 2, "at most 256"),
+        case(&["results", "import", &f.long_label], 2, "at most 128 are allowed: refused"),
+        case(&["results", "import", &f.escape_label], 2, "holds the control character"),
+        case(&["results", "import", &f.newline_tag], 2, "the value of tag kernel A\\nB holds the control character"),
+        // UUIDs: well formed, and never another run's.
+        case(&["results", "import", &f.empty_uuid], 2, "its uuid \"\" is not a UUID: refused"),
+        case(&["results", "import", &f.good, &f.forged_uuid], 2, "is that of stored result 1, another run"),
+        // Files that are not result files, read without hanging or without end.
+        case(&["results", "import", &f.fifo], 2, "it is a FIFO"),
+        case(&["results", "import", "/dev/zero"], 2, "it is a device"),
+        case(&["compare", &f.fifo, &f.good], 2, "it is a FIFO"),
+        case(&["report", &f.fifo], 2, "it is a FIFO"),
+        case(&["--db", &f.fifo, "results", "list"], 2, "it is a FIFO, not a result store"),
+        case(&["--db", &f.fifo, "noise", "10", "2"], 2, "it is a FIFO, not a result store"),
+        case(&["--db", "/dev/null", "noise", "10", "2"], 2, "it is a device, not a result store"),
+        // Stores: only SQLite paths and PostgreSQL URLs; another program's database untouched.
+        case(&["--db", "mysql://me@db/results", "results", "list"], 2, "not mysql://"),
+        case(&["--db", "POSTGRES://me@db/results", "noise", "10", "2"], 2, "in lower case), not POSTGRES://"),
+        case(&["--db", &f.notes_db, "noise", "10", "2"], 2, "it holds other tables (notes): not a hostbench result store"),
+        case(&["--db", &f.notes_db, "results", "list"], 2, "it holds other tables (notes)"),
     ]
 }
 
@@ -275,6 +345,13 @@ fn every_bad_input_gets_one_line_and_its_exit_code_and_nothing_panics_or_hangs()
     let sb = Sandbox::new();
     let f = fixtures(&sb);
     // The sandbox's store holds a noise result (id 1) and a sched result (id 2).
+    let notes_before = std::fs::read(&f.notes_db).unwrap();
+    let stored_before = sb
+        .cmd()
+        .args(["results", "export", "1", "--format", "json"])
+        .output()
+        .unwrap()
+        .stdout;
     let cases = cases(&f, sb.dir.path());
     let (mut usage, mut panics, mut hangs) = (0, 0, 0);
     let mut wrong = Vec::new();
@@ -314,6 +391,15 @@ fn every_bad_input_gets_one_line_and_its_exit_code_and_nothing_panics_or_hangs()
         wrong.len()
     );
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // Another program's database is as it was; result 1 was not replaced by the forged copy.
+    assert_eq!(std::fs::read(&f.notes_db).unwrap(), notes_before);
+    let stored_after = sb
+        .cmd()
+        .args(["results", "export", "1", "--format", "json"])
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(stored_after, stored_before);
     assert_eq!((panics, hangs), (0, 0));
     assert!(left.is_empty(), "{left:?}");
     // Reading a store that is not there creates none.

@@ -36,3 +36,69 @@ fn list_and_show_find_what_was_stored() {
     );
     assert!(text.contains("Percentiles:"));
 }
+
+/// An older store may hold any text in a result's labels (hostbench once took them as given):
+/// every reader still works, shows it cut and with its control characters escaped, and the
+/// fleet CSV does not hand a spreadsheet a formula.
+#[test]
+fn labels_an_older_store_holds_cannot_break_a_reader() {
+    let sb = Sandbox::new();
+    for label in ["n1", "n2"] {
+        sb.json(&["--host-label", label, "noise", "-l", "5000", "10", "2"]);
+    }
+    let hostile = [
+        "x".repeat(70_000),
+        "\u{1b}]0;owned\u{7}\u{1b}[31mred\r\nsplit".to_string(),
+        "=HYPERLINK(\"http://example.invalid\",\"x\")".to_string(),
+    ];
+    let conn = rusqlite::Connection::open(sb.db()).unwrap();
+    for (id, label) in [(1, &hostile[0]), (2, &hostile[1])] {
+        conn.execute(
+            "UPDATE results SET host_label = ?1,
+             result_json = json_set(result_json, '$.host_label', ?1) WHERE id = ?2",
+            rusqlite::params![label, id],
+        )
+        .unwrap();
+    }
+    sb.json(&["--host-label", "n3", "noise", "-l", "5000", "10", "2"]);
+    conn.execute(
+        "UPDATE results SET host_label = ?1, result_json = json_set(result_json, '$.host_label', ?1) WHERE id = 3",
+        [&hostile[2]],
+    )
+    .unwrap();
+    drop(conn);
+    let run = |args: &[&str]| {
+        let out = sb.cmd().args(args).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\r'),
+            "{args:?}: {text}"
+        );
+        text
+    };
+    let list = run(&["results", "list"]);
+    assert_eq!(list.lines().count(), 4, "{list}");
+    assert!(
+        list.contains("\\e]0;owned\\u{7}\\e[31mred\\r\\nsplit"),
+        "{list}"
+    );
+    assert!(list.lines().all(|l| l.chars().count() < 400), "{list}");
+    let text = run(&["report", "--fleet", "--format", "text"]);
+    assert!(text.contains("xxx…"), "{text}");
+    let csv = run(&["report", "--fleet", "--format", "csv"]);
+    assert!(csv.contains("\"'=HYPERLINK("), "{csv}");
+    assert!(
+        !csv.lines()
+            .any(|l| l.starts_with("=") || l.starts_with("\"=")),
+        "{csv}"
+    );
+    let page = sb.dir.path().join("fleet.html");
+    run(&["report", "--fleet", "-o", page.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains('\u{1b}'));
+}
