@@ -63,8 +63,7 @@ pub fn check_result(host_label: Option<&str>, tags: &[(&str, &str)]) -> Result<(
 /// stored text can neither move the cursor, retitle a window, nor split a row.
 pub fn printable(text: &str, max: usize) -> String {
     let mut out = String::with_capacity(text.len().min(max * 4));
-    let mut shown = 0;
-    for c in text.chars() {
+    for (shown, c) in text.chars().enumerate() {
         if shown == max {
             out.push('…');
             break;
@@ -79,7 +78,6 @@ pub fn printable(text: &str, max: usize) -> String {
             }
             c => out.push(c),
         }
-        shown += 1;
     }
     out
 }
