@@ -399,6 +399,22 @@ fn the_password_comes_from_the_password_file_never_the_command_line() {
     let err = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
     assert!(err.contains("cannot connect"), "{err}");
     assert!(!err.contains("s3cret"), "{err}");
+    // A wrong password: the server's own reason is said, not just "db error".
+    let wrong = sb
+        .cmd()
+        .args(["--db", "postgresql://", "results", "list"])
+        .env("PGHOST", pg.socket_dir())
+        .env("PGUSER", "hostbench")
+        .env("PGDATABASE", "postgres")
+        .env("PGPASSWORD", "wrong")
+        .env_remove("PGPASSFILE")
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&wrong.get_output().stderr).into_owned();
+    assert!(
+        err.contains("password authentication failed for user \"hostbench\""),
+        "{err}"
+    );
 }
 
 /// deploy/postgres/roles.sql: a host in the writer role stores (as it goes: rows updated, tags
@@ -628,4 +644,110 @@ fn a_result_without_a_uuid_is_stored_once() {
         "{back}"
     );
     assert_eq!(listed(&sb, db, &[]), [1]);
+}
+
+/// The fallback files a run left in `dir`.
+fn fallback_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with("hostbench-result-") && name.ends_with(".json")
+        })
+        .collect()
+}
+
+#[test]
+fn a_server_that_stops_answering_mid_run_costs_a_bounded_wait_and_the_result_goes_to_a_file() {
+    let Some(pg) = PgServer::start("a_server_that_stops_answering_mid_run") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let run = |timeout: &str| {
+        sb.std_cmd()
+            .args(["--db", &pg.url, "--db-timeout", timeout, "--no-noise-check"])
+            .args(["noise", "10", "300"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Frozen a second in: the run goes on; its last store waits 1 + 5 s, then the file.
+    let child = run("1");
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    pg.freeze();
+    let started = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    let waited = started.elapsed();
+    pg.resume();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("did not answer within 6 s"), "{err}");
+    assert!(waited < std::time::Duration::from_secs(25), "{waited:?}");
+    let files = fallback_files(sb.dir.path());
+    assert_eq!(files.len(), 1, "{err}");
+    // Stored later, in place of the checkpoint the run made before the freeze, if it made one.
+    let out = sb
+        .cmd()
+        .args(["--db", &pg.url, "results", "import"])
+        .arg(&files[0])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Imported"));
+    std::fs::remove_file(&files[0]).unwrap();
+
+    // A stop signal while it waits on a frozen server (30 s + 5 s) is not lost on the wait.
+    let child = run("30");
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    pg.freeze();
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let signalled = std::time::Instant::now();
+    // SAFETY: a signal to our child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let waited = signalled.elapsed();
+    pg.resume();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{err}");
+    assert!(
+        waited < std::time::Duration::from_secs(10),
+        "{waited:?}: {err}"
+    );
+    assert_eq!(fallback_files(sb.dir.path()).len(), 1, "{err}");
+}
+
+#[test]
+fn a_listener_that_never_answers_is_given_up_on_at_the_connect_timeout() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Accepts every connection and holds it open without a word.
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for s in listener.incoming().take(8) {
+            held.push(s);
+        }
+        std::thread::sleep(std::time::Duration::from_secs(60));
+    });
+    let sb = Sandbox::new();
+    let url = format!("postgresql://bench@127.0.0.1:{port}/hb?connect_timeout=2");
+    for args in [
+        &["results", "list"][..],
+        &["noise", "-l", "5000", "10", "2"],
+    ] {
+        let started = std::time::Instant::now();
+        let out = sb.cmd().args(["--db", &url]).args(args).output().unwrap();
+        let took = started.elapsed();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("did not answer within 2 s"), "{err}");
+        assert!(took < std::time::Duration::from_secs(15), "{took:?}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
 }

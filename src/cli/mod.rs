@@ -67,6 +67,10 @@ pub struct GlobalArgs {
     /// carries no noise of its own
     #[arg(long, global = true)]
     pub no_noise_check: bool,
+    /// A PostgreSQL store: the server's statement_timeout, and (plus 5 s) the longest wait for
+    /// any answer from it, in seconds; then the result is saved in a JSON file instead
+    #[arg(long, global = true, env = "HOSTBENCH_DB_TIMEOUT", value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub db_timeout: u64,
     /// A measuring command: the name this host goes by in a fleet, stored with its result
     #[arg(long, global = true, value_name = "LABEL", value_parser = parse_host_label)]
     pub host_label: Option<String>,
@@ -256,7 +260,8 @@ impl GlobalArgs {
                 .ok_or_else(|| UsageError::new("cannot find a data directory: pass --db"))?
                 .join("hostbench")
                 .join("results.sqlite"),
-        })?)
+        })?
+        .with_statement_timeout(std::time::Duration::from_secs(self.db_timeout)))
     }
 
     /// Opens the result store for storing; a path that cannot be opened is the user's to fix

@@ -79,6 +79,12 @@ impl StopSignal {
         Ok(INSTALLED.get_or_init(|| stop).clone())
     }
 
+    /// The process's stop, if the handlers were installed: what a wait deep in a library
+    /// (an answer from a database server) checks, so a stop signal is not lost on it.
+    pub fn installed() -> Option<StopSignal> {
+        INSTALLED.get().cloned()
+    }
+
     /// A stop flag no signal sets (for tests and for library callers with their own handling).
     pub fn unarmed() -> Self {
         StopSignal {

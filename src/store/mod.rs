@@ -7,7 +7,7 @@ mod migrations;
 mod postgres;
 mod sqlite;
 
-pub use self::postgres::PgStore;
+pub use self::postgres::{PgStore, CONNECT_TIMEOUT, STATEMENT_TIMEOUT};
 pub use sqlite::{SqliteStore, BUSY_TIMEOUT};
 
 use std::path::{Path, PathBuf};
@@ -217,7 +217,12 @@ pub enum Put {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreLocation {
     Sqlite(PathBuf),
-    Postgres(String),
+    /// The server's URL, and `--db-timeout`: its `statement_timeout`, and about the longest
+    /// hostbench waits for an answer.
+    Postgres {
+        url: String,
+        statement_timeout: Duration,
+    },
 }
 
 impl StoreLocation {
@@ -226,7 +231,10 @@ impl StoreLocation {
     pub fn parse(db: &Path) -> Result<StoreLocation, UsageError> {
         let s = db.to_string_lossy();
         if s.starts_with("postgres://") || s.starts_with("postgresql://") {
-            return Ok(StoreLocation::Postgres(s.into_owned()));
+            return Ok(StoreLocation::Postgres {
+                url: s.into_owned(),
+                statement_timeout: self::postgres::STATEMENT_TIMEOUT,
+            });
         }
         if let Some((scheme, _)) = s.split_once("://") {
             let is_scheme = !scheme.is_empty()
@@ -245,11 +253,25 @@ impl StoreLocation {
         Ok(StoreLocation::Sqlite(db.to_path_buf()))
     }
 
+    /// With `--db-timeout` (only a server's store waits on a network).
+    pub fn with_statement_timeout(self, timeout: Duration) -> StoreLocation {
+        match self {
+            StoreLocation::Postgres { url, .. } => StoreLocation::Postgres {
+                url,
+                statement_timeout: timeout,
+            },
+            sqlite => sqlite,
+        }
+    }
+
     /// Opens the store for storing, creating its layout where it has none.
     pub fn open(&self) -> Result<Box<dyn ResultStore>> {
         Ok(match self {
             StoreLocation::Sqlite(p) => Box::new(SqliteStore::open(p)?),
-            StoreLocation::Postgres(url) => Box::new(PgStore::open(url)?),
+            StoreLocation::Postgres {
+                url,
+                statement_timeout,
+            } => Box::new(PgStore::open(url, *statement_timeout)?),
         })
     }
 
@@ -259,9 +281,11 @@ impl StoreLocation {
             StoreLocation::Sqlite(p) => {
                 SqliteStore::open_read_only(p)?.map(|s| Box::new(s) as Box<dyn ResultStore>)
             }
-            StoreLocation::Postgres(url) => {
-                PgStore::open_read_only(url)?.map(|s| Box::new(s) as Box<dyn ResultStore>)
-            }
+            StoreLocation::Postgres {
+                url,
+                statement_timeout,
+            } => PgStore::open_read_only(url, *statement_timeout)?
+                .map(|s| Box::new(s) as Box<dyn ResultStore>),
         })
     }
 
@@ -269,7 +293,7 @@ impl StoreLocation {
     pub fn display(&self) -> String {
         match self {
             StoreLocation::Sqlite(p) => p.display().to_string(),
-            StoreLocation::Postgres(url) => self::postgres::without_password(url),
+            StoreLocation::Postgres { url, .. } => self::postgres::without_password(url),
         }
     }
 }

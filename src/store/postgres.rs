@@ -4,32 +4,59 @@
 //! of its own, so a result arrives whole or not at all, and any number of hosts can store at
 //! once.
 
-use std::cell::RefCell;
+use std::future::Future;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use chrono::{DateTime, Utc};
-use postgres::types::ToSql;
-use postgres::{Client, NoTls};
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, NoTls};
 
 use super::{migrations, Filter, ResultStore, StoredEntry};
 use crate::model::{RunResult, SCHEMA_VERSION};
+use crate::platform::signals::StopSignal;
 
 /// A lock number of hostbench's own, held while the layout is checked and migrated, so that
 /// hosts opening a new store at once migrate it once.
 const LAYOUT_LOCK: i64 = 0x686f_7374_6265_6e63;
 
+/// How long a connection may take, handshake and authentication included, unless the URL
+/// says (`connect_timeout=S`, as libpq reads it).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// TCP keepalives, unless the URL says (`keepalives_idle`, `keepalives_interval`,
+/// `keepalives_retries`): a server whose host vanished is noticed within about a minute.
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(30);
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(10);
+const KEEPALIVE_RETRIES: u32 = 3;
+/// `--db-timeout`'s default: the server's `statement_timeout`, and (plus `ANSWER_GRACE`) the
+/// longest hostbench waits for any one answer from the server.
+pub const STATEMENT_TIMEOUT: Duration = Duration::from_secs(30);
+const ANSWER_GRACE: Duration = Duration::from_secs(5);
+/// The longest wait for an answer once a stop was asked for (the stopped run's last store):
+/// the result then goes to its JSON file instead.
+const STOPPING_WAIT: Duration = Duration::from_secs(5);
+
+/// The server is driven by a runtime of its own (one thread, this one) so that every wait on
+/// it is bounded: a server that accepts and never answers, or one stopped (SIGSTOP) mid-run,
+/// costs at most the timeout, and a stop signal during the wait cuts it short. A connection
+/// that once timed out is not used again (its state is unknown).
 pub struct PgStore {
-    client: RefCell<Client>,
+    runtime: tokio::runtime::Runtime,
+    client: Client,
+    /// Why the connection was given up, once it was.
+    broken: std::cell::RefCell<Option<String>>,
+    answer_timeout: Duration,
     /// The URL without its password, for messages.
     location: String,
 }
 
 impl PgStore {
-    /// Connects, and creates or migrates the layout where it is not the latest (a host with
-    /// the writer role, which may not create tables, stores into a migrated database).
-    pub fn open(url: &str) -> Result<PgStore> {
-        let store = Self::connect(url)?;
+    /// Connects, creates or migrates the layout where it is not the latest (a host with the
+    /// writer role, which may not create tables, stores into a migrated database), and tries
+    /// one write, rolled back, so a role that may not insert is refused before a run.
+    pub fn open(url: &str, statement_timeout: Duration) -> Result<PgStore> {
+        let mut store = Self::connect(url, statement_timeout)?;
         match store.layout_version().map_err(|e| store.explain(e))? {
             Some(v) if v > migrations::latest() => {
                 return Err(store.explain(anyhow!(migrations::too_new(v))))
@@ -37,12 +64,13 @@ impl PgStore {
             Some(v) if v == migrations::latest() => {}
             _ => store.prepare_layout().map_err(|e| store.explain(e))?,
         }
+        store.probe_write().map_err(|e| store.explain(e))?;
         Ok(store)
     }
 
     /// Connects for reading only: None when the database has no hostbench layout yet.
-    pub fn open_read_only(url: &str) -> Result<Option<PgStore>> {
-        let store = Self::connect(url)?;
+    pub fn open_read_only(url: &str, statement_timeout: Duration) -> Result<Option<PgStore>> {
+        let store = Self::connect(url, statement_timeout)?;
         let version = store.layout_version().map_err(|e| store.explain(e))?;
         match version {
             None => Ok(None),
@@ -53,66 +81,226 @@ impl PgStore {
         }
     }
 
-    fn connect(url: &str) -> Result<PgStore> {
+    fn connect(url: &str, statement_timeout: Duration) -> Result<PgStore> {
         let location = without_password(url);
-        let mut config: postgres::Config = url
+        let mut config: tokio_postgres::Config = url
             .parse()
             .map_err(|e| anyhow!("{location}: not a PostgreSQL URL ({e})"))?;
         with_environment(&mut config, |k| std::env::var(k).ok());
-        let client = config
-            .connect(NoTls)
-            .map_err(|e| anyhow!("{location}: cannot connect ({e})"))?;
-        Ok(PgStore {
-            client: RefCell::new(client),
+        with_timeouts(&mut config, url);
+        let connect_limit = *config.get_connect_timeout().unwrap_or(&CONNECT_TIMEOUT);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()
+            .map_err(|e| anyhow!("{location}: starting the client: {e}"))?;
+        let connected = bounded(&runtime, connect_limit, config.connect(NoTls))
+            .and_then(|r| r.map_err(|e| anyhow!("{}", reason(&e))));
+        let (client, connection) =
+            connected.map_err(|e| anyhow!("{location}: cannot connect ({e:#})"))?;
+        runtime.spawn(connection);
+        let store = PgStore {
+            runtime,
+            client,
+            broken: std::cell::RefCell::new(None),
+            answer_timeout: statement_timeout + ANSWER_GRACE,
             location,
-        })
+        };
+        let ms = statement_timeout.as_millis().max(1);
+        store
+            .answer(|c| async move {
+                c.batch_execute(&format!("SET statement_timeout = {ms}"))
+                    .await
+            })
+            .map_err(|e| store.explain(e))?;
+        Ok(store)
     }
 
     fn explain(&self, e: anyhow::Error) -> anyhow::Error {
         anyhow!("{}: {e:#}", self.location)
     }
 
+    /// The server's answer to what `ask` sends, waited for at most the answer timeout (less
+    /// once a stop was asked for, and no longer once one is asked for during the wait).
+    fn answer<'a, T, F>(&'a self, ask: impl FnOnce(&'a Client) -> F) -> Result<T>
+    where
+        F: Future<Output = Result<T, tokio_postgres::Error>> + 'a,
+    {
+        if let Some(why) = self.broken.borrow().as_ref() {
+            bail!("the connection was given up earlier ({why})");
+        }
+        let answered = bounded(&self.runtime, self.answer_timeout, ask(&self.client));
+        match answered {
+            Ok(r) => r.map_err(|e| anyhow!("{}", reason(&e))),
+            Err(e) => {
+                *self.broken.borrow_mut() = Some(format!("{e:#}"));
+                Err(e)
+            }
+        }
+    }
+
+    /// As `answer`, for what needs the client to itself (a transaction).
+    fn answer_mut<'a, T, F>(&'a mut self, ask: impl FnOnce(&'a mut Client) -> F) -> Result<T>
+    where
+        F: Future<Output = Result<T, tokio_postgres::Error>> + 'a,
+    {
+        if let Some(why) = self.broken.get_mut().as_ref() {
+            bail!("the connection was given up earlier ({why})");
+        }
+        let answered = bounded(&self.runtime, self.answer_timeout, ask(&mut self.client));
+        match answered {
+            Ok(r) => r.map_err(|e| anyhow!("{}", reason(&e))),
+            Err(e) => {
+                *self.broken.get_mut() = Some(format!("{e:#}"));
+                Err(e)
+            }
+        }
+    }
+
     /// The layout version recorded in the database; None before hostbench's first use of it.
     fn layout_version(&self) -> Result<Option<i64>> {
-        let mut c = self.client.borrow_mut();
-        let exists: bool = c
-            .query_one("SELECT to_regclass('hostbench_layout') IS NOT NULL", &[])?
-            .get(0);
-        if !exists {
-            return Ok(None);
-        }
-        let v: Option<i64> = c
-            .query_one("SELECT max(version)::BIGINT FROM hostbench_layout", &[])?
-            .get(0);
-        Ok(Some(v.unwrap_or(0)))
+        self.answer(|c| async move {
+            let exists: bool = c
+                .query_one("SELECT to_regclass('hostbench_layout') IS NOT NULL", &[])
+                .await?
+                .get(0);
+            if !exists {
+                return Ok(None);
+            }
+            let v: Option<i64> = c
+                .query_one("SELECT max(version)::BIGINT FROM hostbench_layout", &[])
+                .await?
+                .get(0);
+            Ok(Some(v.unwrap_or(0)))
+        })
     }
 
     /// Applies the migrations after the recorded version in one transaction, under
     /// hostbench's advisory lock; a newer layout is refused.
-    fn prepare_layout(&self) -> Result<()> {
-        let mut c = self.client.borrow_mut();
-        let mut tx = c.transaction()?;
-        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LAYOUT_LOCK])?;
-        tx.batch_execute("CREATE TABLE IF NOT EXISTS hostbench_layout (version BIGINT NOT NULL)")?;
-        let version: i64 = tx
-            .query_one(
-                "SELECT coalesce(max(version), 0)::BIGINT FROM hostbench_layout",
-                &[],
-            )?
-            .get(0);
-        if version > migrations::latest() {
-            bail!(migrations::too_new(version));
-        }
-        for m in migrations::after(version) {
-            tx.batch_execute(m.postgres)
-                .with_context(|| format!("migration {} ({})", m.version, m.what))?;
+    fn prepare_layout(&mut self) -> Result<()> {
+        let version = self.answer_mut(|c| async move {
+            let tx = c.transaction().await?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LAYOUT_LOCK])
+                .await?;
+            tx.batch_execute(
+                "CREATE TABLE IF NOT EXISTS hostbench_layout (version BIGINT NOT NULL)",
+            )
+            .await?;
+            let version: i64 = tx
+                .query_one(
+                    "SELECT coalesce(max(version), 0)::BIGINT FROM hostbench_layout",
+                    &[],
+                )
+                .await?
+                .get(0);
+            if version > migrations::latest() {
+                return Ok(Err(migrations::too_new(version)));
+            }
+            for m in migrations::after(version) {
+                if let Err(e) = tx.batch_execute(m.postgres).await {
+                    return Ok(Err(format!(
+                        "migration {} ({}): {}",
+                        m.version,
+                        m.what,
+                        reason(&e)
+                    )));
+                }
+                tx.execute(
+                    "INSERT INTO hostbench_layout (version) VALUES ($1)",
+                    &[&m.version],
+                )
+                .await?;
+            }
+            tx.commit().await?;
+            Ok(Ok(()))
+        })?;
+        version.map_err(|why| anyhow!(why))
+    }
+
+    /// One row inserted and rolled back: a role that may not write, a database in read-only
+    /// mode, says so before a run is measured rather than at its end.
+    fn probe_write(&mut self) -> Result<()> {
+        self.answer_mut(|c| async move {
+            let tx = c.transaction().await?;
             tx.execute(
-                "INSERT INTO hostbench_layout (version) VALUES ($1)",
-                &[&m.version],
-            )?;
+                "INSERT INTO results (id, started_at, suites, host, headline, incomplete, schema_version, result_json)
+                 VALUES (-1, '', '', '', '', TRUE, 0, '')",
+                &[],
+            )
+            .await?;
+            tx.rollback().await
+        })
+        .map_err(|e| anyhow!("it cannot be written: {e:#}"))
+    }
+}
+
+/// Runs `work` on `runtime` for at most `limit`; if a stop was already asked for, at most
+/// `STOPPING_WAIT`; and only until a stop is asked for while it waits.
+fn bounded<T>(
+    runtime: &tokio::runtime::Runtime,
+    limit: Duration,
+    work: impl Future<Output = T>,
+) -> Result<T> {
+    let stop = StopSignal::installed();
+    let stopping = stop.as_ref().is_some_and(|s| s.is_requested());
+    let limit = if stopping {
+        limit.min(STOPPING_WAIT)
+    } else {
+        limit
+    };
+    runtime.block_on(async {
+        let asked = async {
+            match &stop {
+                Some(s) if !stopping => {
+                    while !s.flag().load(Ordering::Relaxed) {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                }
+                _ => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            done = tokio::time::timeout(limit, work) => done.map_err(|_| {
+                anyhow!("the server did not answer within {} s", limit.as_secs_f64())
+            }),
+            () = asked => Err(anyhow!("stopped while waiting for the server")),
         }
-        tx.commit()?;
-        Ok(())
+    })
+}
+
+/// The server's own reason for an error (`password authentication failed for user "x"`),
+/// which the client's message alone (`db error`) leaves out.
+fn reason(e: &tokio_postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => match db.detail() {
+            Some(d) => format!("{} ({d})", db.message()),
+            None => db.message().to_string(),
+        },
+        None => {
+            let mut text = e.to_string();
+            let mut source = std::error::Error::source(e);
+            while let Some(s) = source {
+                text.push_str(&format!(": {s}"));
+                source = s.source();
+            }
+            text
+        }
+    }
+}
+
+/// The connection's timeouts and keepalives where the URL does not set its own.
+fn with_timeouts(config: &mut tokio_postgres::Config, url: &str) {
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(CONNECT_TIMEOUT);
+    }
+    if !url.contains("keepalives_idle=") {
+        config.keepalives_idle(KEEPALIVE_IDLE);
+    }
+    if config.get_keepalives_interval().is_none() {
+        config.keepalives_interval(KEEPALIVE_INTERVAL);
+    }
+    if config.get_keepalives_retries().is_none() {
+        config.keepalives_retries(KEEPALIVE_RETRIES);
     }
 }
 
@@ -120,7 +308,7 @@ impl PgStore {
 /// `PGHOST`, `PGPORT`, `PGUSER` (else the login name) and `PGDATABASE` (else the user), and
 /// the password from `PGPASSWORD` or the password file (`PGPASSFILE`, else `~/.pgpass`), so
 /// that no password need be written on a command line.
-fn with_environment(config: &mut postgres::Config, env: impl Fn(&str) -> Option<String>) {
+fn with_environment(config: &mut tokio_postgres::Config, env: impl Fn(&str) -> Option<String>) {
     if config.get_hosts().is_empty() {
         let host = env("PGHOST").unwrap_or_else(|| "/var/run/postgresql".into());
         for h in host.split(',') {
@@ -151,7 +339,7 @@ fn with_environment(config: &mut postgres::Config, env: impl Fn(&str) -> Option<
             let file = env("PGPASSFILE").or_else(|| env("HOME").map(|h| format!("{h}/.pgpass")))?;
             let text = std::fs::read_to_string(file).ok()?;
             let host = match config.get_hosts().first() {
-                Some(postgres::config::Host::Tcp(h)) => h.clone(),
+                Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
                 _ => "localhost".to_string(),
             };
             let port = config
@@ -204,13 +392,19 @@ fn password_from_file(text: &str, wanted: [&str; 4]) -> Option<String> {
 }
 
 /// A result's tags, in place of those it had.
-fn write_tags(tx: &mut postgres::Transaction, id: i64, result: &RunResult) -> Result<()> {
-    tx.execute("DELETE FROM result_tags WHERE result_id = $1", &[&id])?;
+async fn write_tags(
+    tx: &tokio_postgres::Transaction<'_>,
+    id: i64,
+    result: &RunResult,
+) -> Result<(), tokio_postgres::Error> {
+    tx.execute("DELETE FROM result_tags WHERE result_id = $1", &[&id])
+        .await?;
     for (k, v) in &result.tags {
         tx.execute(
             "INSERT INTO result_tags (result_id, key, value) VALUES ($1, $2, $3)",
             &[&id, k, v],
-        )?;
+        )
+        .await?;
     }
     Ok(())
 }
@@ -284,45 +478,49 @@ impl ResultStore for PgStore {
     /// The row and its tags in one transaction: a result is stored whole or not at all.
     fn save(&mut self, result: &RunResult, headline: &str) -> Result<i64> {
         let row = Row::of(result, headline)?;
-        let location = self.location.clone();
-        let stored = (|| -> Result<i64> {
-            let mut tx = self.client.get_mut().transaction()?;
+        let row = &row;
+        self.answer_mut(|c| async move {
+            let tx = c.transaction().await?;
             let id: i64 = tx
                 .query_one(
                     "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id, uuid)
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
                     &row.params(),
-                )?
+                )
+                .await?
                 .get(0);
-            write_tags(&mut tx, id, result)?;
-            tx.commit()?;
+            write_tags(&tx, id, result).await?;
+            tx.commit().await?;
             Ok(id)
-        })();
-        stored.map_err(|e| anyhow!("{location}: {e:#}"))
+        })
+        .map_err(|e| self.explain(e))
     }
 
     fn replace(&mut self, id: i64, result: &RunResult, headline: &str) -> Result<()> {
         let row = Row::of(result, headline)?;
         let mut params: Vec<&(dyn ToSql + Sync)> = vec![&id];
         params.extend(row.params());
-        let location = self.location.clone();
-        let replaced = (|| -> Result<u64> {
-            let mut tx = self.client.get_mut().transaction()?;
-            let changed = tx.execute(
-                "UPDATE results SET started_at = $2, suites = $3, host = $4, headline = $5,
-                 incomplete = $6, schema_version = $7, result_json = $8, host_label = $9,
-                 machine_id = $10, uuid = $11 WHERE id = $1",
-                &params,
-            )?;
-            if changed == 1 {
-                write_tags(&mut tx, id, result)?;
-                tx.commit()?;
-            }
-            Ok(changed)
-        })()
-        .map_err(|e| anyhow!("{location}: {e:#}"))?;
+        let params = &params;
+        let replaced = self
+            .answer_mut(|c| async move {
+                let tx = c.transaction().await?;
+                let changed = tx
+                    .execute(
+                        "UPDATE results SET started_at = $2, suites = $3, host = $4, headline = $5,
+                         incomplete = $6, schema_version = $7, result_json = $8, host_label = $9,
+                         machine_id = $10, uuid = $11 WHERE id = $1",
+                        params,
+                    )
+                    .await?;
+                if changed == 1 {
+                    write_tags(&tx, id, result).await?;
+                    tx.commit().await?;
+                }
+                Ok(changed)
+            })
+            .map_err(|e| self.explain(e))?;
         if replaced != 1 {
-            bail!("result {id} is no longer in {location}");
+            bail!("result {id} is no longer in {}", self.location);
         }
         Ok(())
     }
@@ -331,16 +529,13 @@ impl ResultStore for PgStore {
         let (clause, params) = filter.sql(|n| format!("${n}"));
         let params: Vec<&(dyn ToSql + Sync)> =
             params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+        let sql = format!(
+            "SELECT id, started_at, suites, coalesce(host_label, host), headline, incomplete FROM results {clause} ORDER BY id"
+        );
+        let (sql, params) = (&sql, &params);
         let rows = self
-            .client
-            .borrow_mut()
-            .query(
-                &format!(
-                    "SELECT id, started_at, suites, coalesce(host_label, host), headline, incomplete FROM results {clause} ORDER BY id"
-                ),
-                &params,
-            )
-            .map_err(|e| anyhow!("{}: {e}", self.location))?;
+            .answer(|c| async move { c.query(sql, params).await })
+            .map_err(|e| self.explain(e))?;
         Ok(rows
             .iter()
             .map(|r| {
@@ -365,13 +560,14 @@ impl ResultStore for PgStore {
 
     fn load(&self, id: i64) -> Result<Option<RunResult>> {
         let row = self
-            .client
-            .borrow_mut()
-            .query_opt(
-                "SELECT schema_version, result_json, uuid FROM results WHERE id = $1",
-                &[&id],
-            )
-            .map_err(|e| anyhow!("{}: {e}", self.location))?;
+            .answer(|c| async move {
+                c.query_opt(
+                    "SELECT schema_version, result_json, uuid FROM results WHERE id = $1",
+                    &[&id],
+                )
+                .await
+            })
+            .map_err(|e| self.explain(e))?;
         let Some(row) = row else { return Ok(None) };
         let schema: i32 = row.get(0);
         if schema != SCHEMA_VERSION as i32 {
@@ -387,23 +583,25 @@ impl ResultStore for PgStore {
 
     fn find(&self, uuid: &str) -> Result<Option<i64>> {
         let row = self
-            .client
-            .borrow_mut()
-            .query_opt("SELECT id FROM results WHERE uuid = $1", &[&uuid])
-            .map_err(|e| anyhow!("{}: {e}", self.location))?;
+            .answer(|c| async move {
+                c.query_opt("SELECT id FROM results WHERE uuid = $1", &[&uuid])
+                    .await
+            })
+            .map_err(|e| self.explain(e))?;
         Ok(row.map(|r| r.get(0)))
     }
 
     fn group(&self, group: i64) -> Result<Vec<i64>> {
         let rows = self
-            .client
-            .borrow_mut()
-            .query(
-                "SELECT id FROM results
-                 WHERE (result_json::jsonb -> 'repeat' ->> 'group') = $1::BIGINT::TEXT ORDER BY id",
-                &[&group],
-            )
-            .map_err(|e| anyhow!("{}: {e}", self.location))?;
+            .answer(|c| async move {
+                c.query(
+                    "SELECT id FROM results
+                     WHERE (result_json::jsonb -> 'repeat' ->> 'group') = $1::BIGINT::TEXT ORDER BY id",
+                    &[&group],
+                )
+                .await
+            })
+            .map_err(|e| self.explain(e))?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
@@ -414,10 +612,9 @@ impl ResultStore for PgStore {
     fn set_busy_timeout(&self, timeout: Duration) -> Result<()> {
         // The one wait a statement can have here: a row lock another host holds.
         let ms = timeout.as_millis().max(1);
-        self.client
-            .borrow_mut()
-            .batch_execute(&format!("SET lock_timeout = {ms}"))?;
-        Ok(())
+        let sql = format!("SET lock_timeout = {ms}");
+        let sql = &sql;
+        self.answer(|c| async move { c.batch_execute(sql).await })
     }
 }
 
@@ -455,20 +652,37 @@ mod tests {
             "PGUSER" => Some("bench".to_string()),
             _ => None,
         };
-        let mut c: postgres::Config = "postgresql://".parse().unwrap();
+        let mut c: tokio_postgres::Config = "postgresql://".parse().unwrap();
         with_environment(&mut c, env);
         assert_eq!(
             c.get_hosts(),
-            [postgres::config::Host::Unix("/run/pg".into())]
+            [tokio_postgres::config::Host::Unix("/run/pg".into())]
         );
         assert_eq!(c.get_ports(), [5433]);
         assert_eq!(c.get_user(), Some("bench"));
         assert_eq!(c.get_dbname(), Some("bench"));
         // What the URL says wins.
-        let mut c: postgres::Config = "postgresql://me@db.example/hb".parse().unwrap();
+        let mut c: tokio_postgres::Config = "postgresql://me@db.example/hb".parse().unwrap();
         with_environment(&mut c, env);
         assert_eq!(c.get_user(), Some("me"));
         assert_eq!(c.get_dbname(), Some("hb"));
+    }
+
+    #[test]
+    fn timeouts_and_keepalives_have_defaults_the_url_can_override() {
+        let url = "postgresql://me@db.example/hb";
+        let mut c: tokio_postgres::Config = url.parse().unwrap();
+        with_timeouts(&mut c, url);
+        assert_eq!(c.get_connect_timeout(), Some(&CONNECT_TIMEOUT));
+        assert!(c.get_keepalives());
+        assert_eq!(c.get_keepalives_idle(), KEEPALIVE_IDLE);
+        assert_eq!(c.get_keepalives_interval(), Some(KEEPALIVE_INTERVAL));
+        assert_eq!(c.get_keepalives_retries(), Some(KEEPALIVE_RETRIES));
+        let url = "postgresql://me@db.example/hb?connect_timeout=3&keepalives_idle=7";
+        let mut c: tokio_postgres::Config = url.parse().unwrap();
+        with_timeouts(&mut c, url);
+        assert_eq!(c.get_connect_timeout(), Some(&Duration::from_secs(3)));
+        assert_eq!(c.get_keepalives_idle(), Duration::from_secs(7));
     }
 
     #[test]

@@ -317,8 +317,8 @@ fn prepare_layout(conn: &Connection) -> Result<()> {
 fn probe_write(conn: &Connection) -> Result<()> {
     conn.execute_batch("BEGIN IMMEDIATE")?;
     let written = conn.execute(
-        "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json)
-         VALUES ('', '', '', '', 1, 0, '')",
+        "INSERT INTO results (id, started_at, suites, host, headline, incomplete, schema_version, result_json)
+         VALUES (-1, '', '', '', '', 1, 0, '')",
         [],
     );
     let rolled_back = conn.execute_batch("ROLLBACK");

@@ -148,8 +148,55 @@ impl PgServer {
     }
 }
 
+impl PgServer {
+    /// The server's processes: the postmaster (from postmaster.pid) and its children.
+    fn processes(&self) -> Vec<i32> {
+        let pid_file = self.dir.path().join("data/postmaster.pid");
+        let Some(main) = std::fs::read_to_string(pid_file)
+            .ok()
+            .and_then(|t| t.lines().next().and_then(|l| l.trim().parse::<i32>().ok()))
+        else {
+            return Vec::new();
+        };
+        let mut pids = vec![main];
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+                continue;
+            };
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // The parent pid is the second field after the command's closing parenthesis.
+            let ppid = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|p| p.parse::<i32>().ok());
+            if ppid == Some(main) {
+                pids.push(pid);
+            }
+        }
+        pids
+    }
+
+    /// Stops (SIGSTOP) every process of the server, as a hung or frozen server would be:
+    /// connections stay open, nothing answers. `resume` continues them.
+    pub fn freeze(&self) {
+        for pid in self.processes() {
+            // SAFETY: a signal to a process of this test's server.
+            unsafe { libc::kill(pid, libc::SIGSTOP) };
+        }
+    }
+
+    pub fn resume(&self) {
+        for pid in self.processes() {
+            // SAFETY: as above.
+            unsafe { libc::kill(pid, libc::SIGCONT) };
+        }
+    }
+}
+
 impl Drop for PgServer {
     fn drop(&mut self) {
+        // A frozen server would not stop.
+        self.resume();
         let data = self.dir.path().join("data");
         let _ = self
             .command("pg_ctl")
