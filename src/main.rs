@@ -8,6 +8,7 @@ use hostbench::cli::{self, Cli};
 use hostbench::error::{UsageError, EXIT_USAGE};
 
 fn main() -> ExitCode {
+    hostbench::platform::files::close_inherited_on_exec();
     // Arguments as the kernel gave them: a name that is not UTF-8 is still a valid path.
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if argv
@@ -25,7 +26,7 @@ fn main() -> ExitCode {
     }
     let cli = match Cli::try_parse_from(&argv) {
         Ok(cli) => cli,
-        Err(e) => return clap_exit(e),
+        Err(e) => return clap_exit(e, &argv),
     };
     let argv = argv
         .iter()
@@ -51,14 +52,18 @@ fn one_line(e: &anyhow::Error) -> String {
 
 /// Help and version go to standard output with success; a usage mistake is one line on
 /// standard error and exit code 2.
-fn clap_exit(e: clap::Error) -> ExitCode {
+fn clap_exit(e: clap::Error, argv: &[std::ffi::OsString]) -> ExitCode {
     match e.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
             let _ = e.print();
             ExitCode::SUCCESS
         }
-        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = e.print();
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "hostbench: error: {}",
+                missing_subcommand(argv)
+            );
             ExitCode::from(EXIT_USAGE as u8)
         }
         _ => {
@@ -70,6 +75,32 @@ fn clap_exit(e: clap::Error) -> ExitCode {
             ExitCode::from(EXIT_USAGE as u8)
         }
     }
+}
+
+/// `hostbench` or `hostbench results` without a subcommand, said in one line: the command as
+/// far as it was given, and the subcommands it takes.
+fn missing_subcommand(argv: &[std::ffi::OsString]) -> String {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut path = vec!["hostbench".to_string()];
+    for arg in argv.iter().skip(1) {
+        let word = arg.to_string_lossy();
+        let Some(sub) = cmd.find_subcommand(word.as_ref()).cloned() else {
+            continue;
+        };
+        path.push(word.into_owned());
+        cmd = sub;
+    }
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .filter(|n| n != "help")
+        .collect();
+    let path = path.join(" ");
+    format!(
+        "{path} needs a command: {} (see {path} --help)",
+        names.join(", ")
+    )
 }
 
 /// clap's message on one line: its first line with the lines that complete it (the names of

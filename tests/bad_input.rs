@@ -313,6 +313,11 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["--db", &f.malformed_db, "results", "show", "1"], 2, "result 1 is malformed in the store"),
         case(&["--db", &f.malformed_db, "results", "list"], 0, "[malformed row: host is a blob]"),
         case(&["--db", &f.malformed_db, "compare", "1", &f.good], 2, "result 1 is malformed in the store"),
+        // A command without its subcommand, opposite options.
+        case(&[], 2, "hostbench needs a command: run, noise,"),
+        case(&["results"], 2, "hostbench results needs a command: list, show, export, import, push, pull"),
+        case(&["index", "-q", "-v"], 2, "cannot be used with"),
+        case(&["-q", "noise", "-v", "10", "2"], 2, "-q (quiet) and -v (verbose) ask for opposites"),
         // Labels and tags: bounded, plain text, wherever they enter.
         case(&["--host-label", &long, "noise", "10", "2"], 2, "65536 characters long; at most 128"),
         case(&["--host-label", "a\u{1b}]0;t\u{7}", "noise", "10", "2"], 2, "control character"),

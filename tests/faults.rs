@@ -363,11 +363,81 @@ fn a_read_only_store_is_read_and_a_run_keeps_its_result_in_a_file() {
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert!(r.stdout.contains("10 ms CPU"), "{}", r.stdout);
     assert_eq!(with_db(&sb, &db, &["results", "show", "1"]).code, Some(0));
-    // A run measures, cannot store, and keeps the result in the working directory.
+    // A run is refused before it measures (the store would not take its result), exit 2.
     let r = with_db(&sb, &db, &["noise", "-l", "5000", "10", "2"]);
-    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
     assert!(r.stderr.contains("it is read-only"), "{}", r.stderr);
-    assert_eq!(fallback_files(sb.dir.path()).len(), 1);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(fallback_files(sb.dir.path()).is_empty());
+}
+
+#[test]
+fn workers_do_not_inherit_the_descriptors_hostbench_was_given() {
+    use std::os::unix::process::CommandExt;
+    let sb = Sandbox::new();
+    let work = sb.work_dir();
+    // A pipe as fd 9, not close-on-exec: as `flock 9 hostbench …` leaves a lock's descriptor.
+    let mut fds = [0; 2];
+    // SAFETY: a two-element array for pipe(2).
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let inode = std::fs::metadata(format!("/proc/self/fd/{}", fds[1]))
+        .map(|m| std::os::unix::fs::MetadataExt::ino(&m))
+        .unwrap();
+    let mut cmd = sb.std_cmd();
+    cmd.args(["index", "shell1", "-c", "1", "-i", "1", "--seconds", "3"])
+        .arg("--workdir")
+        .arg(&work)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let w = fds[1];
+    // SAFETY: dup2 is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::dup2(w, 9) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let coordinator = child.id();
+    // SAFETY: our own descriptors.
+    unsafe {
+        libc::close(fds[0]);
+        libc::close(fds[1]);
+    }
+    // Which processes hold the pipe, looked at while the test's copies run.
+    let holders = || -> Vec<u32> {
+        strays(&work)
+            .into_iter()
+            .filter(|pid| {
+                std::fs::read_dir(format!("/proc/{pid}/fd"))
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .any(|e| {
+                        std::fs::metadata(e.path())
+                            .is_ok_and(|m| std::os::unix::fs::MetadataExt::ino(&m) == inode)
+                    })
+            })
+            .collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut looked = 0;
+    while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
+        let running = strays(&work);
+        if running.len() > 2 {
+            let held = holders();
+            assert!(
+                held.iter().all(|&p| p == coordinator),
+                "processes other than hostbench hold its inherited descriptor: {held:?} of {running:?}"
+            );
+            looked += 1;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(child.wait().unwrap().success());
+    assert!(looked > 3, "the run's workers were never seen");
 }
 
 #[test]

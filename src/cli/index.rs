@@ -18,7 +18,7 @@ use crate::suites::index::{self, IndexConfig};
 #[derive(Debug, Args)]
 pub struct IndexArgs {
     /// Verbose: every iteration's figure
-    #[arg(short = 'v', long)]
+    #[arg(short = 'v', long, conflicts_with = "quiet")]
     pub verbose: bool,
     /// Iterations of each test (slow tests run int((N + 1) / 3), at least 1)
     #[arg(

@@ -177,6 +177,17 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
         ) | Command::Report(_)
             | Command::Compare(_)
     );
+    // clap refuses `index -q -v`, but not a global -q given before the subcommand.
+    let verbose = match &cli.command {
+        Command::Index(a) => a.verbose,
+        Command::Noise(a) => a.verbose,
+        _ => false,
+    };
+    if verbose && cli.global.quiet {
+        return Err(
+            UsageError::new("-q (quiet) and -v (verbose) ask for opposites: give one").into(),
+        );
+    }
     if cli.global.host_label.is_some() && !measuring {
         return Err(UsageError::new(
             "--host-label applies to the measuring commands: run, noise, index, interactive, sched",

@@ -13,7 +13,7 @@ use crate::suites::noise::{self, NoiseConfig};
 #[derive(Debug, Args)]
 pub struct NoiseArgs {
     /// Verbose: per-run details (time, user and system CPU, involuntary context switches)
-    #[arg(short, long)]
+    #[arg(short, long, conflicts_with = "quiet")]
     pub verbose: bool,
     /// Memory test: a read loop over a working set of MB megabytes instead of the CPU spin loop
     #[arg(short = 'm', long = "memory", value_name = "MB")]

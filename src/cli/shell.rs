@@ -57,5 +57,8 @@ pub fn man(args: &ManArgs, global: &GlobalArgs) -> Result<i32> {
 fn write(global: &GlobalArgs, bytes: &[u8]) -> Result<i32> {
     let out = Output::new(false, global.quiet);
     out.out(&String::from_utf8_lossy(bytes));
-    Ok(out.stdout_error().map_or(0, |_| 1))
+    match out.stdout_error() {
+        Some(e) => Err(anyhow::anyhow!("writing to standard output: {e}")),
+        None => Ok(0),
+    }
 }

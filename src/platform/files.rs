@@ -296,6 +296,31 @@ pub fn own_directory(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Marks every descriptor this process inherited above standard error close-on-exec, so no
+/// program hostbench starts (a worker, a test's shell) keeps one: a user's `flock 9 hostbench
+/// …` lock would otherwise stay held by a worker that outlives a killed coordinator. What a
+/// worker is given on purpose is handed over explicitly (`workers::Worker::spawn`).
+pub fn close_inherited_on_exec() {
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else {
+        return;
+    };
+    // Collected first: reading the directory holds a descriptor of its own.
+    let fds: Vec<i32> = dir
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .filter(|&fd| fd > 2)
+        .collect();
+    for fd in fds {
+        // SAFETY: fcntl on a descriptor number; one that closed meanwhile fails with EBADF.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 && flags & libc::FD_CLOEXEC == 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    }
+}
+
 /// The first file named `program` in a directory of PATH, as a shell would find it.
 pub fn on_path(program: &str) -> Option<std::path::PathBuf> {
     let path = std::env::var_os("PATH")?;
