@@ -315,12 +315,27 @@ fn a_full_disk_under_the_store_keeps_the_result_in_a_file_and_leaves_no_empty_da
     let Some((sb, disk)) = store_on_small_disk(512) else {
         return;
     };
+    let db = disk.dir.join("r.sqlite");
+    // The disk fills while the run measures (its first checkpoint already stored): the end
+    // cannot store, and the result goes to a file.
+    let child = sb
+        .std_cmd()
+        .arg("--db")
+        .arg(&db)
+        .args(["--no-noise-check", "noise", "10", "300"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(1));
     disk.fill();
-    let r = with_db(
-        &sb,
-        &disk.dir.join("r.sqlite"),
-        &["noise", "-l", "5000", "10", "3"],
-    );
+    let out = child.wait_with_output().unwrap();
+    let r = common::Bounded {
+        code: out.status.code(),
+        signal: None,
+        stdout: String::new(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
     assert_eq!(r.code, Some(1), "{}", r.stderr);
     assert!(
         r.stderr.contains("the disk it is on is full") && r.stderr.contains("results import"),
@@ -331,7 +346,18 @@ fn a_full_disk_under_the_store_keeps_the_result_in_a_file_and_leaves_no_empty_da
     let files = fallback_files(sb.dir.path());
     assert_eq!(files.len(), 1, "{}", r.stderr);
     let saved: Value = serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap();
-    assert_eq!(saved["suites"][0]["runs"].as_array().unwrap().len(), 3);
+    assert_eq!(saved["suites"][0]["runs"].as_array().unwrap().len(), 300);
+
+    // A store on a disk that is full already is refused before a run is measured.
+    std::fs::remove_file(&files[0]).unwrap();
+    let r = with_db(&sb, &db, &["noise", "-l", "5000", "10", "3"]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("the disk it is on is full"),
+        "{}",
+        r.stderr
+    );
+    assert!(fallback_files(sb.dir.path()).is_empty());
 
     // A new database on the full disk cannot be made: refused, and no empty file left.
     let fresh = disk.dir.join("fresh.sqlite");
