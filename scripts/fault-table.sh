@@ -8,10 +8,16 @@
 #   strays   processes of the run still alive 2 s after it ended (workers, their children)
 #   files    what is left in the run's work directory (private directories, test files)
 #   after    for kill -9 of the coordinator: what is left once the next run has swept it
+#   took     seconds from the fault to the end of the run (the rows where a wait is bounded)
 # The cases: SIGINT, two SIGINTs at once, SIGTERM, SIGHUP, kill -9 of the coordinator, kill -9
-# of a worker, the work directory's disk full, the store's disk full, the store locked by
-# another client for longer than the busy timeout, standard output closed from the start.
-# The disk-full rows mount a small tmpfs and need root; the lock rows need python3.
+# of a worker, the work directory's disk full, the store's disk filling part-way through, a
+# store made unwritable (immutable) before the run, another program's database as the store
+# (left byte for byte as it was: "after" says so), a C-program cache planted by another user
+# (index and run: "after" says whether the planted program ran), a PostgreSQL store frozen
+# (SIGSTOP) part-way through, the store locked by another client for longer than the busy
+# timeout, standard output closed from the start.
+# The disk-full, immutable and planted-cache rows need root (tmpfs, chattr, chown); the lock
+# rows need python3; the PostgreSQL rows need PostgreSQL's initdb (Debian: postgresql).
 #
 # Usage: scripts/fault-table.sh [SUITE ...]   (default: noise sched index interactive run)
 set -uo pipefail
@@ -20,8 +26,14 @@ cargo build --release --quiet || exit 1
 HB=$PWD/target/release/hostbench
 ROOT=$(mktemp -d /tmp/hostbench-faults.XXXXXX)
 MOUNTS=()
+PGDIR=""
 cleanup() {
   for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null; done
+  if [ -n "$PGDIR" ]; then
+    pg_signal CONT
+    as_pg "$PG_BIN/pg_ctl" -D "$PGDIR/data" -m immediate stop >/dev/null 2>&1
+  fi
+  chattr -R -i "$ROOT" 2>/dev/null
   rm -rf "$ROOT"
 }
 trap cleanup EXIT
@@ -30,6 +42,28 @@ SUITES=("$@")
 [ ${#SUITES[@]} -gt 0 ] || SUITES=(noise sched index interactive run)
 IS_ROOT=0; [ "$(id -u)" = 0 ] && IS_ROOT=1
 HAS_PY=0; command -v python3 >/dev/null && HAS_PY=1
+PG_BIN=$(dirname "$(command -v initdb 2>/dev/null || ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -1)" 2>/dev/null)
+[ -x "$PG_BIN/initdb" ] || PG_BIN=""
+
+# PostgreSQL's programs, as postgres when this is root.
+as_pg() { if [ $IS_ROOT = 1 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+# Sends $1 to the test server's postmaster and its children.
+pg_signal() {
+  local pm
+  pm=$(head -1 "$PGDIR/data/postmaster.pid" 2>/dev/null) || return
+  # shellcheck disable=SC2046
+  kill -s "$1" "$pm" $(pgrep -P "$pm") 2>/dev/null
+}
+# A server of its own, initdb'd into $ROOT/pg, on a Unix socket there; sets PGURL.
+pg_start() {
+  PGDIR=$ROOT/pg; mkdir -p "$PGDIR"
+  [ $IS_ROOT = 1 ] && chown postgres "$PGDIR"
+  as_pg "$PG_BIN/initdb" -D "$PGDIR/data" -U hostbench -A trust >/dev/null 2>&1 || { PGDIR=""; return 1; }
+  as_pg "$PG_BIN/pg_ctl" -D "$PGDIR/data" -o "-k $PGDIR -c listen_addresses='' -c fsync=off" \
+    -l "$PGDIR/log" -w start >/dev/null 2>&1 || { PGDIR=""; return 1; }
+  PGURL="postgresql://hostbench@localhost/postgres?host=$PGDIR"
+}
+[ -n "$PG_BIN" ] && pg_start
 
 # The command of each suite (about 6-17 s), and when, into it, the fault comes.
 command_of() { # suite workdir
@@ -52,7 +86,7 @@ strays() {
     pid=${p#/proc/}
     [ "$pid" = $$ ] && continue
     if [[ "$(readlink "$p/cwd" 2>/dev/null)" == "$1"* ]] ||
-       tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -q -- "$1"; then
+       tr '\0' ' ' 2>/dev/null < "$p/cmdline" | grep -q -- "$1"; then
       n=$((n + 1))
     fi
   done
@@ -73,8 +107,8 @@ stored() { # dir
 
 left() { find "$1" -mindepth 1 -not -name 'hostbench-result-*' -not -name filler 2>/dev/null | wc -l; }
 
-printf "%-18s %-12s %5s  %-10s %6s %6s %6s\n" case suite exit stored strays files after
-row() { printf "%-18s %-12s %5s  %-10s %6s %6s %6s\n" "$@"; }
+printf "%-18s %-12s %5s  %-10s %6s %6s %6s %6s\n" case suite exit stored strays files after took
+row() { printf "%-18s %-12s %5s  %-10s %6s %6s %6s %6s\n" "$1" "$2" "$3" "$4" "$5" "$6" "$7" "${8:--}"; }
 
 # Starts the suite in a fresh directory; sets DIR, WORK and PID. $3: where the work directory
 # lies (default: inside DIR). $4: extra arguments before the command.
@@ -84,16 +118,17 @@ start() { # case suite [workdir] [db]
   WORK=${3:-$DIR/work}
   mkdir -p "$WORK"
   local db=${4:-$DIR/r.sqlite}
-  # shellcheck disable=SC2046
-  (cd "$DIR" && exec "$HB" --db "$db" $(command_of "$2" "$WORK") >"$DIR/out" 2>"$DIR/err") &
+  # shellcheck disable=SC2046,SC2086
+  (cd "$DIR" && exec "$HB" --db "$db" ${EXTRA:-} $(command_of "$2" "$WORK") >"$DIR/out" 2>"$DIR/err") &
   PID=$!
 }
 
-finish() { # case suite
+finish() { # case suite [after] [since: epoch seconds of the fault]
   wait "$PID"
-  local code=$?
+  local code=$? took=-
+  [ -n "${4:-}" ] && took=$(( $(date +%s) - $4 ))
   sleep 2
-  row "$1" "$2" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$WORK")" "${3:--}"
+  row "$1" "$2" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$WORK")" "${3:--}" "$took"
 }
 
 signal_row() { # case suite signals...
@@ -147,13 +182,64 @@ for s in "${SUITES[@]}"; do
     else
       row "workdir disk full" "$s" - "n/a" - - "(no files)"
     fi
-    # The store's disk is full.
+    # The store's disk fills part-way through the run (a disk full from the start is refused
+    # before measuring, exit 2, like the unwritable store below).
     small=$ROOT/small-db-$s; mkdir -p "$small"
     mount -t tmpfs -o size=256k tmpfs "$small" && MOUNTS+=("$small")
     "$HB" --db "$small/r.sqlite" noise -l 5000 10 2 >/dev/null 2>&1
+    start "store disk fills" "$s" "" "$small/r.sqlite"
+    sleep "$(delay_of "$s")"
     head -c 1M /dev/zero >"$small/filler" 2>/dev/null
-    start "store disk full" "$s" "" "$small/r.sqlite"
-    finish "store disk full" "$s"
+    finish "store disk fills" "$s"
+
+    # A store made unwritable (immutable) before the run: refused up front, nothing measured.
+    locked=$ROOT/immutable-$s; mkdir -p "$locked"
+    "$HB" --db "$locked/r.sqlite" noise -l 5000 10 2 >/dev/null 2>&1
+    chattr +i "$locked/r.sqlite"
+    t0=$(date +%s)
+    start "store immutable" "$s" "" "$locked/r.sqlite"
+    finish "store immutable" "$s" - "$t0"
+    chattr -i "$locked/r.sqlite"
+
+    # Another user's C programs planted in a shared cache (the suites that build them).
+    if [ "$s" = index ] || [ "$s" = run ]; then
+      planted=$ROOT/planted-$s; mkdir -p "$planted"
+      "$HB" --db "$planted/probe.sqlite" --cache-dir "$planted/probe-cache" index dhry2reg -c 1 -i 1 --seconds 0.2 >/dev/null 2>&1
+      hash=$(basename "$(ls -d "$planted"/probe-cache/native/*)")
+      mkdir -p "$planted/cache/native/$hash"
+      for p in dhry2reg whetstone arith hanoi spawn execl; do
+        printf '#!/bin/sh\ntouch %s\n' "$planted/RAN" >"$planted/cache/native/$hash/$p"
+        chmod 0755 "$planted/cache/native/$hash/$p"
+      done
+      chown -R nobody "$planted/cache"
+      EXTRA="--cache-dir $planted/cache" start "planted cache" "$s"
+      wait "$PID"; code=$?
+      ran=no; [ -e "$planted/RAN" ] && ran=YES
+      row "planted cache" "$s" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$WORK")" "ran:$ran"
+    fi
+  fi
+
+  # Another program's database as the store: refused, and left as it was.
+  DIR=$ROOT/foreign-$s; WORK=$DIR/work; mkdir -p "$WORK"
+  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE notes (body TEXT)'); c.execute(\"INSERT INTO notes VALUES ('mine')\"); c.commit()" "$DIR/app.db" 2>/dev/null
+  before=$(sha256sum "$DIR/app.db" 2>/dev/null | cut -c1-16)
+  start "foreign db" "$s" "" "$DIR/app.db"
+  wait "$PID"; code=$?
+  same=changed; [ "$(sha256sum "$DIR/app.db" | cut -c1-16)" = "$before" ] && same=same
+  row "foreign db" "$s" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$WORK")" "$same"
+
+  if [ -n "$PGDIR" ]; then
+    # The PostgreSQL server frozen (SIGSTOP) part-way through: the run ends within the
+    # --db-timeout (5 s) + 5 s of its last store, the result in a JSON file.
+    EXTRA="--db-timeout 5" start "pg frozen" "$s" "" "$PGURL"
+    sleep "$(delay_of "$s")"
+    pg_signal STOP
+    t0=$(date +%s)
+    wait "$PID"; code=$?
+    took=$(( $(date +%s) - t0 ))
+    pg_signal CONT
+    sleep 1
+    row "pg frozen" "$s" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$WORK")" - "$took"
   fi
 
   if [ $HAS_PY = 1 ]; then
