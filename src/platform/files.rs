@@ -50,6 +50,25 @@ pub fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// What a file is, for a refusal: "a directory", "a FIFO", "a device", …
+pub fn kind_name(kind: std::fs::FileType) -> &'static str {
+    if kind.is_file() {
+        "a regular file"
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a regular file"
+    }
+}
+
 /// Writes `bytes` to an output file a user named (`-o FILE`, the report's default name).
 /// What stands at `path` decides how, so that `-o /dev/null` as root never replaces the
 /// device and a planted symlink is never written through:
@@ -84,18 +103,10 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
     if kind.is_file() {
         return write_replacing(path, bytes);
     }
-    let what = if kind.is_dir() {
-        "a directory"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else {
-        "not a regular file"
-    };
     bail!(
-        "{} is {what}: not a file to write output to",
-        path.display()
+        "{} is {}: not a file to write output to",
+        path.display(),
+        kind_name(kind)
     )
 }
 
@@ -132,17 +143,10 @@ pub fn read_regular(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
         .open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
-        let kind = meta.file_type();
-        let what = if kind.is_dir() {
-            "a directory"
-        } else if kind.is_fifo() {
-            "a FIFO"
-        } else if kind.is_char_device() || kind.is_block_device() {
-            "a device"
-        } else {
-            "not a regular file"
-        };
-        return Err(io::Error::other(format!("it is {what}")));
+        return Err(io::Error::other(format!(
+            "it is {}",
+            kind_name(meta.file_type())
+        )));
     }
     clear_nonblock(&file)?;
     let mut bytes = Vec::with_capacity(meta.len().min(limit) as usize);

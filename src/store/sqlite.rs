@@ -142,7 +142,7 @@ impl SqliteStore {
 /// (they could have prepared it, and may change it under the run). A link of this user's or
 /// root's is followed to the file it names.
 fn store_file(path: &Path) -> Result<Option<PathBuf>> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    use std::os::unix::fs::MetadataExt;
     let refuse = |why: String| anyhow::anyhow!("{}: {why}", path.display());
     let link = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
@@ -169,18 +169,10 @@ fn store_file(path: &Path) -> Result<Option<PathBuf>> {
     let meta = std::fs::metadata(&target).map_err(|e| refuse(format!("{e}")))?;
     let kind = meta.file_type();
     if !kind.is_file() {
-        let what = if kind.is_dir() {
-            "a directory"
-        } else if kind.is_fifo() {
-            "a FIFO"
-        } else if kind.is_char_device() || kind.is_block_device() {
-            "a device"
-        } else if kind.is_socket() {
-            "a socket"
-        } else {
-            "not a regular file"
-        };
-        return Err(refuse(format!("it is {what}, not a result store")));
+        return Err(refuse(format!(
+            "it is {}, not a result store",
+            crate::platform::files::kind_name(kind)
+        )));
     }
     if meta.uid() != me {
         let dir = target.parent().unwrap_or(Path::new("."));
