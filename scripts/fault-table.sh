@@ -42,8 +42,10 @@ SUITES=("$@")
 [ ${#SUITES[@]} -gt 0 ] || SUITES=(noise sched index interactive run)
 IS_ROOT=0; [ "$(id -u)" = 0 ] && IS_ROOT=1
 HAS_PY=0; command -v python3 >/dev/null && HAS_PY=1
-PG_BIN=$(dirname "$(command -v initdb 2>/dev/null || ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -1)" 2>/dev/null)
-[ -x "$PG_BIN/initdb" ] || PG_BIN=""
+# PostgreSQL's programs: Debian's newest, else wherever initdb is on PATH.
+PG_BIN=$(find /usr/lib/postgresql -maxdepth 2 -name bin 2>/dev/null | sort -V | tail -1)
+[ -x "$PG_BIN/pg_ctl" ] || PG_BIN=$(dirname "$(command -v initdb 2>/dev/null || echo /none/initdb)")
+[ -x "$PG_BIN/pg_ctl" ] || PG_BIN=""
 
 # PostgreSQL's programs, as postgres when this is root.
 as_pg() { if [ $IS_ROOT = 1 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
@@ -57,7 +59,8 @@ pg_signal() {
 # A server of its own, initdb'd into $ROOT/pg, on a Unix socket there; sets PGURL.
 pg_start() {
   PGDIR=$ROOT/pg; mkdir -p "$PGDIR"
-  [ $IS_ROOT = 1 ] && chown postgres "$PGDIR"
+  # The server runs as postgres: it must reach its directory through ours.
+  [ $IS_ROOT = 1 ] && chmod 0711 "$ROOT" && chown postgres "$PGDIR"
   as_pg "$PG_BIN/initdb" -D "$PGDIR/data" -U hostbench -A trust >/dev/null 2>&1 || { PGDIR=""; return 1; }
   as_pg "$PG_BIN/pg_ctl" -D "$PGDIR/data" -o "-k $PGDIR -c listen_addresses='' -c fsync=off" \
     -l "$PGDIR/log" -w start >/dev/null 2>&1 || { PGDIR=""; return 1; }
@@ -220,12 +223,12 @@ for s in "${SUITES[@]}"; do
   fi
 
   # Another program's database as the store: refused, and left as it was.
-  DIR=$ROOT/foreign-$s; WORK=$DIR/work; mkdir -p "$WORK"
-  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE notes (body TEXT)'); c.execute(\"INSERT INTO notes VALUES ('mine')\"); c.commit()" "$DIR/app.db" 2>/dev/null
-  before=$(sha256sum "$DIR/app.db" 2>/dev/null | cut -c1-16)
-  start "foreign db" "$s" "" "$DIR/app.db"
+  app=$ROOT/app-$s.db
+  python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE notes (body TEXT)'); c.execute(\"INSERT INTO notes VALUES ('mine')\"); c.commit()" "$app" 2>/dev/null
+  before=$(sha256sum "$app" 2>/dev/null | cut -c1-16)
+  start "foreign db" "$s" "" "$app"
   wait "$PID"; code=$?
-  same=changed; [ "$(sha256sum "$DIR/app.db" | cut -c1-16)" = "$before" ] && same=same
+  same=changed; [ "$(sha256sum "$app" | cut -c1-16)" = "$before" ] && same=same
   row "foreign db" "$s" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$WORK")" "$same"
 
   if [ -n "$PGDIR" ]; then

@@ -118,6 +118,9 @@ pub fn build(cache_dir: &Path, private: &Path) -> Result<NativeBuild, String> {
         Err(e) => Some(format!("{e:#}")),
         Ok(()) => trusted(&cached),
     };
+    // The programs are run by the path that was checked, with no link on the way that
+    // someone could turn elsewhere after the check.
+    let cached = std::fs::canonicalize(&cached).unwrap_or(cached);
     let Some(why) = refused else {
         let reusable = PROGRAMS.iter().all(|(name, _)| {
             let p = cached.join(name);
