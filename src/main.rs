@@ -1,11 +1,12 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::error::ErrorKind;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::Parser;
 
 use hostbench::cli::{self, Cli};
 use hostbench::error::{UsageError, EXIT_USAGE};
+use hostbench::model::label::printable;
 
 fn main() -> ExitCode {
     hostbench::platform::files::close_inherited_on_exec();
@@ -46,9 +47,14 @@ fn main() -> ExitCode {
 }
 
 /// An error and its causes on one line.
+/// Whatever it quotes (a path, a label, a store's text) is shown with its control characters
+/// escaped, so an error cannot drive the terminal it is printed on.
 fn one_line(e: &anyhow::Error) -> String {
-    format!("{e:#}").replace('\n', " ")
+    printable(&format!("{e:#}").replace('\n', " "), MAX_MESSAGE)
 }
+
+/// The longest error line, in characters (a message quoting a 65,536-character value is cut).
+const MAX_MESSAGE: usize = 2000;
 
 /// Help and version go to standard output with success; a usage mistake is one line on
 /// standard error and exit code 2.
@@ -70,7 +76,7 @@ fn clap_exit(e: clap::Error, argv: &[std::ffi::OsString]) -> ExitCode {
             let _ = writeln!(
                 std::io::stderr(),
                 "hostbench: error: {}",
-                clap_message(&e.render().to_string())
+                printable(&clap_message(&quoting_safely(&e)), MAX_MESSAGE)
             );
             ExitCode::from(EXIT_USAGE as u8)
         }
@@ -101,6 +107,31 @@ fn missing_subcommand(argv: &[std::ffi::OsString]) -> String {
         "{path} needs a command: {} (see {path} --help)",
         names.join(", ")
     )
+}
+
+/// clap's message, but where the value it refused is long or holds a control character, said
+/// from the error's parts with the value cut and escaped: clap quotes it whole (65,536
+/// characters on one line), a newline in it would split the message, and its own rendering
+/// drops escape sequences silently, so the value shown would not be the one given.
+fn quoting_safely(e: &clap::Error) -> String {
+    let (Some(ContextValue::String(v)), Some(ContextValue::String(arg))) = (
+        e.get(ContextKind::InvalidValue),
+        e.get(ContextKind::InvalidArg),
+    ) else {
+        return e.render().to_string();
+    };
+    if v.chars().count() <= 40 && !v.contains(char::is_control) {
+        return e.render().to_string();
+    }
+    let why = match (e.kind(), e.get(ContextKind::ValidValue)) {
+        (ErrorKind::InvalidValue, Some(ContextValue::Strings(valid))) => {
+            format!(" (possible values: {})", valid.join(", "))
+        }
+        _ => std::error::Error::source(e)
+            .map(|s| format!(": {s}"))
+            .unwrap_or_default(),
+    };
+    format!("invalid value '{}' for '{arg}'{why}", printable(v, 40))
 }
 
 /// clap's message on one line: its first line with the lines that complete it (the names of

@@ -323,6 +323,8 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["--host-label", "a\u{1b}]0;t\u{7}", "noise", "10", "2"], 2, "control character"),
         case(&["--tag", "kernel=a\rb", "noise", "10", "2"], 2, "control character"),
         case(&["--tag", &format!("k={long}"), "noise", "10", "2"], 2, "at most 256"),
+        case(&["--tag", "kernel=a\nb\u{1b}[2J", "noise", "10", "2"], 2, "invalid value 'kernel=a\\nb\\e[2J' for '--tag <KEY=VALUE>'"),
+        case(&["--db", "/proc/\u{1b}]0;owned\u{7}/r.sqlite", "noise", "10", "2"], 2, "creating /proc/\\e]0;owned\\u{7}: No such file"),
         case(&["results", "import", &f.long_label], 2, "at most 128 are allowed: refused"),
         case(&["results", "import", &f.escape_label], 2, "holds the control character"),
         case(&["results", "import", &f.newline_tag], 2, "the value of tag kernel A\\nB holds the control character"),
@@ -368,8 +370,36 @@ fn every_bad_input_gets_one_line_and_its_exit_code_and_nothing_panics_or_hangs()
         hangs += usize::from(r.hung());
         usage += usize::from(r.code == Some(2));
         let out = if c.code == 0 { &r.stdout } else { &r.stderr };
+        // The table, for `cargo test --test bad_input -- --nocapture`: exit, arguments, message.
+        let shown: Vec<String> = c
+            .args
+            .iter()
+            .map(|a| {
+                let a = a.to_string_lossy().escape_debug().to_string();
+                let cut: String = a.chars().take(40).collect();
+                if cut.len() < a.len() {
+                    format!("{cut}…")
+                } else {
+                    cut
+                }
+            })
+            .collect();
+        println!(
+            "| {} | `{}` | {} |",
+            r.code.map_or("-".to_string(), |c| c.to_string()),
+            shown.join(" ").replace('|', "\\|"),
+            out.lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(160)
+                .collect::<String>()
+                .replace('|', "\\|")
+        );
         let one_line = c.code == 0
             || (r.stderr.trim_end().lines().count() == 1
+                && !r.stderr.trim_end().contains(|ch: char| ch.is_control())
+                && r.stderr.len() < 4000
                 && r.stderr.starts_with("hostbench: error: ")
                 && r.stdout.is_empty());
         if r.code != Some(c.code) || !out.contains(c.says) || !one_line {
