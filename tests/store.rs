@@ -36,6 +36,25 @@ fn contract(sb: &Sandbox, db: &str) {
         again.starts_with("Already stored:") && again.contains("as result 1 in"),
         "{again}"
     );
+    // Another run under result 1's UUID (a copied UUID, a later finish) is refused; a later
+    // copy of the same run replaces it (results_push_and_pull_… below).
+    let mut forged = fixture(A);
+    forged["started_at"] = "2020-01-01T00:00:00Z".into();
+    forged["finished_at"] = "2099-01-01T00:00:00Z".into();
+    let forged_file = sb.dir.path().join("forged.json");
+    std::fs::write(&forged_file, forged.to_string()).unwrap();
+    let out = sb
+        .cmd()
+        .args(["--db", db, "results", "import"])
+        .arg(&forged_file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is that of stored result 1, another run"),
+        "{err}"
+    );
     let list = stdout(sb, db, &["results", "list"]);
     assert_eq!(
         list.lines()
