@@ -96,3 +96,21 @@ fn the_man_pages_name_every_subcommand_and_each_its_options() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no subcommand \"nope\""));
 }
+
+#[test]
+fn a_full_disk_on_standard_output_is_said_not_only_exit_1() {
+    let sb = Sandbox::new();
+    for args in [&["man"][..], &["completions", "bash"]] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = sb.std_cmd().args(args).stdout(full).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.starts_with("hostbench: error: writing to standard output: No space left"),
+            "{args:?}: {err}"
+        );
+    }
+}
