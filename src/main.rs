@@ -48,9 +48,13 @@ fn main() -> ExitCode {
 
 /// An error and its causes on one line.
 /// Whatever it quotes (a path, a label, a store's text) is shown with its control characters
-/// escaped, so an error cannot drive the terminal it is printed on.
+/// escaped, so an error cannot drive the terminal it is printed on, and without any password
+/// a URL in it held.
 fn one_line(e: &anyhow::Error) -> String {
-    printable(&format!("{e:#}").replace('\n', " "), MAX_MESSAGE)
+    printable(
+        &hostbench::store::redact(&format!("{e:#}").replace('\n', " ")),
+        MAX_MESSAGE,
+    )
 }
 
 /// The longest error line, in characters (a message quoting a 65,536-character value is cut).
@@ -76,7 +80,10 @@ fn clap_exit(e: clap::Error, argv: &[std::ffi::OsString]) -> ExitCode {
             let _ = writeln!(
                 std::io::stderr(),
                 "hostbench: error: {}",
-                printable(&clap_message(&quoting_safely(&e)), MAX_MESSAGE)
+                printable(
+                    &hostbench::store::redact(&clap_message(&quoting_safely(&e))),
+                    MAX_MESSAGE
+                )
             );
             ExitCode::from(EXIT_USAGE as u8)
         }

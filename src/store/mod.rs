@@ -212,6 +212,43 @@ pub enum Put {
     AlreadyThere,
 }
 
+/// `text` (a URL, a command-line argument such as `--db=postgres://u:secret@h/db`, an error
+/// that quotes one) with every password in it replaced by `***`: the one in a URL's user part
+/// (`user:secret@`) and any `password=secret` (a URL's query, a libpq connection string).
+/// Nothing hostbench stores or prints keeps a password (`RunResult::command_line`, messages).
+pub fn redact(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    // The user part of each URL: between "://" and an '@' before the host's end.
+    while let Some(at) = rest.find("://") {
+        let (head, tail) = rest.split_at(at + 3);
+        out.push_str(head);
+        let end = tail.find(['/', '?', '#', ' ']).unwrap_or(tail.len());
+        match tail[..end].rfind('@') {
+            Some(userinfo_end) if tail[..userinfo_end].contains(':') => {
+                let user = tail[..userinfo_end].split(':').next().unwrap_or_default();
+                out.push_str(user);
+                out.push_str(":***");
+                rest = &tail[userinfo_end..];
+            }
+            _ => rest = tail,
+        }
+    }
+    out.push_str(rest);
+    // Every password=VALUE, up to the next '&', space or end.
+    let mut redacted = String::with_capacity(out.len());
+    let mut rest = out.as_str();
+    while let Some(at) = rest.to_ascii_lowercase().find("password=") {
+        let (head, tail) = rest.split_at(at + "password=".len());
+        redacted.push_str(head);
+        redacted.push_str("***");
+        let end = tail.find(['&', ' ', '\'', '"']).unwrap_or(tail.len());
+        rest = &tail[end..];
+    }
+    redacted.push_str(rest);
+    redacted
+}
+
 /// What `--db` names: an SQLite file, or a PostgreSQL server (`postgres://…`,
 /// `postgresql://…`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -294,6 +331,45 @@ impl StoreLocation {
         match self {
             StoreLocation::Sqlite(p) => p.display().to_string(),
             StoreLocation::Postgres { url, .. } => self::postgres::without_password(url),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_password_survives_redaction() {
+        for (given, said) in [
+            (
+                "postgres://bench:s3cret@db.example/hb",
+                "postgres://bench:***@db.example/hb",
+            ),
+            (
+                "--db=postgresql://u:p%40ss@h:5432/d?sslmode=disable",
+                "--db=postgresql://u:***@h:5432/d?sslmode=disable",
+            ),
+            (
+                "postgresql:///hb?host=/run/postgresql&password=s3cret&user=x",
+                "postgresql:///hb?host=/run/postgresql&password=***&user=x",
+            ),
+            (
+                "host=db PASSWORD=s3cret user=x",
+                "host=db PASSWORD=*** user=x",
+            ),
+            (
+                "postgres://bench@db.example/hb",
+                "postgres://bench@db.example/hb",
+            ),
+            ("/home/me/results.sqlite", "/home/me/results.sqlite"),
+            (
+                "a postgres://x:y@h/d and postgres://z:w@k/e",
+                "a postgres://x:***@h/d and postgres://z:***@k/e",
+            ),
+        ] {
+            assert_eq!(redact(given), said, "{given}");
+            assert!(!redact(given).contains("s3cret"));
         }
     }
 }

@@ -409,18 +409,9 @@ async fn write_tags(
     Ok(())
 }
 
-/// `postgres://user:secret@host/db` said without `secret`.
+/// `postgres://user:secret@host/db?password=secret` said without `secret`.
 pub(super) fn without_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    match rest.split_once('@') {
-        Some((user, host)) if user.contains(':') => {
-            let name = user.split(':').next().unwrap_or_default();
-            format!("{scheme}://{name}:***@{host}")
-        }
-        _ => url.to_string(),
-    }
+    super::redact(url)
 }
 
 /// A result's columns after `id`, in table order (the order of the statements' placeholders).
