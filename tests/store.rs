@@ -417,6 +417,14 @@ fn the_password_comes_from_the_password_file_never_the_command_line() {
     let refused = run(false).code(2);
     let err = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
     assert!(err.contains("cannot connect"), "{err}");
+    assert!(
+        err.contains("wants a password for user hostbench and none was found")
+            && err.contains(&format!(
+                "the password file {}/.pgpass (not there",
+                home.display()
+            )),
+        "{err}"
+    );
     assert!(!err.contains("s3cret"), "{err}");
     // A wrong password: the server's own reason is said, not just "db error".
     let wrong = sb
@@ -838,4 +846,65 @@ fn a_password_in_the_url_is_never_stored_or_shown() {
     let stored: String = row.get(0);
     assert!(stored.contains("hostbench:***@"), "{stored}");
     assert!(!stored.contains("s3cret"));
+}
+
+/// Each way a connection fails is said in one line that names what to fix.
+#[test]
+fn a_failed_connection_says_what_is_wrong() {
+    let Some(pg) = PgServer::start("a_failed_connection_says_what_is_wrong") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let socket = pg.socket_dir().display().to_string();
+    // A port nothing listens on.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    for (db, says) in [
+        (
+            format!("postgresql://hostbench@localhost/nosuchdb?host={socket}"),
+            "database \"nosuchdb\" does not exist".to_string(),
+        ),
+        (
+            format!("postgresql://nobody@localhost/postgres?host={socket}"),
+            "role \"nobody\" does not exist".to_string(),
+        ),
+        (
+            format!("postgresql://hostbench@127.0.0.1:{port}/postgres"),
+            format!("no server answers at 127.0.0.1:{port} (Connection refused"),
+        ),
+        (
+            "postgresql://hostbench@localhost/postgres?host=/nonexistent".to_string(),
+            "the socket /nonexistent/.s.PGSQL.5432 (No such file or directory".to_string(),
+        ),
+    ] {
+        let out = sb
+            .cmd()
+            .args(["--db", &db, "results", "list"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{db}: {err}");
+        assert!(err.contains(&says), "{db}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    // A role that may not read the results table: the server's reason.
+    let mut owner = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
+    sb.cmd()
+        .args(["--db", &pg.url, "noise", "-l", "5000", "10", "2"])
+        .assert()
+        .success();
+    owner
+        .batch_execute("CREATE ROLE outsider LOGIN; GRANT SELECT ON hostbench_layout TO outsider;")
+        .unwrap();
+    let url = format!("postgresql://outsider@localhost/postgres?host={socket}");
+    let out = sb
+        .cmd()
+        .args(["--db", &url, "results", "list"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("permission denied for table results"), "{err}");
 }

@@ -14,6 +14,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, NoTls};
 
 use super::{migrations, Filter, ResultStore, StoredEntry};
+use crate::error::UsageError;
 use crate::model::{RunResult, SCHEMA_VERSION};
 use crate::platform::signals::StopSignal;
 
@@ -94,8 +95,14 @@ impl PgStore {
             .enable_time()
             .build()
             .map_err(|e| anyhow!("{location}: starting the client: {e}"))?;
-        let connected = bounded(&runtime, connect_limit, config.connect(NoTls))
-            .and_then(|r| r.map_err(|e| anyhow!("{}", reason(&e))));
+        let connected = bounded(&runtime, connect_limit, config.connect(NoTls)).and_then(|r| {
+            r.map_err(|e| {
+                anyhow!(
+                    "{}",
+                    connect_failure(&e, &config, |k| std::env::var(k).ok())
+                )
+            })
+        });
         let (client, connection) =
             connected.map_err(|e| anyhow!("{location}: cannot connect ({e:#})"))?;
         runtime.spawn(connection);
@@ -116,7 +123,11 @@ impl PgStore {
         Ok(store)
     }
 
+    /// `e` said of this store; still the user's to fix (exit 2) when it was.
     fn explain(&self, e: anyhow::Error) -> anyhow::Error {
+        if e.is::<UsageError>() {
+            return UsageError::new(format!("{}: {e:#}", self.location)).into();
+        }
         anyhow!("{}: {e:#}", self.location)
     }
 
@@ -131,7 +142,7 @@ impl PgStore {
         }
         let answered = bounded(&self.runtime, self.answer_timeout, ask(&self.client));
         match answered {
-            Ok(r) => r.map_err(|e| anyhow!("{}", reason(&e))),
+            Ok(r) => r.map_err(|e| refusal(&e)),
             Err(e) => {
                 *self.broken.borrow_mut() = Some(format!("{e:#}"));
                 Err(e)
@@ -149,7 +160,7 @@ impl PgStore {
         }
         let answered = bounded(&self.runtime, self.answer_timeout, ask(&mut self.client));
         match answered {
-            Ok(r) => r.map_err(|e| anyhow!("{}", reason(&e))),
+            Ok(r) => r.map_err(|e| refusal(&e)),
             Err(e) => {
                 *self.broken.get_mut() = Some(format!("{e:#}"));
                 Err(e)
@@ -268,6 +279,15 @@ fn bounded<T>(
     })
 }
 
+/// An error from the server as hostbench reports it: a privilege the login lacks is the
+/// user's to fix (the roles, docs/fleet.md: exit 2); anything else is the store failing.
+fn refusal(e: &tokio_postgres::Error) -> anyhow::Error {
+    if e.code() == Some(&tokio_postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) {
+        return UsageError::new(reason(e)).into();
+    }
+    anyhow!("{}", reason(e))
+}
+
 /// The server's own reason for an error (`password authentication failed for user "x"`),
 /// which the client's message alone (`db error`) leaves out.
 fn reason(e: &tokio_postgres::Error) -> String {
@@ -286,6 +306,48 @@ fn reason(e: &tokio_postgres::Error) -> String {
             text
         }
     }
+}
+
+/// Why a connection failed, said so the user knows what to fix: the server's own reason
+/// (authentication failed, no such database or role), no password found and where one was
+/// looked for, or no server where the URL points.
+fn connect_failure(
+    e: &tokio_postgres::Error,
+    config: &tokio_postgres::Config,
+    env: impl Fn(&str) -> Option<String>,
+) -> String {
+    let user = config.get_user().unwrap_or("?");
+    if e.as_db_error().is_none() && reason(e).contains("password missing") {
+        let file = password_file(&env).unwrap_or_else(|| "~/.pgpass".into());
+        let state = match std::fs::metadata(&file) {
+            Ok(_) => "no line matches",
+            Err(_) => "not there",
+        };
+        return format!(
+            "the server wants a password for user {user} and none was found: not in the URL, not in PGPASSWORD, and the password file {file} ({state}; PGPASSFILE names another)"
+        );
+    }
+    let io = std::error::Error::source(e).and_then(|s| s.downcast_ref::<std::io::Error>());
+    if let Some(io) = io {
+        let port = config.get_ports().first().copied().unwrap_or(5432);
+        let at: Vec<String> = config
+            .get_hosts()
+            .iter()
+            .map(|h| match h {
+                tokio_postgres::config::Host::Tcp(h) => format!("{h}:{port}"),
+                tokio_postgres::config::Host::Unix(d) => {
+                    format!("the socket {}/.s.PGSQL.{port}", d.display())
+                }
+            })
+            .collect();
+        return format!("no server answers at {} ({io})", at.join(", "));
+    }
+    reason(e)
+}
+
+/// The password file libpq reads: PGPASSFILE, else ~/.pgpass.
+fn password_file(env: &impl Fn(&str) -> Option<String>) -> Option<String> {
+    env("PGPASSFILE").or_else(|| env("HOME").map(|h| format!("{h}/.pgpass")))
 }
 
 /// The connection's timeouts and keepalives where the URL does not set its own.
@@ -336,7 +398,7 @@ fn with_environment(config: &mut tokio_postgres::Config, env: impl Fn(&str) -> O
     }
     if config.get_password().is_none() {
         let from_file = || {
-            let file = env("PGPASSFILE").or_else(|| env("HOME").map(|h| format!("{h}/.pgpass")))?;
+            let file = password_file(&env)?;
             let text = std::fs::read_to_string(file).ok()?;
             let host = match config.get_hosts().first() {
                 Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
