@@ -908,3 +908,117 @@ fn a_failed_connection_says_what_is_wrong() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("permission denied for table results"), "{err}");
 }
+
+/// Row-level security (migration 4): a host's login adds and changes only its own results.
+/// node2 cannot replace node1's result through `results import` or `results push`, even with a
+/// copy of the same run that finished later and carries a forged tag, nor strip its tags or
+/// change it in SQL; node2's own measuring run is stored as usual.
+#[test]
+fn a_host_login_cannot_rewrite_another_hosts_results() {
+    let Some(pg) = PgServer::start("a_host_login_cannot_rewrite_another_hosts_results") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    stdout(&sb, &pg.url, &["results", "import", A]);
+    let mut owner = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
+    owner
+        .batch_execute(include_str!("../deploy/postgres/roles.sql"))
+        .unwrap();
+    owner
+        .batch_execute(
+            "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
+             CREATE ROLE node2 LOGIN IN ROLE hostbench_writer;",
+        )
+        .unwrap();
+    let as_user = |user: &str| pg.url.replacen("hostbench@", &format!("{user}@"), 1);
+    let (node1, node2) = (as_user("node1"), as_user("node2"));
+    stdout(
+        &sb,
+        &node1,
+        &[
+            "--host-label",
+            "node1",
+            "--tag",
+            "kernel=A",
+            "noise",
+            "-l",
+            "5000",
+            "10",
+            "3",
+        ],
+    );
+    let id = *listed(&sb, &node1, &["--host", "node1"]).last().unwrap();
+    let before = exported(&sb, &node1, id);
+    // The same run, "finished later", its figures and tag changed: what a forger would send.
+    let mut forged = before.clone();
+    forged["finished_at"] = "2099-01-01T00:00:00Z".into();
+    forged["tags"]["kernel"] = "FORGED".into();
+    forged["suites"][0]["runs"][0]["time_ns"] = 14_890_000u64.into();
+    let file = sb.dir.path().join("forged.json");
+    std::fs::write(&file, forged.to_string()).unwrap();
+    let out = sb
+        .cmd()
+        .args(["--db", &node2, "results", "import"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("result {id} belongs to the login node1")),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // Through push from node2's own SQLite store: refused the same way.
+    let local = sb.dir.path().join("node2.sqlite");
+    let local = local.to_str().unwrap();
+    stdout(&sb, local, &["results", "import", file.to_str().unwrap()]);
+    let out = sb
+        .cmd()
+        .args(["--db", local, "results", "push", "--to", &node2])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("belongs to the login node1"), "{err}");
+    // Nor in SQL: node2's UPDATE and DELETE see no row of node1's.
+    let mut as_node2 = postgres::Client::connect(&node2, postgres::NoTls).unwrap();
+    let changed = as_node2
+        .execute(
+            "UPDATE results SET headline = 'x', host_label = 'node2' WHERE id = $1",
+            &[&id],
+        )
+        .unwrap();
+    let stripped = as_node2
+        .execute("DELETE FROM result_tags WHERE result_id = $1", &[&id])
+        .unwrap();
+    assert_eq!((changed, stripped), (0, 0));
+    assert!(as_node2
+        .execute(
+            "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, owner)
+             VALUES ('', '', '', '', TRUE, 2, '{}', 'node1')",
+            &[],
+        )
+        .is_err(), "node2 stored a row as node1's");
+    assert_eq!(exported(&sb, &node1, id), before, "node1's result changed");
+    assert_eq!(listed(&sb, &node1, &["--tag", "kernel=A"]), [id]);
+    // node2's own run is stored, and node1 cannot change it either.
+    stdout(
+        &sb,
+        &node2,
+        &["--host-label", "node2", "noise", "-l", "5000", "10", "3"],
+    );
+    let mine = *listed(&sb, &node2, &["--host", "node2"]).last().unwrap();
+    let mut as_node1 = postgres::Client::connect(&node1, postgres::NoTls).unwrap();
+    let changed = as_node1
+        .execute("UPDATE results SET headline = 'x' WHERE id = $1", &[&mine])
+        .unwrap();
+    assert_eq!(changed, 0);
+    let owners: Vec<String> = owner
+        .query("SELECT owner FROM results ORDER BY id", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(owners, ["hostbench", "node1", "node2"]);
+}

@@ -3,7 +3,10 @@
 -- `hostbench --db URL results import FILE` will do):
 --   psql -d hostbench -f deploy/postgres/roles.sql
 -- hostbench_writer: what every benchmarked host needs to store results (as they go, so it also
--- updates its own rows and their tags). hostbench_reader: what report and compare machines
+-- updates its own rows and their tags). Which rows are its own the database decides: layout 4
+-- (a hostbench migration) gives every row an owner (current_user when it is added) and
+-- row-level security policies by which a login adds rows only as itself and changes or
+-- deletes only its own rows and their tags; everyone with SELECT reads all. hostbench_reader: what report and compare machines
 -- need. Neither may create, alter or drop anything; a new hostbench's migration is run by the
 -- owner. Give each host a login role of its own in the writer role, with its password in that
 -- host's ~/.pgpass, e.g.:

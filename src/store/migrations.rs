@@ -71,6 +71,34 @@ pub const MIGRATIONS: &[Migration] = &[
         UPDATE results SET uuid = gen_random_uuid()::TEXT WHERE uuid IS NULL;
         CREATE UNIQUE INDEX IF NOT EXISTS results_uuid ON results (uuid);",
     },
+    Migration {
+        version: 4,
+        what: "each result's owner, the login that stored it; on PostgreSQL, row-level security \
+               lets a login add and change only its own results and their tags (the table's \
+               owner, who runs the migrations, is not bound)",
+        sqlite: "ALTER TABLE results ADD COLUMN owner TEXT;",
+        postgres:
+            "ALTER TABLE results ADD COLUMN IF NOT EXISTS owner TEXT NOT NULL DEFAULT current_user;
+        ALTER TABLE results ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE result_tags ENABLE ROW LEVEL SECURITY;
+        DROP POLICY IF EXISTS results_read ON results;
+        DROP POLICY IF EXISTS results_add ON results;
+        DROP POLICY IF EXISTS results_change ON results;
+        DROP POLICY IF EXISTS results_remove ON results;
+        DROP POLICY IF EXISTS tags_read ON result_tags;
+        DROP POLICY IF EXISTS tags_add ON result_tags;
+        DROP POLICY IF EXISTS tags_remove ON result_tags;
+        CREATE POLICY results_read ON results FOR SELECT USING (true);
+        CREATE POLICY results_add ON results FOR INSERT WITH CHECK (owner = current_user);
+        CREATE POLICY results_change ON results FOR UPDATE
+            USING (owner = current_user) WITH CHECK (owner = current_user);
+        CREATE POLICY results_remove ON results FOR DELETE USING (owner = current_user);
+        CREATE POLICY tags_read ON result_tags FOR SELECT USING (true);
+        CREATE POLICY tags_add ON result_tags FOR INSERT WITH CHECK (EXISTS (
+            SELECT 1 FROM results r WHERE r.id = result_id AND r.owner = current_user));
+        CREATE POLICY tags_remove ON result_tags FOR DELETE USING (EXISTS (
+            SELECT 1 FROM results r WHERE r.id = result_id AND r.owner = current_user));",
+    },
 ];
 
 /// The layout version this hostbench writes and reads.

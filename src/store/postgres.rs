@@ -573,7 +573,24 @@ impl ResultStore for PgStore {
             })
             .map_err(|e| self.explain(e))?;
         if replaced != 1 {
-            bail!("result {id} is no longer in {}", self.location);
+            // Row-level security hides another login's row from UPDATE: say whose it is.
+            let owner = self.answer(|c| async move {
+                let row = c
+                    .query_opt(
+                        "SELECT owner, owner = current_user FROM results WHERE id = $1",
+                        &[&id],
+                    )
+                    .await?;
+                Ok(row.map(|r| (r.get::<_, String>(0), r.get::<_, bool>(1))))
+            })?;
+            return Err(match owner {
+                Some((owner, false)) => UsageError::new(format!(
+                    "{}: result {id} belongs to the login {owner}; a login may change only the results it stored",
+                    self.location
+                ))
+                .into(),
+                _ => anyhow!("result {id} is no longer in {}", self.location),
+            });
         }
         Ok(())
     }
