@@ -3,11 +3,14 @@
 # started here (initdb into a temporary directory, default settings, a Unix socket) — and
 # reports the space each result takes; then pushing them from SQLite to a fresh PostgreSQL
 # database (and again, when all are there), and `report --fleet` over them (100 hosts).
-# Usage: scripts/store-bench.sh [N] (default 10000).
+# Then the selections the commands make (results list --host, --tag, --since), which the
+# layout's indexes answer.
+# Usage: scripts/store-bench.sh [N [HOSTS]] (default 10000 results over 100 hosts).
 # Builds the release binary; needs PostgreSQL's initdb (scripts/install-test-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-10000}
+hosts=${2:-100}
 cargo build --release -q
 exe=$PWD/target/release/hostbench
 fixture=$PWD/tests/fixtures/smoke-a.json
@@ -19,12 +22,12 @@ stop_pg() { [ -d "$work/data" ] && as_pg "$bin/pg_ctl" -D "$work/data" -m fast s
 [ "$(id -u)" = 0 ] && chown postgres "$work"
 as_pg "$bin/initdb" -D "$work/data" -A trust -U hostbench >/dev/null
 as_pg "$bin/pg_ctl" -D "$work/data" -o "-k $work -c listen_addresses=''" -l "$work/log" -w start >/dev/null
-# The fixture as N distinct results (a UUID each, 100 host labels), written and imported in
+# The fixture as N distinct results (a UUID each, HOSTS host labels, 50 rack tags), written and imported in
 # batches of 1000 files (one transaction a result); only the imports are timed.
 batch() { # FIRST COUNT: write results FIRST..FIRST+COUNT-1 into $work/batch
   rm -rf "$work/batch" && mkdir "$work/batch"
   for ((i = $1; i < $1 + $2; i++)); do
-    sed "s/^  \"uuid\": .*/  \"uuid\": \"00000000-0000-4000-8000-$(printf %012d "$i")\", \"host_label\": \"node-$((i % 100))\"/" \
+    sed "s/^  \"uuid\": .*/  \"uuid\": \"00000000-0000-4000-8000-$(printf %012d "$i")\", \"host_label\": \"node-$((i % hosts))\", \"tags\": {\"rack\": \"r$((i % 50))\"}/" \
       "$fixture" >"$work/batch/$i.json"
   done
 }
@@ -52,6 +55,14 @@ for db in "$work/bench.sqlite" "$pg"; do
   fi
   printf '%-10s store %d ms (%d us a result)  list %d ms (%d rows)  %d bytes a result\n' \
     "$name" "$stored_ms" "$((stored_ms * 1000 / n))" "$listed_ms" "$rows" "$((bytes / n))"
+  # The selections: one host's results, one rack tag's, the last day's (none: the fixture's
+  # runs are older), each the whole command (start, open, query, print).
+  for sel in "--host node-7" "--tag rack=r7" "--since $(date -u +%Y-%m-%d)"; do
+    start=$(now_ms)
+    # shellcheck disable=SC2086
+    rows=$("$exe" --db "$db" results list $sel | wc -l)
+    printf '%-10s results list %-16s %d ms (%d rows)\n' "$name" "$sel" "$(($(now_ms) - start))" "$rows"
+  done
 done
 psql -qtA "$pg" -c "CREATE DATABASE pushed" >/dev/null
 for round in first again; do

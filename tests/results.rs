@@ -102,3 +102,57 @@ fn labels_an_older_store_holds_cannot_break_a_reader() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(!html.contains('\u{1b}'));
 }
+
+/// `results hosts`: a row per host by its latest result, the stale ones first and marked.
+#[test]
+fn hosts_lists_each_host_by_its_latest_result_and_marks_the_stale() {
+    let sb = Sandbox::new();
+    for (label, rack) in [("n1", "a"), ("n2", "a"), ("n1", "a"), ("n3", "b")] {
+        sb.json(&[
+            "--host-label",
+            label,
+            "--tag",
+            &format!("rack={rack}"),
+            "noise",
+            "-l",
+            "5000",
+            "10",
+            "2",
+        ]);
+    }
+    // n2's only result is three days old.
+    let conn = rusqlite::Connection::open(sb.db()).unwrap();
+    let old = (chrono::Utc::now() - chrono::Duration::days(3)).to_rfc3339();
+    conn.execute("UPDATE results SET started_at = ?1 WHERE id = 2", [&old])
+        .unwrap();
+    drop(conn);
+    let out = sb.cmd().args(["results", "hosts"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<&str> = text.lines().skip(1).take(3).collect();
+    assert!(
+        rows[0].starts_with("n2 ") && rows[0].contains("STALE") && rows[0].contains("3.0 d"),
+        "{text}"
+    );
+    assert!(rows[1..].iter().all(|r| r.contains(" ok ")), "{text}");
+    let n1 = rows.iter().find(|r| r.starts_with("n1 ")).unwrap();
+    // Two results, the latest of them id 3.
+    let cells: Vec<&str> = n1.split_whitespace().collect();
+    assert_eq!(&cells[..3], ["n1", "2", "3"], "{text}");
+    assert!(
+        text.contains("3 hosts, 1 stale (no result for over 24 h)."),
+        "{text}"
+    );
+    // --tag selects, --json gives the rows.
+    let json = sb.json(&["--tag", "rack=b", "results", "hosts"]);
+    let rows = json.as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["host"], "n3");
+    assert_eq!(rows[0]["stale"], false);
+    let json = sb.json(&["results", "hosts", "--stale-hours", "100"]);
+    assert!(json.as_array().unwrap().iter().all(|r| r["stale"] == false));
+}

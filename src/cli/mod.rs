@@ -174,6 +174,7 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
         cli.command,
         Command::Results(
             results::ResultsCommand::List { .. }
+                | results::ResultsCommand::Hosts { .. }
                 | results::ResultsCommand::Push { .. }
                 | results::ResultsCommand::Pull { .. }
         ) | Command::Report(_)

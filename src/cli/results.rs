@@ -49,6 +49,15 @@ pub enum ResultsCommand {
         #[command(flatten)]
         select: Selection,
     },
+    /// One row per host: its latest result, how old it is, and whether that is older than
+    /// --stale-hours (which hosts of a fleet are reporting); --json for a JSON array
+    Hosts {
+        #[command(flatten)]
+        select: Selection,
+        /// A host whose latest result started longer ago than this is marked stale
+        #[arg(long, value_name = "HOURS", default_value_t = 24, value_parser = clap::value_parser!(u32).range(1..=87_600))]
+        stale_hours: u32,
+    },
     /// One stored result in full: text, or --format json, csv (a row per measurement),
     /// markdown or html
     Show {
@@ -152,6 +161,25 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
             match store {
                 Some(store) => out.out(&render::results::list_table(&store.list(&filter)?)),
                 None => out.out(&format!("No stored results in {path}.\n")),
+            }
+        }
+        ResultsCommand::Hosts {
+            select,
+            stale_hours,
+        } => {
+            let (path, store) = global.open_store_read_only()?;
+            let entries = match store {
+                Some(store) => store.list(&select.filter(global))?,
+                None => Vec::new(),
+            };
+            let stale = chrono::Duration::hours(i64::from(*stale_hours));
+            let rows = crate::fleet::status::host_status(&entries, Utc::now(), stale);
+            if global.json {
+                out.out(&format!("{}\n", serde_json::to_string_pretty(&rows)?));
+            } else if rows.is_empty() {
+                out.out(&format!("No stored results in {path}.\n"));
+            } else {
+                out.out(&render::results::hosts_table(&rows, *stale_hours));
             }
         }
         ResultsCommand::Show { id, output } | ResultsCommand::Export { id, output } => {

@@ -1,5 +1,6 @@
 use std::fmt::Write;
 
+use crate::fleet::status::HostStatus;
 use crate::model::label::{self, printable};
 use crate::store::StoredEntry;
 
@@ -58,4 +59,65 @@ pub fn list_table(entries: &[StoredEntry]) -> String {
         );
     }
     out
+}
+
+/// The `results hosts` table: a row per host, the stalest first, `STALE` where its latest result
+/// is older than `stale_hours`.
+pub fn hosts_table(rows: &[HostStatus], stale_hours: u32) -> String {
+    let hosts: Vec<String> = rows
+        .iter()
+        .map(|r| printable(&r.host, label::MAX_HOST_LABEL))
+        .collect();
+    let host_w = hosts
+        .iter()
+        .map(|h| h.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<host_w$}  {:>7}  {:>6}  {:<19}  {:>9}  {:<5}  LATEST",
+        "HOST", "RESULTS", "ID", "STARTED (UTC)", "AGE", "STATE"
+    );
+    for (r, host) in rows.iter().zip(&hosts) {
+        let _ = writeln!(
+            out,
+            "{:<host_w$}  {:>7}  {:>6}  {:<19}  {:>9}  {:<5}  {}{}",
+            host,
+            r.results,
+            r.last_id,
+            r.last_started_at.format("%Y-%m-%d %H:%M:%S"),
+            age(r.age_s),
+            if r.stale { "STALE" } else { "ok" },
+            printable(&r.last_headline, 200),
+            if r.last_incomplete {
+                " [incomplete]"
+            } else {
+                ""
+            }
+        );
+    }
+    let stale = rows.iter().filter(|r| r.stale).count();
+    let _ = writeln!(
+        out,
+        "{} host{}, {stale} stale (no result for over {stale_hours} h).",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" }
+    );
+    out
+}
+
+/// An age as a person reads it: 45 s, 12 min, 5.2 h, 3.0 d.
+fn age(seconds: i64) -> String {
+    let s = seconds.max(0) as f64;
+    if s < 60.0 {
+        format!("{s:.0} s")
+    } else if s < 3600.0 {
+        format!("{:.0} min", s / 60.0)
+    } else if s < 86_400.0 {
+        format!("{:.1} h", s / 3600.0)
+    } else {
+        format!("{:.1} d", s / 86_400.0)
+    }
 }

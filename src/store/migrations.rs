@@ -99,6 +99,19 @@ pub const MIGRATIONS: &[Migration] = &[
         CREATE POLICY tags_remove ON result_tags FOR DELETE USING (EXISTS (
             SELECT 1 FROM results r WHERE r.id = result_id AND r.owner = current_user));",
     },
+    Migration {
+        version: 5,
+        what: "indexes for what results are selected by: host and host label, start time, a \
+               tag's key and value",
+        sqlite: "CREATE INDEX IF NOT EXISTS results_host ON results (host);
+        CREATE INDEX IF NOT EXISTS results_host_label ON results (host_label);
+        CREATE INDEX IF NOT EXISTS results_started_at ON results (started_at);
+        CREATE INDEX IF NOT EXISTS result_tags_key_value ON result_tags (key, value);",
+        postgres: "CREATE INDEX IF NOT EXISTS results_host ON results (host);
+        CREATE INDEX IF NOT EXISTS results_host_label ON results (host_label);
+        CREATE INDEX IF NOT EXISTS results_started_at ON results (started_at);
+        CREATE INDEX IF NOT EXISTS result_tags_key_value ON result_tags (key, value);",
+    },
 ];
 
 /// The layout version this hostbench writes and reads.

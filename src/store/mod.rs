@@ -72,8 +72,9 @@ impl Filter {
         for (k, v) in &self.tags {
             let pk = next(k.clone(), &mut params);
             let pv = next(v.clone(), &mut params);
+            // By the (key, value) index: the results of a tag, not a look at every result's tags.
             clauses.push(format!(
-                "EXISTS (SELECT 1 FROM result_tags t WHERE t.result_id = results.id AND t.key = {pk} AND t.value = {pv})"
+                "results.id IN (SELECT t.result_id FROM result_tags t WHERE t.key = {pk} AND t.value = {pv})"
             ));
         }
         if let Some(t) = &self.since {

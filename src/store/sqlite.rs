@@ -961,4 +961,43 @@ mod tests {
         let err = format!("{:#}", store.save(&result("b", false), "h").unwrap_err());
         assert!(err.contains("deleted or moved"), "{err}");
     }
+
+    #[test]
+    fn the_filters_are_answered_by_indexes_not_a_scan_of_every_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("r.sqlite")).unwrap();
+        let plan = |filter: &Filter| {
+            let (clause, params) = filter.sql(|n| format!("?{n}"));
+            let mut stmt = store
+                .conn
+                .prepare(&format!(
+                    "EXPLAIN QUERY PLAN SELECT id FROM results {clause}"
+                ))
+                .unwrap();
+            let rows: Vec<String> = stmt
+                .query_map(params_from_iter(params), |r| r.get::<_, String>(3))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            rows.join("; ")
+        };
+        let host = plan(&Filter {
+            host: Some("n1".into()),
+            ..Filter::default()
+        });
+        assert!(
+            host.contains("results_host") && host.contains("results_host_label"),
+            "{host}"
+        );
+        let tag = plan(&Filter {
+            tags: vec![("kernel".into(), "A".into())],
+            ..Filter::default()
+        });
+        assert!(tag.contains("result_tags_key_value"), "{tag}");
+        let since = plan(&Filter {
+            since: Some(Utc::now()),
+            ..Filter::default()
+        });
+        assert!(since.contains("results_started_at"), "{since}");
+    }
 }

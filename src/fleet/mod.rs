@@ -12,6 +12,8 @@
 //! one host differ by that much; not for the noise figure, itself a spread), and
 //! [`MIN_TOLERANCE_PCT`].
 
+pub mod status;
+
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
@@ -519,7 +521,7 @@ mod tests {
     /// The smoke fixture as host `host` with its 1-copy index scaled by `scale`.
     fn host(id: i64, host: &str, scale: f64, kernel: &str) -> (String, RunResult) {
         let mut r: RunResult =
-            serde_json::from_str(include_str!("../tests/fixtures/smoke-a.json")).unwrap();
+            serde_json::from_str(include_str!("../../tests/fixtures/smoke-a.json")).unwrap();
         r.host_label = Some(host.into());
         r.tags.insert("kernel".into(), kernel.into());
         for s in &mut r.suites {

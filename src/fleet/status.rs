@@ -1,0 +1,113 @@
+//! `hostbench results hosts`: which hosts of a fleet are reporting — a row per host with its
+//! latest stored result, how old it is, and whether that is older than the stale threshold (a
+//! host that stopped running, lost its network, or was taken out of the schedule).
+//!
+//! Read from the store's list columns alone (no result's JSON is loaded), so it answers as
+//! fast as `results list` over any number of results.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+
+use crate::store::StoredEntry;
+
+/// One host's row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostStatus {
+    /// Its `--host-label`, else its hostname, as `results list` shows it.
+    pub host: String,
+    /// How many results it has in the selection.
+    pub results: usize,
+    /// Its latest result: id, start, headline, and whether it was cut short.
+    pub last_id: i64,
+    pub last_started_at: DateTime<Utc>,
+    pub last_headline: String,
+    pub last_incomplete: bool,
+    /// How long ago its latest result started, in seconds.
+    pub age_s: i64,
+    /// Older than the threshold.
+    pub stale: bool,
+}
+
+/// A row per host of `entries` (a store's list), the stalest first, so the hosts that need a
+/// look head the table; `now` and `stale_after` decide which are stale. Rows whose start time
+/// is malformed are left out (`results list` names them).
+pub fn host_status(
+    entries: &[StoredEntry],
+    now: DateTime<Utc>,
+    stale_after: Duration,
+) -> Vec<HostStatus> {
+    let mut by_host: BTreeMap<&str, (usize, &StoredEntry, DateTime<Utc>)> = BTreeMap::new();
+    for e in entries {
+        let Some(t) = e.started_at else { continue };
+        let row = by_host.entry(e.host.as_str()).or_insert((0, e, t));
+        row.0 += 1;
+        if t > row.2 || (t == row.2 && e.id > row.1.id) {
+            row.1 = e;
+            row.2 = t;
+        }
+    }
+    let mut rows: Vec<HostStatus> = by_host
+        .into_iter()
+        .map(|(host, (results, last, t))| HostStatus {
+            host: host.to_string(),
+            results,
+            last_id: last.id,
+            last_started_at: t,
+            last_headline: last.headline.clone(),
+            last_incomplete: last.incomplete,
+            age_s: (now - t).num_seconds(),
+            stale: now - t > stale_after,
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        a.last_started_at
+            .cmp(&b.last_started_at)
+            .then(a.host.cmp(&b.host))
+    });
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: i64, host: &str, hours_ago: i64, now: DateTime<Utc>) -> StoredEntry {
+        StoredEntry {
+            id,
+            started_at: Some(now - Duration::hours(hours_ago)),
+            suites: "noise".into(),
+            host: host.into(),
+            headline: format!("headline {id}"),
+            incomplete: false,
+            problem: None,
+        }
+    }
+
+    #[test]
+    fn each_host_by_its_latest_result_and_the_stale_first() {
+        let now = Utc::now();
+        let entries = [
+            entry(1, "n1", 50, now),
+            entry(2, "n2", 30, now),
+            entry(3, "n1", 2, now),
+            entry(4, "n3", 100, now),
+            StoredEntry {
+                started_at: None,
+                ..entry(5, "n4", 0, now)
+            },
+        ];
+        let rows = host_status(&entries, now, Duration::hours(24));
+        let hosts: Vec<(&str, i64, usize, bool)> = rows
+            .iter()
+            .map(|r| (r.host.as_str(), r.last_id, r.results, r.stale))
+            .collect();
+        assert_eq!(
+            hosts,
+            [("n3", 4, 1, true), ("n2", 2, 1, true), ("n1", 3, 2, false)]
+        );
+        assert_eq!(rows[2].age_s, 2 * 3600);
+        assert_eq!(rows[2].last_headline, "headline 3");
+    }
+}
