@@ -170,6 +170,12 @@ fn the_playbook_runs_every_host_into_the_shared_store_or_fetches_back() {
     }
     // Again: the binary is unchanged, so not copied; each host adds a second result.
     let second = playbook(&sb, &inv, &to_pg);
+    // The play says where each host's result went.
+    assert_eq!(
+        second.matches("\"Stored as result ").count(),
+        HOSTS.len(),
+        "{second}"
+    );
     assert_eq!(task_status(&second, "Copy the hostbench binary"), ["ok"; 2]);
     assert_eq!(task_status(&second, "Run hostbench"), ["changed"; 2]);
     assert_eq!(results(&sb, &pg.url, &["--host", "rack1-node-b"]).len(), 2);

@@ -1022,3 +1022,57 @@ fn a_host_login_cannot_rewrite_another_hosts_results() {
         .collect();
     assert_eq!(owners, ["hostbench", "node1", "node2"]);
 }
+
+/// docs/fleet.md's set-up: an empty push makes the layout (no result needed), and a host's
+/// login against a layout older than its hostbench is refused, saying the owner must migrate.
+#[test]
+fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
+    let Some(pg) = PgServer::start("an_empty_push_makes_the_layout") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let nothing = sb.dir.path().join("never-made.sqlite");
+    let out = sb
+        .cmd()
+        .arg("--db")
+        .arg(&nothing)
+        .args(["results", "push", "--to", &pg.url])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("Copied 0 results"), "{said}");
+    assert!(!nothing.exists());
+    let mut owner = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
+    let version: i64 = owner
+        .query_one("SELECT max(version)::BIGINT FROM hostbench_layout", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(version, 5);
+    owner
+        .batch_execute(include_str!("../deploy/postgres/roles.sql"))
+        .unwrap();
+    owner
+        .batch_execute(
+            "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
+             DELETE FROM hostbench_layout WHERE version = 5;",
+        )
+        .unwrap();
+    let node1 = pg.url.replacen("hostbench@", "node1@", 1);
+    let out = sb
+        .cmd()
+        .args(["--db", &node1, "noise", "-l", "5000", "10", "2"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the store is at layout 4, this hostbench writes layout 5: the database's owner applies the migrations first")
+            && err.contains("permission denied"),
+        "{err}"
+    );
+}

@@ -63,7 +63,20 @@ impl PgStore {
                 return Err(store.explain(anyhow!(migrations::too_new(v))))
             }
             Some(v) if v == migrations::latest() => {}
-            _ => store.prepare_layout().map_err(|e| store.explain(e))?,
+            v => store.prepare_layout().map_err(|e| {
+                // A host's login may not migrate: say whose job it is.
+                let e = if e.is::<UsageError>() {
+                    UsageError::new(format!(
+                        "the store is at layout {}, this hostbench writes layout {}: the database's owner applies the migrations first (docs/fleet.md, \"Upgrading\"); this login may not ({e:#})",
+                        v.unwrap_or(0),
+                        migrations::latest()
+                    ))
+                    .into()
+                } else {
+                    e
+                };
+                store.explain(e)
+            })?,
         }
         store.probe_write().map_err(|e| store.explain(e))?;
         Ok(store)
