@@ -16,7 +16,7 @@ pub struct PgServer {
 }
 
 /// The directory of `initdb` and `pg_ctl`: on PATH, or Debian's /usr/lib/postgresql/N/bin.
-fn bin_dir() -> Option<PathBuf> {
+pub fn bin_dir() -> Option<PathBuf> {
     if let Some(p) = super::on_path("initdb") {
         return p.parent().map(Path::to_path_buf);
     }
