@@ -22,12 +22,13 @@ stop_pg() { [ -d "$work/data" ] && as_pg "$bin/pg_ctl" -D "$work/data" -m fast s
 [ "$(id -u)" = 0 ] && chown postgres "$work"
 as_pg "$bin/initdb" -D "$work/data" -A trust -U hostbench >/dev/null
 as_pg "$bin/pg_ctl" -D "$work/data" -o "-k $work -c listen_addresses=''" -l "$work/log" -w start >/dev/null
-# The fixture as N distinct results (a UUID each, HOSTS host labels, 50 rack tags), written and imported in
+# The fixture as N distinct results (a UUID each, HOSTS host labels, 50 rack tags, repeat groups
+# of 5), written and imported in
 # batches of 1000 files (one transaction a result); only the imports are timed.
 batch() { # FIRST COUNT: write results FIRST..FIRST+COUNT-1 into $work/batch
   rm -rf "$work/batch" && mkdir "$work/batch"
   for ((i = $1; i < $1 + $2; i++)); do
-    sed "s/^  \"uuid\": .*/  \"uuid\": \"00000000-0000-4000-8000-$(printf %012d "$i")\", \"host_label\": \"node-$((i % hosts))\", \"tags\": {\"rack\": \"r$((i % 50))\"}/" \
+    sed "s/^  \"uuid\": .*/  \"uuid\": \"00000000-0000-4000-8000-$(printf %012d "$i")\", \"host_label\": \"node-$((i % hosts))\", \"tags\": {\"rack\": \"r$((i % 50))\"}, \"repeat\": {\"group\": $((i - i % 5 + 1)), \"run\": $((i % 5 + 1)), \"of\": 5}/" \
       "$fixture" >"$work/batch/$i.json"
   done
 }
@@ -57,6 +58,11 @@ for db in "$work/bench.sqlite" "$pg"; do
     "$name" "$stored_ms" "$((stored_ms * 1000 / n))" "$listed_ms" "$rows" "$((bytes / n))"
   # The selections: one host's results, one rack tag's, the last day's (none: the fixture's
   # runs are older), each the whole command (start, open, query, print).
+  # Two repeat groups of 5 runs each (stored ids run from 1, so result i is in group
+  # i - i % 5 + 1), compared run by run.
+  start=$(now_ms)
+  "$exe" --db "$db" compare "g$((n - 9))" "g$((n - 4))" --format csv >/dev/null
+  printf '%-10s compare g%d g%d %d ms\n' "$name" "$((n - 9))" "$((n - 4))" "$(($(now_ms) - start))"
   for sel in "--host node-7" "--tag rack=r7" "--since $(date -u +%Y-%m-%d)"; do
     start=$(now_ms)
     # shellcheck disable=SC2086

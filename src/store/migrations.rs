@@ -112,6 +112,19 @@ pub const MIGRATIONS: &[Migration] = &[
         CREATE INDEX IF NOT EXISTS results_started_at ON results (started_at);
         CREATE INDEX IF NOT EXISTS result_tags_key_value ON result_tags (key, value);",
     },
+    Migration {
+        version: 6,
+        what: "each result's repeat group as a column of its own, indexed: `compare gN` finds \
+               a group's runs without reading every result",
+        sqlite: "ALTER TABLE results ADD COLUMN repeat_group INTEGER;
+        UPDATE results SET repeat_group = json_extract(result_json, '$.repeat.group')
+            WHERE json_valid(result_json);
+        CREATE INDEX IF NOT EXISTS results_repeat_group ON results (repeat_group);",
+        postgres: "ALTER TABLE results ADD COLUMN IF NOT EXISTS repeat_group BIGINT;
+        UPDATE results SET repeat_group = (result_json::jsonb -> 'repeat' ->> 'group')::BIGINT
+            WHERE result_json LIKE '%\"repeat\"%';
+        CREATE INDEX IF NOT EXISTS results_repeat_group ON results (repeat_group);",
+    },
 ];
 
 /// The layout version this hostbench writes and reads.

@@ -501,6 +501,7 @@ struct Row {
     host_label: Option<String>,
     machine_id: Option<String>,
     uuid: String,
+    repeat_group: Option<i64>,
 }
 
 impl Row {
@@ -521,10 +522,11 @@ impl Row {
             json,
             host_label: result.host_label.clone(),
             machine_id: result.environment.host.machine_id.clone(),
+            repeat_group: result.repeat.map(|r| r.group),
         })
     }
 
-    fn params(&self) -> [&(dyn ToSql + Sync); 10] {
+    fn params(&self) -> [&(dyn ToSql + Sync); 11] {
         [
             &self.started_at,
             &self.suites,
@@ -536,6 +538,7 @@ impl Row {
             &self.host_label,
             &self.machine_id,
             &self.uuid,
+            &self.repeat_group,
         ]
     }
 }
@@ -549,8 +552,8 @@ impl ResultStore for PgStore {
             let tx = c.transaction().await?;
             let id: i64 = tx
                 .query_one(
-                    "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id, uuid)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+                    "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id, uuid, repeat_group)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
                     &row.params(),
                 )
                 .await?
@@ -574,7 +577,7 @@ impl ResultStore for PgStore {
                     .execute(
                         "UPDATE results SET started_at = $2, suites = $3, host = $4, headline = $5,
                          incomplete = $6, schema_version = $7, result_json = $8, host_label = $9,
-                         machine_id = $10, uuid = $11 WHERE id = $1",
+                         machine_id = $10, uuid = $11, repeat_group = $12 WHERE id = $1",
                         params,
                     )
                     .await?;
@@ -678,8 +681,7 @@ impl ResultStore for PgStore {
         let rows = self
             .answer(|c| async move {
                 c.query(
-                    "SELECT id FROM results
-                     WHERE (result_json::jsonb -> 'repeat' ->> 'group') = $1::BIGINT::TEXT ORDER BY id",
+                    "SELECT id FROM results WHERE repeat_group = $1 ORDER BY id",
                     &[&group],
                 )
                 .await

@@ -13,7 +13,7 @@ use crate::model::{RunResult, SCHEMA_VERSION};
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The columns of the `results` table, in order.
-const COLUMNS: [&str; 11] = [
+const COLUMNS: [&str; 12] = [
     "id",
     "started_at",
     "suites",
@@ -25,6 +25,7 @@ const COLUMNS: [&str; 11] = [
     "host_label",
     "machine_id",
     "uuid",
+    "repeat_group",
 ];
 
 /// Results in one SQLite file: a row per run with the columns `results list` shows, and the
@@ -370,8 +371,8 @@ impl ResultStore for SqliteStore {
             .transaction()
             .map_err(|e| explain(e.into(), &path))?;
         tx.execute(
-            "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id, uuid)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id, uuid, repeat_group)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             params_from_iter(row_values(result, headline)?),
         )
         .map_err(|e| explain(e.into(), &path))?;
@@ -392,7 +393,7 @@ impl ResultStore for SqliteStore {
             .execute(
                 "UPDATE results SET started_at = ?2, suites = ?3, host = ?4, headline = ?5,
                  incomplete = ?6, schema_version = ?7, result_json = ?8, host_label = ?9,
-                 machine_id = ?10, uuid = ?11 WHERE id = ?1",
+                 machine_id = ?10, uuid = ?11, repeat_group = ?12 WHERE id = ?1",
                 params_from_iter(values),
             )
             .map_err(|e| explain(e.into(), &path))?;
@@ -434,10 +435,7 @@ impl ResultStore for SqliteStore {
     fn group(&self, group: i64) -> Result<Vec<i64>> {
         let mut stmt = self
             .conn
-            .prepare(
-                "SELECT id FROM results WHERE json_valid(result_json)
-                 AND json_extract(result_json, '$.repeat.group') = ?1 ORDER BY id",
-            )
+            .prepare("SELECT id FROM results WHERE repeat_group = ?1 ORDER BY id")
             .map_err(|e| explain(e.into(), &self.path))?;
         let ids = stmt
             .query_map([group], |r| r.get(0))
@@ -513,7 +511,7 @@ fn write_tags(conn: &Connection, id: i64, result: &RunResult) -> Result<()> {
 
 /// A result's columns after `id`, in table order; a result without a UUID (of an earlier
 /// version) is named after its JSON.
-fn row_values(result: &RunResult, headline: &str) -> Result<[Value; 10]> {
+fn row_values(result: &RunResult, headline: &str) -> Result<[Value; 11]> {
     let text = |s: &Option<String>| s.clone().map_or(Value::Null, Value::Text);
     let json = serde_json::to_string(result)?;
     let uuid = result
@@ -531,6 +529,9 @@ fn row_values(result: &RunResult, headline: &str) -> Result<[Value; 10]> {
         text(&result.host_label),
         text(&result.environment.host.machine_id),
         Value::Text(uuid),
+        result
+            .repeat
+            .map_or(Value::Null, |r| Value::Integer(r.group)),
     ])
 }
 
@@ -611,7 +612,12 @@ mod tests {
             conn.execute_batch(migrations::MIGRATIONS[0].sqlite)
                 .unwrap();
             conn.pragma_update(None, "user_version", 1).unwrap();
-            let r = result("old", false);
+            let mut r = result("old", false);
+            r.repeat = Some(crate::model::Repeat {
+                group: 1,
+                run: 1,
+                of: 2,
+            });
             conn.execute(
                 "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json)
                  VALUES (?1, 'noise', 'old', 'h', 0, ?2, ?3)",
@@ -629,6 +635,8 @@ mod tests {
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap();
         assert_eq!(version, migrations::latest());
+        // Its repeat group was read out of its JSON into the indexed column.
+        assert_eq!(store.group(1).unwrap(), [1]);
         // The old result was given a UUID, shaped as one, kept from one load to the next, and
         // found by it.
         let old = store.load(1).unwrap().unwrap();
