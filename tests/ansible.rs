@@ -170,9 +170,14 @@ fn the_playbook_runs_every_host_into_the_shared_store_or_fetches_back() {
     }
     // Again: the binary is unchanged, so not copied; each host adds a second result.
     let second = playbook(&sb, &inv, &to_pg);
-    // The play says where each host's result went.
+    // The play says where each host's result went, and its headline.
     assert_eq!(
         second.matches("\"Stored as result ").count(),
+        HOSTS.len(),
+        "{second}"
+    );
+    assert_eq!(
+        second.matches(": 5 ms CPU: ").count(),
         HOSTS.len(),
         "{second}"
     );

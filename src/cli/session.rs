@@ -274,9 +274,11 @@ impl Finished {
                     if let Some(line) = render::noise::check_line(&self.result) {
                         self.out.out(&line);
                     }
+                    // With its headline, so a log of many runs (a playbook's) says what each was.
                     self.out.out(&format!(
-                        "Stored as result {id} in {}.\n",
-                        self.store_location
+                        "Stored as result {id} in {}: {}.\n",
+                        self.store_location,
+                        crate::model::label::printable(&render::headline::run(&self.result), 200)
                     ));
                 }
             }
