@@ -6,6 +6,7 @@ mod compare;
 mod console;
 mod index;
 mod interactive;
+mod load;
 mod noise;
 pub mod output;
 mod report;

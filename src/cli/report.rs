@@ -3,9 +3,9 @@ use std::path::Path;
 use anyhow::Result;
 use clap::Args;
 
-use super::compare::load_result;
+use super::load::{load_result, load_stored};
 use super::output::{FormatArgs, Output};
-use super::results::{load_stored, Selection};
+use super::results::Selection;
 use super::GlobalArgs;
 use crate::compare::compare;
 use crate::error::UsageError;

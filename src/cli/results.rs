@@ -4,7 +4,7 @@ use anyhow::Result;
 use chrono::{DateTime, NaiveDate, Utc};
 use clap::{Args, Subcommand};
 
-use super::compare::load_file;
+use super::load::{load_file, load_stored};
 use super::output::{FormatArgs, Output};
 use super::GlobalArgs;
 use crate::error::UsageError;
@@ -321,20 +321,6 @@ fn first_run_there(
 fn load(global: &GlobalArgs, id: i64) -> Result<RunResult> {
     let (path, store) = global.open_store_read_only()?;
     load_stored(store.as_deref(), &path, id)
-}
-
-pub(super) fn load_stored(
-    store: Option<&dyn ResultStore>,
-    location: &str,
-    id: i64,
-) -> Result<RunResult> {
-    let found = match store {
-        Some(s) => s.load(id).map_err(|e| UsageError::new(format!("{e:#}")))?,
-        None => None,
-    };
-    found.ok_or_else(|| {
-        UsageError::new(format!("no stored result with id {id} in {location}")).into()
-    })
 }
 
 /// `--since`: a day (midnight UTC) or an RFC 3339 time.

@@ -1,0 +1,81 @@
+//! Results named on a command line — a stored id, or a result JSON file — loaded and checked,
+//! the same for `compare`, `report` and the `results` commands.
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::GlobalArgs;
+use crate::error::UsageError;
+use crate::model::{RunResult, MAX_RESULT_BYTES, SCHEMA_VERSION};
+use crate::platform::files;
+use crate::store::ResultStore;
+
+/// A result named by stored id or by the path of a result JSON file (`--json` output or
+/// `results export --format json`), with a label for reports. The store is opened only for an
+/// id, read-only.
+pub(super) fn load_result(global: &GlobalArgs, arg: &str) -> Result<(String, RunResult)> {
+    let path = Path::new(arg);
+    if let (Ok(id), false) = (arg.parse::<i64>(), path.exists()) {
+        let (db, store) = global.open_store_read_only()?;
+        let r = load_stored(store.as_deref(), &db, id)?;
+        return Ok((format!("result {id}"), checked(r, &format!("result {id}"))?));
+    }
+    let r = load_file(arg)?;
+    Ok((arg.to_string(), checked(r, arg)?))
+}
+
+/// A result JSON file; anything else is the user's mistake (exit 2).
+pub(super) fn load_file(arg: &str) -> Result<RunResult> {
+    let path = Path::new(arg);
+    let bytes = files::read_regular(path, MAX_RESULT_BYTES).map_err(|e| {
+        UsageError::new(format!(
+            "{arg} is neither a stored result id nor a readable result file: {e}"
+        ))
+    })?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| UsageError::new(format!("{arg} is not JSON: {e}")))?;
+    let version = value
+        .get("schema_version")
+        .and_then(|v| v.as_u64())
+        .ok_or_else(|| {
+            UsageError::new(format!(
+                "{arg} is not a hostbench result (no schema_version)"
+            ))
+        })?;
+    if version != u64::from(SCHEMA_VERSION) {
+        return Err(UsageError::new(format!(
+            "{arg} is a result of schema version {version}; this hostbench reads version {SCHEMA_VERSION}"
+        ))
+        .into());
+    }
+    let r: RunResult = serde_json::from_value(value)
+        .map_err(|e| UsageError::new(format!("{arg} is not a hostbench result: {e}")))?;
+    Ok(r)
+}
+
+/// A result whose raw figures are impossible (a run of 0 ns, a rate that is not a number) was
+/// edited or damaged: refused rather than compared into nonsense.
+pub(super) fn checked(r: RunResult, label: &str) -> Result<RunResult> {
+    if let Some(problem) = r.implausible() {
+        return Err(UsageError::new(format!(
+            "{label} holds an impossible figure ({problem}); was it edited by hand?"
+        ))
+        .into());
+    }
+    Ok(r)
+}
+
+pub(super) fn load_stored(
+    store: Option<&dyn ResultStore>,
+    location: &str,
+    id: i64,
+) -> Result<RunResult> {
+    let found = match store {
+        Some(s) => s.load(id).map_err(|e| UsageError::new(format!("{e:#}")))?,
+        None => None,
+    };
+    found.ok_or_else(|| {
+        UsageError::new(format!("no stored result with id {id} in {location}")).into()
+    })
+}
