@@ -315,7 +315,7 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["--db", &f.malformed_db, "compare", "1", &f.good], 2, "result 1 is malformed in the store"),
         // A command without its subcommand, opposite options.
         case(&[], 2, "hostbench needs a command: run, noise,"),
-        case(&["results"], 2, "hostbench results needs a command: list, show, export, import, push, pull"),
+        case(&["results"], 2, "hostbench results needs a command: list, hosts, show, export, import, push, pull"),
         case(&["index", "-q", "-v"], 2, "cannot be used with"),
         case(&["-q", "noise", "-v", "10", "2"], 2, "-q (quiet) and -v (verbose) ask for opposites"),
         // Labels and tags: bounded, plain text, wherever they enter.
