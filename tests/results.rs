@@ -156,3 +156,67 @@ fn hosts_lists_each_host_by_its_latest_result_and_marks_the_stale() {
     let json = sb.json(&["results", "hosts", "--stale-hours", "100"]);
     assert!(json.as_array().unwrap().iter().all(|r| r["stale"] == false));
 }
+
+/// `report --fleet` of stored results draws on each result's stored figures (layout 7), and
+/// reads whole a row stored before them: the same fleet as from the result files themselves.
+#[test]
+fn a_stored_fleet_is_the_fleet_of_its_results_read_whole() {
+    let sb = Sandbox::new();
+    for label in ["n1", "n2", "n3"] {
+        sb.json(&[
+            "--host-label",
+            label,
+            "--tag",
+            "rack=a",
+            "noise",
+            "-l",
+            "5000",
+            "10",
+            "3",
+        ]);
+    }
+    // Row 2 as an earlier layout left it: no figures.
+    let conn = rusqlite::Connection::open(sb.db()).unwrap();
+    conn.execute("UPDATE results SET figures = NULL WHERE id = 2", [])
+        .unwrap();
+    drop(conn);
+    let files: Vec<String> = (1..=3)
+        .map(|id| {
+            let path = sb.dir.path().join(format!("r{id}.json"));
+            sb.cmd()
+                .args([
+                    "results",
+                    "export",
+                    &id.to_string(),
+                    "--format",
+                    "json",
+                    "-o",
+                ])
+                .arg(&path)
+                .assert()
+                .success();
+            path.to_str().unwrap().to_string()
+        })
+        .collect();
+    let stored = sb.json(&["report", "--fleet", "--format", "json"]);
+    let mut args = vec!["report", "--fleet", "--format", "json"];
+    args.extend(files.iter().map(String::as_str));
+    let read = sb.json(&args);
+    let cells = |f: &serde_json::Value| -> Vec<serde_json::Value> {
+        f["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "host": r["host"], "hostname": r["hostname"], "tags": r["tags"],
+                    "values": r["cells"].as_array().unwrap().iter().map(|c| c["value"].clone()).collect::<Vec<_>>(),
+                })
+            })
+            .collect()
+    };
+    assert_eq!(cells(&stored), cells(&read));
+    assert_eq!(stored["ranges"], read["ranges"]);
+    assert_eq!(stored["tags"], read["tags"]);
+    assert_eq!(stored["rows"].as_array().unwrap().len(), 3);
+}

@@ -1052,14 +1052,14 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
         .query_one("SELECT max(version)::BIGINT FROM hostbench_layout", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 6);
+    assert_eq!(version, 7);
     owner
         .batch_execute(include_str!("../deploy/postgres/roles.sql"))
         .unwrap();
     owner
         .batch_execute(
             "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
-             DELETE FROM hostbench_layout WHERE version = 6;",
+             DELETE FROM hostbench_layout WHERE version = 7;",
         )
         .unwrap();
     let node1 = pg.url.replacen("hostbench@", "node1@", 1);
@@ -1071,7 +1071,7 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("the store is at layout 5, this hostbench writes layout 6: the database's owner applies the migrations first")
+        err.contains("the store is at layout 6, this hostbench writes layout 7: the database's owner applies the migrations first")
             && err.contains("permission denied"),
         "{err}"
     );

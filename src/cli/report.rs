@@ -9,9 +9,10 @@ use super::results::Selection;
 use super::GlobalArgs;
 use crate::compare::compare;
 use crate::error::UsageError;
+use crate::fleet::Fleet;
 use crate::model::RunResult;
 use crate::render::exporters::{Format, Subject};
-use crate::store::Filter;
+use crate::store::{Filter, ResultStore, StoredEntry};
 
 /// Where `report` writes its page when -o is not given.
 const DEFAULT_FILE: &str = "hostbench-report.html";
@@ -50,7 +51,15 @@ pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
         )
         .into());
     }
-    let (results, selection) = if args.results.is_empty() {
+    // A fleet of stored results is drawn from their stored figures (fleet_of_stored).
+    let stored_fleet = if args.fleet && args.results.is_empty() {
+        Some(stored_fleet(args, global)?)
+    } else {
+        None
+    };
+    let (results, selection) = if stored_fleet.is_some() {
+        (Vec::new(), String::new())
+    } else if args.results.is_empty() {
         selected(args, global)?
     } else {
         let results = args
@@ -63,12 +72,16 @@ pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
     let out = Output::new(global.json, global.quiet);
     let fleet;
     let mut comparisons = Vec::new();
+    let fleet_selection;
     let (subject, format, default_file) = if args.fleet {
-        fleet = crate::fleet::fleet(&results);
+        (fleet, fleet_selection) = match stored_fleet {
+            Some(made) => made,
+            None => (crate::fleet::fleet(&results), selection.clone()),
+        };
         let format = args.output.format(global.json, Format::Html)?;
         let subject = Subject::Fleet {
             fleet: &fleet,
-            selection: &selection,
+            selection: &fleet_selection,
         };
         (subject, format, DEFAULT_FLEET_FILE)
     } else {
@@ -98,8 +111,17 @@ pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
     }
 }
 
-/// The stored results the selection takes, labelled `result ID`, and what it was.
-fn selected(args: &ReportArgs, global: &GlobalArgs) -> Result<(Vec<(String, RunResult)>, String)> {
+/// The stored results the selection takes (their list rows), the store, and the selection in
+/// words; none is an error.
+fn listed(
+    args: &ReportArgs,
+    global: &GlobalArgs,
+) -> Result<(
+    Vec<StoredEntry>,
+    Option<Box<dyn ResultStore>>,
+    String,
+    String,
+)> {
     let filter = args.select.filter(global);
     let (db, store) = global.open_store_read_only()?;
     let entries = match &store {
@@ -120,6 +142,30 @@ fn selected(args: &ReportArgs, global: &GlobalArgs) -> Result<(Vec<(String, RunR
     if entries.is_empty() {
         return Err(UsageError::new(format!("no stored result to report: {selection}")).into());
     }
+    Ok((entries, store, db, selection))
+}
+
+/// `report --fleet` of stored results: the fleet, drawn from their stored headline figures.
+fn stored_fleet(args: &ReportArgs, global: &GlobalArgs) -> Result<(Fleet, String)> {
+    let (entries, store, db, selection) = listed(args, global)?;
+    let filter = args.select.filter(global);
+    let tags = match &store {
+        Some(s) => s.tags(&filter)?,
+        None => Default::default(),
+    };
+    let figures = match &store {
+        Some(s) => s.figures(&filter)?,
+        None => Default::default(),
+    };
+    let fleet = crate::fleet::fleet_of_stored(&entries, &tags, &figures, |id| {
+        load_stored(store.as_deref(), &db, id)
+    })?;
+    Ok((fleet, selection))
+}
+
+/// The stored results the selection takes, labelled `result ID`, and what it was.
+fn selected(args: &ReportArgs, global: &GlobalArgs) -> Result<(Vec<(String, RunResult)>, String)> {
+    let (entries, store, db, selection) = listed(args, global)?;
     let results = entries
         .iter()
         .map(|e| {

@@ -14,15 +14,18 @@
 
 pub mod status;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::model::figures::Better;
+pub use crate::model::headline::Column;
+use crate::model::headline::{Figure, HeadlineFigures};
 use crate::model::label::{self, printable};
-use crate::model::{RunResult, SuiteResult};
+use crate::model::RunResult;
 use crate::stats::{median, median_absolute_deviation};
+use crate::store::{StoredEntry, StoredFigures};
 
 /// Hosts a figure's range needs.
 pub const MIN_HOSTS: usize = 3;
@@ -34,171 +37,6 @@ pub const NOISE_FACTOR: f64 = 2.0;
 pub const MIN_TOLERANCE_PCT: f64 = 1.0;
 /// The MAD of a normal population times this is its standard deviation.
 const MAD_TO_SD: f64 = 1.4826;
-
-/// A headline figure: a column of the fleet's table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Column {
-    /// UnixBench's System Benchmarks index of one copy.
-    IndexOne,
-    /// The index of the most copies run (usually one per CPU).
-    IndexMany,
-    /// interbench: the deadlines met by the worst bench × load pair.
-    InteractiveWorst,
-    /// reflex: microseconds per round at the point with the fewest threads.
-    Sched,
-    /// p1bench: the spread of the fixed job (the noise part, else the noise check).
-    Noise,
-}
-
-impl Column {
-    pub const ALL: [Column; 5] = [
-        Column::IndexOne,
-        Column::IndexMany,
-        Column::InteractiveWorst,
-        Column::Sched,
-        Column::Noise,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Column::IndexOne => "index, 1 copy",
-            Column::IndexMany => "index, N copies",
-            Column::InteractiveWorst => "interactive, worst pair",
-            Column::Sched => "sched",
-            Column::Noise => "noise",
-        }
-    }
-
-    pub fn unit(self) -> &'static str {
-        match self {
-            Column::IndexOne | Column::IndexMany => "index",
-            Column::InteractiveWorst => "% deadlines met",
-            Column::Sched => "us/round",
-            Column::Noise => "% spread",
-        }
-    }
-
-    pub fn better(self) -> Better {
-        match self {
-            Column::IndexOne | Column::IndexMany | Column::InteractiveWorst => Better::Higher,
-            Column::Sched | Column::Noise => Better::Lower,
-        }
-    }
-
-    /// The figure in `r`: its value, what it measured (hosts are ranged only with those that
-    /// measured the same), and a note for the table.
-    fn of(self, r: &RunResult) -> Option<Value> {
-        let suites = r.suites.iter();
-        match self {
-            Column::IndexOne | Column::IndexMany => {
-                let passes = suites.filter_map(|s| match s {
-                    SuiteResult::Index(i) => Some(i.passes.iter()),
-                    _ => None,
-                });
-                let mut passes = passes.flatten().filter(|p| p.system_index.is_some());
-                let pass = if self == Column::IndexOne {
-                    passes.find(|p| p.copies == 1)
-                } else {
-                    passes.filter(|p| p.copies > 1).max_by_key(|p| p.copies)
-                }?;
-                let partial = if pass.indexed < pass.index_tests {
-                    format!(", partial: {} of {}", pass.indexed, pass.index_tests)
-                } else {
-                    String::new()
-                };
-                Some(Value {
-                    value: pass.system_index?,
-                    kind: format!(
-                        "{} cop{}, {} tests",
-                        pass.copies,
-                        plural_y(pass.copies),
-                        pass.index_tests
-                    ),
-                    note: format!("{} cop{}{partial}", pass.copies, plural_y(pass.copies)),
-                })
-            }
-            Column::InteractiveWorst => suites
-                .filter_map(|s| match s {
-                    SuiteResult::Interactive(i) => i.worst_by_deadlines(),
-                    _ => None,
-                })
-                .min_by(|a, b| {
-                    let met = |m: &crate::model::interactive::Measurement| {
-                        m.deadlines_met_pct.unwrap_or(f64::INFINITY)
-                    };
-                    met(a).total_cmp(&met(b))
-                })
-                .and_then(|m| {
-                    Some(Value {
-                        value: m.deadlines_met_pct?,
-                        kind: "the worst pair".into(),
-                        note: format!("{} under {}", m.bench.name(), m.load.name()),
-                    })
-                }),
-            Column::Sched => suites
-                .filter_map(|s| match s {
-                    SuiteResult::Sched(s) => Some((s.settings.pin, s.points.iter())),
-                    _ => None,
-                })
-                .flat_map(|(pin, points)| points.map(move |p| (pin, p)))
-                .filter(|(_, p)| !p.runs.is_empty())
-                .min_by_key(|(pin, p)| (*pin, p.threads, p.active_sets))
-                .map(|(pin, p)| {
-                    let what = format!(
-                        "c={} a={}{}",
-                        p.threads,
-                        p.active_sets,
-                        if pin { " pinned" } else { "" }
-                    );
-                    Value {
-                        value: p.mean_us_per_round,
-                        kind: what.clone(),
-                        note: what,
-                    }
-                }),
-            Column::Noise => {
-                let part = r.suites.iter().find_map(|s| match s {
-                    SuiteResult::Noise(n) => n.summary.as_ref().map(|sum| (n, sum)),
-                    _ => None,
-                });
-                match part {
-                    Some((n, sum)) => {
-                        let job = crate::model::figures::noise_job(&n.settings);
-                        Some(Value {
-                            value: sum.verdict.spread_pct,
-                            note: format!(
-                                "p{} of {job}, {:?}",
-                                sum.verdict.percentile, sum.verdict.level
-                            )
-                            .to_lowercase(),
-                            kind: job,
-                        })
-                    }
-                    None => r.noise_check.as_ref().map(|c| Value {
-                        value: c.spread_pct(),
-                        kind: "noise check".into(),
-                        note: "the noise check".into(),
-                    }),
-                }
-            }
-        }
-    }
-}
-
-fn plural_y(n: usize) -> &'static str {
-    if n == 1 {
-        "y"
-    } else {
-        "ies"
-    }
-}
-
-struct Value {
-    value: f64,
-    kind: String,
-    note: String,
-}
 
 /// Which side of the range a figure lies on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -297,20 +135,71 @@ impl Fleet {
     }
 }
 
-/// A host's name in the fleet: its label, else its hostname, as it may be shown (an older
-/// store may hold any text there: `label::printable`).
-fn host_of(r: &RunResult) -> String {
-    let name = r
-        .host_label
-        .as_deref()
-        .unwrap_or(&r.environment.host.hostname);
-    printable(name, label::MAX_HOST_LABEL)
+/// What the fleet reads of one result: its host, time, tags, noise floor and headline figures,
+/// taken from it once — or, for a stored result that no figure of the fleet can come from, from
+/// the store's columns alone (`fleet_of_stored`), so that a fleet of 100,000 stored results
+/// reads whole only the few it shows.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// `result ID` or a file: where a figure came from.
+    source: String,
+    /// Its label, else its hostname, as it may be shown (an older store may hold any text
+    /// there: `label::printable`).
+    host: String,
+    hostname: String,
+    started_at: DateTime<Utc>,
+    incomplete: bool,
+    /// As they may be shown.
+    tags: BTreeMap<String, String>,
+    noise_floor_pct: Option<f64>,
+    /// A figure a column, in [`Column::ALL`] order.
+    values: Vec<Option<Figure>>,
 }
 
-/// A result's tags as they may be shown.
-fn shown_tags(r: &RunResult) -> BTreeMap<String, String> {
-    r.tags
-        .iter()
+impl Summary {
+    pub fn of(source: &str, r: &RunResult) -> Summary {
+        let figures = HeadlineFigures::of(r);
+        let name = r
+            .host_label
+            .as_deref()
+            .unwrap_or(&r.environment.host.hostname);
+        Summary {
+            source: source.to_string(),
+            host: printable(name, label::MAX_HOST_LABEL),
+            hostname: printable(&r.environment.host.hostname, label::MAX_HOST_LABEL),
+            started_at: r.started_at,
+            incomplete: r.incomplete,
+            tags: shown_tags(&r.tags),
+            noise_floor_pct: figures.noise_floor_pct,
+            values: figures.values,
+        }
+    }
+
+    /// A stored result from its list row, tags and stored headline figures: what `of` would
+    /// make of it, without reading it whole.
+    fn stored(
+        e: &StoredEntry,
+        started_at: DateTime<Utc>,
+        tags: &BTreeMap<String, String>,
+        hostname: &str,
+        figures: &HeadlineFigures,
+    ) -> Summary {
+        Summary {
+            source: format!("result {}", e.id),
+            host: printable(&e.host, label::MAX_HOST_LABEL),
+            hostname: printable(hostname, label::MAX_HOST_LABEL),
+            started_at,
+            incomplete: e.incomplete,
+            tags: shown_tags(tags),
+            noise_floor_pct: figures.noise_floor_pct,
+            values: figures.values.clone(),
+        }
+    }
+}
+
+/// Tags as they may be shown.
+fn shown_tags(tags: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    tags.iter()
         .map(|(k, v)| {
             (
                 printable(k, label::MAX_TAG_KEY),
@@ -320,56 +209,96 @@ fn shown_tags(r: &RunResult) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The latest of `results` (id, result) that has the figure.
+/// The latest of `results` that has the figure of column `i`.
 fn latest<'a>(
-    results: impl Iterator<Item = &'a (String, RunResult)>,
-    column: Column,
-) -> Option<(&'a (String, RunResult), Value)> {
+    results: impl Iterator<Item = &'a Summary>,
+    i: usize,
+) -> Option<(&'a Summary, &'a Figure)> {
     results
-        .filter_map(|e| column.of(&e.1).map(|v| (e, v)))
-        .max_by_key(|(e, _)| e.1.started_at)
+        .filter_map(|e| e.values[i].as_ref().map(|v| (e, v)))
+        .max_by_key(|(e, _)| e.started_at)
+}
+
+/// The fleet of the stored results `entries` (a store's list, with each result's `tags` and
+/// stored headline `figures`): the same as [`fleet`] of them all, but reading whole (`load`)
+/// only the results stored before their figures were (layout 7). Rows whose start time is
+/// malformed are left out, with a note.
+pub fn fleet_of_stored(
+    entries: &[StoredEntry],
+    tags: &HashMap<i64, BTreeMap<String, String>>,
+    figures: &HashMap<i64, StoredFigures>,
+    mut load: impl FnMut(i64) -> anyhow::Result<RunResult>,
+) -> anyhow::Result<Fleet> {
+    let none = BTreeMap::new();
+    let mut summaries = Vec::with_capacity(entries.len());
+    let mut malformed = 0;
+    for e in entries {
+        let Some(t) = e.started_at else {
+            malformed += 1;
+            continue;
+        };
+        let stored = figures.get(&e.id);
+        summaries.push(
+            match stored.and_then(|s| s.figures.as_ref().map(|f| (s, f))) {
+                Some((s, f)) => {
+                    Summary::stored(e, t, tags.get(&e.id).unwrap_or(&none), &s.hostname, f)
+                }
+                None => Summary::of(&format!("result {}", e.id), &load(e.id)?),
+            },
+        );
+    }
+    let mut f = fleet_of(&summaries);
+    if malformed > 0 {
+        f.notes.push(format!(
+            "{malformed} stored row{} with a malformed start time left out",
+            if malformed == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(f)
 }
 
 /// The fleet of `results` (a label, `result ID` or a file, and the result): incomplete
 /// results are left out.
 pub fn fleet(results: &[(String, RunResult)]) -> Fleet {
-    let incomplete = results.iter().filter(|(_, r)| r.incomplete).count();
-    let complete: Vec<&(String, RunResult)> =
-        results.iter().filter(|(_, r)| !r.incomplete).collect();
-    let mut by_host: BTreeMap<String, Vec<&(String, RunResult)>> = BTreeMap::new();
+    let summaries: Vec<Summary> = results.iter().map(|(s, r)| Summary::of(s, r)).collect();
+    fleet_of(&summaries)
+}
+
+/// The fleet of what was read of each result.
+fn fleet_of(results: &[Summary]) -> Fleet {
+    let incomplete = results.iter().filter(|r| r.incomplete).count();
+    let complete: Vec<&Summary> = results.iter().filter(|r| !r.incomplete).collect();
+    let mut by_host: BTreeMap<String, Vec<&Summary>> = BTreeMap::new();
     for e in &complete {
-        by_host.entry(host_of(&e.1)).or_default().push(e);
+        by_host.entry(e.host.clone()).or_default().push(e);
     }
     // Each host's own noise: the median floor of the results its cells come from.
     let mut floors = Vec::new();
     let mut rows = Vec::new();
     for (host, runs) in &by_host {
-        let picked: Vec<_> = Column::ALL
-            .iter()
-            .map(|&c| latest(runs.iter().copied(), c))
+        let picked: Vec<_> = (0..Column::ALL.len())
+            .map(|i| latest(runs.iter().copied(), i))
             .collect();
         let own: Vec<f64> = picked
             .iter()
             .flatten()
-            .filter_map(|((_, r), _)| r.noise_floor_pct())
+            .filter_map(|(r, _)| r.noise_floor_pct)
             .collect();
         floors.extend(median(&own));
-        let newest = runs.iter().max_by_key(|e| e.1.started_at).map(|e| &e.1);
+        let newest = runs.iter().max_by_key(|e| e.started_at);
         rows.push(HostRow {
             host: host.clone(),
-            hostname: newest.map_or_else(String::new, |r| {
-                printable(&r.environment.host.hostname, label::MAX_HOST_LABEL)
-            }),
-            tags: newest.map_or_else(BTreeMap::new, shown_tags),
+            hostname: newest.map_or_else(String::new, |r| r.hostname.clone()),
+            tags: newest.map_or_else(BTreeMap::new, |r| r.tags.clone()),
             results: runs.len(),
             cells: picked
                 .into_iter()
                 .map(|p| {
-                    p.map(|((source, r), v)| Cell {
+                    p.map(|(r, v)| Cell {
                         value: v.value,
-                        kind: v.kind,
-                        note: v.note,
-                        source: source.clone(),
+                        kind: v.kind.clone(),
+                        note: v.note.clone(),
+                        source: r.source.clone(),
                         started_at: r.started_at,
                         outside: None,
                         from_median_pct: None,
@@ -481,15 +410,15 @@ fn range_of(
 }
 
 /// Each tag's values and the median of each figure over the hosts with a result of that tag.
-fn tag_groups(results: &[&(String, RunResult)]) -> Vec<TagGroup> {
-    type ByHost<'a> = BTreeMap<String, Vec<&'a (String, RunResult)>>;
+fn tag_groups(results: &[&Summary]) -> Vec<TagGroup> {
+    type ByHost<'a> = BTreeMap<String, Vec<&'a Summary>>;
     let mut groups: BTreeMap<(String, String), ByHost> = BTreeMap::new();
     for e in results {
-        for (k, v) in shown_tags(&e.1) {
+        for (k, v) in &e.tags {
             groups
-                .entry((k, v))
+                .entry((k.clone(), v.clone()))
                 .or_default()
-                .entry(host_of(&e.1))
+                .entry(e.host.clone())
                 .or_default()
                 .push(e);
         }
@@ -500,12 +429,11 @@ fn tag_groups(results: &[&(String, RunResult)]) -> Vec<TagGroup> {
             key,
             value,
             hosts: hosts.len(),
-            medians: Column::ALL
-                .iter()
-                .map(|&c| {
+            medians: (0..Column::ALL.len())
+                .map(|i| {
                     let values: Vec<f64> = hosts
                         .values()
-                        .filter_map(|runs| latest(runs.iter().copied(), c).map(|(_, v)| v.value))
+                        .filter_map(|runs| latest(runs.iter().copied(), i).map(|(_, v)| v.value))
                         .collect();
                     median(&values)
                 })
@@ -517,6 +445,7 @@ fn tag_groups(results: &[&(String, RunResult)]) -> Vec<TagGroup> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::SuiteResult;
 
     /// The smoke fixture as host `host` with its 1-copy index scaled by `scale`.
     fn host(id: i64, host: &str, scale: f64, kernel: &str) -> (String, RunResult) {
@@ -646,6 +575,81 @@ mod tests {
             &[]
         };
         assert_eq!(f.sick(), expected);
+    }
+
+    /// A stored fleet drawn from the stored figures is the fleet of all its results read whole.
+    #[test]
+    fn a_fleet_drawn_from_stored_figures_is_the_fleet_of_the_results_read_whole() {
+        let mut results = Vec::new();
+        let mut id = 0;
+        for (h, host_name) in ["n1", "n2", "n3", "n4"].iter().enumerate() {
+            for k in 0..6 {
+                id += 1;
+                let kernel = if k % 2 == 0 { "A" } else { "B" };
+                let (label, mut r) = host(id, host_name, 1.0 + 0.01 * (h + k) as f64, kernel);
+                r.started_at += chrono::Duration::minutes(id);
+                // Some are noise runs alone, one is cut short, one has a second tag.
+                if k == 4 {
+                    r.suites.retain(|s| matches!(s, SuiteResult::Noise(_)));
+                }
+                if k == 5 && h == 1 {
+                    r.incomplete = true;
+                }
+                if k == 0 {
+                    r.tags.insert("rack".into(), format!("r{h}"));
+                }
+                results.push((label, r));
+            }
+        }
+        let entries: Vec<StoredEntry> = results
+            .iter()
+            .zip(1..)
+            .map(|((_, r), id)| StoredEntry {
+                id,
+                started_at: Some(r.started_at),
+                suites: r.suite_names(),
+                host: r.host_label.clone().unwrap(),
+                headline: String::new(),
+                incomplete: r.incomplete,
+                problem: None,
+            })
+            .collect();
+        let tags: HashMap<i64, BTreeMap<String, String>> = entries
+            .iter()
+            .zip(&results)
+            .map(|(e, (_, r))| (e.id, r.tags.clone()))
+            .collect();
+        // The figures as a store keeps them (through their JSON), but for the first three
+        // results: stored before figures were.
+        let figures: HashMap<i64, StoredFigures> = entries
+            .iter()
+            .zip(&results)
+            .map(|(e, (_, r))| {
+                let json = serde_json::to_string(&HeadlineFigures::of(r)).unwrap();
+                let stored = StoredFigures {
+                    hostname: r.environment.host.hostname.clone(),
+                    figures: (e.id > 3).then(|| HeadlineFigures::parse(&json).unwrap()),
+                };
+                (e.id, stored)
+            })
+            .collect();
+        let mut read = Vec::new();
+        let lazy = fleet_of_stored(&entries, &tags, &figures, |id| {
+            read.push(id);
+            Ok(results[id as usize - 1].1.clone())
+        })
+        .unwrap();
+        let whole = fleet(&results);
+        assert_eq!(
+            serde_json::to_value(&lazy).unwrap(),
+            serde_json::to_value(&whole).unwrap()
+        );
+        assert!(!lazy.tags.is_empty() && lazy.ranges.len() >= 2);
+        assert_eq!(
+            read,
+            [1, 2, 3],
+            "only the results stored without their figures are read"
+        );
     }
 }
 

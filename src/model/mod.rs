@@ -3,6 +3,7 @@
 
 mod environment;
 pub mod figures;
+pub mod headline;
 pub mod index;
 pub mod interactive;
 pub mod label;

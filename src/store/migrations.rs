@@ -125,6 +125,14 @@ pub const MIGRATIONS: &[Migration] = &[
             WHERE result_json LIKE '%\"repeat\"%';
         CREATE INDEX IF NOT EXISTS results_repeat_group ON results (repeat_group);",
     },
+    Migration {
+        version: 7,
+        what: "each result's headline figures and noise floor, as a short JSON beside it, so \
+               `report --fleet` draws many hosts without reading every result whole (rows stored \
+               before are read whole)",
+        sqlite: "ALTER TABLE results ADD COLUMN figures TEXT;",
+        postgres: "ALTER TABLE results ADD COLUMN IF NOT EXISTS figures TEXT;",
+    },
 ];
 
 /// The layout version this hostbench writes and reads.

@@ -10,6 +10,7 @@ mod sqlite;
 pub use self::postgres::{PgStore, CONNECT_TIMEOUT, STATEMENT_TIMEOUT};
 pub use sqlite::{SqliteStore, BUSY_TIMEOUT};
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -17,6 +18,7 @@ use anyhow::Result;
 use chrono::{DateTime, Utc};
 
 use crate::error::UsageError;
+use crate::model::headline::HeadlineFigures;
 use crate::model::RunResult;
 
 /// One line of `results list`.
@@ -88,6 +90,31 @@ impl Filter {
             format!("WHERE {}", clauses.join(" AND "))
         };
         (clause, params)
+    }
+}
+
+impl Filter {
+    /// The statement that reads the hostname and headline figures of the results this filter
+    /// selects: id, host, figures.
+    fn figures_sql(&self, placeholder: impl Fn(usize) -> String) -> (String, Vec<String>) {
+        let (clause, params) = self.sql(placeholder);
+        (
+            format!("SELECT id, host, figures FROM results {clause}"),
+            params,
+        )
+    }
+
+    /// The statement that reads the tags of the results this filter selects: result id, key,
+    /// value.
+    fn tags_sql(&self, placeholder: impl Fn(usize) -> String) -> (String, Vec<String>) {
+        let (clause, params) = self.sql(placeholder);
+        (
+            format!(
+                "SELECT t.result_id, t.key, t.value FROM result_tags t
+                 WHERE t.result_id IN (SELECT id FROM results {clause})"
+            ),
+            params,
+        )
     }
 }
 
@@ -182,6 +209,12 @@ pub trait ResultStore {
             Verdict::Same(id) => Ok((id, Put::AlreadyThere)),
         }
     }
+    /// The hostname and headline figures of the stored results `filter` selects, by result
+    /// id: what `report --fleet` reads of them besides their list rows.
+    fn figures(&self, filter: &Filter) -> Result<HashMap<i64, StoredFigures>>;
+    /// The tags of the stored results `filter` selects, by result id (those with none left
+    /// out).
+    fn tags(&self, filter: &Filter) -> Result<HashMap<i64, BTreeMap<String, String>>>;
     /// The ids of the runs of repeat group `group` (a `--repeat N` command), oldest first.
     fn group(&self, group: i64) -> Result<Vec<i64>>;
     /// Where the store is, for messages (a path, or a URL without its password).
@@ -192,6 +225,14 @@ pub trait ResultStore {
     fn fallback_dir(&self) -> Option<PathBuf> {
         None
     }
+}
+
+/// A stored result's hostname and its headline figures as stored (None in rows of a layout
+/// before 7, or not readable as such: the result is then read whole).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredFigures {
+    pub hostname: String,
+    pub figures: Option<HeadlineFigures>,
 }
 
 /// What `ResultStore::put` would do with a result.

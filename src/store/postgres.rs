@@ -4,6 +4,7 @@
 //! of its own, so a result arrives whole or not at all, and any number of hosts can store at
 //! once.
 
+use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -13,8 +14,9 @@ use chrono::{DateTime, Utc};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, NoTls};
 
-use super::{migrations, Filter, ResultStore, StoredEntry};
+use super::{migrations, Filter, ResultStore, StoredEntry, StoredFigures};
 use crate::error::UsageError;
+use crate::model::headline::HeadlineFigures;
 use crate::model::{RunResult, SCHEMA_VERSION};
 use crate::platform::signals::StopSignal;
 
@@ -502,6 +504,7 @@ struct Row {
     machine_id: Option<String>,
     uuid: String,
     repeat_group: Option<i64>,
+    figures: String,
 }
 
 impl Row {
@@ -523,10 +526,11 @@ impl Row {
             host_label: result.host_label.clone(),
             machine_id: result.environment.host.machine_id.clone(),
             repeat_group: result.repeat.map(|r| r.group),
+            figures: serde_json::to_string(&HeadlineFigures::of(result))?,
         })
     }
 
-    fn params(&self) -> [&(dyn ToSql + Sync); 11] {
+    fn params(&self) -> [&(dyn ToSql + Sync); 12] {
         [
             &self.started_at,
             &self.suites,
@@ -539,6 +543,7 @@ impl Row {
             &self.machine_id,
             &self.uuid,
             &self.repeat_group,
+            &self.figures,
         ]
     }
 }
@@ -552,8 +557,8 @@ impl ResultStore for PgStore {
             let tx = c.transaction().await?;
             let id: i64 = tx
                 .query_one(
-                    "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id, uuid, repeat_group)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+                    "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id, uuid, repeat_group, figures)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
                     &row.params(),
                 )
                 .await?
@@ -577,7 +582,7 @@ impl ResultStore for PgStore {
                     .execute(
                         "UPDATE results SET started_at = $2, suites = $3, host = $4, headline = $5,
                          incomplete = $6, schema_version = $7, result_json = $8, host_label = $9,
-                         machine_id = $10, uuid = $11, repeat_group = $12 WHERE id = $1",
+                         machine_id = $10, uuid = $11, repeat_group = $12, figures = $13 WHERE id = $1",
                         params,
                     )
                     .await?;
@@ -675,6 +680,44 @@ impl ResultStore for PgStore {
             })
             .map_err(|e| self.explain(e))?;
         Ok(row.map(|r| r.get(0)))
+    }
+
+    fn figures(&self, filter: &Filter) -> Result<HashMap<i64, StoredFigures>> {
+        let (sql, params) = filter.figures_sql(|n| format!("${n}"));
+        let params: Vec<&(dyn ToSql + Sync)> =
+            params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+        let (sql, params) = (&sql, &params);
+        let rows = self
+            .answer(|c| async move { c.query(sql, params).await })
+            .map_err(|e| self.explain(e))?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let figures: Option<String> = r.get(2);
+                (
+                    r.get(0),
+                    StoredFigures {
+                        hostname: r.get(1),
+                        figures: figures.as_deref().and_then(HeadlineFigures::parse),
+                    },
+                )
+            })
+            .collect())
+    }
+
+    fn tags(&self, filter: &Filter) -> Result<HashMap<i64, BTreeMap<String, String>>> {
+        let (sql, params) = filter.tags_sql(|n| format!("${n}"));
+        let params: Vec<&(dyn ToSql + Sync)> =
+            params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+        let (sql, params) = (&sql, &params);
+        let rows = self
+            .answer(|c| async move { c.query(sql, params).await })
+            .map_err(|e| self.explain(e))?;
+        let mut tags: HashMap<i64, BTreeMap<String, String>> = HashMap::new();
+        for r in &rows {
+            tags.entry(r.get(0)).or_default().insert(r.get(1), r.get(2));
+        }
+        Ok(tags)
     }
 
     fn group(&self, group: i64) -> Result<Vec<i64>> {

@@ -1,3 +1,4 @@
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -6,14 +7,15 @@ use chrono::{DateTime, Utc};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{params_from_iter, Connection, ErrorCode, OpenFlags, OptionalExtension};
 
-use super::{migrations, Filter, ResultStore, StoredEntry};
+use super::{migrations, Filter, ResultStore, StoredEntry, StoredFigures};
+use crate::model::headline::HeadlineFigures;
 use crate::model::{RunResult, SCHEMA_VERSION};
 
 /// How long a statement waits for another hostbench process that holds the database.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The columns of the `results` table, in order.
-const COLUMNS: [&str; 12] = [
+const COLUMNS: [&str; 13] = [
     "id",
     "started_at",
     "suites",
@@ -26,6 +28,7 @@ const COLUMNS: [&str; 12] = [
     "machine_id",
     "uuid",
     "repeat_group",
+    "figures",
 ];
 
 /// Results in one SQLite file: a row per run with the columns `results list` shows, and the
@@ -371,8 +374,8 @@ impl ResultStore for SqliteStore {
             .transaction()
             .map_err(|e| explain(e.into(), &path))?;
         tx.execute(
-            "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id, uuid, repeat_group)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id, uuid, repeat_group, figures)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params_from_iter(row_values(result, headline)?),
         )
         .map_err(|e| explain(e.into(), &path))?;
@@ -393,7 +396,7 @@ impl ResultStore for SqliteStore {
             .execute(
                 "UPDATE results SET started_at = ?2, suites = ?3, host = ?4, headline = ?5,
                  incomplete = ?6, schema_version = ?7, result_json = ?8, host_label = ?9,
-                 machine_id = ?10, uuid = ?11, repeat_group = ?12 WHERE id = ?1",
+                 machine_id = ?10, uuid = ?11, repeat_group = ?12, figures = ?13 WHERE id = ?1",
                 params_from_iter(values),
             )
             .map_err(|e| explain(e.into(), &path))?;
@@ -430,6 +433,62 @@ impl ResultStore for SqliteStore {
             entries.push(entry(&v));
         }
         Ok(entries)
+    }
+
+    fn figures(&self, filter: &Filter) -> Result<HashMap<i64, StoredFigures>> {
+        let (sql, params) = filter.figures_sql(|n| format!("?{n}"));
+        let mut stmt = self
+            .conn
+            .prepare(&sql)
+            .map_err(|e| explain(e.into(), &self.path))?;
+        let rows = stmt
+            .query_map(params_from_iter(params), |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, Value>(1)?,
+                    r.get::<_, Value>(2)?,
+                ))
+            })
+            .map_err(|e| explain(e.into(), &self.path))?;
+        let mut all = HashMap::new();
+        for row in rows {
+            let (id, host, figures) = row.map_err(|e| explain(e.into(), &self.path))?;
+            let text = |v: Value| match v {
+                Value::Text(t) => Some(t),
+                _ => None,
+            };
+            all.insert(
+                id,
+                StoredFigures {
+                    hostname: text(host).unwrap_or_default(),
+                    figures: text(figures).as_deref().and_then(HeadlineFigures::parse),
+                },
+            );
+        }
+        Ok(all)
+    }
+
+    fn tags(&self, filter: &Filter) -> Result<HashMap<i64, BTreeMap<String, String>>> {
+        let (sql, params) = filter.tags_sql(|n| format!("?{n}"));
+        let mut stmt = self
+            .conn
+            .prepare(&sql)
+            .map_err(|e| explain(e.into(), &self.path))?;
+        let rows = stmt
+            .query_map(params_from_iter(params), |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            })
+            .map_err(|e| explain(e.into(), &self.path))?;
+        let mut tags: HashMap<i64, BTreeMap<String, String>> = HashMap::new();
+        for row in rows {
+            let (id, k, v) = row.map_err(|e| explain(e.into(), &self.path))?;
+            tags.entry(id).or_default().insert(k, v);
+        }
+        Ok(tags)
     }
 
     fn group(&self, group: i64) -> Result<Vec<i64>> {
@@ -511,7 +570,7 @@ fn write_tags(conn: &Connection, id: i64, result: &RunResult) -> Result<()> {
 
 /// A result's columns after `id`, in table order; a result without a UUID (of an earlier
 /// version) is named after its JSON.
-fn row_values(result: &RunResult, headline: &str) -> Result<[Value; 11]> {
+fn row_values(result: &RunResult, headline: &str) -> Result<[Value; 12]> {
     let text = |s: &Option<String>| s.clone().map_or(Value::Null, Value::Text);
     let json = serde_json::to_string(result)?;
     let uuid = result
@@ -532,6 +591,7 @@ fn row_values(result: &RunResult, headline: &str) -> Result<[Value; 11]> {
         result
             .repeat
             .map_or(Value::Null, |r| Value::Integer(r.group)),
+        Value::Text(serde_json::to_string(&HeadlineFigures::of(result))?),
     ])
 }
 
