@@ -111,17 +111,17 @@ pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
     }
 }
 
-/// The stored results the selection takes (their list rows), the store, and the selection in
-/// words; none is an error.
-fn listed(
-    args: &ReportArgs,
-    global: &GlobalArgs,
-) -> Result<(
-    Vec<StoredEntry>,
-    Option<Box<dyn ResultStore>>,
-    String,
-    String,
-)> {
+/// The stored results a selection takes: their list rows, the store and its name, and the
+/// selection in words.
+struct Listed {
+    entries: Vec<StoredEntry>,
+    store: Box<dyn ResultStore>,
+    db: String,
+    selection: String,
+}
+
+/// The stored results the selection takes; none is an error.
+fn listed(args: &ReportArgs, global: &GlobalArgs) -> Result<Listed> {
     let filter = args.select.filter(global);
     let (db, store) = global.open_store_read_only()?;
     let entries = match &store {
@@ -139,37 +139,41 @@ fn listed(
             filter.describe()
         )
     };
-    if entries.is_empty() {
-        return Err(UsageError::new(format!("no stored result to report: {selection}")).into());
+    match store {
+        Some(store) if !entries.is_empty() => Ok(Listed {
+            entries,
+            store,
+            db,
+            selection,
+        }),
+        _ => Err(UsageError::new(format!("no stored result to report: {selection}")).into()),
     }
-    Ok((entries, store, db, selection))
 }
 
 /// `report --fleet` of stored results: the fleet, drawn from their stored headline figures.
 fn stored_fleet(args: &ReportArgs, global: &GlobalArgs) -> Result<(Fleet, String)> {
-    let (entries, store, db, selection) = listed(args, global)?;
+    let l = listed(args, global)?;
     let filter = args.select.filter(global);
-    let tags = match &store {
-        Some(s) => s.tags(&filter)?,
-        None => Default::default(),
-    };
-    let figures = match &store {
-        Some(s) => s.figures(&filter)?,
-        None => Default::default(),
-    };
-    let fleet = crate::fleet::fleet_of_stored(&entries, &tags, &figures, |id| {
-        load_stored(store.as_deref(), &db, id)
+    let tags = l.store.tags(&filter)?;
+    let figures = l.store.figures(&filter)?;
+    let fleet = crate::fleet::fleet_of_stored(&l.entries, &tags, &figures, |id| {
+        load_stored(Some(l.store.as_ref()), &l.db, id)
     })?;
-    Ok((fleet, selection))
+    Ok((fleet, l.selection))
 }
 
 /// The stored results the selection takes, labelled `result ID`, and what it was.
 fn selected(args: &ReportArgs, global: &GlobalArgs) -> Result<(Vec<(String, RunResult)>, String)> {
-    let (entries, store, db, selection) = listed(args, global)?;
+    let Listed {
+        entries,
+        store,
+        db,
+        selection,
+    } = listed(args, global)?;
     let results = entries
         .iter()
         .map(|e| {
-            let r = load_stored(store.as_deref(), &db, e.id)?;
+            let r = load_stored(Some(store.as_ref()), &db, e.id)?;
             Ok((format!("result {}", e.id), r))
         })
         .collect::<Result<Vec<_>>>()?;
