@@ -377,9 +377,11 @@ fn range_of(
         .map(|c| c.value)
         .collect();
     let (m, spread_pct, tolerance_pct) = tolerance(&values, noise_pct)?;
+    // Never past what the figure can be (no 111% of deadlines met, no negative spread).
+    let (floor, ceiling) = column.bounds();
     let (low, high) = (
-        m * (1.0 - tolerance_pct / 100.0),
-        m * (1.0 + tolerance_pct / 100.0),
+        (m * (1.0 - tolerance_pct / 100.0)).max(floor),
+        (m * (1.0 + tolerance_pct / 100.0)).min(ceiling),
     );
     for cell in rows.iter_mut().filter_map(|r| r.cells[i].as_mut()) {
         if cell.kind != kind {
@@ -575,6 +577,26 @@ mod tests {
             &[]
         };
         assert_eq!(f.sick(), expected);
+    }
+
+    #[test]
+    fn a_range_never_leaves_what_its_figure_can_be() {
+        let results = vec![
+            host(1, "n1", 1.0, "A"),
+            host(2, "n2", 1.01, "A"),
+            host(3, "n3", 0.99, "B"),
+        ];
+        let f = fleet(&results);
+        let worst = f
+            .ranges
+            .iter()
+            .find(|r| r.column == Column::InteractiveWorst)
+            .unwrap();
+        // The fixture's worst pair meets all its deadlines: the median is 100%.
+        assert_eq!(worst.median, 100.0);
+        assert_eq!(worst.high, 100.0);
+        assert!(worst.low < 100.0);
+        assert!(f.ranges.iter().all(|r| r.low >= 0.0), "{:?}", f.ranges);
     }
 
     /// A stored fleet drawn from the stored figures is the fleet of all its results read whole.

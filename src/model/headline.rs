@@ -52,6 +52,15 @@ impl Column {
         }
     }
 
+    /// The values the figure can take: a percentage of deadlines met lies in 0..=100, every
+    /// other figure is at least 0. A range drawn around a median is cut to them.
+    pub fn bounds(self) -> (f64, f64) {
+        match self {
+            Column::InteractiveWorst => (0.0, 100.0),
+            _ => (0.0, f64::INFINITY),
+        }
+    }
+
     pub fn better(self) -> Better {
         match self {
             Column::IndexOne | Column::IndexMany | Column::InteractiveWorst => Better::Higher,
