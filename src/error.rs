@@ -18,5 +18,15 @@ impl fmt::Display for UsageError {
     }
 }
 
+/// `e` said of `what` (a file, a store, a result): still a usage error (exit 2) when it was
+/// one, with `what` before its message; otherwise `what` as context.
+pub fn said_of(e: anyhow::Error, what: impl fmt::Display) -> anyhow::Error {
+    if e.is::<UsageError>() {
+        UsageError::new(format!("{what}: {e:#}")).into()
+    } else {
+        anyhow::anyhow!("{what}: {e:#}")
+    }
+}
+
 /// The exit code for bad input.
 pub const EXIT_USAGE: i32 = 2;

@@ -231,21 +231,24 @@ fn index_reports_are_not_written_into_another_users_directory_or_through_their_l
     assert_eq!(String::from_utf8_lossy(&list.stdout).lines().count(), 3);
 }
 
+/// A short index run of one compiled test: it builds (or reuses) the C programs.
+const BRIEF_INDEX: [&str; 8] = [
+    "index",
+    "dhry2reg",
+    "-c",
+    "1",
+    "-i",
+    "1",
+    "--seconds",
+    "0.2",
+];
+
 /// The directory of the C programs a run with `cache` builds, as its result names it.
 fn native_dir(sb: &Sandbox, cache: &Path) -> (serde_json::Value, PathBuf) {
     let out = sb
         .cmd()
-        .args([
-            "index",
-            "dhry2reg",
-            "-c",
-            "1",
-            "-i",
-            "1",
-            "--seconds",
-            "0.2",
-            "--json",
-        ])
+        .args(BRIEF_INDEX)
+        .arg("--json")
         .arg("--cache-dir")
         .arg(cache)
         .output()
@@ -319,16 +322,7 @@ fn under_umask_000_nothing_hostbench_creates_is_writable_by_others() {
     let db = top.join("data/deep/results.sqlite");
     let mut cmd = sb.std_cmd();
     cmd.current_dir(sb.work_dir())
-        .args([
-            "index",
-            "dhry2reg",
-            "-c",
-            "1",
-            "-i",
-            "1",
-            "--seconds",
-            "0.2",
-        ])
+        .args(BRIEF_INDEX)
         .arg("--cache-dir")
         .arg(&cache)
         .arg("--db")

@@ -444,6 +444,22 @@ fn the_password_comes_from_the_password_file_never_the_command_line() {
     );
 }
 
+/// The owner's client, after deploy/postgres/roles.sql and then `then` (the logins a test
+/// needs, and what else the owner does) have run.
+fn with_roles(pg: &PgServer, then: &str) -> postgres::Client {
+    let mut owner = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
+    owner
+        .batch_execute(include_str!("../deploy/postgres/roles.sql"))
+        .unwrap();
+    owner.batch_execute(then).unwrap();
+    owner
+}
+
+/// The server's URL, logged in as `user`.
+fn as_login(pg: &PgServer, user: &str) -> String {
+    pg.url.replacen("hostbench@", &format!("{user}@"), 1)
+}
+
 /// deploy/postgres/roles.sql: a host in the writer role stores (as it goes: rows updated, tags
 /// replaced), a reader lists and compares but cannot store, and neither can migrate.
 #[test]
@@ -455,18 +471,12 @@ fn the_fleet_roles_let_hosts_store_and_readers_only_read() {
     // The owner's first stored result makes the layout; then the roles and a login of each
     // kind.
     stdout(&sb, &pg.url, &["results", "import", A]);
-    let mut owner = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
-    owner
-        .batch_execute(include_str!("../deploy/postgres/roles.sql"))
-        .unwrap();
-    owner
-        .batch_execute(
-            "CREATE ROLE host1 LOGIN IN ROLE hostbench_writer;
-             CREATE ROLE viewer LOGIN IN ROLE hostbench_reader;",
-        )
-        .unwrap();
-    let as_user = |user: &str| pg.url.replacen("hostbench@", &format!("{user}@"), 1);
-    let (host1, viewer) = (as_user("host1"), as_user("viewer"));
+    with_roles(
+        &pg,
+        "CREATE ROLE host1 LOGIN IN ROLE hostbench_writer;
+         CREATE ROLE viewer LOGIN IN ROLE hostbench_reader;",
+    );
+    let (host1, viewer) = (as_login(&pg, "host1"), as_login(&pg, "viewer"));
     // The host stores results, a measuring run's checkpoints included, with its tags.
     stdout(&sb, &host1, &["results", "import", B]);
     stdout(
@@ -920,18 +930,12 @@ fn a_host_login_cannot_rewrite_another_hosts_results() {
     };
     let sb = Sandbox::new();
     stdout(&sb, &pg.url, &["results", "import", A]);
-    let mut owner = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
-    owner
-        .batch_execute(include_str!("../deploy/postgres/roles.sql"))
-        .unwrap();
-    owner
-        .batch_execute(
-            "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
-             CREATE ROLE node2 LOGIN IN ROLE hostbench_writer;",
-        )
-        .unwrap();
-    let as_user = |user: &str| pg.url.replacen("hostbench@", &format!("{user}@"), 1);
-    let (node1, node2) = (as_user("node1"), as_user("node2"));
+    let mut owner = with_roles(
+        &pg,
+        "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
+         CREATE ROLE node2 LOGIN IN ROLE hostbench_writer;",
+    );
+    let (node1, node2) = (as_login(&pg, "node1"), as_login(&pg, "node2"));
     stdout(
         &sb,
         &node1,
@@ -1053,16 +1057,12 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
         .unwrap()
         .get(0);
     assert_eq!(version, 7);
-    owner
-        .batch_execute(include_str!("../deploy/postgres/roles.sql"))
-        .unwrap();
-    owner
-        .batch_execute(
-            "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
-             DELETE FROM hostbench_layout WHERE version = 7;",
-        )
-        .unwrap();
-    let node1 = pg.url.replacen("hostbench@", "node1@", 1);
+    with_roles(
+        &pg,
+        "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
+         DELETE FROM hostbench_layout WHERE version = 7;",
+    );
+    let node1 = as_login(&pg, "node1");
     let out = sb
         .cmd()
         .args(["--db", &node1, "noise", "-l", "5000", "10", "2"])

@@ -70,7 +70,7 @@ pub struct GlobalArgs {
     pub no_noise_check: bool,
     /// A PostgreSQL store: the server's statement_timeout, and (plus 5 s) the longest wait for
     /// any answer from it, in seconds; then the result is saved in a JSON file instead
-    #[arg(long, global = true, env = "HOSTBENCH_DB_TIMEOUT", value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    #[arg(long, global = true, env = "HOSTBENCH_DB_TIMEOUT", value_name = "SECONDS", default_value_t = crate::store::STATEMENT_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub db_timeout: u64,
     /// A measuring command: the name this host goes by in a fleet, stored with its result
     #[arg(long, global = true, value_name = "LABEL", value_parser = parse_host_label)]

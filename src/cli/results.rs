@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 use super::load::{load_file, load_stored};
 use super::output::{FormatArgs, Output};
 use super::GlobalArgs;
-use crate::error::UsageError;
+use crate::error::{said_of, UsageError};
 use crate::model::RunResult;
 use crate::render;
 use crate::render::exporters::{Format, Subject};
@@ -118,7 +118,7 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
             for (file, result) in files.iter().zip(&results) {
                 store
                     .judge(result)
-                    .map_err(|e| about(e, file.display().to_string()))?;
+                    .map_err(|e| said_of(e, file.display()))?;
             }
             for (file, result) in files.iter().zip(&results) {
                 let (id, put) = store.put(result, &render::headline::run(result))?;
@@ -209,16 +209,6 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
     }
 }
 
-/// `e` said of `what` (a file, a result of a store): still the user's to fix (exit 2) when it
-/// was.
-fn about(e: anyhow::Error, what: String) -> anyhow::Error {
-    if e.is::<UsageError>() {
-        UsageError::new(format!("{what}: {e:#}")).into()
-    } else {
-        e.context(what)
-    }
-}
-
 /// The other store of `push` or `pull` could not be opened: the user's to fix (exit 2).
 fn refused(e: anyhow::Error) -> anyhow::Error {
     UsageError::new(format!("cannot open the store {e:#}")).into()
@@ -264,7 +254,7 @@ fn copy(
         let headline = render::headline::run(&result);
         let (new_id, put) = to
             .put(&result, &headline)
-            .map_err(|e| about(e, format!("result {id} of {from_name}")))?;
+            .map_err(|e| said_of(e, format!("result {id} of {from_name}")))?;
         if put == Put::Updated {
             out.chatter(&format!(
                 "result {id} is {new_id} there, updated: it had finished since it was copied\n"

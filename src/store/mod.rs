@@ -7,7 +7,7 @@ mod migrations;
 mod postgres;
 mod sqlite;
 
-pub use self::postgres::{PgStore, CONNECT_TIMEOUT, STATEMENT_TIMEOUT};
+pub use self::postgres::{PgStore, STATEMENT_TIMEOUT};
 pub use sqlite::{SqliteStore, BUSY_TIMEOUT};
 
 use std::collections::{BTreeMap, HashMap};
@@ -46,10 +46,22 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// The filter in words, as a side of `compare` is named: `host:H, tag:K=V, since DATE`.
+    /// The filter in words, as a side of `compare` is named: `host:H, tag:K=V, since DATE`
+    /// (shown: `label::printable`).
     pub fn describe(&self) -> String {
-        let mut parts: Vec<String> = self.host.iter().map(|h| format!("host:{h}")).collect();
-        parts.extend(self.tags.iter().map(|(k, v)| format!("tag:{k}={v}")));
+        use crate::model::label::{printable, MAX_HOST_LABEL, MAX_TAG_KEY, MAX_TAG_VALUE};
+        let mut parts: Vec<String> = self
+            .host
+            .iter()
+            .map(|h| format!("host:{}", printable(h, MAX_HOST_LABEL)))
+            .collect();
+        parts.extend(self.tags.iter().map(|(k, v)| {
+            format!(
+                "tag:{}={}",
+                printable(k, MAX_TAG_KEY),
+                printable(v, MAX_TAG_VALUE)
+            )
+        }));
         parts.extend(
             self.since
                 .map(|t| format!("since {}", t.format("%Y-%m-%d %H:%M UTC"))),
@@ -312,7 +324,7 @@ impl StoreLocation {
         if s.starts_with("postgres://") || s.starts_with("postgresql://") {
             return Ok(StoreLocation::Postgres {
                 url: s.into_owned(),
-                statement_timeout: self::postgres::STATEMENT_TIMEOUT,
+                statement_timeout: STATEMENT_TIMEOUT,
             });
         }
         if let Some((scheme, _)) = s.split_once("://") {

@@ -15,7 +15,7 @@ use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, NoTls};
 
 use super::{migrations, Filter, ResultStore, StoredEntry, StoredFigures};
-use crate::error::UsageError;
+use crate::error::{said_of, UsageError};
 use crate::model::headline::HeadlineFigures;
 use crate::model::{RunResult, SCHEMA_VERSION};
 use crate::platform::signals::StopSignal;
@@ -26,7 +26,7 @@ const LAYOUT_LOCK: i64 = 0x686f_7374_6265_6e63;
 
 /// How long a connection may take, handshake and authentication included, unless the URL
 /// says (`connect_timeout=S`, as libpq reads it).
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// TCP keepalives, unless the URL says (`keepalives_idle`, `keepalives_interval`,
 /// `keepalives_retries`): a server whose host vanished is noticed within about a minute.
 const KEEPALIVE_IDLE: Duration = Duration::from_secs(30);
@@ -140,10 +140,7 @@ impl PgStore {
 
     /// `e` said of this store; still the user's to fix (exit 2) when it was.
     fn explain(&self, e: anyhow::Error) -> anyhow::Error {
-        if e.is::<UsageError>() {
-            return UsageError::new(format!("{}: {e:#}", self.location)).into();
-        }
-        anyhow!("{}: {e:#}", self.location)
+        said_of(e, &self.location)
     }
 
     /// The server's answer to what `ask` sends, waited for at most the answer timeout (less
@@ -152,17 +149,9 @@ impl PgStore {
     where
         F: Future<Output = Result<T, tokio_postgres::Error>> + 'a,
     {
-        if let Some(why) = self.broken.borrow().as_ref() {
-            bail!("the connection was given up earlier ({why})");
-        }
+        given_up(&self.broken)?;
         let answered = bounded(&self.runtime, self.answer_timeout, ask(&self.client));
-        match answered {
-            Ok(r) => r.map_err(|e| refusal(&e)),
-            Err(e) => {
-                *self.broken.borrow_mut() = Some(format!("{e:#}"));
-                Err(e)
-            }
-        }
+        settle(&self.broken, answered)
     }
 
     /// As `answer`, for what needs the client to itself (a transaction).
@@ -170,17 +159,18 @@ impl PgStore {
     where
         F: Future<Output = Result<T, tokio_postgres::Error>> + 'a,
     {
-        if let Some(why) = self.broken.get_mut().as_ref() {
-            bail!("the connection was given up earlier ({why})");
-        }
+        given_up(&self.broken)?;
         let answered = bounded(&self.runtime, self.answer_timeout, ask(&mut self.client));
-        match answered {
-            Ok(r) => r.map_err(|e| refusal(&e)),
-            Err(e) => {
-                *self.broken.get_mut() = Some(format!("{e:#}"));
-                Err(e)
-            }
-        }
+        settle(&self.broken, answered)
+    }
+
+    /// The rows a statement of `Filter`'s making (`sql`, its text `params`) selects.
+    fn select(&self, sql: &str, params: &[String]) -> Result<Vec<tokio_postgres::Row>> {
+        let params: Vec<&(dyn ToSql + Sync)> =
+            params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+        let params = &params;
+        self.answer(|c| async move { c.query(sql, params).await })
+            .map_err(|e| self.explain(e))
     }
 
     /// The layout version recorded in the database; None before hostbench's first use of it.
@@ -257,6 +247,29 @@ impl PgStore {
             tx.rollback().await
         })
         .map_err(|e| anyhow!("it cannot be written: {e:#}"))
+    }
+}
+
+/// An error at once when the connection was given up (it once timed out: its state is
+/// unknown).
+fn given_up(broken: &std::cell::RefCell<Option<String>>) -> Result<()> {
+    match broken.borrow().as_ref() {
+        Some(why) => bail!("the connection was given up earlier ({why})"),
+        None => Ok(()),
+    }
+}
+
+/// The server's answer, or why there is none; a wait that ran out gives the connection up.
+fn settle<T>(
+    broken: &std::cell::RefCell<Option<String>>,
+    answered: Result<Result<T, tokio_postgres::Error>>,
+) -> Result<T> {
+    match answered {
+        Ok(r) => r.map_err(|e| refusal(&e)),
+        Err(e) => {
+            *broken.borrow_mut() = Some(format!("{e:#}"));
+            Err(e)
+        }
     }
 }
 
@@ -618,15 +631,12 @@ impl ResultStore for PgStore {
 
     fn list(&self, filter: &Filter) -> Result<Vec<StoredEntry>> {
         let (clause, params) = filter.sql(|n| format!("${n}"));
-        let params: Vec<&(dyn ToSql + Sync)> =
-            params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
-        let sql = format!(
-            "SELECT id, started_at, suites, coalesce(host_label, host), headline, incomplete FROM results {clause} ORDER BY id"
-        );
-        let (sql, params) = (&sql, &params);
-        let rows = self
-            .answer(|c| async move { c.query(sql, params).await })
-            .map_err(|e| self.explain(e))?;
+        let rows = self.select(
+            &format!(
+                "SELECT id, started_at, suites, coalesce(host_label, host), headline, incomplete FROM results {clause} ORDER BY id"
+            ),
+            &params,
+        )?;
         Ok(rows
             .iter()
             .map(|r| {
@@ -684,12 +694,7 @@ impl ResultStore for PgStore {
 
     fn figures(&self, filter: &Filter) -> Result<HashMap<i64, StoredFigures>> {
         let (sql, params) = filter.figures_sql(|n| format!("${n}"));
-        let params: Vec<&(dyn ToSql + Sync)> =
-            params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
-        let (sql, params) = (&sql, &params);
-        let rows = self
-            .answer(|c| async move { c.query(sql, params).await })
-            .map_err(|e| self.explain(e))?;
+        let rows = self.select(&sql, &params)?;
         Ok(rows
             .iter()
             .map(|r| {
@@ -707,12 +712,7 @@ impl ResultStore for PgStore {
 
     fn tags(&self, filter: &Filter) -> Result<HashMap<i64, BTreeMap<String, String>>> {
         let (sql, params) = filter.tags_sql(|n| format!("${n}"));
-        let params: Vec<&(dyn ToSql + Sync)> =
-            params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
-        let (sql, params) = (&sql, &params);
-        let rows = self
-            .answer(|c| async move { c.query(sql, params).await })
-            .map_err(|e| self.explain(e))?;
+        let rows = self.select(&sql, &params)?;
         let mut tags: HashMap<i64, BTreeMap<String, String>> = HashMap::new();
         for r in &rows {
             tags.entry(r.get(0)).or_default().insert(r.get(1), r.get(2));

@@ -137,6 +137,25 @@ impl SqliteStore {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// The rows a statement of `Filter`'s making (`sql`, its text `params`) selects, each
+    /// read by `row`; SQLite's errors said in the store's terms.
+    fn select<T>(
+        &self,
+        sql: &str,
+        params: Vec<String>,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>> {
+        let mut stmt = self
+            .conn
+            .prepare(sql)
+            .map_err(|e| explain(e.into(), &self.path))?;
+        let rows = stmt
+            .query_map(params_from_iter(params), row)
+            .map_err(|e| explain(e.into(), &self.path))?
+            .collect::<rusqlite::Result<Vec<T>>>();
+        rows.map_err(|e| explain(e.into(), &self.path))
+    }
 }
 
 /// The file a store at `path` is opened as, None where nothing stands there; refused, without
@@ -412,80 +431,53 @@ impl ResultStore for SqliteStore {
     /// wrong with it, so one bad row does not hide the others.
     fn list(&self, filter: &Filter) -> Result<Vec<StoredEntry>> {
         let (clause, params) = filter.sql(|n| format!("?{n}"));
-        let mut stmt = self
-            .conn
-            .prepare(&format!(
-                "SELECT id, started_at, suites, coalesce(host_label, host), headline, incomplete FROM results {clause} ORDER BY id"
-            ))
-            .map_err(|e| explain(e.into(), &self.path))?;
-        let rows = stmt
-            .query_map(params_from_iter(params), |r| {
-                let mut values = Vec::with_capacity(6);
-                for i in 0..6 {
-                    values.push(r.get::<_, Value>(i)?);
-                }
-                Ok(values)
-            })
-            .map_err(|e| explain(e.into(), &self.path))?;
-        let mut entries = Vec::new();
-        for row in rows {
-            let v = row.map_err(|e| explain(e.into(), &self.path))?;
-            entries.push(entry(&v));
-        }
-        Ok(entries)
+        let sql = format!(
+            "SELECT id, started_at, suites, coalesce(host_label, host), headline, incomplete FROM results {clause} ORDER BY id"
+        );
+        let rows = self.select(&sql, params, |r| {
+            (0..6)
+                .map(|i| r.get::<_, Value>(i))
+                .collect::<rusqlite::Result<Vec<_>>>()
+        })?;
+        Ok(rows.iter().map(|v| entry(v)).collect())
     }
 
     fn figures(&self, filter: &Filter) -> Result<HashMap<i64, StoredFigures>> {
         let (sql, params) = filter.figures_sql(|n| format!("?{n}"));
-        let mut stmt = self
-            .conn
-            .prepare(&sql)
-            .map_err(|e| explain(e.into(), &self.path))?;
-        let rows = stmt
-            .query_map(params_from_iter(params), |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, Value>(1)?,
-                    r.get::<_, Value>(2)?,
-                ))
-            })
-            .map_err(|e| explain(e.into(), &self.path))?;
-        let mut all = HashMap::new();
-        for row in rows {
-            let (id, host, figures) = row.map_err(|e| explain(e.into(), &self.path))?;
-            let text = |v: Value| match v {
-                Value::Text(t) => Some(t),
-                _ => None,
-            };
-            all.insert(
-                id,
-                StoredFigures {
+        let text = |v: Value| match v {
+            Value::Text(t) => Some(t),
+            _ => None,
+        };
+        let rows = self.select(&sql, params, |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, Value>(1)?,
+                r.get::<_, Value>(2)?,
+            ))
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, host, figures)| {
+                let stored = StoredFigures {
                     hostname: text(host).unwrap_or_default(),
                     figures: text(figures).as_deref().and_then(HeadlineFigures::parse),
-                },
-            );
-        }
-        Ok(all)
+                };
+                (id, stored)
+            })
+            .collect())
     }
 
     fn tags(&self, filter: &Filter) -> Result<HashMap<i64, BTreeMap<String, String>>> {
         let (sql, params) = filter.tags_sql(|n| format!("?{n}"));
-        let mut stmt = self
-            .conn
-            .prepare(&sql)
-            .map_err(|e| explain(e.into(), &self.path))?;
-        let rows = stmt
-            .query_map(params_from_iter(params), |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                ))
-            })
-            .map_err(|e| explain(e.into(), &self.path))?;
+        let rows = self.select(&sql, params, |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
         let mut tags: HashMap<i64, BTreeMap<String, String>> = HashMap::new();
-        for row in rows {
-            let (id, k, v) = row.map_err(|e| explain(e.into(), &self.path))?;
+        for (id, k, v) in rows {
             tags.entry(id).or_default().insert(k, v);
         }
         Ok(tags)
