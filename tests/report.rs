@@ -50,6 +50,11 @@ fn render(page: &Path, profile: &Path) -> (String, Vec<String>) {
 
 /// [`render`] of a URL (a page with a `#fragment`).
 fn render_url(url: &str, profile: &Path) -> (String, Vec<String>) {
+    render_with(url, profile, &[])
+}
+
+/// [`render_url`] with more of Chromium's options (a window size).
+fn render_with(url: &str, profile: &Path, options: &[&str]) -> (String, Vec<String>) {
     let (port, seen) = recording_proxy();
     let out = Command::new("chromium")
         .args([
@@ -64,6 +69,7 @@ fn render_url(url: &str, profile: &Path) -> (String, Vec<String>) {
         .arg(format!("--proxy-server=http://127.0.0.1:{port}"))
         .arg("--proxy-bypass-list=<-loopback>")
         .arg(format!("--user-data-dir={}", profile.display()))
+        .args(options)
         .arg("--dump-dom")
         .arg(url)
         .output()
@@ -250,9 +256,10 @@ fn store_fleet(sb: &Sandbox) {
 
 /// The data-host of each table row, in the order of the DOM.
 fn host_rows(dom: &str) -> Vec<String> {
-    dom.match_indices("<tr data-host=\"")
-        .map(|(i, _)| {
-            let rest = &dom[i + "<tr data-host=\"".len()..];
+    row_tags(dom)
+        .into_iter()
+        .map(|r| {
+            let rest = &r[r.find("data-host=\"").unwrap() + "data-host=\"".len()..];
             rest[..rest.find('"').unwrap()].to_string()
         })
         .collect()
@@ -275,20 +282,29 @@ fn the_fleet_report_has_a_row_per_host_its_plots_and_the_sick_host_marked() {
     assert!(requests.is_empty(), "the page made requests: {requests:?}");
     assert!(dom.contains("hostbench fleet: 4 hosts"));
     assert_eq!(host_rows(&dom), ["n1", "n2", "n3", "n4"]);
-    // n4's index figures are outside the range on the worse side, and said so.
-    assert!(dom.contains("Outside on the worse side: n4."), "{dom}");
-    let n4 = &dom[dom.find("<tr data-host=\"n4\"").unwrap()..];
+    // n4's index figures are outside the range on the worse side, and said so, with a link
+    // to its row.
+    assert!(
+        dom.contains(
+            "Outside a range on the worse side (the host may be sick): 1 host: \
+             <a class=\"row\" href=\"#h-3\">n4</a>."
+        ),
+        "{dom}"
+    );
+    let n4 = &dom[dom.find("<tr id=\"h-3\" data-host=\"n4\"").unwrap()..];
     let n4 = &n4[..n4.find("</tr>").unwrap()];
     assert_eq!(n4.matches("outside worse").count(), 2, "{n4}");
     for other in ["n1", "n2", "n3"] {
-        let row = &dom[dom.find(&format!("<tr data-host=\"{other}\"")).unwrap()..];
+        let row = &dom[dom.find(&format!("data-host=\"{other}\"")).unwrap()..];
         let row = &row[..row.find("</tr>").unwrap()];
         assert!(!row.contains("outside worse"), "{row}");
     }
-    // A plot of each headline figure across the four hosts, and across the tags' values
-    // (fleet=ci, kernel=A, kernel=B).
-    assert_eq!(plots(&dom, "fleet-hosts"), vec![4; 5]);
-    assert_eq!(plots(&dom, "fleet-tags"), vec![3; 5]);
+    // A strip of each headline figure across the four hosts, n4 red in the two index ones and
+    // named beside its point; and a row per tag value (fleet=ci, kernel=A, kernel=B).
+    assert_eq!(plots(&dom, "fleet-strip"), vec![4; 5]);
+    assert_eq!(dom.matches("class=\"point worse\"").count(), 2, "{dom}");
+    assert_eq!(dom.matches("class=\"name\"").count(), 2);
+    assert_eq!(dom.matches("<tr class=\"tag\">").count(), 3);
     // Sortable: the script sorts by a column on opening with #sort=KEY, lowest first, or
     // highest first with -desc.
     let url = format!("file://{}", page.display());
@@ -317,5 +333,189 @@ fn the_fleet_report_has_a_row_per_host_its_plots_and_the_sick_host_marked() {
     assert!(
         text.contains("\nn1 ") && text.contains("\nn2 ") && !text.contains("\nn4 "),
         "{text}"
+    );
+}
+
+/// The smoke fixture as `hosts` hosts, `node-0000`…: each host's index a little off the others
+/// (±1.5%), every 53rd 40% down (sick), every 211th 50% up; tagged `rack=rN` (ten racks).
+/// Imported in one command.
+fn store_big_fleet(sb: &Sandbox, hosts: usize) {
+    let path = format!("{}/tests/fixtures/smoke-a.json", env!("CARGO_MANIFEST_DIR"));
+    let base: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let dir = sb.dir.path().join("fleet");
+    std::fs::create_dir(&dir).unwrap();
+    let mut files = Vec::new();
+    for i in 0..hosts {
+        let mut r = base.clone();
+        r["uuid"] = format!("00000000-0000-4000-8000-{i:012}").into();
+        r["host_label"] = format!("node-{i:04}").into();
+        r["tags"] = serde_json::json!({ "rack": format!("r{}", i % 10) });
+        let scale = match i {
+            _ if i % 53 == 5 => 0.6,
+            _ if i % 211 == 7 => 1.5,
+            _ => 1.0 + 0.03 * (((i * 37) % 100) as f64 / 100.0 - 0.5),
+        };
+        for s in r["suites"].as_array_mut().unwrap() {
+            if s["suite"] != "index" {
+                continue;
+            }
+            for p in s["passes"].as_array_mut().unwrap() {
+                if let Some(x) = p["system_index"].as_f64() {
+                    p["system_index"] = (x * scale).into();
+                }
+            }
+        }
+        let file = dir.join(format!("{i}.json"));
+        std::fs::write(&file, r.to_string()).unwrap();
+        files.push(file);
+    }
+    sb.cmd()
+        .args(["results", "import"])
+        .args(&files)
+        .assert()
+        .success();
+}
+
+/// The opening tags of the table's rows, in the order of the DOM.
+fn row_tags(dom: &str) -> Vec<&str> {
+    dom.match_indices("<tr id=\"h-")
+        .map(|(i, _)| &dom[i..i + dom[i..].find('>').unwrap()])
+        .collect()
+}
+
+/// Instruments a copy of the page: after its own script has run, the page writes where the
+/// table starts (px from the top) and when its parsing and script were done and when it had
+/// loaded (ms since navigation began) into attributes of `<html>`.
+fn instrumented(page: &Path, copy: &Path) {
+    let html = std::fs::read_to_string(page).unwrap();
+    let probe = "<script>(function(){var d=document.documentElement;\
+d.setAttribute('data-table-top',Math.round(document.getElementById('fleet').getBoundingClientRect().top+window.scrollY));\
+d.setAttribute('data-script-ms',Math.round(performance.now()));\
+window.addEventListener('load',function(){d.setAttribute('data-load-ms',Math.round(performance.now()));});})();</script></body>";
+    std::fs::write(copy, html.replacen("</body>", probe, 1)).unwrap();
+}
+
+fn html_attribute(dom: &str, name: &str) -> f64 {
+    let tag = format!("{name}=\"");
+    let rest = &dom[dom.find(&tag).unwrap_or_else(|| panic!("no {name}")) + tag.len()..];
+    rest[..rest.find('"').unwrap()].parse().unwrap()
+}
+
+#[test]
+fn the_fleet_page_for_a_thousand_hosts_is_compact_paged_filtered_and_linked() {
+    if common::skip_without("the fleet page in a browser", &["chromium"]) {
+        return;
+    }
+    const HOSTS: usize = 1000;
+    const WINDOW_H: f64 = 800.0;
+    let sb = Sandbox::new();
+    store_big_fleet(&sb, HOSTS);
+    let page = sb.dir.path().join("fleet.html");
+    sb.cmd()
+        .args(["report", "--fleet", "-o"])
+        .arg(&page)
+        .assert()
+        .success();
+    let probe = sb.dir.path().join("probe.html");
+    instrumented(&page, &probe);
+    let window = ["--window-size=1280,800"];
+    let url = format!("file://{}", probe.display());
+    let started = std::time::Instant::now();
+    let (dom, requests) = render_with(&url, &sb.dir.path().join("c1"), &window);
+    let page_s = started.elapsed().as_secs_f64();
+    assert!(requests.is_empty(), "the page made requests: {requests:?}");
+    // What opening it costs, beside what opening an empty page costs (Chromium's own start):
+    // reported, not asserted (timings belong in the notes, not in tests).
+    let empty = sb.dir.path().join("empty.html");
+    std::fs::write(&empty, "<!DOCTYPE html><html><body></body></html>").unwrap();
+    let started = std::time::Instant::now();
+    render_with(
+        &format!("file://{}", empty.display()),
+        &sb.dir.path().join("c0"),
+        &window,
+    );
+    let empty_s = started.elapsed().as_secs_f64();
+    let table_top = html_attribute(&dom, "data-table-top");
+    eprintln!(
+        "fleet page of {HOSTS} hosts: {} bytes; Chromium: {page_s:.2} s for it, {empty_s:.2} s for \
+         an empty page; in the page: script done at {} ms, loaded at {} ms; the table starts at \
+         {table_top} px ({:.1} screens of {WINDOW_H} px)",
+        std::fs::metadata(&page).unwrap().len(),
+        html_attribute(&dom, "data-script-ms"),
+        html_attribute(&dom, "data-load-ms"),
+        table_top / WINDOW_H
+    );
+    // Everything before the table fits in three screens.
+    assert!(
+        table_top < 3.0 * WINDOW_H,
+        "the table starts at {table_top} px"
+    );
+    // A strip per figure with every host in it, on an axis around the figure (not from 0).
+    assert_eq!(plots(&dom, "fleet-strip"), vec![HOSTS; 5]);
+    // The sick hosts — 0.6 × the index: every 53rd from node-0005 — named first in the
+    // list and in the index strips, and linked to their rows.
+    let sick: Vec<usize> = (0..HOSTS).filter(|i| i % 53 == 5).collect();
+    assert!(dom.contains(&format!(
+        "(the host may be sick): {} hosts: <a class=\"row\" href=\"#h-5\">node-0005</a>",
+        sick.len()
+    )));
+    assert!(
+        dom.contains(&format!("and {} more.", sick.len() - 12)),
+        "{dom}"
+    );
+    assert_eq!(
+        dom.matches("class=\"point worse\"").count(),
+        2 * sick.len(),
+        "both index strips mark every sick host"
+    );
+    assert_eq!(dom.matches("class=\"name\"").count(), 2 * 3);
+    // The table is paged: fifty rows shown, all a thousand there.
+    let rows = row_tags(&dom);
+    assert_eq!(rows.len(), HOSTS);
+    let shown: Vec<&&str> = rows.iter().filter(|r| !r.contains(" hidden")).collect();
+    assert_eq!(shown.len(), 50);
+    assert!(shown[0].contains("data-host=\"node-0000\""), "{}", shown[0]);
+    assert!(dom.contains("hosts 1–50 of 1000"));
+
+    // A link to a row shows the page that holds it.
+    let (dom, _) = render_with(&format!("{url}#h-977"), &sb.dir.path().join("c2"), &window);
+    let shown: Vec<&str> = row_tags(&dom)
+        .into_iter()
+        .filter(|r| !r.contains(" hidden"))
+        .collect();
+    assert_eq!(shown.len(), 50);
+    assert!(shown.iter().any(|r| r.contains("data-host=\"node-0977\"")));
+    assert!(dom.contains("hosts 951–1000 of 1000"), "{dom}");
+
+    // Filtered by a tag, sorted and paged from the address: rack r3's hundred hosts, the second
+    // page of them by the one-copy index, lowest first; the other hosts' points dimmed.
+    let (dom, _) = render_with(
+        &format!("{url}#tag=rack=r3&sort=index_one&page=2"),
+        &sb.dir.path().join("c3"),
+        &window,
+    );
+    assert!(dom.contains("hosts 51–100 of 100"), "{dom}");
+    let rows = row_tags(&dom);
+    let shown: Vec<usize> = rows
+        .iter()
+        .filter(|r| !r.contains(" hidden"))
+        .map(|r| {
+            let h = &r[r.find("data-host=\"node-").unwrap() + 16..];
+            h[..4].parse().unwrap()
+        })
+        .collect();
+    assert_eq!(shown.len(), 50);
+    assert!(shown.iter().all(|i| i % 10 == 3), "{shown:?}");
+    assert_eq!(
+        dom.matches("<a class=\"off\"").count() + dom.matches("class=\"off\" ").count(),
+        0,
+        "sanity: dimmed points carry the class after their link"
+    );
+    let dimmed = dom.matches(" class=\"off\"").count();
+    assert_eq!(
+        dimmed,
+        5 * (HOSTS - 100),
+        "every other rack's points dimmed"
     );
 }

@@ -25,10 +25,10 @@ pub struct ReportArgs {
     /// each other); none: the stored results --host, --tag and --since select
     #[arg(value_name = "ID")]
     pub results: Vec<String>,
-    /// Many hosts on one page: a row per host (--host-label, else hostname) with the headline
-    /// figures of its latest result, a plot of each across hosts and across tags, and the hosts
-    /// outside the group's noise-aware range highlighted; all stored results unless ids or
-    /// filters say which
+    /// Many hosts on one page: a strip plot of each headline figure across hosts, then a row
+    /// per host (--host-label, else hostname) with the figures of its latest result, paged,
+    /// sortable and filtered by tag, the hosts outside the group's noise-aware range named and
+    /// highlighted; all stored results unless ids or filters say which
     #[arg(long)]
     pub fleet: bool,
     #[command(flatten)]

@@ -122,15 +122,21 @@ pub struct Fleet {
 impl Fleet {
     /// The hosts with a figure outside its range on the worse side.
     pub fn sick(&self) -> Vec<&str> {
+        self.sick_rows().into_iter().map(|(_, h)| h).collect()
+    }
+
+    /// [`sick`](Self::sick), each with its row's index in `rows`.
+    pub fn sick_rows(&self) -> Vec<(usize, &str)> {
         self.rows
             .iter()
-            .filter(|r| {
+            .enumerate()
+            .filter(|(_, r)| {
                 r.cells
                     .iter()
                     .flatten()
                     .any(|c| c.outside == Some(Outside::Worse))
             })
-            .map(|r| r.host.as_str())
+            .map(|(i, r)| (i, r.host.as_str()))
             .collect()
     }
 }

@@ -1,36 +1,79 @@
-//! `hostbench report --fleet`: the fleet's page (a sortable table with a row per host, its
-//! ranges, a plot of each headline figure across hosts and across tags) and its text table
-//! (the CSV is in `exporters/csv.rs`). The page is self-contained; its one script sorts the table (click a heading, or
-//! open it as `fleet.html#sort=KEY` or `#sort=KEY-desc`), and its Content-Security-Policy
-//! forbids every request.
+//! `hostbench report --fleet`: the fleet's page and its text table (the CSV is in
+//! `exporters/csv.rs`). The page is made for a thousand hosts: who is sick, then one compact
+//! strip plot per headline figure (a point a host, on an axis that keeps to the figure, the
+//! outliers named and linked to their rows), then a table with a row per host that its one
+//! script sorts, filters by tag and pages, then the ranges and the figures by tag. It is
+//! self-contained, and its Content-Security-Policy forbids every request.
 
 use std::fmt::Write;
 
-use crate::fleet::{Cell, Column, Fleet, Outside};
+use std::collections::BTreeMap;
+
+use crate::fleet::{Cell, Column, Fleet, Outside, TagGroup};
 use crate::model::figures::Better;
 use crate::render::report::STYLE;
-use crate::render::svg::{bar_chart, esc, BarRow};
+use crate::render::svg::{esc, strip_plot, Axis, Mark, StripPoint};
 
 /// The page's own rules, after the report's (`report::STYLE`).
 const FLEET_STYLE: &str = "body{max-width:80em}td,th{vertical-align:top}th[data-key]{cursor:pointer}\
 th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' \\25BC'}\
-td.worse{background:#fbd5d5;color:inherit}td.better{background:#d5e3fb;color:inherit}small{color:#555}";
+td.worse{background:#fbd5d5;color:inherit}td.better{background:#d5e3fb;color:inherit}small{color:#555}\
+figure.strip{margin:.6em 0}figcaption{margin-bottom:.2em}.strip .range{fill:#e2f0e2}\
+.strip .median{stroke:#2a7a2a;stroke-width:1.5}.point.within{fill:#666;fill-opacity:.5}\
+.point.worse{fill:#c00}.point.better{fill:#1f5fbf}.strip .name{font-size:10px;fill:#900}\
+.off{opacity:.07}tr:target td{outline:2px solid #c00}#controls{margin:.5em 0}";
 
-/// Sorts the table by a heading's column: numbers by their `data-v` (cells without one last),
-/// text by its words; a second click reverses. `#sort=KEY[-desc]` sorts on opening.
-const SORT_SCRIPT: &str = "(function(){var t=document.getElementById('fleet');if(!t)return;\
-var hs=t.tHead.rows[0].cells;function sort(i,desc){var b=t.tBodies[0];\
-var rs=Array.prototype.slice.call(b.rows);rs.sort(function(x,y){var a=x.cells[i],c=y.cells[i];\
-var va=a.getAttribute('data-v'),vc=c.getAttribute('data-v');\
-if(hs[i].getAttribute('data-type')==='num'){if(va===null&&vc===null)return 0;if(va===null)return 1;\
-if(vc===null)return -1;var d=parseFloat(va)-parseFloat(vc);return desc?-d:d;}\
-var s=a.textContent.localeCompare(c.textContent);return desc?-s:s;});\
-rs.forEach(function(r){b.appendChild(r);});for(var j=0;j<hs.length;j++)hs[j].removeAttribute('aria-sort');\
-hs[i].setAttribute('aria-sort',desc?'descending':'ascending');}\
-Array.prototype.forEach.call(hs,function(h,i){h.addEventListener('click',function(){\
-sort(i,h.getAttribute('aria-sort')==='ascending');});});\
-var m=/^#sort=([a-z_]+)(-desc)?$/.exec(location.hash);if(m){Array.prototype.forEach.call(hs,\
-function(h,i){if(h.getAttribute('data-key')===m[1])sort(i,!!m[2]);});}})();";
+/// Table rows a page shows.
+pub const PAGE_ROWS: usize = 50;
+/// Hosts named in a line (the sick, a figure's outliers) before "and N more".
+pub const NAMED: usize = 12;
+/// Outliers a plot writes the name of beside their point: the farthest on the worse side.
+pub const NAMED_IN_PLOT: usize = 3;
+/// Tag values offered as filters, and shown across tags: those of the most hosts.
+pub const MAX_TAGS_SHOWN: usize = 200;
+
+/// Sorts, filters and pages the table. A heading's click sorts by its column: numbers by their
+/// `data-v` (cells without one last), text by its words; a second click reverses. The tag
+/// filter keeps the rows whose `data-t` holds the option's number and dims the other hosts'
+/// points. A link to a row (`#h-N`, from a plot or a list) shows the page that holds it.
+/// Opening `fleet.html#sort=KEY[-desc]&tag=K=V&page=N` sorts, filters and pages at once.
+const SCRIPT: &str = r#"(function(){var t=document.getElementById('fleet');if(!t)return;
+var b=t.tBodies[0],hs=t.tHead.rows[0].cells,per=+t.getAttribute('data-page-rows'),page=0,tag='';
+var sel=document.getElementById('tag'),each=Array.prototype.forEach;
+function rows(){return Array.prototype.slice.call(b.rows);}
+function has(r){return tag===''||r.getAttribute('data-t').indexOf(' '+tag+' ')>=0;}
+function draw(){var on={},m=rows().filter(has),pages=Math.max(1,Math.ceil(m.length/per));
+page=Math.min(Math.max(page,0),pages-1);
+m.forEach(function(r,i){on[r.id]=1;});
+rows().forEach(function(r){r.hidden=true;});
+m.slice(page*per,(page+1)*per).forEach(function(r){r.hidden=false;});
+each.call(document.querySelectorAll('[data-h]'),function(p){p.classList.toggle('off',!on[p.getAttribute('data-h')]);});
+document.getElementById('shown').textContent=m.length?('hosts '+(page*per+1)+'\u2013'+Math.min(m.length,(page+1)*per)+' of '+m.length):'no host';
+document.getElementById('prev').disabled=page===0;document.getElementById('next').disabled=page>=pages-1;}
+function sort(i,desc){var rs=rows();rs.sort(function(x,y){var a=x.cells[i],c=y.cells[i];
+var va=a.getAttribute('data-v'),vc=c.getAttribute('data-v');
+if(hs[i].getAttribute('data-type')==='num'){if(va===null&&vc===null)return 0;if(va===null)return 1;
+if(vc===null)return -1;var d=parseFloat(va)-parseFloat(vc);return desc?-d:d;}
+var s=a.textContent.localeCompare(c.textContent);return desc?-s:s;});
+rs.forEach(function(r){b.appendChild(r);});each.call(hs,function(h){h.removeAttribute('aria-sort');});
+hs[i].setAttribute('aria-sort',desc?'descending':'ascending');}
+function show(id){var r=document.getElementById(id);if(!r||r.parentNode!==b)return;
+if(!has(r)){tag='';sel.value='';}page=Math.floor(rows().filter(has).indexOf(r)/per);draw();r.scrollIntoView();}
+each.call(hs,function(h,i){h.addEventListener('click',function(){sort(i,h.getAttribute('aria-sort')==='ascending');page=0;draw();});});
+sel.addEventListener('change',function(){tag=sel.value;page=0;draw();});
+document.getElementById('prev').addEventListener('click',function(){page--;draw();});
+document.getElementById('next').addEventListener('click',function(){page++;draw();});
+document.addEventListener('click',function(e){var a=e.target.closest&&e.target.closest('a[data-h],a.row');
+if(a)show(a.getAttribute('href').slice(1));});
+window.addEventListener('hashchange',function(){if(/^#h-\d+$/.test(location.hash))show(location.hash.slice(1));});
+document.getElementById('controls').hidden=false;
+var h=decodeURIComponent(location.hash.slice(1));
+if(/^h-\d+$/.test(h)){draw();show(h);return;}
+h.split('&').forEach(function(p){var k=p.split('=')[0],v=p.slice(k.length+1);
+if(k==='sort'){var m=/^([a-z_]+)(-desc)?$/.exec(v);if(m)each.call(hs,function(c,i){if(c.getAttribute('data-key')===m[1])sort(i,!!m[2]);});}
+else if(k==='tag'){each.call(sel.options,function(o){if(o.getAttribute('data-tag')===v){tag=o.value;sel.value=o.value;}});}
+else if(k==='page'){page=(parseInt(v,10)||1)-1;}});
+draw();})();"#;
 
 /// The key of a column in the page (`#sort=`), the CSV and the JSON.
 pub fn key(c: Column) -> &'static str {
@@ -74,42 +117,222 @@ fn off_median(c: &Cell) -> String {
         .unwrap_or_default()
 }
 
-/// The whole page; `selection` says which results it is of.
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Links to the rows of `hosts` (row index, name), the first [`NAMED`], then how many more.
+fn row_links(hosts: &[(usize, &str)]) -> String {
+    let mut out = hosts
+        .iter()
+        .take(NAMED)
+        .map(|(i, h)| format!("<a class=\"row\" href=\"#h-{i}\">{}</a>", esc(h)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if hosts.len() > NAMED {
+        let _ = write!(out, " and {} more", hosts.len() - NAMED);
+    }
+    out
+}
+
+/// The tag values the page offers as filters: the [`MAX_TAGS_SHOWN`] of the most hosts (by
+/// each host's latest result), in key and value order, with their host counts.
+fn tag_options(f: &Fleet) -> Vec<((&str, &str), usize)> {
+    let mut counts: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for row in &f.rows {
+        for (k, v) in &row.tags {
+            *counts.entry((k.as_str(), v.as_str())).or_default() += 1;
+        }
+    }
+    let mut options: Vec<_> = counts.into_iter().collect();
+    if options.len() > MAX_TAGS_SHOWN {
+        options.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        options.truncate(MAX_TAGS_SHOWN);
+        options.sort();
+    }
+    options
+}
+
+/// One figure's strip plot and its caption: the hosts that measured what its range measured
+/// (all hosts with the figure when there is no range), the range, the median and the hosts
+/// outside, named and linked.
+fn figure_strip(out: &mut String, f: &Fleet, i: usize, c: Column) {
+    let range = f.ranges.iter().find(|r| r.column == c);
+    let cells: Vec<(usize, &str, &Cell)> = f
+        .rows
+        .iter()
+        .enumerate()
+        .filter_map(|(n, r)| Some((n, r.host.as_str(), r.cells[i].as_ref()?)))
+        .collect();
+    if cells.is_empty() {
+        return;
+    }
+    let (drawn, other): (Vec<_>, Vec<_>) = cells
+        .into_iter()
+        .partition(|(_, _, cell)| range.is_none_or(|r| r.kind == cell.kind));
+    let worse: Vec<(usize, &str, f64)> = {
+        let mut w: Vec<_> = drawn
+            .iter()
+            .filter(|(_, _, cell)| cell.outside == Some(Outside::Worse))
+            .map(|&(n, h, cell)| (n, h, cell.from_median_pct.unwrap_or(0.0).abs()))
+            .collect();
+        w.sort_by(|a, b| b.2.total_cmp(&a.2));
+        w
+    };
+    let better = drawn
+        .iter()
+        .filter(|(_, _, cell)| cell.outside == Some(Outside::Better))
+        .count();
+    let mut values: Vec<f64> = drawn.iter().map(|(_, _, cell)| cell.value).collect();
+    if let Some(r) = range {
+        values.extend([r.low, r.high]);
+    }
+    let axis = Axis::over(&values, c.bounds());
+    let points: Vec<StripPoint> = drawn
+        .iter()
+        .map(|&(n, host, cell)| StripPoint {
+            value: cell.value,
+            title: format!("{host}: {}{}", num(cell.value), off_median(cell)),
+            row: format!("h-{n}"),
+            mark: match cell.outside {
+                Some(Outside::Worse) => Mark::Worse,
+                Some(Outside::Better) => Mark::Better,
+                None => Mark::Within,
+            },
+            name: worse
+                .iter()
+                .take(NAMED_IN_PLOT)
+                .any(|w| w.0 == n)
+                .then(|| host.to_string()),
+        })
+        .collect();
+    let _ = write!(
+        out,
+        "<figure class=\"strip\" data-key=\"{}\"><figcaption><b>{}</b> <small>{}, {}</small>: {}",
+        key(c),
+        esc(c.name()),
+        esc(c.unit()),
+        better_text(c),
+        plural(drawn.len(), "host")
+    );
+    match range {
+        Some(r) => {
+            let _ = write!(
+                out,
+                ", median {}, range {} – {} (±{:.1}%, the band). ",
+                num(r.median),
+                num(r.low),
+                num(r.high),
+                r.tolerance_pct
+            );
+            if worse.is_empty() {
+                out.push_str("None outside on the worse side");
+            } else {
+                let named: Vec<(usize, &str)> = worse.iter().map(|w| (w.0, w.1)).collect();
+                let _ = write!(out, "Outside on the worse side: {}", row_links(&named));
+            }
+            if better > 0 {
+                let _ = write!(out, "; {} on the better side", better);
+            }
+            out.push('.');
+        }
+        None => {
+            let _ = write!(
+                out,
+                ". No range: fewer than {} hosts measured it alike.",
+                crate::fleet::MIN_HOSTS
+            );
+        }
+    }
+    if axis.is_log() {
+        out.push_str(" Logarithmic axis: the largest is over 20 times the smallest.");
+    }
+    if !other.is_empty() {
+        let _ = write!(
+            out,
+            " Not drawn: {} that measured it otherwise (see the table).",
+            plural(other.len(), "host")
+        );
+    }
+    out.push_str("</figcaption>");
+    out.push_str(&strip_plot(
+        "fleet-strip",
+        &format!("{} across hosts ({})", c.name(), better_text(c)),
+        axis,
+        &points,
+        range.map(|r| (r.low, r.high)),
+        range.map(|r| r.median),
+    ));
+    out.push_str("</figure>");
+}
+
+/// The whole page; `selection` says which results it is of. Before the table: a line of who
+/// is sick and a compact strip plot per figure, so that at a thousand hosts the table starts
+/// within a few screens; the table is paged ([`PAGE_ROWS`] rows) by its script, which without
+/// scripts shows every row.
 pub fn html(f: &Fleet, selection: &str) -> String {
     let mut out = String::new();
-    let title = format!(
-        "hostbench fleet: {} host{}",
-        f.rows.len(),
-        if f.rows.len() == 1 { "" } else { "s" }
-    );
+    let title = format!("hostbench fleet: {}", plural(f.rows.len(), "host"));
     let _ = write!(
         out,
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
 <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\
 <title>{0}</title><style>{STYLE}{FLEET_STYLE}</style></head><body><h1>{0}</h1><p>Of {1}. Each figure is the host's \
-latest complete result that has it; a host is its --host-label, else its hostname. Click a heading to sort.</p>\
-<p>Highlighted: a figure outside its range, <span style=\"background:#fbd5d5\">on the worse side</span> \
-(the host may be sick) or <span style=\"background:#d5e3fb\">on the better side</span>. The range: {2}.</p>",
+latest complete result that has it; a host is its --host-label, else its hostname. \
+<a href=\"#hosts\">The table</a> sorts by any heading; <a href=\"#ranges\">the ranges</a> and \
+<a href=\"#tags\">the figures by tag</a> follow it.</p>",
         esc(&title),
-        esc(selection),
-        esc(&f.rule)
+        esc(selection)
     );
     for n in &f.notes {
         let _ = write!(out, "<p>Note: {}.</p>", esc(n));
     }
-    let sick = f.sick();
+    let sick = f.sick_rows();
+    if sick.is_empty() {
+        out.push_str("<p id=\"sick\">No host lies outside a range on the worse side.</p>");
+    } else {
+        let _ = write!(
+            out,
+            "<p id=\"sick\">Outside a range on the worse side (the host may be sick): {}: {}.</p>",
+            plural(sick.len(), "host"),
+            row_links(&sick)
+        );
+    }
     let _ = write!(
         out,
-        "<p id=\"sick\">{}</p>",
-        if sick.is_empty() {
-            "No host lies outside a range on the worse side.".to_string()
-        } else {
-            format!("Outside on the worse side: {}.", esc(&sick.join(", ")))
-        }
+        "<h2>Figures</h2><p><small>Each point a host (hover: its figure; click: its row). The band is the \
+figure's range, the line its median; <span class=\"worse\">red</span>: outside on the worse side, \
+<span style=\"color:#1f5fbf\">blue</span>: on the better side. The range: {}.</small></p>",
+        esc(&f.rule)
     );
+    for (i, &c) in f.columns.iter().enumerate() {
+        figure_strip(&mut out, f, i, c);
+    }
+    let options = tag_options(f);
+    let index: BTreeMap<(&str, &str), usize> = options
+        .iter()
+        .enumerate()
+        .map(|(n, (kv, _))| (*kv, n))
+        .collect();
     out.push_str(
-        "<table id=\"fleet\"><thead><tr><th data-key=\"host\" data-type=\"text\">host</th>\
-<th data-key=\"tags\" data-type=\"text\">tags</th><th data-key=\"results\" data-type=\"num\">results</th>",
+        "<h2 id=\"hosts\">Hosts</h2><div id=\"controls\" hidden><label>Only the hosts tagged \
+<select id=\"tag\"><option value=\"\">(any tag)</option>",
+    );
+    for (n, ((k, v), hosts)) in options.iter().enumerate() {
+        let _ = write!(
+            out,
+            "<option value=\"{n}\" data-tag=\"{0}={1}\">{0}={1} ({2})</option>",
+            esc(k),
+            esc(v),
+            plural(*hosts, "host")
+        );
+    }
+    let _ = write!(
+        out,
+        "</select></label> <button type=\"button\" id=\"prev\">‹ previous</button> <span id=\"shown\"></span> \
+<button type=\"button\" id=\"next\">next ›</button></div><table id=\"fleet\" data-page-rows=\"{PAGE_ROWS}\"><thead><tr>\
+<th data-key=\"host\" data-type=\"text\">host</th><th data-key=\"tags\" data-type=\"text\">tags</th>\
+<th data-key=\"results\" data-type=\"num\">results</th>"
     );
     for &c in &f.columns {
         let _ = write!(
@@ -122,14 +345,21 @@ latest complete result that has it; a host is its --host-label, else its hostnam
         );
     }
     out.push_str("</tr></thead><tbody>");
-    for row in &f.rows {
+    for (n, row) in f.rows.iter().enumerate() {
+        let t: String = row
+            .tags
+            .iter()
+            .filter_map(|(k, v)| index.get(&(k.as_str(), v.as_str())))
+            .map(|i| format!("{i} "))
+            .collect();
         let _ = write!(
             out,
-            "<tr data-host=\"{0}\"><td title=\"hostname {1}\">{0}</td><td>{2}</td><td class=\"n\" data-v=\"{3}\">{3}</td>",
+            "<tr id=\"h-{n}\" data-host=\"{0}\" data-t=\" {4}\"><td title=\"hostname {1}\">{0}</td><td>{2}</td><td class=\"n\" data-v=\"{3}\">{3}</td>",
             esc(&row.host),
             esc(&row.hostname),
             esc(&tags_text(&row.tags)),
-            row.results
+            row.results,
+            t
         );
         for cell in &row.cells {
             match cell {
@@ -155,7 +385,7 @@ latest complete result that has it; a host is its --host-label, else its hostnam
         }
         out.push_str("</tr>");
     }
-    out.push_str("</tbody></table><h2>Ranges</h2>");
+    out.push_str("</tbody></table><h2 id=\"ranges\">Ranges</h2>");
     if f.ranges.is_empty() {
         let _ = write!(
             out,
@@ -188,68 +418,68 @@ latest complete result that has it; a host is its --host-label, else its hostnam
         }
         out.push_str("</table>");
     }
-    out.push_str("<h2>Across hosts</h2>");
-    let series = ["within range".to_string(), "outside range".to_string()];
-    for (i, &c) in f.columns.iter().enumerate() {
-        let rows: Vec<BarRow> = f
-            .rows
-            .iter()
-            .filter_map(|r| {
-                let cell = r.cells[i].as_ref()?;
-                let out = cell.outside.is_some();
-                Some(BarRow {
-                    label: format!("{} ({})", r.host, cell.note),
-                    values: vec![(!out).then_some(cell.value), out.then_some(cell.value)],
-                })
-            })
-            .collect();
-        if rows.is_empty() {
-            continue;
-        }
-        let median = f.ranges.iter().find(|r| r.column == c).map(|r| r.median);
-        out.push_str(&bar_chart(
-            "fleet-hosts",
-            &format!("{} across hosts ({})", c.name(), better_text(c)),
-            c.unit(),
-            &series,
-            &rows,
-            median.map(|m| (m, "median")),
-        ));
-    }
-    if !f.tags.is_empty() {
-        out.push_str("<h2>Across tags</h2><p>Each bar: the median over the hosts with a result of that tag (each host's latest such result).</p>");
-        for (i, &c) in f.columns.iter().enumerate() {
-            let rows: Vec<BarRow> = f
-                .tags
-                .iter()
-                .filter_map(|t| {
-                    Some(BarRow {
-                        label: format!(
-                            "{}={} ({} host{})",
-                            t.key,
-                            t.value,
-                            t.hosts,
-                            if t.hosts == 1 { "" } else { "s" }
-                        ),
-                        values: vec![Some(t.medians[i]?)],
-                    })
-                })
-                .collect();
-            if rows.is_empty() {
-                continue;
-            }
-            out.push_str(&bar_chart(
-                "fleet-tags",
-                &format!("{} across tags ({})", c.name(), better_text(c)),
-                c.unit(),
-                &["median over hosts".to_string()],
-                &rows,
-                None,
-            ));
-        }
-    }
-    let _ = writeln!(out, "<script>{SORT_SCRIPT}</script></body></html>");
+    tags_table(&mut out, f);
+    let _ = writeln!(out, "<script>{SCRIPT}</script></body></html>");
     out
+}
+
+/// The figures by tag: a row per tag value (the [`MAX_TAGS_SHOWN`] of the most hosts), the
+/// median of each figure over the hosts with a result of that tag, and how far it lies from
+/// the fleet's median.
+fn tags_table(out: &mut String, f: &Fleet) {
+    out.push_str("<h2 id=\"tags\">Across tags</h2>");
+    if f.tags.is_empty() {
+        out.push_str("<p>No result carries a tag.</p>");
+        return;
+    }
+    let mut groups: Vec<&TagGroup> = f.tags.iter().collect();
+    if groups.len() > MAX_TAGS_SHOWN {
+        groups.sort_by_key(|g| std::cmp::Reverse(g.hosts));
+        groups.truncate(MAX_TAGS_SHOWN);
+        let _ = write!(
+            out,
+            "<p>The {MAX_TAGS_SHOWN} tag values of the most hosts, of {}.</p>",
+            f.tags.len()
+        );
+        groups.sort_by(|a, b| (&a.key, &a.value).cmp(&(&b.key, &b.value)));
+    }
+    out.push_str(
+        "<p>Each figure: the median over the hosts with a result of that tag (each host's latest \
+such result), and how far it lies from the fleet's median.</p><table id=\"by-tag\"><tr><th>tag</th><th>hosts</th>",
+    );
+    for &c in &f.columns {
+        let _ = write!(
+            out,
+            "<th>{} <small>{}</small></th>",
+            esc(c.name()),
+            esc(c.unit())
+        );
+    }
+    out.push_str("</tr>");
+    for g in groups {
+        let _ = write!(
+            out,
+            "<tr class=\"tag\"><td>{}={}</td><td class=\"n\">{}</td>",
+            esc(&g.key),
+            esc(&g.value),
+            g.hosts
+        );
+        for (i, &c) in f.columns.iter().enumerate() {
+            let fleet_median = f.ranges.iter().find(|r| r.column == c).map(|r| r.median);
+            match g.medians[i] {
+                None => out.push_str("<td class=\"n\">–</td>"),
+                Some(m) => {
+                    let _ = write!(out, "<td class=\"n\" data-v=\"{m}\">{}", num(m));
+                    if let Some(fm) = fleet_median.filter(|fm| *fm != 0.0) {
+                        let _ = write!(out, " <small>({:+.1}%)</small>", (m - fm) / fm * 100.0);
+                    }
+                    out.push_str("</td>");
+                }
+            }
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table>");
 }
 
 /// The table for a terminal: a row per host, `!` after a figure outside its range on the

@@ -319,6 +319,221 @@ pub fn bar_chart(
     out
 }
 
+/// How a strip plot's value axis runs: over the values it shows and no further than the
+/// figure can go, linear, or logarithmic when every value is positive and the largest is
+/// more than [`LOG_SPAN`] times the smallest (one far host would squash the rest into a dot).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Axis {
+    lo: f64,
+    hi: f64,
+    log: bool,
+}
+
+/// The span of values past which a strip plot's axis is logarithmic.
+pub const LOG_SPAN: f64 = 20.0;
+
+impl Axis {
+    /// An axis over `values` (the hosts' figures and the range's ends), padded by a twentieth
+    /// of their span on each side but never past `bounds` (a percentage stops at 0 and 100).
+    pub fn over(values: &[f64], bounds: (f64, f64)) -> Axis {
+        let (lo, hi) = values
+            .iter()
+            .filter(|v| v.is_finite())
+            .fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+        if lo > hi {
+            return Axis {
+                lo: bounds.0,
+                hi: bounds.0 + 1.0,
+                log: false,
+            };
+        }
+        if lo > 0.0 && hi / lo > LOG_SPAN {
+            return Axis {
+                lo: lo / 1.15,
+                hi: hi * 1.15,
+                log: true,
+            };
+        }
+        let pad = if hi > lo {
+            (hi - lo) / 20.0
+        } else {
+            (hi.abs() / 20.0).max(0.5)
+        };
+        Axis {
+            lo: (lo - pad).max(bounds.0),
+            hi: (hi + pad).min(bounds.1),
+            log: false,
+        }
+    }
+
+    /// Where `v` lies between `x0` and `x1`.
+    fn at(&self, v: f64, x0: f64, x1: f64) -> f64 {
+        let f = |v: f64| if self.log { v.max(self.lo).log10() } else { v };
+        x0 + (f(v) - f(self.lo)) / (f(self.hi) - f(self.lo)) * (x1 - x0)
+    }
+
+    /// Round values to mark, each with its label: 1, 2 and 5 times the powers of ten on a
+    /// logarithmic axis; on a linear one, with as many decimals as the step between them needs
+    /// (5.85 and 5.9, not 5.9 twice).
+    fn ticks(&self) -> Vec<(f64, String)> {
+        if !self.log {
+            let t = ticks(self.lo, self.hi);
+            let step = if t.len() > 1 { t[1] - t[0] } else { 1.0 };
+            let decimals = (-step.log10()).ceil().clamp(0.0, 6.0) as usize;
+            return t
+                .into_iter()
+                .map(|v| {
+                    let text = if v.abs() >= 1e6 {
+                        label(v)
+                    } else {
+                        format!("{v:.decimals$}")
+                    };
+                    (v, text)
+                })
+                .collect();
+        }
+        let mut out = Vec::new();
+        for e in self.lo.log10().floor() as i32..=self.hi.log10().ceil() as i32 {
+            for m in [1.0, 2.0, 5.0] {
+                let t = m * 10f64.powi(e);
+                if t >= self.lo && t <= self.hi {
+                    out.push((t, label(t)));
+                }
+            }
+        }
+        out
+    }
+
+    pub fn is_log(&self) -> bool {
+        self.log
+    }
+}
+
+/// How a strip plot marks a point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Within,
+    Worse,
+    Better,
+}
+
+impl Mark {
+    fn class(self) -> &'static str {
+        match self {
+            Mark::Within => "point within",
+            Mark::Worse => "point worse",
+            Mark::Better => "point better",
+        }
+    }
+}
+
+/// One point of a strip plot: a host's figure, its tooltip, the id of the table row it links
+/// to, and the name written beside it (None: none).
+pub struct StripPoint {
+    pub value: f64,
+    pub title: String,
+    pub row: String,
+    pub mark: Mark,
+    pub name: Option<String>,
+}
+
+const STRIP_W: f64 = 720.0;
+const STRIP_H: f64 = 66.0;
+const STRIP_X0: f64 = 12.0;
+const STRIP_X1: f64 = STRIP_W - 12.0;
+/// The points' band: each at its own height in it (a low-discrepancy sequence), so that a
+/// thousand hosts of one value still show as a thousand points.
+const STRIP_Y0: f64 = 8.0;
+const STRIP_Y1: f64 = 40.0;
+
+/// A compact strip plot: every point on one value axis, the shaded band `range` and a line at
+/// `median`; each point a link to its table row (`#ROW`) carrying `data-h="ROW"`.
+pub fn strip_plot(
+    kind: &str,
+    title: &str,
+    axis: Axis,
+    points: &[StripPoint],
+    range: Option<(f64, f64)>,
+    median: Option<f64>,
+) -> String {
+    let mut out = String::new();
+    let x = |v: f64| axis.at(v, STRIP_X0, STRIP_X1);
+    let _ = write!(
+        out,
+        r#"<svg class="plot strip" data-plot="{}" data-points="{}" viewBox="0 0 {STRIP_W} {STRIP_H}" width="{STRIP_W}" height="{STRIP_H}" role="img"><title>{}</title>"#,
+        esc(kind),
+        points.len(),
+        esc(title)
+    );
+    if let Some((lo, hi)) = range {
+        let (a, b) = (x(lo.max(axis.lo)), x(hi.min(axis.hi)));
+        let _ = write!(
+            out,
+            r#"<rect class="range" x="{a:.1}" y="2" width="{:.1}" height="{}"/>"#,
+            (b - a).max(1.0),
+            STRIP_Y1 + 4.0
+        );
+    }
+    let base = STRIP_Y1 + 8.0;
+    let _ = write!(
+        out,
+        r#"<line x1="{STRIP_X0}" x2="{STRIP_X1}" y1="{base}" y2="{base}" class="axis"/>"#
+    );
+    for (t, text) in axis.ticks() {
+        let _ = write!(
+            out,
+            r#"<line x1="{0:.1}" x2="{0:.1}" y1="{base}" y2="{1}" class="axis"/><text x="{0:.1}" y="{2}" class="tick">{3}</text>"#,
+            x(t),
+            base + 3.0,
+            base + 15.0,
+            text
+        );
+    }
+    if let Some(m) = median {
+        let _ = write!(
+            out,
+            r#"<line x1="{0:.1}" x2="{0:.1}" y1="2" y2="{1}" class="median"/>"#,
+            x(m),
+            STRIP_Y1 + 6.0
+        );
+    }
+    // Within-range points first, so that those outside are drawn over them. A name is written
+    // on a line of its own (the names' lines, top to bottom, in the points' order), so that
+    // hosts of one value do not write over each other.
+    let mut order: Vec<&StripPoint> = points.iter().collect();
+    order.sort_by_key(|p| p.mark != Mark::Within);
+    let named = order.iter().filter(|p| p.name.is_some()).count().max(1) as f64;
+    let mut line = 0.0;
+    for (i, p) in order.iter().enumerate() {
+        let y = STRIP_Y0 + ((i as f64 * 0.618_034) % 1.0) * (STRIP_Y1 - STRIP_Y0);
+        let cx = x(p.value);
+        let _ = write!(
+            out,
+            r##"<a href="#{0}" data-h="{0}"><circle class="{1}" cx="{cx:.1}" cy="{y:.1}" r="3"><title>{2}</title></circle>"##,
+            esc(&p.row),
+            p.mark.class(),
+            esc(&p.title)
+        );
+        if let Some(name) = &p.name {
+            let (tx, anchor) = if cx > STRIP_W - 160.0 {
+                (cx - 5.0, "end")
+            } else {
+                (cx + 5.0, "start")
+            };
+            let ty = STRIP_Y0 + 3.5 + line * (STRIP_Y1 - STRIP_Y0) / named;
+            line += 1.0;
+            let _ = write!(
+                out,
+                r#"<text class="name" x="{tx:.1}" y="{ty:.1}" text-anchor="{anchor}">{}</text>"#,
+                esc(name)
+            );
+        }
+        out.push_str("</a>");
+    }
+    out.push_str("</svg>");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -359,5 +574,64 @@ mod tests {
         );
         assert_eq!(b.matches(r#"class="bar""#).count(), 1);
         assert!(b.contains("baseline"));
+    }
+
+    #[test]
+    fn a_strip_axis_keeps_to_the_figure_and_goes_logarithmic_for_a_far_host() {
+        // A percentage: padded, but never past 100 or below 0.
+        let a = Axis::over(&[99.5, 100.0, 96.0], (0.0, 100.0));
+        assert!(a.hi <= 100.0 && a.lo >= 0.0 && a.lo < 96.0, "{a:?}");
+        // Not from zero: hosts around 1,000 get an axis around 1,000.
+        let a = Axis::over(&[990.0, 1000.0, 1010.0], (0.0, f64::INFINITY));
+        assert!(a.lo > 900.0 && a.hi < 1100.0 && !a.is_log(), "{a:?}");
+        // One host a hundred times the others: a logarithmic axis with 1-2-5 ticks.
+        let a = Axis::over(&[1.0, 1.1, 100.0], (0.0, f64::INFINITY));
+        assert!(a.is_log());
+        let t: Vec<f64> = a.ticks().into_iter().map(|t| t.0).collect();
+        assert!(
+            t.contains(&1.0) && t.contains(&10.0) && t.contains(&50.0),
+            "{t:?}"
+        );
+        assert!(a.at(10.0, 0.0, 2.0) > 0.9 && a.at(10.0, 0.0, 2.0) < 1.1);
+        // Ticks close together keep the decimals that tell them apart.
+        let a = Axis::over(&[5.86, 5.88, 5.9], (0.0, f64::INFINITY));
+        let labels: Vec<String> = a.ticks().into_iter().map(|t| t.1).collect();
+        let mut unique = labels.clone();
+        unique.dedup();
+        assert_eq!(labels, unique, "{labels:?}");
+        // One value alone still spans something.
+        let a = Axis::over(&[5.0], (0.0, f64::INFINITY));
+        assert!(a.lo < 5.0 && a.hi > 5.0);
+    }
+
+    #[test]
+    fn a_strip_plot_links_every_point_to_its_row_and_names_only_those_asked() {
+        let axis = Axis::over(&[1.0, 2.0, 9.0], (0.0, f64::INFINITY));
+        let p = |v: f64, row: &str, mark: Mark, named: bool| StripPoint {
+            value: v,
+            title: format!("{row}: {v}"),
+            row: row.into(),
+            mark,
+            name: named.then(|| row.to_string()),
+        };
+        let s = strip_plot(
+            "fleet-strip",
+            "t",
+            axis,
+            &[
+                p(1.0, "h-0", Mark::Within, false),
+                p(2.0, "h-1", Mark::Within, false),
+                p(9.0, "h-<2>", Mark::Worse, true),
+            ],
+            Some((0.5, 3.0)),
+            Some(1.5),
+        );
+        assert!(s.contains(r#"data-points="3""#));
+        assert_eq!(s.matches(r#"<circle class="point"#).count(), 3);
+        assert_eq!(s.matches(r#"class="point worse""#).count(), 1);
+        assert!(s.contains(r##"href="#h-0""##) && s.contains(r#"data-h="h-&lt;2&gt;""#));
+        assert_eq!(s.matches(r#"class="name""#).count(), 1);
+        assert!(s.contains(">h-&lt;2&gt;</text>"));
+        assert!(s.contains(r#"class="range""#) && s.contains(r#"class="median""#));
     }
 }
