@@ -35,7 +35,10 @@ pub struct ManArgs {
 /// A manual page (roff) on standard output: hostbench(1), which lists the subcommands, or one
 /// subcommand's with its options (`hostbench man run > hostbench-run.1`).
 pub fn man(args: &ManArgs, global: &GlobalArgs) -> Result<i32> {
-    let cmd = Cli::command();
+    let mut cmd = Cli::command();
+    // Built, the global options are in every subcommand: a subcommand's page lists them, and
+    // an option of its that refers to one (noise's --verbose conflicts with --quiet) finds it.
+    cmd.build();
     let page = match &args.subcommand {
         None => cmd,
         Some(name) => {
