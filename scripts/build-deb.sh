@@ -16,10 +16,15 @@ if [ -z "$bin" ]; then
   bin=target/release/hostbench
 fi
 command -v cargo-deb >/dev/null || { echo "build-deb: cargo-deb is missing (cargo install --locked cargo-deb)" >&2; exit 1; }
+# Cargo.toml names the staging directory, so builds of the package take turns.
+mkdir -p target
+exec 9>target/deb-assets.lock
+flock 9
 stage=target/deb-assets
 rm -rf "$stage"
 mkdir -p "$stage/man" "$stage/completions" "$out"
-install -m 0755 "$bin" "$stage/hostbench"
+# Stripped, as Debian ships programs (a debug build is mostly DWARF).
+install -s -m 0755 "$bin" "$stage/hostbench"
 # The binary writes its own pages and completions, so they match the options it has.
 "$stage/hostbench" man >"$stage/man/hostbench.1"
 commands=$("$stage/hostbench" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' | grep -vx help)
@@ -30,5 +35,5 @@ gzip -9n "$stage"/man/*.1
 "$stage/hostbench" completions bash >"$stage/completions/hostbench"
 "$stage/hostbench" completions zsh >"$stage/completions/_hostbench"
 "$stage/hostbench" completions fish >"$stage/completions/hostbench.fish"
-deb=$(cargo deb --no-build --quiet --output "$out" --strip)
+deb=$(cargo deb --no-build --quiet --output "$out")
 echo "$deb"

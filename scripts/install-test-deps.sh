@@ -7,6 +7,9 @@
 #   bsdutils (script)  the progress-line test runs hostbench on a pseudo-terminal
 #   postgresql  the store tests start a real server (initdb into a temporary directory)
 #   ansible, ansible-lint  the fleet test runs deploy/ansible's playbook and lints it
+#   python3-apt  ... and its package option, where Ansible's apt module installs the .deb
+# and, with cargo (from crates.io, not Debian):
+#   cargo-deb  the package test builds the .deb (scripts/build-deb.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()
@@ -19,6 +22,7 @@ command -v script >/dev/null || missing+=(bsdutils)
 command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v ansible-playbook >/dev/null || missing+=(ansible)
 command -v ansible-lint >/dev/null || missing+=(ansible-lint)
+/usr/bin/python3 -c 'import apt' 2>/dev/null || missing+=(python3-apt)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "install-test-deps: installing ${missing[*]}" >&2
@@ -27,4 +31,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   else
     echo "install-test-deps: missing ${missing[*]}; install them (Debian: apt-get install ${missing[*]})" >&2
   fi
+fi
+if ! command -v cargo-deb >/dev/null; then
+  echo "install-test-deps: installing cargo-deb (cargo install)" >&2
+  cargo install --locked --quiet cargo-deb --version 3.8.0 >/dev/null 2>&1 \
+    || echo "install-test-deps: could not install cargo-deb (cargo install --locked cargo-deb)" >&2
 fi

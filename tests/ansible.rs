@@ -225,3 +225,87 @@ fn the_playbook_passes_ansible_lint() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Removes the hostbench package when dropped, whatever the test did before.
+struct Purge;
+
+impl Drop for Purge {
+    fn drop(&mut self) {
+        let _ = Command::new("dpkg").args(["--purge", "hostbench"]).output();
+    }
+}
+
+fn package_installed() -> bool {
+    Command::new("dpkg-query")
+        .args(["-W", "-f", "${Status}", "hostbench"])
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout) == "install ok installed")
+}
+
+/// With `hostbench_deb_src`, the play installs the package with dpkg (Ansible's apt module)
+/// instead of copying the binary, and the hosts run the packaged /usr/bin/hostbench. A real
+/// installation on this machine, so only as root and where no hostbench package is installed
+/// already; the test removes it again.
+#[test]
+fn the_playbook_installs_the_package_when_given_one() {
+    if skip_without(
+        "the_playbook_installs_the_package",
+        &["ansible-playbook", "cargo-deb", "dpkg"],
+    ) {
+        return;
+    }
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: the_playbook_installs_the_package: installing a package needs root");
+        return;
+    }
+    if package_installed() {
+        eprintln!(
+            "skipped: the_playbook_installs_the_package: a hostbench package is installed on \
+             this machine already, and the test would remove it"
+        );
+        return;
+    }
+    let purge = Purge;
+    let sb = Sandbox::new();
+    let deb = common::build_deb(&sb.dir.path().join("debian"));
+    let inv = inventory(sb.dir.path());
+    let control = sb.dir.path().join("control.sqlite");
+    let fetched = sb.dir.path().join("fetched");
+    let out = playbook(
+        &sb,
+        &inv,
+        &[
+            format!("hostbench_deb_src={}", deb.display()),
+            "hostbench_serial=1".into(),
+            format!("hostbench_control_db={}", control.display()),
+            format!("hostbench_fetch_dir={}", fetched.display()),
+        ],
+    );
+    assert_eq!(
+        task_status(&out, "Copy the hostbench binary"),
+        ["skipping"; 2]
+    );
+    // The hosts share this machine: the first installs it, the second finds it there.
+    assert_eq!(
+        task_status(&out, "Install the hostbench package with dpkg"),
+        ["changed", "ok"],
+        "{out}"
+    );
+    assert!(package_installed());
+    let version = Command::new("/usr/bin/hostbench")
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        format!("hostbench {}", env!("CARGO_PKG_VERSION"))
+    );
+    // The packaged hostbench measured: no host had the binary copied into its bin directory.
+    one_result_per_host(&results(&sb, control.to_str().unwrap(), &[]));
+    for (name, _, _) in HOSTS {
+        assert!(!sb.dir.path().join(name).join("bin/hostbench").exists());
+    }
+    drop(purge);
+    assert!(!package_installed());
+    assert!(!Path::new("/usr/bin/hostbench").exists());
+}

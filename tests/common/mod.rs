@@ -186,3 +186,22 @@ pub fn skip_without(test: &str, programs: &[&str]) -> bool {
 pub fn deps_required() -> bool {
     std::env::var_os("HOSTBENCH_REQUIRE_TEST_DEPS").is_some_and(|v| v == "1")
 }
+
+/// `scripts/build-deb.sh` of the binary under test, into `out`: the .deb's path.
+pub fn build_deb(out: &std::path::Path) -> PathBuf {
+    let exe = assert_cmd::cargo::cargo_bin("hostbench");
+    let run = std::process::Command::new("bash")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/build-deb.sh"))
+        .arg(&exe)
+        .arg(out)
+        .output()
+        .expect("bash runs");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let path = PathBuf::from(String::from_utf8(run.stdout).unwrap().trim());
+    assert!(path.is_file(), "{}", path.display());
+    path
+}
