@@ -411,7 +411,7 @@ fn spawn_interactive(sb: &Sandbox, args: &[&str]) -> std::process::Child {
 }
 
 #[test]
-fn only_the_benched_timekeeper_is_real_time() {
+fn every_timekeeper_is_real_time_as_interbenchs_and_every_task_is_not() {
     let _g = serial();
     let sb = Sandbox::new();
     let mut child = spawn_interactive(
@@ -473,8 +473,12 @@ fn only_the_benched_timekeeper_is_real_time() {
             _ => assert_eq!(*policy, 0, "bench thread {name}"),
         }
     }
-    for (name, policy, _) in &load_threads {
-        assert_eq!(*policy, 0, "load thread {name} is not SCHED_OTHER");
+    // The X load's timekeeper too, as interbench v0.31 runs a load's; its task does not.
+    for (name, policy, prio) in &load_threads {
+        match name.as_str() {
+            "hb-timekeeper" => assert_eq!((*policy, *prio), (1, 96), "load timekeeper"),
+            _ => assert_eq!(*policy, 0, "load thread {name} is not SCHED_OTHER"),
+        }
     }
     // The report says what the kernel showed, as the workers reported it themselves.
     let shown = sb.cmd().args(["results", "show", "1"]).output().unwrap();
@@ -765,8 +769,17 @@ fn a_killed_worker_stops_the_run_and_keeps_what_was_measured() {
     assert_eq!(interactive(&r)["measurements"].as_array().unwrap().len(), 1);
 }
 
+/// The `Cpus_allowed_list` of a /proc status file.
+fn cpus_allowed(status: &str) -> Option<String> {
+    let status = std::fs::read_to_string(status).ok()?;
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("Cpus_allowed_list:"))?;
+    Some(line.split_once(':')?.1.trim().to_string())
+}
+
 #[test]
-fn uniprocessor_pins_every_worker_to_one_cpu() {
+fn uniprocessor_pins_every_worker_to_one_cpu_but_the_timekeepers() {
     let _g = serial();
     let sb = Sandbox::new();
     let child = spawn_interactive(
@@ -792,18 +805,24 @@ fn uniprocessor_pins_every_worker_to_one_cpu() {
     let pid = child.id();
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut masks = Vec::new();
-    while Instant::now() < deadline && masks.len() < 2 {
+    let mut timekeeper_mask = None;
+    while Instant::now() < deadline && (masks.len() < 2 || timekeeper_mask.is_none()) {
         std::thread::sleep(Duration::from_millis(100));
-        masks = children(pid)
+        let kids = children(pid);
+        masks = kids
             .iter()
-            .filter_map(|k| {
-                let status = std::fs::read_to_string(format!("/proc/{k}/status")).ok()?;
-                let line = status
-                    .lines()
-                    .find(|l| l.starts_with("Cpus_allowed_list:"))?;
-                Some(line.split_once(':')?.1.trim().to_string())
-            })
+            .filter_map(|k| cpus_allowed(&format!("/proc/{k}/status")))
             .collect();
+        timekeeper_mask = kids.iter().find_map(|k| {
+            std::fs::read_dir(format!("/proc/{k}/task"))
+                .ok()?
+                .filter_map(|t| t.ok())
+                .find(|t| {
+                    std::fs::read_to_string(t.path().join("comm"))
+                        .is_ok_and(|c| c.trim() == "hb-timekeeper")
+                })
+                .and_then(|t| cpus_allowed(&t.path().join("status").to_string_lossy()))
+        });
     }
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
@@ -815,6 +834,9 @@ fn uniprocessor_pins_every_worker_to_one_cpu() {
         );
     }
     assert_eq!(masks[0], masks[1]);
+    // The bench's timekeeper put itself back on every CPU this run had, as interbench's do.
+    let whole = cpus_allowed("/proc/self/status").unwrap();
+    assert_eq!(timekeeper_mask.as_deref(), Some(whole.as_str()));
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         interactive(&r)["settings"]["pinned_cpu"]

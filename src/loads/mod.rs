@@ -48,6 +48,8 @@ pub struct RunInputs {
     pub memload_mb: u64,
     pub hack_groups: u32,
     pub custom: Option<CustomSpec>,
+    /// How a simulation load's timekeeper runs.
+    pub timekeeping: sim::Timekeeping,
 }
 
 /// One load and its own parameters: what a load worker is sent.
@@ -352,6 +354,7 @@ mod tests {
                 cpu_pct: 20,
                 interval_us: 5000,
             }),
+            timekeeping: sim::Timekeeping::default(),
         }
     }
 
@@ -388,6 +391,30 @@ mod tests {
         // A simulation as a load: its task thread and its timekeeper, both SCHED_OTHER.
         let r = run(&spec(Load::Custom), 60);
         assert_eq!(r.policies.len(), 2, "{r:?}");
+    }
+
+    #[test]
+    fn a_simulation_loads_timekeeper_runs_real_time_as_interbenchs_where_permitted() {
+        let inputs = RunInputs {
+            timekeeping: sim::Timekeeping {
+                fifo: true,
+                cpus: None,
+            },
+            ..inputs()
+        };
+        let h = start(&LoadSpec::new(Load::Custom, &inputs)).unwrap();
+        std::thread::sleep(Duration::from_millis(60));
+        let r = h.stop().unwrap();
+        let fifo = Policy::Fifo {
+            priority: crate::platform::sched::TIMEKEEPER_PRIORITY,
+        };
+        // The task thread stays SCHED_OTHER; the timekeeper is real-time when this may be.
+        assert!(r.policies.contains(&Policy::Other), "{r:?}");
+        assert_eq!(
+            r.policies.contains(&fifo),
+            crate::platform::sched::can_use_fifo(),
+            "{r:?}"
+        );
     }
 
     #[test]

@@ -6,10 +6,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use anyhow::{anyhow, Context, Result};
+use serde::{Deserialize, Serialize};
 
 use crate::calibration::Burner;
 use crate::model::interactive::deadline::{wake_latency_ns, Begin, DeadlineCounts, Schedule};
-use crate::model::interactive::{Bench, CustomSpec, LatencySummary, TimerStats};
+use crate::model::interactive::{interbench_sd, Bench, CustomSpec, LatencySummary, TimerStats};
 use crate::platform::clock::{monotonic_ns, sleep_until_ns};
 use crate::platform::rusage::Usage;
 use crate::platform::sched::{self, Policy};
@@ -129,6 +130,8 @@ pub struct LatencyRecorder {
     count: u64,
     mean: f64,
     m2: f64,
+    /// Σx², as interbench's `sum_latency_squared`, for its SD.
+    sum_sq: f64,
     max: u64,
     samples: Vec<u64>,
     truncated: bool,
@@ -142,6 +145,7 @@ impl LatencyRecorder {
             count: 0,
             mean: 0.0,
             m2: 0.0,
+            sum_sq: 0.0,
             max: 0,
             samples: Vec::with_capacity(capacity),
             truncated: false,
@@ -156,6 +160,7 @@ impl LatencyRecorder {
         let delta = x - self.mean;
         self.mean += delta / self.count as f64;
         self.m2 += delta * (x - self.mean);
+        self.sum_sq += x * x;
         self.max = self.max.max(ns);
         if self.samples.len() < self.samples.capacity() {
             self.samples.push(ns);
@@ -175,6 +180,7 @@ impl LatencyRecorder {
             } else {
                 0.0
             },
+            interbench_sd_ns: Some(interbench_sd(self.count, self.mean, self.sum_sq)),
             max_ns: self.max,
             p50_ns: p(50.0),
             p99_ns: p(99.0),
@@ -198,12 +204,36 @@ pub struct PeriodicOutcome {
 }
 
 /// Where a periodic simulation's figures go: interbench's latency per period, and beside it
-/// the pure wake-up latency (timer fired → task running) and the time from the deadline to the
-/// task running (the timer's lateness included, as cyclictest measures).
+/// the hand-off alone (the timekeeper's timer fired → the task it woke running) and the time
+/// from the deadline to the task running (the timer's lateness included).
 pub struct PeriodicRecorders<'a> {
     pub latency: &'a mut LatencyRecorder,
     pub wake: &'a mut LatencyRecorder,
     pub from_deadline: &'a mut LatencyRecorder,
+}
+
+/// How a simulation's timekeeper runs: as interbench v0.31 runs every timekeeper, the loads'
+/// too — SCHED_FIFO 96 where permitted, and on the CPUs the run had before `-u` pinned it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timekeeping {
+    /// SCHED_FIFO at [`sched::TIMEKEEPER_PRIORITY`] (false: SCHED_OTHER, where this host
+    /// forbids real-time).
+    pub fifo: bool,
+    /// The CPUs it puts itself on (`-u`: the whole mask, as interbench's timekeepers reset
+    /// their affinity); None: it stays where its process is.
+    pub cpus: Option<Vec<usize>>,
+}
+
+impl Timekeeping {
+    fn policy(&self) -> Policy {
+        if self.fifo {
+            Policy::Fifo {
+                priority: sched::TIMEKEEPER_PRIORITY,
+            }
+        } else {
+            Policy::Other
+        }
+    }
 }
 
 struct TimekeeperShared {
@@ -212,17 +242,25 @@ struct TimekeeperShared {
     start: Semaphore,
     done: Semaphore,
     quit: AtomicBool,
+    /// How long the timekeeper waits between its timer firing and waking the task: 0, but for
+    /// the test that delays the hand-off by a known time (`run_periodic_handing_off_after`).
+    hand_off_delay_ns: u64,
 }
 
-/// The timekeeper thread: sleeps to each deadline the task sleeps to, with an absolute-time
-/// `clock_nanosleep` at its real-time priority, and notes when the timer woke it: that is when
-/// the task's wake-up became due, the start of its latency.
-fn timekeeper(shared: Arc<TimekeeperShared>, policy: Policy) -> TimerStats {
+/// The timekeeper thread, as interbench's `timekeeping_thread`: takes each deadline the task
+/// hands it, sleeps to it with an absolute-time `clock_nanosleep` at its real-time priority,
+/// notes how late its own timer fired, and posts the semaphore that wakes the task.
+fn timekeeper(shared: Arc<TimekeeperShared>, how: Timekeeping) -> TimerStats {
     sched::name_current_thread("hb-timekeeper");
     sched::set_timer_slack_ns(1);
-    let set = sched::set_current_thread_policy(policy);
+    if let Some(cpus) = &how.cpus {
+        // As interbench's: "set affinity back to normal in case it was set on our parent".
+        let _ = sched::set_current_thread_cpus(cpus);
+    }
+    // Refused (no privilege), it runs SCHED_OTHER, and says so: its policy is what it reads.
+    let _ = sched::set_current_thread_policy(how.policy());
     let mut stats = TimerStats {
-        policy: set.ok().map(|_| sched::current_thread_policy()),
+        policy: Some(sched::current_thread_policy()),
         ..TimerStats::default()
     };
     let before = Usage::thread();
@@ -236,6 +274,9 @@ fn timekeeper(shared: Arc<TimekeeperShared>, policy: Policy) -> TimerStats {
         sleep_until_ns(target);
         let woke = monotonic_ns();
         shared.woke_at_ns.store(woke, Ordering::Release);
+        if shared.hand_off_delay_ns > 0 {
+            sleep_until_ns(woke + shared.hand_off_delay_ns);
+        }
         shared.done.post();
         let over = woke.saturating_sub(target);
         stats.wakeups += 1;
@@ -249,22 +290,38 @@ fn timekeeper(shared: Arc<TimekeeperShared>, policy: Policy) -> TimerStats {
     stats
 }
 
-/// Runs a periodic simulation on the calling thread until `stop` is set, with a timekeeper at
-/// `timekeeper_policy`, accounting each period as interbench's `periodic_schedule()` does
+/// Runs a periodic simulation on the calling thread until `stop` is set, with a timekeeper run
+/// as `timekeeping` says, accounting each period as interbench's `periodic_schedule()` does
 /// (see `deadline.rs`).
 ///
-/// The task sleeps to each period's start itself, as cyclictest's thread does, while the
-/// timekeeper sleeps to the same time and notes when the timer fired. interbench's task was
-/// instead woken by its timekeeper through a semaphore; that hand-off (a futex wake and a
-/// switch to another thread, 100-200 µs on a virtual machine) was the harness's own share of
-/// every latency, and is gone. The task's timer slack is set to 1 ns, as a real-time thread's
-/// is, so the kernel does not defer its wake-up to batch timers.
+/// The wake-up is interbench's: the task hands the time it must sleep to to its timekeeper and
+/// blocks on a semaphore; the timekeeper sleeps to that time and posts the semaphore. A sample
+/// is the time from the deadline to the task running, less the timekeeper's own lateness
+/// (its timer is the kernel's, not the scheduler's), plus the missed intervals of the deadline
+/// accounting — so it holds the hand-off from one thread to another that interbench's
+/// readme measures ("the time from this sleep till the simulated task gets scheduled"). The
+/// timers' slack is 1 ns, as a real-time thread's is, so the kernel does not defer a wake-up
+/// to batch timers.
 pub fn run_periodic(
     profile: Profile,
     burner: Burner,
     stop: &AtomicBool,
-    timekeeper_policy: Policy,
+    timekeeping: Timekeeping,
     rec: PeriodicRecorders<'_>,
+) -> Result<PeriodicOutcome> {
+    run_periodic_handing_off_after(profile, burner, stop, timekeeping, rec, 0)
+}
+
+/// [`run_periodic`], the timekeeper waiting `hand_off_delay_ns` after its timer fired before it
+/// wakes the task: a hand-off slowed by a known time, which a test finds in the latency and not
+/// in the timer's lateness.
+fn run_periodic_handing_off_after(
+    profile: Profile,
+    burner: Burner,
+    stop: &AtomicBool,
+    timekeeping: Timekeeping,
+    rec: PeriodicRecorders<'_>,
+    hand_off_delay_ns: u64,
 ) -> Result<PeriodicOutcome> {
     let shared = Arc::new(TimekeeperShared {
         wake_at_ns: AtomicU64::new(0),
@@ -272,12 +329,13 @@ pub fn run_periodic(
         start: Semaphore::new(0)?,
         done: Semaphore::new(0)?,
         quit: AtomicBool::new(false),
+        hand_off_delay_ns,
     });
     let tk_shared = Arc::clone(&shared);
     let tk = std::thread::Builder::new()
         .name("hb-timekeeper".into())
         .stack_size(256 * 1024)
-        .spawn(move || timekeeper(tk_shared, timekeeper_policy))
+        .spawn(move || timekeeper(tk_shared, timekeeping))
         .context("starting the timekeeper thread")?;
     sched::set_timer_slack_ns(1);
 
@@ -315,9 +373,9 @@ pub fn run_periodic(
         }
         shared.wake_at_ns.store(target, Ordering::Release);
         shared.start.post();
-        sleep_until_ns(target);
-        let ran = monotonic_ns();
+        // Woken by the timekeeper, never by a timer of its own.
         shared.done.wait();
+        let ran = monotonic_ns();
         let fired = shared.woke_at_ns.load(Ordering::Acquire);
         oversleep = fired.saturating_sub(target);
         ran_after_sleep = Some(ran);
@@ -379,6 +437,20 @@ mod tests {
     use super::*;
     use crate::calibration::burn_loops;
     use crate::stats::Summary;
+
+    #[test]
+    fn the_recorder_keeps_the_true_sd_and_interbenchs() {
+        let mut r = LatencyRecorder::new(4, 1_000_000).unwrap();
+        for x in [1, 2, 3, 4] {
+            r.record(x);
+        }
+        let s = r.summary();
+        assert!((s.sd_ns - (5.0f64 / 3.0).sqrt()).abs() < 1e-9, "{s:?}");
+        assert!(
+            (s.interbench_sd_ns.unwrap() - 3.078_826).abs() < 1e-6,
+            "{s:?}"
+        );
+    }
 
     #[test]
     fn profiles_match_interbench() {
@@ -468,7 +540,7 @@ mod tests {
             wake: &mut wake,
             from_deadline: &mut from_deadline,
         };
-        let out = run_periodic(profile, burner, &stop, Policy::Other, recorders).unwrap();
+        let out = run_periodic(profile, burner, &stop, Timekeeping::default(), recorders).unwrap();
         timer.join().unwrap();
         let c = out.counts;
         // About 40 periods; loose bounds for a shared host.
@@ -483,6 +555,94 @@ mod tests {
         assert!(from_deadline.summary().mean_ns >= wake.summary().mean_ns);
         assert_eq!(out.timer.policy, Some(Policy::Other));
         assert!((sim_pct(out.asked_ns, out.span_ns) - 10.0).abs() < 1e-9);
+    }
+
+    /// A Custom task (1 ms every 20 ms) for 400 ms whose timekeeper hands off after
+    /// `delay_ns`, on a thread of its own (SCHED_FIFO 95 with `realtime`, where permitted):
+    /// its latency, wake-up and timer summaries.
+    fn handed_off(delay_ns: u64, realtime: bool) -> (LatencySummary, LatencySummary, TimerStats) {
+        std::thread::spawn(move || {
+            if realtime && sched::can_use_fifo() {
+                sched::set_current_thread_policy(Policy::Fifo {
+                    priority: sched::RT_BENCH_PRIORITY,
+                })
+                .unwrap();
+            }
+            let burner = Burner {
+                loops_per_ms: crate::calibration::measure_rate(
+                    &mut burn_loops,
+                    crate::calibration::RateBudget {
+                        chunk_ms: 1.0,
+                        budget_ms: 30.0,
+                        min_samples: 5,
+                        max_samples: 100,
+                    },
+                )
+                .per_ms as u64,
+            };
+            let profile = Profile::of(
+                Bench::Custom,
+                Some(CustomSpec {
+                    cpu_pct: 5,
+                    interval_us: 20_000,
+                }),
+            )
+            .unwrap();
+            let stop = Arc::new(AtomicBool::new(false));
+            let s2 = Arc::clone(&stop);
+            let timer = std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(400));
+                s2.store(true, Ordering::Relaxed);
+            });
+            let new = || LatencyRecorder::new(100, 1_000 * MS).unwrap();
+            let (mut lat, mut wake, mut from_deadline) = (new(), new(), new());
+            let out = run_periodic_handing_off_after(
+                profile,
+                burner,
+                &stop,
+                Timekeeping {
+                    fifo: sched::can_use_fifo(),
+                    cpus: None,
+                },
+                PeriodicRecorders {
+                    latency: &mut lat,
+                    wake: &mut wake,
+                    from_deadline: &mut from_deadline,
+                },
+                delay_ns,
+            )
+            .unwrap();
+            timer.join().unwrap();
+            (lat.summary(), wake.summary(), out.timer)
+        })
+        .join()
+        .unwrap()
+    }
+
+    #[test]
+    fn the_task_is_woken_by_its_timekeeper_and_the_hand_off_is_in_its_latency() {
+        const DELAY: u64 = 4 * MS;
+        for realtime in [false, true] {
+            let (lat, wake, timer) = handed_off(DELAY, realtime);
+            let (lat0, _, _) = handed_off(0, realtime);
+            // Every sleep's wake-up waited for the timekeeper's post: the delay is in every
+            // latency sample and every hand-off sample...
+            assert!(lat.count >= 10, "{lat:?}");
+            assert!(wake.p50_ns >= DELAY, "realtime {realtime}: {wake:?}");
+            assert!(
+                lat.mean_ns >= 0.9 * DELAY as f64,
+                "realtime {realtime}: {lat:?}"
+            );
+            assert!(
+                lat.mean_ns - lat0.mean_ns >= 0.75 * DELAY as f64,
+                "realtime {realtime}: {lat:?} against {lat0:?}"
+            );
+            // ...and not in the timer's lateness, which ends when the timekeeper's timer fired.
+            assert!(
+                timer.mean_oversleep_ns < DELAY as f64 / 2.0,
+                "realtime {realtime}: {timer:?}"
+            );
+        }
     }
 
     fn sim_pct(a: u64, b: u64) -> f64 {

@@ -1,5 +1,6 @@
-//! Video, X and Custom as loads: the simulation of the same name (its task thread and its
-//! timekeeper, both SCHED_OTHER), unmeasured.
+//! Video, X and Custom as loads: the simulation of the same name, unmeasured — its task thread
+//! SCHED_OTHER, its timekeeper as interbench v0.31 runs a load's (SCHED_FIFO 96 where
+//! permitted: its comment meant SCHED_OTHER, its start-up order made it real-time).
 
 use anyhow::{anyhow, Result};
 use serde::{Deserialize, Serialize};
@@ -8,13 +9,13 @@ use super::sim::{self, LatencyRecorder, Profile};
 use super::{BackgroundLoad, RunInputs, Starter, Tally, Uncounted, STACK};
 use crate::calibration::Burner;
 use crate::model::interactive::{Bench, CustomSpec, Load};
-use crate::platform::sched::Policy;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Simulation {
     pub bench: Bench,
     pub custom: Option<CustomSpec>,
     pub loops_per_ms: u64,
+    pub timekeeping: sim::Timekeeping,
 }
 
 impl Simulation {
@@ -24,6 +25,7 @@ impl Simulation {
             bench: load.same_as().unwrap_or(Bench::Video),
             custom: run.custom,
             loops_per_ms: run.loops_per_ms,
+            timekeeping: run.timekeeping.clone(),
         }
     }
 
@@ -44,6 +46,7 @@ impl BackgroundLoad for Simulation {
         let burner = Burner {
             loops_per_ms: self.loops_per_ms,
         };
+        let timekeeping = self.timekeeping.clone();
         s.spawn("hb-sim-load", STACK, move |stop, policies| {
             let new = || LatencyRecorder::new(0, 10_000_000_000);
             let (mut latency, mut wake, mut from_deadline) = (new()?, new()?, new()?);
@@ -52,7 +55,7 @@ impl BackgroundLoad for Simulation {
                 wake: &mut wake,
                 from_deadline: &mut from_deadline,
             };
-            let out = sim::run_periodic(profile, burner, &stop, Policy::Other, recorders)?;
+            let out = sim::run_periodic(profile, burner, &stop, timekeeping, recorders)?;
             if let Some(p) = out.timer.policy {
                 policies.record(p);
             }

@@ -122,10 +122,18 @@ pub fn allowed_cpus() -> Vec<usize> {
 
 /// Pins the calling thread (and the threads and processes it starts later) to one CPU.
 pub fn pin_to_cpu(cpu: usize) -> io::Result<()> {
+    set_current_thread_cpus(&[cpu])
+}
+
+/// Puts the calling thread (and what it starts later) on these CPUs; those past
+/// `CPU_SETSIZE` are left out.
+pub fn set_current_thread_cpus(cpus: &[usize]) -> io::Result<()> {
     // SAFETY: cpu_set_t is plain data; CPU_SET stays within it for cpu < CPU_SETSIZE.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
+        for &cpu in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
+            libc::CPU_SET(cpu, &mut set);
+        }
         if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 {
             Ok(())
         } else {

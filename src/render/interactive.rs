@@ -78,7 +78,7 @@ pub fn row(m: &Measurement, realtime: bool) -> String {
         "{}\t{:>7} +/- {:<9}{:>7}\t\t{:>4}",
         m.load.name(),
         num(l.mean_ns / scale),
-        num(l.sd_ns / scale),
+        num(l.interbench_sd() / scale),
         num(l.max_ns as f64 / scale),
         g(m.desired_cpu_pct, 3)
     );
@@ -179,7 +179,7 @@ pub fn footer(r: &InteractiveResult) -> String {
         r.settings
             .pinned_cpu
             .map_or("free (not pinned)".to_string(), |c| format!(
-                "everything pinned to CPU {c} (-u)"
+                "everything pinned to CPU {c} (-u) but the timekeepers, which put themselves back on every CPU the run had, as interbench's do"
             ))
     );
     let _ = writeln!(
@@ -349,6 +349,7 @@ mod tests {
             count: 300,
             mean_ns: 2_000_000.0,
             sd_ns: 1_000_000.0,
+            interbench_sd_ns: None,
             max_ns: 9_000_000,
             p50_ns: 1_000_000,
             p99_ns: 5_000_000,
@@ -361,7 +362,9 @@ mod tests {
             latency: LatencySummary {
                 count: 100,
                 mean_ns: 27_900_000.0,
-                sd_ns: 28_100_000.0,
+                // The SD interbench printed for that row (its formula's).
+                sd_ns: 20_000_000.0,
+                interbench_sd_ns: Some(28_100_000.0),
                 max_ns: 3_335_000_000,
                 p50_ns: 1_000_000,
                 p99_ns: 250_000_000,

@@ -295,12 +295,41 @@ pub struct CustomSpec {
 pub struct LatencySummary {
     pub count: u64,
     pub mean_ns: f64,
-    /// The true sample standard deviation (see docs/interactive.md on interbench's formula).
+    /// The true sample standard deviation.
     pub sd_ns: f64,
+    /// The "SD" interbench v0.31's `show_latencies` prints: the square root of
+    /// `(Σx² − mean²/n) / (n − 1)` (docs/interactive.md shows both formulas); the table's
+    /// `+/- SD` column. None in results stored before it was kept: see [`Self::interbench_sd`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interbench_sd_ns: Option<f64>,
     pub max_ns: u64,
     pub p50_ns: u64,
     pub p99_ns: u64,
     pub p999_ns: u64,
+}
+
+impl LatencySummary {
+    /// interbench's SD of these samples, ns: as kept, or, for a result stored before it was,
+    /// from the count, mean and true SD (Σx² = (n − 1)·sd² + n·mean²).
+    pub fn interbench_sd(&self) -> f64 {
+        if let Some(sd) = self.interbench_sd_ns {
+            return sd;
+        }
+        let n = self.count as f64;
+        let sum_sq = (n - 1.0) * self.sd_ns * self.sd_ns + n * self.mean_ns * self.mean_ns;
+        interbench_sd(self.count, self.mean_ns, sum_sq)
+    }
+}
+
+/// interbench v0.31's `show_latencies` "SD" of `n` samples with mean `mean` and sum of squares
+/// `sum_sq`: `sqrt((sum_sq − mean²/n) / (n − 1))`, 0 for fewer than two samples. (It subtracts
+/// mean²/n where the variance subtracts n·mean², so it comes out near the root mean square.)
+pub fn interbench_sd(n: u64, mean: f64, sum_sq: f64) -> f64 {
+    if n < 2 {
+        return 0.0;
+    }
+    let n = n as f64;
+    ((sum_sq - mean * mean / n) / (n - 1.0)).max(0.0).sqrt()
 }
 
 /// How the timer itself behaved: how late `clock_nanosleep` returned past each deadline, seen
@@ -378,6 +407,27 @@ impl InteractiveSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interbench_sd_is_its_formula_and_is_recovered_for_older_results() {
+        // Samples 1, 2, 3, 4: mean 2.5, Σx² 30. interbench: sqrt((30 − 2.5²/4) / 3) = 3.0788;
+        // the true SD: sqrt(5/3) = 1.2910.
+        assert!((interbench_sd(4, 2.5, 30.0) - 3.078_826).abs() < 1e-6);
+        assert_eq!(interbench_sd(1, 7.0, 49.0), 0.0);
+        let older = LatencySummary {
+            count: 4,
+            mean_ns: 2.5,
+            sd_ns: (5.0f64 / 3.0).sqrt(),
+            interbench_sd_ns: None,
+            ..LatencySummary::default()
+        };
+        assert!((older.interbench_sd() - 3.078_826).abs() < 1e-6);
+        let kept = LatencySummary {
+            interbench_sd_ns: Some(9.0),
+            ..older
+        };
+        assert_eq!(kept.interbench_sd(), 9.0);
+    }
 
     #[test]
     fn names_parse_case_insensitively() {

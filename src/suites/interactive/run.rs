@@ -9,6 +9,7 @@ use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec};
 use crate::calibration::{
     burn_calibration, burn_loops, measure_rate, BurnCalibration, BURN_BUDGET,
 };
+use crate::loads::sim::Timekeeping;
 use crate::loads::{self, LoadSpec, RunInputs};
 use crate::model::interactive::{
     Bench, DriftCheck, InteractiveResult, Load, LoadReport, Measurement, SkippedLoad,
@@ -99,7 +100,9 @@ pub fn run(
 ) -> Result<InteractiveOutcome> {
     let started = monotonic_ns();
     let mut settings = config.settings.clone();
-    // -u: pin the coordinator, for this suite only; the workers inherit the mask.
+    // -u: pin the coordinator, for this suite only; the workers inherit the mask, and their
+    // timekeepers put themselves back on the whole of it, as interbench's do.
+    let whole_mask = sched::allowed_cpus();
     let _pinned = match settings.pinned_cpu {
         Some(_) => {
             let cpu = sched::first_allowed_cpu().unwrap_or(0);
@@ -122,6 +125,10 @@ pub fn run(
 
     let mut notes = Vec::new();
     let timekeeper_realtime = sched::can_use_fifo();
+    let timekeeping = Timekeeping {
+        fifo: timekeeper_realtime,
+        cpus: settings.pinned_cpu.map(|_| whole_mask),
+    };
     if !timekeeper_realtime {
         notes.push(
             "SCHED_FIFO is not permitted here: timekeepers run SCHED_OTHER, so their own scheduling delay goes into the timer's lateness (the timer late column) and the latency, counted from when the timekeeper woke, is understated by as much (run as root or with an RT rlimit for real-time timekeeping)"
@@ -182,6 +189,7 @@ pub fn run(
                 memload_mb: settings.memload_mb.unwrap_or(0),
                 hack_groups: settings.hack_groups,
                 custom: settings.custom,
+                timekeeping: timekeeping.clone(),
             },
         );
         let bench_spec = BenchSpec {
@@ -189,7 +197,7 @@ pub fn run(
             custom: settings.custom,
             loops_per_ms: calibration.loops_per_ms,
             realtime: settings.realtime,
-            timekeeper_fifo: timekeeper_realtime,
+            timekeeping: timekeeping.clone(),
             nice: settings.bench_nice,
             duration_ns: settings.duration_s * 1_000_000_000,
         };

@@ -15,7 +15,7 @@ use crate::model::interactive::deadline::DeadlineCounts;
 use crate::model::interactive::{Bench, CustomSpec, LatencySummary, LoadReport, TimerStats};
 use crate::platform::clock::monotonic_ns;
 use crate::platform::rusage::Usage;
-use crate::platform::sched::{self, Policy, RT_BENCH_PRIORITY, TIMEKEEPER_PRIORITY};
+use crate::platform::sched::{self, Policy, RT_BENCH_PRIORITY};
 use crate::workers::Channel;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -25,8 +25,9 @@ pub struct BenchSpec {
     pub loops_per_ms: u64,
     /// `-r`: the task itself runs SCHED_FIFO.
     pub realtime: bool,
-    /// The timekeeper runs SCHED_FIFO (false only where this host forbids it).
-    pub timekeeper_fifo: bool,
+    /// How its timekeeper runs (SCHED_FIFO 96 unless this host forbids it; with `-u`, on the
+    /// whole mask).
+    pub timekeeping: sim::Timekeeping,
     /// `-B`.
     pub nice: i32,
     /// The planned measuring time, to size the sample buffer before measuring.
@@ -181,19 +182,12 @@ fn start_task(
             };
             match Profile::of(spec.bench, spec.custom) {
                 Some(profile) => {
-                    let tk_policy = if spec.timekeeper_fifo {
-                        Policy::Fifo {
-                            priority: TIMEKEEPER_PRIORITY,
-                        }
-                    } else {
-                        Policy::Other
-                    };
                     let r = &mut recorders;
                     let out = sim::run_periodic(
                         profile,
                         burner,
                         &stop,
-                        tk_policy,
+                        spec.timekeeping.clone(),
                         sim::PeriodicRecorders {
                             latency: &mut r.latency,
                             wake: &mut r.wake,
