@@ -42,6 +42,82 @@ pub fn burn_loops(loops: u64) {
     black_box(x);
 }
 
+/// interbench's burn loop: `loops` iterations of an empty loop body, about one cycle each, as
+/// interbench v0.31 burns (`for (i = 0; i < loops; i++) asm volatile("" ::: "memory")`,
+/// compiled with `-O2`: add, compare, branch). Written as the loop itself in assembly on x86-64
+/// and AArch64, so that no optimiser can unroll it and make a loop cost less than interbench's;
+/// elsewhere an empty `asm!` (a memory clobber, as interbench's) in a plain loop. The
+/// interactive suite burns with it, so that an interbench `-l` value gives the same burn time.
+#[inline(never)]
+pub fn interbench_loops(loops: u64) {
+    if loops == 0 {
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: counts a register up to `loops`; touches no memory and no stack.
+    unsafe {
+        std::arch::asm!(
+            "2:",
+            "add {i}, 1",
+            "cmp {i}, {n}",
+            "jne 2b",
+            i = inout(reg) 0u64 => _,
+            n = in(reg) loops,
+            options(nostack),
+        );
+    }
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: counts a register up to `loops`; touches no memory and no stack.
+    unsafe {
+        std::arch::asm!(
+            "2:",
+            "add {i}, {i}, #1",
+            "cmp {i}, {n}",
+            "b.ne 2b",
+            i = inout(reg) 0u64 => _,
+            n = in(reg) loops,
+            options(nostack),
+        );
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    for _ in 0..loops {
+        // SAFETY: an empty statement; as a memory clobber it is not moved or dropped.
+        unsafe { std::arch::asm!("", options(nostack)) };
+    }
+}
+
+/// Which loop burns CPU time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BurnLoop {
+    /// hostbench's dependent multiply-add chain ([`burn_loops`]): noise and sched.
+    #[default]
+    Chain,
+    /// interbench's empty loop ([`interbench_loops`]): the interactive suite and its loads.
+    Interbench,
+}
+
+impl BurnLoop {
+    #[inline]
+    pub fn run(self, loops: u64) {
+        match self {
+            BurnLoop::Chain => burn_loops(loops),
+            BurnLoop::Interbench => interbench_loops(loops),
+        }
+    }
+
+    /// Its name in the calibration cache's keys: a cached speed of one loop is never another's.
+    fn cache_name(self) -> String {
+        match self {
+            BurnLoop::Chain => format!("burn-v{BURN_LOOP_VERSION}"),
+            BurnLoop::Interbench => format!("interbench-loop-v{INTERBENCH_LOOP_VERSION}"),
+        }
+    }
+}
+
+/// Changes whenever `interbench_loops` changes.
+const INTERBENCH_LOOP_VERSION: u32 = 1;
+
 /// The calling thread's CPU time, ns (`CLOCK_THREAD_CPUTIME_ID`): time it actually ran.
 #[inline]
 fn thread_cpu_ns() -> u64 {
@@ -246,10 +322,13 @@ pub enum CalibrationSource {
     Given,
 }
 
-/// The calibrated speed of [`burn_loops`] on this host.
+/// The calibrated speed of a burn loop on this host.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BurnCalibration {
     pub loops_per_ms: u64,
+    /// Which loop (results stored before there were two burned with the chain).
+    #[serde(default)]
+    pub burn_loop: BurnLoop,
     pub source: CalibrationSource,
     /// How the figure was measured (absent when given by the user).
     pub measurement: Option<RateMeasurement>,
@@ -291,13 +370,14 @@ pub struct BurnCalibrationOutcome {
     pub cache_warning: Option<String>,
 }
 
-/// `loops_per_ms` of the burn loop: the user's value, else the cached one for this host and CPU,
-/// else a fresh measurement that is then cached.
-pub fn burn_calibration(opts: &CalibrationOptions) -> BurnCalibrationOutcome {
-    let key = cache_key();
+/// `loops_per_ms` of `burn_loop`: the user's value, else the cached one for this host, CPU and
+/// loop, else a fresh measurement that is then cached.
+pub fn burn_calibration(opts: &CalibrationOptions, burn_loop: BurnLoop) -> BurnCalibrationOutcome {
+    let key = cache_key(burn_loop);
     if let Some(given) = opts.given_loops_per_ms {
         let calibration = BurnCalibration {
             loops_per_ms: given,
+            burn_loop,
             source: CalibrationSource::Given,
             measurement: None,
             measured_at: None,
@@ -326,9 +406,10 @@ pub fn burn_calibration(opts: &CalibrationOptions) -> BurnCalibrationOutcome {
             ));
         }
     }
-    let measurement = measure_rate(&mut burn_loops, BURN_BUDGET);
+    let measurement = measure_rate(&mut |n| burn_loop.run(n), BURN_BUDGET);
     let calibration = BurnCalibration {
         loops_per_ms: measurement.per_ms.round().max(1.0) as u64,
+        burn_loop,
         source: CalibrationSource::Measured,
         measurement: Some(measurement),
         measured_at: Some(Utc::now()),
@@ -344,13 +425,13 @@ pub fn burn_calibration(opts: &CalibrationOptions) -> BurnCalibrationOutcome {
     }
 }
 
-fn cache_key() -> String {
+fn cache_key(burn_loop: BurnLoop) -> String {
     format!(
-        "{}|{}|{}|burn-v{}",
+        "{}|{}|{}|{}",
         host::hostname(),
         host::cpu_model(),
         env!("HOSTBENCH_BUILD_PROFILE"),
-        BURN_LOOP_VERSION
+        burn_loop.cache_name()
     )
 }
 
@@ -402,6 +483,22 @@ mod tests {
         let long = min_time_ns(2_000_000);
         // Ten times the work: loosely more than three times the time on a noisy host.
         assert!(long > 3 * short, "short {short} ns, long {long} ns");
+    }
+
+    #[test]
+    fn interbenchs_loop_takes_time_in_proportion_to_its_count() {
+        let time = |n: u64| {
+            (0..5)
+                .map(|_| time_ns(&mut interbench_loops, n))
+                .min()
+                .unwrap()
+        };
+        let (short, long) = (time(1_000_000), time(10_000_000));
+        assert!(long > 3 * short, "short {short} ns, long {long} ns");
+        // About a cycle a loop: ten million loops take milliseconds, not microseconds (an
+        // optimised-away loop) and not seconds.
+        assert!((1_000_000..1_000_000_000).contains(&long), "{long} ns");
+        interbench_loops(0);
     }
 
     #[test]
@@ -462,27 +559,43 @@ mod tests {
             given_loops_per_ms: None,
             cache_file: dir.path().join("sub/calibration.json"),
         };
-        let first = burn_calibration(&opts);
+        let first = burn_calibration(&opts, BurnLoop::Chain);
         assert!(first.cache_warning.is_none());
         assert_eq!(first.calibration.source, CalibrationSource::Measured);
         assert!(first.calibration.loops_per_ms > 0);
 
-        let second = burn_calibration(&opts).calibration;
+        let second = burn_calibration(&opts, BurnLoop::Chain).calibration;
         assert_eq!(second.source, CalibrationSource::Cached);
         assert_eq!(second.loops_per_ms, first.calibration.loops_per_ms);
 
-        let forced = burn_calibration(&CalibrationOptions {
-            recalibrate: true,
-            ..opts.clone()
-        });
+        let forced = burn_calibration(
+            &CalibrationOptions {
+                recalibrate: true,
+                ..opts.clone()
+            },
+            BurnLoop::Chain,
+        );
         assert_eq!(forced.calibration.source, CalibrationSource::Measured);
 
-        let given = burn_calibration(&CalibrationOptions {
-            given_loops_per_ms: Some(1234),
-            ..opts.clone()
-        });
+        let given = burn_calibration(
+            &CalibrationOptions {
+                given_loops_per_ms: Some(1234),
+                ..opts.clone()
+            },
+            BurnLoop::Chain,
+        );
         assert_eq!(given.calibration.source, CalibrationSource::Given);
         assert_eq!(given.calibration.loops_per_ms, 1234);
+        // The other loop has a cache entry of its own: measured, not the chain's figure.
+        let other = burn_calibration(&opts, BurnLoop::Interbench).calibration;
+        assert_eq!(other.source, CalibrationSource::Measured);
+        assert_eq!(other.burn_loop, BurnLoop::Interbench);
+        assert_eq!(
+            burn_calibration(&opts, BurnLoop::Interbench)
+                .calibration
+                .source,
+            CalibrationSource::Cached
+        );
         // No temporary file is left beside the cache.
         let names: Vec<_> = fs::read_dir(dir.path().join("sub")).unwrap().collect();
         assert_eq!(names.len(), 1);
@@ -496,7 +609,7 @@ mod tests {
             given_loops_per_ms: None,
             cache_file: dir.path().join("calibration.json"),
         };
-        burn_calibration(&opts);
+        burn_calibration(&opts, BurnLoop::Chain);
         // 0 made every burn empty; u64::MAX made the first calibration run endless.
         for damaged in [0, u64::MAX] {
             let mut cache: serde_json::Value =
@@ -505,13 +618,13 @@ mod tests {
                 entry["loops_per_ms"] = damaged.into();
             }
             fs::write(&opts.cache_file, cache.to_string()).unwrap();
-            let out = burn_calibration(&opts);
+            let out = burn_calibration(&opts, BurnLoop::Chain);
             assert_eq!(out.calibration.source, CalibrationSource::Measured);
             assert!(PLAUSIBLE_LOOPS_PER_MS.contains(&out.calibration.loops_per_ms));
             let w = out.cache_warning.unwrap();
             assert!(w.contains(&damaged.to_string()), "{w}");
             // The measured value replaced it in the cache.
-            let again = burn_calibration(&opts);
+            let again = burn_calibration(&opts, BurnLoop::Chain);
             assert_eq!(again.calibration.source, CalibrationSource::Cached);
             assert!(again.cache_warning.is_none());
         }
@@ -524,21 +637,31 @@ mod tests {
             given_loops_per_ms: None,
             cache_file: PathBuf::from("/proc/hostbench-cannot-write/calibration.json"),
         };
-        let out = burn_calibration(&opts);
+        let out = burn_calibration(&opts, BurnLoop::Chain);
         assert!(out.cache_warning.is_some());
         assert!(out.calibration.loops_per_ms > 0);
     }
 }
 
-/// Burns calibrated CPU time.
+/// Burns calibrated CPU time with one loop.
 #[derive(Debug, Clone, Copy)]
 pub struct Burner {
     pub loops_per_ms: u64,
+    pub burn_loop: BurnLoop,
 }
 
 impl Burner {
+    /// interbench's loop at `loops_per_ms`: the interactive suite's tasks and loads.
+    pub fn interbench(loops_per_ms: u64) -> Burner {
+        Burner {
+            loops_per_ms,
+            burn_loop: BurnLoop::Interbench,
+        }
+    }
+
     #[inline]
     pub fn burn_ns(&self, ns: u64) {
-        burn_loops((u128::from(self.loops_per_ms) * u128::from(ns) / 1_000_000) as u64);
+        self.burn_loop
+            .run((u128::from(self.loops_per_ms) * u128::from(ns) / 1_000_000) as u64);
     }
 }

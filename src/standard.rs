@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Result;
 
-use crate::calibration::{burn_calibration, CalibrationOptions};
+use crate::calibration::{burn_calibration, BurnLoop, CalibrationOptions};
 use crate::error::UsageError;
 use crate::loads;
 use crate::model::index::IndexSettings;
@@ -428,7 +428,7 @@ fn run_part(
             (SuiteResult::Interactive(outcome.result), outcome.failure)
         }
         Part::Sched(c) => {
-            let burn = burn_calibration(calibration);
+            let burn = burn_calibration(calibration, BurnLoop::Chain);
             (
                 SuiteResult::Sched(sched::measure(c, burn.calibration, stop, observer)?),
                 None,

@@ -87,6 +87,52 @@ fn audio_and_video_alone_get_their_cpu_and_meet_deadlines() {
     assert!((f(&video["asked_cpu_pct"]) - 40.0).abs() < 0.01);
 }
 
+/// `-l N` burns with interbench's loop: at this host's own calibration Video's 40% task uses
+/// about 40% of a CPU, at half of it about 20% — an interbench `-l` value copied from its
+/// "Using N loops per ms" line means the same burn time here.
+#[test]
+fn l_gives_the_burn_time_its_value_implies_with_interbenchs_loop() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let video = |extra: &[&str]| -> Value {
+        let mut args = vec![
+            "interactive",
+            "-c",
+            "-t",
+            "2",
+            "--exact-time",
+            "--settle-ms",
+            "100",
+            "-W",
+            "Video",
+            "-w",
+            "None",
+        ];
+        args.extend_from_slice(extra);
+        sb.json(&args)
+    };
+    let own = video(&["-b"]);
+    let cal = &interactive(&own)["calibration"];
+    assert_eq!(cal["burn_loop"], "interbench", "{cal}");
+    assert_eq!(cal["source"], "measured");
+    let loops = cal["loops_per_ms"].as_u64().unwrap();
+    let full = video(&["-l", &loops.to_string()]);
+    let half = video(&["-l", &(loops / 2).to_string()]);
+    let used = |r: &Value| f(&measurement(r, "Video", "None")["measured_cpu_pct"]);
+    let (at_full, at_half) = (used(&full), used(&half));
+    assert!(
+        (25.0..70.0).contains(&at_full),
+        "at its own -l {loops}: {at_full}%"
+    );
+    // Half the loops a ms: about half the CPU (loosely: this VM's speed drifts).
+    let ratio = at_half / at_full;
+    assert!(
+        (0.35..0.7).contains(&ratio),
+        "-l {} used {at_half}%, -l {loops} {at_full}%",
+        loops / 2
+    );
+}
+
 #[test]
 fn video_under_burn_is_worse_than_alone() {
     let _g = serial();

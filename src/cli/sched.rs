@@ -4,7 +4,7 @@ use clap::Args;
 use super::console::{Console, View};
 use super::session::{Session, Stored};
 use super::{CalibrationArgs, GlobalArgs};
-use crate::calibration::burn_calibration;
+use crate::calibration::{burn_calibration, BurnLoop};
 use crate::model::sched::confidence::ConfidenceRule;
 use crate::model::sched::SchedSettings;
 use crate::model::SuiteResult;
@@ -85,7 +85,7 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     let mut session = Session::start(global, argv, crate::model::Environment::collect())?;
     session.check_noise();
     let stop = session.stop.clone();
-    let calibration = burn_calibration(&calibration_options);
+    let calibration = burn_calibration(&calibration_options, BurnLoop::Chain);
     if let Some(w) = &calibration.cache_warning {
         session.out.warn(w);
     }

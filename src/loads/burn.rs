@@ -26,9 +26,8 @@ impl Burn {
 impl BackgroundLoad for Burn {
     fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>> {
         let loops_done = Count::new(|r| &mut r.burn_loops);
-        let burner = Burner {
-            loops_per_ms: self.loops_per_ms,
-        };
+        // interbench's loop: its Burn load burns with the loop it calibrated.
+        let burner = Burner::interbench(self.loops_per_ms);
         for _ in 0..self.threads {
             let total = loops_done.adder();
             s.spawn("hb-burn", STACK, move |stop, _| {

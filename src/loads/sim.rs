@@ -518,6 +518,7 @@ mod tests {
         );
         let burner = Burner {
             loops_per_ms: rate.per_ms as u64,
+            burn_loop: crate::calibration::BurnLoop::Chain,
         };
         let profile = Profile::of(
             Bench::Custom,
@@ -579,6 +580,7 @@ mod tests {
                     },
                 )
                 .per_ms as u64,
+                burn_loop: crate::calibration::BurnLoop::Chain,
             };
             let profile = Profile::of(
                 Bench::Custom,
@@ -624,19 +626,13 @@ mod tests {
         const DELAY: u64 = 4 * MS;
         for realtime in [false, true] {
             let (lat, wake, timer) = handed_off(DELAY, realtime);
-            let (lat0, _, _) = handed_off(0, realtime);
             // Every sleep's wake-up waited for the timekeeper's post: the delay is in every
             // latency sample and every hand-off sample...
             assert!(lat.count >= 10, "{lat:?}");
             assert!(wake.p50_ns >= DELAY, "realtime {realtime}: {wake:?}");
-            assert!(
-                lat.mean_ns >= 0.9 * DELAY as f64,
-                "realtime {realtime}: {lat:?}"
-            );
-            assert!(
-                lat.mean_ns - lat0.mean_ns >= 0.75 * DELAY as f64,
-                "realtime {realtime}: {lat:?} against {lat0:?}"
-            );
+            // (A task that woke itself would show the delay in no latency sample: the delay
+            // is far above this host's wake-up latency, whatever else runs.)
+            assert!(lat.p50_ns >= DELAY, "realtime {realtime}: {lat:?}");
             // ...and not in the timer's lateness, which ends when the timekeeper's timer fired.
             assert!(
                 timer.mean_oversleep_ns < DELAY as f64 / 2.0,

@@ -43,9 +43,7 @@ impl BackgroundLoad for Simulation {
         let bench = self.bench;
         let profile = Profile::of(bench, self.custom)
             .ok_or_else(|| anyhow!("{} needs -C and -I", bench.name()))?;
-        let burner = Burner {
-            loops_per_ms: self.loops_per_ms,
-        };
+        let burner = Burner::interbench(self.loops_per_ms);
         let timekeeping = self.timekeeping.clone();
         s.spawn("hb-sim-load", STACK, move |stop, policies| {
             let new = || LatencyRecorder::new(0, 10_000_000_000);

@@ -23,6 +23,7 @@ pub fn run_header(
     datestamp: &str,
 ) -> String {
     let mut out = String::new();
+    let _ = writeln!(out, "Load set to {} processors\n", settings.burn_threads);
     let _ = writeln!(
         out,
         "Using {loops_per_ms} loops per ms, running every load for {} seconds",
@@ -434,6 +435,10 @@ mod tests {
         assert!(bench_header(Bench::Audio, &s).contains("of Audio real time in the presence"));
         assert!(bench_header(Bench::Audio, &s).contains("(us)"));
         let top = run_header(&s, 1234, "6.1.0", "202611221700");
+        assert!(top.starts_with(&format!(
+            "Load set to {} processors\n\nUsing 1234",
+            s.burn_threads
+        )));
         assert!(top.contains("Using 1234 loops per ms, running every load for 30 seconds"));
         assert!(top.contains("Benchmarking kernel 6.1.0 at datestamp 202611221700"));
         assert!(top.contains("Comment: test run"));

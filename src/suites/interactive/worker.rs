@@ -177,9 +177,7 @@ fn start_task(
             sched::set_current_thread_policy(policy)
                 .context("setting the simulated task's policy")?;
             let task_policy = sched::current_thread_policy();
-            let burner = Burner {
-                loops_per_ms: spec.loops_per_ms,
-            };
+            let burner = Burner::interbench(spec.loops_per_ms);
             match Profile::of(spec.bench, spec.custom) {
                 Some(profile) => {
                     let r = &mut recorders;

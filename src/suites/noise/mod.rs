@@ -13,7 +13,8 @@ pub use workload::{WorkingSet, Workload, CACHE_LINE};
 
 use super::{Plan, Unit};
 use crate::calibration::{
-    burn_calibration, burn_loops, calibrate_to_target, measure_rate, CalibrationOptions, RateBudget,
+    burn_calibration, burn_loops, calibrate_to_target, measure_rate, BurnLoop, CalibrationOptions,
+    RateBudget,
 };
 use crate::error::UsageError;
 use crate::model::noise::{
@@ -131,7 +132,7 @@ pub fn measure(
 
     let (workload, calibration, cache_warning) = match settings.mode {
         NoiseMode::Cpu => {
-            let outcome = burn_calibration(&config.calibration);
+            let outcome = burn_calibration(&config.calibration, BurnLoop::Chain);
             let burn = outcome.calibration;
             let ballpark = burn.loops_per_ms.saturating_mul(settings.target_ms);
             let target = if config.calibration.given_loops_per_ms.is_some() {

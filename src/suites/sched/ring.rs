@@ -12,7 +12,7 @@ use std::sync::{Arc, RwLock};
 
 use anyhow::{anyhow, Context, Result};
 
-use crate::calibration::Burner;
+use crate::calibration::{BurnLoop, Burner};
 use crate::model::sched::SchedRun;
 use crate::platform::clock::{monotonic_ns, sleep_until_unless};
 use crate::platform::rusage::Usage;
@@ -204,6 +204,7 @@ pub fn run_once(spec: RingSpec, stop: &AtomicBool) -> Result<Option<SchedRun>> {
         .map_err(|_| anyhow!("start gate poisoned"))?;
     let burner = Burner {
         loops_per_ms: spec.loops_per_ms,
+        burn_loop: BurnLoop::Chain,
     };
     let mut set_holders = Vec::with_capacity(a);
     let max_holders = Arc::new(AtomicU32::new(0));
