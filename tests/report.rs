@@ -216,6 +216,20 @@ fn the_report_renders_in_chromium_with_every_plot_and_no_request() {
     );
 }
 
+/// Multiplies every index pass's system index of the result `r` by `scale`.
+fn scale_index(r: &mut serde_json::Value, scale: f64) {
+    for s in r["suites"].as_array_mut().unwrap() {
+        if s["suite"] != "index" {
+            continue;
+        }
+        for p in s["passes"].as_array_mut().unwrap() {
+            if let Some(x) = p["system_index"].as_f64() {
+                p["system_index"] = (x * scale).into();
+            }
+        }
+    }
+}
+
 /// Four hosts from the smoke fixtures, the last with its index 40% down (a sick host); two
 /// tagged kernel=A and two kernel=B. Stored in the sandbox's store.
 fn store_fleet(sb: &Sandbox) {
@@ -234,16 +248,7 @@ fn store_fleet(sb: &Sandbox) {
         r["uuid"] = format!("00000000-0000-4000-8000-{i:012}").into();
         r["host_label"] = host.into();
         r["tags"] = serde_json::json!({"kernel": kernel, "fleet": "ci"});
-        for s in r["suites"].as_array_mut().unwrap() {
-            if s["suite"] != "index" {
-                continue;
-            }
-            for p in s["passes"].as_array_mut().unwrap() {
-                if let Some(x) = p["system_index"].as_f64() {
-                    p["system_index"] = (x * scale).into();
-                }
-            }
-        }
+        scale_index(&mut r, scale);
         let path = sb.dir.path().join(format!("{host}.json"));
         std::fs::write(&path, r.to_string()).unwrap();
         sb.cmd()
@@ -356,16 +361,7 @@ fn store_big_fleet(sb: &Sandbox, hosts: usize) {
             _ if i % 211 == 7 => 1.5,
             _ => 1.0 + 0.03 * (((i * 37) % 100) as f64 / 100.0 - 0.5),
         };
-        for s in r["suites"].as_array_mut().unwrap() {
-            if s["suite"] != "index" {
-                continue;
-            }
-            for p in s["passes"].as_array_mut().unwrap() {
-                if let Some(x) = p["system_index"].as_f64() {
-                    p["system_index"] = (x * scale).into();
-                }
-            }
-        }
+        scale_index(&mut r, scale);
         let file = dir.join(format!("{i}.json"));
         std::fs::write(&file, r.to_string()).unwrap();
         files.push(file);
