@@ -530,7 +530,7 @@ fn every_timekeeper_is_real_time_as_interbenchs_and_every_task_is_not() {
     let shown = sb.cmd().args(["results", "show", "1"]).output().unwrap();
     let text = String::from_utf8_lossy(&shown.stdout);
     assert!(
-        text.contains("Timekeepers: SCHED_FIFO 96; tasks: SCHED_OTHER (each as the bench worker's own sched_getscheduler reported it)"),
+        text.contains("Timekeepers: SCHED_FIFO 96; tasks: SCHED_OTHER (each as the bench worker's own sched_getscheduler reported it); load threads: SCHED_OTHER and SCHED_FIFO 96 (a Video, X or Custom load's timekeeper among them)"),
         "{text}"
     );
 }

@@ -169,9 +169,14 @@ pub fn footer(r: &InteractiveResult) -> String {
     }
     let _ = writeln!(
         out,
-        "Timekeepers: {}; tasks: {} (each as the bench worker's own sched_getscheduler reported it); memory locked: {}; placement: {}.",
+        "Timekeepers: {}; tasks: {} (each as the bench worker's own sched_getscheduler reported it); load threads: {} (a Video, X or Custom load's timekeeper among them); memory locked: {}; placement: {}.",
         policies(r.measurements.iter().filter_map(|m| m.timer.and_then(|t| t.policy))),
         policies(r.measurements.iter().map(|m| m.task_policy)),
+        policies(
+            r.measurements
+                .iter()
+                .flat_map(|m| m.load_report.policies.iter().copied())
+        ),
         if r.measurements.iter().all(|m| m.memory_locked) {
             "yes"
         } else {
