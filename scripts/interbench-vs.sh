@@ -133,10 +133,17 @@ for bench in ["Audio", "Video", "X", "Gaming"]:
                 allowed = max(5.0, a[1])
                 ok = abs(b[0] - a[0]) <= allowed
                 checks.append((ok, f"{bench}/{load} {name}: hostbench {fmt(b[0])}, interbench {fmt(a[0])} (allowed ±{fmt(allowed)})"))
+    # The loads' order by latency: each pair interbench tells apart (more than its 0.1 ms
+    # printing step between them) must come in the same order from hostbench.
     ranked = ["Burn", "Ring", "Compile"]
     if all(cell(runs, (bench, l), 0) for runs in (ib, hb) for l in ranked):
-        rank = lambda runs: [l for _, l in sorted((cell(runs, (bench, l), 0)[0], l) for l in ranked)]
-        checks.append((rank(ib) == rank(hb), f"{bench}: loads from least to most latency, interbench {rank(ib)}, hostbench {rank(hb)}"))
+        lat = lambda runs, l: cell(runs, (bench, l), 0)[0]
+        pairs = [(x, y) for x in ranked for y in ranked if lat(ib, x) + 0.1 < lat(ib, y)]
+        wrong = [f"{x} < {y}" for x, y in pairs if not lat(hb, x) < lat(hb, y)]
+        checks.append((not wrong, f"{bench}: loads by latency, interbench " +
+                       ", ".join(f"{l} {fmt(lat(ib, l))}" for l in ranked) + "; hostbench " +
+                       ", ".join(f"{l} {fmt(lat(hb, l))}" for l in ranked) +
+                       (f"; hostbench reverses {wrong}" if wrong else "")))
 
 lpm = lambda f: [int(x) for x in open(f"{work}/{f}").read().split()]
 ib_l, hb_l = lpm("ib.lpm"), lpm("hb.lpm")
