@@ -514,6 +514,7 @@ mod tests {
                 budget_ms: 50.0,
                 min_samples: 5,
                 max_samples: 100,
+                rest_ms: 0.0,
             },
         );
         let burner = Burner {
@@ -577,6 +578,7 @@ mod tests {
                         budget_ms: 30.0,
                         min_samples: 5,
                         max_samples: 100,
+                        rest_ms: 0.0,
                     },
                 )
                 .per_ms as u64,

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use super::config::InteractiveConfig;
 use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec};
 use crate::calibration::{
-    burn_calibration, interbench_loops, measure_rate, BurnCalibration, BurnLoop, BURN_BUDGET,
+    burn_calibration, interbench_loops, measure_rate, BurnCalibration, BurnLoop, INTERBENCH_BUDGET,
 };
 use crate::loads::sim::Timekeeping;
 use crate::loads::{self, LoadSpec, RunInputs};
@@ -116,7 +116,7 @@ pub fn run(
     let calibration = outcome.calibration;
     observer.calibrated(&calibration, outcome.cache_warning.as_deref());
     // The loop's speed now, to compare with its speed after the last pair.
-    let calibration_start = measure_rate(&mut interbench_loops, BURN_BUDGET);
+    let calibration_start = measure_rate(&mut interbench_loops, INTERBENCH_BUDGET);
     // cyclictest's idle-state hold, for as long as the pairs run.
     let _idle_hold = if settings.idle_hold {
         Some(crate::platform::power::hold_cpu_dma_latency().context("--idle-hold")?)
@@ -232,7 +232,7 @@ pub fn run(
 
     // Did the CPU's speed drift while we ran? (Skipped when stopping: the user is waiting.)
     let calibration_end = (!stop.load(Ordering::Relaxed) && !measurements.is_empty())
-        .then(|| measure_rate(&mut interbench_loops, BURN_BUDGET));
+        .then(|| measure_rate(&mut interbench_loops, INTERBENCH_BUDGET));
     let drift = calibration_end.map(|end| DriftCheck::of(&calibration_start, &end));
     let result = InteractiveResult {
         settings,

@@ -35,6 +35,7 @@ impl NoiseCheck {
             budget_ms: 30.0,
             min_samples: 5,
             max_samples: 15,
+            rest_ms: 0.0,
         };
         let rate = measure_rate(&mut burn_loops, budget);
         let iterations = ((rate.per_ms * JOB_MS as f64) as u64).max(1);

@@ -159,6 +159,7 @@ pub fn measure(
                 budget_ms: 100.0,
                 min_samples: 3,
                 max_samples: 20,
+                rest_ms: 0.0,
             };
             let mut read = |n: u64| {
                 std::hint::black_box(ws.read_lines(n));
