@@ -625,7 +625,7 @@ mod tests {
 
     #[test]
     fn the_task_is_woken_by_its_timekeeper_and_the_hand_off_is_in_its_latency() {
-        const DELAY: u64 = 4 * MS;
+        const DELAY: u64 = 8 * MS;
         for realtime in [false, true] {
             let (lat, wake, timer) = handed_off(DELAY, realtime);
             // Every sleep's wake-up waited for the timekeeper's post: the delay is in every
@@ -635,9 +635,13 @@ mod tests {
             // (A task that woke itself would show the delay in no latency sample: the delay
             // is far above this host's wake-up latency, whatever else runs.)
             assert!(lat.p50_ns >= DELAY, "realtime {realtime}: {lat:?}");
-            // ...and not in the timer's lateness, which ends when the timekeeper's timer fired.
+            // ...and not in the timer's lateness, which ends when the timekeeper's timer fired
+            // (its mean without its largest: one stall of a busy host must not decide it).
+            let n = timer.wakeups as f64;
+            let mean_but_max =
+                (timer.mean_oversleep_ns * n - timer.max_oversleep_ns as f64) / (n - 1.0);
             assert!(
-                timer.mean_oversleep_ns < DELAY as f64 / 2.0,
+                mean_but_max < DELAY as f64 / 2.0,
                 "realtime {realtime}: {timer:?}"
             );
         }
