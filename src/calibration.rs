@@ -98,6 +98,10 @@ pub enum BurnLoop {
 }
 
 impl BurnLoop {
+    pub fn is_chain(&self) -> bool {
+        *self == BurnLoop::Chain
+    }
+
     #[inline]
     pub fn run(self, loops: u64) {
         match self {
@@ -340,8 +344,9 @@ pub enum CalibrationSource {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BurnCalibration {
     pub loops_per_ms: u64,
-    /// Which loop (results stored before there were two burned with the chain).
-    #[serde(default)]
+    /// Which loop. Absent means the chain: results stored before there were two burned with
+    /// it, and a result read back must be written back the same.
+    #[serde(default, skip_serializing_if = "BurnLoop::is_chain")]
     pub burn_loop: BurnLoop,
     pub source: CalibrationSource,
     /// How the figure was measured (absent when given by the user).
