@@ -259,6 +259,17 @@ fn store_fleet(sb: &Sandbox) {
     }
 }
 
+/// `report --fleet` of the sandbox's store, written to fleet.html there: its path.
+fn fleet_page(sb: &Sandbox) -> std::path::PathBuf {
+    let page = sb.dir.path().join("fleet.html");
+    sb.cmd()
+        .args(["report", "--fleet", "-o"])
+        .arg(&page)
+        .assert()
+        .success();
+    page
+}
+
 /// The data-host of each table row, in the order of the DOM.
 fn host_rows(dom: &str) -> Vec<String> {
     row_tags(dom)
@@ -277,12 +288,7 @@ fn the_fleet_report_has_a_row_per_host_its_plots_and_the_sick_host_marked() {
     }
     let sb = Sandbox::new();
     store_fleet(&sb);
-    let page = sb.dir.path().join("fleet.html");
-    sb.cmd()
-        .args(["report", "--fleet", "-o"])
-        .arg(&page)
-        .assert()
-        .success();
+    let page = fleet_page(&sb);
     let (dom, requests) = render(&page, &sb.dir.path().join("chromium"));
     assert!(requests.is_empty(), "the page made requests: {requests:?}");
     assert!(dom.contains("hostbench fleet: 4 hosts"));
@@ -407,12 +413,7 @@ fn the_fleet_page_for_a_thousand_hosts_is_compact_paged_filtered_and_linked() {
     const WINDOW_H: f64 = 800.0;
     let sb = Sandbox::new();
     store_big_fleet(&sb, HOSTS);
-    let page = sb.dir.path().join("fleet.html");
-    sb.cmd()
-        .args(["report", "--fleet", "-o"])
-        .arg(&page)
-        .assert()
-        .success();
+    let page = fleet_page(&sb);
     let probe = sb.dir.path().join("probe.html");
     instrumented(&page, &probe);
     let window = ["--window-size=1280,800"];

@@ -504,23 +504,39 @@ mod tests {
         assert!(truncated);
     }
 
-    #[test]
-    fn a_short_periodic_run_wakes_and_meets_deadlines() {
-        // 5 ms periods with 0.5 ms of work for 200 ms, at a loop speed measured here.
+    /// The chain loop at a speed measured here for `budget_ms`.
+    fn measured_burner(budget_ms: f64) -> Burner {
         let rate = crate::calibration::measure_rate(
             &mut burn_loops,
             crate::calibration::RateBudget {
                 chunk_ms: 1.0,
-                budget_ms: 50.0,
+                budget_ms,
                 min_samples: 5,
                 max_samples: 100,
                 rest_ms: 0.0,
             },
         );
-        let burner = Burner {
+        Burner {
             loops_per_ms: rate.per_ms as u64,
             burn_loop: crate::calibration::BurnLoop::Chain,
-        };
+        }
+    }
+
+    /// A stop flag set after `ms`, and the thread that sets it.
+    fn stop_after(ms: u64) -> (Arc<AtomicBool>, std::thread::JoinHandle<()>) {
+        let stop = Arc::new(AtomicBool::new(false));
+        let s2 = Arc::clone(&stop);
+        let timer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+            s2.store(true, Ordering::Relaxed);
+        });
+        (stop, timer)
+    }
+
+    #[test]
+    fn a_short_periodic_run_wakes_and_meets_deadlines() {
+        // 5 ms periods with 0.5 ms of work for 200 ms, at a loop speed measured here.
+        let burner = measured_burner(50.0);
         let profile = Profile::of(
             Bench::Custom,
             Some(CustomSpec {
@@ -529,12 +545,7 @@ mod tests {
             }),
         )
         .unwrap();
-        let stop = Arc::new(AtomicBool::new(false));
-        let s2 = Arc::clone(&stop);
-        let timer = std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(200));
-            s2.store(true, Ordering::Relaxed);
-        });
+        let (stop, timer) = stop_after(200);
         let new = || LatencyRecorder::new(1000, 1_000 * MS).unwrap();
         let (mut lat, mut wake, mut from_deadline) = (new(), new(), new());
         let recorders = PeriodicRecorders {
@@ -570,20 +581,7 @@ mod tests {
                 })
                 .unwrap();
             }
-            let burner = Burner {
-                loops_per_ms: crate::calibration::measure_rate(
-                    &mut burn_loops,
-                    crate::calibration::RateBudget {
-                        chunk_ms: 1.0,
-                        budget_ms: 30.0,
-                        min_samples: 5,
-                        max_samples: 100,
-                        rest_ms: 0.0,
-                    },
-                )
-                .per_ms as u64,
-                burn_loop: crate::calibration::BurnLoop::Chain,
-            };
+            let burner = measured_burner(30.0);
             let profile = Profile::of(
                 Bench::Custom,
                 Some(CustomSpec {
@@ -592,12 +590,7 @@ mod tests {
                 }),
             )
             .unwrap();
-            let stop = Arc::new(AtomicBool::new(false));
-            let s2 = Arc::clone(&stop);
-            let timer = std::thread::spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(400));
-                s2.store(true, Ordering::Relaxed);
-            });
+            let (stop, timer) = stop_after(400);
             let new = || LatencyRecorder::new(100, 1_000 * MS).unwrap();
             let (mut lat, mut wake, mut from_deadline) = (new(), new(), new());
             let out = run_periodic_handing_off_after(
