@@ -11,7 +11,7 @@
 # 2. Both tools with the same -l (interbench's median from step 1), -L (this host's CPU count),
 #    -t 10, files of 1000 MB (interbench v0.31's cap; hostbench --file-size 1000), benches
 #    Audio, Video, X and Gaming under loads None, Burn, Write, Ring and Compile, ROUNDS times
-#    each (default 2), alternating which goes first.
+#    each (default 2), alternating which goes first. ROUNDS 0: step 1 only.
 # 3. A table per bench: each cell's mean over the rounds for both tools, its ratio
 #    hostbench / interbench, and each tool's run-to-run spread (largest − smallest of the
 #    rounds); then the checks of issue #25 with PASS or FAIL.
@@ -41,11 +41,26 @@ for i in 1 2 3; do
   (cd "$WORK/ib" && rm -f interbench.loops_per_ms && "$IB" -b -c -t 1 -W Audio -w None >/dev/null 2>&1)
   cat "$WORK/ib/interbench.loops_per_ms" >>"$WORK/ib.lpm"; echo >>"$WORK/ib.lpm"
   (cd "$WORK/hb" && hb -b -t 1 --exact-time -W Audio -w None --json 2>/dev/null) |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["suites"][0]["calibration"]["loops_per_ms"])' >>"$WORK/hb.lpm"
-  echo "round $i: interbench $(tail -1 "$WORK/ib.lpm")  hostbench $(tail -1 "$WORK/hb.lpm")"
+    python3 -c '
+import json, sys
+c = json.load(sys.stdin)["suites"][0]["calibration"]
+r = c["measurement"]["rested_check"]
+n = r["checks"]
+print(c["loops_per_ms"], f"(accepted at check {n})" if r["accepted"] else f"(median of {n} checks, none accepted)")' >"$WORK/hb.one"
+  cut -d" " -f1 "$WORK/hb.one" >>"$WORK/hb.lpm"
+  echo "round $i: interbench $(tail -1 "$WORK/ib.lpm")  hostbench $(cat "$WORK/hb.one")"
 done
 L=$(sort -n "$WORK/ib.lpm" | sed -n 2p)
 echo "runs use -l $L (interbench's median) and -L $CPUS"
+python3 - "$WORK" <<'EOF'
+import statistics, sys
+ib = [int(x) for x in open(sys.argv[1] + "/ib.lpm").read().split()]
+hb = [int(x) for x in open(sys.argv[1] + "/hb.lpm").read().split()]
+print(f"median loops_per_ms: interbench {statistics.median(ib):.0f}, hostbench "
+      f"{statistics.median(hb):.0f}, ratio {statistics.median(hb) / statistics.median(ib):.3f}; "
+      f"spread (max/min): interbench {max(ib) / min(ib):.3f}, hostbench {max(hb) / min(hb):.3f}")
+EOF
+[ "$ROUNDS" -gt 0 ] || exit 0
 
 wflags=(); for b in "${BENCHES[@]}"; do wflags+=(-W "$b"); done
 for l in "${LOADS[@]}"; do wflags+=(-w "$l"); done

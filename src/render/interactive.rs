@@ -197,6 +197,30 @@ pub fn footer(r: &InteractiveResult) -> String {
             "left to the kernel, as interbench did (wake-ups from deep idle are part of the latency)"
         }
     );
+    if let Some(c) = r
+        .calibration
+        .measurement
+        .as_ref()
+        .and_then(|m| m.rested_check)
+    {
+        let on = c.cpu.map_or(String::new(), |cpu| format!(" on CPU {cpu}"));
+        let outcome = if c.accepted {
+            format!(
+                "the check after a {:.0} ms rest passed at try {}",
+                c.rest_ms, c.checks
+            )
+        } else {
+            format!(
+                "no check after a {:.0} ms rest passed in {} tries, so loops_per_ms is their median speed (interbench would go on trying)",
+                c.rest_ms, c.checks
+            )
+        };
+        let _ = writeln!(
+            out,
+            "Calibration: interbench's rule (a 1 ms burn within 1%, then within 5% after a rest), {}{on}: {outcome}.",
+            c.policy
+        );
+    }
     let tk_cpu: u64 = r
         .measurements
         .iter()
