@@ -278,16 +278,11 @@ pub fn measure_like_interbench(work: &mut dyn FnMut(u64), rule: InterbenchRule) 
             .or_else(|| median(&rates))
             .unwrap_or(0.0)
     };
-    let mad = median_absolute_deviation(&rates).unwrap_or(0.0);
     RateMeasurement {
         per_ms,
         wall_per_ms: per_ms,
         samples: rates.len(),
-        mad_pct: if per_ms > 0.0 {
-            100.0 * mad / per_ms
-        } else {
-            0.0
-        },
+        mad_pct: mad_pct(&rates, per_ms),
         elapsed_ms: (monotonic_ns() - start) as f64 / 1e6,
         rested_check: Some(RestedCheck {
             rest_ms: rule.rest_ms,
@@ -296,6 +291,16 @@ pub fn measure_like_interbench(work: &mut dyn FnMut(u64), rule: InterbenchRule) 
             policy: crate::platform::sched::current_thread_policy(),
             cpu: None,
         }),
+    }
+}
+
+/// The median absolute deviation of `rates`, as % of `per_ms` (0 when that is 0).
+fn mad_pct(rates: &[f64], per_ms: f64) -> f64 {
+    let mad = median_absolute_deviation(rates).unwrap_or(0.0);
+    if per_ms > 0.0 {
+        100.0 * mad / per_ms
+    } else {
+        0.0
     }
 }
 
@@ -367,16 +372,11 @@ pub fn measure_rate(work: &mut dyn FnMut(u64), budget: RateBudget) -> RateMeasur
         wall_rates.push(n as f64 * 1e6 / wall as f64);
     }
     let per_ms = median(&rates).unwrap_or(0.0);
-    let mad = median_absolute_deviation(&rates).unwrap_or(0.0);
     RateMeasurement {
         per_ms,
         wall_per_ms: median(&wall_rates).unwrap_or(0.0),
         samples: rates.len(),
-        mad_pct: if per_ms > 0.0 {
-            100.0 * mad / per_ms
-        } else {
-            0.0
-        },
+        mad_pct: mad_pct(&rates, per_ms),
         elapsed_ms: (monotonic_ns() - start) as f64 / 1e6,
         rested_check: None,
     }
