@@ -241,6 +241,7 @@ impl StandardPlan {
                     benches: Vec::new(),
                     loads: Vec::new(),
                     file_bytes,
+                    page_cache: false,
                     memload_mb: None,
                     hack_groups: 50,
                     settle_ms,

@@ -661,6 +661,48 @@ fn t_is_rounded_up_to_ten_seconds_unless_exact_time_and_x_says_how_far_it_ramped
 }
 
 #[test]
+fn page_cache_reads_and_writes_as_interbench_v031_and_the_report_says_so() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let work = sb.work_dir();
+    let r = sb.json(&[
+        "interactive",
+        "-c",
+        "-W",
+        "Audio",
+        "-w",
+        "Write",
+        "-w",
+        "Read",
+        "--file-size",
+        "16",
+        "--page-cache",
+        "-t",
+        "1",
+        "--exact-time",
+        "--settle-ms",
+        "200",
+        "--workdir",
+        work.to_str().unwrap(),
+    ]);
+    assert_eq!(interactive(&r)["settings"]["page_cache"], true, "{r}");
+    // Written through the cache: nothing waited for on the device.
+    let write = &measurement(&r, "Audio", "Write")["load_report"];
+    assert!(write["bytes_handed"].as_u64().unwrap() > 0, "{write}");
+    assert_eq!(write["bytes_written"], 0, "{write}");
+    // Read from the cache: many passes over a 16 MiB file in a second.
+    let read = &measurement(&r, "Audio", "Read")["load_report"];
+    assert!(read["read_passes"].as_u64().unwrap() >= 2, "{read}");
+    let shown = sb.cmd().args(["results", "show", "1"]).output().unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.contains("the file kept in the page cache (--page-cache, as interbench v0.31)")
+            && text.contains("through the page cache, never waited for"),
+        "{text}"
+    );
+}
+
+#[test]
 fn the_disk_loads_reach_the_device_and_say_how_much() {
     let _g = serial();
     let sb = Sandbox::new();

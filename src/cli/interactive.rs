@@ -98,6 +98,10 @@ pub struct InteractiveArgs {
     /// Size of the Write and Read load files in MB [default: physical RAM, as interbench]
     #[arg(long = "file-size", value_name = "MB")]
     pub file_size_mb: Option<u64>,
+    /// Write and Read through the page cache, as interbench v0.31 does with its files of at most
+    /// 1 GB: Read keeps its file cached, Write never waits for the device
+    #[arg(long = "page-cache")]
+    pub page_cache: bool,
     /// Directory for the Write and Read load files [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
@@ -164,6 +168,7 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         benches: Vec::new(),
         loads: Vec::new(),
         file_bytes,
+        page_cache: args.page_cache,
         memload_mb: args.memload_mb,
         hack_groups: args.hack_groups,
         settle_ms: args.settle_ms,

@@ -149,6 +149,9 @@ pub struct WriteLoad {
     /// The file to write (created new, unlinked as soon as it is open).
     pub file: Option<PathBuf>,
     pub file_bytes: u64,
+    /// Write as interbench v0.31 does: into the page cache, never waiting for the device.
+    #[serde(default)]
+    pub page_cache: bool,
 }
 
 impl WriteLoad {
@@ -156,6 +159,7 @@ impl WriteLoad {
         WriteLoad {
             file: run.write_file.clone(),
             file_bytes: run.file_bytes,
+            page_cache: run.page_cache,
         }
     }
 }
@@ -169,7 +173,13 @@ impl BackgroundLoad for WriteLoad {
             .file
             .clone()
             .ok_or_else(|| anyhow!("the Write load has no file"))?;
-        start_write(s, path, self.file_bytes, on_device.adder(), handed.adder())?;
+        start_write(
+            s,
+            path,
+            (self.file_bytes, self.page_cache),
+            on_device.adder(),
+            handed.adder(),
+        )?;
         Ok(Box::new(vec![
             Box::new(on_device) as Box<dyn Tally>,
             Box::new(handed),
@@ -184,7 +194,7 @@ impl BackgroundLoad for WriteLoad {
 fn start_write(
     s: &mut Starter,
     path: PathBuf,
-    file_bytes: u64,
+    (file_bytes, page_cache): (u64, bool),
     on_device: Arc<AtomicU64>,
     handed: Arc<AtomicU64>,
 ) -> Result<()> {
@@ -208,7 +218,7 @@ fn start_write(
                 f.write_all(&buf).context("writing the Write load's file")?;
                 offset += CHUNK as u64;
                 handed.fetch_add(CHUNK as u64, Ordering::Relaxed);
-                if offset % WRITE_OUT_EVERY == 0 {
+                if !page_cache && offset % WRITE_OUT_EVERY == 0 {
                     let range = offset - WRITE_OUT_EVERY;
                     write_out(&f, range, WRITE_OUT_EVERY, false)?;
                     if let Some(prev) = in_flight.replace(range) {
@@ -218,9 +228,13 @@ fn start_write(
                     }
                 }
             }
-            f.sync_data().context("flushing the Write load's file")?;
-            on_device.fetch_add(offset - confirmed, Ordering::Relaxed);
-            drop_file_cache(&f)?;
+            if !page_cache {
+                f.sync_data().context("flushing the Write load's file")?;
+                on_device.fetch_add(offset - confirmed, Ordering::Relaxed);
+                drop_file_cache(&f)?;
+            }
+            // interbench v0.31 reopened its file with "w": truncated, the pass's dirty pages
+            // mostly dropped before they were written.
             f.set_len(0)?;
             f.seek(SeekFrom::Start(0))?;
         }
@@ -266,6 +280,9 @@ pub struct ReadLoad {
     pub fd: Option<i32>,
     /// The directory the file was made in, for its device's traffic.
     pub dir: Option<PathBuf>,
+    /// Read as interbench v0.31 does: the file is never dropped from the page cache.
+    #[serde(default)]
+    pub page_cache: bool,
 }
 
 impl ReadLoad {
@@ -277,6 +294,7 @@ impl ReadLoad {
                 .as_deref()
                 .and_then(Path::parent)
                 .map(Path::to_path_buf),
+            page_cache: run.page_cache,
         }
     }
 }
@@ -289,7 +307,7 @@ impl BackgroundLoad for ReadLoad {
         let fd = self
             .fd
             .ok_or_else(|| anyhow!("the Read load has no file"))?;
-        start_read(s, fd, bytes.adder(), passes.adder())?;
+        start_read(s, (fd, self.page_cache), bytes.adder(), passes.adder())?;
         Ok(Box::new(vec![
             Box::new(bytes) as Box<dyn Tally>,
             Box::new(passes),
@@ -303,7 +321,7 @@ impl BackgroundLoad for ReadLoad {
 
 fn start_read(
     s: &mut Starter,
-    fd: i32,
+    (fd, page_cache): (i32, bool),
     bytes: Arc<AtomicU64>,
     passes: Arc<AtomicU64>,
 ) -> Result<()> {
@@ -317,13 +335,25 @@ fn start_read(
     s.spawn("hb-read", STACK, move |stop, _| {
         let mut buf = vec![0u8; CHUNK];
         // A pass cut short by the end of a pair leaves what it read in the cache, and the next
-        // pair's load would read that from memory: drop it at the start and at the end.
-        drop_file_cache(&f)?;
+        // pair's load would read that from memory: drop it at the start and at the end (unless
+        // reading from the cache is the point: --page-cache).
+        let drop_cache = |f: &File| {
+            if page_cache {
+                Ok(())
+            } else {
+                drop_file_cache(f)
+            }
+        };
+        drop_cache(&f)?;
         while !stop.load(Ordering::Relaxed) {
             let mut offset = 0u64;
             loop {
                 if stop.load(Ordering::Relaxed) {
-                    return drop_file_cache_settled(&f);
+                    return if page_cache {
+                        Ok(())
+                    } else {
+                        drop_file_cache_settled(&f)
+                    };
                 }
                 let n = f
                     .read_at(&mut buf, offset)
@@ -334,7 +364,7 @@ fn start_read(
                 offset += n as u64;
                 bytes.fetch_add(n as u64, Ordering::Relaxed);
             }
-            drop_file_cache(&f)?;
+            drop_cache(&f)?;
             passes.fetch_add(1, Ordering::Relaxed);
         }
         Ok(())

@@ -44,6 +44,8 @@ pub struct RunInputs {
     /// unlinked, and inherited by the load worker, so the kernel frees it however the run ends.
     pub read_fd: Option<i32>,
     pub file_bytes: u64,
+    /// Write and Read through the page cache, as interbench v0.31's (`--page-cache`).
+    pub page_cache: bool,
     /// Memload's size in MB.
     pub memload_mb: u64,
     pub hack_groups: u32,
@@ -348,6 +350,7 @@ mod tests {
             write_file: None,
             read_fd: None,
             file_bytes: 4 << 20,
+            page_cache: false,
             memload_mb: 8,
             hack_groups: 1,
             custom: Some(CustomSpec {
@@ -440,6 +443,27 @@ mod tests {
         // The Write load's file was unlinked once open: only the read file is left.
         std::fs::remove_file(&read).unwrap();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn page_cache_disk_loads_keep_the_file_cached_and_never_wait_for_the_device() {
+        let dir = tempfile::tempdir().unwrap();
+        let read = dir.path().join("read");
+        write_file(&read, 4 << 20, &AtomicBool::new(false)).unwrap();
+        let read_file = std::fs::File::open(&read).unwrap();
+        let as_interbench = RunInputs {
+            write_file: Some(dir.path().join("write")),
+            read_fd: Some(std::os::fd::AsRawFd::as_raw_fd(&read_file)),
+            page_cache: true,
+            ..inputs()
+        };
+        let r = run(&LoadSpec::new(Load::Compile, &as_interbench), 300);
+        // Written through the cache: handed to write(), none of it waited for on the device.
+        assert!(r.bytes_handed > 0 && r.bytes_written == 0, "{r:?}");
+        // Read whole passes, and the file stays in the cache for the next pass and pair.
+        assert!(r.read_passes > 0, "{r:?}");
+        let left = resident_fraction(&read).unwrap();
+        assert!(left > 0.9, "{left} {r:?}");
     }
 
     #[test]

@@ -263,7 +263,14 @@ fn disk_lines(r: &InteractiveResult) -> String {
         .filter(|m| m.load.uses_files().0)
         .map(|m| &m.load_report)
         .collect();
-    if !writes.is_empty() {
+    if !writes.is_empty() && r.settings.page_cache {
+        let _ = writeln!(
+            out,
+            "Write load: {} handed to write() through the page cache, never waited for (--page-cache, as interbench v0.31); {}.",
+            units::bytes(writes.iter().map(|l| l.bytes_handed).sum()),
+            device_traffic(&writes, "wrote", |d| d.bytes_written)
+        );
+    } else if !writes.is_empty() {
         let _ = writeln!(
             out,
             "Write load: {} handed to write(), {} written out to the device and waited for; {}.",
@@ -281,8 +288,13 @@ fn disk_lines(r: &InteractiveResult) -> String {
     if !reads.is_empty() {
         let _ = writeln!(
             out,
-            "Read load: {} read, the file dropped from the page cache after every pass (posix_fadvise DONTNEED); {}.",
+            "Read load: {} read, {}; {}.",
             units::bytes(reads.iter().map(|l| l.bytes_read).sum()),
+            if r.settings.page_cache {
+                "the file kept in the page cache (--page-cache, as interbench v0.31)"
+            } else {
+                "the file dropped from the page cache after every pass (posix_fadvise DONTNEED)"
+            },
             device_traffic(&reads, "read", |d| d.bytes_read)
         );
     }

@@ -267,6 +267,10 @@ pub struct InteractiveSettings {
     pub loads: Vec<Load>,
     /// Size of the Write and Read files, bytes.
     pub file_bytes: u64,
+    /// `--page-cache`: Write and Read go through the page cache as interbench v0.31's do (Read
+    /// keeps its file cached, Write never waits for the device).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub page_cache: bool,
     /// Memload's size, MB (None: Memload not run).
     pub memload_mb: Option<u64>,
     pub hack_groups: u32,
@@ -396,6 +400,7 @@ impl InteractiveSettings {
             benches: vec![],
             loads: vec![],
             file_bytes: 1 << 30,
+            page_cache: false,
             memload_mb: None,
             hack_groups: 50,
             settle_ms: 1000,

@@ -187,6 +187,7 @@ pub fn run(
                 write_file: Some(write_file.clone()),
                 read_fd,
                 file_bytes: settings.file_bytes,
+                page_cache: settings.page_cache,
                 memload_mb: settings.memload_mb.unwrap_or(0),
                 hack_groups: settings.hack_groups,
                 custom: settings.custom,
