@@ -212,10 +212,8 @@ pub fn calibrate_like_interbench(rule: InterbenchRule) -> RateMeasurement {
                 sched::name_current_thread("hb-calibrate");
                 let cpu = sched::first_allowed_cpu().filter(|&c| sched::pin_to_cpu(c).is_ok());
                 let _ = sched::set_current_thread_policy(sched::Policy::Fifo { priority: 99 });
-                let policy = sched::current_thread_policy();
                 let mut m = measure_like_interbench(&mut interbench_loops, rule);
                 if let Some(check) = m.rested_check.as_mut() {
-                    check.policy = policy;
                     check.cpu = cpu;
                 }
                 m
@@ -234,7 +232,8 @@ pub fn calibrate_like_interbench(rule: InterbenchRule) -> RateMeasurement {
 /// figure: it is the speed of a task that has just woken, which is how interbench's periodic
 /// tasks burn (docs/calibration.md). interbench loops until the check passes, for minutes on a
 /// noisy host; this gives up after `rule.budget_ms` and then reports the median speed of its
-/// checks, saying so (`RestedCheck::accepted`). Wall-clock timings, as interbench's.
+/// checks, saying so (`RestedCheck::accepted`). Elapsed time on `CLOCK_MONOTONIC`, where
+/// interbench reads `CLOCK_MONOTONIC_RAW` (the same time, without NTP's rate adjustment).
 pub fn measure_like_interbench(work: &mut dyn FnMut(u64), rule: InterbenchRule) -> RateMeasurement {
     const MS: u64 = 1_000_000;
     let start = monotonic_ns();

@@ -176,7 +176,8 @@ impl BackgroundLoad for WriteLoad {
         start_write(
             s,
             path,
-            (self.file_bytes, self.page_cache),
+            self.file_bytes,
+            self.page_cache,
             on_device.adder(),
             handed.adder(),
         )?;
@@ -194,7 +195,8 @@ impl BackgroundLoad for WriteLoad {
 fn start_write(
     s: &mut Starter,
     path: PathBuf,
-    (file_bytes, page_cache): (u64, bool),
+    file_bytes: u64,
+    page_cache: bool,
     on_device: Arc<AtomicU64>,
     handed: Arc<AtomicU64>,
 ) -> Result<()> {
@@ -307,7 +309,7 @@ impl BackgroundLoad for ReadLoad {
         let fd = self
             .fd
             .ok_or_else(|| anyhow!("the Read load has no file"))?;
-        start_read(s, (fd, self.page_cache), bytes.adder(), passes.adder())?;
+        start_read(s, fd, self.page_cache, bytes.adder(), passes.adder())?;
         Ok(Box::new(vec![
             Box::new(bytes) as Box<dyn Tally>,
             Box::new(passes),
@@ -321,7 +323,8 @@ impl BackgroundLoad for ReadLoad {
 
 fn start_read(
     s: &mut Starter,
-    (fd, page_cache): (i32, bool),
+    fd: i32,
+    page_cache: bool,
     bytes: Arc<AtomicU64>,
     passes: Arc<AtomicU64>,
 ) -> Result<()> {
