@@ -1025,6 +1025,40 @@ fn a_host_login_cannot_rewrite_another_hosts_results() {
         .map(|r| r.get(0))
         .collect();
     assert_eq!(owners, ["hostbench", "node1", "node2"]);
+    // A login chooses its own --host-label, so node2 can store a run labelled node1; the store
+    // says who stored it, and `results hosts` names a label that several logins stored.
+    stdout(
+        &sb,
+        &node2,
+        &["--host-label", "node1", "noise", "-l", "5000", "10", "3"],
+    );
+    let posed = *listed(&sb, &node1, &["--host", "node1"]).last().unwrap();
+    let list = stdout(&sb, &node1, &["results", "list", "--host", "node1"]);
+    let by = |id: i64| {
+        list.lines()
+            .find(|l| l.split_whitespace().next() == Some(&id.to_string()))
+            .unwrap_or_else(|| panic!("no row {id}: {list}"))
+            .to_string()
+    };
+    assert!(list.lines().next().unwrap().contains("STORED BY"), "{list}");
+    assert!(by(id).contains(" node1  node1  "), "{list}");
+    assert!(by(posed).contains(" node1  node2  "), "{list}");
+    let hosts = stdout(&sb, &node1, &["results", "hosts"]);
+    assert!(
+        hosts.contains("Stored by more than one login")
+            && hosts.contains("node1 (by node1, node2)"),
+        "{hosts}"
+    );
+    assert!(!hosts.contains("node2 (by"), "{hosts}");
+    let json: Value =
+        serde_json::from_str(&stdout(&sb, &node1, &["--json", "results", "hosts"])).unwrap();
+    let node1_row = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["host"] == "node1")
+        .unwrap();
+    assert_eq!(node1_row["owners"], serde_json::json!(["node1", "node2"]));
 }
 
 /// docs/fleet.md's set-up: an empty push makes the layout (no result needed), and a host's

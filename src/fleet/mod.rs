@@ -639,6 +639,7 @@ mod tests {
                 host: r.host_label.clone().unwrap(),
                 headline: String::new(),
                 incomplete: r.incomplete,
+                owner: None,
                 problem: None,
             })
             .collect();

@@ -5,7 +5,7 @@
 //! Read from the store's list columns alone (no result's JSON is loaded), so it answers as
 //! fast as `results list` over any number of results.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
@@ -28,6 +28,11 @@ pub struct HostStatus {
     pub age_s: i64,
     /// Older than the threshold.
     pub stale: bool,
+    /// The logins that stored its results (PostgreSQL; none in SQLite). More than one means
+    /// results under this label came from several logins: one may be posing as this host,
+    /// since a login chooses its own `--host-label` and only the owner is set by the server.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub owners: Vec<String>,
 }
 
 /// A row per host of `entries` (a store's list), the stalest first, so the hosts that need a
@@ -38,28 +43,51 @@ pub fn host_status(
     now: DateTime<Utc>,
     stale_after: Duration,
 ) -> Vec<HostStatus> {
-    let mut by_host: BTreeMap<&str, (usize, &StoredEntry, DateTime<Utc>)> = BTreeMap::new();
+    struct Seen<'a> {
+        results: usize,
+        last: &'a StoredEntry,
+        t: DateTime<Utc>,
+        owners: BTreeSet<&'a str>,
+    }
+    let mut by_host: BTreeMap<&str, Seen> = BTreeMap::new();
     for e in entries {
         let Some(t) = e.started_at else { continue };
-        let row = by_host.entry(e.host.as_str()).or_insert((0, e, t));
-        row.0 += 1;
-        if t > row.2 || (t == row.2 && e.id > row.1.id) {
-            row.1 = e;
-            row.2 = t;
+        let row = by_host.entry(e.host.as_str()).or_insert(Seen {
+            results: 0,
+            last: e,
+            t,
+            owners: BTreeSet::new(),
+        });
+        row.results += 1;
+        row.owners.extend(e.owner.as_deref());
+        if t > row.t || (t == row.t && e.id > row.last.id) {
+            row.last = e;
+            row.t = t;
         }
     }
     let mut rows: Vec<HostStatus> = by_host
         .into_iter()
-        .map(|(host, (results, last, t))| HostStatus {
-            host: host.to_string(),
-            results,
-            last_id: last.id,
-            last_started_at: t,
-            last_headline: last.headline.clone(),
-            last_incomplete: last.incomplete,
-            age_s: (now - t).num_seconds(),
-            stale: now - t > stale_after,
-        })
+        .map(
+            |(
+                host,
+                Seen {
+                    results,
+                    last,
+                    t,
+                    owners,
+                },
+            )| HostStatus {
+                host: host.to_string(),
+                results,
+                last_id: last.id,
+                last_started_at: t,
+                last_headline: last.headline.clone(),
+                last_incomplete: last.incomplete,
+                age_s: (now - t).num_seconds(),
+                stale: now - t > stale_after,
+                owners: owners.into_iter().map(str::to_string).collect(),
+            },
+        )
         .collect();
     rows.sort_by(|a, b| {
         a.last_started_at
@@ -81,6 +109,7 @@ mod tests {
             host: host.into(),
             headline: format!("headline {id}"),
             incomplete: false,
+            owner: None,
             problem: None,
         }
     }
@@ -109,5 +138,41 @@ mod tests {
         );
         assert_eq!(rows[2].age_s, 2 * 3600);
         assert_eq!(rows[2].last_headline, "headline 3");
+    }
+
+    #[test]
+    fn a_label_stored_by_several_logins_names_them_all() {
+        let now = Utc::now();
+        let by = |id, host, owner: &str| StoredEntry {
+            owner: Some(owner.into()),
+            ..entry(id, host, 1, now)
+        };
+        let rows = host_status(
+            &[
+                by(1, "n1", "node1"),
+                by(2, "n1", "node2"),
+                by(3, "n1", "node1"),
+                by(4, "n2", "node2"),
+            ],
+            now,
+            Duration::hours(24),
+        );
+        let owners: Vec<(&str, Vec<&str>)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.host.as_str(),
+                    r.owners.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            owners,
+            [("n1", vec!["node1", "node2"]), ("n2", vec!["node2"])]
+        );
+        // SQLite keeps no owner: none named, none serialised.
+        let rows = host_status(&[entry(1, "n1", 1, now)], now, Duration::hours(24));
+        assert!(rows[0].owners.is_empty());
+        assert!(!serde_json::to_string(&rows[0]).unwrap().contains("owners"));
     }
 }

@@ -17,26 +17,35 @@ pub fn list_table(entries: &[StoredEntry]) -> String {
             host: printable(&e.host, label::MAX_HOST_LABEL),
             suites: printable(&e.suites, 64),
             headline: printable(&e.headline, 200),
+            owner: e
+                .owner
+                .as_deref()
+                .map(|o| printable(o, label::MAX_HOST_LABEL)),
             ..e.clone()
         })
         .collect();
-    let host_w = entries
-        .iter()
-        .map(|e| e.host.chars().count())
-        .max()
-        .unwrap_or(4)
-        .max(4);
-    let suite_w = entries
-        .iter()
-        .map(|e| e.suites.chars().count())
-        .max()
-        .unwrap_or(5)
-        .max(5);
+    let width = |of: &dyn Fn(&StoredEntry) -> usize, least: usize| {
+        entries.iter().map(of).max().unwrap_or(least).max(least)
+    };
+    let host_w = width(&|e| e.host.chars().count(), 4);
+    let suite_w = width(&|e| e.suites.chars().count(), 5);
+    // Who stored each row, where the store says (PostgreSQL): the one column a host cannot
+    // choose for itself.
+    let owners = entries.iter().any(|e| e.owner.is_some());
+    let owner_w = width(&|e| e.owner.as_ref().map_or(0, |o| o.chars().count()), 9);
+    let owner = |o: Option<&str>| match owners {
+        true => format!("{:<owner_w$}  ", o.unwrap_or("-")),
+        false => String::new(),
+    };
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:>5}  {:<19}  {:<suite_w$}  {:<host_w$}  RESULT",
-        "ID", "STARTED (UTC)", "SUITE", "HOST"
+        "{:>5}  {:<19}  {:<suite_w$}  {:<host_w$}  {}RESULT",
+        "ID",
+        "STARTED (UTC)",
+        "SUITE",
+        "HOST",
+        owner(Some("STORED BY"))
     );
     for e in &entries {
         let started = match e.started_at {
@@ -45,11 +54,12 @@ pub fn list_table(entries: &[StoredEntry]) -> String {
         };
         let _ = writeln!(
             out,
-            "{:>5}  {:<19}  {:<suite_w$}  {:<host_w$}  {}{}{}",
+            "{:>5}  {:<19}  {:<suite_w$}  {:<host_w$}  {}{}{}{}",
             e.id,
             started,
             e.suites,
             e.host,
+            owner(e.owner.as_deref()),
             e.headline,
             if e.incomplete { " [incomplete]" } else { "" },
             match &e.problem {
@@ -80,6 +90,7 @@ pub fn hosts_table(rows: &[HostStatus], stale_hours: u32) -> String {
         "{:<host_w$}  {:>7}  {:>6}  {:<19}  {:>9}  {:<5}  LATEST",
         "HOST", "RESULTS", "ID", "STARTED (UTC)", "AGE", "STATE"
     );
+    let mut shared = Vec::new();
     for (r, host) in rows.iter().zip(&hosts) {
         let _ = writeln!(
             out,
@@ -97,6 +108,14 @@ pub fn hosts_table(rows: &[HostStatus], stale_hours: u32) -> String {
                 ""
             }
         );
+        if r.owners.len() > 1 {
+            let logins: Vec<String> = r
+                .owners
+                .iter()
+                .map(|o| printable(o, label::MAX_HOST_LABEL))
+                .collect();
+            shared.push(format!("{host} (by {})", logins.join(", ")));
+        }
     }
     let stale = rows.iter().filter(|r| r.stale).count();
     let _ = writeln!(
@@ -105,6 +124,15 @@ pub fn hosts_table(rows: &[HostStatus], stale_hours: u32) -> String {
         rows.len(),
         if rows.len() == 1 { "" } else { "s" }
     );
+    // A login picks its own --host-label; the store knows who stored each row. A label stored
+    // by several logins may be one host posing as another (or a host whose login changed).
+    if !shared.is_empty() {
+        let _ = writeln!(
+            out,
+            "Stored by more than one login (one may be posing as another host; `results list` says who stored each): {}.",
+            shared.join("; ")
+        );
+    }
     out
 }
 

@@ -32,6 +32,9 @@ pub struct StoredEntry {
     pub host: String,
     pub headline: String,
     pub incomplete: bool,
+    /// The login that stored it, where the store keeps one (PostgreSQL: `current_user`, set by
+    /// the server, so a host cannot claim another's); None in SQLite.
+    pub owner: Option<String>,
     /// What is wrong with a row whose columns do not hold what hostbench wrote.
     pub problem: Option<String>,
 }

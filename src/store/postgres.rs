@@ -633,7 +633,7 @@ impl ResultStore for PgStore {
         let (clause, params) = filter.sql(|n| format!("${n}"));
         let rows = self.select(
             &format!(
-                "SELECT id, started_at, suites, coalesce(host_label, host), headline, incomplete FROM results {clause} ORDER BY id"
+                "SELECT id, started_at, suites, coalesce(host_label, host), headline, incomplete, owner FROM results {clause} ORDER BY id"
             ),
             &params,
         )?;
@@ -654,6 +654,7 @@ impl ResultStore for PgStore {
                     host: r.get(3),
                     headline: r.get(4),
                     incomplete: r.get(5),
+                    owner: Some(r.get(6)),
                 }
             })
             .collect())

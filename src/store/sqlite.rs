@@ -432,10 +432,10 @@ impl ResultStore for SqliteStore {
     fn list(&self, filter: &Filter) -> Result<Vec<StoredEntry>> {
         let (clause, params) = filter.sql(|n| format!("?{n}"));
         let sql = format!(
-            "SELECT id, started_at, suites, coalesce(host_label, host), headline, incomplete FROM results {clause} ORDER BY id"
+            "SELECT id, started_at, suites, coalesce(host_label, host), headline, incomplete, owner FROM results {clause} ORDER BY id"
         );
         let rows = self.select(&sql, params, |r| {
-            (0..6)
+            (0..7)
                 .map(|i| r.get::<_, Value>(i))
                 .collect::<rusqlite::Result<Vec<_>>>()
         })?;
@@ -632,6 +632,12 @@ fn entry(v: &[Value]) -> StoredEntry {
         host,
         headline,
         incomplete,
+        // hostbench writes none into SQLite (a file has no logins); one another program put
+        // there is still shown for what it is.
+        owner: match &v[6] {
+            Value::Text(t) => Some(t.clone()),
+            _ => None,
+        },
         problem: (!problems.is_empty()).then(|| problems.join(", ")),
     }
 }
