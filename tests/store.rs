@@ -1091,10 +1091,21 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
         .unwrap()
         .get(0);
     assert_eq!(version, 7);
+    // A result the owner stored, and what layout 7 keeps of it beside it.
+    stdout(&sb, &pg.url, &["results", "import", A]);
+    let figures = |owner: &mut postgres::Client| -> Option<String> {
+        owner
+            .query_one("SELECT figures FROM results WHERE id = 1", &[])
+            .unwrap()
+            .get(0)
+    };
+    let kept = figures(&mut owner).expect("a result stored at layout 7 has its figures");
+    // The store as layout 6 left it: the row without figures.
     with_roles(
         &pg,
         "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
-         DELETE FROM hostbench_layout WHERE version = 7;",
+         DELETE FROM hostbench_layout WHERE version = 7;
+         UPDATE results SET figures = NULL;",
     );
     let node1 = as_login(&pg, "node1");
     let out = sb
@@ -1109,4 +1120,12 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
             && err.contains("permission denied"),
         "{err}"
     );
+    // The owner's next store migrates, and fills in the figures of the row stored before.
+    assert_eq!(figures(&mut owner), None);
+    stdout(
+        &sb,
+        nothing.to_str().unwrap(),
+        &["results", "push", "--to", &pg.url],
+    );
+    assert_eq!(figures(&mut owner), Some(kept));
 }

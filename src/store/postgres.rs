@@ -228,9 +228,52 @@ impl PgStore {
                 .await?;
             }
             tx.commit().await?;
-            Ok(Ok(()))
+            Ok(Ok(version))
         })?;
-        version.map_err(|why| anyhow!(why))
+        let before = version.map_err(|why| anyhow!(why))?;
+        if before > 0 && before < migrations::FIGURES {
+            self.fill_figures()?;
+        }
+        Ok(())
+    }
+
+    /// The headline figures of the rows stored before layout [`migrations::FIGURES`], read
+    /// once each, a batch a transaction so that every wait stays bounded however many rows
+    /// there are. Run by the table's owner (who alone migrates), whom the row-level security
+    /// does not bind. A batch cut short leaves its rows without figures: they are read whole
+    /// when needed, as before.
+    fn fill_figures(&mut self) -> Result<()> {
+        const BATCH: i64 = 200;
+        let mut after = 0i64;
+        loop {
+            let last = self.answer_mut(|c| async move {
+                let tx = c.transaction().await?;
+                let rows = tx
+                    .query(
+                        "SELECT id, schema_version, result_json FROM results
+                         WHERE figures IS NULL AND id > $1 ORDER BY id LIMIT $2",
+                        &[&after, &BATCH],
+                    )
+                    .await?;
+                for row in &rows {
+                    let (id, schema, json): (i64, i32, String) =
+                        (row.get(0), row.get(1), row.get(2));
+                    if let Some(figures) = migrations::figures_of_stored(schema.into(), &json) {
+                        tx.execute(
+                            "UPDATE results SET figures = $2 WHERE id = $1",
+                            &[&id, &figures],
+                        )
+                        .await?;
+                    }
+                }
+                tx.commit().await?;
+                Ok(rows.last().map(|r| r.get::<_, i64>(0)))
+            })?;
+            match last {
+                Some(id) => after = id,
+                None => return Ok(()),
+            }
+        }
     }
 
     /// One row inserted and rolled back: a role that may not write, a database in read-only

@@ -310,6 +310,9 @@ fn prepare_layout(conn: &Connection) -> Result<()> {
             let now: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
             for m in migrations::after(now) {
                 conn.execute_batch(m.sqlite)?;
+                if m.version == migrations::FIGURES {
+                    fill_figures(conn)?;
+                }
                 conn.pragma_update(None, "user_version", m.version)?;
             }
             conn.pragma_update(None, "application_id", APPLICATION_ID)?;
@@ -324,6 +327,29 @@ fn prepare_layout(conn: &Connection) -> Result<()> {
         }
     }
     check_layout(conn)
+}
+
+/// The headline figures of the rows stored before layout [`migrations::FIGURES`], each read
+/// once (one row's JSON in memory at a time).
+fn fill_figures(conn: &Connection) -> Result<()> {
+    let ids: Vec<i64> = conn
+        .prepare("SELECT id FROM results WHERE figures IS NULL")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut read = conn.prepare("SELECT schema_version, result_json FROM results WHERE id = ?1")?;
+    let mut write = conn.prepare("UPDATE results SET figures = ?2 WHERE id = ?1")?;
+    for id in ids {
+        // A row another program filled with other types is left as it is.
+        let Ok((schema, json)) =
+            read.query_row([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+        else {
+            continue;
+        };
+        if let Some(figures) = migrations::figures_of_stored(schema, &json) {
+            write.execute(rusqlite::params![id, figures])?;
+        }
+    }
+    Ok(())
 }
 
 /// One row written and rolled back: a store that opens but cannot take a result (a read-only
@@ -693,8 +719,18 @@ mod tests {
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap();
         assert_eq!(version, migrations::latest());
-        // Its repeat group was read out of its JSON into the indexed column.
+        // Its repeat group was read out of its JSON into the indexed column, and its headline
+        // figures computed into theirs, as a result stored now has them.
         assert_eq!(store.group(1).unwrap(), [1]);
+        let figures: String = store
+            .conn
+            .query_row("SELECT figures FROM results WHERE id = 1", [], |r| r.get(0))
+            .unwrap();
+        let stored = store.load(1).unwrap().unwrap();
+        assert_eq!(
+            figures,
+            serde_json::to_string(&crate::model::headline::HeadlineFigures::of(&stored)).unwrap()
+        );
         // The old result was given a UUID, shaped as one, kept from one load to the next, and
         // found by it.
         let old = store.load(1).unwrap().unwrap();
