@@ -125,6 +125,17 @@ pub fn resident_fraction(path: &Path) -> Result<f64> {
     }
 }
 
+/// The block `--page-cache` writes and reads a call, as interbench v0.31: the file's
+/// `st_blksize` (4 KiB on most file systems), at least 1 KiB as v0.31 makes it, and at most a
+/// chunk (the buffer hostbench has).
+fn interbench_block(f: &File) -> Result<usize> {
+    let blksize = f
+        .metadata()
+        .context("the load file's block size")?
+        .blksize();
+    Ok((blksize as usize).clamp(1024, CHUNK))
+}
+
 fn pattern() -> Vec<u8> {
     (0..CHUNK).map(|i| (i % 251) as u8).collect()
 }
@@ -149,7 +160,8 @@ pub struct WriteLoad {
     /// The file to write (created new, unlinked as soon as it is open).
     pub file: Option<PathBuf>,
     pub file_bytes: u64,
-    /// Write as interbench v0.31 does: into the page cache, never waiting for the device.
+    /// Write as interbench v0.31 does: into the page cache, never waiting for the device, a
+    /// `st_blksize` block a call.
     #[serde(default)]
     pub page_cache: bool,
 }
@@ -209,6 +221,14 @@ fn start_write(
             .open(&path)
             .with_context(|| format!("creating {}", path.display()))?;
         std::fs::remove_file(&path).with_context(|| format!("unlinking {}", path.display()))?;
+        // v0.31 `fwrite`s one st_blksize block a call (stdio passes a block that size straight
+        // to write(2)) and looks at its stop semaphore after each.
+        let block = if page_cache {
+            interbench_block(&f)?
+        } else {
+            CHUNK
+        };
+        let buf = &buf[..block];
         while !stop.load(Ordering::Relaxed) {
             // Bytes of this pass written, and of those known to be on the device.
             let (mut offset, mut confirmed) = (0u64, 0u64);
@@ -217,9 +237,9 @@ fn start_write(
                 if stop.load(Ordering::Relaxed) {
                     return Ok(());
                 }
-                f.write_all(&buf).context("writing the Write load's file")?;
-                offset += CHUNK as u64;
-                handed.fetch_add(CHUNK as u64, Ordering::Relaxed);
+                f.write_all(buf).context("writing the Write load's file")?;
+                offset += block as u64;
+                handed.fetch_add(block as u64, Ordering::Relaxed);
                 if !page_cache && offset % WRITE_OUT_EVERY == 0 {
                     let range = offset - WRITE_OUT_EVERY;
                     write_out(&f, range, WRITE_OUT_EVERY, false)?;
@@ -282,7 +302,8 @@ pub struct ReadLoad {
     pub fd: Option<i32>,
     /// The directory the file was made in, for its device's traffic.
     pub dir: Option<PathBuf>,
-    /// Read as interbench v0.31 does: the file is never dropped from the page cache.
+    /// Read as interbench v0.31 does: the file is never dropped from the page cache, a
+    /// `st_blksize` block a call.
     #[serde(default)]
     pub page_cache: bool,
 }
@@ -337,6 +358,13 @@ fn start_read(
     let f = unsafe { File::from_raw_fd(own) };
     s.spawn("hb-read", STACK, move |stop, _| {
         let mut buf = vec![0u8; CHUNK];
+        // v0.31 reads one st_blksize block a call.
+        let block = if page_cache {
+            interbench_block(&f)?
+        } else {
+            CHUNK
+        };
+        let buf = &mut buf[..block];
         // A pass cut short by the end of a pair leaves what it read in the cache, and the next
         // pair's load would read that from memory: drop it at the start and at the end (unless
         // reading from the cache is the point: --page-cache).
@@ -359,7 +387,7 @@ fn start_read(
                     };
                 }
                 let n = f
-                    .read_at(&mut buf, offset)
+                    .read_at(buf, offset)
                     .context("reading the Read load's file")?;
                 if n == 0 {
                     break;

@@ -445,6 +445,35 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
+    /// Bytes a call of each of this process's threads named `comm`, from the kernel's count of
+    /// its I/O (/proc/self/task/TID/io: `bytes` over `calls`). Other tests running beside may
+    /// have threads of the same name.
+    fn bytes_a_call(comm: &str, bytes: &str, calls: &str) -> Vec<f64> {
+        let mut found = Vec::new();
+        for task in std::fs::read_dir("/proc/self/task").unwrap() {
+            let task = task.unwrap().path();
+            if std::fs::read_to_string(task.join("comm"))
+                .unwrap_or_default()
+                .trim()
+                != comm
+            {
+                continue;
+            }
+            let Ok(io) = std::fs::read_to_string(task.join("io")) else {
+                continue;
+            };
+            let field = |name: &str| -> f64 {
+                io.lines()
+                    .find_map(|l| l.strip_prefix(&format!("{name}: ")))
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            };
+            found.push(field(bytes) / field(calls));
+        }
+        found
+    }
+
     #[test]
     fn page_cache_disk_loads_keep_the_file_cached_and_never_wait_for_the_device() {
         let dir = tempfile::tempdir().unwrap();
@@ -457,7 +486,25 @@ mod tests {
             page_cache: true,
             ..inputs()
         };
-        let r = run(&LoadSpec::new(Load::Compile, &as_interbench), 300);
+        let h = start(&LoadSpec::new(Load::Compile, &as_interbench)).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        // One st_blksize block a call, as v0.31's fwrite and read: the bytes per call of the
+        // load's own threads, from the kernel's count of each thread's I/O.
+        let blksize =
+            std::os::unix::fs::MetadataExt::blksize(&read_file.metadata().unwrap()) as f64;
+        for (thread, bytes, calls) in [
+            ("hb-write", "wchar", "syscw"),
+            ("hb-read", "rchar", "syscr"),
+        ] {
+            let per_call = bytes_a_call(thread, bytes, calls);
+            assert!(
+                per_call
+                    .iter()
+                    .any(|&b| b > blksize * 0.9 && b < blksize * 1.1),
+                "{thread}: {per_call:?} bytes a call, st_blksize {blksize}"
+            );
+        }
+        let r = h.stop().unwrap();
         // Written through the cache: handed to write(), none of it waited for on the device.
         assert!(r.bytes_handed > 0 && r.bytes_written == 0, "{r:?}");
         // Read whole passes, and the file stays in the cache for the next pass and pair.
