@@ -10,7 +10,8 @@
 # 1. loops_per_ms: `interbench -b` and `hostbench interactive -b`, alternating, three times each.
 # 2. Both tools with the same -l (interbench's median from step 1), -L (this host's CPU count),
 #    -t 10, files of 1000 MB (interbench v0.31's cap; hostbench --file-size 1000) read and
-#    written through the page cache as v0.31's (hostbench --page-cache), benches
+#    written through the page cache as v0.31's (hostbench --page-cache), timekeepers sleeping
+#    relatively as v0.31's (hostbench --relative-sleep), benches
 #    Audio, Video, X and Gaming under loads None, Burn, Write, Ring and Compile, ROUNDS times
 #    each (default 2), alternating which goes first. ROUNDS 0: step 1 only.
 # 3. A table per bench: each cell's mean over the rounds for both tools, its ratio
@@ -66,7 +67,7 @@ EOF
 wflags=(); for b in "${BENCHES[@]}"; do wflags+=(-W "$b"); done
 for l in "${LOADS[@]}"; do wflags+=(-w "$l"); done
 run_ib() { (cd "$WORK/ib" && "$IB" -c -l "$L" -L "$CPUS" -t 10 "${wflags[@]}" >"$WORK/ib-$1.txt" 2>&1); }
-run_hb() { (cd "$WORK/hb" && hb -l "$L" -L "$CPUS" -t 10 --file-size 1000 --page-cache "${wflags[@]}" --json >"$WORK/hb-$1.json" 2>/dev/null); }
+run_hb() { (cd "$WORK/hb" && hb -l "$L" -L "$CPUS" -t 10 --file-size 1000 --page-cache --relative-sleep "${wflags[@]}" --json >"$WORK/hb-$1.json" 2>/dev/null); }
 for r in $(seq 1 "$ROUNDS"); do
   if [ $((r % 2)) = 1 ]; then run_ib "$r"; run_hb "$r"; else run_hb "$r"; run_ib "$r"; fi
   echo "round $r done ($(date -u +%H:%M:%S))"

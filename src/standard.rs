@@ -242,6 +242,7 @@ impl StandardPlan {
                     loads: Vec::new(),
                     file_bytes,
                     page_cache: false,
+                    relative_sleep: false,
                     memload_mb: None,
                     hack_groups: 50,
                     settle_ms,

@@ -703,6 +703,34 @@ fn page_cache_reads_and_writes_as_interbench_v031_and_the_report_says_so() {
 }
 
 #[test]
+fn relative_sleep_is_stored_and_the_report_says_which_sleep_the_timekeepers_made() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    for (id, flag, said) in [
+        ("1", None, "Timekeepers' sleep: to the absolute deadline"),
+        (
+            "2",
+            Some("--relative-sleep"),
+            "Timekeepers' sleep: relative, from when the task's request reached them (--relative-sleep, as interbench v0.31)",
+        ),
+    ] {
+        let mut args = vec![
+            "interactive", "-c", "-W", "Audio", "-w", "None", "-t", "1", "--exact-time",
+            "--settle-ms", "100",
+        ];
+        args.extend(flag);
+        let r = sb.json(&args);
+        let settings = &interactive(&r)["settings"];
+        assert_eq!(settings.get("relative_sleep").is_some(), flag.is_some(), "{settings}");
+        let m = measurement(&r, "Audio", "None");
+        assert!(m["latency"]["count"].as_u64().unwrap() >= 10, "{m}");
+        let shown = sb.cmd().args(["results", "show", id]).output().unwrap();
+        let text = String::from_utf8_lossy(&shown.stdout);
+        assert!(text.contains(said), "{text}");
+    }
+}
+
+#[test]
 fn the_disk_loads_reach_the_device_and_say_how_much() {
     let _g = serial();
     let sb = Sandbox::new();

@@ -102,6 +102,10 @@ pub struct InteractiveArgs {
     /// 1 GB: Read keeps its file cached, Write never waits for the device
     #[arg(long = "page-cache")]
     pub page_cache: bool,
+    /// Timekeepers sleep as interbench v0.31's: for the time asked, from when the task's request
+    /// reaches them, so the latency holds both hand-offs [default: to the absolute deadline]
+    #[arg(long = "relative-sleep")]
+    pub relative_sleep: bool,
     /// Directory for the Write and Read load files [default: the current directory]
     #[arg(long, value_name = "DIR")]
     pub workdir: Option<PathBuf>,
@@ -169,6 +173,7 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         loads: Vec::new(),
         file_bytes,
         page_cache: args.page_cache,
+        relative_sleep: args.relative_sleep,
         memload_mb: args.memload_mb,
         hack_groups: args.hack_groups,
         settle_ms: args.settle_ms,

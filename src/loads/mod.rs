@@ -402,6 +402,7 @@ mod tests {
             timekeeping: sim::Timekeeping {
                 fifo: true,
                 cpus: None,
+                relative: false,
             },
             ..inputs()
         };

@@ -222,6 +222,12 @@ pub struct Timekeeping {
     /// The CPUs it puts itself on (`-u`: the whole mask, as interbench's timekeepers reset
     /// their affinity); None: it stays where its process is.
     pub cpus: Option<Vec<usize>>,
+    /// `--relative-sleep`: sleep as v0.31's timekeeper does — for the time the task asked for,
+    /// counted from when the request reached the timekeeper — so the task → timekeeper hand-off
+    /// delays the wake-up and lands in the latency (its lateness is counted from the end of
+    /// that relative sleep, as v0.31 counts it). False: to the absolute deadline.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub relative: bool,
 }
 
 impl Timekeeping {
@@ -237,14 +243,26 @@ impl Timekeeping {
 }
 
 struct TimekeeperShared {
+    /// The deadline the task sleeps to, and how long that was from when it asked.
     wake_at_ns: AtomicU64,
+    sleep_ns: AtomicU64,
+    /// When the timekeeper's timer fired, and how late that was for the time it slept to.
     woke_at_ns: AtomicU64,
+    late_ns: AtomicU64,
     start: Semaphore,
     done: Semaphore,
     quit: AtomicBool,
-    /// How long the timekeeper waits between its timer firing and waking the task: 0, but for
-    /// the test that delays the hand-off by a known time (`run_periodic_handing_off_after`).
-    hand_off_delay_ns: u64,
+    delays: HandOffDelays,
+}
+
+/// Waits the timekeeper adds to the hand-offs: none, but for the tests that slow one by a known
+/// time (`run_periodic_delayed`).
+#[derive(Debug, Clone, Copy, Default)]
+struct HandOffDelays {
+    /// Between taking the task's request and starting its sleep (task → timekeeper).
+    pickup_ns: u64,
+    /// Between its timer firing and waking the task (timekeeper → task).
+    post_ns: u64,
 }
 
 /// The timekeeper thread, as interbench's `timekeeping_thread`: takes each deadline the task
@@ -270,15 +288,23 @@ fn timekeeper(shared: Arc<TimekeeperShared>, how: Timekeeping) -> TimerStats {
         if shared.quit.load(Ordering::Acquire) {
             break;
         }
-        let target = shared.wake_at_ns.load(Ordering::Acquire);
+        if shared.delays.pickup_ns > 0 {
+            sleep_until_ns(monotonic_ns() + shared.delays.pickup_ns);
+        }
+        let target = if how.relative {
+            monotonic_ns() + shared.sleep_ns.load(Ordering::Acquire)
+        } else {
+            shared.wake_at_ns.load(Ordering::Acquire)
+        };
         sleep_until_ns(target);
         let woke = monotonic_ns();
+        let over = woke.saturating_sub(target);
         shared.woke_at_ns.store(woke, Ordering::Release);
-        if shared.hand_off_delay_ns > 0 {
-            sleep_until_ns(woke + shared.hand_off_delay_ns);
+        shared.late_ns.store(over, Ordering::Release);
+        if shared.delays.post_ns > 0 {
+            sleep_until_ns(woke + shared.delays.post_ns);
         }
         shared.done.post();
-        let over = woke.saturating_sub(target);
         stats.wakeups += 1;
         sum += over as f64;
         stats.max_oversleep_ns = stats.max_oversleep_ns.max(over);
@@ -309,27 +335,35 @@ pub fn run_periodic(
     timekeeping: Timekeeping,
     rec: PeriodicRecorders<'_>,
 ) -> Result<PeriodicOutcome> {
-    run_periodic_handing_off_after(profile, burner, stop, timekeeping, rec, 0)
+    run_periodic_delayed(
+        profile,
+        burner,
+        stop,
+        timekeeping,
+        rec,
+        HandOffDelays::default(),
+    )
 }
 
-/// [`run_periodic`], the timekeeper waiting `hand_off_delay_ns` after its timer fired before it
-/// wakes the task: a hand-off slowed by a known time, which a test finds in the latency and not
-/// in the timer's lateness.
-fn run_periodic_handing_off_after(
+/// [`run_periodic`], the timekeeper's hand-offs slowed by known times, which a test finds in
+/// the latency and not in the timer's lateness.
+fn run_periodic_delayed(
     profile: Profile,
     burner: Burner,
     stop: &AtomicBool,
     timekeeping: Timekeeping,
     rec: PeriodicRecorders<'_>,
-    hand_off_delay_ns: u64,
+    delays: HandOffDelays,
 ) -> Result<PeriodicOutcome> {
     let shared = Arc::new(TimekeeperShared {
         wake_at_ns: AtomicU64::new(0),
+        sleep_ns: AtomicU64::new(0),
         woke_at_ns: AtomicU64::new(0),
+        late_ns: AtomicU64::new(0),
         start: Semaphore::new(0)?,
         done: Semaphore::new(0)?,
         quit: AtomicBool::new(false),
-        hand_off_delay_ns,
+        delays,
     });
     let tk_shared = Arc::clone(&shared);
     let tk = std::thread::Builder::new()
@@ -372,12 +406,15 @@ fn run_periodic_handing_off_after(
             break;
         }
         shared.wake_at_ns.store(target, Ordering::Release);
+        shared
+            .sleep_ns
+            .store(target.saturating_sub(monotonic_ns()), Ordering::Release);
         shared.start.post();
         // Woken by the timekeeper, never by a timer of its own.
         shared.done.wait();
         let ran = monotonic_ns();
         let fired = shared.woke_at_ns.load(Ordering::Acquire);
-        oversleep = fired.saturating_sub(target);
+        oversleep = shared.late_ns.load(Ordering::Acquire);
         ran_after_sleep = Some(ran);
         rec.wake.record(ran.saturating_sub(fired));
         rec.from_deadline.record(ran.saturating_sub(target));
@@ -570,10 +607,15 @@ mod tests {
         assert!((sim_pct(out.asked_ns, out.span_ns) - 10.0).abs() < 1e-9);
     }
 
-    /// A Custom task (1 ms every 20 ms) for 400 ms whose timekeeper hands off after
-    /// `delay_ns`, on a thread of its own (SCHED_FIFO 95 with `realtime`, where permitted):
-    /// its latency, wake-up and timer summaries.
-    fn handed_off(delay_ns: u64, realtime: bool) -> (LatencySummary, LatencySummary, TimerStats) {
+    /// A Custom task (1 ms every 20 ms) for 400 ms whose timekeeper (sleeping to the deadline,
+    /// or relatively as v0.31's with `relative`) is slowed by `delays`, on a thread of its own
+    /// (SCHED_FIFO 95 with `realtime`, where permitted): its latency, wake-up and timer
+    /// summaries.
+    fn handed_off(
+        delays: HandOffDelays,
+        realtime: bool,
+        relative: bool,
+    ) -> (LatencySummary, LatencySummary, TimerStats) {
         std::thread::spawn(move || {
             if realtime && sched::can_use_fifo() {
                 sched::set_current_thread_policy(Policy::Fifo {
@@ -593,20 +635,21 @@ mod tests {
             let (stop, timer) = stop_after(400);
             let new = || LatencyRecorder::new(100, 1_000 * MS).unwrap();
             let (mut lat, mut wake, mut from_deadline) = (new(), new(), new());
-            let out = run_periodic_handing_off_after(
+            let out = run_periodic_delayed(
                 profile,
                 burner,
                 &stop,
                 Timekeeping {
                     fifo: sched::can_use_fifo(),
                     cpus: None,
+                    relative,
                 },
                 PeriodicRecorders {
                     latency: &mut lat,
                     wake: &mut wake,
                     from_deadline: &mut from_deadline,
                 },
-                delay_ns,
+                delays,
             )
             .unwrap();
             timer.join().unwrap();
@@ -616,11 +659,22 @@ mod tests {
         .unwrap()
     }
 
+    /// The timer's mean lateness without its largest: one stall of a busy host must not decide
+    /// it.
+    fn mean_but_max(timer: &TimerStats) -> f64 {
+        let n = timer.wakeups as f64;
+        (timer.mean_oversleep_ns * n - timer.max_oversleep_ns as f64) / (n - 1.0)
+    }
+
     #[test]
     fn the_task_is_woken_by_its_timekeeper_and_the_hand_off_is_in_its_latency() {
         const DELAY: u64 = 8 * MS;
+        let delays = HandOffDelays {
+            pickup_ns: 0,
+            post_ns: DELAY,
+        };
         for realtime in [false, true] {
-            let (lat, wake, timer) = handed_off(DELAY, realtime);
+            let (lat, wake, timer) = handed_off(delays, realtime, false);
             // Every sleep's wake-up waited for the timekeeper's post: the delay is in every
             // latency sample and every hand-off sample...
             assert!(lat.count >= 10, "{lat:?}");
@@ -628,16 +682,38 @@ mod tests {
             // (A task that woke itself would show the delay in no latency sample: the delay
             // is far above this host's wake-up latency, whatever else runs.)
             assert!(lat.p50_ns >= DELAY, "realtime {realtime}: {lat:?}");
-            // ...and not in the timer's lateness, which ends when the timekeeper's timer fired
-            // (its mean without its largest: one stall of a busy host must not decide it).
-            let n = timer.wakeups as f64;
-            let mean_but_max =
-                (timer.mean_oversleep_ns * n - timer.max_oversleep_ns as f64) / (n - 1.0);
+            // ...and not in the timer's lateness, which ends when the timekeeper's timer fired.
             assert!(
-                mean_but_max < DELAY as f64 / 2.0,
+                mean_but_max(&timer) < DELAY as f64 / 2.0,
                 "realtime {realtime}: {timer:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_relative_sleep_puts_the_request_hand_off_into_the_latency_as_v031s() {
+        // The timekeeper takes 8 ms to start sleeping after the task asked (of a ~19 ms sleep).
+        const DELAY: u64 = 8 * MS;
+        let delays = HandOffDelays {
+            pickup_ns: DELAY,
+            post_ns: 0,
+        };
+        // To the absolute deadline: the late start costs nothing.
+        let (lat, _, timer) = handed_off(delays, true, false);
+        assert!(lat.count >= 10, "{lat:?}");
+        assert!(lat.p50_ns < DELAY / 2, "absolute: {lat:?}");
+        assert!(
+            mean_but_max(&timer) < DELAY as f64 / 2.0,
+            "absolute: {timer:?}"
+        );
+        // Relative, as v0.31: the timekeeper wakes the task that much after its deadline, and
+        // the timer's lateness (counted from the end of its own sleep) does not hold it.
+        let (lat, _, timer) = handed_off(delays, true, true);
+        assert!(lat.p50_ns >= DELAY, "relative: {lat:?}");
+        assert!(
+            mean_but_max(&timer) < DELAY as f64 / 2.0,
+            "relative: {timer:?}"
+        );
     }
 
     fn sim_pct(a: u64, b: u64) -> f64 {

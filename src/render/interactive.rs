@@ -190,6 +190,15 @@ pub fn footer(r: &InteractiveResult) -> String {
     );
     let _ = writeln!(
         out,
+        "Timekeepers' sleep: {}.",
+        if r.settings.relative_sleep {
+            "relative, from when the task's request reached them (--relative-sleep, as interbench v0.31): a latency holds the task → timekeeper hand-off too"
+        } else {
+            "to the absolute deadline (the task → timekeeper hand-off is not in the latency; --relative-sleep puts it there, as interbench v0.31)"
+        }
+    );
+    let _ = writeln!(
+        out,
         "CPU idle states: {}.",
         if r.settings.idle_hold {
             "kept shallow while measuring (/dev/cpu_dma_latency held at 0, --idle-hold, as cyclictest does)"

@@ -271,6 +271,10 @@ pub struct InteractiveSettings {
     /// keeps its file cached, Write never waits for the device).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub page_cache: bool,
+    /// `--relative-sleep`: timekeepers sleep as interbench v0.31's (a relative sleep from when
+    /// the task's request reaches them), so a latency holds both hand-offs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub relative_sleep: bool,
     /// Memload's size, MB (None: Memload not run).
     pub memload_mb: Option<u64>,
     pub hack_groups: u32,
@@ -401,6 +405,7 @@ impl InteractiveSettings {
             loads: vec![],
             file_bytes: 1 << 30,
             page_cache: false,
+            relative_sleep: false,
             memload_mb: None,
             hack_groups: 50,
             settle_ms: 1000,

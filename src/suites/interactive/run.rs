@@ -129,6 +129,7 @@ pub fn run(
     let timekeeping = Timekeeping {
         fifo: timekeeper_realtime,
         cpus: settings.pinned_cpu.map(|_| whole_mask),
+        relative: settings.relative_sleep,
     };
     if !timekeeper_realtime {
         notes.push(
