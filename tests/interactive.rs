@@ -660,12 +660,12 @@ fn t_is_rounded_up_to_ten_seconds_unless_exact_time_and_x_says_how_far_it_ramped
     );
 }
 
-#[test]
-fn page_cache_reads_and_writes_as_interbench_v031_and_the_report_says_so() {
-    let _g = serial();
-    let sb = Sandbox::new();
+/// Audio under Write and under Read, files of `file_mb` in the sandbox's work directory, each
+/// pair `seconds` long, with `extra` options: the result.
+fn audio_under_write_and_read(sb: &Sandbox, file_mb: u32, seconds: u32, extra: &[&str]) -> Value {
     let work = sb.work_dir();
-    let r = sb.json(&[
+    let (file_mb, seconds) = (file_mb.to_string(), seconds.to_string());
+    let mut args = vec![
         "interactive",
         "-c",
         "-W",
@@ -675,16 +675,24 @@ fn page_cache_reads_and_writes_as_interbench_v031_and_the_report_says_so() {
         "-w",
         "Read",
         "--file-size",
-        "16",
-        "--page-cache",
+        &file_mb,
         "-t",
-        "1",
+        &seconds,
         "--exact-time",
         "--settle-ms",
         "200",
         "--workdir",
         work.to_str().unwrap(),
-    ]);
+    ];
+    args.extend(extra);
+    sb.json(&args)
+}
+
+#[test]
+fn page_cache_reads_and_writes_as_interbench_v031_and_the_report_says_so() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let r = audio_under_write_and_read(&sb, 16, 1, &["--page-cache"]);
     assert_eq!(interactive(&r)["settings"]["page_cache"], true, "{r}");
     // Written through the cache: nothing waited for on the device.
     let write = &measurement(&r, "Audio", "Write")["load_report"];
@@ -734,26 +742,7 @@ fn relative_sleep_is_stored_and_the_report_says_which_sleep_the_timekeepers_made
 fn the_disk_loads_reach_the_device_and_say_how_much() {
     let _g = serial();
     let sb = Sandbox::new();
-    let work = sb.work_dir();
-    let r = sb.json(&[
-        "interactive",
-        "-c",
-        "-W",
-        "Audio",
-        "-w",
-        "Write",
-        "-w",
-        "Read",
-        "--file-size",
-        "32",
-        "-t",
-        "2",
-        "--exact-time",
-        "--settle-ms",
-        "200",
-        "--workdir",
-        work.to_str().unwrap(),
-    ]);
+    let r = audio_under_write_and_read(&sb, 32, 2, &[]);
     let load = &measurement(&r, "Audio", "Write")["load_report"];
     let handed = load["bytes_handed"].as_u64().unwrap();
     let written = load["bytes_written"].as_u64().unwrap();
