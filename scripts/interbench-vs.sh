@@ -7,7 +7,8 @@
 #   git clone https://github.com/ckolivas/interbench ~/interbench && make -C ~/interbench
 #   scripts/interbench-vs.sh ~/interbench/interbench [ROUNDS]
 #
-# 1. loops_per_ms: `interbench -b` and `hostbench interactive -b`, alternating, three times each.
+# 1. loops_per_ms: `interbench -b` and `hostbench interactive -b`, alternating, three times each
+#    (CALIBRATIONS=N in the environment: N times; their medians are compared).
 # 2. Both tools with the same -l (interbench's median from step 1), -L (this host's CPU count),
 #    -t 10, files of 1000 MB (interbench v0.31's cap; hostbench --file-size 1000) read and
 #    written through the page cache as v0.31's (hostbench --page-cache), timekeepers sleeping
@@ -24,6 +25,9 @@ cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: scripts/interbench-vs.sh INTERBENCH [ROUNDS]" >&2; exit 2; }
 IB=$(realpath "$1")
 ROUNDS=${2:-2}
+# How many times each tool calibrates (the environment's CALIBRATIONS, default 3, at least 3).
+CALIBRATIONS=${CALIBRATIONS:-3}
+[ "$CALIBRATIONS" -ge 3 ] 2>/dev/null || { echo "interbench-vs: CALIBRATIONS must be a number, at least 3" >&2; exit 2; }
 [ -x "$IB" ] || { echo "interbench-vs: $IB is not a program" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || echo "interbench-vs: not root: neither tool gets SCHED_FIFO" >&2
 cargo build --release --quiet
@@ -39,9 +43,11 @@ hb() { "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" interactive -c "$@
 
 echo "== loops_per_ms: interbench -b and hostbench interactive -b, alternating"
 : >"$WORK/ib.lpm"; : >"$WORK/hb.lpm"
-for i in 1 2 3; do
+cal_ib() {
   (cd "$WORK/ib" && rm -f interbench.loops_per_ms && "$IB" -b -c -t 1 -W Audio -w None >/dev/null 2>&1)
   cat "$WORK/ib/interbench.loops_per_ms" >>"$WORK/ib.lpm"; echo >>"$WORK/ib.lpm"
+}
+cal_hb() {
   (cd "$WORK/hb" && hb -b -t 1 --exact-time -W Audio -w None --json 2>/dev/null) |
     python3 -c '
 import json, sys
@@ -50,9 +56,13 @@ r = c["measurement"]["rested_check"]
 n = r["checks"]
 print(c["loops_per_ms"], f"(accepted at check {n})" if r["accepted"] else f"(median of {n} checks, none accepted)")' >"$WORK/hb.one"
   cut -d" " -f1 "$WORK/hb.one" >>"$WORK/hb.lpm"
+}
+for i in $(seq 1 "$CALIBRATIONS"); do
+  # Odd rounds interbench first, even rounds hostbench first.
+  if [ $((i % 2)) = 1 ]; then cal_ib; cal_hb; else cal_hb; cal_ib; fi
   echo "round $i: interbench $(tail -1 "$WORK/ib.lpm")  hostbench $(cat "$WORK/hb.one")"
 done
-L=$(sort -n "$WORK/ib.lpm" | sed -n 2p)
+L=$(sort -n "$WORK/ib.lpm" | sed -n "$(((CALIBRATIONS + 1) / 2))p")
 echo "runs use -l $L (interbench's median) and -L $CPUS"
 python3 - "$WORK" <<'EOF'
 import statistics, sys
