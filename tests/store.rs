@@ -1129,3 +1129,45 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
     );
     assert_eq!(figures(&mut owner), Some(kept));
 }
+
+/// A host's measuring run whose store the database refuses part way (its writer role loses
+/// the right to update while it measures): one line says so, the run's result is in its
+/// fallback file whole, and nothing it measured is lost.
+#[test]
+fn a_write_the_database_refuses_mid_run_leaves_the_result_in_its_file() {
+    let Some(pg) = PgServer::start("a_write_the_database_refuses_mid_run") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    stdout(&sb, &pg.url, &["results", "import", A]);
+    let mut owner = with_roles(&pg, "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;");
+    let node1 = as_login(&pg, "node1");
+    let child = sb
+        .std_cmd()
+        .args(["--db", &node1, "--no-noise-check", "noise", "10", "300"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The run has stored its first checkpoint (its row is node1's) when the right goes.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    owner
+        .batch_execute("REVOKE INSERT, UPDATE ON results, result_tags FROM hostbench_writer")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("permission denied for table results") && err.contains("it is saved in"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let files = fallback_files(sb.dir.path());
+    assert_eq!(files.len(), 1, "{err}");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    assert_eq!(
+        saved["suites"][0]["runs"].as_array().unwrap().len(),
+        300,
+        "{saved}"
+    );
+}
