@@ -85,13 +85,13 @@ echo "report --fleet over $n results: $(($(now_ms) - start)) ms, $(($(wc -l <"$w
 start=$(now_ms)
 "$exe" --db "$pg" report --fleet --format csv >"$work/fleet-pg.csv"
 echo "postgresql report --fleet: $(($(now_ms) - start)) ms"
-psql -qtA "$pg" -c "UPDATE results SET figures = NULL; DELETE FROM hostbench_layout WHERE version = 7" >/dev/null
+psql -qtA "$pg" -c "UPDATE results SET figures = NULL; DELETE FROM hostbench_layout WHERE version >= 7" >/dev/null
 start=$(now_ms)
 "$exe" --db "$pg" report --fleet --format csv >"$work/fleet-old.csv"
 echo "postgresql at layout 6: report --fleet $(($(now_ms) - start)) ms (each result read whole)"
 start=$(now_ms)
 "$exe" --db "$work/none.sqlite" results push --to "$pg" >/dev/null
-echo "postgresql upgraded to layout 7 by the owner's next store: $(($(now_ms) - start)) ms ($(psql -qtA "$pg" -c "SELECT count(*) FROM results WHERE figures IS NOT NULL") results given their figures)"
+echo "postgresql upgraded to the latest layout by the owner's next store: $(($(now_ms) - start)) ms ($(psql -qtA "$pg" -c "SELECT count(*) FROM results WHERE figures IS NOT NULL") results given their figures)"
 start=$(now_ms)
 "$exe" --db "$pg" report --fleet --format csv >"$work/fleet-new.csv"
 echo "postgresql upgraded: report --fleet $(($(now_ms) - start)) ms; the same fleet as read whole: $(cmp -s "$work/fleet-old.csv" "$work/fleet-new.csv" && echo yes || echo NO)"

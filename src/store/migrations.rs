@@ -136,6 +136,16 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: "ALTER TABLE results ADD COLUMN figures TEXT;",
         postgres: "ALTER TABLE results ADD COLUMN IF NOT EXISTS figures TEXT;",
     },
+    Migration {
+        version: 8,
+        what: "SQLite: an index holding every column `results list` and `report --fleet` read, \
+               so a scan of the store never walks a result's JSON (SQLite keeps a row in one \
+               piece, and the columns added after `result_json` lie past it); PostgreSQL keeps \
+               large JSON apart from its row already and needs nothing",
+        sqlite: "CREATE INDEX IF NOT EXISTS results_listed ON results
+            (id, started_at, suites, host, host_label, headline, incomplete, owner, figures);",
+        postgres: "SELECT 1;",
+    },
 ];
 
 /// The migration that adds the `figures` column. SQL cannot compute a result's headline
