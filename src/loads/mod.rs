@@ -421,17 +421,25 @@ mod tests {
         );
     }
 
+    /// A 4 MiB read file in `dir` (its path and the open file the inputs hand over) and the
+    /// inputs of a disk load with its files there, `page_cache` as given.
+    fn disk_files(dir: &Path, page_cache: bool) -> (PathBuf, std::fs::File, RunInputs) {
+        let read = dir.join("read");
+        write_file(&read, 4 << 20, &AtomicBool::new(false)).unwrap();
+        let read_file = std::fs::File::open(&read).unwrap();
+        let inputs = RunInputs {
+            write_file: Some(dir.join("write")),
+            read_fd: Some(std::os::fd::AsRawFd::as_raw_fd(&read_file)),
+            page_cache,
+            ..inputs()
+        };
+        (read, read_file, inputs)
+    }
+
     #[test]
     fn disk_loads_write_and_read() {
         let dir = tempfile::tempdir().unwrap();
-        let read = dir.path().join("read");
-        write_file(&read, 4 << 20, &AtomicBool::new(false)).unwrap();
-        let read_file = std::fs::File::open(&read).unwrap();
-        let with_files = RunInputs {
-            write_file: Some(dir.path().join("write")),
-            read_fd: Some(std::os::fd::AsRawFd::as_raw_fd(&read_file)),
-            ..inputs()
-        };
+        let (read, _read_file, with_files) = disk_files(dir.path(), false);
         let r = run(&LoadSpec::new(Load::Compile, &with_files), 300);
         assert_eq!(r.threads, 4);
         assert!(r.bytes_written > 0 && r.bytes_read > 0, "{r:?}");
@@ -478,15 +486,7 @@ mod tests {
     #[test]
     fn page_cache_disk_loads_keep_the_file_cached_and_never_wait_for_the_device() {
         let dir = tempfile::tempdir().unwrap();
-        let read = dir.path().join("read");
-        write_file(&read, 4 << 20, &AtomicBool::new(false)).unwrap();
-        let read_file = std::fs::File::open(&read).unwrap();
-        let as_interbench = RunInputs {
-            write_file: Some(dir.path().join("write")),
-            read_fd: Some(std::os::fd::AsRawFd::as_raw_fd(&read_file)),
-            page_cache: true,
-            ..inputs()
-        };
+        let (read, read_file, as_interbench) = disk_files(dir.path(), true);
         let h = start(&LoadSpec::new(Load::Compile, &as_interbench)).unwrap();
         std::thread::sleep(Duration::from_millis(300));
         // One st_blksize block a call, as v0.31's fwrite and read: the bytes per call of the
