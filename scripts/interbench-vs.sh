@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # hostbench interactive beside interbench v0.31 itself, on this host, back to back (run on
-# demand, as root: about 20 minutes on a 2-CPU host).
+# demand, as root: about 25 minutes on a 2-CPU host with the default 2 rounds).
 #
 # It fetches and builds nothing: give it an interbench you built yourself, outside this
 # repository, from its public source:
 #   git clone https://github.com/ckolivas/interbench ~/interbench && make -C ~/interbench
 #   scripts/interbench-vs.sh ~/interbench/interbench [ROUNDS]
 #
-# 1. loops_per_ms: `interbench -b` and `hostbench interactive -b`, alternating, three times each
-#    (CALIBRATIONS=N in the environment: N times; their medians are compared).
+# 1. loops_per_ms: `interbench -b`, `hostbench interactive -b` and interbench's rule on its own
+#    loop placed where hostbench's lies in its 64-byte line of code (benches/loop_placement.c,
+#    built here with cc), alternating, three times each (CALIBRATIONS=N in the environment: N
+#    times; medians are compared); the rule again at the line offsets of the copies of the
+#    loop interbench's calibrate_loop times (found with objdump). Then Video alone, 10 s, with
+#    interbench's -l, three times a tool: the CPU time its task burned.
 # 2. Both tools with the same -l (interbench's median from step 1), -L (this host's CPU count),
 #    -t 10, files of 1000 MB (interbench v0.31's cap; hostbench --file-size 1000) read and
 #    written through the page cache as v0.31's (hostbench --page-cache), timekeepers sleeping
@@ -41,8 +45,23 @@ BENCHES=(Audio Video X Gaming)
 LOADS=(None Burn Write Ring Compile)
 hb() { "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" interactive -c "$@"; }
 
-echo "== loops_per_ms: interbench -b and hostbench interactive -b, alternating"
-: >"$WORK/ib.lpm"; : >"$WORK/hb.lpm"
+echo "== loops_per_ms: interbench -b, hostbench interactive -b and interbench's rule (benches/loop_placement.c), alternating"
+# interbench's calibration times copies of its loop that GCC inlined into calibrate_loop, and
+# where a copy lies in its 64-byte line of code can change its speed (docs/calibration.md):
+# the line offsets of those copies, and of hostbench's loop.
+copies() {  # BINARY FUNCTION: the line offsets of the add/cmp/jne loops in FUNCTION
+  objdump -d --no-show-raw-insn "$1" | awk -v fn="$2" '
+    /^[0-9a-f]+ <.*>:$/ { inside = index($2, fn) > 0 }
+    inside && /add +\$0x1,%r[a-z0-9]+$/ {
+      a = $1; sub(":", "", a); getline c; getline j
+      if (c ~ /cmp/ && j ~ /jne/) print a }' | while read -r a; do echo $((0x$a % 64)); done | sort -un
+}
+IB_OFFSETS=$(copies "$IB" "<calibrate_loop>")
+HB_OFFSET=$(copies "$HB" "interbench_loops")
+echo "interbench's calibrate_loop times loop copies at line offsets: $(echo $IB_OFFSETS)" \
+  "(from 56 on, a copy runs across its line's end); hostbench's loop: $HB_OFFSET"
+cc -O2 -o "$WORK/loop_placement" benches/loop_placement.c
+: >"$WORK/ib.lpm"; : >"$WORK/hb.lpm"; : >"$WORK/rule.lpm"
 cal_ib() {
   (cd "$WORK/ib" && rm -f interbench.loops_per_ms && "$IB" -b -c -t 1 -W Audio -w None >/dev/null 2>&1)
   cat "$WORK/ib/interbench.loops_per_ms" >>"$WORK/ib.lpm"; echo >>"$WORK/ib.lpm"
@@ -57,21 +76,81 @@ n = r["checks"]
 print(c["loops_per_ms"], f"(accepted at check {n})" if r["accepted"] else f"(median of {n} checks, none accepted)")' >"$WORK/hb.one"
   cut -d" " -f1 "$WORK/hb.one" >>"$WORK/hb.lpm"
 }
+# interbench's rule on its loop placed OFFSET bytes into a line (bounded at 60 s).
+cal_rule() { "$WORK/loop_placement" "$1" | tee -a "$WORK/rule.lpm" | cut -d" " -f2-; }
 for i in $(seq 1 "$CALIBRATIONS"); do
   # Odd rounds interbench first, even rounds hostbench first.
   if [ $((i % 2)) = 1 ]; then cal_ib; cal_hb; else cal_hb; cal_ib; fi
-  echo "round $i: interbench $(tail -1 "$WORK/ib.lpm")  hostbench $(cat "$WORK/hb.one")"
+  echo "round $i: interbench $(tail -1 "$WORK/ib.lpm")  hostbench $(cat "$WORK/hb.one")" \
+    " interbench's rule at offset $HB_OFFSET: $(cal_rule "$HB_OFFSET")"
+done
+for o in $IB_OFFSETS; do
+  [ "$o" = "$HB_OFFSET" ] && continue
+  for i in $(seq 1 "$CALIBRATIONS"); do echo "interbench's rule at offset $o: $(cal_rule "$o")"; done
 done
 L=$(sort -n "$WORK/ib.lpm" | sed -n "$(((CALIBRATIONS + 1) / 2))p")
 echo "runs use -l $L (interbench's median) and -L $CPUS"
-python3 - "$WORK" <<'EOF'
+python3 - "$WORK" "$HB_OFFSET" <<'PY'
 import statistics, sys
-ib = [int(x) for x in open(sys.argv[1] + "/ib.lpm").read().split()]
-hb = [int(x) for x in open(sys.argv[1] + "/hb.lpm").read().split()]
-print(f"median loops_per_ms: interbench {statistics.median(ib):.0f}, hostbench "
-      f"{statistics.median(hb):.0f}, ratio {statistics.median(hb) / statistics.median(ib):.3f}; "
-      f"spread (max/min): interbench {max(ib) / min(ib):.3f}, hostbench {max(hb) / min(hb):.3f}")
-EOF
+work, hb_offset = sys.argv[1], int(sys.argv[2])
+ib = [int(x) for x in open(work + "/ib.lpm").read().split()]
+hb = [int(x) for x in open(work + "/hb.lpm").read().split()]
+rule = {}
+for line in open(work + "/rule.lpm"):
+    o, v, _ = line.split()
+    rule.setdefault(int(o), []).append(int(v))
+med = statistics.median
+print(f"median loops_per_ms: interbench -b {med(ib):.0f}, hostbench -b {med(hb):.0f} (ratio "
+      f"{med(hb) / med(ib):.3f}); spread (max/min): interbench {max(ib) / min(ib):.3f}, "
+      f"hostbench {max(hb) / min(hb):.3f}")
+for o, v in sorted(rule.items()):
+    print(f"interbench's rule at line offset {o}: median {med(v):.0f} (spread {max(v) / min(v):.3f})"
+          + (" <- hostbench's placement" if o == hb_offset else ""))
+PY
+
+echo "== burn time: Video alone for 10 s at -l $L, each tool three times, alternating"
+# The CPU time of the busiest thread in the tool's process tree: with no load, the Video task.
+busiest() {
+  python3 - "$@" <<'PY'
+import os, subprocess, sys, time
+hz = os.sysconf("SC_CLK_TCK")
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+used = {}
+def tree(root):
+    kids = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                s = open(f"/proc/{d}/stat").read()
+            except OSError:
+                continue
+            kids.setdefault(int(s[s.rfind(")") + 2:].split()[1]), []).append(int(d))
+    out, todo = [], [root]
+    while todo:
+        x = todo.pop()
+        out.append(x)
+        todo += kids.get(x, [])
+    return out
+while p.poll() is None:
+    for pid in tree(p.pid):
+        try:
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                s = open(f"/proc/{pid}/task/{tid}/stat").read()
+                f = s[s.rfind(")") + 2:].split()
+                used[tid] = (int(f[11]) + int(f[12])) / hz
+        except OSError:
+            pass
+    time.sleep(0.05)
+print(f"{max(used.values(), default=0):.2f}")
+PY
+}
+: >"$WORK/burn.ib"; : >"$WORK/burn.hb"
+for i in 1 2 3; do
+  burn_ib() { (cd "$WORK/ib" && busiest "$IB" -c -l "$L" -L "$CPUS" -t 10 -W Video -w None) >>"$WORK/burn.ib"; }
+  burn_hb() { (cd "$WORK/hb" && busiest "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" interactive -c -l "$L" -L "$CPUS" -t 10 -W Video -w None) >>"$WORK/burn.hb"; }
+  if [ $((i % 2)) = 1 ]; then burn_ib; burn_hb; else burn_hb; burn_ib; fi
+  echo "pair $i: interbench's Video task used $(tail -1 "$WORK/burn.ib") s of CPU, hostbench's $(tail -1 "$WORK/burn.hb") s"
+done
 [ "$ROUNDS" -gt 0 ] || exit 0
 
 wflags=(); for b in "${BENCHES[@]}"; do wflags+=(-W "$b"); done
@@ -83,9 +162,9 @@ for r in $(seq 1 "$ROUNDS"); do
   echo "round $r done ($(date -u +%H:%M:%S))"
 done
 
-python3 - "$WORK" "$ROUNDS" <<'EOF'
+python3 - "$WORK" "$ROUNDS" "$HB_OFFSET" <<'EOF'
 import json, re, sys
-work, rounds = sys.argv[1], int(sys.argv[2])
+work, rounds, hb_offset = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 COLS = ["latency", "sd", "max", "cpu", "deadlines"]
 
 def number(text):
@@ -172,11 +251,22 @@ for bench in ["Audio", "Video", "X", "Gaming"]:
                        ", ".join(f"{l} {fmt(lat(hb, l))}" for l in ranked) +
                        (f"; hostbench reverses {wrong}" if wrong else "")))
 
-lpm = lambda f: [int(x) for x in open(f"{work}/{f}").read().split()]
-ib_l, hb_l = lpm("ib.lpm"), lpm("hb.lpm")
+numbers = lambda f: [float(x) for x in open(f"{work}/{f}").read().split()]
 med = lambda v: sorted(v)[len(v) // 2]
-r = med(hb_l) / med(ib_l)
-checks.append((abs(r - 1) <= 0.03, f"loops_per_ms: hostbench {hb_l} (median {med(hb_l)}), interbench {ib_l} (median {med(ib_l)}): ratio {r:.3f}"))
+ib_l, hb_l = numbers("ib.lpm"), numbers("hb.lpm")
+rule = {}
+for line in open(f"{work}/rule.lpm"):
+    o, v, _ = line.split()
+    rule.setdefault(int(o), []).append(float(v))
+at = rule[hb_offset]
+r = med(hb_l) / med(at)
+checks.append((abs(r - 1) <= 0.03, f"loops_per_ms: hostbench -b {med(hb_l):.0f}, interbench's rule on its loop at "
+               f"hostbench's line offset {hb_offset} {med(at):.0f} (medians of {len(hb_l)} and {len(at)}): ratio {r:.3f} "
+               f"(interbench -b itself {med(ib_l):.0f}: " + ", ".join(f"the rule at offset {o} {med(v):.0f}" for o, v in sorted(rule.items())) + ")"))
+b_ib, b_hb = numbers("burn.ib"), numbers("burn.hb")
+r = med(b_hb) / med(b_ib)
+checks.append((abs(r - 1) <= 0.05, f"burn time at the same -l, Video alone for 10 s: hostbench's task {b_hb} s of CPU, "
+               f"interbench's {b_ib} s: medians' ratio {r:.3f} (allowed ±5%)"))
 print("\nChecks")
 for ok, text in checks:
     print(("PASS  " if ok else "FAIL  ") + text)

@@ -45,11 +45,19 @@ pub fn burn_loops(loops: u64) {
 
 /// interbench's burn loop: `loops` iterations of an empty loop body, about one cycle each, as
 /// interbench v0.31 burns (`for (i = 0; i < loops; i++) asm volatile("" ::: "memory")`,
-/// compiled with `-O2`: add, compare, branch, the loop's top aligned to 16 bytes). Written as
-/// the loop itself in assembly on x86-64 and AArch64, so that no optimiser can unroll it and
-/// make a loop cost less than interbench's;
+/// compiled with `-O2`: add, compare, branch). Written as the loop itself in assembly on x86-64
+/// and AArch64, so that no optimiser can unroll it and make a loop cost less than interbench's;
 /// elsewhere an empty `asm!` (a memory clobber, as interbench's) in a plain loop. The
 /// interactive suite burns with it, so that an interbench `-l` value gives the same burn time.
+///
+/// Where the loop lies matters as much as what it is: on this project's AMD EPYC VM the same
+/// three instructions ran 3.69 million times a millisecond 16, 32 or 48 bytes into a 64-byte
+/// line, 1.85 million across a line's end, and 1.8 to 2.3 million at a line's start. GCC -O2
+/// places interbench v0.31's copies of the loop that its tasks burn with (inlined into
+/// `periodic_schedule` and `burn_usecs`, and `burn_loops` itself) 16 bytes into a line; so this
+/// loop's top is put 16 bytes into a 64-byte line too (the padding before it runs once a call).
+/// interbench's own calibration times another copy, inlined into `calibrate_loop`, which its
+/// build places across a line's end (docs/calibration.md).
 #[inline(never)]
 pub fn interbench_loops(loops: u64) {
     if loops == 0 {
@@ -59,7 +67,8 @@ pub fn interbench_loops(loops: u64) {
     // SAFETY: counts a register up to `loops`; touches no memory and no stack.
     unsafe {
         std::arch::asm!(
-            ".p2align 4",
+            ".p2align 6",
+            ".skip 16, 0x90",
             "2:",
             "add {i}, 1",
             "cmp {i}, {n}",
@@ -124,7 +133,7 @@ impl BurnLoop {
 }
 
 /// Changes whenever `interbench_loops` or the way its speed is measured changes.
-const INTERBENCH_LOOP_VERSION: u32 = 3;
+const INTERBENCH_LOOP_VERSION: u32 = 4;
 
 /// The calling thread's CPU time, ns (`CLOCK_THREAD_CPUTIME_ID`): time it actually ran.
 #[inline]
