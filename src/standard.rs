@@ -127,6 +127,8 @@ pub struct StandardPlan {
     pub pinned: PinnedPlan,
     /// What the plan left out on this host, and why.
     pub skipped: Vec<String>,
+    /// The run's -b and -l (interbench's), for the sched part's burn loop.
+    pub calibration: CalibrationOptions,
 }
 
 /// The pipe ping-pongs, whose cost depends on where their two ends run (up to 3× between one
@@ -153,7 +155,8 @@ impl StandardPlan {
     ) -> Result<StandardPlan, UsageError> {
         let cpus = host.usable_cpus.max(1);
         let mut skipped = Vec::new();
-        // noise: p1bench's default job; fewer runs when quick.
+        // noise: p1bench's default job, calibrated by p1bench's rule (run's -l is
+        // interbench's, for the other parts); fewer runs when quick.
         let params = profile.params();
         let noise = NoiseConfig::new(
             NoiseSettings {
@@ -161,7 +164,7 @@ impl StandardPlan {
                 target_ms: params.noise_ms,
                 runs_requested: params.noise_runs,
             },
-            calibration.clone(),
+            None,
             Some(host.memory_available_bytes),
         )?;
 
@@ -311,6 +314,7 @@ impl StandardPlan {
             sched,
             pinned,
             skipped,
+            calibration,
         })
     }
 
@@ -393,7 +397,7 @@ pub fn run(
             break;
         }
         observer.part_begins(i, part);
-        match run_part(part, &plan.noise.calibration, exe, stop, observer) {
+        match run_part(part, &plan.calibration, exe, stop, observer) {
             Ok((r, part_failure)) => {
                 observer.part_done(i, &r);
                 suites.push(r);

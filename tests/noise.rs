@@ -75,7 +75,7 @@ fn memory_mode_reads_a_working_set() {
     assert_eq!(n["settings"]["mode"]["working_set_mb"], 64);
     assert_eq!(n["runs"].as_array().unwrap().len(), 5);
     let cal = &n["calibration"];
-    assert!(cal["memory_rate"]["per_ms"].as_f64().unwrap() > 0.0);
+    assert_eq!(cal["p1bench"]["runs_ns"].as_array().unwrap().len(), 5);
     assert!(cal["burn"].is_null());
     // 64 MB is a million cache lines: a 20 ms run at any plausible speed wraps at least once.
     assert!(cal["iterations"].as_u64().unwrap() > 100_000);
@@ -84,25 +84,40 @@ fn memory_mode_reads_a_working_set() {
 }
 
 #[test]
-fn calibration_is_cached_forced_and_given() {
+fn calibration_follows_p1bench_and_l_fixes_the_count() {
     let sb = Sandbox::new();
-    let source = |args: &[&str]| {
-        let r = sb.json(args);
-        noise(&r)["calibration"]["burn"]["source"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
-    assert_eq!(source(&["noise", "10", "2"]), "measured");
-    assert!(sb.cache_dir().join("calibration.json").exists());
-    assert_eq!(source(&["noise", "10", "2"]), "cached");
-    assert_eq!(source(&["noise", "-b", "10", "2"]), "measured");
+    // p1bench's find_count: the count of a 100 ms test run, timed five times, scaled so that
+    // the fastest of the five takes the target.
+    let r = sb.json(&["noise", "20", "5"]);
+    let cal = &noise(&r)["calibration"];
+    let p1 = &cal["p1bench"];
+    assert_eq!(p1["test_ms"], 100.0);
+    let runs: Vec<u64> = p1["runs_ns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(runs.len(), 5);
+    let fastest = *runs.iter().min().unwrap();
+    let test_count = p1["test_count"].as_u64().unwrap();
+    let want = test_count as u128 * 20_000_000 / fastest as u128;
+    assert_eq!(u128::from(cal["iterations"].as_u64().unwrap()), want);
+    assert!(cal["burn"].is_null() && cal["target"].is_null());
+    // The test run lasted about 100 ms of the spin loop, and a run of its count about as long.
+    assert!(
+        (50_000_000..400_000_000).contains(&fastest),
+        "{test_count} iterations took {fastest} ns"
+    );
 
+    // -l: that many iterations a millisecond, not calibrated.
     let r = sb.json(&["noise", "-l", "5000", "10", "2"]);
     let cal = &noise(&r)["calibration"];
-    assert_eq!(cal["burn"]["source"], "given");
     assert_eq!(cal["iterations"], 5000 * 10);
-    assert!(cal["target"].is_null());
+    assert!(cal["p1bench"].is_null() && cal["target"].is_null());
+    // p1bench has no -b: nothing is cached for the noise suite.
+    sb.cmd().args(["noise", "-b", "10", "2"]).assert().code(2);
+    assert!(!sb.cache_dir().join("calibration.json").exists());
 }
 
 #[test]

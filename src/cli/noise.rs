@@ -3,7 +3,7 @@ use clap::Args;
 
 use super::console::{Console, View};
 use super::session::Session;
-use super::{CalibrationArgs, GlobalArgs};
+use super::GlobalArgs;
 use crate::model::noise::{NoiseMode, NoiseSettings};
 use crate::model::SuiteResult;
 use crate::platform::host::memory_available_bytes;
@@ -24,8 +24,10 @@ pub struct NoiseArgs {
     /// Number of runs
     #[arg(value_name = "COUNT", default_value_t = 100)]
     pub count: u64,
-    #[command(flatten)]
-    pub calibration: CalibrationArgs,
+    /// Fix the count instead of calibrating it: N iterations of the spin loop a millisecond,
+    /// times TIME_MS (CPU job only)
+    #[arg(short = 'l', long = "loops-per-ms", value_name = "N", value_parser = clap::value_parser!(u64).range(1..=crate::calibration::MAX_LOOPS_PER_MS), conflicts_with = "memory_mb")]
+    pub loops_per_ms: Option<u64>,
 }
 
 pub fn exec(args: &NoiseArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
@@ -38,11 +40,7 @@ pub fn exec(args: &NoiseArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         target_ms: args.time_ms,
         runs_requested: args.count,
     };
-    let config = NoiseConfig::new(
-        settings,
-        args.calibration.options(global)?,
-        memory_available_bytes(),
-    )?;
+    let config = NoiseConfig::new(settings, args.loops_per_ms, memory_available_bytes())?;
     let mut session = Session::start(global, argv, crate::model::Environment::collect())?;
     session.check_noise();
     let stop = session.stop.clone();

@@ -41,6 +41,25 @@ pub fn calibrated_line(cal: &NoiseCalibration) -> String {
 
 /// One sentence on where the iteration count came from and how stable the timings were.
 pub fn calibration_detail(cal: &NoiseCalibration) -> String {
+    if let Some(p) = &cal.p1bench {
+        let ms = |ns: &u64| format!("{:.2}", *ns as f64 / 1e6);
+        let runs: Vec<String> = p.runs_ns.iter().map(ms).collect();
+        return format!(
+            "Calibration: p1bench's rule: {} iterations in a {:.0} ms test run, timed {} times ({} ms), scaled so that the fastest takes {:.0} ms: {} iterations.",
+            p.test_count,
+            p.test_ms,
+            p.runs_ns.len(),
+            runs.join(", "),
+            p.target_ms,
+            p.iterations
+        );
+    }
+    if cal.burn.is_none() && cal.memory_rate.is_none() && cal.target.is_none() {
+        return format!(
+            "Calibration: {} iterations, given with -l (loops/ms × target), not tuned.",
+            cal.iterations
+        );
+    }
     let base = match (&cal.burn, &cal.memory_rate) {
         (Some(b), _) => match (b.source, &b.measurement) {
             (CalibrationSource::Given, _) => {
@@ -302,8 +321,9 @@ mod tests {
         assert!(text.contains("     0.1%:      0   0.00%\n"));
         assert!(text.contains(&format!("     2.0%:      1  20.00% {stars}\n")));
         assert!(!text.contains("     3.0%:"));
-        assert!(text.contains("Percentiles: 50th: 0.500%, 100th: 2.000%"));
-        assert!(text.contains("Fastest: 100.000 ms, 50th: 100.500 ms"));
+        // p1bench's 50th of five: sorted[5 * 50 / 100 - 1], the second (100.2 ms).
+        assert!(text.contains("Percentiles: 50th: 0.200%, 100th: 2.000%"));
+        assert!(text.contains("Fastest: 100.000 ms, 50th: 100.200 ms"));
         assert!(text.contains(
             "Verdict: moderately noisy. p100 spread 2.00% (too few runs for a lower percentile)"
         ));

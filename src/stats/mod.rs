@@ -9,7 +9,7 @@ mod welch;
 pub use histogram::LatencyHistogram;
 pub use ratio::{log_ratio_test, runs_to_detect, RatioTest};
 pub use summary::{
-    confidence_interval_95, median, median_absolute_deviation, percentile_nearest_rank, Interval,
+    confidence_interval_95, median, median_absolute_deviation, percentile_p1bench, Interval,
     Summary,
 };
 pub use welch::{welch_test, WelchTest};

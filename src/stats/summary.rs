@@ -109,14 +109,16 @@ pub fn median_absolute_deviation(samples: &[f64]) -> Option<f64> {
     median(&deviations)
 }
 
-/// The p-th percentile (0 < p ≤ 100) of ascending-sorted samples by the nearest-rank rule:
-/// the smallest sample with at least p% of the samples at or below it.
-pub fn percentile_nearest_rank<T: Copy>(sorted: &[T], p: f64) -> Option<T> {
-    if sorted.is_empty() || !(p > 0.0 && p <= 100.0) {
+/// The p-th percentile (0 < p ≤ 100) of ascending-sorted samples as p1bench reads it:
+/// `sorted[n * p / 100 - 1]` in integer arithmetic, the rank rounded down (the nearest-rank
+/// rule rounds it up: for n = 3 the 50th is the fastest here, the middle one there). Where the
+/// rank is 0 (fewer runs than p1bench prints the percentile for), the first.
+pub fn percentile_p1bench<T: Copy>(sorted: &[T], p: u32) -> Option<T> {
+    if sorted.is_empty() || !(1..=100).contains(&p) {
         return None;
     }
-    let rank = (p / 100.0 * sorted.len() as f64).ceil() as usize;
-    Some(sorted[rank.clamp(1, sorted.len()) - 1])
+    let rank = sorted.len() * p as usize / 100;
+    Some(sorted[rank.max(1) - 1])
 }
 
 #[cfg(test)]
@@ -177,17 +179,24 @@ mod tests {
     }
 
     #[test]
-    fn nearest_rank_percentiles_on_known_data() {
-        let v: Vec<u32> = (1..=100).collect();
-        assert_eq!(percentile_nearest_rank(&v, 50.0), Some(50));
-        assert_eq!(percentile_nearest_rank(&v, 90.0), Some(90));
-        assert_eq!(percentile_nearest_rank(&v, 99.0), Some(99));
-        assert_eq!(percentile_nearest_rank(&v, 100.0), Some(100));
-        assert_eq!(percentile_nearest_rank(&v, 0.5), Some(1));
-        let small = [10, 20, 30];
-        assert_eq!(percentile_nearest_rank(&small, 50.0), Some(20));
-        assert_eq!(percentile_nearest_rank(&small, 99.0), Some(30));
-        assert_eq!(percentile_nearest_rank::<u32>(&[], 50.0), None);
-        assert_eq!(percentile_nearest_rank(&small, 0.0), None);
+    fn p1bench_percentiles_round_the_rank_down() {
+        // n = 3: 3 * 50 / 100 = 1, the first (nearest rank: the second).
+        let three = [10, 20, 30];
+        assert_eq!(percentile_p1bench(&three, 50), Some(10));
+        assert_eq!(percentile_p1bench(&three, 100), Some(30));
+        // n = 10: the 50th is the 5th, the 90th the 9th, the 100th the last.
+        let ten: Vec<u32> = (1..=10).collect();
+        assert_eq!(percentile_p1bench(&ten, 50), Some(5));
+        assert_eq!(percentile_p1bench(&ten, 90), Some(9));
+        assert_eq!(percentile_p1bench(&ten, 100), Some(10));
+        // n = 15: 15 * 90 / 100 = 13, the 13th (nearest rank: the 14th).
+        let fifteen: Vec<u32> = (1..=15).collect();
+        assert_eq!(percentile_p1bench(&fifteen, 90), Some(13));
+        // n = 100, the 99th: the 99th sample.
+        let hundred: Vec<u32> = (1..=100).collect();
+        assert_eq!(percentile_p1bench(&hundred, 99), Some(99));
+        assert_eq!(percentile_p1bench::<u32>(&[], 50), None);
+        assert_eq!(percentile_p1bench(&three, 0), None);
+        assert_eq!(percentile_p1bench(&[7], 50), Some(7));
     }
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::bins::{self, Bin};
 use super::NoiseRun;
-use crate::stats::{confidence_interval_95, percentile_nearest_rank, Interval, Summary};
+use crate::stats::{confidence_interval_95, percentile_p1bench, Interval, Summary};
 
 /// A percentile of the run times, as time and as "% slower than the fastest".
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -20,6 +20,7 @@ pub struct PercentilePoint {
 pub struct NoiseSummary {
     pub runs: usize,
     pub fastest_ns: u64,
+    /// p1bench's 50th percentile (`sorted[n * 50 / 100 - 1]`), which its report calls "50th".
     pub median_ns: u64,
     pub mean_ns: f64,
     pub slowest_ns: u64,
@@ -71,7 +72,7 @@ impl NoiseLevel {
 }
 
 /// The runs needed before p1bench prints each percentile.
-const PERCENTILES: [(f64, usize); 4] = [(50.0, 3), (90.0, 10), (99.0, 100), (100.0, 1)];
+const PERCENTILES: [(u32, usize); 4] = [(50, 3), (90, 10), (99, 100), (100, 1)];
 
 /// None when there are no runs.
 pub fn summarize(runs: &[NoiseRun], iterations: u64) -> Option<NoiseSummary> {
@@ -83,14 +84,14 @@ pub fn summarize(runs: &[NoiseRun], iterations: u64) -> Option<NoiseSummary> {
 
     let as_f64: Vec<f64> = times.iter().map(|&t| t as f64).collect();
     let summary = Summary::of(&as_f64)?;
-    let median = percentile_nearest_rank(&times, 50.0)?;
+    let median = percentile_p1bench(&times, 50)?;
     let percentiles: Vec<PercentilePoint> = PERCENTILES
         .iter()
         .filter(|(_, min_runs)| times.len() >= *min_runs)
         .filter_map(|&(p, _)| {
-            let t = percentile_nearest_rank(&times, p)?;
+            let t = percentile_p1bench(&times, p)?;
             Some(PercentilePoint {
-                percentile: p,
+                percentile: f64::from(p),
                 time_ns: t,
                 slower_pct: slower(t),
             })
@@ -176,6 +177,11 @@ mod tests {
         let ps: Vec<f64> = s.percentiles.iter().map(|p| p.percentile).collect();
         assert_eq!(ps, vec![50.0, 90.0, 100.0]);
         assert_eq!(s.verdict.level, NoiseLevel::Quiet);
+        // Three runs: p1bench's 50th is sorted[3 * 50 / 100 - 1], the fastest.
+        let s = summarize(&runs(&[12.0, 10.0, 11.0]), 1).unwrap();
+        assert_eq!(s.percentiles[0].percentile, 50.0);
+        assert_eq!(s.percentiles[0].time_ns, 10_000_000);
+        assert_eq!(s.median_ns, 10_000_000);
         assert!(summarize(&[], 1).is_none());
     }
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 pub use analysis::{summarize, NoiseLevel, NoiseSummary, PercentilePoint, Verdict};
 
-use crate::calibration::{BurnCalibration, RateMeasurement, TargetCalibration};
+use crate::calibration::{BurnCalibration, P1benchCalibration, RateMeasurement, TargetCalibration};
 
 /// The job: p1bench's CPU spin loop, or (`-m`) its memory read loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,12 +43,18 @@ pub struct NoiseRun {
 pub struct NoiseCalibration {
     /// Iterations per run (spin loops, or cache lines read).
     pub iterations: u64,
-    /// The shared burn loop's speed, the starting point in CPU mode.
+    /// The shared burn loop's speed, the starting point in CPU mode (results stored before
+    /// the noise suite ran p1bench's own spin loop).
     pub burn: Option<BurnCalibration>,
-    /// The memory loop's speed, the starting point in memory mode.
+    /// The memory loop's speed, the starting point in memory mode (likewise).
     pub memory_rate: Option<RateMeasurement>,
-    /// The tuning at the target length; None when `-l` fixed the count.
+    /// The tuning at the target length; None when `-l` fixed the count. (Results stored
+    /// before p1bench's own rule; newer ones have `p1bench`.)
     pub target: Option<TargetCalibration>,
+    /// p1bench's calibration (`find_count`); None when `-l` fixed the count, and in results
+    /// stored before hostbench followed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p1bench: Option<P1benchCalibration>,
 }
 
 /// A noise result: settings, calibration, every run, and the figures derived from them.

@@ -98,7 +98,7 @@ fn pass(iterations: u64, stop: &AtomicBool) -> Option<CheckPass> {
             return None;
         }
         let start = monotonic_ns();
-        Workload::Spin.run(iterations);
+        Workload::Burn.run(iterations);
         times_ns.push(monotonic_ns() - start);
     }
     let runs: Vec<NoiseRun> = times_ns

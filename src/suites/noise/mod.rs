@@ -12,10 +12,7 @@ use anyhow::{anyhow, Result};
 pub use workload::{WorkingSet, Workload, CACHE_LINE};
 
 use super::{Plan, Unit};
-use crate::calibration::{
-    burn_calibration, burn_loops, calibrate_to_target, measure_rate, BurnLoop, CalibrationOptions,
-    RateBudget,
-};
+use crate::calibration::calibrate_like_p1bench;
 use crate::error::UsageError;
 use crate::model::noise::{
     summarize, NoiseCalibration, NoiseMode, NoiseResult, NoiseRun, NoiseSettings,
@@ -27,7 +24,9 @@ use crate::platform::rusage::Usage;
 #[derive(Debug, Clone)]
 pub struct NoiseConfig {
     pub settings: NoiseSettings,
-    pub calibration: CalibrationOptions,
+    /// `-l`: the spin loop's iterations a millisecond, which fix the count (loops/ms × target)
+    /// instead of p1bench's calibration. CPU job only.
+    pub loops_per_ms: Option<u64>,
 }
 
 /// The most runs one invocation may ask for: the run times are kept in memory.
@@ -37,7 +36,7 @@ impl NoiseConfig {
     /// Checks the cross-option rules; `available_memory` is the host's MemAvailable in bytes.
     pub fn new(
         settings: NoiseSettings,
-        calibration: CalibrationOptions,
+        loops_per_ms: Option<u64>,
         available_memory: Option<u64>,
     ) -> Result<Self, UsageError> {
         if settings.target_ms == 0 {
@@ -62,7 +61,7 @@ impl NoiseConfig {
             if working_set_mb == 0 {
                 return Err(UsageError::new("-m Mbytes must be at least 1 (got 0)"));
             }
-            if calibration.given_loops_per_ms.is_some() {
+            if loops_per_ms.is_some() {
                 return Err(UsageError::new(
                     "-l sets the CPU spin loop's speed and cannot be used with -m (the memory loop is always calibrated)",
                 ));
@@ -79,7 +78,7 @@ impl NoiseConfig {
         }
         Ok(NoiseConfig {
             settings,
-            calibration,
+            loops_per_ms,
         })
     }
 }
@@ -130,52 +129,36 @@ pub fn measure(
     let target_ns = settings.target_ms * 1_000_000;
     observer.calibrating(&settings);
 
-    let (workload, calibration, cache_warning) = match settings.mode {
-        NoiseMode::Cpu => {
-            let outcome = burn_calibration(&config.calibration, BurnLoop::Chain);
-            let burn = outcome.calibration;
-            let ballpark = burn.loops_per_ms.saturating_mul(settings.target_ms);
-            let target = if config.calibration.given_loops_per_ms.is_some() {
-                None
-            } else {
-                match calibrate_to_target(&mut burn_loops, ballpark, target_ns, stop) {
-                    Some(t) => Some(t),
-                    None => return Ok(empty(settings)),
-                }
-            };
-            let calibration = NoiseCalibration {
-                iterations: target.map_or(ballpark, |t| t.iterations),
-                burn: Some(burn),
-                memory_rate: None,
-                target,
-            };
-            (Workload::Spin, calibration, outcome.cache_warning)
-        }
-        NoiseMode::Memory { working_set_mb } => {
-            let ws = WorkingSet::new((working_set_mb as usize) << 20)?;
-            // Ballpark timings long enough to sweep well beyond the caches.
-            let budget = RateBudget {
-                chunk_ms: 20.0,
-                budget_ms: 100.0,
-                min_samples: 3,
-                max_samples: 20,
-                rest_ms: 0.0,
-            };
-            let mut read = |n: u64| {
-                std::hint::black_box(ws.read_lines(n));
-            };
-            let rate = measure_rate(&mut read, budget);
-            let ballpark = (rate.per_ms * settings.target_ms as f64) as u64;
-            let Some(target) = calibrate_to_target(&mut read, ballpark, target_ns, stop) else {
+    // p1bench's calibration for both jobs (find_count): the count of a 100 ms test run, timed
+    // five times, scaled so that the fastest would take the target. With -l (CPU mode), the
+    // count is that many spin-loop iterations a millisecond times the target, not tuned.
+    let (workload, cache_warning) = match settings.mode {
+        NoiseMode::Cpu => (Workload::Spin, None),
+        NoiseMode::Memory { working_set_mb } => (
+            Workload::Memory(WorkingSet::new((working_set_mb as usize) << 20)?),
+            None::<String>,
+        ),
+    };
+    let calibration = match config.loops_per_ms {
+        Some(per_ms) => NoiseCalibration {
+            iterations: per_ms.saturating_mul(settings.target_ms),
+            burn: None,
+            memory_rate: None,
+            target: None,
+            p1bench: None,
+        },
+        None => {
+            let mut work = |n: u64| workload.run(n);
+            let Some(p1) = calibrate_like_p1bench(&mut work, target_ns, stop) else {
                 return Ok(empty(settings));
             };
-            let calibration = NoiseCalibration {
-                iterations: target.iterations,
+            NoiseCalibration {
+                iterations: p1.iterations,
                 burn: None,
-                memory_rate: Some(rate),
-                target: Some(target),
-            };
-            (Workload::Memory(ws), calibration, None)
+                memory_rate: None,
+                target: None,
+                p1bench: Some(p1),
+            }
         }
     };
     if calibration.iterations == 0 {

@@ -43,10 +43,50 @@ impl WorkingSet {
     }
 }
 
+/// p1bench's CPU spin loop as its README builds it (`gcc -O0`): `for (i = 0; i < count; i++)
+/// {;}` with the counter and the count in memory, so each step loads the counter, compares it
+/// with the count in memory, and adds one to the counter in memory: a chain through the store
+/// buffer, several cycles a step. On x86-64 these are -O0's own instructions (`addq $1, MEM`,
+/// `movq MEM, %rax`, `cmpq MEM, %rax`, `jb`); elsewhere the same loads and stores, volatile.
+#[inline(never)]
+pub fn p1bench_spin(count: u64) {
+    // The counter and the count, where -O0 keeps them: in the function's stack frame.
+    let mut frame = [0u64, count];
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: reads and writes the two words of `frame`, which outlives the loop.
+    unsafe {
+        std::arch::asm!(
+            "jmp 3f",
+            "2:",
+            "add qword ptr [{f}], 1",
+            "3:",
+            "mov {t}, qword ptr [{f}]",
+            "cmp {t}, qword ptr [{f} + 8]",
+            "jb 2b",
+            f = in(reg) frame.as_mut_ptr(),
+            t = out(reg) _,
+            options(nostack),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let p = frame.as_mut_ptr();
+        // SAFETY: both words are in `frame`; volatile keeps every load and store, as -O0 does.
+        unsafe {
+            while std::ptr::read_volatile(p) < std::ptr::read_volatile(p.add(1)) {
+                std::ptr::write_volatile(p, std::ptr::read_volatile(p) + 1);
+            }
+        }
+    }
+    std::hint::black_box(&frame);
+}
+
 /// The job one run performs `iterations` of.
 pub enum Workload {
-    /// The shared burn loop, p1bench's spin loop.
+    /// p1bench's spin loop ([`p1bench_spin`]): the noise suite's CPU job.
     Spin,
+    /// hostbench's burn loop: the short noise check every measuring command makes.
+    Burn,
     /// Cache-line reads over a working set.
     Memory(WorkingSet),
 }
@@ -55,7 +95,8 @@ impl Workload {
     #[inline]
     pub fn run(&self, iterations: u64) {
         match self {
-            Workload::Spin => burn_loops(iterations),
+            Workload::Spin => p1bench_spin(iterations),
+            Workload::Burn => burn_loops(iterations),
             Workload::Memory(ws) => {
                 std::hint::black_box(ws.read_lines(iterations));
             }
@@ -73,6 +114,29 @@ mod tests {
         // Every byte is 1, so the sum counts the reads: 10 reads wrap the 4 lines twice.
         assert_eq!(ws.read_lines(10), 10);
         assert_eq!(ws.read_lines(300), 300u64 as u8);
+    }
+
+    #[test]
+    fn the_p1bench_spin_loop_takes_time_in_proportion_to_its_count() {
+        p1bench_spin(0);
+        let time = |n: u64| {
+            // The fastest of five, as p1bench calibrates.
+            (0..5)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    p1bench_spin(n);
+                    t.elapsed().as_secs_f64()
+                })
+                .fold(f64::MAX, f64::min)
+        };
+        let (short, long) = (time(2_000_000), time(8_000_000));
+        let ratio = long / short;
+        assert!(
+            (3.0..5.5).contains(&ratio),
+            "4x the count took {ratio:.2}x the time"
+        );
+        // A step goes through memory: it cannot be folded to nothing.
+        assert!(short > 2e-4, "2 million steps in {short} s");
     }
 
     #[test]
