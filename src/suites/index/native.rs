@@ -30,10 +30,18 @@ pub const FLAGS: [&str; 4] = ["-O3", "-ffast-math", "-march=native", "-mtune=nat
 /// The programs, one per test as UnixBench builds them: the name (also `-DHB_NAME`, which
 /// selects the program's code in native.c) and what else its command line has. Only Whetstone
 /// links the maths library: every library mapped makes spawn's forks and execl's execs dearer.
-const PROGRAMS: [(&str, &[&str]); 6] = [
+/// The arithmetic tests are six programs of one source, as UnixBench's Makefile builds arith.c
+/// once per type (`-Ddatum=TYPE`, `-Darithoh`): what the compiler leaves of the loop depends on
+/// the type it sees when it compiles, so the type cannot be an argument.
+const PROGRAMS: [(&str, &[&str]); 11] = [
     ("dhry2reg", &["dhry_2.c"]),
     ("whetstone", &["-lm"]),
-    ("arith", &[]),
+    ("arithoh", &["-DHB_arith", "-Darithoh"]),
+    ("arith_short", &["-DHB_arith", "-Ddatum=short"]),
+    ("arith_int", &["-DHB_arith", "-Ddatum=int"]),
+    ("arith_long", &["-DHB_arith", "-Ddatum=long"]),
+    ("arith_float", &["-DHB_arith", "-Ddatum=float"]),
+    ("arith_double", &["-DHB_arith", "-Ddatum=double"]),
     ("hanoi", &[]),
     ("spawn", &[]),
     ("execl", &[]),
@@ -52,15 +60,15 @@ pub fn arguments(
         Program::Dhrystone => vec!["dhry2reg".into(), d],
         Program::Whetstone => vec!["whetstone".into(), format!("{seconds}")],
         Program::Arith { kind } => {
-            let k = match kind {
-                ArithKind::Overhead => "overhead",
-                ArithKind::Short => "short",
-                ArithKind::Int => "int",
-                ArithKind::Long => "long",
-                ArithKind::Float => "float",
-                ArithKind::Double => "double",
+            let program = match kind {
+                ArithKind::Overhead => "arithoh",
+                ArithKind::Short => "arith_short",
+                ArithKind::Int => "arith_int",
+                ArithKind::Long => "arith_long",
+                ArithKind::Float => "arith_float",
+                ArithKind::Double => "arith_double",
             };
-            vec!["arith".into(), k.into(), d]
+            vec![program.into(), d]
         }
         Program::Hanoi => vec!["hanoi".into(), d],
         Program::Spawn => vec!["spawn".into(), d],
@@ -217,6 +225,116 @@ mod tests {
         assert!(program_path(&third.path, Program::Dhrystone)
             .unwrap()
             .is_file());
+    }
+
+    /// One build of the programs for the tests that run them (None without a C compiler).
+    fn built() -> Option<&'static Path> {
+        static BUILT: std::sync::OnceLock<Option<(tempfile::TempDir, PathBuf)>> =
+            std::sync::OnceLock::new();
+        BUILT
+            .get_or_init(|| {
+                let dir = tempfile::tempdir().unwrap();
+                let b = build(&dir.path().join("cache"), dir.path()).ok()?;
+                Some((dir, b.path))
+            })
+            .as_ref()
+            .map(|(_, p)| p.as_path())
+    }
+
+    /// Runs a program of the build with `args` and reads its report: (count, time_s).
+    fn report_of(mut cmd: std::process::Command) -> (f64, f64) {
+        let out = cmd.output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let json = text
+            .lines()
+            .find_map(|l| l.strip_prefix("report "))
+            .unwrap_or_else(|| {
+                panic!(
+                    "no report: {text:?} {}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            });
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        (v["count"].as_f64().unwrap(), v["time_s"].as_f64().unwrap())
+    }
+
+    fn program(dir: &Path, program: Program, seconds: f64) -> std::process::Command {
+        let now = crate::platform::clock::monotonic_ns();
+        let args = arguments(program, seconds, now, now + (seconds * 1e9) as u64).unwrap();
+        let mut cmd = std::process::Command::new(dir.join(&args[0]));
+        cmd.args(args);
+        cmd
+    }
+
+    #[test]
+    fn whetstone_is_timed_by_the_wall_clock_as_unixbenchs_gtoday_build() {
+        let Some(dir) = built() else {
+            eprintln!("skipped: no C compiler here");
+            return;
+        };
+        let (free, _) = report_of(program(dir, Program::Whetstone, 1.0));
+        // The same run, stopped three quarters of the time: the CPU time it uses is the same,
+        // the wall-clock time four times as long. Timed by user CPU time (getrusage, whets.c's
+        // default), its MWIPS would not move.
+        let mut child = program(dir, Program::Whetstone, 1.0)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id() as i32;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stalls = {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    // SAFETY: signals to our own child, which is reaped only after this ends.
+                    unsafe { libc::kill(pid, libc::SIGSTOP) };
+                    std::thread::sleep(std::time::Duration::from_millis(150));
+                    unsafe { libc::kill(pid, libc::SIGCONT) };
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+            })
+        };
+        let mut text = String::new();
+        std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut text).unwrap();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        stalls.join().unwrap();
+        child.wait().unwrap();
+        let json = text
+            .lines()
+            .find_map(|l| l.strip_prefix("report "))
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        let stalled = v["count"].as_f64().unwrap();
+        assert!(
+            stalled < 0.6 * free,
+            "stopped 3/4 of the time it rated {stalled:.1} MWIPS, free {free:.1}"
+        );
+    }
+
+    #[test]
+    fn arith_and_hanoi_loop_until_their_alarm_rings() {
+        let Some(dir) = built() else {
+            eprintln!("skipped: no C compiler here");
+            return;
+        };
+        let kinds = [
+            ArithKind::Overhead,
+            ArithKind::Short,
+            ArithKind::Int,
+            ArithKind::Long,
+            ArithKind::Float,
+            ArithKind::Double,
+        ];
+        for p in kinds
+            .map(|kind| Program::Arith { kind })
+            .into_iter()
+            .chain([Program::Hanoi])
+        {
+            let (count, time_s) = report_of(program(dir, p, 0.3));
+            assert!(count >= 1.0, "{p:?}: {count}");
+            // SIGALRM at the deadline ends the loop: the time is the duration asked for.
+            assert!((0.25..1.0).contains(&time_s), "{p:?}: {time_s} s");
+        }
     }
 
     #[test]
