@@ -1,6 +1,6 @@
 //! fstime.c, written in Rust: write, read or copy a file of `maxblocks` KB in `bufsize`-byte
 //! blocks, rewinding at its end, for the duration; the score is KB per second. It follows
-//! fstime.c's schedule: each phase first settles (fsync, sleep 2 s, fsync, sleep 2 s — the copy
+//! fstime.c's schedule: each phase first settles (sync, sleep 2 s, sync, sleep 2 s — the copy
 //! phase 2 s and 1 s), the read test first writes the file for 2 s, and the copy test writes
 //! and reads it for 2 s each; and, as fstime's alarm() does, SIGALRM ends the phase, so the
 //! loop itself reads no clock (a clock read per 256-byte write cost fsbuffer 9%) and the
@@ -16,6 +16,12 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 
 use crate::platform::clock::monotonic_ns;
+
+/// sync(2): every file system's dirty data, as fstime.c calls it before each phase.
+fn sync_everything() {
+    // SAFETY: sync takes no arguments and cannot fail.
+    unsafe { libc::sync() };
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -113,23 +119,18 @@ impl Files {
         std::thread::sleep(Duration::from_secs_f64(seconds * self.scale));
     }
 
-    /// fsync, sleep, fsync, sleep (`second` s the second time).
-    fn settle(&mut self, both: bool, second: f64) -> Result<()> {
-        self.f.sync_all()?;
-        if both {
-            self.g.sync_all()?;
-        }
+    /// sync, sleep, sync, sleep (`second` s the second time), as fstime.c: its `sync()` writes
+    /// out every dirty page of the whole system, not only this test's files, so a phase never
+    /// starts behind another program's (or the previous test's) write-back.
+    fn settle(&self, second: f64) {
+        sync_everything();
         self.pause(2.0);
-        self.f.sync_all()?;
-        if both {
-            self.g.sync_all()?;
-        }
+        sync_everything();
         self.pause(second);
-        Ok(())
     }
 
     fn write_phase(&mut self, seconds: f64) -> Result<Rate> {
-        self.settle(false, 2.0)?;
+        self.settle(2.0);
         let alarm = Alarm::set(seconds)?;
         let start = monotonic_ns();
         let mut bytes = 0u64;
@@ -147,7 +148,7 @@ impl Files {
     }
 
     fn read_phase(&mut self, seconds: f64) -> Result<Rate> {
-        self.settle(false, 2.0)?;
+        self.settle(2.0);
         self.f.seek(SeekFrom::Start(0))?;
         let alarm = Alarm::set(seconds)?;
         let start = monotonic_ns();
@@ -163,7 +164,7 @@ impl Files {
     }
 
     fn copy_phase(&mut self, seconds: f64) -> Result<Rate> {
-        self.settle(true, 1.0)?;
+        self.settle(1.0);
         self.f.seek(SeekFrom::Start(0))?;
         let alarm = Alarm::set(seconds)?;
         let start = monotonic_ns();
@@ -259,5 +260,34 @@ mod tests {
             );
         }
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_phase_starts_after_every_file_systems_dirty_data_is_written_out() {
+        use crate::platform::blockdev::DeviceCounters;
+        // Another program's file, written into the page cache and never synced: fstime.c's
+        // sync() writes it out before the phase; an fsync of the test's own files would not.
+        let other = tempfile::tempdir().unwrap();
+        let path = other.path().join("dirty");
+        let mut f = File::create(&path).unwrap();
+        let block = vec![7u8; 1 << 20];
+        for _ in 0..64 {
+            f.write_all(&block).unwrap();
+        }
+        drop(f);
+        let Some(before) = DeviceCounters::of(other.path()) else {
+            eprintln!("skipped: the temporary directory has no block device (tmpfs?)");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        fstime(Mode::Write, 1024, 200, 0.3, dir.path()).unwrap();
+        let mut after = before.clone();
+        after.refresh().unwrap();
+        let (_, written) = after.bytes_since(&before);
+        assert!(
+            written >= 64 << 20,
+            "the device {} wrote {written} bytes during the test: the other file's 64 MiB were left dirty",
+            before.name
+        );
     }
 }
