@@ -106,7 +106,17 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     config.cache_dir = Some(global.cache_dir()?);
     let exe =
         std::env::current_exe().context("finding the hostbench binary for the test copies")?;
+    let copies_note = args
+        .copies
+        .is_empty()
+        .then(|| {
+            render::index::copies_note(environment.usable_cpus(), environment.host.cpus_online)
+        })
+        .flatten();
     let mut session = Session::start(global, argv, environment)?;
+    if let Some(note) = copies_note {
+        session.out.chatter(&note);
+    }
     prepare_workdir(&config.workdir, &session.out)?;
     session.check_noise();
     let stop = session.stop.clone();

@@ -159,6 +159,7 @@ pub fn figures(result: &RunResult) -> Vec<Figure> {
                     for (what, idx) in [
                         ("2D Graphics", pass.index_2d),
                         ("3D Graphics", pass.index_3d),
+                        ("Non-Index", pass.index_misc),
                         ("System", pass.system_index),
                     ] {
                         if let Some(idx) = idx {

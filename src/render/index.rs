@@ -108,6 +108,26 @@ pub fn programs_line(env: &Environment, r: &IndexResult) -> String {
     }
 }
 
+/// Where a default run's copies differ from those UnixBench's Run would start (the CPUs
+/// online, `getCpuInfo`'s count): one line naming both, or None where they agree.
+pub fn copies_note(usable: usize, online: usize) -> Option<String> {
+    let ours = if usable > 1 {
+        format!("1 and {usable} copies, {usable} being the CPUs")
+    } else {
+        "1 copy, 1 being the CPUs".to_string()
+    };
+    let theirs = if online > 1 {
+        format!("1 and {online} copies, {online} being")
+    } else {
+        "1 copy, 1 being".to_string()
+    };
+    (usable != online).then(|| {
+        format!(
+            "Copies: {ours} this process may use (its affinity and cgroup quota); UnixBench's Run would start {theirs} the CPUs online.\n"
+        )
+    })
+}
+
 /// One pass, as UnixBench's text report prints it.
 pub fn pass_text(p: &IndexPass, cpus: usize) -> String {
     let mut out = String::new();
@@ -171,7 +191,7 @@ fn test_line(t: &TestResult) -> String {
                     ""
                 },
                 if t.native { "" } else { built_in_mark(&t.name) }
-            ) + &differs_mark(&t.name)
+            ) + &differs_mark(&t.name, t.native)
         }
         None => format!(
             "{:<40} {:>12} {:<5} (stopped before a pass completed)",
@@ -180,12 +200,18 @@ fn test_line(t: &TestResult) -> String {
     }
 }
 
-/// Beside a test whose workload is not quite UnixBench's: what differs.
-fn differs_mark(name: &str) -> String {
-    crate::suites::index::registry::find(name)
-        .and_then(|t| t.program.differs_from_unixbench())
-        .map(|d| format!(" [not UnixBench's: {d}]"))
-        .unwrap_or_default()
+/// Beside a test whose workload is not quite UnixBench's: what differs; and beside a test that
+/// times something other than its title says: what it times.
+fn differs_mark(name: &str, native: bool) -> String {
+    let Some(t) = crate::suites::index::registry::find(name) else {
+        return String::new();
+    };
+    let differs = t
+        .program
+        .differs_from_unixbench()
+        .map(|d| format!(" [not UnixBench's: {d}]"));
+    let note = t.program.timing_note(native).map(|n| format!(" [{n}]"));
+    differs.unwrap_or_default() + &note.unwrap_or_default()
 }
 
 /// Beside a test that has a C version but ran its built-in one.
@@ -196,26 +222,24 @@ fn built_in_mark(name: &str) -> &'static str {
     }
 }
 
-/// The index table of one category, if any of its tests has a baseline.
+/// The index table of one category, as Run's logIndexCat prints it: when any of the category's
+/// tests has a baseline, every test of the category that ran, those without a baseline with
+/// "---" for it and for their index.
 fn index_table(p: &IndexPass, cat: Category) -> String {
-    let tests: Vec<&TestResult> = p
-        .tests
-        .iter()
-        .filter(|t| t.category == cat && t.baseline.is_some())
-        .collect();
-    if tests.is_empty() {
+    let tests: Vec<&TestResult> = p.tests.iter().filter(|t| t.category == cat).collect();
+    if !tests.iter().any(|t| t.baseline.is_some()) {
         return String::new();
     }
     let mut out = String::new();
     let score = category_index(p, cat);
-    let partial = score.is_some_and(|(_, indexed, of)| indexed < of);
+    let partial = score.is_none_or(|(_, indexed, of)| indexed < of);
     let head = format!(
         "{}{}",
         cat.title(),
-        if cat != Category::Misc && !partial {
-            " Index Values"
-        } else {
+        if partial {
             " Partial Index"
+        } else {
+            " Index Values"
         }
     );
     let _ = writeln!(
@@ -227,6 +251,13 @@ fn index_table(p: &IndexPass, cat: Category) -> String {
         match (t.baseline, t.score, t.index) {
             (Some(b), Some(s), Some(i)) => {
                 let _ = writeln!(out, "{:<40} {:12.1} {:12.1} {:8.1}", t.msg, b, s.score, i);
+            }
+            (None, Some(s), _) => {
+                let _ = writeln!(
+                    out,
+                    "{:<40} {:>12} {:12.1} {:>8}",
+                    t.msg, "---", s.score, "---"
+                );
             }
             _ => {
                 let _ = writeln!(
@@ -257,7 +288,7 @@ fn category_index(p: &IndexPass, cat: Category) -> Option<(f64, usize, usize)> {
         Category::System => p.system_index.map(|i| (i, p.indexed, p.index_tests)),
         Category::TwoD => p.index_2d.map(|i| (i, p.indexed_2d, of)),
         Category::ThreeD => p.index_3d.map(|i| (i, p.indexed_3d, of)),
-        Category::Misc => None,
+        Category::Misc => p.index_misc.map(|i| (i, p.indexed_misc, of)),
     }
 }
 
@@ -385,7 +416,7 @@ pub fn html(result: &RunResult, r: &IndexResult) -> String {
                     esc(&format!(
                         "{}{}",
                         if t.native { "" } else { built_in_mark(&t.name) },
-                        differs_mark(&t.name)
+                        differs_mark(&t.name, t.native)
                     )),
                     esc(&t.unit),
                     t.spread.map_or(String::new(), |s| format!("{:.1}%", s.cv_pct)),
@@ -401,4 +432,22 @@ pub fn html(result: &RunResult, r: &IndexResult) -> String {
     }
     let _ = writeln!(out, "</body></html>");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_copies_are_named_where_they_differ_from_unixbenchs() {
+        assert_eq!(copies_note(4, 4), None);
+        let note = copies_note(1, 2).unwrap();
+        assert!(
+            note.contains("1 copy, 1 being the CPUs this process may use")
+                && note.contains("Run would start 1 and 2 copies, 2 being the CPUs online"),
+            "{note}"
+        );
+        let note = copies_note(8, 64).unwrap();
+        assert!(note.contains("1 and 8 copies") && note.contains("1 and 64 copies"));
+    }
 }

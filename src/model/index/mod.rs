@@ -134,6 +134,12 @@ pub struct IndexPass {
     pub index_3d: Option<f64>,
     #[serde(default)]
     pub indexed_3d: usize,
+    /// Run's "Non-Index Benchmarks" index: the geometric mean of the index values of the
+    /// non-index tests that have a baseline in index.base (grep and sysexec), when either ran.
+    #[serde(default)]
+    pub index_misc: Option<f64>,
+    #[serde(default)]
+    pub indexed_misc: usize,
 }
 
 /// An index result.

@@ -514,7 +514,7 @@ fn finish_pass(
             .filter_map(|r| r.index)
             .collect()
     };
-    let (v2, v3) = (of(Category::TwoD), of(Category::ThreeD));
+    let (v2, v3, misc) = (of(Category::TwoD), of(Category::ThreeD), of(Category::Misc));
     IndexPass {
         copies,
         started_at,
@@ -526,6 +526,8 @@ fn finish_pass(
         indexed_2d: v2.len(),
         index_3d: scoring::overall_index(&v3),
         indexed_3d: v3.len(),
+        index_misc: scoring::overall_index(&misc),
+        indexed_misc: misc.len(),
         tests,
         skipped,
         failed,

@@ -9,10 +9,6 @@ use anyhow::{Context, Result};
 
 const MULTI_SH: &str = include_str!("../assets/multi.sh");
 const TST_SH: &str = include_str!("../assets/tst.sh");
-/// The shell test's input: C source, as UnixBench's sort.src is; this file's own C program,
-/// up to a line end near UnixBench's 8.5 kB.
-const NATIVE_C: &str = include_str!("../assets/native.c");
-const SORT_SRC_BYTES: usize = 8_600;
 const CCTEST_C: &str = include_str!("../assets/cctest.c");
 /// dc: 99 digits of precision, the square root of 2, print; end of input ends dc (GNU dc exits
 /// with status 1 on `q`).
@@ -27,75 +23,10 @@ pub fn write_assets(dir: &Path) -> Result<()> {
     put("tst.sh", TST_SH)?;
     put("cctest.c", CCTEST_C)?;
     put("dc.dat", DC_DAT)?;
-    put("sort.src", sort_source())?;
-    put("large.txt", &large_text())?;
+    put("sort.src", &super::inputs::sort_src())?;
+    put("large.txt", &super::inputs::large_txt())?;
     super::small::write_program(dir)?;
     Ok(())
-}
-
-const WORDS: &[&str] = &[
-    "the",
-    "quick",
-    "brown",
-    "fox",
-    "jumps",
-    "over",
-    "lazy",
-    "dog",
-    "kernel",
-    "scheduler",
-    "latency",
-    "pipe",
-    "process",
-    "thread",
-    "memory",
-    "cache",
-    "disk",
-    "benchmark",
-    "index",
-    "baseline",
-    "gimp",
-    "shell",
-    "script",
-    "compile",
-    "signal",
-    "buffer",
-];
-
-/// A deterministic pseudo-random text: `lines` lines of 6 to 13 words.
-fn text(lines: usize, seed: u64) -> String {
-    let mut state = seed;
-    let mut out = String::new();
-    for _ in 0..lines {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let words = 6 + (state >> 60) as usize % 8;
-        for w in 0..words {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            if w > 0 {
-                out.push(' ');
-            }
-            out.push_str(WORDS[(state >> 33) as usize % WORDS.len()]);
-        }
-        out.push('\n');
-    }
-    out
-}
-
-/// The file the shell pipeline sorts: about 8.5 kB of C source, like UnixBench's sort.src.
-pub fn sort_source() -> &'static str {
-    let end = NATIVE_C[..SORT_SRC_BYTES.min(NATIVE_C.len())]
-        .rfind('\n')
-        .map_or(NATIVE_C.len(), |i| i + 1);
-    &NATIVE_C[..end]
-}
-
-/// The file grep searches: about 700 kB of English-like text, as UnixBench's large.txt.
-pub fn large_text() -> String {
-    text(11_000, 2)
 }
 
 /// What each looper test runs, in the test directory.
@@ -156,12 +87,13 @@ mod tests {
     fn assets_are_unixbenchs_size_and_the_per_copy_script_cleans_up() {
         let dir = tempfile::tempdir().unwrap();
         write_assets(dir.path()).unwrap();
-        let n = sort_source().len();
-        assert!((8_000..=8_600).contains(&n), "sort.src is {n} bytes");
-        assert!(sort_source().contains("the") && sort_source().ends_with('\n'));
-        let n = large_text().len();
-        assert!((600_000..=800_000).contains(&n), "large.txt is {n} bytes");
-        assert!(large_text().contains("gimp"));
+        for (name, shape) in [
+            ("sort.src", super::super::inputs::SORT_SRC),
+            ("large.txt", super::super::inputs::LARGE_TXT),
+        ] {
+            let len = std::fs::metadata(dir.path().join(name)).unwrap().len();
+            assert_eq!(len, shape.bytes as u64, "{name}");
+        }
         // An `rm` on PATH that notes what it removes, then removes it.
         let bin = dir.path().join("bin");
         std::fs::create_dir(&bin).unwrap();

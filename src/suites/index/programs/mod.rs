@@ -5,6 +5,7 @@ mod arith;
 mod dhrystone;
 mod fs;
 pub mod graphics;
+pub mod inputs;
 pub mod looper;
 mod os;
 pub mod small;
