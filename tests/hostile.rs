@@ -274,19 +274,7 @@ fn a_program_another_user_planted_in_a_shared_cache_is_never_run() {
     let cache = shared.join("cache");
     let planted = cache.join("native").join(hash);
     std::fs::create_dir_all(&planted).unwrap();
-    for name in [
-        "dhry2reg",
-        "whetstone",
-        "arithoh",
-        "arith_short",
-        "arith_int",
-        "arith_long",
-        "arith_float",
-        "arith_double",
-        "hanoi",
-        "spawn",
-        "execl",
-    ] {
+    for name in common::NATIVE_PROGRAMS {
         let p = planted.join(name);
         std::fs::write(&p, format!("#!/bin/sh\nid -u > {}\n", marker.display())).unwrap();
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();

@@ -607,19 +607,7 @@ fn the_cpu_tests_are_compiled_by_the_hosts_cc_once_and_the_builtin_versions_run_
         programs.display()
     );
     // One program per test, as UnixBench builds them.
-    for name in [
-        "dhry2reg",
-        "whetstone",
-        "hanoi",
-        "arithoh",
-        "arith_short",
-        "arith_int",
-        "arith_long",
-        "arith_float",
-        "arith_double",
-        "spawn",
-        "execl",
-    ] {
+    for name in common::NATIVE_PROGRAMS {
         assert!(programs.join(name).is_file(), "no {name} built");
     }
     let program = programs.join("dhry2reg");

@@ -205,3 +205,19 @@ pub fn build_deb(out: &std::path::Path) -> PathBuf {
     assert!(path.is_file(), "{}", path.display());
     path
 }
+
+/// The programs `index` builds from its C sources, one per test as UnixBench's Makefile builds
+/// them (src/suites/index/native.rs).
+pub const NATIVE_PROGRAMS: [&str; 11] = [
+    "dhry2reg",
+    "whetstone",
+    "arithoh",
+    "arith_short",
+    "arith_int",
+    "arith_long",
+    "arith_float",
+    "arith_double",
+    "hanoi",
+    "spawn",
+    "execl",
+];

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# hostbench index beside UnixBench 6.0 itself, and hostbench noise beside p1bench, on this host,
+# in alternating pairs (run on demand, as root or not: about 2.5 hours on a 2-CPU host for
+# every test; TESTS=... for fewer).
+#
+# It fetches and builds nothing of theirs: give it a UnixBench tree you built yourself, outside
+# this repository, with its own Makefile, and a p1bench you built as its README says:
+#   git clone https://github.com/kdlucas/byte-unixbench ~/byte-unixbench
+#   make -C ~/byte-unixbench/UnixBench
+#   git clone https://github.com/brendangregg/p1bench ~/p1bench
+#   gcc -O0 -pthread -o ~/p1bench/p1bench ~/p1bench/p1bench.c
+#   scripts/unixbench-vs.sh ~/byte-unixbench/UnixBench ~/p1bench/p1bench [PAIRS]
+#
+# 1. For each test (TESTS in the environment, default: the 12 index tests, then dc, hanoi,
+#    grep, the six arithmetic tests and C), PAIRS times (default 3): `Run -c 1 -i 3 TEST` and
+#    `hostbench index -c 1 -i 3 TEST`, the order alternating from pair to pair; then the same
+#    with -c N, N the CPUs online. Each pair's ratio is hostbench / UnixBench.
+# 2. A table per copy count: each test's scores (medians of the pairs), the median of the
+#    pairs' ratios and their range; the System Benchmarks Index of each tool per pair (from the
+#    12 index tests' scores and UnixBench's own pgms/index.base) and its ratio.
+# 3. p1bench 100 100 and hostbench noise 100 100, alternating, PAIRS times: their percentiles
+#    of "% slower than the fastest" and their rates.
+# 4. The checks of issue #26, PASS or FAIL: every index test's median ratio within 0.95-1.05 at
+#    1 and N copies (a test that keeps one sample at -i 3 has its pairs' range printed beside);
+#    the System index within ±3% at 1 and N copies; each tool's 50th/90th/99th percentile
+#    within the other's run-to-run range; the rates within ±3%.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 2 ] || { echo "usage: scripts/unixbench-vs.sh UNIXBENCH_DIR P1BENCH [PAIRS]" >&2; exit 2; }
+UB=$(realpath "$1")
+P1=$(realpath "$2")
+PAIRS=${3:-3}
+[ -x "$UB/Run" ] && [ -x "$UB/pgms/syscall" ] ||
+  { echo "unixbench-vs: $UB is not a built UnixBench tree (Run and pgms/ after make)" >&2; exit 2; }
+[ -x "$P1" ] || { echo "unixbench-vs: $P1 is not a program" >&2; exit 2; }
+[ "$PAIRS" -ge 1 ] 2>/dev/null || { echo "unixbench-vs: PAIRS must be a number, at least 1" >&2; exit 2; }
+INDEX_TESTS="dhry2reg whetstone-double syscall pipe context1 spawn execl fstime fsbuffer fsdisk shell1 shell8"
+TESTS=${TESTS:-$INDEX_TESTS dc hanoi grep arithoh short int long float double C}
+CPUS=$(nproc --all)
+cargo build --release --quiet
+HB=$PWD/target/release/hostbench
+WORK=$(mktemp -d /var/tmp/unixbench-vs.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/hbres" "$WORK/hbwork"
+export LANG=en_US.utf8
+unset LC_ALL
+
+# One score: UnixBench's from the first result line of Run's report, hostbench's from its JSON.
+ub_score() {  # COPIES TEST
+  (cd "$UB" && ./Run -c "$1" -i 3 "$2" 2>&1) | python3 -c '
+import re, sys
+text = sys.stdin.read()
+body = text.split("of tests", 1)[1]
+for line in body.splitlines():
+    m = re.match(r"^(\S.*?)\s+(\d+\.\d)\s+(\w+)\s+\(", line)
+    if m:
+        print(m.group(2))
+        break
+else:
+    sys.exit("no score in Run'"'"'s report:\n" + text[-2000:])'
+}
+hb_score() {  # COPIES TEST
+  "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -q --json index -c "$1" -i 3 "$2" \
+    --results-dir "$WORK/hbres" --workdir "$WORK/hbwork" 2>/dev/null | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["suites"][0]["passes"][0]["tests"][0]
+print(t["score"]["score"])'
+}
+
+: >"$WORK/scores"
+for copies in 1 "$CPUS"; do
+  [ "$copies" = 1 ] || [ "$CPUS" -gt 1 ] || continue
+  echo "== $copies cop$([ "$copies" = 1 ] && echo y || echo ies): Run -c $copies -i 3 and hostbench index -c $copies -i 3, $PAIRS alternating pairs a test"
+  for t in $TESTS; do
+    for p in $(seq 1 "$PAIRS"); do
+      if [ $((p % 2)) = 1 ]; then u=$(ub_score "$copies" "$t"); h=$(hb_score "$copies" "$t")
+      else h=$(hb_score "$copies" "$t"); u=$(ub_score "$copies" "$t"); fi
+      echo "$copies $t $p $u $h" >>"$WORK/scores"
+      echo "  $t pair $p: UnixBench $u, hostbench $h ($(date -u +%H:%M:%S))"
+    done
+  done
+done
+
+echo "== p1bench 100 100 and hostbench noise 100 100, $PAIRS alternating pairs"
+: >"$WORK/noise"
+p1_line() {
+  "$P1" 100 100 | python3 -c '
+import re, sys
+t = sys.stdin.read()
+p = dict(re.findall(r"(\d+)th: ([\d.]+)%", t.split("Percentiles:")[1].splitlines()[0]))
+r = re.search(r"Fastest rate: (\d+)/s, 50th: (\d+)/s, mean: (\d+)/s", t)
+print("p1bench", p["50"], p["90"], p["99"], r.group(1), r.group(2), r.group(3))'
+}
+hb_noise_line() {
+  "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -q --json noise 100 100 2>/dev/null | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["suites"][0]["summary"]
+p = {int(x["percentile"]): x["slower_pct"] for x in s["percentiles"]}
+print("hostbench", p[50], p[90], p[99], s["rate_fastest"], s["rate_median"], s["rate_mean"])'
+}
+for p in $(seq 1 "$PAIRS"); do
+  if [ $((p % 2)) = 1 ]; then p1_line >>"$WORK/noise"; hb_noise_line >>"$WORK/noise"
+  else hb_noise_line >>"$WORK/noise"; p1_line >>"$WORK/noise"; fi
+  tail -2 "$WORK/noise" | sed "s/^/  pair $p: /"
+done
+
+python3 - "$WORK" "$UB/pgms/index.base" "$INDEX_TESTS" "$CPUS" <<'PY'
+import statistics, sys
+work, base_file, index_tests, cpus = sys.argv[1], sys.argv[2], sys.argv[3].split(), int(sys.argv[4])
+med = statistics.median
+base = {}
+for line in open(base_file):
+    f = line.strip().split("|")
+    if len(f) >= 4 and not line.startswith("#"):
+        base[f[0]] = float(f[3])
+rows = {}
+for line in open(f"{work}/scores"):
+    c, t, p, u, h = line.split()
+    rows.setdefault((int(c), t), []).append((int(p), float(u), float(h)))
+checks = []
+ONE_SAMPLE = {"spawn", "execl", "fstime", "fsbuffer", "fsdisk", "shell1", "shell8"}
+for copies in sorted({c for c, _ in rows}):
+    print(f"\n{copies} cop{'y' if copies == 1 else 'ies'} (hostbench / UnixBench; median of the pairs' ratios, their range)")
+    print("%-18s %14s %14s %8s %17s" % ("test", "UnixBench", "hostbench", "ratio", "pairs' range"))
+    for (c, t), v in rows.items():
+        if c != copies:
+            continue
+        ratios = [h / u for _, u, h in v]
+        r = med(ratios)
+        print("%-18s %14.1f %14.1f %8.3f %8.3f-%-8.3f" % (t, med([u for _, u, _ in v]), med([h for _, _, h in v]), r, min(ratios), max(ratios)))
+        if t in index_tests:
+            note = f"; one sample a run at -i 3, pairs {min(ratios):.3f}-{max(ratios):.3f}" if t in ONE_SAMPLE else ""
+            checks.append((0.95 <= r <= 1.05, f"{t} at {copies} cop{'y' if copies == 1 else 'ies'}: median ratio {r:.3f}{note}"))
+    # The System index of each pair, from the twelve index tests' scores.
+    pairs = sorted({p for (c, t), v in rows.items() if c == copies for p, _, _ in v})
+    idx = []
+    for p in pairs:
+        got = {t: (u, h) for (c, t), v in rows.items() if c == copies for q, u, h in v if q == p}
+        if all(t in got for t in index_tests):
+            gm = lambda k: statistics.geometric_mean([10 * got[t][k] / base[t] for t in index_tests])
+            idx.append((gm(0), gm(1)))
+    if idx:
+        ratios = [h / u for u, h in idx]
+        r = med(ratios)
+        for p, (u, h) in zip(pairs, idx):
+            print(f"System Benchmarks Index, pair {p}: UnixBench {u:.1f}, hostbench {h:.1f} ({h / u:.3f})")
+        checks.append((abs(r - 1) <= 0.03, f"System Benchmarks Index at {copies} cop{'y' if copies == 1 else 'ies'}: median ratio {r:.3f} (pairs {min(ratios):.3f}-{max(ratios):.3f})"))
+
+noise = {"p1bench": [], "hostbench": []}
+for line in open(f"{work}/noise"):
+    f = line.split()
+    noise[f[0]].append([float(x) for x in f[1:]])
+if noise["p1bench"] and noise["hostbench"]:
+    print("\nnoise: % slower than the fastest run (each pair), and rates")
+    names = ["50th", "90th", "99th", "fastest rate", "50th rate", "mean rate"]
+    for i, n in enumerate(names):
+        a = [r[i] for r in noise["p1bench"]]
+        b = [r[i] for r in noise["hostbench"]]
+        fmt = (lambda x: f"{x:.3f}%") if i < 3 else (lambda x: f"{x:.4g}/s")
+        print(f"{n:>13}: p1bench {', '.join(map(fmt, a))}; hostbench {', '.join(map(fmt, b))}")
+        if i < 3:
+            inside = lambda x, v: min(v) <= x <= max(v)
+            ok = inside(med(b), a) and inside(med(a), b)
+            checks.append((ok, f"noise {n} percentile: hostbench {fmt(med(b))} (range {fmt(min(b))}-{fmt(max(b))}), "
+                               f"p1bench {fmt(med(a))} (range {fmt(min(a))}-{fmt(max(a))}): each median within the other's range"))
+        else:
+            r = med(b) / med(a)
+            checks.append((abs(r - 1) <= 0.03, f"noise {n}: hostbench / p1bench {r:.3f}"))
+
+print("\nChecks")
+for ok, text in checks:
+    print(("PASS  " if ok else "FAIL  ") + text)
+print(f"\n{sum(ok for ok, _ in checks)} of {len(checks)} checks pass")
+PY
