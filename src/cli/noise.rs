@@ -26,7 +26,7 @@ pub struct NoiseArgs {
     pub count: u64,
     /// Fix the count instead of calibrating it: N iterations of the spin loop a millisecond,
     /// times TIME_MS (CPU job only)
-    #[arg(short = 'l', long = "loops-per-ms", value_name = "N", value_parser = clap::value_parser!(u64).range(1..=crate::calibration::MAX_LOOPS_PER_MS), conflicts_with = "memory_mb")]
+    #[arg(short = 'l', long = "loops-per-ms", value_name = "N", value_parser = clap::value_parser!(u64).range(1..=crate::calibration::MAX_LOOPS_PER_MS))]
     pub loops_per_ms: Option<u64>,
 }
 

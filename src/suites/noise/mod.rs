@@ -63,7 +63,7 @@ impl NoiseConfig {
             }
             if loops_per_ms.is_some() {
                 return Err(UsageError::new(
-                    "-l sets the CPU spin loop's speed and cannot be used with -m (the memory loop is always calibrated)",
+                    "-l fixes the CPU spin loop's count and cannot be used with -m (the memory loop is always calibrated)",
                 ));
             }
             let bytes = working_set_mb.saturating_mul(1 << 20);
