@@ -78,11 +78,13 @@ fn audio_and_video_alone_get_their_cpu_and_meet_deadlines() {
         );
     }
     // The simulations use what they should: about 5% and 40% of a CPU. The burn is calibrated
-    // at the start; this shared VM's CPU speed drifts by 5-20% within minutes (DESIGN.md), and
-    // CI once saw Video at 60.2%: a bound of 70% still fails a burn that ran twice too long.
+    // at the start by interbench's rule, which takes the loop's speed just after a rest; on this
+    // shared VM the loop then runs up to twice as fast once busy (docs/calibration.md), and its
+    // speed drifts by 5-20% within minutes: CI saw Video at 60.2% and at 24.5%. Bounds of 15%
+    // and 70% still fail a burn that ran a third or twice as long as it should.
     let (a, v) = (f(&audio["measured_cpu_pct"]), f(&video["measured_cpu_pct"]));
-    assert!((2.0..15.0).contains(&a), "Audio used {a}% CPU");
-    assert!((25.0..70.0).contains(&v), "Video used {v}% CPU");
+    assert!((1.5..15.0).contains(&a), "Audio used {a}% CPU");
+    assert!((15.0..70.0).contains(&v), "Video used {v}% CPU");
     assert_eq!(f(&audio["asked_cpu_pct"]), 5.0);
     assert!((f(&video["asked_cpu_pct"]) - 40.0).abs() < 0.01);
 }
