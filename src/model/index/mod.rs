@@ -136,9 +136,11 @@ pub struct IndexPass {
     pub indexed_3d: usize,
     /// Run's "Non-Index Benchmarks" index: the geometric mean of the index values of the
     /// non-index tests that have a baseline in index.base (grep and sysexec), when either ran.
-    #[serde(default)]
+    /// Left out of the JSON when neither ran, so that results stored before it read back as
+    /// they were written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index_misc: Option<f64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub indexed_misc: usize,
 }
 
@@ -205,4 +207,8 @@ pub struct NativeBuild {
     /// there): the programs were then built for this run alone, in its private directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub untrusted_cache: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
