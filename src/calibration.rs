@@ -448,7 +448,9 @@ pub fn calibrate_like_p1bench(
     })
 }
 
-/// An iteration count tuned so that one run of the work takes a target time.
+/// An iteration count tuned so that the median run of the work took a target time: how the
+/// noise suite calibrated before it followed p1bench's rule, kept to read the results stored
+/// then.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct TargetCalibration {
     pub target_ms: f64,
@@ -460,72 +462,6 @@ pub struct TargetCalibration {
     /// The median time of the last pass's runs before the final rescale, ms.
     pub last_median_ms: f64,
     pub elapsed_ms: f64,
-}
-
-/// Tunes `work`'s iteration count so that its median run takes `target_ns`, starting from a
-/// ballpark count. Passes of timed runs at the full target length (so effects that only show
-/// at that length, such as a working set falling out of cache, are in the figure) rescale the
-/// count by target / median until a pass's median is within 5% of the target (at most 4 passes).
-/// A pass is cut short when one run is off by more than 2×. Returns None if `stop` is set
-/// before any pass completed.
-pub fn calibrate_to_target(
-    work: &mut dyn FnMut(u64),
-    ballpark_iterations: u64,
-    target_ns: u64,
-    stop: &AtomicBool,
-) -> Option<TargetCalibration> {
-    let start = monotonic_ns();
-    let target_ms = target_ns as f64 / 1e6;
-    // Several runs for short targets, at least three for long ones: about a second in all.
-    let runs_per_pass = ((1000.0 / target_ms) as usize).clamp(3, 9);
-    let mut count = ballpark_iterations.max(1);
-    let mut timed_runs = 0;
-    let mut last = None;
-    let rescale =
-        |count: u64, t_ns: f64| ((count as f64 * target_ns as f64 / t_ns).round() as u64).max(1);
-
-    for _pass in 0..4 {
-        let mut times = Vec::with_capacity(runs_per_pass);
-        for _ in 0..runs_per_pass {
-            if stop.load(Ordering::Relaxed) {
-                return last.map(|(c, mad, med)| finish(c, timed_runs, mad, med, target_ms, start));
-            }
-            let t = time_ns(work, count) as f64;
-            timed_runs += 1;
-            times.push(t);
-            let ratio = t / target_ns as f64;
-            if times.len() == 1 && !(0.5..=2.0).contains(&ratio) {
-                break;
-            }
-        }
-        let med = median(&times).unwrap_or(target_ns as f64);
-        let mad_pct = 100.0 * median_absolute_deviation(&times).unwrap_or(0.0) / med;
-        let within = (med / target_ns as f64 - 1.0).abs() < 0.05 && times.len() == runs_per_pass;
-        count = rescale(count, med);
-        last = Some((count, mad_pct, med / 1e6));
-        if within {
-            break;
-        }
-    }
-    last.map(|(c, mad, med)| finish(c, timed_runs, mad, med, target_ms, start))
-}
-
-fn finish(
-    iterations: u64,
-    timed_runs: usize,
-    mad_pct: f64,
-    last_median_ms: f64,
-    target_ms: f64,
-    start: u64,
-) -> TargetCalibration {
-    TargetCalibration {
-        target_ms,
-        iterations,
-        timed_runs,
-        mad_pct,
-        last_median_ms,
-        elapsed_ms: (monotonic_ns() - start) as f64 / 1e6,
-    }
 }
 
 /// Where a `loops_per_ms` figure came from.
@@ -820,38 +756,6 @@ mod tests {
         // 20 ms worth of loops should take roughly 20 ms (loose: the host is shared).
         let ms = min_time_ns((rate.per_ms * 20.0) as u64) as f64 / 1e6;
         assert!((8.0..60.0).contains(&ms), "20 ms of loops took {ms} ms");
-    }
-
-    #[test]
-    fn target_calibration_converges_on_the_target() {
-        let stop = AtomicBool::new(false);
-        // A ballpark 10x too small: the passes must still find the target.
-        let rate = measure_rate(
-            &mut burn_loops,
-            RateBudget {
-                chunk_ms: 1.0,
-                budget_ms: 20.0,
-                min_samples: 5,
-                max_samples: 50,
-                rest_ms: 0.0,
-            },
-        );
-        let ballpark = (rate.per_ms * 30.0 / 10.0) as u64;
-        let cal = calibrate_to_target(&mut burn_loops, ballpark, 30_000_000, &stop).unwrap();
-        assert!(cal.timed_runs >= 3);
-        let ms = min_time_ns(cal.iterations) as f64 / 1e6;
-        // The ballpark was 10x off (3 ms); a busy 2-CPU host stretches or shrinks single
-        // timings by up to 2-3x, not 10x.
-        assert!(
-            (10.0..90.0).contains(&ms),
-            "calibrated 30 ms run took {ms} ms"
-        );
-    }
-
-    #[test]
-    fn target_calibration_stops_when_asked() {
-        let stop = AtomicBool::new(true);
-        assert!(calibrate_to_target(&mut burn_loops, 1000, 1_000_000, &stop).is_none());
     }
 
     #[test]

@@ -241,7 +241,7 @@ impl NoiseObserver for Console<'_> {
         }
     }
 
-    fn calibrated(&mut self, calibration: &NoiseCalibration, cache_warning: Option<&str>) {
+    fn calibrated(&mut self, calibration: &NoiseCalibration) {
         let View::Noise { verbose } = self.view else {
             return;
         };
@@ -249,9 +249,6 @@ impl NoiseObserver for Console<'_> {
             "{}\n",
             render::noise::calibrated_line(calibration)
         ));
-        if let Some(w) = cache_warning {
-            self.warn(w);
-        }
         if verbose {
             self.chatter(&format!("{}\n", render::noise::verbose_header()));
         }

@@ -86,7 +86,7 @@ impl NoiseConfig {
 /// What a noise run reports while it works; the caller decides what to show.
 pub trait NoiseObserver {
     fn calibrating(&mut self, _settings: &NoiseSettings) {}
-    fn calibrated(&mut self, _calibration: &NoiseCalibration, _cache_warning: Option<&str>) {}
+    fn calibrated(&mut self, _calibration: &NoiseCalibration) {}
     /// After each run: its index (0-based), the runs planned, the run, the previous run and the
     /// fastest so far.
     fn run_done(
@@ -132,12 +132,11 @@ pub fn measure(
     // p1bench's calibration for both jobs (find_count): the count of a 100 ms test run, timed
     // five times, scaled so that the fastest would take the target. With -l (CPU mode), the
     // count is that many spin-loop iterations a millisecond times the target, not tuned.
-    let (workload, cache_warning) = match settings.mode {
-        NoiseMode::Cpu => (Workload::Spin, None),
-        NoiseMode::Memory { working_set_mb } => (
-            Workload::Memory(WorkingSet::new((working_set_mb as usize) << 20)?),
-            None::<String>,
-        ),
+    let workload = match settings.mode {
+        NoiseMode::Cpu => Workload::Spin,
+        NoiseMode::Memory { working_set_mb } => {
+            Workload::Memory(WorkingSet::new((working_set_mb as usize) << 20)?)
+        }
     };
     let calibration = match config.loops_per_ms {
         Some(per_ms) => NoiseCalibration {
@@ -167,7 +166,7 @@ pub fn measure(
             settings.target_ms
         ));
     }
-    observer.calibrated(&calibration, cache_warning.as_deref());
+    observer.calibrated(&calibration);
 
     let planned = settings.runs_requested;
     let mut runs: Vec<NoiseRun> = Vec::with_capacity(planned as usize);

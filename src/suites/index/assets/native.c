@@ -189,9 +189,12 @@ static int dhry2reg(unsigned long long deadline)
 #ifdef HB_whetstone
 /* ---- The double-precision Whetstone (Curnow and Wichmann; Longbottom's self-timing C). ---- */
 
-/* As whets.c: the procedures in the same file, which the compiler may inline, and no barrier
- * inside a loop (sections 4 and 7 reach a fixed point, and compilers hoist them, there as
- * here). */
+/* Laid out as whets.c, since what the compiler makes of it depends on the layout: the section
+ * loops' variables are locals of whetstones() (j, k and l are longs), the three procedures take
+ * them as parameters and sit in the same file (the compiler may inline them), p3 works through
+ * its pointers in whets.c's order, and after each section a procedure of its own adds the
+ * section's time and check value to file-level totals (whets.c's pout). No barrier inside a
+ * loop (sections 4 and 7 reach a fixed point, and compilers hoist them, there as here). */
 
 /* UnixBench's Makefile builds whets.c with -DGTODay: its sections are timed by the wall clock
  * (gettimeofday), not by the CPU time used, so time the process spends preempted or stopped
@@ -203,12 +206,11 @@ static double wall_seconds(void)
 	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-static double t, t1, t2, e1[4];
-static int j, k, l;
+static double time_used, check_sum;
 
-void pa(double e[4])
+void pa(double e[4], double t, double t2)
 {
-	int n;
+	long n;
 	for (n = 0; n < 6; n++) {
 		e[0] = (e[0] + e[1] + e[2] - e[3]) * t;
 		e[1] = (e[0] + e[1] - e[2] + e[3]) * t;
@@ -217,37 +219,41 @@ void pa(double e[4])
 	}
 }
 
-void po(void)
+void po(double e[4], long j, long k, long l)
 {
-	e1[j] = e1[k];
-	e1[k] = e1[l];
-	e1[l] = e1[j];
+	e[j] = e[k];
+	e[k] = e[l];
+	e[l] = e[j];
 }
 
-void p3(double *x, double *y, double *z)
+void p3(double *x, double *y, double *z, double t, double t1, double t2)
 {
-	double x1 = *y, y1 = *z;
-	x1 = t * (x1 + y1);
-	y1 = t1 * (x1 + y1);
-	*x = x1;
-	*y = y1;
-	*z = (x1 + y1) / t2;
+	*x = *y;
+	*y = *z;
+	*x = t * (*x + *y);
+	*y = t1 * (*x + *y);
+	*z = (*x + *y) / t2;
 }
 
-/* Every section `xtra` times with inner loops of x100 times the section constants; returns the
- * wall-clock time used (the first section's a tenth, as the original counts it) and the check sum. */
-static double whetstones(long xtra, long x100, double *check)
+/* After each section, outside its timing: its time and check value into the totals. */
+void section_done(double check, double seconds)
+{
+	check_sum += check;
+	time_used += seconds;
+}
+
+/* Every section `xtra` times with inner loops of x100 times the section constants; adds the
+ * wall-clock time used (the first section's a tenth, as the original counts it) and the check
+ * values to the totals. */
+static void whetstones(long xtra, long x100)
 {
 	long n1 = 12 * x100, n2 = 14 * x100, n3 = 345 * x100, n4 = 210 * x100;
 	long n5 = 32 * x100, n6 = 899 * x100, n7 = 616 * x100, n8 = 93 * x100;
-	long n1mult = 10, ix, i;
-	double t0, x, y, z, used = 0, start;
+	long n1mult = 10, i, ix, j, k, l;
+	double x, y, z, e1[4], start, seconds;
+	double t = 0.49999975, t0 = t, t1 = 0.50000025, t2 = 2.0;
 
-	t = 0.49999975;
-	t0 = t;
-	t1 = 0.50000025;
-	t2 = 2.0;
-	*check = 0;
+	check_sum = 0;
 
 	e1[0] = 1.0; e1[1] = -1.0; e1[2] = -1.0; e1[3] = -1.0;
 	start = wall_seconds();
@@ -261,18 +267,18 @@ static double whetstones(long xtra, long x100, double *check)
 		t = 1.0 - t;
 	}
 	t = t0;
-	used += (wall_seconds() - start) / n1mult;
-	*check += e1[3];
+	seconds = (wall_seconds() - start) / n1mult;
+	section_done(e1[3], seconds);
 
 	start = wall_seconds();
 	for (ix = 0; ix < xtra; ix++) {
 		for (i = 0; i < n2; i++)
-			pa(e1);
+			pa(e1, t, t2);
 		t = 1.0 - t;
 	}
 	t = t0;
-	used += wall_seconds() - start;
-	*check += e1[3];
+	seconds = wall_seconds() - start;
+	section_done(e1[3], seconds);
 
 	j = 1;
 	start = wall_seconds();
@@ -282,8 +288,8 @@ static double whetstones(long xtra, long x100, double *check)
 			j = j > 2 ? 0 : 1;
 			j = j < 1 ? 1 : 0;
 		}
-	used += wall_seconds() - start;
-	*check += j;
+	seconds = wall_seconds() - start;
+	section_done((double)j, seconds);
 
 	j = 1; k = 2; l = 3;
 	start = wall_seconds();
@@ -295,8 +301,9 @@ static double whetstones(long xtra, long x100, double *check)
 			e1[l - 2] = j + k + l;
 			e1[k - 2] = j * k * l;
 		}
-	used += wall_seconds() - start;
-	*check += e1[0] + e1[1];
+	seconds = wall_seconds() - start;
+	x = e1[0] + e1[1];
+	section_done(x, seconds);
 
 	x = 0.5;
 	y = 0.5;
@@ -309,57 +316,57 @@ static double whetstones(long xtra, long x100, double *check)
 		t = 1.0 - t;
 	}
 	t = t0;
-	used += wall_seconds() - start;
-	*check += y;
+	seconds = wall_seconds() - start;
+	section_done(y, seconds);
 
 	x = 1.0; y = 1.0; z = 1.0;
 	start = wall_seconds();
 	for (ix = 0; ix < xtra; ix++)
 		for (i = 0; i < n6; i++)
-			p3(&x, &y, &z);
-	used += wall_seconds() - start;
-	*check += z;
+			p3(&x, &y, &z, t, t1, t2);
+	seconds = wall_seconds() - start;
+	section_done(z, seconds);
 
 	j = 0; k = 1; l = 2;
 	e1[0] = 1.0; e1[1] = 2.0; e1[2] = 3.0;
 	start = wall_seconds();
 	for (ix = 0; ix < xtra; ix++)
 		for (i = 0; i < n7; i++)
-			po();
-	used += wall_seconds() - start;
-	*check += e1[2];
+			po(e1, j, k, l);
+	seconds = wall_seconds() - start;
+	section_done(e1[2], seconds);
 
 	x = 0.75;
 	start = wall_seconds();
 	for (ix = 0; ix < xtra; ix++)
 		for (i = 0; i < n8; i++)
 			x = sqrt(exp(log(x) / t1));
-	used += wall_seconds() - start;
-	*check += x;
-	return used;
+	seconds = wall_seconds() - start;
+	section_done(x, seconds);
 }
 
 static int whetstone(double seconds)
 {
 	long x100 = 100, xtra = 1;
-	double used = 0, check;
 	int tries;
 	/* Calibration as whets.c under UnixBench: five times more passes until a run takes over
 	 * half a second (at most ten tries), then enough passes for the requested time. */
 	for (tries = 0; tries < 10; tries++) {
-		used = whetstones(xtra, x100, &check);
-		if (used > 0.5)
+		time_used = 0;
+		whetstones(xtra, x100);
+		if (time_used > 0.5)
 			break;
 		xtra *= 5;
 	}
-	if (used > 0)
-		xtra = (long)(seconds * xtra / used);
+	if (time_used > 0)
+		xtra = (long)(seconds * xtra / time_used);
 	if (xtra < 1)
 		xtra = 1;
-	used = whetstones(xtra, x100, &check);
-	if (!(used > 0) || check == 0 || !isfinite(check))
+	time_used = 0;
+	whetstones(xtra, x100);
+	if (!(time_used > 0) || check_sum == 0 || !isfinite(check_sum))
 		return fail("Whetstone: wrong answer (check value zero or not finite)");
-	report(xtra * x100 / (10.0 * used), 0, used);
+	report(xtra * x100 / (10.0 * time_used), 0, time_used);
 	return 0;
 }
 #endif

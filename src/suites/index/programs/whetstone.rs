@@ -1,8 +1,8 @@
 //! The double-precision Whetstone benchmark (Curnow and Wichmann; the self-timing C version by
 //! Roy Longbottom that UnixBench runs), written in Rust for hostbench: its eight sections with
-//! their loop constants, timed by user CPU time, calibrated to the requested duration, and rated
-//! in MWIPS = passes × 100 / (10 × seconds), the first section counting a tenth of its time as
-//! the original does. The sum of the sections' check values must come out non-zero.
+//! their loop constants, timed by the wall clock (UnixBench builds whets.c with `-DGTODay`),
+//! calibrated to the requested duration, and rated in MWIPS = passes × 100 / (10 × seconds), the
+//! first section counting a tenth of its time as the original does. The sum of the sections' check values must come out non-zero.
 //!
 //! The port gives the optimiser what whets.c gives a C compiler, no more and no less: the same
 //! constants, procedures it may inline, no barriers inside the loops. Sections 4 and 7 reach a
@@ -11,10 +11,10 @@
 //! incomparable. Nothing can fold the whole run: the pass count is known only at run time and
 //! every section's result feeds the check value.
 
-use crate::platform::rusage::Usage;
-
-fn user_seconds() -> f64 {
-    Usage::process().user_ns as f64 / 1e9
+/// Seconds on the wall clock (whets.c's `-DGTODay` timer, `gettimeofday`; here the monotonic
+/// clock, which measures the same elapsed time without steps).
+fn wall_seconds() -> f64 {
+    crate::platform::clock::monotonic_ns() as f64 / 1e9
 }
 
 /// What one measured run gave.
@@ -47,7 +47,7 @@ fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
     let mut e1 = [1.0f64, -1.0, -1.0, -1.0];
 
     // Section 1: array elements (run ten times over, a tenth of its time counted).
-    let start = user_seconds();
+    let start = wall_seconds();
     for _ in 0..xtra {
         for _ in 0..n1 * n1mult {
             e1[0] = (e1[0] + e1[1] + e1[2] - e1[3]) * t;
@@ -58,11 +58,11 @@ fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
         t = 1.0 - t;
     }
     t = t0;
-    time_used += (user_seconds() - start) / n1mult as f64;
+    time_used += (wall_seconds() - start) / n1mult as f64;
     check += e1[3];
 
     // Section 2: array as parameter.
-    let start = user_seconds();
+    let start = wall_seconds();
     for _ in 0..xtra {
         for _ in 0..n2 {
             pa(&mut e1, t, t2);
@@ -70,12 +70,12 @@ fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
         t = 1.0 - t;
     }
     t = t0;
-    time_used += user_seconds() - start;
+    time_used += wall_seconds() - start;
     check += e1[3];
 
     // Section 3: conditional jumps.
     let mut j: i64 = 1;
-    let start = user_seconds();
+    let start = wall_seconds();
     for _ in 0..xtra {
         for _ in 0..n3 {
             j = if j == 1 { 2 } else { 3 };
@@ -83,12 +83,12 @@ fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
             j = if j < 1 { 1 } else { 0 };
         }
     }
-    time_used += user_seconds() - start;
+    time_used += wall_seconds() - start;
     check += j as f64;
 
     // Section 4: integer arithmetic.
     let (mut j, mut k, mut l): (i64, i64, i64) = (1, 2, 3);
-    let start = user_seconds();
+    let start = wall_seconds();
     for _ in 0..xtra {
         for _ in 0..n4 {
             j = j * (k - j) * (l - k);
@@ -98,12 +98,12 @@ fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
             e1[(k - 2) as usize] = (j * k * l) as f64;
         }
     }
-    time_used += user_seconds() - start;
+    time_used += wall_seconds() - start;
     check += e1[0] + e1[1];
 
     // Section 5: trigonometric functions.
     let (mut x, mut y) = (0.5f64, 0.5f64);
-    let start = user_seconds();
+    let start = wall_seconds();
     for _ in 0..xtra {
         for _ in 1..n5 {
             x = t * (t2 * x.sin() * x.cos() / ((x + y).cos() + (x - y).cos() - 1.0)).atan();
@@ -112,18 +112,18 @@ fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
         t = 1.0 - t;
     }
     t = t0;
-    time_used += user_seconds() - start;
+    time_used += wall_seconds() - start;
     check += y;
 
     // Section 6: procedure calls.
     let (mut x, mut y, mut z) = (1.0f64, 1.0f64, 1.0f64);
-    let start = user_seconds();
+    let start = wall_seconds();
     for _ in 0..xtra {
         for _ in 0..n6 {
             p3(&mut x, &mut y, &mut z, t, t1, t2);
         }
     }
-    time_used += user_seconds() - start;
+    time_used += wall_seconds() - start;
     check += z;
 
     // Section 7: array references.
@@ -131,24 +131,24 @@ fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
     e1[0] = 1.0;
     e1[1] = 2.0;
     e1[2] = 3.0;
-    let start = user_seconds();
+    let start = wall_seconds();
     for _ in 0..xtra {
         for _ in 0..n7 {
             po(&mut e1, j, k, l);
         }
     }
-    time_used += user_seconds() - start;
+    time_used += wall_seconds() - start;
     check += e1[2];
 
     // Section 8: standard functions.
     let mut x = 0.75f64;
-    let start = user_seconds();
+    let start = wall_seconds();
     for _ in 0..xtra {
         for _ in 0..n8 {
             x = ((x.ln()) / t1).exp().sqrt();
         }
     }
-    time_used += user_seconds() - start;
+    time_used += wall_seconds() - start;
     check += x;
     (time_used, check)
 }
