@@ -35,7 +35,10 @@ PAIRS=${3:-3}
 [ -x "$P1" ] || { echo "unixbench-vs: $P1 is not a program" >&2; exit 2; }
 [ "$PAIRS" -ge 1 ] 2>/dev/null || { echo "unixbench-vs: PAIRS must be a number, at least 1" >&2; exit 2; }
 INDEX_TESTS="dhry2reg whetstone-double syscall pipe context1 spawn execl fstime fsbuffer fsdisk shell1 shell8"
-TESTS=${TESTS:-$INDEX_TESTS dc hanoi grep arithoh short int long float double C}
+# dc and C are left out by default: on a current Debian, UnixBench's own dc and C tests fail
+# (GNU dc exits 1 on dc.dat's `q`; GCC 12 warns about cctest.c's K&R C on standard error; Run
+# counts both as errors). TESTS="... dc C" runs them anyway, and the table says "failed".
+TESTS=${TESTS:-$INDEX_TESTS hanoi grep arithoh short int long float double}
 CPUS=$(nproc --all)
 cargo build --release --quiet
 HB=$PWD/target/release/hostbench
@@ -57,14 +60,16 @@ for line in body.splitlines():
         print(m.group(2))
         break
 else:
-    sys.exit("no score in Run'"'"'s report:\n" + text[-2000:])'
+    print("failed")' || true
 }
 hb_score() {  # COPIES TEST
   "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -q --json index -c "$1" -i 3 "$2" \
     --results-dir "$WORK/hbres" --workdir "$WORK/hbwork" 2>/dev/null | python3 -c '
 import json, sys
-t = json.load(sys.stdin)["suites"][0]["passes"][0]["tests"][0]
-print(t["score"]["score"])'
+try:
+    print(json.load(sys.stdin)["suites"][0]["passes"][0]["tests"][0]["score"]["score"])
+except (ValueError, KeyError, IndexError, TypeError):
+    print("failed")' || true
 }
 
 : >"$WORK/scores"
@@ -113,10 +118,13 @@ for line in open(base_file):
     f = line.strip().split("|")
     if len(f) >= 4 and not line.startswith("#"):
         base[f[0]] = float(f[3])
-rows = {}
+rows, failed = {}, set()
 for line in open(f"{work}/scores"):
     c, t, p, u, h = line.split()
-    rows.setdefault((int(c), t), []).append((int(p), float(u), float(h)))
+    try:
+        rows.setdefault((int(c), t), []).append((int(p), float(u), float(h)))
+    except ValueError:
+        failed.add((int(c), t, "UnixBench" if u == "failed" else "hostbench"))
 checks = []
 ONE_SAMPLE = {"spawn", "execl", "fstime", "fsbuffer", "fsdisk", "shell1", "shell8"}
 for copies in sorted({c for c, _ in rows}):
@@ -131,6 +139,9 @@ for copies in sorted({c for c, _ in rows}):
         if t in index_tests:
             note = f"; one sample a run at -i 3, pairs {min(ratios):.3f}-{max(ratios):.3f}" if t in ONE_SAMPLE else ""
             checks.append((0.95 <= r <= 1.05, f"{t} at {copies} cop{'y' if copies == 1 else 'ies'}: median ratio {r:.3f}{note}"))
+    for c, t, who in sorted(failed):
+        if c == copies:
+            print("%-18s %s's run failed in at least one pair (see its log)" % (t, who))
     # The System index of each pair, from the twelve index tests' scores.
     pairs = sorted({p for (c, t), v in rows.items() if c == copies for p, _, _ in v})
     idx = []

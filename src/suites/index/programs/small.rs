@@ -96,6 +96,7 @@ mod tests {
     fn run_small(dir: &Path, args: &[String]) -> std::process::Output {
         std::process::Command::new(dir.join(SMALL_NAME))
             .args(args)
+            .current_dir(dir)
             .output()
             .unwrap()
     }
@@ -119,18 +120,28 @@ mod tests {
             // spawn times itself from its own start, after the exec.
             assert!(r.time_s >= 0.1 && r.time_s < 5.0, "{program:?}: {r:?}");
         }
-        // The looper: `true` over and over, counted per minute; a failing command is an error.
+        // The looper: a command over and over, counted per minute, its output appended to
+        // looper.log in the test directory as Run appends it to its log; a failing command is
+        // an error.
         let now = monotonic_ns();
         let looped = run_small(
             dir.path(),
             &[
                 "looper".into(),
                 (now + 200_000_000).to_string(),
-                "true".into(),
+                "echo".into(),
+                "ran".into(),
             ],
         );
         let r = report_of(looped);
         assert!(r.count >= 2.0 && r.timebase == 60.0, "{r:?}");
+        let log = std::fs::read_to_string(dir.path().join("looper.log")).unwrap();
+        // Every counted run wrote its line (a run past the deadline is not counted).
+        let lines = log.lines().filter(|l| *l == "ran").count() as f64;
+        assert!(
+            lines >= r.count && lines <= r.count + 1.0,
+            "{lines} lines, {r:?}"
+        );
         let now = monotonic_ns();
         let failing = run_small(
             dir.path(),
