@@ -1,9 +1,15 @@
 //! Dependencies point down: a module of the library may use only modules of lower layers (and
-//! its own). The layers, bottom first, are those of docs/architecture.md; this test reads every
-//! `crate::…` path in src/ and fails on one that points up, naming the file and the line.
+//! its own). The layers, bottom first, are those of docs/architecture.md; this test parses every
+//! file of src/ (the `syn` crate), resolves every path that names a module of the crate —
+//! `crate::…`, `self::…`, `super::…` (as deep as it goes), in `use` trees however they are
+//! grouped or laid out, in code, and in macro invocations — to the top-level module it lands
+//! in, and fails on one that points up or sideways, naming the file and the line.
 
 use std::fs;
 use std::path::{Path, PathBuf};
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use syn::visit::Visit;
 
 /// Each top-level module of src/ and its layer: a module may use only modules of a lower
 /// number, or its own.
@@ -40,46 +46,176 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The top-level module a file of src/ belongs to (`src/model/noise/mod.rs` → `model`).
-fn module_of(src: &Path, file: &Path) -> String {
+/// The module path of a file of src/: `src/model/noise/mod.rs` → `[model, noise]`,
+/// `src/stats/summary.rs` → `[stats, summary]`, `src/lib.rs` → `[]` (the crate root).
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
     let rel = file.strip_prefix(src).unwrap();
-    let first = rel
+    let mut path: Vec<String> = rel
         .components()
-        .next()
-        .unwrap()
-        .as_os_str()
-        .to_string_lossy();
-    first.trim_end_matches(".rs").to_string()
+        .map(|c| {
+            c.as_os_str()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_string()
+        })
+        .collect();
+    if matches!(
+        path.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        path.pop();
+    }
+    path
 }
 
-/// Every top-level module named by a `crate::` path in `line` (`use crate::{a, b::c}` too).
-fn used_modules(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = line;
-    while let Some(at) = rest.find("crate::") {
-        rest = &rest[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            // `crate::{a::x, b}`: the first name of each comma-separated item.
-            let body = group.split('}').next().unwrap_or("");
-            for item in body.split(',') {
-                let name: String = item
-                    .trim()
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() {
-                    out.push(name);
-                }
-            }
-        } else {
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            out.push(name);
+/// Where a path that names the crate's own modules lands: the top-level module, `Some("")`
+/// for the crate root itself, `None` for a path that does not start in the crate (`std::…`,
+/// another crate, a local name, `::x`).
+fn resolve(module: &[String], path: &[String]) -> Option<String> {
+    let (mut base, rest) = match path.first().map(String::as_str) {
+        Some("crate") => (Vec::new(), &path[1..]),
+        Some("self") => (module.to_vec(), &path[1..]),
+        Some("super") => (module.to_vec(), path),
+        _ => return None,
+    };
+    let mut rest = rest;
+    while rest.first().is_some_and(|s| s == "super") {
+        assert!(
+            base.pop().is_some(),
+            "`super` above the crate root in {module:?}"
+        );
+        rest = &rest[1..];
+    }
+    base.extend(rest.iter().cloned());
+    Some(base.first().cloned().unwrap_or_default())
+}
+
+/// Every crate-internal module one file names: (line, top-level module).
+struct Uses {
+    /// The module the visitor is in: the file's, plus any inline `mod x { … }` around it.
+    module: Vec<String>,
+    found: Vec<(usize, String)>,
+}
+
+impl Uses {
+    fn note(&mut self, span: Span, path: &[String]) {
+        if let Some(top) = resolve(&self.module, path) {
+            self.found.push((span.start().line, top));
         }
     }
-    out
+
+    /// The leaves of a `use` tree, each as a whole path (groups, nesting and renames resolved).
+    fn use_tree(&mut self, tree: &syn::UseTree, prefix: &mut Vec<String>, span: Option<Span>) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                let span = span.unwrap_or(p.ident.span());
+                prefix.push(p.ident.to_string());
+                self.use_tree(&p.tree, prefix, Some(span));
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                self.leaf(prefix, &n.ident, span.unwrap_or(n.ident.span()));
+            }
+            syn::UseTree::Rename(r) => self.leaf(prefix, &r.ident, span.unwrap_or(r.ident.span())),
+            syn::UseTree::Glob(g) => self.note(span.unwrap_or(g.star_token.span), prefix),
+            syn::UseTree::Group(g) => {
+                for item in &g.items {
+                    self.use_tree(item, prefix, None);
+                }
+            }
+        }
+    }
+
+    fn leaf(&mut self, prefix: &[String], ident: &syn::Ident, span: Span) {
+        let mut path = prefix.to_vec();
+        // `use crate::model::{self, x}`: `self` is the prefix itself.
+        if ident != "self" {
+            path.push(ident.to_string());
+        }
+        self.note(span, &path);
+    }
+
+    /// Paths written inside a macro's tokens (`format!("{}", crate::units::x())`,
+    /// `$crate::…` in a `macro_rules!`), which syn leaves unparsed.
+    fn tokens(&mut self, tokens: TokenStream) {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        let mut i = 0;
+        while i < trees.len() {
+            match &trees[i] {
+                TokenTree::Group(g) => self.tokens(g.stream()),
+                // `$crate` in a `macro_rules!` is the `$`, then `crate`.
+                TokenTree::Ident(id)
+                    if matches!(id.to_string().as_str(), "crate" | "self" | "super") =>
+                {
+                    let mut path = vec![id.to_string()];
+                    let mut j = i + 1;
+                    while let (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b))) =
+                        (trees.get(j), trees.get(j + 1))
+                    {
+                        if a.as_char() != ':' || b.as_char() != ':' {
+                            break;
+                        }
+                        match trees.get(j + 2) {
+                            Some(TokenTree::Ident(next)) => path.push(next.to_string()),
+                            _ => break,
+                        }
+                        j += 3;
+                    }
+                    if path.len() > 1 {
+                        self.note(id.span(), &path);
+                    }
+                    i = j.max(i + 1);
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Uses {
+    fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        if item.content.is_some() {
+            self.module.push(item.ident.to_string());
+            syn::visit::visit_item_mod(self, item);
+            self.module.pop();
+        }
+    }
+
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        if item.leading_colon.is_none() {
+            self.use_tree(&item.tree, &mut Vec::new(), None);
+        }
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        // One segment (`self`, a local name) names no other module.
+        if path.leading_colon.is_none() && path.segments.len() > 1 {
+            let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            self.note(path.segments[0].ident.span(), &names);
+        }
+        syn::visit::visit_path(self, path);
+    }
+
+    /// `pub(crate)`, `pub(super)`, `pub(in crate::x)` say who may see an item, not what it uses.
+    fn visit_vis_restricted(&mut self, _: &'ast syn::VisRestricted) {}
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.visit_path(&mac.path);
+        self.tokens(mac.tokens.clone());
+    }
+}
+
+/// Every crate-internal module `text` (the file at `module`) names: (line, top-level module).
+fn used_modules(module: &[String], text: &str) -> Vec<(usize, String)> {
+    let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{module:?} does not parse: {e}"));
+    let mut uses = Uses {
+        module: module.to_vec(),
+        found: Vec::new(),
+    };
+    uses.visit_file(&file);
+    uses.found
 }
 
 /// (file:line, from, to) of every use of a higher layer; tests of a module (below
@@ -90,32 +226,33 @@ fn upward_edges(src: &Path) -> Vec<String> {
     files.sort();
     let mut bad = Vec::new();
     for file in files {
-        let from = module_of(src, &file);
+        let module = module_path(src, &file);
         // main.rs and lib.rs sit above every layer.
+        let Some(from) = module.first().cloned() else {
+            continue;
+        };
         let Some(from_layer) = layer(&from) else {
-            assert!(
-                from == "main" || from == "lib",
+            panic!(
                 "{} is in no layer: add its module to LAYERS and to docs/architecture.md",
                 file.display()
             );
-            continue;
         };
         let text = fs::read_to_string(&file).unwrap();
-        for (n, line) in text.lines().enumerate() {
-            if line.trim_start().starts_with("//") {
+        for (line, to) in used_modules(&module, &text) {
+            if to.is_empty() {
+                bad.push(format!(
+                    "{}:{line}: {from} (layer {from_layer}) uses the crate root",
+                    file.display()
+                ));
                 continue;
             }
-            for to in used_modules(line) {
-                let to_layer = layer(&to).unwrap_or_else(|| {
-                    panic!("{}:{}: crate::{to} is in no layer", file.display(), n + 1)
-                });
-                if to != from && to_layer >= from_layer {
-                    bad.push(format!(
-                        "{}:{}: {from} (layer {from_layer}) uses {to} (layer {to_layer})",
-                        file.display(),
-                        n + 1
-                    ));
-                }
+            let to_layer = layer(&to)
+                .unwrap_or_else(|| panic!("{}:{line}: crate::{to} is in no layer", file.display()));
+            if to != from && to_layer >= from_layer {
+                bad.push(format!(
+                    "{}:{line}: {from} (layer {from_layer}) uses {to} (layer {to_layer})",
+                    file.display()
+                ));
             }
         }
     }
@@ -134,35 +271,100 @@ fn dependencies_point_down() {
     );
 }
 
+fn names(module: &[&str], text: &str) -> Vec<String> {
+    let module: Vec<String> = module.iter().map(|s| s.to_string()).collect();
+    used_modules(&module, text)
+        .into_iter()
+        .map(|(_, top)| top)
+        .collect()
+}
+
 #[test]
-fn the_check_sees_an_upward_use() {
-    // The reader itself: a model file that used a suite, and a grouped use, are caught.
+fn the_check_resolves_every_way_of_naming_a_module() {
+    let m = ["model", "noise"];
     assert_eq!(
-        used_modules("use crate::suites::noise::NoiseResult;"),
+        names(&m, "use crate::suites::noise::NoiseResult;"),
         ["suites"]
     );
     assert_eq!(
-        used_modules("use crate::{model::RunResult, render};"),
+        names(&m, "use crate::{model::RunResult, render};"),
         ["model", "render"]
     );
+    // rustfmt's own layout of a long group: one item a line.
     assert_eq!(
-        used_modules("let x = crate::platform::clock::monotonic_ns() + crate::stats::f();"),
+        names(
+            &m,
+            "use crate::{\n    model::RunResult,\n    suites::noise::{\n        NoiseResult,\n    },\n};\n"
+        ),
+        ["model", "suites"]
+    );
+    // A legal nested group: each leaf lands in its own module, none "in no layer".
+    assert_eq!(
+        names(&m, "use crate::{stats::{Summary, welch_test}, units};"),
+        ["stats", "stats", "units"]
+    );
+    // super:: as deep as it goes, from a file and from an inline module.
+    assert_eq!(names(&m, "use super::super::cli::Args;"), ["cli"]);
+    assert_eq!(names(&m, "use super::analysis;"), ["model"]);
+    assert_eq!(
+        names(
+            &m,
+            "mod tests {\n    use super::*;\n    use super::super::super::render;\n}\n"
+        ),
+        ["model", "render"]
+    );
+    assert_eq!(names(&m, "fn f() { let x = self::y::z(); }"), ["model"]);
+    // Paths in code and inside macros.
+    assert_eq!(
+        names(
+            &m,
+            "fn f() -> u64 { crate::platform::clock::monotonic_ns() + crate::stats::g() }"
+        ),
         ["platform", "stats"]
     );
+    assert_eq!(
+        names(&m, "fn f() { println!(\"{}\", crate::cli::name()); }"),
+        ["cli"]
+    );
+    // Other crates, std and local names are not the crate's modules.
+    assert!(names(
+        &m,
+        "use std::fs; use serde::Serialize; fn f() { fs::read(\"x\"); }"
+    )
+    .is_empty());
+}
+
+#[test]
+fn the_check_sees_an_upward_use_however_it_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path();
-    fs::create_dir_all(src.join("model")).unwrap();
+    fs::create_dir_all(src.join("model/noise")).unwrap();
     fs::write(
         src.join("model/mod.rs"),
-        "use crate::suites::noise::NoiseResult;\n",
+        "use crate::{\n    stats::{Summary, welch_test},\n    units,\n};\n",
     )
     .unwrap();
-    fs::write(src.join("stats.rs"), "// crate::cli in a comment is fine\n").unwrap();
+    fs::write(
+        src.join("model/noise/mod.rs"),
+        "use crate::{\n    stats::Summary,\n    suites::noise::NoiseResult,\n};\n\
+         fn f() { super::super::render::x(); }\n",
+    )
+    .unwrap();
+    fs::write(
+        src.join("stats.rs"),
+        "// crate::cli in a comment is fine\nconst S: &str = \"crate::cli in a string too\";\n",
+    )
+    .unwrap();
     let bad = upward_edges(src);
-    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert_eq!(bad.len(), 2, "{bad:?}");
     assert!(
-        bad[0].contains("model (layer 3) uses suites (layer 5)"),
+        bad[0].ends_with("model/noise/mod.rs:3: model (layer 3) uses suites (layer 5)"),
         "{}",
         bad[0]
+    );
+    assert!(
+        bad[1].ends_with("model/noise/mod.rs:5: model (layer 3) uses render (layer 7)"),
+        "{}",
+        bad[1]
     );
 }
