@@ -11,6 +11,11 @@
 #   gcc -O0 -pthread -o ~/p1bench/p1bench ~/p1bench/p1bench.c
 #   scripts/unixbench-vs.sh ~/byte-unixbench/UnixBench ~/p1bench/p1bench [PAIRS]
 #
+# KEEP=DIR keeps the pairs' scores in DIR (scores, noise) and runs only the pairs DIR does not
+# hold yet: a run cut short goes on where it stopped, and after a change to one test, deleting
+# that test's lines from DIR/scores reruns it alone while the table and the System index still
+# cover every test.
+#
 # 1. For each test (TESTS in the environment, default: the 12 index tests, then dc, hanoi,
 #    grep, the six arithmetic tests and C), PAIRS times (default 3): `Run -c 1 -i 3 TEST` and
 #    `hostbench index -c 1 -i 3 TEST`, the order alternating from pair to pair; then the same
@@ -45,6 +50,9 @@ HB=$PWD/target/release/hostbench
 WORK=$(mktemp -d /var/tmp/unixbench-vs.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/hbres" "$WORK/hbwork"
+KEEP=${KEEP:-$WORK}
+mkdir -p "$KEEP"
+touch "$KEEP/scores" "$KEEP/noise"
 export LANG=en_US.utf8
 unset LC_ALL
 
@@ -72,22 +80,24 @@ except (ValueError, KeyError, IndexError, TypeError):
     print("failed")' || true
 }
 
-: >"$WORK/scores"
 for copies in 1 "$CPUS"; do
   [ "$copies" = 1 ] || [ "$CPUS" -gt 1 ] || continue
   echo "== $copies cop$([ "$copies" = 1 ] && echo y || echo ies): Run -c $copies -i 3 and hostbench index -c $copies -i 3, $PAIRS alternating pairs a test"
   for t in $TESTS; do
     for p in $(seq 1 "$PAIRS"); do
+      if grep -q "^$copies $t $p " "$KEEP/scores"; then
+        grep "^$copies $t $p " "$KEEP/scores" | awk '{print "  " $2 " pair " $3 ": UnixBench " $4 ", hostbench " $5 " (kept)"}'
+        continue
+      fi
       if [ $((p % 2)) = 1 ]; then u=$(ub_score "$copies" "$t"); h=$(hb_score "$copies" "$t")
       else h=$(hb_score "$copies" "$t"); u=$(ub_score "$copies" "$t"); fi
-      echo "$copies $t $p $u $h" >>"$WORK/scores"
+      echo "$copies $t $p $u $h" >>"$KEEP/scores"
       echo "  $t pair $p: UnixBench $u, hostbench $h ($(date -u +%H:%M:%S))"
     done
   done
 done
 
 echo "== p1bench 100 100 and hostbench noise 100 100, $PAIRS alternating pairs"
-: >"$WORK/noise"
 p1_line() {
   "$P1" 100 100 | python3 -c '
 import re, sys
@@ -103,13 +113,13 @@ s = json.load(sys.stdin)["suites"][0]["summary"]
 p = {int(x["percentile"]): x["slower_pct"] for x in s["percentiles"]}
 print("hostbench", p[50], p[90], p[99], s["rate_fastest"], s["rate_median"], s["rate_mean"])'
 }
-for p in $(seq 1 "$PAIRS"); do
-  if [ $((p % 2)) = 1 ]; then p1_line >>"$WORK/noise"; hb_noise_line >>"$WORK/noise"
-  else hb_noise_line >>"$WORK/noise"; p1_line >>"$WORK/noise"; fi
-  tail -2 "$WORK/noise" | sed "s/^/  pair $p: /"
+for p in $(seq "$(($(wc -l <"$KEEP/noise") / 2 + 1))" "$PAIRS"); do
+  if [ $((p % 2)) = 1 ]; then p1_line >>"$KEEP/noise"; hb_noise_line >>"$KEEP/noise"
+  else hb_noise_line >>"$KEEP/noise"; p1_line >>"$KEEP/noise"; fi
+  tail -2 "$KEEP/noise" | sed "s/^/  pair $p: /"
 done
 
-python3 - "$WORK" "$UB/pgms/index.base" "$INDEX_TESTS" "$CPUS" <<'PY'
+python3 - "$KEEP" "$UB/pgms/index.base" "$INDEX_TESTS" "$CPUS" <<'PY'
 import statistics, sys
 work, base_file, index_tests, cpus = sys.argv[1], sys.argv[2], sys.argv[3].split(), int(sys.argv[4])
 med = statistics.median
