@@ -12,19 +12,20 @@ use anyhow::Result;
 use crate::calibration::{burn_calibration, BurnLoop, CalibrationOptions};
 use crate::error::UsageError;
 use crate::loads;
-use crate::model::index::IndexSettings;
-use crate::model::interactive::InteractiveSettings;
+use crate::model::index::{IndexSettings, DEFAULT_ITERATIONS};
+use crate::model::interactive::{InteractiveSettings, DEFAULT_HACK_GROUPS};
 use crate::model::noise::{NoiseMode, NoiseSettings};
 use crate::model::sched::confidence::ConfidenceRule;
-use crate::model::sched::SchedSettings;
+use crate::model::sched::{
+    SchedSettings, DEFAULT_ACTIVE, DEFAULT_CI_PCT, DEFAULT_COMPUTE_US, DEFAULT_THREADS,
+    DEFAULT_WEIGHT,
+};
 use crate::model::SuiteResult;
 use crate::suites::index::{self, IndexConfig, IndexObserver};
-use crate::suites::interactive::{
-    self, HostLimits, InteractiveConfig, InteractiveObserver, Selection,
-};
+use crate::suites::interactive::{self, InteractiveConfig, InteractiveObserver, Selection};
 use crate::suites::noise::{self, NoiseConfig, NoiseObserver};
 use crate::suites::sched::{self, SchedConfig, SchedObserver};
-use crate::suites::Plan;
+use crate::suites::{HostLimits, Plan};
 
 /// How much time the run trades for precision (the `--profile` values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -104,17 +105,6 @@ impl Profile {
     }
 }
 
-/// What the plan needs to know of the host and the user's paths.
-#[derive(Debug, Clone)]
-pub struct HostFacts {
-    pub usable_cpus: usize,
-    pub memory_total_bytes: u64,
-    pub memory_available_bytes: u64,
-    pub swap_bytes: u64,
-    /// Free bytes where the interactive Write and Read files would go.
-    pub free_disk_bytes: Option<u64>,
-}
-
 /// The parts, validated.
 #[derive(Debug, Clone)]
 pub struct StandardPlan {
@@ -149,7 +139,7 @@ const INTERACTIVE_LOADS: [&str; 4] = ["None", "Burn", "Ring", "Compile"];
 impl StandardPlan {
     pub fn new(
         profile: Profile,
-        host: &HostFacts,
+        host: &HostLimits,
         calibration: CalibrationOptions,
         workdir: &Path,
     ) -> Result<StandardPlan, UsageError> {
@@ -175,7 +165,7 @@ impl StandardPlan {
                     requested,
                     tests: Vec::new(),
                     copies,
-                    iterations: 10,
+                    iterations: DEFAULT_ITERATIONS,
                     seconds: params.index_seconds,
                     quick: params.index_quick,
                     adaptive_pct: None,
@@ -247,7 +237,7 @@ impl StandardPlan {
                     page_cache: false,
                     relative_sleep: false,
                     memload_mb: None,
-                    hack_groups: 50,
+                    hack_groups: DEFAULT_HACK_GROUPS,
                     settle_ms,
                     comment: Some(format!("hostbench run --profile {}", profile.name())),
                 },
@@ -259,11 +249,7 @@ impl StandardPlan {
                 },
                 calibration.clone(),
                 workdir.to_path_buf(),
-                &HostLimits {
-                    swap_bytes: host.swap_bytes,
-                    available_bytes: host.memory_available_bytes,
-                    usable_cpus: host.usable_cpus,
-                },
+                host,
             )
         };
         let interactive = interactive_config(false, loads)?;
@@ -274,7 +260,7 @@ impl StandardPlan {
         let (sched_s, rule) = (
             params.sched_s,
             ConfidenceRule {
-                target_pct: 5.0,
+                target_pct: DEFAULT_CI_PCT,
                 min_runs: params.sched_runs.0,
                 max_runs: params.sched_runs.1,
             },
@@ -288,15 +274,15 @@ impl StandardPlan {
         let sched_config = |pin: bool, sweep: &[usize]| {
             SchedConfig::new(
                 SchedSettings {
-                    handoff_weight: 90,
-                    compute_us: 1,
+                    handoff_weight: DEFAULT_WEIGHT,
+                    compute_us: DEFAULT_COMPUTE_US,
                     duration_s: sched_s,
                     rule,
                     pin,
                     points: Vec::new(),
                 },
-                80,
-                40,
+                DEFAULT_THREADS,
+                DEFAULT_ACTIVE,
                 sweep,
             )
         };
@@ -448,8 +434,8 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    fn host(cpus: usize, free: Option<u64>) -> HostFacts {
-        HostFacts {
+    fn host(cpus: usize, free: Option<u64>) -> HostLimits {
+        HostLimits {
             usable_cpus: cpus,
             memory_total_bytes: 24 << 30,
             memory_available_bytes: 20 << 30,

@@ -14,7 +14,6 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::output::Output;
-use super::sched::OutputFormat;
 use super::session::{Session, EVERY_UNIT, NOISE_EVERY};
 use crate::calibration::BurnCalibration;
 use crate::model::index::scoring::Pass;
@@ -30,6 +29,20 @@ use crate::suites::index::IndexObserver;
 use crate::suites::interactive::InteractiveObserver;
 use crate::suites::noise::NoiseObserver;
 use crate::suites::sched::SchedObserver;
+
+/// reflex's output formats (`sched -o`), named by its digits: how the console prints a sched run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// For people: a line per run and a summary per point
+    #[value(name = "0")]
+    People,
+    /// One line per run
+    #[value(name = "1")]
+    Runs,
+    /// "c, a, us/round" per point
+    #[value(name = "2")]
+    Points,
+}
 
 /// What the command shows of the suites' progress.
 pub enum View {

@@ -25,7 +25,7 @@ pub struct IndexArgs {
         short = 'i',
         long = "iterations",
         value_name = "N",
-        default_value_t = 10
+        default_value_t = crate::model::index::DEFAULT_ITERATIONS
     )]
     pub iterations: usize,
     /// Copies run in parallel; repeat for several passes [default: 1, and the usable CPUs]

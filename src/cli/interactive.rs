@@ -16,7 +16,8 @@ use crate::platform::files;
 use crate::render;
 use crate::render::interactive::UnitRow;
 use crate::suites::interactive::benches::BENCHES;
-use crate::suites::interactive::{self, HostLimits, InteractiveConfig, Selection};
+use crate::suites::interactive::{self, InteractiveConfig, Selection};
+use crate::suites::HostLimits;
 
 /// The loads by name, for clap: help, completions and the error for a wrong one list them
 /// (case-insensitive, as interbench matched them).
@@ -121,7 +122,7 @@ pub struct InteractiveArgs {
     #[arg(long = "memload-mb", value_name = "MB")]
     pub memload_mb: Option<u64>,
     /// Groups of 20 senders and 20 receivers in the Hack load (hackbench's argument)
-    #[arg(long = "hack-groups", value_name = "N", default_value_t = 50)]
+    #[arg(long = "hack-groups", value_name = "N", default_value_t = crate::model::interactive::DEFAULT_HACK_GROUPS)]
     pub hack_groups: u32,
     /// Milliseconds the load runs alone before the bench starts
     #[arg(long = "settle-ms", value_name = "MS", default_value_t = 1000)]
@@ -185,11 +186,7 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         loads: args.loads.clone(),
         exclude_loads: args.exclude_loads.clone(),
     };
-    let host = HostLimits {
-        swap_bytes: environment.host.swap_total_bytes,
-        available_bytes: environment.host.memory_available_bytes,
-        usable_cpus: environment.usable_cpus(),
-    };
+    let host = HostLimits::of(&environment, &workdir);
     let config = InteractiveConfig::new(
         settings,
         &selection,

@@ -8,9 +8,9 @@ use super::output::Output;
 use super::session::{prepare_workdir, Session};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::error::UsageError;
-use crate::platform::files;
 use crate::render;
-use crate::standard::{self, HostFacts, Profile, StandardPlan};
+use crate::standard::{self, Profile, StandardPlan};
+use crate::suites::HostLimits;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -38,14 +38,8 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
         ))
         .into());
     }
-    let cpus = environment.usable_cpus();
-    let host = HostFacts {
-        usable_cpus: cpus,
-        memory_total_bytes: environment.host.memory_total_bytes,
-        memory_available_bytes: environment.host.memory_available_bytes,
-        swap_bytes: environment.host.swap_total_bytes,
-        free_disk_bytes: files::free_bytes(&workdir).ok(),
-    };
+    let host = HostLimits::of(&environment, &workdir);
+    let cpus = host.usable_cpus;
     let plan = StandardPlan::new(
         args.profile,
         &host,

@@ -1,10 +1,11 @@
 use anyhow::Result;
 use clap::Args;
 
-use super::console::{Console, View};
+use super::console::{Console, OutputFormat, View};
 use super::session::{Session, Stored};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::{burn_calibration, BurnLoop};
+use crate::model::sched as sched_model;
 use crate::model::sched::confidence::ConfidenceRule;
 use crate::model::sched::SchedSettings;
 use crate::model::SuiteResult;
@@ -14,21 +15,21 @@ use crate::suites::sched::{self, SchedConfig};
 #[derive(Debug, Args)]
 pub struct SchedArgs {
     /// % chance that a round hands the token on and blocks, instead of yielding (0-100)
-    #[arg(short = 'w', long = "weight", value_name = "W", default_value_t = 90)]
+    #[arg(short = 'w', long = "weight", value_name = "W", default_value_t = sched_model::DEFAULT_WEIGHT)]
     pub weight: u32,
     /// Microseconds of computing in each round
     #[arg(
         short = 'r',
         long = "compute-us",
         value_name = "US",
-        default_value_t = 1
+        default_value_t = sched_model::DEFAULT_COMPUTE_US
     )]
     pub compute_us: u64,
     /// Threads (even)
-    #[arg(short = 'c', long = "threads", value_name = "C", default_value_t = 80)]
+    #[arg(short = 'c', long = "threads", value_name = "C", default_value_t = sched_model::DEFAULT_THREADS)]
     pub threads: usize,
     /// Active sets: threads runnable at once (must divide -c)
-    #[arg(short = 'a', long = "active", value_name = "A", default_value_t = 40)]
+    #[arg(short = 'a', long = "active", value_name = "A", default_value_t = sched_model::DEFAULT_ACTIVE)]
     pub active: usize,
     /// Seconds per run
     #[arg(
@@ -48,7 +49,7 @@ pub struct SchedArgs {
     )]
     pub output: OutputFormat,
     /// Runs repeat until the 95% confidence interval of us/round is within this % of the mean
-    #[arg(long = "ci", value_name = "PCT", default_value_t = 5.0)]
+    #[arg(long = "ci", value_name = "PCT", default_value_t = sched_model::DEFAULT_CI_PCT)]
     pub ci_pct: f64,
     /// Fewest runs per point
     #[arg(long = "min-runs", value_name = "N", default_value_t = 3)]
@@ -116,18 +117,4 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         done.say_where_stored();
     }
     Ok(done.exit_code(false))
-}
-
-/// reflex's output formats, named by its digits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputFormat {
-    /// For people: a line per run and a summary per point
-    #[value(name = "0")]
-    People,
-    /// One line per run
-    #[value(name = "1")]
-    Runs,
-    /// "c, a, us/round" per point
-    #[value(name = "2")]
-    Points,
 }

@@ -388,67 +388,11 @@ pub fn unit_list(rows: &[UnitRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::interactive::deadline::DeadlineCounts;
-    use crate::model::interactive::LatencySummary;
-    use crate::model::interactive::Load;
-    use crate::model::interactive::LoadReport;
-    use crate::platform::sched::Policy;
-
-    fn measurement(bench: Bench) -> Measurement {
-        let gaming = bench == Bench::Gaming;
-        let wake = LatencySummary {
-            count: 300,
-            mean_ns: 2_000_000.0,
-            sd_ns: 1_000_000.0,
-            interbench_sd_ns: None,
-            max_ns: 9_000_000,
-            p50_ns: 1_000_000,
-            p99_ns: 5_000_000,
-            p999_ns: 8_000_000,
-        };
-        Measurement {
-            bench,
-            load: Load::Burn,
-            wall_ns: 1_000_000_000,
-            latency: LatencySummary {
-                count: 100,
-                mean_ns: 27_900_000.0,
-                // The SD interbench printed for that row (its formula's).
-                sd_ns: 20_000_000.0,
-                interbench_sd_ns: Some(28_100_000.0),
-                max_ns: 3_335_000_000,
-                p50_ns: 1_000_000,
-                p99_ns: 250_000_000,
-                p999_ns: 3_000_000_000,
-            },
-            samples_ns: vec![],
-            samples_truncated: false,
-            wake: (!gaming).then_some(wake),
-            wake_samples_ns: vec![],
-            from_deadline: None,
-            counts: DeadlineCounts {
-                periods: 300,
-                ..DeadlineCounts::default()
-            },
-            desired_cpu_pct: 78.5,
-            deadlines_met_pct: (bench != Bench::Gaming).then_some(44.0),
-            measured_cpu_pct: 39.2,
-            asked_cpu_pct: 40.0,
-            task_policy: Policy::Other,
-            timer: (!gaming).then_some(crate::model::interactive::TimerStats {
-                wakeups: 300,
-                mean_oversleep_ns: 60_000.0,
-                ..Default::default()
-            }),
-            memory_locked: true,
-            load_report: LoadReport::default(),
-        }
-    }
 
     #[test]
     fn rows_look_like_interbenchs() {
         // interbench's sample: "Burn\t   27.9 +/- 28.1        3335\t\t78.5\t         44"
-        let r = row(&measurement(Bench::X), false);
+        let r = row(&Measurement::example(Bench::X), false);
         assert!(
             r.starts_with("Burn\t   27.9 +/- 28.1        3335\t\t78.5\t         44\t"),
             "{r:?}"
@@ -458,13 +402,13 @@ mod tests {
             r.ends_with("\t       1       5       8        0.06   39.2 of 40"),
             "{r:?}"
         );
-        let gaming = row(&measurement(Bench::Gaming), false);
+        let gaming = row(&Measurement::example(Bench::Gaming), false);
         assert!(
             gaming.starts_with("Burn\t   27.9 +/- 28.1        3335\t\t78.5\t       -       - "),
             "{gaming:?}"
         );
         // X over fewer steps than its 101-step ramp says so.
-        let mut short = measurement(Bench::X);
+        let mut short = Measurement::example(Bench::X);
         short.counts.periods = 30;
         assert!(row(&short, false).ends_with("of 40  (X ramp 0-29% only)"));
     }

@@ -1,7 +1,6 @@
 //! `hostbench run`: the plan shown before it starts and the summary at its end.
 
 use crate::compare::RepeatAdvice;
-use crate::model::interactive::{InteractiveResult, Measurement};
 use crate::model::{RunResult, SuiteResult};
 use crate::standard::Part;
 use crate::units;
@@ -156,25 +155,6 @@ pub fn skipped_in(result: &RunResult) -> Vec<String> {
     out
 }
 
-/// The measurement with the fewest deadlines met (Gaming, which has none: the largest mean
-/// latency, when nothing else ran).
-pub fn worst_interactive(r: &InteractiveResult) -> Option<&Measurement> {
-    let by_deadlines = r
-        .measurements
-        .iter()
-        .filter(|m| m.deadlines_met_pct.is_some())
-        .min_by(|a, b| {
-            a.deadlines_met_pct
-                .partial_cmp(&b.deadlines_met_pct)
-                .unwrap()
-        });
-    by_deadlines.or_else(|| {
-        r.measurements
-            .iter()
-            .max_by(|a, b| a.latency.mean_ns.total_cmp(&b.latency.mean_ns))
-    })
-}
-
 fn ms(ns: f64) -> String {
     format!("{:.3} ms", units::ms(ns))
 }
@@ -213,7 +193,7 @@ pub fn summary(
                 let pinned = if i.settings.pin { ", pinned" } else { "" };
                 format!("Index{mode}{pinned}: {}", super::headline::index(i))
             }
-            SuiteResult::Interactive(i) => match worst_interactive(i) {
+            SuiteResult::Interactive(i) => match i.worst() {
                 Some(m) => format!(
                     "Worst interactive case{}: {} under {}: {}latency mean {}, p99 {}, max {}",
                     if i.settings.pinned_cpu.is_some() {

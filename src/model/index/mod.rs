@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 use crate::platform::locale;
 use scoring::{CopyReport, Pass};
 
+/// Run's `-i`: iterations of the fast tests (the slow ones run int((i + 1) / 3)).
+pub const DEFAULT_ITERATIONS: usize = 10;
+
 /// The settings of an index run, as stored with its result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IndexSettings {

@@ -228,14 +228,24 @@ impl InteractiveResult {
     pub fn worst_by_deadlines(&self) -> Option<&Measurement> {
         self.measurements
             .iter()
-            .filter(|m| m.deadlines_met_pct.is_some())
-            .min_by(|a, b| {
-                a.deadlines_met_pct
-                    .partial_cmp(&b.deadlines_met_pct)
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            })
+            .filter_map(|m| Some((m, m.deadlines_met_pct?)))
+            .min_by(|(_, a), (_, b)| a.total_cmp(b))
+            .map(|(m, _)| m)
+    }
+
+    /// The worst pair: the fewest deadlines met or, when only Gaming (which has none) ran, the
+    /// largest mean latency.
+    pub fn worst(&self) -> Option<&Measurement> {
+        self.worst_by_deadlines().or_else(|| {
+            self.measurements
+                .iter()
+                .max_by(|a, b| a.latency.mean_ns.total_cmp(&b.latency.mean_ns))
+        })
     }
 }
+
+/// interbench's Hack load: hackbench's 50 groups of 20 senders and 20 receivers.
+pub const DEFAULT_HACK_GROUPS: u32 = 50;
 
 /// The settings of an interactive run, as stored with its result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -407,7 +417,7 @@ impl InteractiveSettings {
             page_cache: false,
             relative_sleep: false,
             memload_mb: None,
-            hack_groups: 50,
+            hack_groups: DEFAULT_HACK_GROUPS,
             settle_ms: 1000,
             comment: None,
         }
@@ -415,8 +425,113 @@ impl InteractiveSettings {
 }
 
 #[cfg(test)]
+impl InteractiveResult {
+    /// A run of interbench's settings at a given `-l`, with no pairs yet: what tests start from.
+    pub fn example() -> InteractiveResult {
+        InteractiveResult {
+            settings: InteractiveSettings::example(),
+            calibration: BurnCalibration {
+                loops_per_ms: 1_000_000,
+                burn_loop: crate::calibration::BurnLoop::Interbench,
+                source: crate::calibration::CalibrationSource::Given,
+                measurement: None,
+                measured_at: None,
+                key: String::new(),
+            },
+            calibration_end: None,
+            calibration_start: None,
+            drift: None,
+            timekeeper_realtime: true,
+            notes: vec![],
+            skipped: vec![],
+            planned_pairs: 0,
+            measurements: vec![],
+            coordinator_cpu_ns: 0,
+            wall_ns: 0,
+        }
+    }
+}
+
+#[cfg(test)]
+impl Measurement {
+    /// A Burn pair of `bench` with the figures of interbench's sample row: what tests start
+    /// from.
+    pub fn example(bench: Bench) -> Measurement {
+        let gaming = bench == Bench::Gaming;
+        let wake = LatencySummary {
+            count: 300,
+            mean_ns: 2_000_000.0,
+            sd_ns: 1_000_000.0,
+            interbench_sd_ns: None,
+            max_ns: 9_000_000,
+            p50_ns: 1_000_000,
+            p99_ns: 5_000_000,
+            p999_ns: 8_000_000,
+        };
+        Measurement {
+            bench,
+            load: Load::Burn,
+            wall_ns: 1_000_000_000,
+            latency: LatencySummary {
+                count: 100,
+                mean_ns: 27_900_000.0,
+                // The SD interbench printed for that row (its formula's).
+                sd_ns: 20_000_000.0,
+                interbench_sd_ns: Some(28_100_000.0),
+                max_ns: 3_335_000_000,
+                p50_ns: 1_000_000,
+                p99_ns: 250_000_000,
+                p999_ns: 3_000_000_000,
+            },
+            samples_ns: vec![],
+            samples_truncated: false,
+            wake: (!gaming).then_some(wake),
+            wake_samples_ns: vec![],
+            from_deadline: None,
+            counts: DeadlineCounts {
+                periods: 300,
+                ..DeadlineCounts::default()
+            },
+            desired_cpu_pct: 78.5,
+            deadlines_met_pct: (bench != Bench::Gaming).then_some(44.0),
+            measured_cpu_pct: 39.2,
+            asked_cpu_pct: 40.0,
+            task_policy: Policy::Other,
+            timer: (!gaming).then_some(TimerStats {
+                wakeups: 300,
+                mean_oversleep_ns: 60_000.0,
+                ..Default::default()
+            }),
+            memory_locked: true,
+            load_report: LoadReport::default(),
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_worst_pair_is_the_fewest_deadlines_met_or_else_gamings_longest_latency() {
+        let mut r = InteractiveResult::example();
+        let mut video = Measurement::example(Bench::Video);
+        video.deadlines_met_pct = Some(90.0);
+        let mut audio = Measurement::example(Bench::Audio);
+        audio.deadlines_met_pct = Some(99.0);
+        let mut gaming = Measurement::example(Bench::Gaming);
+        gaming.latency.mean_ns = 1e9;
+        r.measurements = vec![audio, gaming.clone(), video];
+        assert_eq!(r.worst().map(|m| m.bench), Some(Bench::Video));
+        assert_eq!(r.worst_by_deadlines().map(|m| m.bench), Some(Bench::Video));
+        // Gaming alone: no deadlines, so the longest mean latency.
+        let mut quick = gaming.clone();
+        quick.latency.mean_ns = 1e6;
+        quick.load = Load::None;
+        r.measurements = vec![quick, gaming];
+        assert_eq!(r.worst().map(|m| m.load), Some(Load::Burn));
+        assert!(r.worst_by_deadlines().is_none());
+    }
 
     #[test]
     fn interbench_sd_is_its_formula_and_is_recovered_for_older_results() {

@@ -10,6 +10,15 @@ pub use confidence::{ConfidenceRule, Verdict};
 use crate::calibration::BurnCalibration;
 use crate::stats::{confidence_interval_95, Interval, Summary};
 
+/// reflex's defaults, which `sched` and `run`'s sched part start from: `-w` (% of rounds that hand
+/// the token on), `-r` (µs of computing a round), `-c` (threads), `-a` (active sets).
+pub const DEFAULT_WEIGHT: u32 = 90;
+pub const DEFAULT_COMPUTE_US: u64 = 1;
+pub const DEFAULT_THREADS: usize = 80;
+pub const DEFAULT_ACTIVE: usize = 40;
+/// hostbench's: runs repeat until the 95% confidence interval is within this % of the mean.
+pub const DEFAULT_CI_PCT: f64 = 5.0;
+
 /// The settings of a sched run, as stored with its result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SchedSettings {

@@ -5,6 +5,7 @@ use crate::calibration::CalibrationOptions;
 use crate::error::UsageError;
 use crate::loads::registry::{self, Here, LOADS};
 use crate::model::interactive::{Bench, CustomSpec, InteractiveSettings, Load};
+use crate::suites::HostLimits;
 
 /// Most seconds a pair may run (`-t`): a day.
 pub const MAX_DURATION_S: u64 = 86_400;
@@ -40,16 +41,9 @@ pub struct InteractiveConfig {
     pub memload_disabled: Option<String>,
 }
 
-/// Host facts the configuration depends on.
-pub struct HostLimits {
-    pub swap_bytes: u64,
-    pub available_bytes: u64,
-    /// CPUs this process may use: `-L` may go up to twice as many (and to 256 anywhere).
-    pub usable_cpus: usize,
-}
-
 impl HostLimits {
-    /// The most Burn and Ring threads (`-L`) on this host.
+    /// The most Burn and Ring threads (`-L`) on this host: twice the CPUs this process may
+    /// use, and up to 256 anywhere.
     pub fn max_load_threads(&self) -> u32 {
         let by_cpus = u32::try_from(self.usable_cpus.saturating_mul(2)).unwrap_or(u32::MAX);
         MIN_MAX_LOAD_THREADS.max(by_cpus)
@@ -143,7 +137,7 @@ impl InteractiveConfig {
             )));
         }
         if let Some(mb) = settings.memload_mb {
-            let most = (host.available_bytes.saturating_add(host.swap_bytes)) >> 20;
+            let most = (host.memory_available_bytes.saturating_add(host.swap_bytes)) >> 20;
             // (MemAvailable unknown: only 0 is refused.)
             if mb == 0 || (most > 0 && mb > most) {
                 return Err(UsageError::new(format!(
@@ -243,8 +237,8 @@ impl InteractiveConfig {
             if let Err(why) = registry::supported(Load::Memload, &here) {
                 memload_disabled = Some(why);
             } else {
-                let want = host.available_bytes / 10 * 11;
-                let cap = (host.available_bytes + host.swap_bytes).saturating_sub(64 << 20);
+                let want = host.memory_available_bytes / 10 * 11;
+                let cap = (host.memory_available_bytes + host.swap_bytes).saturating_sub(64 << 20);
                 settings.memload_mb = Some(want.min(cap) >> 20);
             }
         }
@@ -371,9 +365,11 @@ mod tests {
             cal,
             PathBuf::from("."),
             &HostLimits {
-                swap_bytes: swap,
-                available_bytes: 1 << 33,
                 usable_cpus: 2,
+                memory_total_bytes: 1 << 34,
+                memory_available_bytes: 1 << 33,
+                swap_bytes: swap,
+                free_disk_bytes: None,
             },
         )
     }

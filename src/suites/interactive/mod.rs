@@ -8,5 +8,5 @@ mod config;
 mod run;
 pub mod worker;
 
-pub use config::{custom_spec, HostLimits, InteractiveConfig, Selection};
+pub use config::{custom_spec, InteractiveConfig, Selection};
 pub use run::{pairs, plan, run, InteractiveObserver, InteractiveOutcome, Pairs};
