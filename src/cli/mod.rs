@@ -111,7 +111,7 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// One self-contained HTML page with plots of one or more results
     Report(report::ReportArgs),
-    /// The stored results: list them, show one, export one
+    /// The stored results: list them and their hosts, show or export one, import files, push to or pull from another store
     #[command(subcommand)]
     Results(results::ResultsCommand),
     /// A completion script for bash, zsh, fish, elvish or PowerShell, on standard output
@@ -387,7 +387,7 @@ mod tests {
                 a.time_s,
                 a.output
             ),
-            (50, 20, 8, 2, 5, sched::OutputFormat::Runs)
+            (50, 20, 8, 2, 5, console::OutputFormat::Runs)
         );
     }
 

@@ -1,0 +1,198 @@
+//! The README's synopsis of each command names every option the command's `--help` lists, and
+//! no option the command does not have: the usage a user reads first cannot drift from the
+//! program.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use assert_cmd::Command;
+
+/// A command's own options as its `--help` lists them, (short, long) each, without the global
+/// options (listed under "Global options:") and -h/-V.
+fn help_options(args: &[&str]) -> Vec<(Option<String>, Option<String>)> {
+    let out = Command::cargo_bin("hostbench")
+        .unwrap()
+        .args(args)
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?} --help failed");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let own = text.split("Global options:").next().unwrap();
+    let mut options = Vec::new();
+    for line in own.lines() {
+        let line = line.trim_start();
+        // An option's line, not a value's ("- text: For a terminal").
+        if !line.starts_with('-')
+            || !line[1..].starts_with(|c: char| c == '-' || c.is_ascii_alphabetic())
+        {
+            continue;
+        }
+        // "-L, --load-threads <N>  …", "--file-size <MB>  …", "-c, --console-only  …"
+        let head: Vec<&str> = line.split_whitespace().take(2).collect();
+        let short = head
+            .first()
+            .filter(|t| !t.starts_with("--"))
+            .map(|t| t.trim_end_matches(',').to_string());
+        let long = head
+            .iter()
+            .find(|t| t.starts_with("--"))
+            .map(|t| t.to_string());
+        if matches!(long.as_deref(), Some("--help" | "--version")) {
+            continue;
+        }
+        options.push((short, long));
+    }
+    options
+}
+
+/// Every option named in the README's code blocks of `### \`hostbench COMMAND\``, on the lines
+/// that show `hostbench COMMAND [SUB]` (and their continuation lines), comments left out.
+fn readme_options(command: &str, sub: Option<&str>) -> BTreeSet<String> {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let heading = format!("### `hostbench {command}");
+    let start = readme
+        .find(&heading)
+        .unwrap_or_else(|| panic!("README has no section {heading}`"));
+    let section = &readme[start..];
+    let section = &section[..section[4..].find("\n### ").map_or(section.len(), |e| e + 4)];
+    let shown = match sub {
+        Some(sub) => format!("hostbench {command} {sub}"),
+        None => format!("hostbench {command}"),
+    };
+    let mut options = BTreeSet::new();
+    for (i, block) in section.split("```").enumerate() {
+        if i % 2 == 0 {
+            continue;
+        }
+        let mut in_synopsis = false;
+        for line in block.lines() {
+            if line.starts_with("hostbench ") {
+                in_synopsis = line == shown
+                    || line.starts_with(&format!("{shown} "))
+                    || line.starts_with(&format!("{shown}\t"));
+            } else if !line.starts_with(' ') {
+                in_synopsis = false;
+            }
+            if !in_synopsis {
+                continue;
+            }
+            let code = line.split(" #").next().unwrap();
+            for token in code.split(|c: char| c.is_whitespace() || "[]|(),".contains(c)) {
+                let name: String = token
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '-')
+                    .collect();
+                let bare = name.trim_start_matches('-');
+                if name.starts_with('-') && bare.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                    options.insert(name);
+                }
+            }
+        }
+    }
+    options
+}
+
+/// The options the README's synopsis (`readme`) of `shown` lacks, and those it names that the
+/// command (whose `--help` gave `help`) does not have; the global options may be named anywhere.
+fn drift(
+    shown: &str,
+    help: &[(Option<String>, Option<String>)],
+    readme: &BTreeSet<String>,
+    globals: &BTreeSet<String>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (short, long) in help {
+        if ![short, long]
+            .into_iter()
+            .flatten()
+            .any(|o| readme.contains(o))
+        {
+            let name = long.as_ref().or(short.as_ref()).unwrap();
+            out.push(format!("README's `hostbench {shown}` lacks {name}"));
+        }
+    }
+    for o in readme {
+        let known = help
+            .iter()
+            .any(|(s, l)| s.as_ref() == Some(o) || l.as_ref() == Some(o));
+        if !known && !globals.contains(o) {
+            out.push(format!(
+                "README's `hostbench {shown}` names {o}, which it does not have"
+            ));
+        }
+    }
+    out
+}
+
+fn check(args: &[&str], globals: &BTreeSet<String>) -> Vec<String> {
+    drift(
+        &args.join(" "),
+        &help_options(args),
+        &readme_options(args[0], args.get(1).copied()),
+        globals,
+    )
+}
+
+/// The global options, short and long.
+fn globals() -> BTreeSet<String> {
+    let out = Command::cargo_bin("hostbench")
+        .unwrap()
+        .arg("--help")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let global = text
+        .split("Global options:")
+        .nth(1)
+        .expect("the top-level help lists global options");
+    global
+        .lines()
+        .flat_map(|l| l.split_whitespace().take(2))
+        .filter(|t| t.starts_with('-'))
+        .map(|t| t.trim_end_matches(',').to_string())
+        .collect()
+}
+
+#[test]
+fn the_readme_synopses_name_every_option_of_each_command_and_no_other() {
+    let globals = globals();
+    let mut problems = Vec::new();
+    for command in [
+        "run",
+        "compare",
+        "report",
+        "noise",
+        "interactive",
+        "sched",
+        "index",
+    ] {
+        problems.extend(check(&[command], &globals));
+    }
+    for sub in ["list", "hosts", "show", "export", "import", "push", "pull"] {
+        problems.extend(check(&["results", sub], &globals));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_check_sees_a_missing_and_an_unknown_option() {
+    let globals = globals();
+    assert!(globals.contains("--db") && globals.contains("-q") && !globals.contains("-m"));
+    // The README's own synopses are read: interactive's names -l and --page-cache.
+    let interactive = readme_options("interactive", None);
+    assert!(interactive.contains("-l") && interactive.contains("--page-cache"));
+    // noise's options against a synopsis that forgot -l and made up --bogus; -q is global.
+    let noise = help_options(&["noise"]);
+    let readme: BTreeSet<String> = ["-v", "-m", "--bogus", "-q"].map(String::from).into();
+    let problems = drift("noise", &noise, &readme, &globals);
+    assert_eq!(
+        problems,
+        [
+            "README's `hostbench noise` lacks --loops-per-ms",
+            "README's `hostbench noise` names --bogus, which it does not have",
+        ],
+        "{noise:?}"
+    );
+}
