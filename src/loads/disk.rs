@@ -24,7 +24,7 @@ const CHUNK: usize = 1 << 20;
 /// cache. Stops early, returning false, when `stop` is set.
 pub fn write_file(path: &Path, bytes: u64, stop: &AtomicBool) -> Result<bool> {
     let mut f = File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    fill_file(&mut f, bytes, stop).with_context(|| format!("writing {}", path.display()))
+    fill_file(&mut f, bytes, stop, false).with_context(|| format!("writing {}", path.display()))
 }
 
 /// A new file at `path` (never an existing one), read-write, unlinked at once: it lives as long
@@ -40,9 +40,10 @@ pub fn create_unlinked(path: &Path) -> Result<File> {
     Ok(f)
 }
 
-/// Writes `bytes` into `f` from its start, flushes them to disk and drops them from the cache.
-/// Stops early, returning false, when `stop` is set.
-pub fn fill_file(f: &mut File, bytes: u64, stop: &AtomicBool) -> Result<bool> {
+/// Writes `bytes` into `f` from its start, flushes them to disk and, unless `keep_cached`,
+/// drops them from the cache (interbench v0.31 writes its read file, syncs and leaves it in
+/// the page cache: `--page-cache`). Stops early, returning false, when `stop` is set.
+pub fn fill_file(f: &mut File, bytes: u64, stop: &AtomicBool, keep_cached: bool) -> Result<bool> {
     let buf = pattern();
     let mut left = bytes;
     f.seek(SeekFrom::Start(0))?;
@@ -55,7 +56,9 @@ pub fn fill_file(f: &mut File, bytes: u64, stop: &AtomicBool) -> Result<bool> {
         left -= n as u64;
     }
     f.sync_all().context("flushing the file")?;
-    drop_file_cache(f)?;
+    if !keep_cached {
+        drop_file_cache(f)?;
+    }
     Ok(true)
 }
 
@@ -405,6 +408,19 @@ fn start_read(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_filled_file_is_left_in_the_cache_only_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        for keep in [false, true] {
+            let path = dir.path().join(format!("f{keep}"));
+            let mut f = File::create(&path).unwrap();
+            assert!(fill_file(&mut f, 8 * CHUNK as u64, &AtomicBool::new(false), keep).unwrap());
+            let resident = resident_fraction(&path).unwrap();
+            assert_eq!(resident > 0.9, keep, "kept {keep}: {resident}");
+            assert_eq!(resident < 0.1, !keep, "kept {keep}: {resident}");
+        }
+    }
 
     #[test]
     fn a_written_file_is_not_left_in_the_cache() {

@@ -151,13 +151,14 @@ pub fn run(
     let needs_read = plan.pairs.iter().any(|(_, l)| l.uses_files().1);
     let mut failure = None;
     // The Read load's file: written once, unlinked from the start, and handed to each load
-    // worker as an open descriptor.
+    // worker as an open descriptor; with --page-cache left in the cache, as interbench's is, so
+    // the first Read pass reads memory, not the disk.
     let mut read_file = None;
     if needs_read {
         observer.preparing_files(settings.file_bytes);
         let prepared =
             loads::create_unlinked(&workdir.path().join("read.dat")).and_then(|mut f| {
-                loads::fill_file(&mut f, settings.file_bytes, stop)?;
+                loads::fill_file(&mut f, settings.file_bytes, stop, settings.page_cache)?;
                 Ok(f)
             });
         match prepared {
