@@ -15,6 +15,7 @@ use crate::loads;
 use crate::model::index::{IndexSettings, DEFAULT_ITERATIONS};
 use crate::model::interactive::{InteractiveSettings, DEFAULT_HACK_GROUPS};
 use crate::model::noise::{NoiseMode, NoiseSettings};
+use crate::model::part::{PartPlan, PartSettings};
 use crate::model::sched::confidence::ConfidenceRule;
 use crate::model::sched::{
     SchedSettings, DEFAULT_ACTIVE, DEFAULT_CI_PCT, DEFAULT_COMPUTE_US, DEFAULT_THREADS,
@@ -332,7 +333,24 @@ pub enum Part<'a> {
     Sched(&'a SchedConfig),
 }
 
-impl Part<'_> {
+impl<'a> Part<'a> {
+    /// The part as the plan shows it: its settings and about how long it takes.
+    pub fn planned(&self) -> PartPlan<'a> {
+        let settings = match *self {
+            Part::Noise(c) => PartSettings::Noise(&c.settings),
+            Part::Index(c) => PartSettings::Index {
+                settings: &c.settings,
+                tests: c.tests.len(),
+            },
+            Part::Interactive(c) => PartSettings::Interactive(&c.settings),
+            Part::Sched(c) => PartSettings::Sched(&c.settings),
+        };
+        PartPlan {
+            settings,
+            estimate_s: self.plan().estimate_s(),
+        }
+    }
+
     /// The suite's name.
     pub fn suite(&self) -> &'static str {
         match self {

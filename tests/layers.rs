@@ -31,6 +31,44 @@ const LAYERS: &[(&str, u32)] = &[
     ("cli", 8),
 ];
 
+/// Modules that may use only some of the layers below them. A renderer reads only what a result
+/// holds: the model and the figures derived from it (compare, fleet), with the plain types the
+/// model stores (calibration's, platform's) and the arithmetic (stats, units) — never a suite,
+/// a load, the store or the run's plan, which would describe an old result by today's tables.
+const ONLY: &[(&str, &[&str])] = &[(
+    "render",
+    &[
+        "error",
+        "platform",
+        "units",
+        "stats",
+        "calibration",
+        "model",
+        "compare",
+        "fleet",
+    ],
+)];
+
+/// Whether `from` may use `to` (both top-level modules).
+fn allowed(from: &str, to: &str) -> Result<(), String> {
+    let (Some(f), Some(t)) = (layer(from), layer(to)) else {
+        return Err(format!("crate::{to} is in no layer"));
+    };
+    if from == to {
+        return Ok(());
+    }
+    if t >= f {
+        return Err(format!("{from} (layer {f}) uses {to} (layer {t})"));
+    }
+    match ONLY.iter().find(|(m, _)| *m == from) {
+        Some((_, may)) if !may.contains(&to) => Err(format!(
+            "{from} uses {to}, which is not among what it may use ({})",
+            may.join(", ")
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn layer(module: &str) -> Option<u32> {
     LAYERS.iter().find(|(m, _)| *m == module).map(|&(_, l)| l)
 }
@@ -246,13 +284,11 @@ fn upward_edges(src: &Path) -> Vec<String> {
                 ));
                 continue;
             }
-            let to_layer = layer(&to)
-                .unwrap_or_else(|| panic!("{}:{line}: crate::{to} is in no layer", file.display()));
-            if to != from && to_layer >= from_layer {
-                bad.push(format!(
-                    "{}:{line}: {from} (layer {from_layer}) uses {to} (layer {to_layer})",
-                    file.display()
-                ));
+            if layer(&to).is_none() {
+                panic!("{}:{line}: crate::{to} is in no layer", file.display());
+            }
+            if let Err(why) = allowed(&from, &to) {
+                bad.push(format!("{}:{line}: {why}", file.display()));
             }
         }
     }
@@ -355,8 +391,14 @@ fn the_check_sees_an_upward_use_however_it_is_written() {
         "// crate::cli in a comment is fine\nconst S: &str = \"crate::cli in a string too\";\n",
     )
     .unwrap();
+    fs::create_dir_all(src.join("render")).unwrap();
+    fs::write(
+        src.join("render/index.rs"),
+        "use crate::model::index::TestResult;\nuse crate::suites::index::registry::find;\n",
+    )
+    .unwrap();
     let bad = upward_edges(src);
-    assert_eq!(bad.len(), 2, "{bad:?}");
+    assert_eq!(bad.len(), 3, "{bad:?}");
     assert!(
         bad[0].ends_with("model/noise/mod.rs:3: model (layer 3) uses suites (layer 5)"),
         "{}",
@@ -366,5 +408,11 @@ fn the_check_sees_an_upward_use_however_it_is_written() {
         bad[1].ends_with("model/noise/mod.rs:5: model (layer 3) uses render (layer 7)"),
         "{}",
         bad[1]
+    );
+    // A renderer may not read a suite's tables, though suites lie below it.
+    assert!(
+        bad[2].contains("render/index.rs:2: render uses suites, which is not among"),
+        "{}",
+        bad[2]
     );
 }

@@ -20,6 +20,7 @@ use crate::model::index::scoring::Pass;
 use crate::model::index::{IndexResult, Skipped, TestResult};
 use crate::model::interactive::{Bench, InteractiveResult, InteractiveSettings, Load, Measurement};
 use crate::model::noise::{NoiseCalibration, NoiseResult, NoiseRun, NoiseSettings};
+use crate::model::part::PartPlan;
 use crate::model::sched::{SchedPoint, SchedResult, SchedRun, SchedSettings};
 use crate::model::SuiteResult;
 use crate::render;
@@ -79,11 +80,11 @@ pub struct RunView {
 }
 
 impl RunView {
-    pub fn new(parts: &[Part]) -> Self {
+    pub fn new(parts: &[PartPlan]) -> Self {
         RunView {
             parts: parts
                 .iter()
-                .map(|p| (p.suite(), p.plan().estimate_s()))
+                .map(|p| (p.settings.suite(), p.estimate_s))
                 .collect(),
             part: 0,
             part_started: Instant::now(),
@@ -221,7 +222,7 @@ impl StandardObserver for Console<'_> {
         };
         run.part = index;
         run.part_started = Instant::now();
-        let line = render::standard::part_line(index, run.parts.len(), part);
+        let line = render::standard::part_line(index, run.parts.len(), &part.planned());
         self.chatter(&format!("{line}\n"));
         self.run_status("starting".into());
     }

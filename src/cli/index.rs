@@ -74,7 +74,12 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     if args.list {
         let rows: Vec<_> = registry::TESTS
             .iter()
-            .map(|t| (t, index::supported(t)))
+            .map(|t| render::index::TestRow {
+                name: t.name,
+                msg: t.msg,
+                in_index: t.in_index,
+                here: index::supported(t),
+            })
             .collect();
         let out = Output::new(false, false);
         out.out(&render::index::test_list(&rows));

@@ -51,7 +51,7 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
         out.out(&render::standard::plan(
             plan.profile.name(),
             cpus,
-            &plan.units(),
+            &plan.units().map(|p| p.planned()),
             &plan.skipped,
         ));
         return Ok(out.stdout_error().map_or(0, |_| 1));
@@ -62,7 +62,7 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
     prepare_workdir(&workdir, &session.out)?;
     session.check_noise();
     let stop = session.stop.clone();
-    let parts = plan.units();
+    let parts = plan.units().map(|p| p.planned());
     let view = View::Run(RunView::new(&parts));
     let mut console = Console::new(&mut session, view, global.shows_progress());
     console.chatter(&render::standard::plan(

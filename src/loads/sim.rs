@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::calibration::Burner;
 use crate::model::interactive::deadline::{wake_latency_ns, Begin, DeadlineCounts, Schedule};
-use crate::model::interactive::{interbench_sd, Bench, CustomSpec, LatencySummary, TimerStats};
+use crate::model::interactive::{
+    interbench_sd, Bench, CustomSpec, LatencySummary, TimerStats, X_STEPS,
+};
 use crate::platform::clock::{monotonic_ns, sleep_until_ns};
 use crate::platform::rusage::Usage;
 use crate::platform::sched::{self, Policy};
@@ -47,9 +49,6 @@ pub struct Step {
     /// The time the period stands for: interval + advance.
     pub span_ns: u64,
 }
-
-/// X's steps per cycle: 0% to 100% in 1% (1 ms) steps.
-pub const X_STEPS: u64 = 101;
 
 impl Profile {
     /// The periodic profile of a bench; None for Gaming, which has no periods. The figures are

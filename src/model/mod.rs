@@ -8,7 +8,9 @@ pub mod index;
 pub mod interactive;
 pub mod label;
 pub mod noise;
+pub mod part;
 pub mod sched;
+pub mod stored;
 
 pub use environment::{CgroupCpuLimit, Environment};
 

@@ -7,7 +7,6 @@ use std::fmt::Write;
 use crate::model::index::Category;
 use crate::model::index::{IndexPass, IndexResult, TestResult};
 use crate::model::{Environment, RunResult};
-use crate::suites::index::registry::TestInfo;
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
@@ -15,20 +14,29 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 /// `index --list`: every test with its title, whether the BYTE index counts it, and whether it
 /// runs on this host or why not.
-pub fn test_list(rows: &[(&TestInfo, Result<(), String>)]) -> String {
-    let width = rows.iter().map(|(t, _)| t.name.len()).max().unwrap_or(0);
+pub fn test_list(rows: &[TestRow]) -> String {
+    let width = rows.iter().map(|t| t.name.len()).max().unwrap_or(0);
     let mut out = String::new();
-    for (t, here) in rows {
+    for t in rows {
         let _ = writeln!(
             out,
             "{:width$}  {:<44}  {:<8}  {}",
             t.name,
             t.msg,
             if t.in_index { "index" } else { "" },
-            super::runs_here(here)
+            super::runs_here(&t.here)
         );
     }
     out
+}
+
+/// One line of `index --list`: a test, its title, whether the BYTE index counts it, and
+/// whether it runs here (or why not).
+pub struct TestRow {
+    pub name: &'static str,
+    pub msg: &'static str,
+    pub in_index: bool,
+    pub here: Result<(), String>,
 }
 
 /// The system block at the top of a report.
@@ -190,8 +198,8 @@ fn test_line(t: &TestResult) -> String {
                 } else {
                     ""
                 },
-                if t.native { "" } else { built_in_mark(&t.name) }
-            ) + &differs_mark(&t.name, t.native)
+                built_in_mark(t)
+            ) + &differs_mark(t)
         }
         None => format!(
             "{:<40} {:>12} {:<5} (stopped before a pass completed)",
@@ -201,24 +209,22 @@ fn test_line(t: &TestResult) -> String {
 }
 
 /// Beside a test whose workload is not quite UnixBench's: what differs; and beside a test that
-/// times something other than its title says: what it times.
-fn differs_mark(name: &str, native: bool) -> String {
-    let Some(t) = crate::suites::index::registry::find(name) else {
-        return String::new();
-    };
+/// times something other than its title says: what it times (as its run stored them).
+fn differs_mark(t: &TestResult) -> String {
     let differs = t
-        .program
-        .differs_from_unixbench()
+        .differs
+        .as_ref()
         .map(|d| format!(" [not UnixBench's: {d}]"));
-    let note = t.program.timing_note(native).map(|n| format!(" [{n}]"));
+    let note = t.timing_note.as_ref().map(|n| format!(" [{n}]"));
     differs.unwrap_or_default() + &note.unwrap_or_default()
 }
 
 /// Beside a test that has a C version but ran its built-in one.
-fn built_in_mark(name: &str) -> &'static str {
-    match crate::suites::index::registry::find(name) {
-        Some(t) if crate::suites::index::native::has_native(t.program) => ", built-in version",
-        _ => "",
+fn built_in_mark(t: &TestResult) -> &'static str {
+    if t.has_native && !t.native {
+        ", built-in version"
+    } else {
+        ""
     }
 }
 
@@ -231,7 +237,7 @@ fn index_table(p: &IndexPass, cat: Category) -> String {
         return String::new();
     }
     let mut out = String::new();
-    let score = category_index(p, cat);
+    let score = p.category_index(cat);
     let partial = score.is_none_or(|(_, indexed, of)| indexed < of);
     let head = format!(
         "{}{}",
@@ -279,17 +285,6 @@ fn index_table(p: &IndexPass, cat: Category) -> String {
     }
     out.push('\n');
     out
-}
-
-/// A category's index score in a pass, with the tests it has and the tests it should have.
-fn category_index(p: &IndexPass, cat: Category) -> Option<(f64, usize, usize)> {
-    let of = crate::suites::index::registry::index_tests(cat);
-    match cat {
-        Category::System => p.system_index.map(|i| (i, p.indexed, p.index_tests)),
-        Category::TwoD => p.index_2d.map(|i| (i, p.indexed_2d, of)),
-        Category::ThreeD => p.index_3d.map(|i| (i, p.indexed_3d, of)),
-        Category::Misc => p.index_misc.map(|i| (i, p.indexed_misc, of)),
-    }
 }
 
 /// The gain from the first pass to each later one, per index test (UnixBench's usage document
@@ -415,8 +410,8 @@ pub fn html(result: &RunResult, r: &IndexResult) -> String {
                     esc(&t.msg),
                     esc(&format!(
                         "{}{}",
-                        if t.native { "" } else { built_in_mark(&t.name) },
-                        differs_mark(&t.name, t.native)
+                        built_in_mark(t),
+                        differs_mark(t)
                     )),
                     esc(&t.unit),
                     t.spread.map_or(String::new(), |s| format!("{:.1}%", s.cv_pct)),
@@ -424,7 +419,7 @@ pub fn html(result: &RunResult, r: &IndexResult) -> String {
                     t.index.map_or(String::new(), |i| format!("{i:.1}"))
                 );
             }
-            if let Some((i, indexed, of)) = category_index(p, cat) {
+            if let Some((i, indexed, of)) = p.category_index(cat) {
                 let _ = writeln!(out, "<tr><td colspan=7><b>{} Index Score{}:</b></td><td class=n><b>{i:.1}</b></td></tr>", cat.title(), if indexed < of { " (Partial Only)" } else { "" });
             }
             let _ = writeln!(out, "</table>");

@@ -7,8 +7,8 @@ use std::fmt::Write;
 
 use super::cformat::g;
 use crate::calibration::CalibrationSource;
-use crate::loads::sim::X_STEPS;
 use crate::model::interactive::Bench;
+use crate::model::interactive::X_STEPS;
 use crate::model::interactive::{
     DeviceTraffic, InteractiveResult, InteractiveSettings, LoadReport, Measurement,
 };

@@ -2,7 +2,7 @@ use std::fmt::Write;
 
 use crate::fleet::status::HostStatus;
 use crate::model::label::{self, printable};
-use crate::store::StoredEntry;
+use crate::model::stored::StoredEntry;
 
 /// The `results list` table. Its text columns come from the store's columns, which an older
 /// store (or another program) may have filled with anything: shown through

@@ -1,8 +1,8 @@
 //! `hostbench run`: the plan shown before it starts and the summary at its end.
 
 use crate::compare::RepeatAdvice;
+use crate::model::part::{PartPlan, PartSettings};
 use crate::model::{RunResult, SuiteResult};
-use crate::standard::Part;
 use crate::units;
 
 /// "45 s", "3 min 05 s", "1 h 02 min".
@@ -16,22 +16,21 @@ pub fn duration(seconds: f64) -> String {
 }
 
 /// The plan: one line a part, and the total.
-pub fn plan(profile: &str, cpus: usize, parts: &[Part], skipped: &[String]) -> String {
-    let estimates: Vec<f64> = parts.iter().map(|p| p.plan().estimate_s()).collect();
-    let total: f64 = estimates.iter().sum();
+pub fn plan(profile: &str, cpus: usize, parts: &[PartPlan], skipped: &[String]) -> String {
+    let total: f64 = parts.iter().map(|p| p.estimate_s).sum();
     let mut out = format!(
         "hostbench run, profile {profile}: {} parts, about {} on this host ({cpus} usable CPU{})\n",
         parts.len(),
         duration(total),
         if cpus == 1 { "" } else { "s" }
     );
-    for (i, (p, estimate)) in parts.iter().zip(estimates).enumerate() {
+    for (i, p) in parts.iter().enumerate() {
         out.push_str(&format!(
             "  {}. {:<12} {:<60} about {}\n",
             i + 1,
-            p.suite(),
-            describe(p),
-            duration(estimate)
+            p.settings.suite(),
+            describe(&p.settings),
+            duration(p.estimate_s)
         ));
     }
     for s in skipped {
@@ -41,30 +40,28 @@ pub fn plan(profile: &str, cpus: usize, parts: &[Part], skipped: &[String]) -> S
 }
 
 /// The line shown when a part starts.
-pub fn part_line(index: usize, count: usize, part: &Part) -> String {
+pub fn part_line(index: usize, count: usize, part: &PartPlan) -> String {
     format!(
         "[{}/{count}] {}: {}, about {}",
         index + 1,
-        part.suite(),
-        describe(part),
-        duration(part.plan().estimate_s())
+        part.settings.suite(),
+        describe(&part.settings),
+        duration(part.estimate_s)
     )
 }
 
 /// What a part measures, in a few words.
-pub fn describe(part: &Part) -> String {
-    match part {
-        Part::Noise(n) => format!(
-            "{} runs of a {} ms CPU job",
-            n.settings.runs_requested, n.settings.target_ms
-        ),
-        Part::Index(index) => {
-            let s = &index.settings;
+pub fn describe(part: &PartSettings) -> String {
+    match *part {
+        PartSettings::Noise(n) => {
+            format!("{} runs of a {} ms CPU job", n.runs_requested, n.target_ms)
+        }
+        PartSettings::Index { settings: s, tests } => {
             format!(
                 "{}{} test{}{}, {} pass{} ({} cop{})",
                 placement(s.pin),
-                index.tests.len(),
-                if index.tests.len() == 1 { "" } else { "s" },
+                tests,
+                if tests == 1 { "" } else { "s" },
                 if s.quick { " in the quick mode" } else { "" },
                 s.copies.len(),
                 if s.copies.len() == 1 { "" } else { "es" },
@@ -72,8 +69,7 @@ pub fn describe(part: &Part) -> String {
                 if s.copies == [1] { "y" } else { "ies" }
             )
         }
-        Part::Interactive(interactive) => {
-            let i = &interactive.settings;
+        PartSettings::Interactive(i) => {
             format!(
                 "{}{} under {}, {} s each",
                 placement(i.pinned_cpu.is_some()),
@@ -82,8 +78,7 @@ pub fn describe(part: &Part) -> String {
                 i.duration_s
             )
         }
-        Part::Sched(sched) => {
-            let s = &sched.settings;
+        PartSettings::Sched(s) => {
             format!(
                 "{}{} threads, {} s runs, {} to {} runs each",
                 placement(s.pin),

@@ -8,6 +8,8 @@ mod postgres;
 mod sqlite;
 
 pub use self::postgres::{PgStore, STATEMENT_TIMEOUT};
+/// A stored result as `results list` shows it: the model's, since renderers read it.
+pub use crate::model::stored::StoredEntry;
 pub use sqlite::{SqliteStore, BUSY_TIMEOUT};
 
 use std::collections::{BTreeMap, HashMap};
@@ -20,24 +22,6 @@ use chrono::{DateTime, Utc};
 use crate::error::UsageError;
 use crate::model::headline::HeadlineFigures;
 use crate::model::RunResult;
-
-/// One line of `results list`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoredEntry {
-    pub id: i64,
-    /// None when the stored time is malformed (see `problem`).
-    pub started_at: Option<DateTime<Utc>>,
-    pub suites: String,
-    /// The host's `--host-label`, else its hostname.
-    pub host: String,
-    pub headline: String,
-    pub incomplete: bool,
-    /// The login that stored it, where the store keeps one (PostgreSQL: `current_user`, set by
-    /// the server, so a host cannot claim another's); None in SQLite.
-    pub owner: Option<String>,
-    /// What is wrong with a row whose columns do not hold what hostbench wrote.
-    pub problem: Option<String>,
-}
 
 /// Which results `results list` shows: all of them, or those of a host (its hostname or its
 /// `--host-label`), with all of these tags, started on or after a time.

@@ -78,6 +78,17 @@ pub struct TestResult {
     /// results of earlier versions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timebase: Option<f64>,
+    /// The test has a C version built with the host's compiler (so with `native` false it ran
+    /// its built-in one). False in results of earlier versions, which did not say.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub has_native: bool,
+    /// Where its workload is not quite UnixBench's, what differs, as the run that made it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub differs: Option<String>,
+    /// What it really times, where that is not what its title says (arith at UnixBench's
+    /// flags).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing_note: Option<String>,
 }
 
 impl TestResult {
@@ -145,6 +156,32 @@ pub struct IndexPass {
     pub index_misc: Option<f64>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub indexed_misc: usize,
+    /// How many tests each of those indexes has in all (so a report can say "Partial"); 0 in
+    /// results of earlier versions, which did not say.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub index_tests_2d: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub index_tests_3d: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub index_tests_misc: usize,
+}
+
+impl IndexPass {
+    /// A category's index in this pass: (the index, its tests that ran, the tests it has in
+    /// all), when any of them ran. For results that did not store the count of a graphics or
+    /// non-index category, the tests that ran.
+    pub fn category_index(&self, cat: Category) -> Option<(f64, usize, usize)> {
+        let stored =
+            |index: Option<f64>, ran: usize, of: usize| index.map(|i| (i, ran, of.max(ran)));
+        match cat {
+            Category::System => self
+                .system_index
+                .map(|i| (i, self.indexed, self.index_tests)),
+            Category::TwoD => stored(self.index_2d, self.indexed_2d, self.index_tests_2d),
+            Category::ThreeD => stored(self.index_3d, self.indexed_3d, self.index_tests_3d),
+            Category::Misc => stored(self.index_misc, self.indexed_misc, self.index_tests_misc),
+        }
+    }
 }
 
 /// An index result.

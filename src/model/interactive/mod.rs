@@ -244,6 +244,9 @@ impl InteractiveResult {
     }
 }
 
+/// X's steps per cycle: 0% to 100% in 1% (1 ms) steps (a row of X over fewer says so).
+pub const X_STEPS: u64 = 101;
+
 /// interbench's Hack load: hackbench's 50 groups of 20 senders and 20 receivers.
 pub const DEFAULT_HACK_GROUPS: u32 = 50;
 

@@ -528,6 +528,9 @@ fn finish_pass(
         indexed_3d: v3.len(),
         index_misc: scoring::overall_index(&misc),
         indexed_misc: misc.len(),
+        index_tests_2d: registry::index_tests(Category::TwoD),
+        index_tests_3d: registry::index_tests(Category::ThreeD),
+        index_tests_misc: registry::index_tests(Category::Misc),
         tests,
         skipped,
         failed,
@@ -628,6 +631,9 @@ fn test_result(
         adaptive_stop,
         timebase: Some(t.timebase),
         native,
+        has_native: native::has_native(t.program),
+        differs: t.program.differs_from_unixbench().map(String::from),
+        timing_note: t.program.timing_note(native).map(String::from),
     }
 }
 

@@ -1,0 +1,22 @@
+//! A stored result as the store's lists give it: what `results list`, `results hosts` and the
+//! fleet page read of each result without reading the result whole.
+
+use chrono::{DateTime, Utc};
+
+/// One line of `results list`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredEntry {
+    pub id: i64,
+    /// None when the stored time is malformed (see `problem`).
+    pub started_at: Option<DateTime<Utc>>,
+    pub suites: String,
+    /// The host's `--host-label`, else its hostname.
+    pub host: String,
+    pub headline: String,
+    pub incomplete: bool,
+    /// The login that stored it, where the store keeps one (PostgreSQL: `current_user`, set by
+    /// the server, so a host cannot claim another's); None in SQLite.
+    pub owner: Option<String>,
+    /// What is wrong with a row whose columns do not hold what hostbench wrote.
+    pub problem: Option<String>,
+}
