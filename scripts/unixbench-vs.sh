@@ -20,6 +20,9 @@
 #    grep, the six arithmetic tests and C), PAIRS times (default 3): `Run -c 1 -i 3 TEST` and
 #    `hostbench index -c 1 -i 3 TEST`, the order alternating from pair to pair; then the same
 #    with -c N, N the CPUs online. Each pair's ratio is hostbench / UnixBench.
+#    Then, for the tests in PINNED (default: context1 spawn, whose 1-copy figures on a VM swing
+#    by up to 10x with whether the scheduler puts the processes on one CPU or two), the same 1-copy
+#    pairs with both tools under `taskset -c 0`, so placement is the same for both.
 # 2. A table per copy count: each test's scores (medians of the pairs), the median of the
 #    pairs' ratios and their range; the System Benchmarks Index of each tool per pair (from the
 #    12 index tests' scores and UnixBench's own pgms/index.base) and its ratio.
@@ -57,8 +60,9 @@ export LANG=en_US.utf8
 unset LC_ALL
 
 # One score: UnixBench's from the first result line of Run's report, hostbench's from its JSON.
+PIN=""  # "taskset -c 0" while the pinned pairs run
 ub_score() {  # COPIES TEST
-  (cd "$UB" && ./Run -c "$1" -i 3 "$2" 2>&1) | python3 -c '
+  (cd "$UB" && $PIN ./Run -c "$1" -i 3 "$2" 2>&1) | python3 -c '
 import re, sys
 text = sys.stdin.read()
 body = text.split("of tests", 1)[1]
@@ -71,7 +75,7 @@ else:
     print("failed")' || true
 }
 hb_score() {  # COPIES TEST
-  "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -q --json index -c "$1" -i 3 "$2" \
+  $PIN "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -q --json index -c "$1" -i 3 "$2" \
     --results-dir "$WORK/hbres" --workdir "$WORK/hbwork" 2>/dev/null | python3 -c '
 import json, sys
 try:
@@ -80,22 +84,32 @@ except (ValueError, KeyError, IndexError, TypeError):
     print("failed")' || true
 }
 
-for copies in 1 "$CPUS"; do
-  [ "$copies" = 1 ] || [ "$CPUS" -gt 1 ] || continue
-  echo "== $copies cop$([ "$copies" = 1 ] && echo y || echo ies): Run -c $copies -i 3 and hostbench index -c $copies -i 3, $PAIRS alternating pairs a test"
-  for t in $TESTS; do
+PINNED=${PINNED-context1 spawn}
+for copies in 1 "$CPUS" 1pin; do
+  [ "$copies" != "$CPUS" ] || [ "$CPUS" -gt 1 ] || continue
+  tests=$TESTS
+  if [ "$copies" = 1pin ]; then
+    [ -n "$PINNED" ] || continue
+    tests=$PINNED PIN="taskset -c 0"
+    echo "== 1 copy, both tools under taskset -c 0 (placement held fixed), $PAIRS alternating pairs a test"
+  else
+    echo "== $copies cop$([ "$copies" = 1 ] && echo y || echo ies): Run -c $copies -i 3 and hostbench index -c $copies -i 3, $PAIRS alternating pairs a test"
+  fi
+  for t in $tests; do
     for p in $(seq 1 "$PAIRS"); do
       if grep -q "^$copies $t $p " "$KEEP/scores"; then
         grep "^$copies $t $p " "$KEEP/scores" | awk '{print "  " $2 " pair " $3 ": UnixBench " $4 ", hostbench " $5 " (kept)"}'
         continue
       fi
-      if [ $((p % 2)) = 1 ]; then u=$(ub_score "$copies" "$t"); h=$(hb_score "$copies" "$t")
-      else h=$(hb_score "$copies" "$t"); u=$(ub_score "$copies" "$t"); fi
+      n=${copies%pin}
+      if [ $((p % 2)) = 1 ]; then u=$(ub_score "$n" "$t"); h=$(hb_score "$n" "$t")
+      else h=$(hb_score "$n" "$t"); u=$(ub_score "$n" "$t"); fi
       echo "$copies $t $p $u $h" >>"$KEEP/scores"
       echo "  $t pair $p: UnixBench $u, hostbench $h ($(date -u +%H:%M:%S))"
     done
   done
 done
+PIN=""
 
 echo "== p1bench 100 100 and hostbench noise 100 100, $PAIRS alternating pairs"
 p1_line() {
@@ -132,13 +146,15 @@ rows, failed = {}, set()
 for line in open(f"{work}/scores"):
     c, t, p, u, h = line.split()
     try:
-        rows.setdefault((int(c), t), []).append((int(p), float(u), float(h)))
+        rows.setdefault((c, t), []).append((int(p), float(u), float(h)))
     except ValueError:
-        failed.add((int(c), t, "UnixBench" if u == "failed" else "hostbench"))
+        failed.add((c, t, "UnixBench" if u == "failed" else "hostbench"))
 checks = []
 ONE_SAMPLE = {"spawn", "execl", "fstime", "fsbuffer", "fsdisk", "shell1", "shell8"}
-for copies in sorted({c for c, _ in rows}):
-    print(f"\n{copies} cop{'y' if copies == 1 else 'ies'} (hostbench / UnixBench; median of the pairs' ratios, their range)")
+def title(c):
+    return {"1": "1 copy", "1pin": "1 copy, both on CPU 0"}.get(c, f"{c} copies")
+for copies in sorted({c for c, _ in rows}, key=lambda c: (c.endswith("pin"), int(c.rstrip("pin")))):
+    print(f"\n{title(copies)} (hostbench / UnixBench; median of the pairs' ratios, their range)")
     print("%-18s %14s %14s %8s %17s" % ("test", "UnixBench", "hostbench", "ratio", "pairs' range"))
     for (c, t), v in rows.items():
         if c != copies:
@@ -148,7 +164,7 @@ for copies in sorted({c for c, _ in rows}):
         print("%-18s %14.1f %14.1f %8.3f %8.3f-%-8.3f" % (t, med([u for _, u, _ in v]), med([h for _, _, h in v]), r, min(ratios), max(ratios)))
         if t in index_tests:
             note = f"; one sample a run at -i 3, pairs {min(ratios):.3f}-{max(ratios):.3f}" if t in ONE_SAMPLE else ""
-            checks.append((0.95 <= r <= 1.05, f"{t} at {copies} cop{'y' if copies == 1 else 'ies'}: median ratio {r:.3f}{note}"))
+            checks.append((0.95 <= r <= 1.05, f"{t} at {title(copies)}: median ratio {r:.3f}{note}"))
     for c, t, who in sorted(failed):
         if c == copies:
             print("%-18s %s's run failed in at least one pair (see its log)" % (t, who))
@@ -165,7 +181,7 @@ for copies in sorted({c for c, _ in rows}):
         r = med(ratios)
         for p, (u, h) in zip(pairs, idx):
             print(f"System Benchmarks Index, pair {p}: UnixBench {u:.1f}, hostbench {h:.1f} ({h / u:.3f})")
-        checks.append((abs(r - 1) <= 0.03, f"System Benchmarks Index at {copies} cop{'y' if copies == 1 else 'ies'}: median ratio {r:.3f} (pairs {min(ratios):.3f}-{max(ratios):.3f})"))
+        checks.append((abs(r - 1) <= 0.03, f"System Benchmarks Index at {title(copies)}: median ratio {r:.3f} (pairs {min(ratios):.3f}-{max(ratios):.3f})"))
 
 noise = {"p1bench": [], "hostbench": []}
 for line in open(f"{work}/noise"):
