@@ -351,16 +351,6 @@ impl<'a> Part<'a> {
         }
     }
 
-    /// The suite's name.
-    pub fn suite(&self) -> &'static str {
-        match self {
-            Part::Noise(_) => "noise",
-            Part::Index(_) => "index",
-            Part::Interactive(_) => "interactive",
-            Part::Sched(_) => "sched",
-        }
-    }
-
     /// What the part measures and about how long it takes: its suite's plan.
     pub fn plan(&self) -> Plan {
         match self {
@@ -406,12 +396,12 @@ pub fn run(
                 observer.part_done(i, &r);
                 suites.push(r);
                 if let Some(f) = part_failure {
-                    failure = Some(format!("{}: {f}", part.suite()));
+                    failure = Some(format!("{}: {f}", part.planned().settings.suite()));
                     break;
                 }
             }
             Err(e) => {
-                failure = Some(format!("{}: {e:#}", part.suite()));
+                failure = Some(format!("{}: {e:#}", part.planned().settings.suite()));
                 break;
             }
         }

@@ -148,10 +148,11 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         None => environment.host.memory_total_bytes.max(1 << 20),
     };
     let workdir = args.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let host = HostLimits::of(&environment, &workdir);
     if args.list {
         let here = Here {
-            swap_bytes: environment.host.swap_total_bytes,
-            free_disk_bytes: files::free_bytes(&workdir).ok(),
+            swap_bytes: host.swap_bytes,
+            free_disk_bytes: host.free_disk_bytes,
             file_bytes,
             memload_mb: args.memload_mb,
         };
@@ -186,7 +187,6 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         loads: args.loads.clone(),
         exclude_loads: args.exclude_loads.clone(),
     };
-    let host = HostLimits::of(&environment, &workdir);
     let config = InteractiveConfig::new(
         settings,
         &selection,
