@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use crate::model::index::Category;
 use crate::model::index::{IndexPass, IndexResult, TestResult};
+use crate::model::label::printable;
 use crate::model::{Environment, RunResult};
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -45,7 +46,7 @@ pub fn system_header(env: &Environment, r: &IndexResult) -> String {
     let _ = writeln!(
         out,
         "   System: {}: GNU/Linux",
-        crate::model::label::printable(&env.host.hostname, crate::model::label::MAX_HOST_LABEL)
+        printable(&env.host.hostname, crate::model::label::MAX_HOST_LABEL)
     );
     let _ = writeln!(
         out,
@@ -210,12 +211,17 @@ fn test_line(t: &TestResult) -> String {
 
 /// Beside a test whose workload is not quite UnixBench's: what differs; and beside a test that
 /// times something other than its title says: what it times (as its run stored them).
+/// The longest note shown beside a test (the notes this build writes are under 200 characters).
+const MAX_NOTE: usize = 400;
+
 fn differs_mark(t: &TestResult) -> String {
+    // Stored text: a result from a shared store may hold anything.
+    let shown = |s: &String| printable(s, MAX_NOTE);
     let differs = t
         .differs
         .as_ref()
-        .map(|d| format!(" [not UnixBench's: {d}]"));
-    let note = t.timing_note.as_ref().map(|n| format!(" [{n}]"));
+        .map(|d| format!(" [not UnixBench's: {}]", shown(d)));
+    let note = t.timing_note.as_ref().map(|n| format!(" [{}]", shown(n)));
     differs.unwrap_or_default() + &note.unwrap_or_default()
 }
 
