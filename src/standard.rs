@@ -22,10 +22,11 @@ use crate::model::sched::{
     DEFAULT_WEIGHT,
 };
 use crate::model::SuiteResult;
-use crate::suites::index::{self, IndexConfig, IndexObserver};
-use crate::suites::interactive::{self, InteractiveConfig, InteractiveObserver, Selection};
-use crate::suites::noise::{self, NoiseConfig, NoiseObserver};
-use crate::suites::sched::{self, SchedConfig, SchedObserver};
+use crate::suites::event::{Event, Events};
+use crate::suites::index::{self, IndexConfig};
+use crate::suites::interactive::{self, InteractiveConfig, Selection};
+use crate::suites::noise::{self, NoiseConfig};
+use crate::suites::sched::{self, SchedConfig};
 use crate::suites::{HostLimits, Plan};
 
 /// How much time the run trades for precision (the `--profile` values).
@@ -362,14 +363,6 @@ impl<'a> Part<'a> {
     }
 }
 
-/// Told of each part's start and of the suites' own progress.
-pub trait StandardObserver:
-    NoiseObserver + IndexObserver + InteractiveObserver + SchedObserver
-{
-    fn part_begins(&mut self, _index: usize, _part: &Part) {}
-    fn part_done(&mut self, _index: usize, _result: &SuiteResult) {}
-}
-
 /// What the run measured: every part that ran, in order.
 pub struct StandardOutcome {
     pub suites: Vec<SuiteResult>,
@@ -382,7 +375,7 @@ pub fn run(
     plan: &StandardPlan,
     exe: &Path,
     stop: &AtomicBool,
-    observer: &mut dyn StandardObserver,
+    events: &mut dyn Events,
 ) -> StandardOutcome {
     let mut suites = Vec::new();
     let mut failure = None;
@@ -390,10 +383,16 @@ pub fn run(
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        observer.part_begins(i, part);
-        match run_part(part, &plan.calibration, exe, stop, observer) {
+        events.event(Event::PartBegins {
+            index: i,
+            plan: &part.planned(),
+        });
+        match run_part(part, &plan.calibration, exe, stop, events) {
             Ok((r, part_failure)) => {
-                observer.part_done(i, &r);
+                events.event(Event::PartDone {
+                    index: i,
+                    result: &r,
+                });
                 suites.push(r);
                 if let Some(f) = part_failure {
                     failure = Some(format!("{}: {f}", part.planned().settings.suite()));
@@ -415,22 +414,19 @@ fn run_part(
     calibration: &CalibrationOptions,
     exe: &Path,
     stop: &AtomicBool,
-    observer: &mut dyn StandardObserver,
+    events: &mut dyn Events,
 ) -> Result<(SuiteResult, Option<String>)> {
     Ok(match *part {
-        Part::Noise(c) => (SuiteResult::Noise(noise::measure(c, stop, observer)?), None),
-        Part::Index(c) => (
-            SuiteResult::Index(index::run(c, exe, stop, observer)?),
-            None,
-        ),
+        Part::Noise(c) => (SuiteResult::Noise(noise::measure(c, stop, events)?), None),
+        Part::Index(c) => (SuiteResult::Index(index::run(c, exe, stop, events)?), None),
         Part::Interactive(c) => {
-            let outcome = interactive::run(c, exe, stop, observer)?;
+            let outcome = interactive::run(c, exe, stop, events)?;
             (SuiteResult::Interactive(outcome.result), outcome.failure)
         }
         Part::Sched(c) => {
             let burn = burn_calibration(calibration, BurnLoop::Chain);
             (
-                SuiteResult::Sched(sched::measure(c, burn.calibration, stop, observer)?),
+                SuiteResult::Sched(sched::measure(c, burn.calibration, stop, events)?),
                 None,
             )
         }

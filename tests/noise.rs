@@ -142,6 +142,12 @@ fn text_report_is_p1bench_shaped() {
     let text = String::from_utf8(quiet.stdout).unwrap();
     assert!(!text.contains("Calibrating"), "{text}");
     assert!(text.contains("Percentiles:"));
+    // -q is one rule for every measuring command (sched's data lines need it): the report
+    // alone, without the noise check's and the store's lines.
+    assert!(
+        !text.contains("Stored as") && !text.contains("Noise check"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -1,17 +1,20 @@
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result};
 use clap::Args;
 
-use super::console::{Console, View};
+use super::console::{Console, Reporter, Terminal};
+use super::measuring::{self, Ending, Measured, MeasuringCommand};
 use super::output::Output;
-use super::session::{prepare_workdir, Session};
+use super::session::{prepare_workdir, Finished, Session};
 use super::GlobalArgs;
 use crate::model::index::IndexSettings;
 use crate::model::SuiteResult;
 use crate::platform::files;
 use crate::platform::limits;
 use crate::render;
+use crate::suites::event::Event;
 use crate::suites::index::registry;
 use crate::suites::index::{self, IndexConfig};
 
@@ -118,50 +121,121 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
             render::index::copies_note(environment.usable_cpus(), environment.host.cpus_online)
         })
         .flatten();
-    let mut session = Session::start(global, argv, environment)?;
-    if let Some(note) = copies_note {
-        session.out.chatter(&note);
-    }
-    prepare_workdir(&config.workdir, &session.out)?;
-    session.check_noise();
-    let stop = session.stop.clone();
-    let view = View::Index {
+    let mut command = IndexCommand {
+        config,
+        exe,
+        copies_note,
         verbose: args.verbose,
+        results_dir: args.results_dir.clone(),
     };
-    let mut console = Console::new(&mut session, view, global.shows_progress());
-    let outcome = index::run(&config, &exe, stop.flag(), &mut console)?;
-    console.finish();
-    let failed = outcome.failed_tests();
-    let done = session.finish(vec![SuiteResult::Index(outcome)], failed > 0);
-    let SuiteResult::Index(r) = &done.result.suites[0] else {
-        unreachable!("built above")
-    };
-    let text = render::index::report(&done.result, r);
-    let files = files::write_report_pair(
-        &args.results_dir,
-        &done.result.environment.host.hostname,
-        &text,
-        &render::index::html(&done.result, r),
-    );
-    if global.json {
-        done.print_json();
-    } else {
-        done.out.out(&format!("\n{text}"));
+    measuring::run(&mut command, global, argv, environment)
+}
+
+struct IndexCommand {
+    config: IndexConfig,
+    /// The binary the test copies are started from.
+    exe: PathBuf,
+    /// What the default copy counts are, where the host's CPUs make it worth saying.
+    copies_note: Option<String>,
+    verbose: bool,
+    results_dir: PathBuf,
+}
+
+impl MeasuringCommand for IndexCommand {
+    type Reporter = UnixBenchLines;
+
+    fn prepare(&mut self, session: &Session) -> Result<()> {
+        if let Some(note) = &self.copies_note {
+            session.out.chatter(note);
+        }
+        prepare_workdir(&self.config.workdir, &session.out)
+    }
+
+    fn reporter(&mut self, _session: &Session) -> Result<UnixBenchLines> {
+        Ok(UnixBenchLines {
+            verbose: self.verbose,
+        })
+    }
+
+    fn measure(
+        &mut self,
+        console: &mut Console<'_, UnixBenchLines>,
+        stop: &AtomicBool,
+    ) -> Result<Measured> {
+        let outcome = index::run(&self.config, &self.exe, stop, console)?;
+        let cut_short = outcome.failed_tests() > 0;
+        Ok(Measured {
+            suites: vec![SuiteResult::Index(outcome)],
+            cut_short,
+        })
+    }
+
+    fn ending(&self, done: &Finished, _lines: UnixBenchLines) -> Ending {
+        let SuiteResult::Index(r) = &done.result.suites[0] else {
+            unreachable!("measured above")
+        };
+        let text = render::index::report(&done.result, r);
+        let files = files::write_report_pair(
+            &self.results_dir,
+            &done.result.environment.host.hostname,
+            &text,
+            &render::index::html(&done.result, r),
+        );
+        let mut ending = Ending::default();
         match &files {
-            Ok(path) => done.out.out(&format!(
-                "Reports: {} and {}.html\n",
-                path.display(),
-                path.display()
+            Ok(path) => {
+                ending.report = Some(format!(
+                    "\n{text}Reports: {} and {}.html\n",
+                    path.display(),
+                    path.display()
+                ))
+            }
+            Err(e) => {
+                ending.report = Some(format!("\n{text}"));
+                ending.warnings.push(format!("reports not written: {e:#}"));
+            }
+        }
+        let failed = r.failed_tests();
+        if failed > 0 {
+            ending.errors.push(format!(
+                "{failed} test{} failed (see the report); the result is marked incomplete",
+                if failed == 1 { "" } else { "s" }
+            ));
+            ending.failed = true;
+        }
+        ending
+    }
+}
+
+/// UnixBench's lines: "1 x Dhrystone 2 using register variables  1 2 3", a heading per pass,
+/// skipped and failed tests; with `-v` each iteration's count and time.
+struct UnixBenchLines {
+    verbose: bool,
+}
+
+impl Reporter for UnixBenchLines {
+    fn on(&mut self, event: &Event<'_>, term: &Terminal) {
+        match event {
+            Event::PassBegins { copies } => term.chatter(&format!(
+                "\n--- {copies} parallel cop{} of each test ---\n",
+                if *copies == 1 { "y" } else { "ies" }
             )),
-            Err(e) => done.out.warn(&format!("reports not written: {e:#}")),
+            Event::TestBegins { msg, copies, .. } => term.chatter(&format!("{copies} x {msg} ")),
+            Event::IterationDone { index, pass, .. } if self.verbose => term.chatter(&format!(
+                " {}:{:.1}/{:.1}s",
+                index + 1,
+                pass.count,
+                pass.time_s
+            )),
+            Event::IterationDone { index, .. } => term.chatter(&format!(" {}", index + 1)),
+            Event::TestDone(_) => term.chatter("\n"),
+            Event::TestSkipped(s) => term.chatter(&format!("{} skipped: {}\n", s.name, s.reason)),
+            Event::TestFailed(s) => {
+                term.chatter("\n");
+                term.err(&format!("hostbench: {} failed: {}\n", s.name, s.reason));
+            }
+            Event::Note(note) => term.warn(note),
+            _ => {}
         }
     }
-    done.say_where_stored();
-    if failed > 0 {
-        done.out.err(&format!(
-            "hostbench: error: {failed} test{} failed (see the report); the result is marked incomplete\n",
-            if failed == 1 { "" } else { "s" }
-        ));
-    }
-    Ok(done.exit_code(failed > 0))
 }

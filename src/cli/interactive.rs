@@ -1,12 +1,16 @@
+use std::fs::File;
+use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::Args;
 
-use super::console::{Console, InteractiveView, View};
+use super::console::{Console, Reporter, Terminal};
+use super::measuring::{self, Ending, Measured, MeasuringCommand};
 use super::output::Output;
-use super::session::{prepare_workdir, Session};
+use super::session::{prepare_workdir, Finished, Session};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::error::UsageError;
 use crate::loads::registry::{self, Here, LOADS};
@@ -15,6 +19,7 @@ use crate::model::SuiteResult;
 use crate::platform::files;
 use crate::render;
 use crate::render::interactive::UnitRow;
+use crate::suites::event::Event;
 use crate::suites::interactive::benches::BENCHES;
 use crate::suites::interactive::{self, InteractiveConfig, Selection};
 use crate::suites::HostLimits;
@@ -196,47 +201,173 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     )?;
     config.check_host()?;
     let exe = std::env::current_exe().context("finding the hostbench binary for its workers")?;
-    let mut session = Session::start(global, argv, environment)?;
-    prepare_workdir(&config.workdir, &session.out)?;
-    let stop = session.stop.clone();
-    let started_at = session.started_at();
-    let kernel = session.environment.host.kernel_release.clone();
-    let log = if args.console_only {
-        None
-    } else {
-        let dir = args.log_dir.clone().unwrap_or_else(|| PathBuf::from("."));
-        let name = format!(
-            "interbench-{kernel}-{}.log",
-            started_at.format("%Y%m%d%H%M")
-        );
-        let path = dir.join(name);
-        let file = files::open_append(&path)
-            .map_err(|e| UsageError::new(format!("cannot write the log file: {e:#}")))?;
-        Some((path, file))
+    let log_dir =
+        (!args.console_only).then(|| args.log_dir.clone().unwrap_or_else(|| PathBuf::from(".")));
+    let mut command = InteractiveCommand {
+        config,
+        exe,
+        log_dir,
+        log: None,
+        failure: None,
     };
-    session.check_noise();
-    let view = View::Interactive(Box::new(InteractiveView {
-        settings: config.settings.clone(),
-        log: log.as_ref().map(|(_, f)| f.try_clone()).transpose()?,
-        kernel,
-        datestamp: started_at.format("%Y%m%d%H%M").to_string(),
-    }));
-    let mut console = Console::new(&mut session, view, global.shows_progress());
-    let outcome = interactive::run(&config, &exe, stop.flag(), &mut console)?;
-    console.interactive_footer(&outcome.result);
-    let failed = outcome.failure.is_some();
-    let done = session.finish(vec![SuiteResult::Interactive(outcome.result)], failed);
-    if global.json {
-        done.print_json();
+    measuring::run(&mut command, global, argv, environment)
+}
+
+struct InteractiveCommand {
+    config: InteractiveConfig,
+    /// The binary the workers are started from.
+    exe: PathBuf,
+    /// Where interbench's log file goes (none with `-c`).
+    log_dir: Option<PathBuf>,
+    /// The log file, once opened.
+    log: Option<(PathBuf, File)>,
+    /// What ended the run early, if something did.
+    failure: Option<String>,
+}
+
+impl MeasuringCommand for InteractiveCommand {
+    type Reporter = InterbenchLines;
+
+    /// The work directory, and interbench's log file, named after the kernel and the start.
+    fn prepare(&mut self, session: &Session) -> Result<()> {
+        prepare_workdir(&self.config.workdir, &session.out)?;
+        if let Some(dir) = &self.log_dir {
+            let name = format!(
+                "interbench-{}-{}.log",
+                session.environment.host.kernel_release,
+                session.started_at().format("%Y%m%d%H%M")
+            );
+            let path = dir.join(name);
+            let file = files::open_append(&path)
+                .map_err(|e| UsageError::new(format!("cannot write the log file: {e:#}")))?;
+            self.log = Some((path, file));
+        }
+        Ok(())
     }
-    done.say_where_stored();
-    if let (false, Some((path, _))) = (global.json, &log) {
-        done.out.out(&format!("Log: {}\n", path.display()));
+
+    fn reporter(&mut self, session: &Session) -> Result<InterbenchLines> {
+        Ok(InterbenchLines {
+            settings: self.config.settings.clone(),
+            log: self.log.as_ref().map(|(_, f)| f.try_clone()).transpose()?,
+            kernel: session.environment.host.kernel_release.clone(),
+            datestamp: session.started_at().format("%Y%m%d%H%M").to_string(),
+        })
     }
-    if let Some(f) = &outcome.failure {
-        done.out.err(&format!("hostbench: error: {f}\n"));
+
+    fn measure(
+        &mut self,
+        console: &mut Console<'_, InterbenchLines>,
+        stop: &AtomicBool,
+    ) -> Result<Measured> {
+        let outcome = interactive::run(&self.config, &self.exe, stop, console)?;
+        console.term.finish();
+        console
+            .reporter
+            .emit(&render::interactive::footer(&outcome.result), &console.term);
+        self.failure = outcome.failure;
+        Ok(Measured {
+            suites: vec![SuiteResult::Interactive(outcome.result)],
+            cut_short: self.failure.is_some(),
+        })
     }
-    Ok(done.exit_code(failed))
+
+    fn ending(&self, _done: &Finished, _lines: InterbenchLines) -> Ending {
+        Ending {
+            after: self
+                .log
+                .iter()
+                .map(|(path, _)| format!("Log: {}\n", path.display()))
+                .collect(),
+            errors: self.failure.iter().cloned().collect(),
+            failed: self.failure.is_some(),
+            ..Ending::default()
+        }
+    }
+}
+
+/// interbench's tables, as pairs complete: on the report stream (standard error with
+/// `--json`) and in its log file.
+struct InterbenchLines {
+    settings: InteractiveSettings,
+    log: Option<File>,
+    kernel: String,
+    datestamp: String,
+}
+
+impl InterbenchLines {
+    fn emit(&mut self, text: &str, term: &Terminal) {
+        if term.out.json {
+            term.chatter(text);
+        } else {
+            term.out(text);
+        }
+        if let Some(f) = &mut self.log {
+            if let Err(e) = f.write_all(text.as_bytes()) {
+                // A full disk ends the log, not the run.
+                self.log = None;
+                term.warn(&format!("the log file is not written any more: {e}"));
+            }
+        }
+    }
+}
+
+impl Reporter for InterbenchLines {
+    fn on(&mut self, event: &Event<'_>, term: &Terminal) {
+        match event {
+            Event::BurnCalibrated {
+                calibration,
+                cache_warning,
+            } => {
+                let header = render::interactive::run_header(
+                    &self.settings,
+                    calibration.loops_per_ms,
+                    &self.kernel,
+                    &self.datestamp,
+                );
+                if let Some(w) = cache_warning {
+                    term.warn(w);
+                }
+                self.emit(&format!("\n{header}"), term);
+            }
+            Event::Note(note) => term.warn(note),
+            Event::PreparingFiles { bytes } => term.chatter_err(&format!(
+                "Creating a {} file for the Read load...\n",
+                crate::units::bytes(*bytes)
+            )),
+            Event::BenchBegins(bench) => {
+                let header = render::interactive::bench_header(*bench, &self.settings);
+                self.emit(&header, term);
+            }
+            Event::Measured(m) => {
+                let row = render::interactive::row(m, self.settings.realtime);
+                self.emit(&format!("{row}\n"), term);
+            }
+            _ => {}
+        }
+    }
+
+    fn status(&self, event: &Event<'_>) -> Option<String> {
+        let Event::PairBegins {
+            bench,
+            load,
+            index,
+            total,
+        } = event
+        else {
+            return None;
+        };
+        let s = &self.settings;
+        let per_pair = s.duration_s as f64 + s.settle_ms as f64 / 1e3 + 0.3;
+        let left = (total - index) as f64 * per_pair;
+        Some(format!(
+            "[{}/{total}] {} under {}: {} s, about {} left",
+            index + 1,
+            bench.name(),
+            load.name(),
+            s.duration_s,
+            render::standard::duration(left)
+        ))
+    }
 }
 
 /// Every bench and load of the registries, and whether it runs here.

@@ -7,6 +7,7 @@ mod console;
 mod index;
 mod interactive;
 mod load;
+mod measuring;
 mod noise;
 pub mod output;
 mod report;
@@ -387,7 +388,7 @@ mod tests {
                 a.time_s,
                 a.output
             ),
-            (50, 20, 8, 2, 5, console::OutputFormat::Runs)
+            (50, 20, 8, 2, 5, sched::OutputFormat::Runs)
         );
     }
 

@@ -1,13 +1,17 @@
+use std::sync::atomic::AtomicBool;
+
 use anyhow::Result;
 use clap::Args;
 
-use super::console::{Console, View};
-use super::session::Session;
+use super::console::{Console, Reporter, Terminal};
+use super::measuring::{self, Ending, Measured, MeasuringCommand};
+use super::session::{Finished, Session};
 use super::GlobalArgs;
 use crate::model::noise::{NoiseMode, NoiseSettings};
-use crate::model::SuiteResult;
+use crate::model::{Environment, SuiteResult};
 use crate::platform::host::memory_available_bytes;
 use crate::render;
+use crate::suites::event::Event;
 use crate::suites::noise::{self, NoiseConfig};
 
 #[derive(Debug, Args)]
@@ -41,23 +45,99 @@ pub fn exec(args: &NoiseArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         runs_requested: args.count,
     };
     let config = NoiseConfig::new(settings, args.loops_per_ms, memory_available_bytes())?;
-    let mut session = Session::start(global, argv, crate::model::Environment::collect())?;
-    session.check_noise();
-    let stop = session.stop.clone();
-    let view = View::Noise {
+    let mut command = NoiseCommand {
+        config,
         verbose: args.verbose,
     };
-    let mut console = Console::new(&mut session, view, global.shows_progress());
-    let outcome = noise::measure(&config, stop.flag(), &mut console)?;
-    console.finish();
+    measuring::run(&mut command, global, argv, Environment::collect())
+}
 
-    let report = render::noise::report(&outcome);
-    let done = session.finish(vec![SuiteResult::Noise(outcome)], false);
-    if global.json {
-        done.print_json();
-    } else {
-        done.out.out(&report);
+struct NoiseCommand {
+    config: NoiseConfig,
+    verbose: bool,
+}
+
+impl MeasuringCommand for NoiseCommand {
+    type Reporter = NoiseLines;
+
+    fn reporter(&mut self, _session: &Session) -> Result<NoiseLines> {
+        Ok(NoiseLines {
+            verbose: self.verbose,
+        })
     }
-    done.say_where_stored();
-    Ok(done.exit_code(false))
+
+    fn measure(
+        &mut self,
+        console: &mut Console<'_, NoiseLines>,
+        stop: &AtomicBool,
+    ) -> Result<Measured> {
+        let outcome = noise::measure(&self.config, stop, console)?;
+        Ok(Measured {
+            suites: vec![SuiteResult::Noise(outcome)],
+            cut_short: false,
+        })
+    }
+
+    fn ending(&self, done: &Finished, _lines: NoiseLines) -> Ending {
+        let SuiteResult::Noise(outcome) = &done.result.suites[0] else {
+            unreachable!("measured above")
+        };
+        Ending {
+            report: Some(render::noise::report(outcome)),
+            ..Ending::default()
+        }
+    }
+}
+
+/// p1bench's lines: its calibration, with `-v` a line per run; else each run on the live line.
+struct NoiseLines {
+    verbose: bool,
+}
+
+impl Reporter for NoiseLines {
+    fn on(&mut self, event: &Event<'_>, term: &Terminal) {
+        match event {
+            Event::NoiseCalibrating(settings) => {
+                term.chatter(&render::noise::calibrating_line(settings))
+            }
+            Event::NoiseCalibrated(calibration) => {
+                term.chatter(&format!(
+                    "{}\n",
+                    render::noise::calibrated_line(calibration)
+                ));
+                if self.verbose {
+                    term.chatter(&format!("{}\n", render::noise::verbose_header()));
+                }
+            }
+            Event::NoiseRunDone {
+                index,
+                run,
+                previous,
+                ..
+            } if self.verbose => term.chatter(&format!(
+                "{}\n",
+                render::noise::verbose_line(*index, run, *previous)
+            )),
+            _ => {}
+        }
+    }
+
+    fn status(&self, event: &Event<'_>) -> Option<String> {
+        match event {
+            Event::NoiseRunDone {
+                index,
+                planned,
+                run,
+                previous,
+                fastest_ns,
+            } if !self.verbose => Some(render::noise::progress_line(
+                *index,
+                *planned,
+                run,
+                *previous,
+                *fastest_ns,
+            )),
+            _ => None,
+        }
+    }
 }

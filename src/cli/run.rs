@@ -1,15 +1,20 @@
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Args;
 
-use super::console::{Console, RunView, View};
+use super::console::{Console, Reporter, Terminal};
+use super::measuring::{self, Ending, Measured, MeasuringCommand};
 use super::output::Output;
-use super::session::{prepare_workdir, Session};
+use super::session::{prepare_workdir, Finished, Session};
 use super::{CalibrationArgs, GlobalArgs};
 use crate::error::UsageError;
+use crate::model::part::PartPlan;
 use crate::render;
 use crate::standard::{self, Profile, StandardPlan};
+use crate::suites::event::Event;
 use crate::suites::HostLimits;
 
 #[derive(Debug, Args)]
@@ -57,56 +62,194 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
         return Ok(out.stdout_error().map_or(0, |_| 1));
     }
     let exe = std::env::current_exe().context("finding the hostbench binary for its workers")?;
-    let mut session = Session::start(global, argv, environment)?;
-    // The workdir is checked before the first part: a bad one must not cost the noise part.
-    prepare_workdir(&workdir, &session.out)?;
-    session.check_noise();
-    let stop = session.stop.clone();
-    let parts = plan.units().map(|p| p.planned());
-    let view = View::Run(RunView::new(&parts));
-    let mut console = Console::new(&mut session, view, global.shows_progress());
-    console.chatter(&render::standard::plan(
-        plan.profile.name(),
+    let mut command = RunCommand {
+        plan,
+        exe,
+        workdir,
         cpus,
-        &parts,
-        &plan.skipped,
-    ));
-
-    let outcome = standard::run(&plan, &exe, stop.flag(), &mut console);
-    console.finish();
-    let notes = match console.view {
-        View::Run(run) => run.notes,
-        _ => Vec::new(),
+        failure: None,
     };
-    let cut_short = outcome.failure.is_some() || outcome.suites.len() < parts.len();
-    let done = session.finish(outcome.suites, cut_short);
-    let mut skipped = plan.skipped.clone();
-    skipped.extend(render::standard::skipped_in(&done.result));
-    skipped.extend(notes);
-    if global.json {
-        done.print_json();
-    } else {
-        done.out.out(&render::standard::summary(
-            &done.result,
-            done.id(),
-            done.store_location(),
-            &skipped,
-            outcome.failure.as_deref(),
+    measuring::run(&mut command, global, argv, environment)
+}
+
+struct RunCommand {
+    plan: StandardPlan,
+    /// The binary the workers are started from.
+    exe: PathBuf,
+    workdir: PathBuf,
+    cpus: usize,
+    /// The part that failed, with its message.
+    failure: Option<String>,
+}
+
+impl MeasuringCommand for RunCommand {
+    type Reporter = RunLines;
+
+    /// The workdir is checked before the first part: a bad one must not cost the noise part.
+    fn prepare(&mut self, session: &Session) -> Result<()> {
+        prepare_workdir(&self.workdir, &session.out)
+    }
+
+    fn reporter(&mut self, _session: &Session) -> Result<RunLines> {
+        Ok(RunLines::new(&self.plan.units().map(|p| p.planned())))
+    }
+
+    fn measure(
+        &mut self,
+        console: &mut Console<'_, RunLines>,
+        stop: &AtomicBool,
+    ) -> Result<Measured> {
+        let parts = self.plan.units().map(|p| p.planned());
+        console.term.chatter(&render::standard::plan(
+            self.plan.profile.name(),
+            self.cpus,
+            &parts,
+            &self.plan.skipped,
         ));
+        let outcome = standard::run(&self.plan, &self.exe, stop, console);
+        let cut_short = outcome.failure.is_some() || outcome.suites.len() < parts.len();
+        self.failure = outcome.failure;
+        Ok(Measured {
+            suites: outcome.suites,
+            cut_short,
+        })
     }
-    // The summary says where a stored result went; a failed store is said on its own.
-    if done.id().is_none() {
-        done.say_where_stored();
+
+    fn ending(&self, done: &Finished, lines: RunLines) -> Ending {
+        let mut skipped = self.plan.skipped.clone();
+        skipped.extend(render::standard::skipped_in(&done.result));
+        skipped.extend(lines.notes);
+        let mut errors: Vec<String> = self.failure.iter().cloned().collect();
+        let failed_tests = render::standard::failed_in(&done.result);
+        if !failed_tests.is_empty() {
+            errors.push(format!(
+                "failed: {}; the result is marked incomplete",
+                failed_tests.join("; ")
+            ));
+        }
+        Ending {
+            report: Some(render::standard::summary(
+                &done.result,
+                done.id(),
+                done.store_location(),
+                &skipped,
+                self.failure.as_deref(),
+            )),
+            report_says_stored: true,
+            failed: !errors.is_empty(),
+            errors,
+            ..Ending::default()
+        }
     }
-    if let Some(f) = &outcome.failure {
-        done.out.err(&format!("hostbench: error: {f}\n"));
+}
+
+/// `hostbench run`'s lines: one as each part starts and ends; the suites' progress, and the
+/// time left, on the live line only; the suites' notes kept for the summary.
+struct RunLines {
+    /// Each part's suite and estimated seconds, for the time left.
+    parts: Vec<(&'static str, f64)>,
+    part: usize,
+    part_started: Instant,
+    /// The suites' notes (degraded measurements), for the summary.
+    notes: Vec<String>,
+}
+
+impl RunLines {
+    fn new(parts: &[PartPlan]) -> Self {
+        RunLines {
+            parts: parts
+                .iter()
+                .map(|p| (p.settings.suite(), p.estimate_s))
+                .collect(),
+            part: 0,
+            part_started: Instant::now(),
+            notes: Vec::new(),
+        }
     }
-    let failed_tests = render::standard::failed_in(&done.result);
-    if !failed_tests.is_empty() {
-        done.out.err(&format!(
-            "hostbench: error: failed: {}; the result is marked incomplete\n",
-            failed_tests.join("; ")
-        ));
+
+    /// The live line: the part's status, and the time left in it and in the run, from the
+    /// plan's estimates.
+    fn with_time_left(&self, status: String) -> String {
+        let (suite, estimate) = self.parts[self.part];
+        let part_left = (estimate - self.part_started.elapsed().as_secs_f64()).max(0.0);
+        let later: f64 = self.parts[self.part + 1..].iter().map(|p| p.1).sum();
+        format!(
+            "[{}/{}] {}: {} | part about {} left, run about {} left",
+            self.part + 1,
+            self.parts.len(),
+            suite,
+            status,
+            render::standard::duration(part_left),
+            render::standard::duration(part_left + later)
+        )
     }
-    Ok(done.exit_code(outcome.failure.is_some() || !failed_tests.is_empty()))
+}
+
+impl Reporter for RunLines {
+    fn on(&mut self, event: &Event<'_>, term: &Terminal) {
+        match event {
+            Event::PartBegins { index, plan } => {
+                self.part = *index;
+                self.part_started = Instant::now();
+                let line = render::standard::part_line(*index, self.parts.len(), plan);
+                term.chatter(&format!("{line}\n"));
+            }
+            Event::PartDone { result, .. } => {
+                let took = render::standard::duration(self.part_started.elapsed().as_secs_f64());
+                term.chatter(&format!(
+                    "      done in {took}: {}\n",
+                    render::headline::suite(result)
+                ));
+            }
+            Event::Note(note) => {
+                let suite = self.parts[self.part].0;
+                self.notes.push(format!("{suite}: {note}"));
+            }
+            Event::BurnCalibrated {
+                cache_warning: Some(w),
+                ..
+            } => self.notes.push(format!("calibration cache: {w}")),
+            _ => {}
+        }
+    }
+
+    fn status(&self, event: &Event<'_>) -> Option<String> {
+        let status = match event {
+            Event::PartBegins { .. } => "starting".into(),
+            Event::NoiseCalibrating(_) => "calibrating".into(),
+            Event::NoiseRunDone { index, planned, .. } => format!("run {}/{planned}", index + 1),
+            Event::TestBegins {
+                name,
+                copies,
+                iterations,
+                ..
+            } => format!("{copies} x {name} (0/{iterations})"),
+            Event::IterationDone { name, index, .. } => {
+                format!("{name} iteration {} done", index + 1)
+            }
+            Event::PairBegins {
+                bench,
+                load,
+                index,
+                total,
+            } => format!(
+                "{} under {} ({}/{total})",
+                bench.name(),
+                load.name(),
+                index + 1
+            ),
+            Event::SchedRunDone {
+                threads,
+                active_sets,
+                index,
+                run,
+            } => format!(
+                "{threads} threads, {active_sets} active sets, run {}: {:.2} us/round",
+                index + 1,
+                run.us_per_round
+            ),
+            _ => return None,
+        };
+        Some(self.with_time_left(status))
+    }
 }

@@ -1,15 +1,19 @@
+use std::sync::atomic::AtomicBool;
+
 use anyhow::Result;
 use clap::Args;
 
-use super::console::{Console, OutputFormat, View};
-use super::session::{Session, Stored};
+use super::console::{Console, Reporter, Terminal};
+use super::measuring::{self, Ending, Measured, MeasuringCommand};
+use super::session::{Finished, Session};
 use super::{CalibrationArgs, GlobalArgs};
-use crate::calibration::{burn_calibration, BurnLoop};
+use crate::calibration::{burn_calibration, BurnLoop, CalibrationOptions};
 use crate::model::sched as sched_model;
 use crate::model::sched::confidence::ConfidenceRule;
 use crate::model::sched::SchedSettings;
-use crate::model::SuiteResult;
+use crate::model::{Environment, SuiteResult};
 use crate::render;
+use crate::suites::event::Event;
 use crate::suites::sched::{self, SchedConfig};
 
 #[derive(Debug, Args)]
@@ -82,39 +86,121 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     };
     let config = SchedConfig::new(settings, args.threads, args.active, &args.sweep)?;
     config.check_limits()?;
-    let calibration_options = args.calibration.options(global)?;
-    let mut session = Session::start(global, argv, crate::model::Environment::collect())?;
-    session.check_noise();
-    let stop = session.stop.clone();
-    let calibration = burn_calibration(&calibration_options, BurnLoop::Chain);
-    if let Some(w) = &calibration.cache_warning {
-        session.out.warn(w);
-    }
-    let view = View::Sched {
+    let mut command = SchedCommand {
+        calibration: args.calibration.options(global)?,
+        config,
         format: args.output,
-        settings: config.settings.clone(),
     };
-    let mut console = Console::new(&mut session, view, false);
-    if args.output == OutputFormat::People {
-        console.chatter(&format!(
-            "reflex: w={} r={} us t={} s, loops_per_ms {}, placement {}\n",
-            args.weight,
-            args.compute_us,
-            args.time_s,
-            calibration.calibration.loops_per_ms,
-            render::sched::placement(&config.settings)
-        ));
+    measuring::run(&mut command, global, argv, Environment::collect())
+}
+
+struct SchedCommand {
+    config: SchedConfig,
+    calibration: CalibrationOptions,
+    format: OutputFormat,
+}
+
+impl MeasuringCommand for SchedCommand {
+    type Reporter = ReflexLines;
+
+    fn reporter(&mut self, _session: &Session) -> Result<ReflexLines> {
+        Ok(ReflexLines {
+            format: self.format,
+            settings: self.config.settings.clone(),
+        })
     }
-    let result = sched::measure(&config, calibration.calibration, stop.flag(), &mut console)?;
-    if result.points.len() > 1 && args.output == OutputFormat::People {
-        console.text(&render::sched::sweep_table(&result));
+
+    /// reflex draws no progress line: its run lines are the progress.
+    fn live(&self) -> bool {
+        false
     }
-    let done = session.finish(vec![SuiteResult::Sched(result)], false);
-    if global.json {
-        done.print_json();
+
+    fn measure(
+        &mut self,
+        console: &mut Console<'_, ReflexLines>,
+        stop: &AtomicBool,
+    ) -> Result<Measured> {
+        let calibration = burn_calibration(&self.calibration, BurnLoop::Chain);
+        if let Some(w) = &calibration.cache_warning {
+            console.term.warn(w);
+        }
+        let s = &self.config.settings;
+        if self.format == OutputFormat::People {
+            console.term.chatter(&format!(
+                "reflex: w={} r={} us t={} s, loops_per_ms {}, placement {}\n",
+                s.handoff_weight,
+                s.compute_us,
+                s.duration_s,
+                calibration.calibration.loops_per_ms,
+                render::sched::placement(s)
+            ));
+        }
+        let result = sched::measure(&self.config, calibration.calibration, stop, console)?;
+        if result.points.len() > 1 && self.format == OutputFormat::People {
+            console.term.text(&render::sched::sweep_table(&result));
+        }
+        Ok(Measured {
+            suites: vec![SuiteResult::Sched(result)],
+            cut_short: false,
+        })
     }
-    if !global.quiet || !matches!(done.stored, Stored::Id(_)) {
-        done.say_where_stored();
+
+    fn ending(&self, _done: &Finished, _lines: ReflexLines) -> Ending {
+        Ending::default()
     }
-    Ok(done.exit_code(false))
+}
+
+/// reflex's lines in the chosen `-o` format, as each run and point is done.
+struct ReflexLines {
+    format: OutputFormat,
+    settings: SchedSettings,
+}
+
+impl Reporter for ReflexLines {
+    fn on(&mut self, event: &Event<'_>, term: &Terminal) {
+        let line = match (event, self.format) {
+            (
+                Event::SchedRunDone {
+                    threads,
+                    active_sets,
+                    index,
+                    run,
+                },
+                OutputFormat::Runs,
+            ) => render::sched::run_line_o1(*threads, *active_sets, *index, run),
+            (
+                Event::SchedRunDone {
+                    threads,
+                    active_sets,
+                    index,
+                    run,
+                },
+                OutputFormat::People,
+            ) if !term.out.quiet => {
+                render::sched::run_line_human(*threads, *active_sets, *index, run)
+            }
+            (Event::PointDone(point), OutputFormat::Points) => render::sched::point_line_o2(point),
+            (Event::PointDone(point), OutputFormat::People) => {
+                render::sched::point_human(point, &self.settings)
+                    .trim_end()
+                    .to_string()
+            }
+            _ => return,
+        };
+        term.text(&format!("{line}\n"));
+    }
+}
+
+/// reflex's output formats (`sched -o`), named by its digits: how the console prints a sched run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// For people: a line per run and a summary per point
+    #[value(name = "0")]
+    People,
+    /// One line per run
+    #[value(name = "1")]
+    Runs,
+    /// "c, a, us/round" per point
+    #[value(name = "2")]
+    Points,
 }

@@ -3,8 +3,8 @@
 //! signal, note the start and the steal clock; while measuring, store what has finished as it
 //! goes (after each unit — test, pair, run — marked incomplete), so that even a SIGKILL keeps
 //! it; after measuring, store the whole result over it — or, when the store fails, keep it in a
-//! JSON file instead of losing it — and give the exit code. Each command's `exec` validates its
-//! options, measures, and prints its own report.
+//! JSON file instead of losing it — and give the exit code. `measuring::run` leads a command
+//! through it.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -27,12 +27,6 @@ use crate::store::{fallback, ResultStore, BUSY_TIMEOUT};
 /// units of measuring, and is skipped rather than delay the next one (the next checkpoint, or
 /// the final store with its full timeout, tries again).
 const CHECKPOINT_BUSY: Duration = Duration::from_millis(200);
-
-/// Checkpoints after every unit of measuring (a test, a pair, a sched run: seconds each).
-pub const EVERY_UNIT: Duration = Duration::ZERO;
-/// Checkpoints of a noise run: its runs last a tenth of a second, and a write between two of
-/// them could be seen in the next; every 30 s loses little.
-pub const NOISE_EVERY: Duration = Duration::from_secs(30);
 
 pub struct Session {
     pub out: Output,
@@ -149,7 +143,7 @@ impl Session {
     }
 
     /// Whether a checkpoint `min_interval` after the last one would be stored now.
-    pub fn checkpoint_due(&self, min_interval: Duration) -> bool {
+    fn checkpoint_due(&self, min_interval: Duration) -> bool {
         match self.last_checkpoint {
             Some(t) => t.elapsed() >= min_interval,
             None => true,

@@ -1,5 +1,6 @@
 //! The suites. Each turns a validated config into measurements and returns them in the result
-//! model; none prints: progress goes to an observer the caller supplies. Each also says, before
+//! model; none prints: what it does goes out as one stream of events (`event`) that the
+//! caller's consumers turn into lines, a progress line and checkpoints. Each also says, before
 //! it runs, what it will measure and about how long that takes (`plan`), for `hostbench run`'s
 //! plan, its estimates of the time left and `--dry-run`.
 
@@ -8,6 +9,7 @@ use std::path::Path;
 use crate::model::Environment;
 use crate::platform::files;
 
+pub mod event;
 pub mod index;
 pub mod interactive;
 pub mod noise;

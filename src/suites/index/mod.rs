@@ -13,11 +13,13 @@ use anyhow::{anyhow, Context, Result};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::event::{Event, Events, EVERY_UNIT};
 use super::{Plan, Unit};
 use crate::error::UsageError;
 use crate::model::index::scoring::{self, CopyReport, Pass};
 use crate::model::index::Category;
 use crate::model::index::{IndexPass, IndexResult, IndexSettings, Skipped, Spread, TestResult};
+use crate::model::SuiteResult;
 use crate::platform::clock::{monotonic_ns, sleep_until_unless};
 use crate::platform::locale;
 use crate::platform::private_dir::PrivateDir;
@@ -196,21 +198,6 @@ impl IndexConfig {
     }
 }
 
-/// What an index run reports as it goes.
-pub trait IndexObserver {
-    fn pass_begins(&mut self, _copies: usize) {}
-    fn test_begins(&mut self, _t: &TestInfo, _copies: usize, _iterations: usize) {}
-    fn iteration_done(&mut self, _t: &TestInfo, _index: usize, _pass: &Pass) {}
-    fn test_done(&mut self, _r: &TestResult) {}
-    fn skipped(&mut self, _s: &Skipped) {}
-    fn failed(&mut self, _s: &Skipped) {}
-    /// Something about how the run measures, said once.
-    fn note(&mut self, _note: &str) {}
-    /// After each iteration and each pass: `partial` makes the result so far, to store as it
-    /// goes.
-    fn checkpoint(&mut self, _partial: &dyn Fn() -> IndexResult) {}
-}
-
 /// The worker spec of one copy.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct IndexWorkerSpec {
@@ -276,11 +263,14 @@ pub fn run(
     config: &IndexConfig,
     exe: &Path,
     stop: &AtomicBool,
-    observer: &mut dyn IndexObserver,
+    events: &mut dyn Events,
 ) -> Result<IndexResult> {
     let language = locale::language(&config.settings.lang);
     if !language.installed && config.tests.iter().any(|t| t.program.reads_language()) {
-        observer.note(&format!("the tests' language: {}", language.describe()));
+        events.event(Event::Note(&format!(
+            "the tests' language: {}",
+            language.describe()
+        )));
     }
     // Absolute: the copies change into the directory before they run the programs in it.
     let workdir = std::path::absolute(&config.workdir)
@@ -312,14 +302,14 @@ pub fn run(
         }
     };
     if let Some(why) = native.as_ref().and_then(|b| b.untrusted_cache.as_ref()) {
-        observer.note(&format!(
+        events.event(Event::Note(&format!(
             "the compiled tests are built for this run alone, not taken from the cache: {why}"
-        ));
+        )));
     }
     if let Some(why) = &native_note {
-        observer.note(&format!(
+        events.event(Event::Note(&format!(
             "the compiled tests run their built-in versions: {why}"
-        ));
+        )));
     }
     let ctx = CopyContext {
         exe,
@@ -344,7 +334,7 @@ pub fn run(
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        observer.pass_begins(copies);
+        events.event(Event::PassBegins { copies });
         let started_at = Utc::now();
         let mut tests = Vec::new();
         let mut skipped = Vec::new();
@@ -366,7 +356,7 @@ pub fn run(
                     name: t.name.into(),
                     reason,
                 };
-                observer.skipped(&s);
+                events.event(Event::TestSkipped(&s));
                 skipped.push(s);
                 continue;
             }
@@ -391,11 +381,11 @@ pub fn run(
                 test_display,
                 &ctx,
                 stop,
-                observer,
+                events,
                 &snapshot,
             ) {
                 Ok(result) => {
-                    observer.test_done(&result);
+                    events.event(Event::TestDone(&result));
                     tests.push(result);
                 }
                 Err(_) if stop.load(Ordering::Relaxed) => break,
@@ -406,15 +396,18 @@ pub fn run(
                         name: t.name.into(),
                         reason: format!("{e:#}"),
                     };
-                    observer.failed(&s);
+                    events.event(Event::TestFailed(&s));
                     failed.push(s);
                 }
             }
         }
         // Skipped and failed tests, and the end of the pass.
-        observer.checkpoint(&|| {
-            let pass = (copies, started_at, &tests[..], &skipped[..], &failed[..]);
-            so_far(&base, &passes, pass, None)
+        events.event(Event::Partial {
+            every: EVERY_UNIT,
+            build: &|| {
+                let pass = (copies, started_at, &tests[..], &skipped[..], &failed[..]);
+                SuiteResult::Index(so_far(&base, &passes, pass, None))
+            },
         });
         passes.push(finish_pass(copies, started_at, tests, skipped, failed));
     }
@@ -545,12 +538,17 @@ fn run_test(
     display: Option<String>,
     ctx: &CopyContext<'_>,
     stop: &AtomicBool,
-    observer: &mut dyn IndexObserver,
+    events: &mut dyn Events,
     snapshot: &dyn Fn(TestResult) -> IndexResult,
 ) -> Result<TestResult> {
     let native = ctx.native.is_some() && native::has_native(t.program);
     let iterations = config.iterations(t);
-    observer.test_begins(t, copies, iterations);
+    events.event(Event::TestBegins {
+        name: t.name,
+        msg: t.msg,
+        copies,
+        iterations,
+    });
     let seconds = config.duration_s(t);
     let mut all = Vec::new();
     let mut passes = Vec::new();
@@ -564,18 +562,25 @@ fn run_test(
             break;
         };
         let pass = scoring::combine_copies(&reports);
-        observer.iteration_done(t, i, &pass);
+        events.event(Event::IterationDone {
+            name: t.name,
+            index: i,
+            pass: &pass,
+        });
         all.push(reports);
         passes.push(pass);
-        observer.checkpoint(&|| {
-            snapshot(test_result(
-                t,
-                copies,
-                all.clone(),
-                passes.clone(),
-                false,
-                native,
-            ))
+        events.event(Event::Partial {
+            every: EVERY_UNIT,
+            build: &|| {
+                SuiteResult::Index(snapshot(test_result(
+                    t,
+                    copies,
+                    all.clone(),
+                    passes.clone(),
+                    false,
+                    native,
+                )))
+            },
         });
         if let Some(pct) = config.settings.adaptive_pct {
             let rates: Vec<f64> = passes.iter().map(|p| p.rate(t.timebase)).collect();

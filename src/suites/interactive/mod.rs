@@ -9,4 +9,4 @@ mod run;
 pub mod worker;
 
 pub use config::{custom_spec, InteractiveConfig, Selection};
-pub use run::{pairs, plan, run, InteractiveObserver, InteractiveOutcome, Pairs};
+pub use run::{pairs, plan, run, InteractiveOutcome, Pairs};

@@ -7,17 +7,19 @@ use anyhow::{Context, Result};
 use super::config::InteractiveConfig;
 use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec};
 use crate::calibration::{
-    burn_calibration, interbench_loops, measure_rate, BurnCalibration, BurnLoop, INTERBENCH_BUDGET,
+    burn_calibration, interbench_loops, measure_rate, BurnLoop, INTERBENCH_BUDGET,
 };
 use crate::loads::sim::Timekeeping;
 use crate::loads::{self, LoadSpec, RunInputs};
 use crate::model::interactive::{
     Bench, DriftCheck, InteractiveResult, Load, LoadReport, Measurement, SkippedLoad,
 };
+use crate::model::SuiteResult;
 use crate::platform::clock::{monotonic_ns, sleep_until_unless};
 use crate::platform::private_dir::PrivateDir;
 use crate::platform::rusage::Usage;
 use crate::platform::sched;
+use crate::suites::event::{Event, Events, EVERY_UNIT};
 use crate::suites::{Plan, Unit};
 use crate::workers::{self, killing_on_stop, Worker};
 
@@ -66,19 +68,6 @@ pub fn plan(config: &InteractiveConfig) -> Plan {
     Plan { units }
 }
 
-/// What a run reports as it goes; the caller decides what to show.
-pub trait InteractiveObserver {
-    fn calibrated(&mut self, _calibration: &BurnCalibration, _cache_warning: Option<&str>) {}
-    /// A warning about the run, given once.
-    fn note(&mut self, _note: &str) {}
-    fn preparing_files(&mut self, _bytes: u64) {}
-    fn bench_begins(&mut self, _bench: Bench) {}
-    fn pair_begins(&mut self, _bench: Bench, _load: Load, _index: usize, _total: usize) {}
-    fn measured(&mut self, _m: &Measurement) {}
-    /// After each pair: `partial` makes the result of the pairs so far, to store as it goes.
-    fn checkpoint(&mut self, _partial: &dyn Fn() -> InteractiveResult) {}
-}
-
 /// A finished (or stopped) run: the result, and why it ended early if it did.
 pub struct InteractiveOutcome {
     pub result: InteractiveResult,
@@ -96,7 +85,7 @@ pub fn run(
     config: &InteractiveConfig,
     exe: &Path,
     stop: &AtomicBool,
-    observer: &mut dyn InteractiveObserver,
+    events: &mut dyn Events,
 ) -> Result<InteractiveOutcome> {
     let started = monotonic_ns();
     let mut settings = config.settings.clone();
@@ -114,7 +103,10 @@ pub fn run(
     // interbench's own loop, so that -l means what it means to interbench.
     let outcome = burn_calibration(&config.calibration, BurnLoop::Interbench);
     let calibration = outcome.calibration;
-    observer.calibrated(&calibration, outcome.cache_warning.as_deref());
+    events.event(Event::BurnCalibrated {
+        calibration: &calibration,
+        cache_warning: outcome.cache_warning.as_deref(),
+    });
     // The loop's speed now, to compare with its speed after the last pair.
     let calibration_start = measure_rate(&mut interbench_loops, INTERBENCH_BUDGET);
     // cyclictest's idle-state hold, for as long as the pairs run.
@@ -138,11 +130,15 @@ pub fn run(
         );
     }
     for n in &notes {
-        observer.note(n);
+        events.event(Event::Note(n));
     }
     let plan = pairs(config);
     for s in &plan.skipped {
-        observer.note(&format!("{} skipped: {}", s.load.name(), s.reason));
+        events.event(Event::Note(&format!(
+            "{} skipped: {}",
+            s.load.name(),
+            s.reason
+        )));
     }
 
     let workdir = PrivateDir::create(&config.workdir, "interactive")
@@ -155,7 +151,9 @@ pub fn run(
     // the first Read pass reads memory, not the disk.
     let mut read_file = None;
     if needs_read {
-        observer.preparing_files(settings.file_bytes);
+        events.event(Event::PreparingFiles {
+            bytes: settings.file_bytes,
+        });
         let prepared =
             loads::create_unlinked(&workdir.path().join("read.dat")).and_then(|mut f| {
                 loads::fill_file(&mut f, settings.file_bytes, stop, settings.page_cache)?;
@@ -177,10 +175,15 @@ pub fn run(
             break;
         }
         if current != Some(bench) {
-            observer.bench_begins(bench);
+            events.event(Event::BenchBegins(bench));
             current = Some(bench);
         }
-        observer.pair_begins(bench, load, index, plan.pairs.len());
+        events.event(Event::PairBegins {
+            bench,
+            load,
+            index,
+            total: plan.pairs.len(),
+        });
         let load_spec = LoadSpec::new(
             load,
             &RunInputs {
@@ -207,21 +210,26 @@ pub fn run(
         };
         match run_pair(exe, &settings, bench_spec, load_spec, stop) {
             Ok(Some(m)) => {
-                observer.measured(&m);
+                events.event(Event::Measured(&m));
                 measurements.push(m);
-                observer.checkpoint(&|| InteractiveResult {
-                    settings: settings.clone(),
-                    calibration: calibration.clone(),
-                    calibration_end: None,
-                    calibration_start: Some(calibration_start),
-                    drift: None,
-                    timekeeper_realtime,
-                    notes: notes.clone(),
-                    skipped: plan.skipped.clone(),
-                    planned_pairs: plan.pairs.len(),
-                    measurements: measurements.clone(),
-                    coordinator_cpu_ns: Usage::process().since(&usage).cpu_ns(),
-                    wall_ns: monotonic_ns() - started,
+                events.event(Event::Partial {
+                    every: EVERY_UNIT,
+                    build: &|| {
+                        SuiteResult::Interactive(InteractiveResult {
+                            settings: settings.clone(),
+                            calibration: calibration.clone(),
+                            calibration_end: None,
+                            calibration_start: Some(calibration_start),
+                            drift: None,
+                            timekeeper_realtime,
+                            notes: notes.clone(),
+                            skipped: plan.skipped.clone(),
+                            planned_pairs: plan.pairs.len(),
+                            measurements: measurements.clone(),
+                            coordinator_cpu_ns: Usage::process().since(&usage).cpu_ns(),
+                            wall_ns: monotonic_ns() - started,
+                        })
+                    },
                 });
             }
             Ok(None) => break,

@@ -6,17 +6,20 @@ mod check;
 mod workload;
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use anyhow::{anyhow, Result};
 
 pub use workload::{WorkingSet, Workload, CACHE_LINE};
 
+use super::event::{Event, Events};
 use super::{Plan, Unit};
 use crate::calibration::calibrate_like_p1bench;
 use crate::error::UsageError;
 use crate::model::noise::{
     summarize, NoiseCalibration, NoiseMode, NoiseResult, NoiseRun, NoiseSettings,
 };
+use crate::model::SuiteResult;
 use crate::platform::clock::monotonic_ns;
 use crate::platform::rusage::Usage;
 
@@ -83,24 +86,9 @@ impl NoiseConfig {
     }
 }
 
-/// What a noise run reports while it works; the caller decides what to show.
-pub trait NoiseObserver {
-    fn calibrating(&mut self, _settings: &NoiseSettings) {}
-    fn calibrated(&mut self, _calibration: &NoiseCalibration) {}
-    /// After each run: its index (0-based), the runs planned, the run, the previous run and the
-    /// fastest so far.
-    fn run_done(
-        &mut self,
-        _index: usize,
-        _planned: u64,
-        _run: &NoiseRun,
-        _previous: Option<&NoiseRun>,
-        _fastest_ns: u64,
-    ) {
-    }
-    /// After each run: `partial` makes the result of the runs so far, to store as it goes.
-    fn checkpoint(&mut self, _partial: &dyn Fn() -> NoiseResult) {}
-}
+/// How often a noise run's result so far is stored: its runs last a tenth of a second, and a
+/// write between two of them could be seen in the next; every 30 s loses little.
+pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(30);
 
 /// What a run measures: the calibration to the target length, then the runs, each a little
 /// longer than the target for the timing around it.
@@ -114,20 +102,16 @@ pub fn plan(config: &NoiseConfig) -> Plan {
     }
 }
 
-/// An observer that shows nothing.
-pub struct Silent;
-impl NoiseObserver for Silent {}
-
 /// Calibrates the job and times it `runs_requested` times, or until `stop` is set. A stop
 /// during calibration returns a result with no runs.
 pub fn measure(
     config: &NoiseConfig,
     stop: &AtomicBool,
-    observer: &mut dyn NoiseObserver,
+    events: &mut dyn Events,
 ) -> Result<NoiseResult> {
     let settings = config.settings;
     let target_ns = settings.target_ms * 1_000_000;
-    observer.calibrating(&settings);
+    events.event(Event::NoiseCalibrating(&settings));
 
     // p1bench's calibration for both jobs (find_count): the count of a 100 ms test run, timed
     // five times, scaled so that the fastest would take the target. With -l (CPU mode), the
@@ -166,7 +150,7 @@ pub fn measure(
             settings.target_ms
         ));
     }
-    observer.calibrated(&calibration);
+    events.event(Event::NoiseCalibrated(&calibration));
 
     let planned = settings.runs_requested;
     let mut runs: Vec<NoiseRun> = Vec::with_capacity(planned as usize);
@@ -189,18 +173,23 @@ pub fn measure(
         };
         fastest_ns = fastest_ns.min(run.time_ns);
         runs.push(run);
-        observer.run_done(
+        events.event(Event::NoiseRunDone {
             index,
             planned,
-            &run,
-            index.checked_sub(1).map(|i| &runs[i]),
+            run: &run,
+            previous: index.checked_sub(1).map(|i| &runs[i]),
             fastest_ns,
-        );
-        observer.checkpoint(&|| NoiseResult {
-            settings,
-            calibration: Some(calibration.clone()),
-            runs: runs.clone(),
-            summary: summarize(&runs, calibration.iterations),
+        });
+        events.event(Event::Partial {
+            every: CHECKPOINT_EVERY,
+            build: &|| {
+                SuiteResult::Noise(NoiseResult {
+                    settings,
+                    calibration: Some(calibration.clone()),
+                    runs: runs.clone(),
+                    summary: summarize(&runs, calibration.iterations),
+                })
+            },
         });
     }
     let summary = summarize(&runs, calibration.iterations);

@@ -8,10 +8,12 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::Result;
 
+use super::event::{Event, Events, EVERY_UNIT};
 use super::{Plan, Unit};
 use crate::calibration::BurnCalibration;
 use crate::error::UsageError;
 use crate::model::sched::{SchedPoint, SchedResult, SchedRun, SchedSettings};
+use crate::model::SuiteResult;
 use ring::{run_once, RingSpec};
 
 /// Most threads of one point (`-c`): beyond this the run measures thread creation and memory,
@@ -158,28 +160,13 @@ pub fn plan(config: &SchedConfig) -> Plan {
     }
 }
 
-/// What a sched run reports as it goes.
-pub trait SchedObserver {
-    fn run_done(
-        &mut self,
-        _threads: usize,
-        _active_sets: usize,
-        _run_index: usize,
-        _run: &SchedRun,
-    ) {
-    }
-    fn point_done(&mut self, _point: &SchedPoint) {}
-    /// After each run: `partial` makes the result of the runs so far, to store as it goes.
-    fn checkpoint(&mut self, _partial: &dyn Fn() -> SchedResult) {}
-}
-
 /// Measures every point: runs of `duration_s` repeated until the confidence rule stops them.
 /// A stop (signal) ends the current point with the runs already complete and skips the rest.
 pub fn measure(
     config: &SchedConfig,
     calibration: BurnCalibration,
     stop: &AtomicBool,
-    observer: &mut dyn SchedObserver,
+    events: &mut dyn Events,
 ) -> Result<SchedResult> {
     let s = &config.settings;
     let mut points = Vec::with_capacity(s.points.len());
@@ -199,22 +186,30 @@ pub fn measure(
             let Some(run) = run_once(spec, stop)? else {
                 break;
             };
-            observer.run_done(threads, active_sets, runs.len(), &run);
+            events.event(Event::SchedRunDone {
+                threads,
+                active_sets,
+                index: runs.len(),
+                run: &run,
+            });
             runs.push(run);
             let values: Vec<f64> = runs.iter().map(|r| r.us_per_round).collect();
             verdict = s.rule.check(&values);
-            observer.checkpoint(&|| {
-                let mut so_far = points.clone();
-                so_far.push(SchedPoint::of(threads, active_sets, runs.clone(), None));
-                SchedResult {
-                    settings: s.clone(),
-                    calibration: calibration.clone(),
-                    points: so_far,
-                }
+            events.event(Event::Partial {
+                every: EVERY_UNIT,
+                build: &|| {
+                    let mut so_far = points.clone();
+                    so_far.push(SchedPoint::of(threads, active_sets, runs.clone(), None));
+                    SuiteResult::Sched(SchedResult {
+                        settings: s.clone(),
+                        calibration: calibration.clone(),
+                        points: so_far,
+                    })
+                },
             });
         }
         let point = SchedPoint::of(threads, active_sets, runs, verdict);
-        observer.point_done(&point);
+        events.event(Event::PointDone(&point));
         let interrupted = point.verdict.is_none();
         points.push(point);
         if interrupted {

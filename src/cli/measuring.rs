@@ -1,0 +1,112 @@
+//! The one life of a measuring command (`noise`, `index`, `interactive`, `sched`, `run`), in
+//! order: the store opens (`Session::start`: a bad path costs no run); the command prepares
+//! (its work directory checked, its notes said); the noise check; the suite measures, its
+//! events going to the [`Console`] (the original tool's lines, the live line, checkpoints);
+//! the result is stored (or kept in a file); then the report or, with `--json`, the result;
+//! where it was stored (left out with `-q`, a failed store always said); the command's lines
+//! after it; its errors; the exit code. A command says only what is its own
+//! ([`MeasuringCommand`]).
+
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Result;
+
+use super::console::{Console, Reporter};
+use super::session::{Finished, Session};
+use super::GlobalArgs;
+use crate::model::{Environment, SuiteResult};
+
+/// What a command measured.
+pub struct Measured {
+    pub suites: Vec<SuiteResult>,
+    /// A failure ended the run early (a stop is known to the session): marked incomplete.
+    pub cut_short: bool,
+}
+
+/// What a command prints once its result is stored.
+#[derive(Default)]
+pub struct Ending {
+    /// The report, on standard output (not with `--json`).
+    pub report: Option<String>,
+    /// The report says where the result was stored (`hostbench run`'s summary): the "Stored
+    /// as" line is left out; a failed store is still said.
+    pub report_says_stored: bool,
+    /// Warnings about the report (not with `--json`).
+    pub warnings: Vec<String>,
+    /// Lines after the "Stored as" line, on standard output (not with `--json`).
+    pub after: Vec<String>,
+    /// Errors, each a "hostbench: error: …" line on standard error, last.
+    pub errors: Vec<String>,
+    /// The run failed: the exit code is 1 (or the signal's after a stop).
+    pub failed: bool,
+}
+
+/// What is a measuring command's own; `run` does the rest.
+pub trait MeasuringCommand {
+    type Reporter: Reporter;
+    /// With the store open, before the noise check: check the work directory, say notes.
+    fn prepare(&mut self, _session: &Session) -> Result<()> {
+        Ok(())
+    }
+    /// Its reporter, once prepared.
+    fn reporter(&mut self, session: &Session) -> Result<Self::Reporter>;
+    /// Whether it draws the live line (where `-q` and the terminal allow it).
+    fn live(&self) -> bool {
+        true
+    }
+    /// Measures, telling `console` as it goes; `stop` is set by a signal.
+    fn measure(
+        &mut self,
+        console: &mut Console<'_, Self::Reporter>,
+        stop: &AtomicBool,
+    ) -> Result<Measured>;
+    /// What it prints once the result is stored.
+    fn ending(&self, done: &Finished, reporter: Self::Reporter) -> Ending;
+}
+
+/// Runs `command` from the store's opening to its exit code.
+pub fn run(
+    command: &mut impl MeasuringCommand,
+    global: &GlobalArgs,
+    argv: Vec<String>,
+    environment: Environment,
+) -> Result<i32> {
+    let mut session = Session::start(global, argv, environment)?;
+    command.prepare(&session)?;
+    session.check_noise();
+    let reporter = command.reporter(&session)?;
+    let stop = session.stop.clone();
+    let live = command.live() && global.shows_progress();
+    let mut console = Console::new(&mut session, reporter, live);
+    let measured = command.measure(&mut console, stop.flag())?;
+    console.term.finish();
+    let reporter = console.reporter;
+    let done = session.finish(measured.suites, measured.cut_short);
+    let ending = command.ending(&done, reporter);
+    if global.json {
+        done.print_json();
+    } else {
+        if let Some(report) = &ending.report {
+            done.out.out(report);
+        }
+        for w in &ending.warnings {
+            done.out.warn(w);
+        }
+    }
+    // A stored result's line is left out where the report says it, and with -q; a failed
+    // store is always said.
+    let stored = done.id().is_some();
+    let said_by_report = ending.report_says_stored && !global.json;
+    if !(stored && (said_by_report || global.quiet)) {
+        done.say_where_stored();
+    }
+    if !global.json {
+        for line in &ending.after {
+            done.out.out(line);
+        }
+    }
+    for e in &ending.errors {
+        done.out.err(&format!("hostbench: error: {e}\n"));
+    }
+    Ok(done.exit_code(ending.failed))
+}
