@@ -416,3 +416,95 @@ fn the_check_sees_an_upward_use_however_it_is_written() {
         bad[2]
     );
 }
+
+/// Matches over `SuiteResult` that name every suite and have no catch-all arm: each one is a
+/// place a new suite must be added to.
+#[derive(Default)]
+struct SuiteMatches {
+    lines: Vec<usize>,
+}
+
+impl<'ast> Visit<'ast> for SuiteMatches {
+    fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+        let mut suites = 0;
+        let mut catch_all = false;
+        for arm in &m.arms {
+            let mut pats = vec![&arm.pat];
+            while let Some(p) = pats.pop() {
+                match p {
+                    syn::Pat::Or(or) => pats.extend(or.cases.iter()),
+                    syn::Pat::TupleStruct(t) => {
+                        let names: Vec<String> = t
+                            .path
+                            .segments
+                            .iter()
+                            .map(|s| s.ident.to_string())
+                            .collect();
+                        if names.len() >= 2 && names[names.len() - 2] == "SuiteResult" {
+                            suites += 1;
+                        }
+                    }
+                    syn::Pat::Wild(_) | syn::Pat::Ident(_) => catch_all = true,
+                    _ => {}
+                }
+            }
+        }
+        if suites > 0 && !catch_all {
+            self.lines.push(m.match_token.span.start().line);
+        }
+        syn::visit::visit_expr_match(self, m);
+    }
+}
+
+/// Each file of src/ that holds a match over every suite, with its lines.
+fn exhaustive_suite_matches(src: &Path) -> Vec<(String, Vec<usize>)> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let mut found = Vec::new();
+    for file in files {
+        let text = fs::read_to_string(&file).unwrap();
+        let mut v = SuiteMatches::default();
+        v.visit_file(&syn::parse_file(&text).unwrap());
+        if !v.lines.is_empty() {
+            let rel = file.strip_prefix(src).unwrap().display().to_string();
+            found.push((rel, v.lines));
+        }
+    }
+    found
+}
+
+/// A new measuring suite touches the files docs/architecture.md lists ("Add a measuring
+/// suite"): of the code over any result, only the two dispatches name every suite —
+/// `SuiteResult::data` (what a result says of itself) and `render::view` (how it is shown).
+/// A match over every suite anywhere else would be one more file to touch.
+#[test]
+fn only_the_two_dispatches_name_every_suite() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let found = exhaustive_suite_matches(&src);
+    let files: Vec<&str> = found.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(
+        files,
+        ["model/mod.rs", "render/mod.rs"],
+        "matches over every SuiteResult variant with no catch-all arm: {found:?}"
+    );
+}
+
+#[test]
+fn the_suite_match_check_sees_an_exhaustive_match_and_not_a_partial_one() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("a.rs"),
+        "fn f(s: &SuiteResult) -> u8 {\n    match s {\n        SuiteResult::Noise(_) | SuiteResult::Index(_) => 1,\n        crate::model::SuiteResult::Sched(_) => 2,\n        SuiteResult::Interactive(_) => 3,\n    }\n}\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("b.rs"),
+        "fn g(s: &SuiteResult) -> u8 {\n    match s {\n        SuiteResult::Noise(_) => 1,\n        _ => 0,\n    }\n}\nfn h(x: Option<u8>) -> u8 {\n    match x {\n        Some(v) => v,\n        None => 0,\n    }\n}\n",
+    )
+    .unwrap();
+    assert_eq!(
+        exhaustive_suite_matches(dir.path()),
+        vec![("a.rs".to_string(), vec![2])]
+    );
+}

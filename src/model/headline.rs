@@ -146,7 +146,7 @@ impl Column {
                 });
                 match part {
                     Some((n, sum)) => {
-                        let job = super::figures::noise_job(&n.settings);
+                        let job = super::noise::noise_job(&n.settings);
                         Some(Figure {
                             value: sum.verdict.spread_pct,
                             note: format!(

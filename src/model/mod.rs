@@ -100,35 +100,57 @@ pub enum SuiteResult {
     Index(IndexResult),
 }
 
+/// What each suite's result says of itself, so that code over any result — completeness, the
+/// sanity of imported data, the named figures `compare`, `results export` and the fleet read,
+/// placement — names no suite: a suite implements it beside its result types.
+pub trait SuiteData {
+    /// The suite's name, as the JSON's `suite` tag has it.
+    fn name(&self) -> &'static str;
+    /// Whether the suite did everything its settings planned (a stop or an error leaves it
+    /// short).
+    fn complete(&self) -> bool;
+    /// The first raw figure no real run can produce, described (see `RunResult::implausible`).
+    fn implausible(&self) -> Option<String> {
+        None
+    }
+    /// Whether its ping-pongs ran with both ends on one CPU (`--pin`, `-u`).
+    fn pinned(&self) -> bool {
+        false
+    }
+    /// Its figures, appended to `out` (see `figures`).
+    fn figures(&self, out: &mut Vec<figures::Figure>);
+}
+
 impl SuiteResult {
-    pub fn name(&self) -> &'static str {
+    /// The suite's result, as what every suite's result says of itself.
+    pub fn data(&self) -> &dyn SuiteData {
         match self {
-            SuiteResult::Noise(_) => "noise",
-            SuiteResult::Interactive(_) => "interactive",
-            SuiteResult::Sched(_) => "sched",
-            SuiteResult::Index(_) => "index",
+            SuiteResult::Noise(n) => n,
+            SuiteResult::Interactive(i) => i,
+            SuiteResult::Sched(s) => s,
+            SuiteResult::Index(i) => i,
         }
     }
 
-    /// Whether the suite did everything its settings planned (a stop or an error leaves it
-    /// short).
-    pub fn complete(&self) -> bool {
-        match self {
-            SuiteResult::Noise(n) => n.runs.len() as u64 >= n.settings.runs_requested,
-            // A failed test did not do what was planned; a skipped one (a missing program) could
-            // not be planned on this host.
-            SuiteResult::Index(i) => {
-                let ran: usize = i
-                    .passes
-                    .iter()
-                    .map(|p| p.tests.len() + p.skipped.len())
-                    .sum();
-                ran >= i.settings.copies.len() * i.settings.tests.len()
-            }
-            SuiteResult::Interactive(i) => i.measurements.len() >= i.planned_pairs,
-            SuiteResult::Sched(s) => s.points.len() >= s.settings.points.len(),
-        }
+    pub fn name(&self) -> &'static str {
+        self.data().name()
     }
+
+    pub fn complete(&self) -> bool {
+        self.data().complete()
+    }
+}
+
+/// A time no real run takes: 0 ns, or over a year.
+pub(crate) fn implausible_ns(ns: u64) -> bool {
+    const YEAR_NS: u64 = 365 * 86_400 * 1_000_000_000;
+    ns == 0 || ns > YEAR_NS
+}
+
+/// A time in seconds no real run takes: not a finite number above 0, or over a year.
+pub(crate) fn implausible_s(s: f64) -> bool {
+    const YEAR_S: f64 = 365.0 * 86_400.0;
+    !(s.is_finite() && s > 0.0 && s <= YEAR_S)
 }
 
 /// A new result's name: a random (version 4) UUID.
@@ -227,54 +249,8 @@ impl RunResult {
     /// or rate that is not a finite number — described; None when every figure is possible.
     /// Such a result was edited or damaged, and comparing it would give nonsense changes.
     pub fn implausible(&self) -> Option<String> {
-        const YEAR_NS: u64 = 365 * 86_400 * 1_000_000_000;
-        const YEAR_S: f64 = 365.0 * 86_400.0;
-        let ns_ok = |ns: u64| ns > 0 && ns <= YEAR_NS;
-        for suite in &self.suites {
-            match suite {
-                SuiteResult::Noise(n) => {
-                    if let Some((i, r)) = n.runs.iter().enumerate().find(|(_, r)| !ns_ok(r.time_ns))
-                    {
-                        return Some(format!("noise run {} took {} ns", i + 1, r.time_ns));
-                    }
-                }
-                SuiteResult::Sched(s) => {
-                    for p in &s.points {
-                        for (i, r) in p.runs.iter().enumerate() {
-                            let rate_ok = r.total_rounds == 0
-                                || (r.us_per_round.is_finite() && r.us_per_round > 0.0);
-                            if !ns_ok(r.wall_ns) || !rate_ok {
-                                return Some(format!(
-                                    "sched run {} at {} threads took {} ns for {} us/round",
-                                    i + 1,
-                                    p.threads,
-                                    r.wall_ns,
-                                    r.us_per_round
-                                ));
-                            }
-                        }
-                    }
-                }
-                SuiteResult::Index(x) => {
-                    for t in x.passes.iter().flat_map(|p| &p.tests) {
-                        for (i, pass) in t.passes.iter().enumerate() {
-                            let time_ok = pass.time_s.is_finite()
-                                && pass.time_s > 0.0
-                                && pass.time_s <= YEAR_S;
-                            if !(time_ok && pass.count.is_finite() && pass.count >= 0.0) {
-                                return Some(format!(
-                                    "{} iteration {} counted {} in {} s",
-                                    t.name,
-                                    i + 1,
-                                    pass.count,
-                                    pass.time_s
-                                ));
-                            }
-                        }
-                    }
-                }
-                SuiteResult::Interactive(_) => {}
-            }
+        if let Some(why) = self.suites.iter().find_map(|s| s.data().implausible()) {
+            return Some(why);
         }
         figures::figures(self)
             .into_iter()

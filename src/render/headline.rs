@@ -21,12 +21,7 @@ pub fn run(r: &RunResult) -> String {
 
 /// One short figure that characterises a suite's result.
 pub fn suite(s: &SuiteResult) -> String {
-    match s {
-        SuiteResult::Noise(n) => noise(n),
-        SuiteResult::Interactive(i) => interactive(i),
-        SuiteResult::Sched(s) => sched(s),
-        SuiteResult::Index(i) => index(i),
-    }
+    super::view(s).headline()
 }
 
 /// A noise part: the job, its spread and its median.

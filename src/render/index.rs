@@ -356,6 +356,31 @@ pub fn gain_table(r: &IndexResult) -> String {
 }
 
 /// The whole text report.
+/// `run`'s summary line of an index part.
+pub fn index_line(i: &IndexResult) -> String {
+    let mode = if i.settings.quick {
+        " (quick mode)"
+    } else {
+        ""
+    };
+    let pinned = if i.settings.pin { ", pinned" } else { "" };
+    format!("Index{mode}{pinned}: {}", super::headline::index(i))
+}
+
+impl super::SuiteView for IndexResult {
+    fn report(&self, run: &RunResult) -> String {
+        report(run, self)
+    }
+
+    fn headline(&self) -> String {
+        super::headline::index(self)
+    }
+
+    fn summary_line(&self) -> String {
+        index_line(self)
+    }
+}
+
 pub fn report(result: &RunResult, r: &IndexResult) -> String {
     let mut out = system_header(&result.environment, r);
     out.push('\n');

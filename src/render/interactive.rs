@@ -340,6 +340,54 @@ fn policies(seen: impl Iterator<Item = Policy>) -> String {
 }
 
 /// The whole report of a stored result.
+fn ms(ns: f64) -> String {
+    format!("{:.3} ms", units::ms(ns))
+}
+
+/// `run`'s summary line of an interactive part.
+pub fn interactive_line(i: &InteractiveResult) -> String {
+    match i.worst() {
+        Some(m) => format!(
+            "Worst interactive case{}: {} under {}: {}latency mean {}, p99 {}, max {}",
+            if i.settings.pinned_cpu.is_some() {
+                ", pinned"
+            } else {
+                ""
+            },
+            m.bench.name(),
+            m.load.name(),
+            m.deadlines_met_pct
+                .map(|d| format!(
+                    "{d:.1}% of deadlines met, {:.1}% desired CPU; ",
+                    m.desired_cpu_pct
+                ))
+                .unwrap_or_default(),
+            ms(m.latency.mean_ns),
+            ms(m.latency.p99_ns as f64),
+            ms(m.latency.max_ns as f64)
+        ),
+        None => "Interactive: nothing measured".into(),
+    }
+}
+
+impl super::SuiteView for InteractiveResult {
+    fn report(&self, run: &crate::model::RunResult) -> String {
+        report(
+            self,
+            &run.environment.host.kernel_release,
+            &super::datestamp(run),
+        )
+    }
+
+    fn headline(&self) -> String {
+        super::headline::interactive(self)
+    }
+
+    fn summary_line(&self) -> String {
+        interactive_line(self)
+    }
+}
+
 pub fn report(r: &InteractiveResult, kernel: &str, datestamp: &str) -> String {
     let mut out = run_header(&r.settings, r.calibration.loops_per_ms, kernel, datestamp);
     let mut current = None;

@@ -35,16 +35,28 @@ pub fn text_report(result: &RunResult) -> String {
     let mut out = environment::header(result);
     for suite in &result.suites {
         out.push('\n');
-        match suite {
-            SuiteResult::Noise(n) => out.push_str(&noise::report(n)),
-            SuiteResult::Interactive(i) => out.push_str(&interactive::report(
-                i,
-                &result.environment.host.kernel_release,
-                &datestamp(result),
-            )),
-            SuiteResult::Sched(s) => out.push_str(&sched::report(s)),
-            SuiteResult::Index(i) => out.push_str(&index::report(result, i)),
-        }
+        out.push_str(&view(suite).report(result));
     }
     out
+}
+
+/// How each suite's result is shown, so that code over any result names no suite: a suite
+/// implements it beside its renderers.
+pub trait SuiteView {
+    /// Its part of the text report of `run`, the result it is in.
+    fn report(&self, run: &RunResult) -> String;
+    /// One short figure that characterises it (`results list`, `run`'s "done in" lines).
+    fn headline(&self) -> String;
+    /// Its line in `run`'s summary.
+    fn summary_line(&self) -> String;
+}
+
+/// A suite's result, as it is shown.
+pub fn view(suite: &SuiteResult) -> &dyn SuiteView {
+    match suite {
+        SuiteResult::Noise(n) => n,
+        SuiteResult::Interactive(i) => i,
+        SuiteResult::Sched(s) => s,
+        SuiteResult::Index(i) => i,
+    }
 }

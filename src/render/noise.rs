@@ -137,6 +137,28 @@ pub fn verbose_line(index: usize, run: &NoiseRun, previous: Option<&NoiseRun>) -
 }
 
 /// The report of a finished (or stopped) noise run.
+/// `run`'s summary line of a noise part.
+pub fn noise_line(n: &NoiseResult) -> String {
+    format!(
+        "Noise: {}",
+        crate::render::noise::verdict_line(n).trim_start_matches("Verdict: ")
+    )
+}
+
+impl super::SuiteView for NoiseResult {
+    fn report(&self, _run: &RunResult) -> String {
+        report(self)
+    }
+
+    fn headline(&self) -> String {
+        super::headline::noise(self)
+    }
+
+    fn summary_line(&self) -> String {
+        noise_line(self)
+    }
+}
+
 pub fn report(result: &NoiseResult) -> String {
     let mut out = String::new();
     let settings = &result.settings;

@@ -123,12 +123,7 @@ fn suites<'a, T>(
 
 /// Whether a suite ran with its ping-pongs pinned to one CPU.
 fn pinned(s: &SuiteResult) -> bool {
-    match s {
-        SuiteResult::Index(i) => i.settings.pin,
-        SuiteResult::Interactive(i) => i.settings.pinned_cpu.is_some(),
-        SuiteResult::Sched(x) => x.settings.pin,
-        SuiteResult::Noise(_) => false,
-    }
+    s.data().pinned()
 }
 
 fn index_section(out: &mut String, results: &[(String, RunResult)]) {

@@ -133,6 +133,32 @@ pub fn sweep_table(r: &SchedResult) -> String {
 }
 
 /// The full report of a stored result.
+/// `run`'s summary line of a sched part.
+pub fn sched_line(s: &SchedResult) -> String {
+    let points: Vec<String> = s
+        .points
+        .iter()
+        .filter(|p| !p.runs.is_empty())
+        .map(|p| format!("{} threads {:.2}", p.threads, p.mean_us_per_round))
+        .collect();
+    let pinned = if s.settings.pin { ", pinned" } else { "" };
+    format!("Scheduler{pinned}, us/round: {}", points.join(", "))
+}
+
+impl super::SuiteView for SchedResult {
+    fn report(&self, _run: &crate::model::RunResult) -> String {
+        report(self)
+    }
+
+    fn headline(&self) -> String {
+        super::headline::sched(self)
+    }
+
+    fn summary_line(&self) -> String {
+        sched_line(self)
+    }
+}
+
 pub fn report(r: &SchedResult) -> String {
     let mut out = String::new();
     let _ = writeln!(

@@ -3,7 +3,6 @@
 use crate::compare::RepeatAdvice;
 use crate::model::part::{PartPlan, PartSettings};
 use crate::model::{RunResult, SuiteResult};
-use crate::units;
 
 /// "45 s", "3 min 05 s", "1 h 02 min".
 pub fn duration(seconds: f64) -> String {
@@ -150,10 +149,6 @@ pub fn skipped_in(result: &RunResult) -> Vec<String> {
     out
 }
 
-fn ms(ns: f64) -> String {
-    format!("{:.3} ms", units::ms(ns))
-}
-
 /// The end of a standard run: the headline figure of each suite, what was skipped, and what to
 /// do next.
 pub fn summary(
@@ -178,53 +173,7 @@ pub fn summary(
         }
     );
     for suite in &result.suites {
-        let line = match suite {
-            SuiteResult::Index(i) => {
-                let mode = if i.settings.quick {
-                    " (quick mode)"
-                } else {
-                    ""
-                };
-                let pinned = if i.settings.pin { ", pinned" } else { "" };
-                format!("Index{mode}{pinned}: {}", super::headline::index(i))
-            }
-            SuiteResult::Interactive(i) => match i.worst() {
-                Some(m) => format!(
-                    "Worst interactive case{}: {} under {}: {}latency mean {}, p99 {}, max {}",
-                    if i.settings.pinned_cpu.is_some() {
-                        ", pinned"
-                    } else {
-                        ""
-                    },
-                    m.bench.name(),
-                    m.load.name(),
-                    m.deadlines_met_pct
-                        .map(|d| format!(
-                            "{d:.1}% of deadlines met, {:.1}% desired CPU; ",
-                            m.desired_cpu_pct
-                        ))
-                        .unwrap_or_default(),
-                    ms(m.latency.mean_ns),
-                    ms(m.latency.p99_ns as f64),
-                    ms(m.latency.max_ns as f64)
-                ),
-                None => "Interactive: nothing measured".into(),
-            },
-            SuiteResult::Sched(s) => {
-                let points: Vec<String> = s
-                    .points
-                    .iter()
-                    .filter(|p| !p.runs.is_empty())
-                    .map(|p| format!("{} threads {:.2}", p.threads, p.mean_us_per_round))
-                    .collect();
-                let pinned = if s.settings.pin { ", pinned" } else { "" };
-                format!("Scheduler{pinned}, us/round: {}", points.join(", "))
-            }
-            SuiteResult::Noise(n) => format!(
-                "Noise: {}",
-                crate::render::noise::verdict_line(n).trim_start_matches("Verdict: ")
-            ),
-        };
+        let line = super::view(suite).summary_line();
         out.push_str(&format!("  {line}\n"));
         if let SuiteResult::Interactive(i) = suite {
             if let Some(d) = i.drift.filter(|d| d.drifted) {

@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::figures::{Better, Figure, Placement};
+use super::{implausible_s, SuiteData};
 use crate::platform::locale;
 use scoring::{CopyReport, Pass};
 
@@ -251,4 +253,95 @@ pub struct NativeBuild {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+impl SuiteData for IndexResult {
+    fn name(&self) -> &'static str {
+        "index"
+    }
+
+    /// A failed test did not do what was planned; a skipped one (a missing program) could not
+    /// be planned on this host.
+    fn complete(&self) -> bool {
+        let ran: usize = self
+            .passes
+            .iter()
+            .map(|p| p.tests.len() + p.skipped.len())
+            .sum();
+        ran >= self.settings.copies.len() * self.settings.tests.len()
+    }
+
+    fn implausible(&self) -> Option<String> {
+        for t in self.passes.iter().flat_map(|p| &p.tests) {
+            for (i, pass) in t.passes.iter().enumerate() {
+                if implausible_s(pass.time_s) || !(pass.count.is_finite() && pass.count >= 0.0) {
+                    return Some(format!(
+                        "{} iteration {} counted {} in {} s",
+                        t.name,
+                        i + 1,
+                        pass.count,
+                        pass.time_s
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    fn pinned(&self) -> bool {
+        self.settings.pin
+    }
+
+    fn figures(&self, out: &mut Vec<Figure>) {
+        let i = self;
+        let placement = Placement::of(i.settings.pin);
+        for pass in &i.passes {
+            let copies = format!(
+                "{} cop{}",
+                pass.copies,
+                if pass.copies == 1 { "y" } else { "ies" }
+            );
+            // Pinned copies are other figures than free ones: a key of their own.
+            let keyed = format!("{copies}{}", placement.key_suffix());
+            for t in &pass.tests {
+                let Some(score) = &t.score else { continue };
+                let timebase = t.timebase();
+                out.push(Figure {
+                    key: format!("index/{keyed}/{}", t.name),
+                    suite: "index".into(),
+                    name: format!("{}, {copies}{}", t.msg, placement.name_suffix()),
+                    unit: t.unit.clone(),
+                    better: Better::Higher,
+                    value: score.score,
+                    // The iterations the score keeps: a test compares the same
+                    // set the score is made of.
+                    samples: scoring::kept(&t.passes)
+                        .iter()
+                        .map(|p| p.rate(timebase))
+                        .collect(),
+                    sample_kind: "iteration kept by the score".into(),
+                });
+            }
+            for (what, idx) in [
+                ("2D Graphics", pass.index_2d),
+                ("3D Graphics", pass.index_3d),
+                ("Non-Index", pass.index_misc),
+                ("System", pass.system_index),
+            ] {
+                if let Some(idx) = idx {
+                    out.push(Figure::derived(
+                        format!("index/{keyed}/{what} Benchmarks Index Score"),
+                        "index",
+                        format!(
+                            "{what} Benchmarks Index Score, {copies}{}",
+                            placement.name_suffix()
+                        ),
+                        "index",
+                        Better::Higher,
+                        idx,
+                    ));
+                }
+            }
+        }
+    }
 }

@@ -6,6 +6,8 @@ pub mod deadline;
 
 use serde::{Deserialize, Serialize};
 
+use super::figures::{batch_means_ms, Better, Figure, Placement, LATENCY_BATCHES};
+use super::SuiteData;
 use crate::calibration::{BurnCalibration, RateMeasurement};
 use crate::platform::sched::Policy;
 use deadline::DeadlineCounts;
@@ -397,6 +399,94 @@ pub struct DeviceTraffic {
     pub name: String,
     pub bytes_read: u64,
     pub bytes_written: u64,
+}
+
+impl SuiteData for InteractiveResult {
+    fn name(&self) -> &'static str {
+        "interactive"
+    }
+
+    fn complete(&self) -> bool {
+        self.measurements.len() >= self.planned_pairs
+    }
+
+    fn pinned(&self) -> bool {
+        self.settings.pinned_cpu.is_some()
+    }
+
+    fn figures(&self, out: &mut Vec<Figure>) {
+        let i = self;
+        let placement = Placement::of(i.settings.pinned_cpu.is_some());
+        for m in &i.measurements {
+            interactive_figures(m, placement, out);
+        }
+    }
+}
+
+/// An interactive pair's figures.
+fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figure>) {
+    let what = format!(
+        "{} under {}{}",
+        m.bench.name(),
+        m.load.name(),
+        placement.name_suffix()
+    );
+    let key = format!(
+        "interactive/{}/{}{}",
+        m.bench.name(),
+        m.load.name(),
+        placement.key_suffix()
+    );
+    out.push(Figure {
+        key: format!("{key}/latency mean"),
+        suite: "interactive".into(),
+        name: format!("{what}: latency mean"),
+        unit: "ms".into(),
+        better: Better::Lower,
+        value: m.latency.mean_ns / 1e6,
+        samples: batch_means_ms(&m.samples_ns, LATENCY_BATCHES),
+        sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
+    });
+    if let Some(w) = &m.wake {
+        out.push(Figure {
+            key: format!("{key}/wake mean"),
+            suite: "interactive".into(),
+            name: format!("{what}: wake-up latency mean"),
+            unit: "ms".into(),
+            better: Better::Lower,
+            value: w.mean_ns / 1e6,
+            samples: batch_means_ms(&m.wake_samples_ns, LATENCY_BATCHES),
+            sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
+        });
+    }
+    let single = [
+        (
+            "latency p99",
+            "ms",
+            Better::Lower,
+            Some(m.latency.p99_ns as f64 / 1e6),
+        ),
+        (
+            "wake p99",
+            "ms",
+            Better::Lower,
+            m.wake.map(|w| w.p99_ns as f64 / 1e6),
+        ),
+        ("deadlines met", "%", Better::Higher, m.deadlines_met_pct),
+        ("desired CPU", "%", Better::Higher, Some(m.desired_cpu_pct)),
+    ];
+    for (figure, unit, better, value) in single {
+        if let Some(v) = value {
+            out.push(Figure::derived(
+                format!("{key}/{}", figure.to_lowercase()),
+                "interactive",
+                format!("{what}: {figure}"),
+                unit,
+                better,
+                v,
+            ));
+        }
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 
 pub use analysis::{summarize, NoiseLevel, NoiseSummary, PercentilePoint, Verdict};
 
+use super::figures::{Better, Figure};
+use super::{implausible_ns, SuiteData};
 use crate::calibration::{BurnCalibration, P1benchCalibration, RateMeasurement, TargetCalibration};
 
 /// The job: p1bench's CPU spin loop, or (`-m`) its memory read loop.
@@ -100,4 +102,51 @@ pub struct NoiseCheck {
     /// None when the run was stopped before the end.
     pub after: Option<CheckPass>,
     pub drift: Option<Drift>,
+}
+
+/// A noise part's fixed job, as its figures name it: `cpu 10 ms`, `memory 64 MB 10 ms`.
+pub fn noise_job(settings: &NoiseSettings) -> String {
+    match settings.mode {
+        NoiseMode::Cpu => format!("cpu {} ms", settings.target_ms),
+        NoiseMode::Memory { working_set_mb } => {
+            format!("memory {working_set_mb} MB {} ms", settings.target_ms)
+        }
+    }
+}
+
+impl SuiteData for NoiseResult {
+    fn name(&self) -> &'static str {
+        "noise"
+    }
+
+    fn complete(&self) -> bool {
+        self.runs.len() as u64 >= self.settings.runs_requested
+    }
+
+    fn implausible(&self) -> Option<String> {
+        let (i, r) = self
+            .runs
+            .iter()
+            .enumerate()
+            .find(|(_, r)| implausible_ns(r.time_ns))?;
+        Some(format!("noise run {} took {} ns", i + 1, r.time_ns))
+    }
+
+    fn figures(&self, out: &mut Vec<Figure>) {
+        let n = self;
+        let job = noise_job(&n.settings);
+        let samples: Vec<f64> = n.runs.iter().map(|r| r.time_ns as f64 / 1e6).collect();
+        if let Some(s) = &n.summary {
+            out.push(Figure {
+                key: format!("noise/{job}/run time"),
+                suite: "noise".into(),
+                name: format!("noise: run time of the {job} job"),
+                unit: "ms".into(),
+                better: Better::Lower,
+                value: s.mean_ns / 1e6,
+                samples,
+                sample_kind: "run".into(),
+            });
+        }
+    }
 }

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 
 pub use confidence::{ConfidenceRule, Verdict};
 
+use super::figures::{Better, Figure, Placement};
+use super::{implausible_ns, SuiteData};
 use crate::calibration::BurnCalibration;
 use crate::stats::{confidence_interval_95, Interval, Summary};
 
@@ -93,4 +95,67 @@ pub struct SchedRun {
     /// exactly one token (a thread holds it from reading it until just before handing it on),
     /// so at most two threads of a set are ever holding or passing it.
     pub max_token_holders: u32,
+}
+
+impl SuiteData for SchedResult {
+    fn name(&self) -> &'static str {
+        "sched"
+    }
+
+    fn complete(&self) -> bool {
+        self.points.len() >= self.settings.points.len()
+    }
+
+    fn implausible(&self) -> Option<String> {
+        for p in &self.points {
+            for (i, r) in p.runs.iter().enumerate() {
+                let rate_ok =
+                    r.total_rounds == 0 || (r.us_per_round.is_finite() && r.us_per_round > 0.0);
+                if implausible_ns(r.wall_ns) || !rate_ok {
+                    return Some(format!(
+                        "sched run {} at {} threads took {} ns for {} us/round",
+                        i + 1,
+                        p.threads,
+                        r.wall_ns,
+                        r.us_per_round
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    fn pinned(&self) -> bool {
+        self.settings.pin
+    }
+
+    fn figures(&self, out: &mut Vec<Figure>) {
+        let s = self;
+        for p in &s.points {
+            if p.runs.is_empty() {
+                continue;
+            }
+            let placement = Placement::of(s.settings.pin);
+            out.push(Figure {
+                key: format!(
+                    "sched/{} threads {} sets{}/us per round",
+                    p.threads,
+                    p.active_sets,
+                    placement.key_suffix()
+                ),
+                suite: "sched".into(),
+                name: format!(
+                    "sched: {} threads in {} active sets{}",
+                    p.threads,
+                    p.active_sets,
+                    placement.name_suffix()
+                ),
+                unit: "us/round".into(),
+                better: Better::Lower,
+                value: p.mean_us_per_round,
+                samples: p.runs.iter().map(|r| r.us_per_round).collect(),
+                sample_kind: "run".into(),
+            });
+        }
+    }
 }
