@@ -111,10 +111,3 @@ pub enum Event<'a> {
 pub trait Events {
     fn event(&mut self, event: Event<'_>);
 }
-
-/// Hears nothing: a suite measured for its result alone.
-pub struct Ignore;
-
-impl Events for Ignore {
-    fn event(&mut self, _event: Event<'_>) {}
-}
