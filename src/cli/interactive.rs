@@ -156,8 +156,7 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     let host = HostLimits::of(&environment, &workdir);
     if args.list {
         let here = Here {
-            swap_bytes: host.swap_bytes,
-            free_disk_bytes: host.free_disk_bytes,
+            host: &host,
             file_bytes,
             memload_mb: args.memload_mb,
         };

@@ -4,6 +4,7 @@
 //! refuses a load by it, and `--list` shows it.
 
 use crate::model::interactive::Load;
+use crate::model::HostLimits;
 use crate::units;
 
 /// A load's line in the table.
@@ -17,11 +18,10 @@ pub struct LoadInfo {
 
 /// What decides whether a load can run here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Here {
-    /// Swap on the host, bytes.
-    pub swap_bytes: u64,
-    /// Free bytes where the Write and Read files would go; None when unknown (not checked).
-    pub free_disk_bytes: Option<u64>,
+pub struct Here<'a> {
+    /// The host: its swap, and the free bytes where the Write and Read files would go (None:
+    /// unknown, not checked).
+    pub host: &'a HostLimits,
     /// The size of each of those files (interbench: the size of RAM).
     pub file_bytes: u64,
     /// `--memload-mb`: Memload at a size the user chose, swap or not.
@@ -35,7 +35,7 @@ fn anywhere(_: Load, _: &Here) -> Result<(), String> {
 
 /// Memload needs swap, as interbench decided; an explicit size runs it anyway.
 fn needs_swap(_: Load, here: &Here) -> Result<(), String> {
-    if here.swap_bytes == 0 && here.memload_mb.is_none() {
+    if here.host.swap_bytes == 0 && here.memload_mb.is_none() {
         return Err("no swap on this host: Memload would push 110% of available memory into the OOM killer (--memload-mb MB runs it at a size you choose)".into());
     }
     Ok(())
@@ -47,7 +47,7 @@ fn needs_room(load: Load, here: &Here) -> Result<(), String> {
     let files = here
         .file_bytes
         .saturating_mul(u64::from(writes) + u64::from(reads));
-    match here.free_disk_bytes {
+    match here.host.free_disk_bytes {
         Some(free) if free < room_needed(files) => Err(format!(
             "no room for its files: they need {} and {} is free",
             units::bytes(room_needed(files)),
@@ -152,9 +152,15 @@ mod tests {
 
     #[test]
     fn disk_loads_need_room_and_memload_swap() {
-        let here = Here {
+        let host = HostLimits {
+            usable_cpus: 2,
+            memory_total_bytes: 24 << 30,
+            memory_available_bytes: 20 << 30,
             swap_bytes: 0,
             free_disk_bytes: Some(1 << 30),
+        };
+        let here = Here {
+            host: &host,
             file_bytes: 600 << 20,
             memload_mb: None,
         };
@@ -173,8 +179,12 @@ mod tests {
             ..here
         };
         assert!(supported(Load::Memload, &chosen).is_ok());
-        let unknown = Here {
+        let unknown_room = HostLimits {
             free_disk_bytes: None,
+            ..host.clone()
+        };
+        let unknown = Here {
+            host: &unknown_room,
             ..here
         };
         assert!(supported(Load::Compile, &unknown).is_ok());

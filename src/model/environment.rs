@@ -1,5 +1,8 @@
+use std::path::Path;
+
 use serde::{Deserialize, Serialize};
 
+use crate::platform::files;
 pub use crate::platform::host::CgroupCpuLimit;
 use crate::platform::host::{self, HostFacts};
 
@@ -44,6 +47,33 @@ impl Environment {
             .as_ref()
             .map_or(usize::MAX, |l| l.cpus().ceil().max(1.0) as usize);
         self.host.cpus_allowed.min(quota).max(1)
+    }
+}
+
+/// What a suite's configuration and a load's `supported` need to know of the host: the CPUs this process may use, the
+/// memory, and the room where its files go. Read from the run's `Environment` (the host's
+/// facts, as stored with the result), not measured again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostLimits {
+    /// CPUs this process may use (its affinity and cgroup quota).
+    pub usable_cpus: usize,
+    pub memory_total_bytes: u64,
+    pub memory_available_bytes: u64,
+    pub swap_bytes: u64,
+    /// Free bytes in the directory the Write and Read files would go to, where it can be read.
+    pub free_disk_bytes: Option<u64>,
+}
+
+impl HostLimits {
+    /// The limits of the host `environment` describes, with its files in `workdir`.
+    pub fn of(environment: &Environment, workdir: &Path) -> HostLimits {
+        HostLimits {
+            usable_cpus: environment.usable_cpus(),
+            memory_total_bytes: environment.host.memory_total_bytes,
+            memory_available_bytes: environment.host.memory_available_bytes,
+            swap_bytes: environment.host.swap_total_bytes,
+            free_disk_bytes: files::free_bytes(workdir).ok(),
+        }
     }
 }
 

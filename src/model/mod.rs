@@ -12,7 +12,7 @@ pub mod part;
 pub mod sched;
 pub mod stored;
 
-pub use environment::{CgroupCpuLimit, Environment};
+pub use environment::{CgroupCpuLimit, Environment, HostLimits};
 
 use std::collections::BTreeMap;
 

@@ -4,43 +4,13 @@
 //! it runs, what it will measure and about how long that takes (`plan`), for `hostbench run`'s
 //! plan, its estimates of the time left and `--dry-run`.
 
-use std::path::Path;
-
-use crate::model::Environment;
-use crate::platform::files;
-
 pub mod event;
 pub mod index;
 pub mod interactive;
 pub mod noise;
 pub mod sched;
 
-/// What a suite's configuration needs to know of the host: the CPUs this process may use, the
-/// memory, and the room where its files go. Read from the run's `Environment` (the host's
-/// facts, as stored with the result), not measured again.
-#[derive(Debug, Clone)]
-pub struct HostLimits {
-    /// CPUs this process may use (its affinity and cgroup quota).
-    pub usable_cpus: usize,
-    pub memory_total_bytes: u64,
-    pub memory_available_bytes: u64,
-    pub swap_bytes: u64,
-    /// Free bytes in the directory the Write and Read files would go to, where it can be read.
-    pub free_disk_bytes: Option<u64>,
-}
-
-impl HostLimits {
-    /// The limits of the host `environment` describes, with its files in `workdir`.
-    pub fn of(environment: &Environment, workdir: &Path) -> HostLimits {
-        HostLimits {
-            usable_cpus: environment.usable_cpus(),
-            memory_total_bytes: environment.host.memory_total_bytes,
-            memory_available_bytes: environment.host.memory_available_bytes,
-            swap_bytes: environment.host.swap_total_bytes,
-            free_disk_bytes: files::free_bytes(workdir).ok(),
-        }
-    }
-}
+pub use crate::model::HostLimits;
 
 /// What a suite will measure: its units in order, each with about how long it takes.
 #[derive(Debug, Clone, PartialEq)]

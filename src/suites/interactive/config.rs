@@ -229,8 +229,7 @@ impl InteractiveConfig {
         let mut memload_disabled = None;
         if loads.contains(&Load::Memload) && settings.memload_mb.is_none() {
             let here = Here {
-                swap_bytes: host.swap_bytes,
-                free_disk_bytes: None,
+                host,
                 file_bytes: settings.file_bytes,
                 memload_mb: None,
             };
