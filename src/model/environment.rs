@@ -50,9 +50,9 @@ impl Environment {
     }
 }
 
-/// What a suite's configuration and a load's `supported` need to know of the host: the CPUs this process may use, the
-/// memory, and the room where its files go. Read from the run's `Environment` (the host's
-/// facts, as stored with the result), not measured again.
+/// What a suite's configuration and a load's `supported` need to know of the host: the CPUs
+/// this process may use, the memory, and the room where its files go. Read from the run's
+/// `Environment` (the host's facts, as stored with the result), not measured again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostLimits {
     /// CPUs this process may use (its affinity and cgroup quota).

@@ -355,7 +355,6 @@ pub fn gain_table(r: &IndexResult) -> String {
     out
 }
 
-/// The whole text report.
 /// `run`'s summary line of an index part.
 pub fn index_line(i: &IndexResult) -> String {
     let mode = if i.settings.quick {
@@ -381,6 +380,7 @@ impl super::SuiteView for IndexResult {
     }
 }
 
+/// The whole text report.
 pub fn report(result: &RunResult, r: &IndexResult) -> String {
     let mut out = system_header(&result.environment, r);
     out.push('\n');

@@ -339,7 +339,7 @@ fn policies(seen: impl Iterator<Item = Policy>) -> String {
     }
 }
 
-/// The whole report of a stored result.
+/// Milliseconds, as `run`'s summary shows them.
 fn ms(ns: f64) -> String {
     format!("{:.3} ms", units::ms(ns))
 }
@@ -388,6 +388,7 @@ impl super::SuiteView for InteractiveResult {
     }
 }
 
+/// The whole report of a stored result.
 pub fn report(r: &InteractiveResult, kernel: &str, datestamp: &str) -> String {
     let mut out = run_header(&r.settings, r.calibration.loops_per_ms, kernel, datestamp);
     let mut current = None;

@@ -136,7 +136,6 @@ pub fn verbose_line(index: usize, run: &NoiseRun, previous: Option<&NoiseRun>) -
     )
 }
 
-/// The report of a finished (or stopped) noise run.
 /// `run`'s summary line of a noise part.
 pub fn noise_line(n: &NoiseResult) -> String {
     format!(
@@ -159,6 +158,7 @@ impl super::SuiteView for NoiseResult {
     }
 }
 
+/// The report of a finished (or stopped) noise run.
 pub fn report(result: &NoiseResult) -> String {
     let mut out = String::new();
     let settings = &result.settings;

@@ -132,7 +132,6 @@ pub fn sweep_table(r: &SchedResult) -> String {
     out
 }
 
-/// The full report of a stored result.
 /// `run`'s summary line of a sched part.
 pub fn sched_line(s: &SchedResult) -> String {
     let points: Vec<String> = s
@@ -159,6 +158,7 @@ impl super::SuiteView for SchedResult {
     }
 }
 
+/// The full report of a stored result.
 pub fn report(r: &SchedResult) -> String {
     let mut out = String::new();
     let _ = writeln!(

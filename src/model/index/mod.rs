@@ -293,9 +293,8 @@ impl SuiteData for IndexResult {
     }
 
     fn figures(&self, out: &mut Vec<Figure>) {
-        let i = self;
-        let placement = Placement::of(i.settings.pin);
-        for pass in &i.passes {
+        let placement = Placement::of(self.pinned());
+        for pass in &self.passes {
             let copies = format!(
                 "{} cop{}",
                 pass.copies,

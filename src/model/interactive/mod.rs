@@ -415,9 +415,8 @@ impl SuiteData for InteractiveResult {
     }
 
     fn figures(&self, out: &mut Vec<Figure>) {
-        let i = self;
-        let placement = Placement::of(i.settings.pinned_cpu.is_some());
-        for m in &i.measurements {
+        let placement = Placement::of(self.pinned());
+        for m in &self.measurements {
             interactive_figures(m, placement, out);
         }
     }

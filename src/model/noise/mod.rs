@@ -133,10 +133,9 @@ impl SuiteData for NoiseResult {
     }
 
     fn figures(&self, out: &mut Vec<Figure>) {
-        let n = self;
-        let job = noise_job(&n.settings);
-        let samples: Vec<f64> = n.runs.iter().map(|r| r.time_ns as f64 / 1e6).collect();
-        if let Some(s) = &n.summary {
+        let job = noise_job(&self.settings);
+        let samples: Vec<f64> = self.runs.iter().map(|r| r.time_ns as f64 / 1e6).collect();
+        if let Some(s) = &self.summary {
             out.push(Figure {
                 key: format!("noise/{job}/run time"),
                 suite: "noise".into(),

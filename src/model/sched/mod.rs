@@ -130,12 +130,11 @@ impl SuiteData for SchedResult {
     }
 
     fn figures(&self, out: &mut Vec<Figure>) {
-        let s = self;
-        for p in &s.points {
+        let placement = Placement::of(self.pinned());
+        for p in &self.points {
             if p.runs.is_empty() {
                 continue;
             }
-            let placement = Placement::of(s.settings.pin);
             out.push(Figure {
                 key: format!(
                     "sched/{} threads {} sets{}/us per round",
