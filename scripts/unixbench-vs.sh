@@ -89,6 +89,19 @@ except (ValueError, KeyError, IndexError, TypeError):
     print("failed")' || true
 }
 
+# One pair's scores into u and h, which tool goes first alternating with the pair's number.
+score_pair() {  # COPIES TEST PAIR
+  if [ $(($3 % 2)) = 1 ]; then u=$(ub_score "$1" "$2"); h=$(hb_score "$1" "$2")
+  else h=$(hb_score "$1" "$2"); u=$(ub_score "$1" "$2"); fi
+}
+# A PLACED pair's best score over the environment sizes, from DIR/placed's COLUMN (5:
+# UnixBench, 6: hostbench); "failed" when every size failed.
+best() {  # COPIES TEST PAIR COLUMN
+  awk -v c="$1" -v t="$2" -v p="$3" -v k="$4" \
+    '$1 == c && $2 == t && $3 == p && $k != "failed" && $k > m { m = $k } END { print m ? m : "failed" }' \
+    "$KEEP/placed"
+}
+
 PINNED=${PINNED-context1 spawn}
 PLACED=${PLACED-dhry2reg}
 PADS=${PADS:-0 32 64 96}
@@ -116,16 +129,16 @@ for copies in 1 "$CPUS" 1pin; do
         sed -i "/^$copies $t $p /d" "$KEEP/placed"
         for pad in $PADS; do
           PADDING=$(head -c "$pad" /dev/zero | tr '\0' x)
-          if [ $((p % 2)) = 1 ]; then u=$(ub_score "$n" "$t"); h=$(hb_score "$n" "$t")
-          else h=$(hb_score "$n" "$t"); u=$(ub_score "$n" "$t"); fi
+          score_pair "$n" "$t" "$p"
           echo "$copies $t $p $pad $u $h" >>"$KEEP/placed"
           echo "    $t pair $p, environment $pad bytes larger: UnixBench $u, hostbench $h"
         done
         PADDING=""
-        u=$(awk -v c="$copies" -v t="$t" -v p="$p" '$1 == c && $2 == t && $3 == p && $5 != "failed" && $5 > m { m = $5 } END { print m ? m : "failed" }' "$KEEP/placed")
-        h=$(awk -v c="$copies" -v t="$t" -v p="$p" '$1 == c && $2 == t && $3 == p && $6 != "failed" && $6 > m { m = $6 } END { print m ? m : "failed" }' "$KEEP/placed")
-      elif [ $((p % 2)) = 1 ]; then u=$(ub_score "$n" "$t"); h=$(hb_score "$n" "$t")
-      else h=$(hb_score "$n" "$t"); u=$(ub_score "$n" "$t"); fi
+        u=$(best "$copies" "$t" "$p" 5)
+        h=$(best "$copies" "$t" "$p" 6)
+      else
+        score_pair "$n" "$t" "$p"
+      fi
       echo "$copies $t $p $u $h" >>"$KEEP/scores"
       echo "  $t pair $p: UnixBench $u, hostbench $h ($(date -u +%H:%M:%S))"
     done
