@@ -1,7 +1,7 @@
 //! The one clock every measurement uses: `CLOCK_MONOTONIC`, in nanoseconds, and a sleep to an
 //! absolute deadline on that clock (so periodic wake-ups do not drift by the sleep's overhead).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 /// Nanoseconds on `CLOCK_MONOTONIC` since an arbitrary point (boot).
 #[inline]
@@ -39,19 +39,11 @@ pub fn sleep_until_ns(deadline_ns: u64) {
     }
 }
 
-/// Sleeps until `deadline_ns` unless `stop` is set first, looking at it every 20 ms; returns
-/// whether the deadline was reached (false: stopped).
+/// Sleeps until `deadline_ns` unless `stop` is set first; returns whether the deadline was
+/// reached (false: stopped). On the installed stop's flag nothing else wakes the sleep
+/// ([`signals::wait`](super::signals::wait)).
 pub fn sleep_until_unless(deadline_ns: u64, stop: &AtomicBool) -> bool {
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        let now = monotonic_ns();
-        if now >= deadline_ns {
-            return true;
-        }
-        sleep_until_ns(deadline_ns.min(now + 20_000_000));
-    }
+    super::signals::wait(stop, Some(deadline_ns), None) == super::signals::Woke::Deadline
 }
 
 #[cfg(test)]

@@ -8,8 +8,8 @@
 //! `ready`, `started` and finally `report <json>`. A [`Worker`] that is dropped before it was
 //! reaped kills the worker's process group and reaps it, on every path out, errors included.
 
-use std::io::{BufRead, BufReader, Lines, StdinLock, StdoutLock, Write};
-use std::os::fd::RawFd;
+use std::io::{BufRead, BufReader, Lines, PipeWriter, StdinLock, StdoutLock, Write};
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
@@ -18,6 +18,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+
+use crate::platform::clock::monotonic_ns;
+use crate::platform::signals::{self, Woke};
 
 /// The first argument a worker is started with.
 pub const WORKER_SUBCOMMAND: &str = "__worker";
@@ -256,24 +259,46 @@ impl Worker {
 /// work then sees its workers end and returns; its caller checks `stop` to tell that apart
 /// from a failure.
 pub fn killing_on_stop<T>(pgids: &[i32], stop: &AtomicBool, work: impl FnOnce() -> T) -> T {
-    let done = AtomicBool::new(false);
+    // The watcher sleeps until the stop or the work's end, waking for nothing else while the
+    // workers measure (signals::wait). The work's end closes `done`'s writing end; without a
+    // descriptor for the pipe the watcher looks at `finished` every 20 ms instead.
+    let done = std::io::pipe().ok();
+    let (reader, writer) = match done {
+        Some((r, w)) => (Some(r), Some(w)),
+        None => (None, None),
+    };
+    let finished = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !done.load(Ordering::Relaxed) {
-                if stop.load(Ordering::Relaxed) {
+        scope.spawn(|| loop {
+            let step = reader.is_none().then(|| monotonic_ns() + 20_000_000);
+            match signals::wait(stop, step, reader.as_ref().map(|r| r.as_raw_fd())) {
+                Woke::Stop => {
                     for &pgid in pgids {
                         // SAFETY: each worker leads its own process group.
                         unsafe { libc::kill(-pgid, libc::SIGKILL) };
                     }
                     return;
                 }
-                std::thread::sleep(std::time::Duration::from_millis(20));
+                Woke::Ready => return,
+                Woke::Deadline if finished.load(Ordering::SeqCst) => return,
+                Woke::Deadline => {}
             }
         });
-        let result = work();
-        done.store(true, Ordering::Relaxed);
-        result
+        // Set and closed however the work ends, a panic included (the scope joins the
+        // watcher before it unwinds further).
+        let _end = WorkEnded(&finished, writer);
+        work()
     })
+}
+
+/// The end of [`killing_on_stop`]'s work: sets its flag, then closes the pipe's writing end.
+struct WorkEnded<'a>(&'a AtomicBool, Option<PipeWriter>);
+
+impl Drop for WorkEnded<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+        drop(self.1.take());
+    }
 }
 
 fn describe(status: Option<ExitStatus>) -> String {
@@ -310,6 +335,33 @@ mod tests {
         let mut cmd = Command::new("/bin/sh");
         cmd.arg("-c").arg(script);
         Worker::spawn_command(cmd, "test").unwrap()
+    }
+
+    #[test]
+    fn a_stop_kills_the_workers_and_the_work_sees_them_end() {
+        let mut w = sh("echo ready; exec sleep 30");
+        w.expect("ready").unwrap();
+        let stop = AtomicBool::new(false);
+        let start = monotonic_ns();
+        let line = killing_on_stop(&[w.pid() as i32], &stop, || {
+            stop.store(true, Ordering::SeqCst);
+            w.read_line()
+        });
+        assert!(line.is_err(), "the worker was not killed");
+        assert!(monotonic_ns() - start < 5_000_000_000);
+    }
+
+    #[test]
+    fn the_watcher_ends_with_the_work() {
+        let stop = AtomicBool::new(false);
+        let start = monotonic_ns();
+        assert_eq!(killing_on_stop(&[], &stop, || 7), 7);
+        assert!(monotonic_ns() - start < 1_000_000_000);
+        // A work that panics still ends the watcher (else the scope would never return).
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            killing_on_stop(&[], &stop, || panic!("the work failed"))
+        }));
+        assert!(caught.is_err());
     }
 
     #[test]
