@@ -391,6 +391,7 @@ fn log_file_is_named_after_the_kernel_and_console_only_writes_none() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        String::from_utf8(out.stdout).unwrap()
     };
     run(&["-c"]);
     assert_eq!(
@@ -398,12 +399,16 @@ fn log_file_is_named_after_the_kernel_and_console_only_writes_none() {
         0,
         "-c wrote a log file"
     );
-    run(&["-m", "first light"]);
+    let said = run(&["-m", "first light"]);
     let files: Vec<_> = std::fs::read_dir(&logs)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(files.len(), 1);
+    assert!(
+        said.contains(&format!("Log: {}\n", files[0].display())),
+        "{said}"
+    );
     let name = files[0].file_name().unwrap().to_string_lossy().to_string();
     assert!(
         name.contains(release.trim()) && name.ends_with(".log"),
@@ -416,6 +421,16 @@ fn log_file_is_named_after_the_kernel_and_console_only_writes_none() {
         text.contains("--- Benchmarking simulated cpu of Audio in the presence of simulated ---")
     );
     assert!(text.contains("\nNone\t"));
+    // -q: the report alone; the log is still written, its line left out.
+    let quiet = run(&["-q", "-m", "second"]);
+    assert!(!quiet.contains("Log:"), "{quiet}");
+    assert!(
+        quiet.contains("--- Benchmarking simulated cpu of Audio"),
+        "{quiet}"
+    );
+    assert!(std::fs::read_to_string(&files[0])
+        .unwrap()
+        .contains("Comment: second"));
 }
 
 /// Children of `pid`, from /proc/*/stat.

@@ -46,9 +46,9 @@ fn help_options(args: &[&str]) -> Vec<(Option<String>, Option<String>)> {
     options
 }
 
-/// Every option named in the README's code blocks of `### \`hostbench COMMAND\``, on the lines
-/// that show `hostbench COMMAND [SUB]` (and their continuation lines), comments left out.
-fn readme_options(command: &str, sub: Option<&str>) -> BTreeSet<String> {
+/// The README's synopsis lines of `hostbench COMMAND [SUB]` (and their continuation lines) in
+/// the code blocks of its section `### \`hostbench COMMAND\``, comments left out.
+fn synopsis(command: &str, sub: Option<&str>) -> Vec<String> {
     let readme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
     let heading = format!("### `hostbench {command}");
@@ -61,7 +61,7 @@ fn readme_options(command: &str, sub: Option<&str>) -> BTreeSet<String> {
         Some(sub) => format!("hostbench {command} {sub}"),
         None => format!("hostbench {command}"),
     };
-    let mut options = BTreeSet::new();
+    let mut lines = Vec::new();
     for (i, block) in section.split("```").enumerate() {
         if i % 2 == 0 {
             continue;
@@ -75,23 +75,70 @@ fn readme_options(command: &str, sub: Option<&str>) -> BTreeSet<String> {
             } else if !line.starts_with(' ') {
                 in_synopsis = false;
             }
-            if !in_synopsis {
-                continue;
+            if in_synopsis {
+                lines.push(line.split(" #").next().unwrap().to_string());
             }
-            let code = line.split(" #").next().unwrap();
-            for token in code.split(|c: char| c.is_whitespace() || "[]|(),".contains(c)) {
-                let name: String = token
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '-')
-                    .collect();
-                let bare = name.trim_start_matches('-');
-                if name.starts_with('-') && bare.starts_with(|c: char| c.is_ascii_alphabetic()) {
-                    options.insert(name);
-                }
+        }
+    }
+    lines
+}
+
+/// Every option named in the README's synopsis of `hostbench COMMAND [SUB]`.
+fn readme_options(command: &str, sub: Option<&str>) -> BTreeSet<String> {
+    let mut options = BTreeSet::new();
+    for code in synopsis(command, sub) {
+        for token in code.split(|c: char| c.is_whitespace() || "[]|(),".contains(c)) {
+            let name: String = token
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '-')
+                .collect();
+            let bare = name.trim_start_matches('-');
+            if name.starts_with('-') && bare.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                options.insert(name);
             }
         }
     }
     options
+}
+
+/// The values the README's synopses of `hostbench COMMAND [SUB]` give `option`
+/// (`--format text|json|csv`), all its synopses together.
+fn readme_values(command: &str, sub: Option<&str>, option: &str) -> BTreeSet<String> {
+    let mut values = BTreeSet::new();
+    for code in synopsis(command, sub) {
+        let mut tokens = code.split(|c: char| c.is_whitespace() || "[]".contains(c));
+        while let Some(t) = tokens.next() {
+            if t == option {
+                let list = tokens.next().unwrap_or_default();
+                values.extend(list.split('|').map(String::from));
+            }
+        }
+    }
+    values
+}
+
+/// The values `--help` lists under `option` (its "- text: For a terminal" lines).
+fn help_values(args: &[&str], option: &str) -> BTreeSet<String> {
+    let out = Command::cargo_bin("hostbench")
+        .unwrap()
+        .args(args)
+        .arg("--help")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut values = BTreeSet::new();
+    let mut under = false;
+    for line in text.lines() {
+        let line = line.trim_start();
+        if let Some(value) = line.strip_prefix("- ") {
+            if under {
+                values.insert(value.split(':').next().unwrap().trim().to_string());
+            }
+        } else if line.starts_with('-') {
+            under = line.split_whitespace().any(|t| t == option);
+        }
+    }
+    values
 }
 
 /// The options the README's synopsis (`readme`) of `shown` lacks, and those it names that the
@@ -195,4 +242,28 @@ fn the_check_sees_a_missing_and_an_unknown_option() {
         ],
         "{noise:?}"
     );
+}
+
+#[test]
+fn the_readme_gives_each_command_the_format_values_its_help_lists() {
+    for args in [
+        &["compare"][..],
+        &["report"],
+        &["results", "show"],
+        &["results", "export"],
+    ] {
+        let help = help_values(args, "--format");
+        assert!(
+            help.contains("text") && help.contains("json"),
+            "{args:?}: {help:?}"
+        );
+        assert_eq!(
+            readme_values(args[0], args.get(1).copied(), "--format"),
+            help,
+            "the README's `hostbench {}` --format values and its --help's",
+            args.join(" ")
+        );
+    }
+    // compare cannot show html, and says so by not offering it.
+    assert!(!help_values(&["compare"], "--format").contains("html"));
 }

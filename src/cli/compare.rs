@@ -1,16 +1,16 @@
 use std::path::Path;
 
 use anyhow::Result;
-use clap::Args;
+use clap::{Arg, Args};
 
 use super::load::{checked, load_result, load_stored};
-use super::output::{FormatArgs, Output};
+use super::output::{format_values, FormatArgs, Output};
 use super::results::Selection;
 use super::GlobalArgs;
 use crate::compare::compare_runs;
 use crate::error::UsageError;
 use crate::model::RunResult;
-use crate::render::exporters::{Format, Subject};
+use crate::render::exporters::{Format, Shown, Subject};
 use crate::store::Filter;
 
 /// Exit code of `compare --fail-on-regression` when a significant regression is larger than
@@ -34,6 +34,11 @@ pub struct CompareArgs {
     pub select: Selection,
     #[command(flatten)]
     pub output: FormatArgs,
+}
+
+/// `--format`'s values here (`mut_arg` on the subcommand): the formats that show a comparison.
+pub fn formats(format: Arg) -> Arg {
+    format.value_parser(format_values(&[Shown::Comparison]))
 }
 
 pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {

@@ -33,7 +33,7 @@ pub struct Ending {
     pub report_says_stored: bool,
     /// Warnings about the report (not with `--json`).
     pub warnings: Vec<String>,
-    /// Lines after the "Stored as" line, on standard output (not with `--json`).
+    /// Lines after the "Stored as" line, on standard output (not with `--json` or `-q`).
     pub after: Vec<String>,
     /// Errors, each a "hostbench: error: …" line on standard error, last.
     pub errors: Vec<String>,
@@ -100,7 +100,7 @@ pub fn run(
     if !(stored && (said_by_report || global.quiet)) {
         done.say_where_stored();
     }
-    if !global.json {
+    if !global.json && !global.quiet {
         for line in &ending.after {
             done.out.out(line);
         }

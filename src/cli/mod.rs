@@ -109,8 +109,10 @@ pub enum Command {
     /// UnixBench: micro-benchmarks scored into the BYTE index against the baseline machine George
     Index(index::IndexArgs),
     /// Two results (or two sets of runs) side by side: the change of each shared measurement and whether it is real
+    #[command(mut_arg("format", compare::formats))]
     Compare(compare::CompareArgs),
     /// One self-contained HTML page with plots of one or more results
+    #[command(mut_arg("format", report::formats))]
     Report(report::ReportArgs),
     /// The stored results: list them and their hosts, show or export one, import files, push to or pull from another store
     #[command(subcommand)]

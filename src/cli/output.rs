@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::UsageError;
 use crate::platform::files;
-use crate::render::exporters::{self, Format, Subject};
+use crate::render::exporters::{self, Format, Shown, Subject};
 
 /// Standard output and standard error, shared by a command and its progress observers.
 #[derive(Clone)]
@@ -105,14 +105,25 @@ impl Output {
 }
 
 /// `--format` and `-o`, the same on `results show`, `results export`, `compare` and `report`.
+/// Each command narrows `--format`'s values to the formats that show what it shows, with
+/// `#[command(mut_arg("format", |a| a.value_parser(format_values(&[...]))))]`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct FormatArgs {
-    /// The output format [default: text; report: html]
+    /// The output format [default: text]
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
     /// Write to FILE instead of standard output (report: hostbench-report.html for html)
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// `--format`'s values on a command that shows `shown`: the formats that show one of them
+/// (`exporters::formats`), each with its help, parsed to the one `Format`.
+pub fn format_values(shown: &[Shown]) -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::TypedValueParser;
+    use clap::ValueEnum;
+    clap::builder::PossibleValuesParser::new(exporters::formats(shown))
+        .map(|name| Format::from_str(&name, false).expect("a listed format is a format"))
 }
 
 impl FormatArgs {

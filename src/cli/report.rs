@@ -1,17 +1,17 @@
 use std::path::Path;
 
 use anyhow::Result;
-use clap::Args;
+use clap::{Arg, Args};
 
 use super::load::{load_result, load_stored};
-use super::output::{FormatArgs, Output};
+use super::output::{format_values, FormatArgs, Output};
 use super::results::Selection;
 use super::GlobalArgs;
 use crate::compare::compare;
 use crate::error::UsageError;
 use crate::fleet::Fleet;
 use crate::model::RunResult;
-use crate::render::exporters::{Format, Subject};
+use crate::render::exporters::{self, Format, Shown, Subject};
 use crate::store::{Filter, ResultStore, StoredEntry};
 
 /// Where `report` writes its page when -o is not given.
@@ -37,6 +37,14 @@ pub struct ReportArgs {
     pub output: FormatArgs,
 }
 
+/// `--format`'s values here (`mut_arg` on the subcommand): the formats that show a report or
+/// a fleet (csv shows only a fleet, markdown only a report: checked when run).
+pub fn formats(format: Arg) -> Arg {
+    format
+        .value_parser(format_values(&[Shown::Report, Shown::Fleet]))
+        .help("The output format [default: html]; csv for --fleet only, markdown not for --fleet")
+}
+
 pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
     let narrows = args.select.narrows(global);
     if !args.results.is_empty() && narrows {
@@ -51,6 +59,14 @@ pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
         )
         .into());
     }
+    // A format that cannot show what was asked is said before anything is loaded.
+    let format = args.output.format(global.json, Format::Html)?;
+    let shown = if args.fleet {
+        Shown::Fleet
+    } else {
+        Shown::Report
+    };
+    exporters::check(format, shown).map_err(|e| UsageError::new(e.to_string()))?;
     // A fleet of stored results is drawn from their stored figures (fleet_of_stored).
     let stored_fleet = if args.fleet && args.results.is_empty() {
         Some(stored_fleet(args, global)?)
@@ -73,17 +89,16 @@ pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
     let fleet;
     let mut comparisons = Vec::new();
     let fleet_selection;
-    let (subject, format, default_file) = if args.fleet {
+    let (subject, default_file) = if args.fleet {
         (fleet, fleet_selection) = match stored_fleet {
             Some(made) => made,
             None => (crate::fleet::fleet(&results), selection.clone()),
         };
-        let format = args.output.format(global.json, Format::Html)?;
         let subject = Subject::Fleet {
             fleet: &fleet,
             selection: &fleet_selection,
         };
-        (subject, format, DEFAULT_FLEET_FILE)
+        (subject, DEFAULT_FLEET_FILE)
     } else {
         if let Some(((a_label, a), rest)) = results.split_first() {
             for (b_label, b) in rest {
@@ -93,12 +108,11 @@ pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
                 }
             }
         }
-        let format = args.output.format(global.json, Format::Html)?;
         let subject = Subject::Report {
             results: &results,
             comparisons: &comparisons,
         };
-        (subject, format, DEFAULT_FILE)
+        (subject, DEFAULT_FILE)
     };
     // The page goes to a file unless -o says otherwise; other formats to standard output.
     let default_file = (format == Format::Html).then(|| Path::new(default_file));

@@ -5,12 +5,12 @@ use chrono::{DateTime, NaiveDate, Utc};
 use clap::{Args, Subcommand};
 
 use super::load::{load_file, load_stored};
-use super::output::{FormatArgs, Output};
+use super::output::{format_values, FormatArgs, Output};
 use super::GlobalArgs;
 use crate::error::{said_of, UsageError};
 use crate::model::RunResult;
 use crate::render;
-use crate::render::exporters::{Format, Subject};
+use crate::render::exporters::{self, Format, Shown, Subject};
 use crate::store::{Filter, Put, ResultStore, StoreLocation};
 
 /// Which stored results a command takes, beside the global `--tag KEY=VALUE`: those of a host,
@@ -60,6 +60,7 @@ pub enum ResultsCommand {
     },
     /// One stored result in full: text, or --format json, csv (a row per measurement),
     /// markdown or html
+    #[command(mut_arg("format", formats))]
     Show {
         /// The result's id, as `results list` shows it
         id: i64,
@@ -67,6 +68,7 @@ pub enum ResultsCommand {
         output: FormatArgs,
     },
     /// One stored result for another program: as `results show`, the format required
+    #[command(mut_arg("format", formats))]
     Export {
         /// The result's id, as `results list` shows it
         id: i64,
@@ -103,6 +105,11 @@ pub enum ResultsCommand {
         #[command(flatten)]
         select: Selection,
     },
+}
+
+/// `--format`'s values on `show` and `export` (`mut_arg`): the formats that show a result.
+fn formats(format: clap::Arg) -> clap::Arg {
+    format.value_parser(format_values(&[Shown::Result]))
 }
 
 pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
@@ -187,9 +194,10 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
                 && output.format.is_none()
                 && !global.json
             {
-                return Err(UsageError::new(
-                    "results export needs --format: json, csv, markdown, html or text",
-                )
+                return Err(UsageError::new(format!(
+                    "results export needs --format: {}",
+                    exporters::supported(Shown::Result).join(", ")
+                ))
                 .into());
             }
             let format = output.format(global.json, Format::Text)?;

@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 
-use super::Exporter;
+use super::{Exporter, Shown};
 use crate::compare::Comparison;
 use crate::model::figures::{figures, Better, Figure};
 use crate::model::RunResult;
@@ -12,6 +12,10 @@ use crate::stats::Summary;
 pub struct Csv;
 
 impl Exporter for Csv {
+    fn shows(&self) -> &'static [Shown] {
+        &[Shown::Result, Shown::Comparison, Shown::Fleet]
+    }
+
     fn fleet(&self, fleet: &crate::fleet::Fleet, _selection: &str) -> Option<Result<String>> {
         Some(fleet_csv(fleet))
     }

@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 
-use super::Exporter;
+use super::{Exporter, Shown};
 use crate::compare::Comparison;
 use crate::model::RunResult;
 use crate::render::report;
@@ -11,6 +11,10 @@ use crate::render::report;
 pub struct Html;
 
 impl Exporter for Html {
+    fn shows(&self) -> &'static [Shown] {
+        &[Shown::Result, Shown::Report, Shown::Fleet]
+    }
+
     fn fleet(&self, fleet: &crate::fleet::Fleet, selection: &str) -> Option<Result<String>> {
         Some(Ok(crate::render::fleet::html(fleet, selection)))
     }

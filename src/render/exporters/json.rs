@@ -4,7 +4,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use super::Exporter;
+use super::{Exporter, Shown};
 use crate::compare::Comparison;
 use crate::model::RunResult;
 
@@ -28,6 +28,10 @@ struct Labelled<'a> {
 }
 
 impl Exporter for Json {
+    fn shows(&self) -> &'static [Shown] {
+        Shown::ALL
+    }
+
     fn fleet(&self, fleet: &crate::fleet::Fleet, _selection: &str) -> Option<Result<String>> {
         Some(to_json(fleet))
     }

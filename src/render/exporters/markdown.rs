@@ -4,7 +4,7 @@
 use anyhow::Result;
 
 use super::csv::better;
-use super::Exporter;
+use super::{Exporter, Shown};
 use crate::compare::Comparison;
 use crate::model::figures::{figures, Figure};
 use crate::model::RunResult;
@@ -13,6 +13,10 @@ use crate::render::compare::{ci, header_lines, number, sections, totals, verdict
 pub struct Markdown;
 
 impl Exporter for Markdown {
+    fn shows(&self) -> &'static [Shown] {
+        &[Shown::Result, Shown::Comparison, Shown::Report]
+    }
+
     fn result(&self, id: i64, result: &RunResult) -> Option<Result<String>> {
         Some(Ok(figures_markdown(
             &format!("result {id}"),

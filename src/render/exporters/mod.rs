@@ -1,8 +1,10 @@
 //! Rendering by format, behind one trait (as hyperfine's exporters): each format is one file
-//! that implements what it supports — one result in full (`results show`, `results export`), a
-//! comparison (`compare`), a report of several results and their comparisons (`report`) — and
-//! leaves the rest to the trait's default, "not a format for this". The commands choose the
-//! format with one `--format` and write with one `-o`.
+//! that says what it shows ([`Exporter::shows`]) — one result in full (`results show`,
+//! `results export`), a comparison (`compare`), a report of several results and their
+//! comparisons (`report`), a fleet (`report --fleet`) — and implements those, leaving the rest
+//! to the trait's default, "not a format for this". The commands choose the format with one
+//! `--format`, whose values are the formats that show what the command shows ([`formats`]),
+//! and write with one `-o`.
 
 mod csv;
 pub mod html;
@@ -11,6 +13,8 @@ mod markdown;
 mod text;
 
 use anyhow::Result;
+use clap::builder::PossibleValue;
+use clap::ValueEnum;
 
 use crate::compare::Comparison;
 use crate::fleet::Fleet;
@@ -51,6 +55,33 @@ impl Format {
     ];
 }
 
+/// What a command shows, for the formats that show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    Result,
+    Comparison,
+    Report,
+    Fleet,
+}
+
+impl Shown {
+    pub const ALL: &'static [Shown] = &[
+        Shown::Result,
+        Shown::Comparison,
+        Shown::Report,
+        Shown::Fleet,
+    ];
+
+    fn what(self) -> &'static str {
+        match self {
+            Shown::Result => "a result",
+            Shown::Comparison => "a comparison",
+            Shown::Report => "a report",
+            Shown::Fleet => "a fleet",
+        }
+    }
+}
+
 /// What is rendered.
 #[derive(Clone, Copy)]
 pub enum Subject<'a> {
@@ -71,18 +102,20 @@ pub enum Subject<'a> {
 }
 
 impl Subject<'_> {
-    fn what(&self) -> &'static str {
+    pub fn shown(&self) -> Shown {
         match self {
-            Subject::Result { .. } => "a result",
-            Subject::Comparison(_) => "a comparison",
-            Subject::Report { .. } => "a report",
-            Subject::Fleet { .. } => "a fleet",
+            Subject::Result { .. } => Shown::Result,
+            Subject::Comparison(_) => Shown::Comparison,
+            Subject::Report { .. } => Shown::Report,
+            Subject::Fleet { .. } => Shown::Fleet,
         }
     }
 }
 
-/// A format's renderer: None for a subject it does not render.
+/// A format's renderer: what it shows, and each of those rendered (the defaults, None, are for
+/// what it does not show; a test holds `shows` to the methods each format implements).
 pub trait Exporter {
+    fn shows(&self) -> &'static [Shown];
     fn result(&self, _id: i64, _result: &RunResult) -> Option<Result<String>> {
         None
     }
@@ -145,23 +178,48 @@ pub struct Unsupported {
     pub supported: String,
 }
 
-/// Renders `subject` as `format`: Err(Unsupported) when the format does not render it (the
-/// formats that do are named), else the text or the renderer's own error.
-pub fn render(format: Format, subject: Subject) -> Result<Result<String>, Unsupported> {
-    try_render(format, subject).ok_or_else(|| Unsupported {
+/// Whether `format` shows `shown`: Err(Unsupported), naming the formats that do, when not —
+/// for a command to say before it loads anything.
+pub fn check(format: Format, shown: Shown) -> Result<(), Unsupported> {
+    if exporter(format).shows().contains(&shown) {
+        return Ok(());
+    }
+    Err(Unsupported {
         format: format.name(),
-        what: subject.what(),
-        supported: supported(subject).join(", "),
+        what: shown.what(),
+        supported: supported(shown).join(", "),
     })
 }
 
-/// The formats that render `subject`.
-pub fn supported(subject: Subject) -> Vec<&'static str> {
+/// Renders `subject` as `format`: Err(Unsupported) when the format does not show it (the
+/// formats that do are named), else the text or the renderer's own error.
+pub fn render(format: Format, subject: Subject) -> Result<Result<String>, Unsupported> {
+    check(format, subject.shown())?;
+    Ok(try_render(format, subject).unwrap_or_else(|| {
+        Err(anyhow::anyhow!(
+            "--format {} says it shows {} but has no renderer for it",
+            format.name(),
+            subject.shown().what()
+        ))
+    }))
+}
+
+/// The formats that show `shown`.
+pub fn supported(shown: Shown) -> Vec<&'static str> {
     Format::ALL
         .into_iter()
-        // Rendering is cheap next to a benchmark, and only done here on a refusal.
-        .filter(|&f| try_render(f, subject).is_some())
+        .filter(|&f| exporter(f).shows().contains(&shown))
         .map(Format::name)
+        .collect()
+}
+
+/// The `--format` values of a command that shows `shown`: each format that shows one of them,
+/// with its help.
+pub fn formats(shown: &[Shown]) -> Vec<PossibleValue> {
+    Format::ALL
+        .into_iter()
+        .filter(|&f| exporter(f).shows().iter().any(|s| shown.contains(s)))
+        .filter_map(|f| f.to_possible_value())
         .collect()
 }
 
@@ -195,5 +253,65 @@ mod tests {
             err.to_string(),
             "--format html cannot show a comparison; it can be shown as text, json, csv, markdown"
         );
+    }
+
+    #[test]
+    fn each_format_shows_what_it_renders_and_nothing_else() {
+        let result: RunResult =
+            serde_json::from_str(include_str!("../../../tests/fixtures/smoke-a.json")).unwrap();
+        let results = vec![("A".to_string(), result.clone())];
+        let c = crate::compare::compare("A", &result, "B", &result).unwrap();
+        let fleet = crate::fleet::fleet(&results);
+        let subjects = [
+            Subject::Result {
+                id: 1,
+                result: &result,
+            },
+            Subject::Comparison(&c),
+            Subject::Report {
+                results: &results,
+                comparisons: std::slice::from_ref(&c),
+            },
+            Subject::Fleet {
+                fleet: &fleet,
+                selection: "all",
+            },
+        ];
+        for f in Format::ALL {
+            for s in subjects {
+                assert_eq!(
+                    exporter(f).shows().contains(&s.shown()),
+                    try_render(f, s).is_some(),
+                    "{f:?} and {:?}: its shows() and its renderers disagree",
+                    s.shown()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_commands_formats_are_those_that_show_what_it_shows() {
+        let names = |shown: &[Shown]| {
+            formats(shown)
+                .iter()
+                .map(|v| v.get_name().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        assert_eq!(names(&[Shown::Result]), "text json csv markdown html");
+        assert_eq!(names(&[Shown::Comparison]), "text json csv markdown");
+        assert_eq!(names(&[Shown::Report]), "text json markdown html");
+        assert_eq!(names(&[Shown::Fleet]), "text json csv html");
+        assert_eq!(
+            names(&[Shown::Report, Shown::Fleet]),
+            "text json csv markdown html"
+        );
+        // The values keep their help.
+        let csv = formats(&[Shown::Comparison]).into_iter().nth(2).unwrap();
+        assert!(csv
+            .get_help()
+            .unwrap()
+            .to_string()
+            .contains("One row per measurement"));
     }
 }

@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 
-use super::Exporter;
+use super::{Exporter, Shown};
 use crate::compare::Comparison;
 use crate::model::RunResult;
 use crate::render;
@@ -11,6 +11,10 @@ use crate::render;
 pub struct Text;
 
 impl Exporter for Text {
+    fn shows(&self) -> &'static [Shown] {
+        Shown::ALL
+    }
+
     fn fleet(&self, fleet: &crate::fleet::Fleet, selection: &str) -> Option<Result<String>> {
         Some(Ok(crate::render::fleet::text(fleet, selection)))
     }
