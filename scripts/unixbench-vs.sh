@@ -11,6 +11,7 @@
 #   gcc -O0 -pthread -o ~/p1bench/p1bench ~/p1bench/p1bench.c
 #   scripts/unixbench-vs.sh ~/byte-unixbench/UnixBench ~/p1bench/p1bench [PAIRS]
 #
+# COPIES="1" (or "2", "1pin") runs only those copy counts' pairs this time.
 # KEEP=DIR keeps the pairs' scores in DIR (scores, noise) and runs only the pairs DIR does not
 # hold yet: a run cut short goes on where it stopped, and after a change to one test, deleting
 # that test's lines from DIR/scores reruns it alone while the table and the System index still
@@ -105,7 +106,9 @@ best() {  # COPIES TEST PAIR COLUMN
 PINNED=${PINNED-context1 spawn}
 PLACED=${PLACED-dhry2reg}
 PADS=${PADS:-0 32 64 96}
-for copies in 1 "$CPUS" 1pin; do
+# COPIES picks the copy counts run this time ("1", "$CPUS", "1pin"; default all three): with
+# KEEP, more pairs of one count without the others.
+for copies in ${COPIES:-1 $CPUS 1pin}; do
   [ "$copies" != "$CPUS" ] || [ "$CPUS" -gt 1 ] || continue
   tests=$TESTS
   if [ "$copies" = 1pin ]; then
