@@ -227,18 +227,18 @@ mod tests {
             .is_file());
     }
 
-    /// One build of the programs for the tests that run them (None without a C compiler).
+    /// One build of the programs for the tests that run them (None without a C compiler),
+    /// cached in the target directory as hostbench caches them (a static's temporary directory
+    /// would never be removed: statics are not dropped).
     fn built() -> Option<&'static Path> {
-        static BUILT: std::sync::OnceLock<Option<(tempfile::TempDir, PathBuf)>> =
-            std::sync::OnceLock::new();
+        static BUILT: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
         BUILT
             .get_or_init(|| {
-                let dir = tempfile::tempdir().unwrap();
-                let b = build(&dir.path().join("cache"), dir.path()).ok()?;
-                Some((dir, b.path))
+                let private = tempfile::tempdir().unwrap();
+                let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-native-cache");
+                Some(build(&cache, private.path()).ok()?.path)
             })
-            .as_ref()
-            .map(|(_, p)| p.as_path())
+            .as_deref()
     }
 
     /// Runs a program of the build with `args` and reads its report: (count, time_s).
