@@ -7,9 +7,8 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
-/// A command's own options as its `--help` lists them, (short, long) each, without the global
-/// options (listed under "Global options:") and -h/-V.
-fn help_options(args: &[&str]) -> Vec<(Option<String>, Option<String>)> {
+/// `hostbench ARGS --help`'s text.
+fn help(args: &[&str]) -> String {
     let out = Command::cargo_bin("hostbench")
         .unwrap()
         .args(args)
@@ -17,7 +16,13 @@ fn help_options(args: &[&str]) -> Vec<(Option<String>, Option<String>)> {
         .output()
         .unwrap();
     assert!(out.status.success(), "{args:?} --help failed");
-    let text = String::from_utf8(out.stdout).unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A command's own options as its `--help` lists them, (short, long) each, without the global
+/// options (listed under "Global options:") and -h/-V.
+fn help_options(args: &[&str]) -> Vec<(Option<String>, Option<String>)> {
+    let text = help(args);
     let own = text.split("Global options:").next().unwrap();
     let mut options = Vec::new();
     for line in own.lines() {
@@ -119,13 +124,7 @@ fn readme_values(command: &str, sub: Option<&str>, option: &str) -> BTreeSet<Str
 
 /// The values `--help` lists under `option` (its "- text: For a terminal" lines).
 fn help_values(args: &[&str], option: &str) -> BTreeSet<String> {
-    let out = Command::cargo_bin("hostbench")
-        .unwrap()
-        .args(args)
-        .arg("--help")
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = help(args);
     let mut values = BTreeSet::new();
     let mut under = false;
     for line in text.lines() {

@@ -262,11 +262,7 @@ pub fn killing_on_stop<T>(pgids: &[i32], stop: &AtomicBool, work: impl FnOnce() 
     // The watcher sleeps until the stop or the work's end, waking for nothing else while the
     // workers measure (signals::wait). The work's end closes `done`'s writing end; without a
     // descriptor for the pipe the watcher looks at `finished` every 20 ms instead.
-    let done = std::io::pipe().ok();
-    let (reader, writer) = match done {
-        Some((r, w)) => (Some(r), Some(w)),
-        None => (None, None),
-    };
+    let (reader, writer) = std::io::pipe().ok().unzip();
     let finished = AtomicBool::new(false);
     std::thread::scope(|scope| {
         scope.spawn(|| loop {
