@@ -60,7 +60,7 @@ trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/hbres" "$WORK/hbwork"
 KEEP=${KEEP:-$WORK}
 mkdir -p "$KEEP"
-touch "$KEEP/scores" "$KEEP/noise" "$KEEP/placed"
+touch "$KEEP/scores" "$KEEP/noise" "$KEEP/placed" "$KEEP/together"
 export LANG=en_US.utf8
 unset LC_ALL
 
@@ -150,26 +150,55 @@ done
 PIN=""
 
 echo "== p1bench 100 100 and hostbench noise 100 100, $PAIRS alternating pairs"
-p1_line() {
-  "$P1" 100 100 | python3 -c '
+# Each reads a run's output on standard input and prints: TOOL 50th 90th 99th (% slower than the
+# fastest run) fastest-rate 50th-rate mean-rate.
+p1_parse() {
+  python3 -c '
 import re, sys
 t = sys.stdin.read()
 p = dict(re.findall(r"(\d+)th: ([\d.]+)%", t.split("Percentiles:")[1].splitlines()[0]))
 r = re.search(r"Fastest rate: (\d+)/s, 50th: (\d+)/s, mean: (\d+)/s", t)
 print("p1bench", p["50"], p["90"], p["99"], r.group(1), r.group(2), r.group(3))'
 }
-hb_noise_line() {
-  "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -q --json noise 100 100 2>/dev/null | python3 -c '
+hb_parse() {
+  python3 -c '
 import json, sys
 s = json.load(sys.stdin)["suites"][0]["summary"]
 p = {int(x["percentile"]): x["slower_pct"] for x in s["percentiles"]}
 print("hostbench", p[50], p[90], p[99], s["rate_fastest"], s["rate_median"], s["rate_mean"])'
 }
+p1_line() { "$P1" 100 100 | p1_parse; }
+hb_noise_line() { "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -q --json noise 100 100 2>/dev/null | hb_parse; }
 for p in $(seq "$(($(wc -l <"$KEEP/noise") / 2 + 1))" "$PAIRS"); do
   if [ $((p % 2)) = 1 ]; then p1_line >>"$KEEP/noise"; hb_noise_line >>"$KEEP/noise"
   else hb_noise_line >>"$KEEP/noise"; p1_line >>"$KEEP/noise"; fi
   tail -2 "$KEEP/noise" | sed "s/^/  pair $p: /"
 done
+
+# 3b. The two at the same moment, each on its own CPU (the CPUs swapped from pair to pair), and
+# p1bench beside p1bench the same way: on a VM whose speed swings over seconds, two runs one
+# after the other meet different hosts, two at once the same one. Lines of DIR/together:
+# PAIR KIND TOOL CPU figures..., KIND "hb" (hostbench beside p1bench) or "aa" (p1bench beside
+# p1bench; the first line of an aa pair is on the CPU hostbench had in that pair's hb run).
+read -r CPU_A CPU_B < <(python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print(*(c + c)[:2])')
+if [ "${TOGETHER:-1}" != 0 ] && [ "$CPU_A" != "$CPU_B" ]; then
+  echo "== p1bench 100 100 and hostbench noise 100 100 at the same moment on CPUs $CPU_A and $CPU_B, and p1bench beside p1bench, $PAIRS pairs each"
+  for p in $(seq "$(($(wc -l <"$KEEP/together") / 4 + 1))" "$PAIRS"); do
+    if [ $((p % 2)) = 1 ]; then hb_cpu=$CPU_A other=$CPU_B; else hb_cpu=$CPU_B other=$CPU_A; fi
+    taskset -c "$hb_cpu" "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -q --json --no-noise-check \
+      noise 100 100 >"$WORK/t.hb" 2>/dev/null &
+    taskset -c "$other" "$P1" 100 100 >"$WORK/t.p1" &
+    wait
+    echo "$p hb $(hb_parse <"$WORK/t.hb") $hb_cpu" >>"$KEEP/together"
+    echo "$p hb $(p1_parse <"$WORK/t.p1") $other" >>"$KEEP/together"
+    taskset -c "$hb_cpu" "$P1" 100 100 >"$WORK/t.a" &
+    taskset -c "$other" "$P1" 100 100 >"$WORK/t.b" &
+    wait
+    echo "$p aa $(p1_parse <"$WORK/t.a") $hb_cpu" >>"$KEEP/together"
+    echo "$p aa $(p1_parse <"$WORK/t.b") $other" >>"$KEEP/together"
+    tail -4 "$KEEP/together" | sed "s/^/  pair /"
+  done
+fi
 
 python3 - "$KEEP" "$UB/pgms/index.base" "$INDEX_TESTS" "$CPUS" "$PLACED" <<'PY'
 import statistics, sys
@@ -261,6 +290,27 @@ if noise["p1bench"] and noise["hostbench"]:
         else:
             r = med(b) / med(a)
             checks.append((abs(r - 1) <= 0.03, f"noise {n}: hostbench / p1bench {r:.3f}"))
+
+# The pairs run at the same moment: hostbench / p1bench for each pair, beside p1bench / p1bench
+# (the instance on hostbench's CPU over the other) — how far two copies of one tool differ when
+# they meet the same host. hostbench agrees when its median ratio lies within that range.
+together = {}
+for line in open(f"{work}/together"):
+    f = line.split()
+    together.setdefault((int(f[0]), f[1]), []).append([float(x) for x in f[3:9]])
+full = sorted(p for (p, k), v in together.items() if k == "hb" and len(v) == 2 and len(together.get((p, "aa"), [])) == 2)
+if full:
+    print(f"\nnoise at the same moment, one tool on each CPU ({len(full)} pairs): hostbench / p1bench, and p1bench / p1bench")
+    names = ["50th", "90th", "99th", "fastest rate", "50th rate", "mean rate"]
+    for i, n in enumerate(names):
+        hb = [together[(p, "hb")][0][i] / together[(p, "hb")][1][i] for p in full if together[(p, "hb")][1][i] > 0]
+        aa = [together[(p, "aa")][0][i] / together[(p, "aa")][1][i] for p in full if together[(p, "aa")][1][i] > 0]
+        print(f"{n:>13}: hostbench/p1bench {', '.join(f'{x:.3f}' for x in hb)}; p1bench/p1bench {', '.join(f'{x:.3f}' for x in aa)}")
+        if hb and aa:
+            r = med(hb)
+            checks.append((min(aa) <= r <= max(aa),
+                           f"noise {n} at the same moment: hostbench / p1bench median {r:.3f} (pairs {min(hb):.3f}-{max(hb):.3f}), "
+                           f"within p1bench / p1bench's {min(aa):.3f}-{max(aa):.3f}"))
 
 print("\nChecks")
 for ok, text in checks:
