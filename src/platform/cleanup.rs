@@ -4,6 +4,7 @@
 //! unwinding, so the signal thread calls [`emergency`] first. Signals are process-wide, so this
 //! list is too: one registry, locked briefly by whoever adds or removes an entry.
 
+use std::os::fd::RawFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
@@ -11,11 +12,19 @@ use std::sync::{Mutex, MutexGuard};
 struct Registry {
     dirs: Vec<PathBuf>,
     groups: Vec<libc::pid_t>,
+    /// tracefs instances (removed with rmdir: their files cannot be unlinked), each with the
+    /// tracefs mount to undo if hostbench mounted it.
+    traces: Vec<(PathBuf, Option<PathBuf>)>,
+    /// Open files of those instances (a reader's pipe), closed first: the kernel refuses to
+    /// remove an instance while a file of it is open.
+    trace_fds: Vec<RawFd>,
 }
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     dirs: Vec::new(),
     groups: Vec::new(),
+    traces: Vec::new(),
+    trace_fds: Vec::new(),
 });
 
 /// The registry, also after a thread panicked while holding it (its lists stay valid).
@@ -29,6 +38,24 @@ pub fn add_dir(path: &Path) {
 
 pub fn remove_dir(path: &Path) {
     registry().dirs.retain(|d| d != path);
+}
+
+pub fn add_trace_instance(path: &Path, mounted: Option<&Path>) {
+    registry()
+        .traces
+        .push((path.to_path_buf(), mounted.map(Path::to_path_buf)));
+}
+
+pub fn remove_trace_instance(path: &Path) {
+    registry().traces.retain(|(d, _)| d != path);
+}
+
+pub fn add_trace_fd(fd: RawFd) {
+    registry().trace_fds.push(fd);
+}
+
+pub fn remove_trace_fd(fd: RawFd) {
+    registry().trace_fds.retain(|&f| f != fd);
 }
 
 pub fn add_group(pgid: libc::pid_t) {
@@ -60,6 +87,17 @@ pub fn emergency() {
                 }
                 _ => break,
             }
+        }
+    }
+    for &fd in &r.trace_fds {
+        // SAFETY: the fd is a reader's, registered while open; the process ends next.
+        unsafe { libc::close(fd) };
+    }
+    for (dir, mounted) in &r.traces {
+        // The killed bench worker's marker file closes when it dies: tried for two seconds.
+        crate::platform::tracefs::stop_and_remove(dir, 200);
+        if let Some(root) = mounted {
+            crate::platform::tracefs::unmount(root);
         }
     }
 }

@@ -13,4 +13,5 @@ pub mod rusage;
 pub mod sched;
 pub mod sem;
 pub mod signals;
+pub mod tracefs;
 pub mod xvfb;
