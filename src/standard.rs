@@ -242,6 +242,7 @@ impl StandardPlan {
                     hack_groups: DEFAULT_HACK_GROUPS,
                     settle_ms,
                     comment: Some(format!("hostbench run --profile {}", profile.name())),
+                    explain: None,
                 },
                 &Selection {
                     benches: benches.clone(),
@@ -304,6 +305,13 @@ impl StandardPlan {
             skipped,
             calibration,
         })
+    }
+
+    /// `run --explain N`: the interactive part explains each pair's N worst samples (the
+    /// pinned Ring pairs too).
+    pub fn explain(&mut self, worst: Option<u32>) {
+        self.interactive.settings.explain = worst;
+        self.pinned.interactive.settings.explain = worst;
     }
 
     /// The parts in order: the four suites free, then the pipe ping-pongs pinned.

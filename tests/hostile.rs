@@ -509,7 +509,6 @@ fn a_store_another_user_planted_in_a_shared_directory_is_refused_untouched() {
 
 #[test]
 fn a_store_the_user_cannot_reach_is_an_error_not_an_empty_store() {
-    use std::os::unix::process::CommandExt;
     let Some((_serial, sb)) = as_root() else {
         return;
     };
@@ -537,15 +536,7 @@ fn a_store_the_user_cannot_reach_is_an_error_not_an_empty_store() {
         .env("HOME", &shared)
         .args(["results", "list", "--db"])
         .arg(&db);
-    // SAFETY: setgid and setuid are async-signal-safe.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::setgid(OTHER) != 0 || libc::setuid(OTHER) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    common::as_user(&mut cmd, OTHER);
     let out = cmd.output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");

@@ -141,7 +141,26 @@ pub struct InteractiveArgs {
     #[arg(long = "idle-hold")]
     pub idle_hold: bool,
     #[command(flatten)]
+    pub explain: ExplainArgs,
+    #[command(flatten)]
     pub calibration: CalibrationArgs,
+}
+
+/// `--explain [N]`, shared by `interactive` and `run`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ExplainArgs {
+    /// Explain each pair's N worst samples (default 3) from the kernel's scheduling trace: what
+    /// held the CPU between the deadline and the task running (IRQs, softirqs, other tasks,
+    /// migration). Needs root and tracefs; without them, one line says why and the run goes on
+    #[arg(long = "explain", value_name = "N", num_args = 0..=1, default_missing_value = "3",
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub explain: Option<u32>,
+}
+
+impl ExplainArgs {
+    pub fn worst(&self) -> Option<u32> {
+        self.explain
+    }
 }
 
 pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
@@ -184,6 +203,7 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         hack_groups: args.hack_groups,
         settle_ms: args.settle_ms,
         comment: args.comment.clone(),
+        explain: args.explain.worst(),
     };
     let selection = Selection {
         benches: args.benches.clone(),

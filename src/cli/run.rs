@@ -30,6 +30,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub dry_run: bool,
     #[command(flatten)]
+    pub explain: crate::cli::interactive::ExplainArgs,
+    #[command(flatten)]
     pub calibration: CalibrationArgs,
 }
 
@@ -45,12 +47,13 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
     }
     let host = HostLimits::of(&environment, &workdir);
     let cpus = host.usable_cpus;
-    let plan = StandardPlan::new(
+    let mut plan = StandardPlan::new(
         args.profile,
         &host,
         args.calibration.options(global)?,
         &workdir,
     )?;
+    plan.explain(args.explain.worst());
     if args.dry_run {
         let out = Output::new(false, false);
         out.out(&render::standard::plan(

@@ -209,6 +209,39 @@ pub struct PeriodicRecorders<'a> {
     pub latency: &'a mut LatencyRecorder,
     pub wake: &'a mut LatencyRecorder,
     pub from_deadline: &'a mut LatencyRecorder,
+    /// `--explain`: the trace instance's marker file, where the task writes each sample's
+    /// deadline, timer and running instants (one short write a period, after the sample).
+    pub marker: Option<&'a std::fs::File>,
+}
+
+/// What the task writes to a trace instance's `trace_marker` after each sample under
+/// `--explain`: `hostbench-sample seq=K deadline=NS fired=NS ran=NS tk=TID`, CLOCK_MONOTONIC
+/// times (the instance's trace clock), read back by `suites::interactive::trace`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Marker {
+    pub seq: u64,
+    pub deadline_ns: u64,
+    pub fired_ns: u64,
+    pub ran_ns: u64,
+    /// The timekeeper thread that woke the task.
+    pub timekeeper: i32,
+}
+
+pub const MARKER_TAG: &str = "hostbench-sample";
+
+impl Marker {
+    /// Writes the marker's line into `buf`; returns its length (no allocation: the task writes
+    /// one a period).
+    pub fn format(&self, buf: &mut [u8; 128]) -> usize {
+        use std::io::Write;
+        let mut cursor = std::io::Cursor::new(&mut buf[..]);
+        let _ = writeln!(
+            cursor,
+            "{MARKER_TAG} seq={} deadline={} fired={} ran={} tk={}",
+            self.seq, self.deadline_ns, self.fired_ns, self.ran_ns, self.timekeeper
+        );
+        cursor.position() as usize
+    }
 }
 
 /// How a simulation's timekeeper runs: as interbench v0.31 runs every timekeeper, the loads'
@@ -252,6 +285,8 @@ struct TimekeeperShared {
     done: Semaphore,
     quit: AtomicBool,
     delays: HandOffDelays,
+    /// The timekeeper's thread id, for the trace markers.
+    tid: std::sync::atomic::AtomicI32,
 }
 
 /// Waits the timekeeper adds to the hand-offs: none, but for the tests that slow one by a known
@@ -269,6 +304,9 @@ struct HandOffDelays {
 /// notes how late its own timer fired, and posts the semaphore that wakes the task.
 fn timekeeper(shared: Arc<TimekeeperShared>, how: Timekeeping) -> TimerStats {
     sched::name_current_thread("hb-timekeeper");
+    // SAFETY: plain syscall; gettid is the calling thread.
+    let tid = unsafe { libc::syscall(libc::SYS_gettid) } as i32;
+    shared.tid.store(tid, Ordering::Release);
     sched::set_timer_slack_ns(1);
     if let Some(cpus) = &how.cpus {
         // As interbench's: "set affinity back to normal in case it was set on our parent".
@@ -363,6 +401,7 @@ fn run_periodic_delayed(
         done: Semaphore::new(0)?,
         quit: AtomicBool::new(false),
         delays,
+        tid: std::sync::atomic::AtomicI32::new(0),
     });
     let tk_shared = Arc::clone(&shared);
     let tk = std::thread::Builder::new()
@@ -417,6 +456,19 @@ fn run_periodic_delayed(
         ran_after_sleep = Some(ran);
         rec.wake.record(ran.saturating_sub(fired));
         rec.from_deadline.record(ran.saturating_sub(target));
+        if let Some(file) = rec.marker {
+            let marker = Marker {
+                seq: k,
+                deadline_ns: target,
+                fired_ns: fired,
+                ran_ns: ran,
+                timekeeper: shared.tid.load(Ordering::Acquire),
+            };
+            let mut line = [0u8; 128];
+            let n = marker.format(&mut line);
+            // One write(2) of a stack buffer; a refused write loses that sample's marker only.
+            let _ = std::io::Write::write(&mut &*file, &line[..n]);
+        }
     }
     shared.quit.store(true, Ordering::Release);
     shared.start.post();
@@ -588,6 +640,7 @@ mod tests {
             latency: &mut lat,
             wake: &mut wake,
             from_deadline: &mut from_deadline,
+            marker: None,
         };
         let out = run_periodic(profile, burner, &stop, Timekeeping::default(), recorders).unwrap();
         timer.join().unwrap();
@@ -647,6 +700,7 @@ mod tests {
                     latency: &mut lat,
                     wake: &mut wake,
                     from_deadline: &mut from_deadline,
+                    marker: None,
                 },
                 delays,
             )

@@ -52,6 +52,7 @@ impl BackgroundLoad for Simulation {
                 latency: &mut latency,
                 wake: &mut wake,
                 from_deadline: &mut from_deadline,
+                marker: None,
             };
             let out = sim::run_periodic(profile, burner, &stop, timekeeping, recorders)?;
             if let Some(p) = out.timer.policy {

@@ -5,11 +5,15 @@
 use std::fmt::Write;
 
 use crate::compare::Comparison;
+use crate::model::interactive::explain::Culprit;
 use crate::model::interactive::Measurement;
+use crate::model::label;
 use crate::model::{RunResult, SuiteResult};
 use crate::render::environment::host_lines;
 use crate::render::noise::check_line;
-use crate::render::svg::{bar_chart, esc, line_chart, BarRow, Series, XScale};
+use crate::render::svg::{
+    bar_chart, esc, line_chart, timeline, BarRow, Series, TimelineBar, XScale,
+};
 use crate::units;
 
 /// Points a latency CDF is drawn with, at most.
@@ -252,6 +256,11 @@ fn interactive_section(out: &mut String, results: &[(String, RunResult)]) {
             ));
         }
     }
+    for (label, r) in &all {
+        for m in &r.measurements {
+            explained_section(out, label, m);
+        }
+    }
     let series: Vec<String> = all.iter().map(|(l, _)| l.to_string()).collect();
     let mut pairs: Vec<String> = Vec::new();
     for (_, r) in &all {
@@ -289,6 +298,105 @@ fn interactive_section(out: &mut String, results: &[(String, RunResult)]) {
         &rows,
         None,
     ));
+}
+
+/// `--explain`: a timeline of each explained sample (one lane per CPU, a bar per stretch of
+/// what ran, the deadline, the timer, the wake-up and the task running marked) and its parts.
+fn explained_section(out: &mut String, run_label: &str, m: &Measurement) {
+    let Some(x) = &m.explained else { return };
+    let _ = write!(
+        out,
+        "<h3>{}: why {} under {} was late</h3><p>The {} worst samples, from the kernel's scheduling trace: each CPU's activity from the deadline to the task running (ms after the deadline).</p>",
+        esc(run_label),
+        m.bench.name(),
+        m.load.name(),
+        x.samples.len()
+    );
+    for s in &x.samples {
+        // Keys: each distinct culprit, the task itself and its timekeeper named as such.
+        let mut keys: Vec<String> = Vec::new();
+        let mut key_of = |c: &Culprit| {
+            let name = match c {
+                Culprit::Task { pid, .. } if *pid == s.task_pid => "the task itself".to_string(),
+                Culprit::Task { pid, .. } if *pid == s.timekeeper_pid => {
+                    "its timekeeper".to_string()
+                }
+                // The legend has room for about 24 characters; the bars' hover text is whole.
+                c => label::printable(&c.describe(), 24),
+            };
+            match keys.iter().position(|k| *k == name) {
+                Some(i) => i,
+                None => {
+                    keys.push(name);
+                    keys.len() - 1
+                }
+            }
+        };
+        let mut cpus: Vec<u32> = s.segments.iter().map(|g| g.cpu).collect();
+        cpus.sort_unstable();
+        cpus.dedup();
+        let bars: Vec<TimelineBar> = s
+            .segments
+            .iter()
+            .map(|g| TimelineBar {
+                lane: cpus.iter().position(|&c| c == g.cpu).unwrap_or(0),
+                start: g.start_ns as f64 / 1e6,
+                end: g.end_ns as f64 / 1e6,
+                key: key_of(&g.culprit),
+                text: format!(
+                    "CPU {}: {} for {}",
+                    g.cpu,
+                    g.culprit.describe(),
+                    ms_text((g.end_ns - g.start_ns) as f64)
+                ),
+            })
+            .collect();
+        let mut marks = vec![
+            (0.0, "deadline".to_string()),
+            (s.fired_ns as f64 / 1e6, "timer".to_string()),
+        ];
+        if let Some(w) = s.woken_ns {
+            marks.push((w as f64 / 1e6, "woken".to_string()));
+        }
+        marks.push((s.window_ns as f64 / 1e6, "running".to_string()));
+        let lanes: Vec<String> = cpus.iter().map(|c| format!("CPU {c}")).collect();
+        out.push_str(&timeline(
+            "explain-timeline",
+            &format!(
+                "sample {}: {} from deadline to running",
+                s.seq,
+                ms_text(s.window_ns as f64)
+            ),
+            "ms after the deadline",
+            &lanes,
+            &bars,
+            &marks,
+            &keys,
+        ));
+        out.push_str("<table><tr><th>phase</th><th>CPU</th><th>what ran</th><th>ms</th></tr>");
+        for p in &s.parts {
+            let _ = write!(
+                out,
+                "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{:.3}</td></tr>",
+                p.phase.name(),
+                p.cpu,
+                esc(&p.culprit.describe()),
+                p.ns as f64 / 1e6
+            );
+        }
+        if s.unaccounted_ns > 0 {
+            let _ = write!(
+                out,
+                "<tr><td colspan=\"3\">unaccounted (no trace event)</td><td class=\"n\">{:.3}</td></tr>",
+                s.unaccounted_ns as f64 / 1e6
+            );
+        }
+        out.push_str("</table>");
+    }
+}
+
+fn ms_text(ns: f64) -> String {
+    format!("{:.3} ms", units::ms(ns))
 }
 
 fn sched_section(out: &mut String, results: &[(String, RunResult)]) {
@@ -353,5 +461,118 @@ fn noise_section(out: &mut String, results: &[(String, RunResult)]) {
             "<p>{}</p>",
             esc(&crate::render::noise::verdict_line(n))
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::interactive::explain::{Explained, ExplainedSample, Part, Phase, Segment};
+    use crate::model::interactive::{Bench, InteractiveResult};
+
+    /// A Video under Burn pair whose worst sample waited 4 ms behind a task that named itself
+    /// with markup and a terminal escape.
+    fn explained_result() -> RunResult {
+        let hostile = Culprit::Task {
+            pid: 77,
+            comm: "<b>\u{1b}]0;x".into(),
+            prio: Some(120),
+            policy: Some("SCHED_OTHER".into()),
+        };
+        let mut m = Measurement::example(Bench::Video);
+        m.explained = Some(Explained {
+            requested: 1,
+            samples: vec![ExplainedSample {
+                seq: 9,
+                deadline_mono_ns: 1_000_000_000,
+                window_ns: 4_050_000,
+                fired_ns: 20_000,
+                woken_ns: Some(50_000),
+                task_pid: 12,
+                timekeeper_pid: 13,
+                woken_on_cpu: Some(1),
+                ran_on_cpu: Some(1),
+                parts: vec![
+                    Part {
+                        phase: Phase::Timer,
+                        cpu: 0,
+                        culprit: Culprit::Idle,
+                        ns: 20_000,
+                    },
+                    Part {
+                        phase: Phase::Wait,
+                        cpu: 1,
+                        culprit: hostile.clone(),
+                        ns: 4_000_000,
+                    },
+                ],
+                unaccounted_ns: 30_000,
+                segments: vec![
+                    Segment {
+                        cpu: 0,
+                        start_ns: 0,
+                        end_ns: 4_050_000,
+                        culprit: Culprit::Idle,
+                    },
+                    Segment {
+                        cpu: 1,
+                        start_ns: 0,
+                        end_ns: 4_050_000,
+                        culprit: hostile,
+                    },
+                ],
+            }],
+            events: 1000,
+            overruns: 0,
+            reader_cpu_ns: 1_000_000,
+            explain_ns: 2_000_000,
+        });
+        let mut i = InteractiveResult::example();
+        i.measurements = vec![m];
+        let mut r = RunResult::example("host", false);
+        r.suites = vec![SuiteResult::Interactive(i)];
+        r
+    }
+
+    #[test]
+    fn an_explained_sample_is_drawn_as_a_timeline_with_its_parts_and_names_escaped() {
+        let page = html(&[("result 1".into(), explained_result())], &[]);
+        assert!(
+            page.contains(r#"data-plot="explain-timeline" data-points="2""#),
+            "one bar per segment"
+        );
+        assert!(page.contains("sample 9: 4.050 ms from deadline to running"));
+        for mark in ["deadline", "timer", "woken", "running"] {
+            assert!(
+                page.contains(&format!(r#"class="tick">{mark}</text>"#)),
+                "{mark}"
+            );
+        }
+        assert!(page.contains("<td>waiting to run</td><td class=\"n\">1</td>"));
+        assert!(page.contains("unaccounted (no trace event)"));
+        assert!(!page.contains("<b>"), "a task's name is text, not markup");
+        assert!(page.contains("&lt;b&gt;"));
+    }
+
+    #[test]
+    fn the_text_report_gives_each_phase_and_escapes_task_names() {
+        let SuiteResult::Interactive(i) = &explained_result().suites[0] else {
+            unreachable!()
+        };
+        let text = crate::render::interactive::explanations(i);
+        assert!(
+            text.contains("Why Video under Burn was late: its 1 worst"),
+            "{text}"
+        );
+        assert!(text.contains("sample 9: 4.050 ms"), "{text}");
+        assert!(text.contains("woken on CPU 1, ran on CPU 1"), "{text}");
+        assert!(
+            text.contains(
+                "waiting to run  4.000 ms: <b>\\e]0;x [77] SCHED_OTHER nice 0 4.000 ms (CPU 1)"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("unaccounted     0.030 ms"), "{text}");
+        assert!(!text.contains('\u{1b}'), "no raw escape reaches a terminal");
     }
 }

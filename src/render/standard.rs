@@ -176,6 +176,9 @@ pub fn summary(
         let line = super::view(suite).summary_line();
         out.push_str(&format!("  {line}\n"));
         if let SuiteResult::Interactive(i) = suite {
+            for line in super::interactive::worst_explained(i) {
+                out.push_str(&format!("    {line}\n"));
+            }
             if let Some(d) = i.drift.filter(|d| d.drifted) {
                 out.push_str(&format!(
                     "  Calibration drift: the burn loop ran {:.1}% {} after the interactive part than before it (noise ±{:.1}%): the CPU's speed changed during the run\n",

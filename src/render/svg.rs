@@ -319,6 +319,94 @@ pub fn bar_chart(
     out
 }
 
+/// A bar on a timeline lane: what one CPU was doing over [start, end) (x units).
+pub struct TimelineBar {
+    pub lane: usize,
+    pub start: f64,
+    pub end: f64,
+    /// Index into the legend (its colour).
+    pub key: usize,
+    /// Hover text.
+    pub text: String,
+}
+
+/// A timeline: one lane per CPU (`lanes`), bars for what ran, vertical marks at instants
+/// (`marks`: x and name), and a legend of the keys.
+pub fn timeline(
+    kind: &str,
+    title: &str,
+    x_label: &str,
+    lanes: &[String],
+    bars: &[TimelineBar],
+    marks: &[(f64, String)],
+    keys: &[String],
+) -> String {
+    let lane_h = 22.0;
+    let left = 70.0;
+    // Three rows for the marks' names above the lanes, so marks close together stay legible.
+    let lanes_top = TOP + 40.0;
+    let height = (lanes_top + BOTTOM + lane_h * lanes.len().max(1) as f64)
+        .max(TOP + 14.0 * keys.len() as f64 + 10.0);
+    let xs = bars
+        .iter()
+        .flat_map(|b| [b.start, b.end])
+        .chain(marks.iter().map(|m| m.0));
+    let (lo, hi) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    let (lo, hi) = if lo < hi { (lo, hi) } else { (0.0, 1.0) };
+    let px = |v: f64| left + (v - lo) / (hi - lo) * (W - left - RIGHT);
+    let mut out = String::new();
+    open(&mut out, kind, title, bars.len(), height);
+    let bottom = height - BOTTOM;
+    let _ = write!(
+        out,
+        r#"<line x1="{left}" x2="{0}" y1="{bottom}" y2="{bottom}" class="axis"/><text x="{1}" y="{2}" class="label">{3}</text>"#,
+        W - RIGHT,
+        left + (W - left - RIGHT) / 2.0,
+        height - 12.0,
+        esc(x_label)
+    );
+    for t in ticks(lo, hi) {
+        x_tick(&mut out, px(t), height, t);
+    }
+    for (i, lane) in lanes.iter().enumerate() {
+        let _ = write!(
+            out,
+            r#"<text x="{0}" y="{1}" class="tick ytick">{2}</text>"#,
+            left - 6.0,
+            lanes_top + i as f64 * lane_h + lane_h / 2.0 + 4.0,
+            esc(lane)
+        );
+    }
+    for b in bars {
+        let _ = write!(
+            out,
+            r#"<rect class="bar" x="{:.2}" y="{:.1}" width="{:.2}" height="{:.1}" fill="{}"><title>{}</title></rect>"#,
+            px(b.start),
+            lanes_top + b.lane as f64 * lane_h + 2.0,
+            (px(b.end) - px(b.start)).max(0.5),
+            lane_h - 4.0,
+            colour(b.key),
+            esc(&b.text)
+        );
+    }
+    for (i, (x, name)) in marks.iter().enumerate() {
+        let row = TOP + 10.0 + 12.0 * (i % 3) as f64;
+        let _ = write!(
+            out,
+            r#"<line x1="{0:.2}" x2="{0:.2}" y1="{1}" y2="{bottom}" class="reference"/><text x="{0:.2}" y="{2}" class="tick">{3}</text>"#,
+            px(*x),
+            row + 2.0,
+            row,
+            esc(name)
+        );
+    }
+    for (i, k) in keys.iter().enumerate() {
+        legend(&mut out, i, k);
+    }
+    out.push_str("</svg></figure>");
+    out
+}
+
 /// How a strip plot's value axis runs: over the values it shows and no further than the
 /// figure can go, linear, or logarithmic when every value is positive and the largest is
 /// more than [`LOG_SPAN`] times the smallest (one far host would squash the rest into a dot).

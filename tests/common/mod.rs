@@ -221,3 +221,17 @@ pub const NATIVE_PROGRAMS: [&str; 11] = [
     "spawn",
     "execl",
 ];
+
+/// Makes `cmd` run as user and group `uid` (set between fork and exec; the caller is root).
+pub fn as_user(cmd: &mut std::process::Command, uid: u32) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setgid and setuid are async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::setgid(uid) != 0 || libc::setuid(uid) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}

@@ -3,6 +3,7 @@
 //! accounting, which those figures come from, is in `deadline`.
 
 pub mod deadline;
+pub mod explain;
 
 use serde::{Deserialize, Serialize};
 
@@ -166,6 +167,9 @@ pub struct Measurement {
     pub timer: Option<TimerStats>,
     pub memory_locked: bool,
     pub load_report: LoadReport,
+    /// `--explain`: the pair's worst samples, explained from the kernel's trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explained: Option<explain::Explained>,
 }
 
 /// An `interactive` run.
@@ -297,6 +301,9 @@ pub struct InteractiveSettings {
     pub settle_ms: u64,
     /// `-m`.
     pub comment: Option<String>,
+    /// `--explain N`: the N worst samples of each pair explained from the kernel's trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<u32>,
 }
 
 /// A load that will not run, and why.
@@ -512,6 +519,7 @@ impl InteractiveSettings {
             hack_groups: DEFAULT_HACK_GROUPS,
             settle_ms: 1000,
             comment: None,
+            explain: None,
         }
     }
 }
@@ -596,6 +604,7 @@ impl Measurement {
             }),
             memory_locked: true,
             load_report: LoadReport::default(),
+            explained: None,
         }
     }
 }

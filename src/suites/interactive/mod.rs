@@ -6,6 +6,7 @@
 pub mod benches;
 mod config;
 mod run;
+pub mod trace;
 pub mod worker;
 
 pub use config::{custom_spec, InteractiveConfig, Selection};

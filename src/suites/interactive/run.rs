@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, Result};
 
 use super::config::InteractiveConfig;
+use super::trace::Recorder;
 use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec};
 use crate::calibration::{
     burn_calibration, interbench_loops, measure_rate, BurnLoop, INTERBENCH_BUDGET,
@@ -120,7 +121,7 @@ pub fn run(
     let timekeeper_realtime = sched::can_use_fifo();
     let timekeeping = Timekeeping {
         fifo: timekeeper_realtime,
-        cpus: settings.pinned_cpu.map(|_| whole_mask),
+        cpus: settings.pinned_cpu.map(|_| whole_mask.clone()),
         relative: settings.relative_sleep,
     };
     if !timekeeper_realtime {
@@ -166,6 +167,8 @@ pub fn run(
     }
     let read_fd = read_file.as_ref().map(|f| f.as_raw_fd());
 
+    // --explain: switched off for the rest of the run (with a note) if tracing cannot start.
+    let mut explain = settings.explain;
     // The coordinator's own cost is counted over the pairs alone, not the calibrations.
     let usage = Usage::process();
     let mut measurements = Vec::new();
@@ -199,6 +202,21 @@ pub fn run(
                 timekeeping: timekeeping.clone(),
             },
         );
+        // Gaming has no deadlines and never sleeps: nothing to explain.
+        let recorder = match explain.filter(|_| bench != Bench::Gaming) {
+            Some(worst) => match Recorder::start(&whole_mask, worst) {
+                Ok(r) => Some(r),
+                Err(why) => {
+                    let note =
+                        format!("--explain: {why}; the pairs are measured without explanations");
+                    events.event(Event::Note(&note));
+                    notes.push(note);
+                    explain = None;
+                    None
+                }
+            },
+            None => None,
+        };
         let bench_spec = BenchSpec {
             bench,
             custom: settings.custom,
@@ -207,9 +225,11 @@ pub fn run(
             timekeeping: timekeeping.clone(),
             nice: settings.bench_nice,
             duration_ns: settings.duration_s * 1_000_000_000,
+            trace_marker: recorder.as_ref().map(Recorder::marker),
         };
         match run_pair(exe, &settings, bench_spec, load_spec, stop) {
-            Ok(Some(m)) => {
+            Ok(Some(mut m)) => {
+                m.explained = recorder.map(Recorder::finish);
                 events.event(Event::Measured(&m));
                 measurements.push(m);
                 events.event(Event::Partial {
@@ -339,5 +359,6 @@ fn run_pair(
         timer: report.timer,
         memory_locked: report.memory_locked,
         load_report,
+        explained: None,
     }))
 }

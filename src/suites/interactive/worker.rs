@@ -32,6 +32,9 @@ pub struct BenchSpec {
     pub nice: i32,
     /// The planned measuring time, to size the sample buffer before measuring.
     pub duration_ns: u64,
+    /// `--explain`: the trace instance's marker file, written after each sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_marker: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -92,6 +95,15 @@ pub fn run_bench(spec: BenchSpec, ch: &mut Channel) -> Result<()> {
     }
     // A page fault in a real-time task is a latency the scheduler did not cause.
     let memory_locked = sched::lock_memory().is_ok();
+    let marker = match &spec.trace_marker {
+        Some(path) => Some(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .with_context(|| format!("opening the trace marker {}", path.display()))?,
+        ),
+        None => None,
+    };
     let capacity = sim::expected_samples(spec.bench, spec.custom, spec.duration_ns);
     let recorders = Recorders {
         latency: LatencyRecorder::new(capacity, HISTOGRAM_MAX_NS)?,
@@ -105,7 +117,7 @@ pub fn run_bench(spec: BenchSpec, ch: &mut Channel) -> Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     let before = Usage::process();
     let start = monotonic_ns();
-    let task = start_task(&spec, recorders, Arc::clone(&stop))?;
+    let task = start_task(&spec, recorders, marker, Arc::clone(&stop))?;
     ch.say("started")?;
     ch.wait_for("stop");
     stop.store(true, Ordering::SeqCst);
@@ -160,6 +172,7 @@ struct TaskDone {
 fn start_task(
     spec: &BenchSpec,
     mut recorders: Recorders,
+    marker: Option<std::fs::File>,
     stop: Arc<AtomicBool>,
 ) -> Result<std::thread::JoinHandle<Result<TaskDone>>> {
     let spec = spec.clone();
@@ -190,6 +203,7 @@ fn start_task(
                             latency: &mut r.latency,
                             wake: &mut r.wake,
                             from_deadline: &mut r.from_deadline,
+                            marker: marker.as_ref(),
                         },
                     )?;
                     Ok(TaskDone {
