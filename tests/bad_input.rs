@@ -237,6 +237,8 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["interactive", "-w", "None", "-x", "None"], 2, "no load left"),
         case(&["interactive", "-I", "1000"], 2, "-I needs -C"),
         case(&["interactive", "-C", "50"], 2, "-C needs -I"),
+        case(&["interactive", "--explain", "0"], 2, "0 is not in 1..=100"),
+        case(&["run", "--explain", "101"], 2, "101 is not in 1..=100"),
         case(&["interactive", "-C", "0", "-I", "1000"], 2, "-C must be"),
         case(&["interactive", "-C", "101", "-I", "1000"], 2, "-C must be"),
         case(&["interactive", "-C", "50", "-I", "18446744073709552"], 2, "-I must be from 1 to 10000000"),

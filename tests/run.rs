@@ -9,9 +9,10 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
     let sb = Sandbox::new();
     let work = sb.dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
+    // --explain 1: the interactive parts (free and pinned) explain each pair's worst sample.
     let out = sb
         .cmd()
-        .args(["run", "--profile", "smoke", "--workdir"])
+        .args(["run", "--profile", "smoke", "--explain", "1", "--workdir"])
         .arg(&work)
         .output()
         .unwrap();
@@ -113,6 +114,29 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
     );
     let interactive = &shown["suites"][2];
     assert_eq!(interactive["measurements"].as_array().unwrap().len(), 4);
+    // run --explain reached both interactive parts: every pair with deadlines is explained,
+    // and the summary gives a line for each.
+    for part in [2, 5] {
+        let settings = &shown["suites"][part]["settings"];
+        assert_eq!(settings["explain"], 1, "{settings}");
+        for m in shown["suites"][part]["measurements"].as_array().unwrap() {
+            if m["bench"] == "Gaming" {
+                assert!(m.get("explained").is_none());
+                continue;
+            }
+            let samples = m["explained"]["samples"].as_array().unwrap();
+            assert_eq!(samples.len(), 1, "{m}");
+            let pair = format!(
+                "{} under {}: worst ",
+                m["bench"].as_str().unwrap(),
+                m["load"].as_str().unwrap()
+            );
+            assert!(
+                stdout[summary..].contains(&pair),
+                "{pair} missing:\n{stdout}"
+            );
+        }
+    }
     let sched = &shown["suites"][3];
     assert_eq!(sched["points"].as_array().unwrap().len(), 2);
 }
