@@ -1,6 +1,7 @@
 //! Pure statistics over samples: summaries, confidence intervals, percentiles and an HDR
 //! histogram for latency-like data. Nothing here measures or prints.
 
+pub mod edivisive;
 mod histogram;
 mod ratio;
 mod summary;
