@@ -6,6 +6,7 @@ pub mod cli;
 pub mod compare;
 pub mod error;
 pub mod fleet;
+pub mod history;
 pub mod loads;
 pub mod model;
 pub mod platform;

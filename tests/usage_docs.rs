@@ -209,6 +209,7 @@ fn the_readme_synopses_name_every_option_of_each_command_and_no_other() {
         "run",
         "compare",
         "report",
+        "history",
         "noise",
         "interactive",
         "sched",
@@ -248,6 +249,7 @@ fn the_readme_gives_each_command_the_format_values_its_help_lists() {
     for args in [
         &["compare"][..],
         &["report"],
+        &["history"],
         &["results", "show"],
         &["results", "export"],
     ] {

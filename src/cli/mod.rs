@@ -4,6 +4,7 @@
 
 mod compare;
 mod console;
+mod history;
 mod index;
 mod interactive;
 mod load;
@@ -114,6 +115,8 @@ pub enum Command {
     /// One self-contained HTML page with plots of one or more results
     #[command(mut_arg("format", report::formats))]
     Report(report::ReportArgs),
+    /// Where each figure changed across one host's stored results (E-divisive means), newest first
+    History(history::HistoryArgs),
     /// The stored results: list them and their hosts, show or export one, import files, push to or pull from another store
     #[command(subcommand)]
     Results(results::ResultsCommand),
@@ -183,6 +186,7 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
                 | results::ResultsCommand::Pull { .. }
         ) | Command::Report(_)
             | Command::Compare(_)
+            | Command::History(_)
     );
     // clap refuses `index -q -v`, but not a global -q given before the subcommand.
     let verbose = match &cli.command {
@@ -252,6 +256,7 @@ fn exec_once(command: &Command, global: &GlobalArgs, argv: Vec<String>) -> Resul
         Command::Results(cmd) => results::exec(cmd, global),
         Command::Compare(args) => compare::exec(args, global),
         Command::Report(args) => report::exec(args, global),
+        Command::History(args) => history::exec(args, global),
         Command::Sched(args) => sched::exec(args, global, argv),
         Command::Completions(args) => shell::completions(args, global),
         Command::Man(args) => shell::man(args, global),

@@ -322,7 +322,7 @@ fn load(global: &GlobalArgs, id: i64) -> Result<RunResult> {
 }
 
 /// `--since`: a day (midnight UTC) or an RFC 3339 time.
-fn parse_since(s: &str) -> Result<DateTime<Utc>, String> {
+pub(super) fn parse_since(s: &str) -> Result<DateTime<Utc>, String> {
     if let Ok(d) = NaiveDate::parse_from_str(s, "%Y-%m-%d") {
         return Ok(d.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc());
     }

@@ -6,6 +6,7 @@ pub mod environment;
 pub mod exporters;
 pub mod fleet;
 pub mod headline;
+pub mod history;
 pub mod index;
 pub mod interactive;
 pub mod noise;

@@ -1,0 +1,170 @@
+//! `hostbench history`: where each figure changed across one host's stored results.
+
+use anyhow::Result;
+use chrono::{DateTime, Utc};
+use clap::Args;
+
+use super::load::load_stored;
+use super::output::Output;
+use super::results::{parse_since, Selection};
+use super::GlobalArgs;
+use crate::error::UsageError;
+use crate::history::{history, History};
+use crate::model::label::printable;
+use crate::stats::edivisive::Settings;
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// Figures to follow: those whose key contains one of these (as `results export --format
+    /// csv` names them, e.g. "index/1 copy/dhry2reg" or "latency mean") [default: every figure]
+    #[arg(value_name = "FIGURE")]
+    pub figures: Vec<String>,
+    #[command(flatten)]
+    pub select: Selection,
+    /// Only the results started on or before this day (YYYY-MM-DD, UTC: the whole day) or time
+    /// (RFC 3339)
+    #[arg(long, value_name = "DATE", value_parser = parse_until)]
+    pub until: Option<DateTime<Utc>>,
+    /// A change is kept when its permutation test's p is at most this
+    #[arg(long = "p", value_name = "P", default_value_t = 0.01, value_parser = parse_p)]
+    pub max_p: f64,
+    /// A change is kept when it is at least this many percent [default: the host's noise
+    /// floor, the median of the results' own noise checks]
+    #[arg(long = "min-change", value_name = "PCT", value_parser = parse_pct)]
+    pub min_change: Option<f64>,
+    /// Exit with 1 when the newest change in the selection is a worsening (for nightly jobs)
+    #[arg(long = "fail-on", value_name = "WHAT", value_parser = ["worse"])]
+    pub fail_on: Option<String>,
+    /// The output format
+    #[arg(long, value_name = "FORMAT", value_enum, default_value = "text")]
+    pub format: HistoryFormat,
+}
+
+/// history's formats (csv, markdown and html are to come: see docs/history.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HistoryFormat {
+    /// For a terminal: a line a change, newest first
+    Text,
+    /// Every change with its levels, interval, p and tags, for programs
+    Json,
+}
+
+fn parse_until(s: &str) -> Result<DateTime<Utc>, String> {
+    // A day means the whole of it.
+    if let Ok(day) = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        return Ok(day.and_hms_opt(23, 59, 59).expect("a valid time").and_utc());
+    }
+    parse_since(s)
+}
+
+fn parse_p(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if p > 0.0 && p < 1.0 => Ok(p),
+        _ => Err(format!("{s} is not a p-value between 0 and 1")),
+    }
+}
+
+fn parse_pct(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if p.is_finite() && p >= 0.0 => Ok(p),
+        _ => Err(format!("{s} is not a percentage of 0 or more")),
+    }
+}
+
+pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
+    let out = Output::new(global.json, global.quiet);
+    let filter = args.select.filter(global);
+    let (db, store) = global.open_store_read_only()?;
+    let entries = match &store {
+        Some(s) => s
+            .list(&filter)
+            .map_err(|e| UsageError::new(format!("{e:#}")))?,
+        None => Vec::new(),
+    };
+    let entries: Vec<_> = entries
+        .into_iter()
+        .filter(|e| match (args.until, e.started_at) {
+            (Some(until), Some(at)) => at <= until,
+            _ => true,
+        })
+        .collect();
+    if entries.is_empty() {
+        return Err(UsageError::new(format!(
+            "no stored result{} in {db}",
+            if filter == Default::default() && args.until.is_none() {
+                String::new()
+            } else {
+                " of that selection".to_string()
+            }
+        ))
+        .into());
+    }
+    let mut hosts: Vec<&str> = entries.iter().map(|e| e.host.as_str()).collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    if hosts.len() > 1 {
+        return Err(UsageError::new(format!(
+            "the selection holds results of {} hosts ({}): a history is one host's, name it with --host",
+            hosts.len(),
+            hosts
+                .iter()
+                .take(5)
+                .map(|h| printable(h, 64))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .into());
+    }
+    let host = hosts[0].to_string();
+    let results = entries
+        .iter()
+        .filter(|e| !e.incomplete && e.problem.is_none())
+        .map(|e| Ok((e.id, load_stored(store.as_deref(), &db, e.id)?)))
+        .collect::<Result<Vec<_>>>()?;
+    let settings = Settings {
+        max_p: args.max_p,
+        ..Settings::default()
+    };
+    let h = history(&host, &results, &args.figures, &settings, args.min_change);
+    if args.format == HistoryFormat::Json || global.json {
+        out.out(&format!("{}\n", serde_json::to_string_pretty(&h)?));
+    } else {
+        out.out(&crate::render::history::text(&h));
+    }
+    if let Some(e) = out.stdout_error() {
+        anyhow::bail!("writing to standard output: {e}");
+    }
+    if args.fail_on.is_some() {
+        if let Some(newest) = newest_worse(&h) {
+            out.err(&format!("hostbench: {newest}\n"));
+            return Ok(1);
+        }
+    }
+    Ok(0)
+}
+
+/// `--fail-on worse`: the newest change, if it is a worsening, in one line.
+fn newest_worse(h: &History) -> Option<String> {
+    let newest = h.changes.first()?;
+    let newest_at = newest.started_at;
+    // Changes at that same result: the worse among them speak.
+    let worse: Vec<_> = h
+        .changes
+        .iter()
+        .take_while(|c| c.started_at == newest_at)
+        .filter(|c| c.worse)
+        .collect();
+    let c = worse.first()?;
+    Some(format!(
+        "{} worse by {:+.1}% from result {} ({}){}",
+        printable(&c.name, 120),
+        c.change_pct,
+        c.result_id,
+        c.started_at.format("%Y-%m-%d %H:%M UTC"),
+        if worse.len() > 1 {
+            format!(", and {} more figures there", worse.len() - 1)
+        } else {
+            String::new()
+        }
+    ))
+}

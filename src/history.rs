@@ -1,0 +1,332 @@
+//! `hostbench history`: each figure's series over the stored results of one host, in time
+//! order, and the runs where it changed, found by E-divisive means (`stats::edivisive`).
+//!
+//! A point is one result, or one `--repeat` group (its runs' mean, the runs kept). Free and
+//! pinned figures have different keys, so they are different series. A change is kept when
+//! its permutation p is at most `max_p` and its size at least the minimum: `--min-change`, or
+//! by default the host's noise floor before the change — the median of the noise floors
+//! (`RunResult::noise_floor_pct`, what `compare` uses for one result) of the results of the
+//! level the change leaves. The level after is not asked: a change that made the host noisier
+//! would otherwise raise its own bar.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::model::figures::{figures, Better};
+use crate::model::RunResult;
+use crate::stats::edivisive::{self, Settings};
+use crate::stats::{median, welch_test};
+
+/// One point of a series: a result, or the runs of one `--repeat` group.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    /// The stored ids of its runs (one, or a group's).
+    pub ids: Vec<i64>,
+    pub started_at: DateTime<Utc>,
+    /// The runs' mean.
+    pub value: f64,
+    pub values: Vec<f64>,
+}
+
+/// One figure over time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Series {
+    pub key: String,
+    pub name: String,
+    pub unit: String,
+    pub better: Better,
+    pub points: Vec<Point>,
+}
+
+/// Where a series changed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    pub key: String,
+    pub name: String,
+    pub unit: String,
+    /// The first point of the new level: its result (the first run of a group), time and tags.
+    pub result_id: i64,
+    pub started_at: DateTime<Utc>,
+    pub tags: BTreeMap<String, String>,
+    /// The mean of the points since the change before (or the start) and up to the next.
+    pub before: f64,
+    pub after: f64,
+    pub change_pct: f64,
+    /// 95% interval of the change (Welch's, over the two sides' points), % of `before`; None
+    /// when a side has one point.
+    pub interval_pct: Option<(f64, f64)>,
+    pub worse: bool,
+    pub p: f64,
+    /// The smallest change that would have been kept here, %.
+    pub min_change_pct: f64,
+    /// Points on each side.
+    pub points_before: usize,
+    pub points_after: usize,
+}
+
+/// A host's history.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct History {
+    pub host: String,
+    /// Results read (runs), and the points they made.
+    pub results: usize,
+    pub points: usize,
+    pub series: usize,
+    pub max_p: f64,
+    /// `--min-change`, or None: each change against the noise floor of the level it leaves.
+    pub min_change_pct: Option<f64>,
+    /// The median noise floor of all the results read (None: none had a noise check).
+    pub noise_floor_pct: Option<f64>,
+    /// Newest first.
+    pub changes: Vec<Change>,
+}
+
+/// The series of `results` (one host's, any order): each figure whose key contains one of
+/// `patterns` (all figures when none is given), points in time order.
+pub fn series(results: &[(i64, RunResult)], patterns: &[String]) -> Vec<Series> {
+    // Points: a result alone, or the results of a repeat group together.
+    let mut groups: BTreeMap<i64, Vec<&(i64, RunResult)>> = BTreeMap::new();
+    for r in results {
+        let group = r.1.repeat.map_or(r.0, |g| g.group);
+        groups.entry(group).or_default().push(r);
+    }
+    let mut points: Vec<Vec<&(i64, RunResult)>> = groups.into_values().collect();
+    points.sort_by_key(|runs| {
+        runs.iter()
+            .map(|(_, r)| r.started_at)
+            .min()
+            .expect("a group has runs")
+    });
+    let wanted = |key: &str| patterns.is_empty() || patterns.iter().any(|p| key.contains(p));
+    let mut by_key: BTreeMap<String, Series> = BTreeMap::new();
+    for runs in &points {
+        let mut values: BTreeMap<String, (Vec<f64>, Vec<i64>)> = BTreeMap::new();
+        let started_at = runs.iter().map(|(_, r)| r.started_at).min().expect("runs");
+        for (id, r) in runs {
+            for f in figures(r).into_iter().filter(|f| wanted(&f.key)) {
+                if !f.value.is_finite() {
+                    continue;
+                }
+                by_key.entry(f.key.clone()).or_insert_with(|| Series {
+                    key: f.key.clone(),
+                    name: f.name.clone(),
+                    unit: f.unit.clone(),
+                    better: f.better,
+                    points: Vec::new(),
+                });
+                let v = values.entry(f.key).or_default();
+                v.0.push(f.value);
+                v.1.push(*id);
+            }
+        }
+        for (key, (vals, mut ids)) in values {
+            ids.sort_unstable();
+            let s = by_key.get_mut(&key).expect("made above");
+            s.points.push(Point {
+                ids,
+                started_at,
+                value: vals.iter().sum::<f64>() / vals.len() as f64,
+                values: vals,
+            });
+        }
+    }
+    by_key.into_values().collect()
+}
+
+/// The changes of every series, newest first.
+pub fn changes(
+    all: &[Series],
+    results: &[(i64, RunResult)],
+    settings: &Settings,
+    min_change_pct: Option<f64>,
+) -> Vec<Change> {
+    let floor_of = |points: &[Point]| -> f64 {
+        let floors: Vec<f64> = points
+            .iter()
+            .flat_map(|p| &p.ids)
+            .filter_map(|id| results.iter().find(|(i, _)| i == id))
+            .filter_map(|(_, r)| r.noise_floor_pct())
+            .collect();
+        median(&floors).unwrap_or(0.0)
+    };
+    let tags_of = |id: i64| {
+        results
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map(|(_, r)| r.tags.clone())
+            .unwrap_or_default()
+    };
+    let mut out = Vec::new();
+    for s in all {
+        let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
+        let found = edivisive::change_points(&values, settings);
+        for (i, c) in found.iter().enumerate() {
+            let from = if i == 0 { 0 } else { found[i - 1].index };
+            let to = found.get(i + 1).map_or(values.len(), |n| n.index);
+            let (before, after) = (&values[from..c.index], &values[c.index..to]);
+            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+            let (b, a) = (mean(before), mean(after));
+            if b == 0.0 {
+                continue;
+            }
+            let change_pct = (a / b - 1.0) * 100.0;
+            let least = min_change_pct.unwrap_or_else(|| floor_of(&s.points[from..c.index]));
+            if change_pct.abs() < least {
+                continue;
+            }
+            let interval_pct = welch_test(before, after)
+                .map(|w| (w.ci_low / b.abs() * 100.0, w.ci_high / b.abs() * 100.0));
+            let point = &s.points[c.index];
+            out.push(Change {
+                key: s.key.clone(),
+                name: s.name.clone(),
+                unit: s.unit.clone(),
+                result_id: point.ids[0],
+                started_at: point.started_at,
+                tags: tags_of(point.ids[0]),
+                before: b,
+                after: a,
+                change_pct,
+                interval_pct,
+                worse: match s.better {
+                    Better::Higher => a < b,
+                    Better::Lower => a > b,
+                },
+                p: c.p,
+                min_change_pct: least,
+                points_before: before.len(),
+                points_after: after.len(),
+            });
+        }
+    }
+    out.sort_by(|x, y| {
+        y.started_at
+            .cmp(&x.started_at)
+            .then_with(|| x.key.cmp(&y.key))
+    });
+    out
+}
+
+/// The host's noise floor: the median of the results' own noise floors (None when none had a
+/// noise check).
+pub fn noise_floor_pct(results: &[(i64, RunResult)]) -> Option<f64> {
+    let floors: Vec<f64> = results
+        .iter()
+        .filter_map(|(_, r)| r.noise_floor_pct())
+        .collect();
+    median(&floors)
+}
+
+/// The whole history of one host's `results`.
+pub fn history(
+    host: &str,
+    results: &[(i64, RunResult)],
+    patterns: &[String],
+    settings: &Settings,
+    min_change_pct: Option<f64>,
+) -> History {
+    let all = series(results, patterns);
+    History {
+        host: host.to_string(),
+        results: results.len(),
+        points: all.iter().map(|s| s.points.len()).max().unwrap_or(0),
+        series: all.len(),
+        max_p: settings.max_p,
+        min_change_pct,
+        noise_floor_pct: noise_floor_pct(results),
+        changes: changes(&all, results, settings, min_change_pct),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Repeat;
+
+    /// A noise result whose only figure, the run time, is `ms` (ten runs of it).
+    fn result(id: i64, minute: u32, ms: f64, repeat: Option<Repeat>) -> (i64, RunResult) {
+        let mut r = RunResult::example("h", false);
+        r.started_at = chrono::TimeZone::with_ymd_and_hms(&Utc, 2026, 11, 1, 0, minute, 0).unwrap();
+        r.repeat = repeat;
+        if let crate::model::SuiteResult::Noise(n) = &mut r.suites[0] {
+            n.runs = (0..10)
+                .map(|_| crate::model::noise::NoiseRun {
+                    time_ns: (ms * 1e6) as u64,
+                    ..Default::default()
+                })
+                .collect();
+            n.summary = crate::model::noise::summarize(&n.runs, 1000);
+        }
+        (id, r)
+    }
+
+    #[test]
+    fn a_repeat_group_is_one_point_in_time_order() {
+        let g = |run| {
+            Some(Repeat {
+                group: 2,
+                run,
+                of: 2,
+            })
+        };
+        // Stored out of time order; 2 and 3 are one --repeat group.
+        let results = vec![
+            result(3, 5, 12.0, g(2)),
+            result(1, 1, 10.0, None),
+            result(2, 4, 14.0, g(1)),
+            result(4, 9, 20.0, None),
+        ];
+        let s = series(&results, &["run time".into()]);
+        assert_eq!(s.len(), 1);
+        let p = &s[0].points;
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[0].ids, vec![1]);
+        assert_eq!(p[1].ids, vec![2, 3]);
+        assert!((p[1].value - 13.0).abs() < 1e-9, "{:?}", p[1]);
+        assert_eq!(p[2].ids, vec![4]);
+        // A pattern that matches nothing: no series.
+        assert!(series(&results, &["no such figure".into()]).is_empty());
+    }
+
+    #[test]
+    fn a_step_gives_one_change_with_its_levels_and_direction() {
+        let results: Vec<_> = (0..30)
+            .map(|i| {
+                let level = if i < 15 { 10.0 } else { 12.0 };
+                // 1% wobble, the same every run.
+                result(
+                    i + 1,
+                    i as u32,
+                    level * (1.0 + 0.01 * ((i % 3) as f64 - 1.0)),
+                    None,
+                )
+            })
+            .collect();
+        let h = history(
+            "h",
+            &results,
+            &["run time".into()],
+            &Settings::default(),
+            Some(5.0),
+        );
+        assert_eq!(h.changes.len(), 1, "{h:?}");
+        let c = &h.changes[0];
+        assert_eq!(c.result_id, 16);
+        assert!((c.change_pct - 20.0).abs() < 1.0, "{c:?}");
+        assert!(c.worse, "a longer run time is worse");
+        assert_eq!((c.points_before, c.points_after), (15, 15));
+        let (lo, hi) = c.interval_pct.unwrap();
+        assert!(lo < 20.0 && hi > 20.0 && lo > 15.0, "{c:?}");
+        // Smaller than --min-change: not kept.
+        let h = history(
+            "h",
+            &results,
+            &["run time".into()],
+            &Settings::default(),
+            Some(25.0),
+        );
+        assert!(h.changes.is_empty());
+    }
+}

@@ -1,0 +1,220 @@
+//! `hostbench history`: a series of real stored runs with a change planted in the middle (a
+//! spinning thread on the CPU the runs are held to) is found where it was planted.
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use common::Sandbox;
+use serde_json::Value;
+
+/// The runs of one test at a time: each holds its runs to CPU 0.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn pin_to_cpu0() {
+    // SAFETY: a zeroed cpu_set_t is valid; CPU_SET on it is in bounds.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(0, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
+/// One `noise` run of ten 5 ms jobs, held to CPU 0.
+fn noise_run(sb: &Sandbox, tags: &[&str]) {
+    let mut cmd = sb.std_cmd();
+    cmd.args(["--no-noise-check", "-q"]);
+    for t in tags {
+        cmd.args(["--tag", t]);
+    }
+    cmd.args(["noise", "-l", "1000000", "5", "10"]);
+    // SAFETY: only sched_setaffinity between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            pin_to_cpu0();
+            Ok(())
+        })
+    };
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_planted_slowdown_is_found_at_the_run_it_started_and_fails_a_nightly_job() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    for _ in 0..12 {
+        noise_run(&sb, &["kernel=a"]);
+    }
+    // From run 13 on, a thread spins on CPU 0 beside each run: the job takes about twice as long.
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let spinner = std::thread::spawn(move || {
+        pin_to_cpu0();
+        while !flag.load(Ordering::Relaxed) {
+            std::hint::spin_loop();
+        }
+    });
+    for _ in 0..12 {
+        noise_run(&sb, &["kernel=b"]);
+    }
+    stop.store(true, Ordering::Relaxed);
+    spinner.join().unwrap();
+
+    let out = sb
+        .cmd()
+        .args(["history", "noise/", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let h: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(h["results"], 24);
+    let changes = h["changes"].as_array().unwrap();
+    let run_time: Vec<&Value> = changes
+        .iter()
+        .filter(|c| c["key"].as_str().unwrap().ends_with("/run time"))
+        .collect();
+    assert_eq!(run_time.len(), 1, "{h}");
+    let c = run_time[0];
+    // Where the spinner started: result 13 (a point either side is allowed).
+    let at = c["result_id"].as_i64().unwrap();
+    assert!((12..=14).contains(&at), "{c}");
+    assert_eq!(c["worse"], true);
+    assert!(c["change_pct"].as_f64().unwrap() > 30.0, "{c}");
+    assert!(c["p"].as_f64().unwrap() <= 0.01);
+    // Judged against the noise of the level it left — the median of the spreads of the runs
+    // before it (these runs have no noise check: a noise result's floor is its own spread) —
+    // not of all runs, the noisier level it made included.
+    let spreads: Vec<f64> = (1..at)
+        .map(|id| {
+            let r = sb.json(&["results", "show", &id.to_string()]);
+            r["suites"][0]["summary"]["verdict"]["spread_pct"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    let least = c["min_change_pct"].as_f64().unwrap();
+    assert!((least - median(spreads)).abs() < 1e-9, "{c}");
+    assert!(c["change_pct"].as_f64().unwrap() >= least);
+    if at == 13 {
+        assert_eq!(c["tags"]["kernel"], "b");
+        assert_eq!(
+            (c["points_before"].as_u64(), c["points_after"].as_u64()),
+            (Some(12), Some(12))
+        );
+    }
+
+    // The text table names it; a nightly job fails on it with one line.
+    let text = sb
+        .cmd()
+        .args([
+            "history",
+            "noise/",
+            "--min-change",
+            "5",
+            "--fail-on",
+            "worse",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(text.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        stdout.contains("noise: run time of the cpu 5 ms job (ms)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("worse"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&text.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("worse by +"), "{stderr}");
+
+    // Before the change there is nothing to find.
+    let first = sb
+        .cmd()
+        .args([
+            "history",
+            "noise/",
+            "--min-change",
+            "5",
+            "--tag",
+            "kernel=a",
+            "--fail-on",
+            "worse",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(String::from_utf8_lossy(&first.stdout).contains("No change found."));
+}
+
+#[test]
+fn a_history_is_one_hosts_and_an_empty_store_says_so() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let out = sb.cmd().args(["history"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no stored result"));
+    noise_run(&sb, &[]);
+    let labelled = sb
+        .std_cmd()
+        .args([
+            "--no-noise-check",
+            "-q",
+            "--host-label",
+            "other",
+            "noise",
+            "-l",
+            "1000000",
+            "5",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert!(labelled.status.success());
+    let out = sb.cmd().args(["history"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("results of 2 hosts") && err.contains("--host"),
+        "{err}"
+    );
+    let one = sb
+        .cmd()
+        .args(["history", "--host", "other"])
+        .output()
+        .unwrap();
+    assert!(
+        one.status.success(),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    assert!(String::from_utf8_lossy(&one.stdout).contains("History of other: 1 results"));
+}
