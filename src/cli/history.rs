@@ -38,6 +38,11 @@ pub struct HistoryArgs {
     /// The output format
     #[arg(long, value_name = "FORMAT", value_enum, default_value = "text")]
     pub format: HistoryFormat,
+    /// Find the change points of the series in this CSV file (rows `series,value`, each
+    /// series' values in order) instead of the store's, and print them as JSON: how the method
+    /// is checked against synthetic series and other tools (docs/history.md)
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["figures", "host", "since", "until", "fail_on"])]
+    pub series: Option<std::path::PathBuf>,
 }
 
 /// history's formats (csv, markdown and html are to come: see docs/history.md).
@@ -73,6 +78,15 @@ fn parse_pct(s: &str) -> Result<f64, String> {
 
 pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
     let out = Output::new(global.json, global.quiet);
+    if let Some(path) = &args.series {
+        let settings = Settings {
+            max_p: args.max_p,
+            ..Settings::default()
+        };
+        let found = series_file(path, &settings)?;
+        out.out(&format!("{}\n", serde_json::to_string(&found)?));
+        return Ok(0);
+    }
     let filter = args.select.filter(global);
     let (db, store) = global.open_store_read_only()?;
     let entries = match &store {
@@ -167,4 +181,42 @@ fn newest_worse(h: &History) -> Option<String> {
             String::new()
         }
     ))
+}
+
+/// `--series FILE`: each series' change points (indices of the first point of a new level).
+fn series_file(
+    path: &std::path::Path,
+    settings: &Settings,
+) -> Result<std::collections::BTreeMap<String, Vec<usize>>> {
+    let bytes = crate::platform::files::read_regular(path, 1 << 30)
+        .map_err(|e| UsageError::new(format!("cannot read {}: {e}", path.display())))?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(bytes.as_slice());
+    let mut all: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
+    for (i, row) in reader.records().enumerate() {
+        let bad =
+            |why: String| UsageError::new(format!("{}: row {}: {why}", path.display(), i + 2));
+        let row = row.map_err(|e| bad(e.to_string()))?;
+        let (Some(name), Some(value)) = (row.get(0), row.get(1)) else {
+            return Err(bad("not `series,value`".into()).into());
+        };
+        let value: f64 = value
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite())
+            .ok_or_else(|| bad(format!("{value:?} is not a number")))?;
+        all.entry(name.to_string()).or_default().push(value);
+    }
+    Ok(all
+        .into_iter()
+        .map(|(name, values)| {
+            let at = crate::stats::edivisive::change_points(&values, settings)
+                .into_iter()
+                .map(|c| c.index)
+                .collect();
+            (name, at)
+        })
+        .collect())
 }

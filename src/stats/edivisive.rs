@@ -19,6 +19,11 @@
 //! Cost: a segment of n points costs O(n²) a shuffle. A long series is searched in windows of
 //! `window` points overlapping by half (as Otava bounds its cost), so the whole costs
 //! O(series × window × shuffles), growing with the series' length, not its square.
+//!
+//! Searching k windows is k tests: at p ≤ 0.01 each, a 500-point series without a change
+//! would show one in about one series of six. So each window is tested at `max_p / k`
+//! (Bonferroni), with enough shuffles to reach it, and a change's p is its window's times k:
+//! the chance that a series without any change shows one anywhere stays at most `max_p`.
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -64,20 +69,40 @@ pub struct ChangePoint {
 pub fn change_points(series: &[f64], s: &Settings) -> Vec<ChangePoint> {
     let n = series.len();
     let window = s.window.max(4 * s.min_size.max(2));
+    let step = window / 2;
+    let windows = if n <= window {
+        1
+    } else {
+        (n - window).div_ceil(step) + 1
+    };
+    // Each window at max_p / windows, with shuffles enough to reach it.
+    let per_window = Settings {
+        max_p: s.max_p / windows as f64,
+        permutations: s
+            .permutations
+            .max((2.0 * windows as f64 / s.max_p).ceil() as usize),
+        ..*s
+    };
+    let series_p = |c: ChangePoint| ChangePoint {
+        p: (c.p * windows as f64).min(1.0),
+        ..c
+    };
     let mut found: Vec<ChangePoint> = Vec::new();
     if n <= window {
-        found = detect(series, s, s.seed);
+        found = detect(series, &per_window, s.seed)
+            .into_iter()
+            .map(series_p)
+            .collect();
     } else {
-        let step = window / 2;
         let mut start = 0;
         loop {
             let end = (start + window).min(n);
             let seed = s.seed ^ (start as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            for c in detect(&series[start..end], s, seed) {
-                found.push(ChangePoint {
+            for c in detect(&series[start..end], &per_window, seed) {
+                found.push(series_p(ChangePoint {
                     index: start + c.index,
                     ..c
-                });
+                }));
             }
             if end == n {
                 break;

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# How well `hostbench history` finds changes (run on demand; a few minutes): seeded synthetic
+# series — steps of 5%, 10% and 20% at random places in series of 30, 100 and 500 points, 100
+# series each, and 100 series without a change per length — with the noise of this host's real
+# figures (SD 2%: the noise job's run time; 5%: the quick index at 1 copy, run to run), through
+# `hostbench history --series` and through Apache Otava (PyPI `apache-otava`, installed in a
+# throwaway virtual environment here: a check, never a dependency of hostbench), both at p 0.01.
+#
+# Prints, per SD, length and step: recall (the step found within ±1 point) and precision (the
+# share of reported changes that are the step, ±1) of each tool; false changes per 100 series
+# without a change; and how often the two agree (the same change points, ±1), with, where
+# they differ, which is right.
+#
+#   scripts/history-accuracy.sh [SEED]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SEED=${1:-2026}
+cargo build --release --quiet
+HB=$PWD/target/release/hostbench
+WORK=$(mktemp -d /var/tmp/history-accuracy.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+python3 -m venv "$WORK/venv"
+"$WORK/venv/bin/pip" install --quiet apache-otava >"$WORK/pip.log" 2>&1 ||
+  { echo "history-accuracy: installing apache-otava failed:" >&2; tail -5 "$WORK/pip.log" >&2; exit 1; }
+
+# The series, seeded: name, truth (the index of the step, or -1), then the values.
+python3 - "$SEED" "$WORK" <<'PY'
+import csv, json, random, sys
+seed, work = int(sys.argv[1]), sys.argv[2]
+rng = random.Random(seed)
+truth = {}
+with open(f"{work}/series.csv", "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["series", "value"])
+    for sd in (2, 5):
+        for n in (30, 100, 500):
+            for step in (0, 5, 10, 20):
+                for k in range(100):
+                    name = f"sd{sd}/n{n}/step{step}/{k}"
+                    at = rng.randint(max(3, n // 5), n - max(3, n // 5)) if step else -1
+                    truth[name] = at
+                    for i in range(n):
+                        level = 100.0 * (1 + step / 100) if step and i >= at else 100.0
+                        w.writerow([name, f"{level * (1 + rng.gauss(0, sd / 100)):.6f}"])
+json.dump(truth, open(f"{work}/truth.json", "w"))
+PY
+
+start=$(date +%s.%N)
+"$HB" history --series "$WORK/series.csv" --p 0.01 >"$WORK/hostbench.json"
+end=$(date +%s.%N)
+echo "hostbench history --series: $(python3 -c "print(f'{$end - $start:.1f}')") s for every series"
+
+"$WORK/venv/bin/python" - "$WORK" <<'PY'
+import csv, json, sys, time
+from collections import defaultdict
+from otava.analysis import compute_change_points
+work = sys.argv[1]
+series = defaultdict(list)
+for row in csv.DictReader(open(f"{work}/series.csv")):
+    series[row["series"]].append(float(row["value"]))
+t = time.time()
+out = {name: [int(cp.index) for cp in compute_change_points(v, max_pvalue=0.01)[0]] for name, v in series.items()}
+print(f"otava compute_change_points: {time.time() - t:.1f} s for every series")
+json.dump(out, open(f"{work}/otava.json", "w"))
+PY
+
+python3 - "$WORK" <<'PY'
+import json, sys
+from collections import defaultdict
+work = sys.argv[1]
+truth = json.load(open(f"{work}/truth.json"))
+found = {"hostbench": json.load(open(f"{work}/hostbench.json")), "otava": json.load(open(f"{work}/otava.json"))}
+near = lambda a, b: abs(a - b) <= 1
+stats = defaultdict(lambda: defaultdict(lambda: [0, 0, 0, 0]))  # tool -> group -> [hits, reported, true_reports, series]
+agree = defaultdict(lambda: [0, 0, 0, 0])  # group -> [agree, differ, hostbench right, otava right]
+for name, at in truth.items():
+    sd, n, step, _ = name.split("/")
+    group = (sd, n, step)
+    right = {}
+    for tool, f in found.items():
+        cps = f.get(name, [])
+        s = stats[tool][group]
+        s[3] += 1
+        s[1] += len(cps)
+        if at >= 0:
+            s[0] += any(near(c, at) for c in cps)
+            s[2] += sum(near(c, at) for c in cps)
+            right[tool] = len(cps) == 1 and near(cps[0], at)
+        else:
+            right[tool] = not cps
+    a, b = found["hostbench"].get(name, []), found["otava"].get(name, [])
+    same = len(a) == len(b) and all(near(x, y) for x, y in zip(a, b))
+    g = agree[group]
+    g[0 if same else 1] += 1
+    if not same:
+        g[2] += right["hostbench"]
+        g[3] += right["otava"]
+checks = []
+print("\nsd   n    step   hostbench recall  precision   otava recall  precision   agree  (differ: hostbench right / otava right)")
+for sd in ("sd2", "sd5"):
+    for n in ("n30", "n100", "n500"):
+        for step in ("step0", "step5", "step10", "step20"):
+            g = (sd, n, step)
+            row = []
+            for tool in ("hostbench", "otava"):
+                hits, reported, true_reports, count = stats[tool][g]
+                if step == "step0":
+                    row.append(f"{reported:4d} false changes in {count}")
+                else:
+                    prec = true_reports / reported if reported else 1.0
+                    row.append(f"{hits / count:6.2f}        {prec:6.2f}")
+            a = agree[g]
+            print(f"{sd:<4} {n:<5} {step:<6} {row[0]:>26}   {row[1]:>26}   {a[0]:3d}/{a[0] + a[1]}  ({a[2]} / {a[3]})")
+            if step == "step0":
+                checks.append((stats["hostbench"][g][1] <= 1, f"{sd} {n}: hostbench's false changes in 100 series without one: {stats['hostbench'][g][1]} (goal <= 1)"))
+            if step == "step10":
+                h, o = stats["hostbench"][g][0] / 100, stats["otava"][g][0] / 100
+                checks.append((h >= o, f"{sd} {n} 10% steps: hostbench's recall {h:.2f}, Otava's {o:.2f} (goal: no lower)"))
+print("\nChecks")
+for ok, text in checks:
+    print(("PASS  " if ok else "FAIL  ") + text)
+print(f"\n{sum(ok for ok, _ in checks)} of {len(checks)} checks pass")
+PY
