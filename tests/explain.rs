@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::Sandbox;
+use common::{pin_to_cpu0, Sandbox};
 use serde_json::Value;
 
 /// One traced run at a time: each test looks at the tracefs instances left behind.
@@ -28,15 +28,6 @@ fn now_ns() -> u64 {
     // SAFETY: valid out-pointer.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-fn pin_to_cpu0() {
-    // SAFETY: a zeroed cpu_set_t is valid; CPU_SET on it is in bounds.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(0, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
 }
 
 /// A thread on CPU 0 at SCHED_FIFO 50, named `hb-interferer`: 7 ms asleep, 5 ms spinning,
@@ -152,13 +143,7 @@ fn the_worst_sample_is_explained_by_the_fifo_thread_that_held_its_cpu() {
     let spinner = Interferer::start();
     let mut cmd = audio_run(&sb, "3");
     cmd.arg("--json");
-    // SAFETY: only sched_setaffinity between fork and exec.
-    unsafe {
-        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
-            pin_to_cpu0();
-            Ok(())
-        })
-    };
+    common::on_cpu0(&mut cmd);
     let out = cmd.output().unwrap();
     let spinner_tid = spinner.tid;
     let spins = spinner.stop();

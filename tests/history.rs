@@ -6,7 +6,7 @@ mod common;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use common::Sandbox;
+use common::{pin_to_cpu0, Sandbox};
 use serde_json::Value;
 
 /// The runs of one test at a time: each holds its runs to CPU 0.
@@ -26,15 +26,6 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-fn pin_to_cpu0() {
-    // SAFETY: a zeroed cpu_set_t is valid; CPU_SET on it is in bounds.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(0, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
-}
-
 /// One `noise` run of ten 5 ms jobs, held to CPU 0.
 fn noise_run(sb: &Sandbox, tags: &[&str]) {
     let mut cmd = sb.std_cmd();
@@ -43,13 +34,7 @@ fn noise_run(sb: &Sandbox, tags: &[&str]) {
         cmd.args(["--tag", t]);
     }
     cmd.args(["noise", "-l", "1000000", "5", "10"]);
-    // SAFETY: only sched_setaffinity between fork and exec.
-    unsafe {
-        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
-            pin_to_cpu0();
-            Ok(())
-        })
-    };
+    common::on_cpu0(&mut cmd);
     let out = cmd.output().unwrap();
     assert!(
         out.status.success(),

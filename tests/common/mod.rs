@@ -235,3 +235,25 @@ pub fn as_user(cmd: &mut std::process::Command, uid: u32) {
         });
     }
 }
+
+/// Holds the calling thread to CPU 0.
+pub fn pin_to_cpu0() {
+    // SAFETY: a zeroed cpu_set_t is valid; CPU_SET on it is in bounds.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(0, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
+/// Makes `cmd` run held to CPU 0 (as `taskset -c 0`).
+pub fn on_cpu0(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only sched_setaffinity between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            pin_to_cpu0();
+            Ok(())
+        });
+    }
+}
