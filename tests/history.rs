@@ -27,8 +27,9 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// One `noise` run of ten 5 ms jobs, held to CPU 0.
-fn noise_run(sb: &Sandbox, tags: &[&str]) {
+fn noise_run(sb: &Sandbox, db: &str, tags: &[&str]) {
     let mut cmd = sb.std_cmd();
+    cmd.env("HOSTBENCH_DB", db);
     cmd.args(["--no-noise-check", "-q"]);
     for t in tags {
         cmd.args(["--tag", t]);
@@ -47,8 +48,30 @@ fn noise_run(sb: &Sandbox, tags: &[&str]) {
 fn a_planted_slowdown_is_found_at_the_run_it_started_and_fails_a_nightly_job() {
     let _g = serial();
     let sb = Sandbox::new();
+    planted_slowdown(&sb, &sb.db().to_string_lossy());
+}
+
+#[test]
+fn a_planted_slowdown_is_found_in_a_postgresql_store_too() {
+    let _g = serial();
+    let Some(pg) =
+        common::pg::PgServer::start("a_planted_slowdown_is_found_in_a_postgresql_store_too")
+    else {
+        return;
+    };
+    planted_slowdown(&Sandbox::new(), &pg.url);
+}
+
+/// Twelve runs, then twelve with a spinner beside them, stored in `db`; history finds the
+/// change where the spinner started.
+fn planted_slowdown(sb: &Sandbox, db: &str) {
+    let cmd = || {
+        let mut c = sb.cmd();
+        c.env("HOSTBENCH_DB", db);
+        c
+    };
     for _ in 0..12 {
-        noise_run(&sb, &["kernel=a"]);
+        noise_run(sb, db, &["kernel=a"]);
     }
     // From run 13 on, a thread spins on CPU 0 beside each run: the job takes about twice as long.
     let stop = Arc::new(AtomicBool::new(false));
@@ -60,13 +83,12 @@ fn a_planted_slowdown_is_found_at_the_run_it_started_and_fails_a_nightly_job() {
         }
     });
     for _ in 0..12 {
-        noise_run(&sb, &["kernel=b"]);
+        noise_run(sb, db, &["kernel=b"]);
     }
     stop.store(true, Ordering::Relaxed);
     spinner.join().unwrap();
 
-    let out = sb
-        .cmd()
+    let out = cmd()
         .args(["history", "noise/", "--format", "json"])
         .output()
         .unwrap();
@@ -95,7 +117,11 @@ fn a_planted_slowdown_is_found_at_the_run_it_started_and_fails_a_nightly_job() {
     // not of all runs, the noisier level it made included.
     let spreads: Vec<f64> = (1..at)
         .map(|id| {
-            let r = sb.json(&["results", "show", &id.to_string()]);
+            let shown = cmd()
+                .args(["results", "show", &id.to_string(), "--format", "json"])
+                .output()
+                .unwrap();
+            let r: Value = serde_json::from_slice(&shown.stdout).unwrap();
             r["suites"][0]["summary"]["verdict"]["spread_pct"]
                 .as_f64()
                 .unwrap()
@@ -113,8 +139,7 @@ fn a_planted_slowdown_is_found_at_the_run_it_started_and_fails_a_nightly_job() {
     }
 
     // The text table names it; a nightly job fails on it with one line.
-    let text = sb
-        .cmd()
+    let text = cmd()
         .args([
             "history",
             "noise/",
@@ -137,8 +162,7 @@ fn a_planted_slowdown_is_found_at_the_run_it_started_and_fails_a_nightly_job() {
     assert!(stderr.contains("worse by +"), "{stderr}");
 
     // Before the change there is nothing to find.
-    let first = sb
-        .cmd()
+    let first = cmd()
         .args([
             "history",
             "noise/",
@@ -167,7 +191,7 @@ fn a_history_is_one_hosts_and_an_empty_store_says_so() {
     let out = sb.cmd().args(["history"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no stored result"));
-    noise_run(&sb, &[]);
+    noise_run(&sb, &sb.db().to_string_lossy(), &[]);
     let labelled = sb
         .std_cmd()
         .args([
