@@ -46,7 +46,9 @@ pub struct Change {
     pub key: String,
     pub name: String,
     pub unit: String,
-    /// The first point of the new level: its result (the first run of a group), time and tags.
+    /// The first point of the new level: its place in the series, its result (the first run of
+    /// a group), time and tags.
+    pub point: usize,
     pub result_id: i64,
     pub started_at: DateTime<Utc>,
     pub tags: BTreeMap<String, String>,
@@ -81,6 +83,8 @@ pub struct History {
     pub noise_floor_pct: Option<f64>,
     /// Newest first.
     pub changes: Vec<Change>,
+    /// The series that changed, whole (for plots).
+    pub changed: Vec<Series>,
 }
 
 /// The series of `results` (one host's, any order): each figure whose key contains one of
@@ -183,6 +187,7 @@ pub fn changes(
                 key: s.key.clone(),
                 name: s.name.clone(),
                 unit: s.unit.clone(),
+                point: c.index,
                 result_id: point.ids[0],
                 started_at: point.started_at,
                 tags: tags_of(point.ids[0]),
@@ -228,6 +233,12 @@ pub fn history(
     min_change_pct: Option<f64>,
 ) -> History {
     let all = series(results, patterns);
+    let changes = changes(&all, results, settings, min_change_pct);
+    let changed = all
+        .iter()
+        .filter(|s| changes.iter().any(|c| c.key == s.key))
+        .cloned()
+        .collect();
     History {
         host: host.to_string(),
         results: results.len(),
@@ -236,7 +247,8 @@ pub fn history(
         max_p: settings.max_p,
         min_change_pct,
         noise_floor_pct: noise_floor_pct(results),
-        changes: changes(&all, results, settings, min_change_pct),
+        changes,
+        changed,
     }
 }
 

@@ -161,6 +161,28 @@ fn planted_slowdown(sb: &Sandbox, db: &str) {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("worse by +"), "{stderr}");
 
+    // The same change as CSV (a row a change) and as a page with the series drawn.
+    let csv = cmd()
+        .args(["history", "noise/", "--min-change", "5", "--format", "csv"])
+        .output()
+        .unwrap();
+    let csv = String::from_utf8(csv.stdout).unwrap();
+    let rows: Vec<&str> = csv.lines().filter(|l| l.contains("/run time")).collect();
+    assert_eq!(rows.len(), 1, "{csv}");
+    assert!(
+        rows[0].contains(&format!(",{at},")) && rows[0].contains(",worse,"),
+        "{csv}"
+    );
+    let page = cmd()
+        .args(["history", "noise/", "--min-change", "5", "--format", "html"])
+        .output()
+        .unwrap();
+    let page = String::from_utf8(page.stdout).unwrap();
+    assert!(
+        page.contains(r#"data-plot="history" data-points="#),
+        "{page}"
+    );
+
     // Before the change there is nothing to find.
     let first = cmd()
         .args([

@@ -5,12 +5,13 @@ use chrono::{DateTime, Utc};
 use clap::Args;
 
 use super::load::load_stored;
-use super::output::Output;
+use super::output::{format_values, FormatArgs, Output};
 use super::results::{parse_since, Selection};
 use super::GlobalArgs;
 use crate::error::UsageError;
 use crate::history::{history, History};
 use crate::model::label::printable;
+use crate::render::exporters::{Format, Shown, Subject};
 use crate::stats::edivisive::Settings;
 
 #[derive(Debug, Args)]
@@ -35,23 +36,18 @@ pub struct HistoryArgs {
     /// Exit with 1 when the newest change in the selection is a worsening (for nightly jobs)
     #[arg(long = "fail-on", value_name = "WHAT", value_parser = ["worse"])]
     pub fail_on: Option<String>,
-    /// The output format
-    #[arg(long, value_name = "FORMAT", value_enum, default_value = "text")]
-    pub format: HistoryFormat,
+    #[command(flatten)]
+    pub output: FormatArgs,
     /// Find the change points of the series in this CSV file (rows `series,value`, each
     /// series' values in order) instead of the store's, and print them as JSON: how the method
     /// is checked against synthetic series and other tools (docs/history.md)
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["figures", "host", "since", "until", "fail_on"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["figures", "host", "since", "until", "fail_on", "format", "output"])]
     pub series: Option<std::path::PathBuf>,
 }
 
-/// history's formats (csv, markdown and html are to come: see docs/history.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum HistoryFormat {
-    /// For a terminal: a line a change, newest first
-    Text,
-    /// Every change with its levels, interval, p and tags, for programs
-    Json,
+/// `--format`'s values here (`mut_arg` on the subcommand): the formats that show a history.
+pub fn formats(format: clap::Arg) -> clap::Arg {
+    format.value_parser(format_values(&[Shown::History]))
 }
 
 fn parse_until(s: &str) -> Result<DateTime<Utc>, String> {
@@ -77,6 +73,7 @@ fn parse_pct(s: &str) -> Result<f64, String> {
 }
 
 pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
+    let format = args.output.format(global.json, Format::Text)?;
     let out = Output::new(global.json, global.quiet);
     if let Some(path) = &args.series {
         let settings = Settings {
@@ -140,10 +137,8 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
         ..Settings::default()
     };
     let h = history(&host, &results, &args.figures, &settings, args.min_change);
-    if args.format == HistoryFormat::Json || global.json {
-        out.out(&format!("{}\n", serde_json::to_string_pretty(&h)?));
-    } else {
-        out.out(&crate::render::history::text(&h));
+    if let Some(path) = args.output.emit(&out, format, Subject::History(&h), None)? {
+        out.chatter(&format!("Written: {}\n", path.display()));
     }
     if let Some(e) = out.stdout_error() {
         anyhow::bail!("writing to standard output: {e}");

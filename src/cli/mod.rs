@@ -116,6 +116,7 @@ pub enum Command {
     #[command(mut_arg("format", report::formats))]
     Report(report::ReportArgs),
     /// Where each figure changed across one host's stored results (E-divisive means), newest first
+    #[command(mut_arg("format", history::formats))]
     History(history::HistoryArgs),
     /// The stored results: list them and their hosts, show or export one, import files, push to or pull from another store
     #[command(subcommand)]

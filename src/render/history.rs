@@ -74,3 +74,162 @@ fn short(v: f64) -> String {
         format!("{v:.4}")
     }
 }
+
+/// The stable columns of `history --format csv`, a row a change.
+pub const CSV_COLUMNS: [&str; 15] = [
+    "host",
+    "key",
+    "name",
+    "unit",
+    "point",
+    "result_id",
+    "started_at",
+    "before",
+    "after",
+    "change_pct",
+    "ci_low_pct",
+    "ci_high_pct",
+    "direction",
+    "p",
+    "tags",
+];
+
+pub fn csv(h: &History) -> anyhow::Result<String> {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    w.write_record(CSV_COLUMNS)?;
+    for c in &h.changes {
+        let (lo, hi) = c
+            .interval_pct
+            .map_or((String::new(), String::new()), |(l, h)| {
+                (l.to_string(), h.to_string())
+            });
+        let tags: Vec<String> = c.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        w.write_record([
+            h.host.clone(),
+            c.key.clone(),
+            c.name.clone(),
+            c.unit.clone(),
+            c.point.to_string(),
+            c.result_id.to_string(),
+            c.started_at.to_rfc3339(),
+            c.before.to_string(),
+            c.after.to_string(),
+            c.change_pct.to_string(),
+            lo,
+            hi,
+            if c.worse { "worse" } else { "better" }.to_string(),
+            c.p.to_string(),
+            tags.join(" "),
+        ])?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+pub fn markdown(h: &History, cell: fn(&str) -> String) -> String {
+    let mut out = format!(
+        "## hostbench history: {}\n\n{} results ({} points), {} figures; p <= {}\n\n",
+        cell(&h.host),
+        h.results,
+        h.points,
+        h.series,
+        h.max_p
+    );
+    if h.changes.is_empty() {
+        out.push_str("No change found.\n");
+        return out;
+    }
+    out.push_str("| when | result | figure | before | after | change | 95% CI | | tags |\n");
+    out.push_str("| --- | ---: | --- | ---: | ---: | ---: | --- | --- | --- |\n");
+    for c in &h.changes {
+        let ci = c.interval_pct.map_or("-".to_string(), |(lo, hi)| {
+            format!("[{lo:+.1}%, {hi:+.1}%]")
+        });
+        let tags: Vec<String> = c.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {:+.1}% | {} | {} | {} |",
+            c.started_at.format("%Y-%m-%d %H:%M"),
+            c.result_id,
+            cell(&format!("{} ({})", c.name, c.unit)),
+            short(c.before),
+            short(c.after),
+            c.change_pct,
+            ci,
+            if c.worse { "worse" } else { "better" },
+            cell(&tags.join(" "))
+        );
+    }
+    out
+}
+
+/// A page: the changes' table, then each changed series drawn with its levels.
+pub fn html(h: &History) -> String {
+    use super::svg::{esc, line_chart, Series, XScale};
+    let mut out = format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\
+<title>hostbench history: {host}</title><style>{style}</style></head><body><h1>hostbench history: {host}</h1><p>{} results ({} points), {} figures; changes kept at p &lt;= {}.</p>",
+        h.results,
+        h.points,
+        h.series,
+        h.max_p,
+        host = esc(&h.host),
+        style = super::report::STYLE,
+    );
+    out.push_str("<pre>");
+    out.push_str(&esc(&text(h)));
+    out.push_str("</pre>");
+    for s in &h.changed {
+        let at: Vec<usize> = {
+            let mut v: Vec<usize> = h
+                .changes
+                .iter()
+                .filter(|c| c.key == s.key)
+                .map(|c| c.point)
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        let values: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i as f64, p.value))
+            .collect();
+        // The level of each stretch between changes, drawn as a step.
+        let mut levels = Vec::new();
+        let mut bounds = vec![0];
+        bounds.extend(&at);
+        bounds.push(s.points.len());
+        for w in bounds.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            if b > a {
+                let mean = s.points[a..b].iter().map(|p| p.value).sum::<f64>() / (b - a) as f64;
+                levels.push((a as f64, mean));
+                levels.push(((b - 1) as f64, mean));
+            }
+        }
+        out.push_str(&line_chart(
+            "history",
+            &format!("{} — changes at point {}", s.name, {
+                let v: Vec<String> = at.iter().map(|i| i.to_string()).collect();
+                v.join(", ")
+            }),
+            "point (oldest first)",
+            &s.unit,
+            &[
+                Series {
+                    name: "runs".into(),
+                    points: values,
+                },
+                Series {
+                    name: "levels".into(),
+                    points: levels,
+                },
+            ],
+            XScale::Linear,
+        ));
+    }
+    out.push_str("</body></html>\n");
+    out
+}

@@ -13,7 +13,16 @@ pub struct Csv;
 
 impl Exporter for Csv {
     fn shows(&self) -> &'static [Shown] {
-        &[Shown::Result, Shown::Comparison, Shown::Fleet]
+        &[
+            Shown::Result,
+            Shown::Comparison,
+            Shown::Fleet,
+            Shown::History,
+        ]
+    }
+
+    fn history(&self, h: &crate::history::History) -> Option<Result<String>> {
+        Some(crate::render::history::csv(h))
     }
 
     fn fleet(&self, fleet: &crate::fleet::Fleet, _selection: &str) -> Option<Result<String>> {

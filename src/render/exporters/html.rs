@@ -12,7 +12,11 @@ pub struct Html;
 
 impl Exporter for Html {
     fn shows(&self) -> &'static [Shown] {
-        &[Shown::Result, Shown::Report, Shown::Fleet]
+        &[Shown::Result, Shown::Report, Shown::Fleet, Shown::History]
+    }
+
+    fn history(&self, h: &crate::history::History) -> Option<Result<String>> {
+        Some(Ok(crate::render::history::html(h)))
     }
 
     fn fleet(&self, fleet: &crate::fleet::Fleet, selection: &str) -> Option<Result<String>> {

@@ -36,6 +36,10 @@ impl Exporter for Json {
         Some(to_json(fleet))
     }
 
+    fn history(&self, h: &crate::history::History) -> Option<Result<String>> {
+        Some(to_json(h))
+    }
+
     fn result(&self, _id: i64, result: &RunResult) -> Option<Result<String>> {
         Some(to_json(result))
     }

@@ -14,7 +14,16 @@ pub struct Markdown;
 
 impl Exporter for Markdown {
     fn shows(&self) -> &'static [Shown] {
-        &[Shown::Result, Shown::Comparison, Shown::Report]
+        &[
+            Shown::Result,
+            Shown::Comparison,
+            Shown::Report,
+            Shown::History,
+        ]
+    }
+
+    fn history(&self, h: &crate::history::History) -> Option<Result<String>> {
+        Some(Ok(crate::render::history::markdown(h, md_cell)))
     }
 
     fn result(&self, id: i64, result: &RunResult) -> Option<Result<String>> {

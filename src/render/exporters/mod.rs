@@ -18,6 +18,7 @@ use clap::ValueEnum;
 
 use crate::compare::Comparison;
 use crate::fleet::Fleet;
+use crate::history::History;
 use crate::model::RunResult;
 
 /// The formats of `results show`, `results export`, `compare` and `report`.
@@ -62,6 +63,7 @@ pub enum Shown {
     Comparison,
     Report,
     Fleet,
+    History,
 }
 
 impl Shown {
@@ -70,6 +72,7 @@ impl Shown {
         Shown::Comparison,
         Shown::Report,
         Shown::Fleet,
+        Shown::History,
     ];
 
     fn what(self) -> &'static str {
@@ -78,6 +81,7 @@ impl Shown {
             Shown::Comparison => "a comparison",
             Shown::Report => "a report",
             Shown::Fleet => "a fleet",
+            Shown::History => "a history",
         }
     }
 }
@@ -99,6 +103,8 @@ pub enum Subject<'a> {
         fleet: &'a Fleet,
         selection: &'a str,
     },
+    /// One host's figures over time and where they changed (`history`).
+    History(&'a History),
 }
 
 impl Subject<'_> {
@@ -108,6 +114,7 @@ impl Subject<'_> {
             Subject::Comparison(_) => Shown::Comparison,
             Subject::Report { .. } => Shown::Report,
             Subject::Fleet { .. } => Shown::Fleet,
+            Subject::History(_) => Shown::History,
         }
     }
 }
@@ -132,6 +139,9 @@ pub trait Exporter {
     fn fleet(&self, _fleet: &Fleet, _selection: &str) -> Option<Result<String>> {
         None
     }
+    fn history(&self, _h: &History) -> Option<Result<String>> {
+        None
+    }
 }
 
 fn exporter(format: Format) -> &'static dyn Exporter {
@@ -154,6 +164,7 @@ fn try_render(format: Format, subject: Subject) -> Option<Result<String>> {
             comparisons,
         } => e.report(results, comparisons),
         Subject::Fleet { fleet, selection } => e.fleet(fleet, selection),
+        Subject::History(h) => e.history(h),
     }
 }
 
@@ -262,6 +273,8 @@ mod tests {
         let results = vec![("A".to_string(), result.clone())];
         let c = crate::compare::compare("A", &result, "B", &result).unwrap();
         let fleet = crate::fleet::fleet(&results);
+        let history =
+            crate::history::history("h", &[(1, result.clone())], &[], &Default::default(), None);
         let subjects = [
             Subject::Result {
                 id: 1,
@@ -276,6 +289,7 @@ mod tests {
                 fleet: &fleet,
                 selection: "all",
             },
+            Subject::History(&history),
         ];
         for f in Format::ALL {
             for s in subjects {
@@ -302,6 +316,7 @@ mod tests {
         assert_eq!(names(&[Shown::Comparison]), "text json csv markdown");
         assert_eq!(names(&[Shown::Report]), "text json markdown html");
         assert_eq!(names(&[Shown::Fleet]), "text json csv html");
+        assert_eq!(names(&[Shown::History]), "text json csv markdown html");
         assert_eq!(
             names(&[Shown::Report, Shown::Fleet]),
             "text json csv markdown html"

@@ -19,6 +19,10 @@ impl Exporter for Text {
         Some(Ok(crate::render::fleet::text(fleet, selection)))
     }
 
+    fn history(&self, h: &crate::history::History) -> Option<Result<String>> {
+        Some(Ok(render::history::text(h)))
+    }
+
     fn result(&self, _id: i64, result: &RunResult) -> Option<Result<String>> {
         Some(Ok(render::text_report(result)))
     }
