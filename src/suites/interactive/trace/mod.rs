@@ -36,6 +36,10 @@ use crate::platform::tracefs::{Instance, Setup};
 pub const BUFFER_KB: u32 = 4096;
 /// How much of the past the reader keeps: a window longer than this loses its start.
 pub const RETAIN_NS: u64 = 1_000_000_000;
+/// The most events the reader keeps (an event is at most 112 bytes: about 110 MB): a storm of
+/// switches (Hack's thousands of threads) shortens the retention rather than growing without
+/// bound.
+const RETAIN_MAX: usize = 1_000_000;
 /// How long after a marker the reader waits before taking its window: the per-CPU buffers are
 /// merged by time as they are read, and another CPU's event of the window may come late.
 const SETTLE_NS: u64 = 5_000_000;
@@ -227,7 +231,11 @@ impl Reader {
             .front()
             .map_or(u64::MAX, |(_, m)| m.deadline_ns.saturating_sub(LEAD_NS))
             .min(newest.saturating_sub(RETAIN_NS));
-        while self.retained.front().is_some_and(|f| f.ts_ns < keep_from) {
+        while self
+            .retained
+            .front()
+            .is_some_and(|f| f.ts_ns < keep_from || self.retained.len() > RETAIN_MAX)
+        {
             let f = self.retained.pop_front().expect("front exists");
             state_of(&mut self.base, f.cpu).apply(&f);
         }
@@ -325,6 +333,15 @@ mod tests {
                 timekeeper: 11,
             }),
         }
+    }
+
+    #[test]
+    fn an_event_is_small_enough_for_the_retention_bound() {
+        assert!(
+            std::mem::size_of::<Event>() <= 112,
+            "{}",
+            std::mem::size_of::<Event>()
+        );
     }
 
     #[test]
