@@ -165,21 +165,40 @@ pub fn changes(
     let mut out = Vec::new();
     for s in all {
         let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
-        let found = edivisive::change_points(&values, settings);
+        let mut found = edivisive::change_points(&values, settings);
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        // A change too small to keep is not a boundary of its neighbours' levels either: drop
+        // the smallest such in turn, measuring the levels again, until every one left is kept.
+        loop {
+            let small = (0..found.len())
+                .filter_map(|i| {
+                    let from = if i == 0 { 0 } else { found[i - 1].index };
+                    let to = found.get(i + 1).map_or(values.len(), |n| n.index);
+                    let c = found[i].index;
+                    let (b, a) = (mean(&values[from..c]), mean(&values[c..to]));
+                    let pct = if b == 0.0 {
+                        0.0
+                    } else {
+                        (a / b - 1.0).abs() * 100.0
+                    };
+                    let least = min_change_pct.unwrap_or_else(|| floor_of(&s.points[from..c]));
+                    (pct < least || b == 0.0).then_some((i, pct))
+                })
+                .min_by(|x, y| x.1.total_cmp(&y.1));
+            match small {
+                Some((i, _)) => {
+                    found.remove(i);
+                }
+                None => break,
+            }
+        }
         for (i, c) in found.iter().enumerate() {
             let from = if i == 0 { 0 } else { found[i - 1].index };
             let to = found.get(i + 1).map_or(values.len(), |n| n.index);
             let (before, after) = (&values[from..c.index], &values[c.index..to]);
-            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
             let (b, a) = (mean(before), mean(after));
-            if b == 0.0 {
-                continue;
-            }
             let change_pct = (a / b - 1.0) * 100.0;
             let least = min_change_pct.unwrap_or_else(|| floor_of(&s.points[from..c.index]));
-            if change_pct.abs() < least {
-                continue;
-            }
             let interval_pct = welch_test(before, after)
                 .map(|w| (w.ci_low / b.abs() * 100.0, w.ci_high / b.abs() * 100.0));
             let point = &s.points[c.index];
@@ -340,5 +359,35 @@ mod tests {
             Some(25.0),
         );
         assert!(h.changes.is_empty());
+    }
+
+    #[test]
+    fn a_change_too_small_to_keep_does_not_cut_its_neighbours_level() {
+        // 10 → 12 at point 15, then 12 → 12.6 (5%) at point 30, kept only from 4%.
+        let results: Vec<_> = (0..45)
+            .map(|i| {
+                let level = match i {
+                    0..15 => 10.0,
+                    15..30 => 12.0,
+                    _ => 12.6,
+                };
+                result(
+                    i + 1,
+                    i as u32,
+                    level * (1.0 + 0.005 * ((i % 3) as f64 - 1.0)),
+                    None,
+                )
+            })
+            .collect();
+        let run_time = ["run time".to_string()];
+        let both = history("h", &results, &run_time, &Settings::default(), Some(4.0));
+        assert_eq!(both.changes.len(), 2, "{both:?}");
+        let h = history("h", &results, &run_time, &Settings::default(), Some(8.0));
+        assert_eq!(h.changes.len(), 1, "{h:?}");
+        let c = &h.changes[0];
+        assert_eq!(c.result_id, 16);
+        // The level after runs to the end: the dropped change is no boundary.
+        assert_eq!((c.points_before, c.points_after), (15, 30));
+        assert!((c.after - 12.3).abs() < 0.05, "{c:?}");
     }
 }

@@ -85,13 +85,7 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
         return Ok(0);
     }
     let filter = args.select.filter(global);
-    let (db, store) = global.open_store_read_only()?;
-    let entries = match &store {
-        Some(s) => s
-            .list(&filter)
-            .map_err(|e| UsageError::new(format!("{e:#}")))?,
-        None => Vec::new(),
-    };
+    let (db, store, entries) = global.stored(&filter)?;
     let entries: Vec<_> = entries
         .into_iter()
         .filter(|e| match (args.until, e.started_at) {

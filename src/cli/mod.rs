@@ -298,6 +298,27 @@ impl GlobalArgs {
 
     /// Opens the result store for reading only (nothing is created; a read-only file will
     /// do). None when no result was ever stored there.
+    /// The stored results `filter` selects, oldest first (none where there is no store yet),
+    /// with the store read-only and its name.
+    #[allow(clippy::type_complexity)]
+    fn stored(
+        &self,
+        filter: &crate::store::Filter,
+    ) -> Result<(
+        String,
+        Option<Box<dyn ResultStore>>,
+        Vec<crate::model::stored::StoredEntry>,
+    )> {
+        let (db, store) = self.open_store_read_only()?;
+        let entries = match &store {
+            Some(s) => s
+                .list(filter)
+                .map_err(|e| UsageError::new(format!("{e:#}")))?,
+            None => Vec::new(),
+        };
+        Ok((db, store, entries))
+    }
+
     fn open_store_read_only(&self) -> Result<(String, Option<Box<dyn ResultStore>>)> {
         let location = self.store_location()?;
         let store = location.open_read_only().map_err(|e| {

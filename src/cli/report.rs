@@ -137,13 +137,7 @@ struct Listed {
 /// The stored results the selection takes; none is an error.
 fn listed(args: &ReportArgs, global: &GlobalArgs) -> Result<Listed> {
     let filter = args.select.filter(global);
-    let (db, store) = global.open_store_read_only()?;
-    let entries = match &store {
-        Some(s) => s
-            .list(&filter)
-            .map_err(|e| UsageError::new(format!("{e:#}")))?,
-        None => Vec::new(),
-    };
+    let (db, store, entries) = global.stored(&filter)?;
     let selection = if filter == Filter::default() {
         format!("all {} stored results in {db}", entries.len())
     } else {
