@@ -87,6 +87,56 @@ pub struct History {
     pub changed: Vec<Series>,
 }
 
+/// What `history` shows: one host's history, or with `--fleet` each host's and the changes
+/// seen on several hosts at one tag.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Histories {
+    pub fleet: bool,
+    pub hosts: Vec<History>,
+    /// `--fleet`: changes of one figure in one direction at results carrying one tag, on two
+    /// hosts or more (a kernel that slowed the fleet, not one host), most hosts first.
+    pub shared: Vec<Shared>,
+}
+
+/// A change seen on several hosts at one tag.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Shared {
+    pub key: String,
+    pub name: String,
+    /// `KEY=VALUE`, the tag of the results where the new level starts.
+    pub tag: String,
+    pub worse: bool,
+    /// The hosts, and each one's change there (%).
+    pub hosts: Vec<(String, f64)>,
+}
+
+/// The changes seen on two hosts or more at the same tag, in the same direction.
+pub fn shared(hosts: &[History]) -> Vec<Shared> {
+    let mut by: BTreeMap<(String, String, bool), Shared> = BTreeMap::new();
+    for h in hosts {
+        for c in &h.changes {
+            for (k, v) in &c.tags {
+                let tag = format!("{k}={v}");
+                let s = by
+                    .entry((c.key.clone(), tag.clone(), c.worse))
+                    .or_insert_with(|| Shared {
+                        key: c.key.clone(),
+                        name: c.name.clone(),
+                        tag,
+                        worse: c.worse,
+                        hosts: Vec::new(),
+                    });
+                if !s.hosts.iter().any(|(name, _)| *name == h.host) {
+                    s.hosts.push((h.host.clone(), c.change_pct));
+                }
+            }
+        }
+    }
+    let mut out: Vec<Shared> = by.into_values().filter(|s| s.hosts.len() >= 2).collect();
+    out.sort_by(|a, b| b.hosts.len().cmp(&a.hosts.len()).then(a.key.cmp(&b.key)));
+    out
+}
+
 /// The series of `results` (one host's, any order): each figure whose key contains one of
 /// `patterns` (all figures when none is given), points in time order.
 pub fn series(results: &[(i64, RunResult)], patterns: &[String]) -> Vec<Series> {

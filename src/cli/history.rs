@@ -9,7 +9,7 @@ use super::output::{format_values, FormatArgs, Output};
 use super::results::{parse_since, Selection};
 use super::GlobalArgs;
 use crate::error::UsageError;
-use crate::history::{history, History};
+use crate::history::{history, shared, Histories, History};
 use crate::model::label::printable;
 use crate::render::exporters::{Format, Shown, Subject};
 use crate::stats::edivisive::Settings;
@@ -36,12 +36,16 @@ pub struct HistoryArgs {
     /// Exit with 1 when the newest change in the selection is a worsening (for nightly jobs)
     #[arg(long = "fail-on", value_name = "WHAT", value_parser = ["worse"])]
     pub fail_on: Option<String>,
+    /// Every host of the selection, each its own history, and the changes seen on several
+    /// hosts at one tag (a kernel that slowed the fleet, not one host)
+    #[arg(long)]
+    pub fleet: bool,
     #[command(flatten)]
     pub output: FormatArgs,
     /// Find the change points of the series in this CSV file (rows `series,value`, each
     /// series' values in order) instead of the store's, and print them as JSON: how the method
     /// is checked against synthetic series and other tools (docs/history.md)
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["figures", "host", "since", "until", "fail_on", "format", "output"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["figures", "host", "since", "until", "fail_on", "format", "output", "fleet"])]
     pub series: Option<std::path::PathBuf>,
 }
 
@@ -107,9 +111,9 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
     let mut hosts: Vec<&str> = entries.iter().map(|e| e.host.as_str()).collect();
     hosts.sort_unstable();
     hosts.dedup();
-    if hosts.len() > 1 {
+    if hosts.len() > 1 && !args.fleet {
         return Err(UsageError::new(format!(
-            "the selection holds results of {} hosts ({}): a history is one host's, name it with --host",
+            "the selection holds results of {} hosts ({}): a history is one host's, name it with --host (or take each with --fleet)",
             hosts.len(),
             hosts
                 .iter()
@@ -120,17 +124,35 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
         ))
         .into());
     }
-    let host = hosts[0].to_string();
-    let results = entries
-        .iter()
-        .filter(|e| !e.incomplete && e.problem.is_none())
-        .map(|e| Ok((e.id, load_stored(store.as_deref(), &db, e.id)?)))
-        .collect::<Result<Vec<_>>>()?;
     let settings = Settings {
         max_p: args.max_p,
         ..Settings::default()
     };
-    let h = history(&host, &results, &args.figures, &settings, args.min_change);
+    // Each host's history, from its complete results.
+    let mut each = Vec::new();
+    for host in hosts {
+        let results = entries
+            .iter()
+            .filter(|e| e.host == host && !e.incomplete && e.problem.is_none())
+            .map(|e| Ok((e.id, load_stored(store.as_deref(), &db, e.id)?)))
+            .collect::<Result<Vec<_>>>()?;
+        each.push(history(
+            host,
+            &results,
+            &args.figures,
+            &settings,
+            args.min_change,
+        ));
+    }
+    let h = Histories {
+        fleet: args.fleet,
+        shared: if args.fleet {
+            shared(&each)
+        } else {
+            Vec::new()
+        },
+        hosts: each,
+    };
     if let Some(path) = args.output.emit(&out, format, Subject::History(&h), None)? {
         out.chatter(&format!("Written: {}\n", path.display()));
     }
@@ -138,8 +160,21 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
         anyhow::bail!("writing to standard output: {e}");
     }
     if args.fail_on.is_some() {
-        if let Some(newest) = newest_worse(&h) {
-            out.err(&format!("hostbench: {newest}\n"));
+        // Each host's newest change: a worsening on any host fails the job.
+        let worse: Vec<String> = h
+            .hosts
+            .iter()
+            .filter_map(|one| {
+                let line = newest_worse(one)?;
+                Some(if h.fleet {
+                    format!("{}: {line}", printable(&one.host, 64))
+                } else {
+                    line
+                })
+            })
+            .collect();
+        if !worse.is_empty() {
+            out.err(&format!("hostbench: {}\n", worse.join("; ")));
             return Ok(1);
         }
     }

@@ -2,10 +2,11 @@
 
 use std::fmt::Write;
 
-use crate::history::History;
+use crate::history::{Histories, History};
 use crate::model::label::printable;
 
-pub fn text(h: &History) -> String {
+/// One host's history.
+fn host_text(h: &History) -> String {
     let mut out = String::new();
     let least = match (h.min_change_pct, h.noise_floor_pct) {
         (Some(pct), _) => format!("at least {pct:.1}% (--min-change)"),
@@ -94,10 +95,14 @@ pub const CSV_COLUMNS: [&str; 15] = [
     "tags",
 ];
 
-pub fn csv(h: &History) -> anyhow::Result<String> {
+pub fn csv(hs: &Histories) -> anyhow::Result<String> {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     w.write_record(CSV_COLUMNS)?;
-    for c in &h.changes {
+    for (h, c) in hs
+        .hosts
+        .iter()
+        .flat_map(|h| h.changes.iter().map(move |c| (h, c)))
+    {
         let (lo, hi) = c
             .interval_pct
             .map_or((String::new(), String::new()), |(l, h)| {
@@ -125,7 +130,29 @@ pub fn csv(h: &History) -> anyhow::Result<String> {
     Ok(String::from_utf8(w.into_inner()?)?)
 }
 
-pub fn markdown(h: &History, cell: fn(&str) -> String) -> String {
+pub fn markdown(hs: &Histories, cell: fn(&str) -> String) -> String {
+    let mut out = String::new();
+    if hs.fleet {
+        out.push_str(&format!(
+            "# hostbench history of {} hosts\n\n",
+            hs.hosts.len()
+        ));
+        if !hs.shared.is_empty() {
+            out.push_str("Seen on several hosts at one tag:\n\n");
+            for line in shared_lines(hs) {
+                out.push_str(&format!("- {}\n", cell(&line)));
+            }
+            out.push('\n');
+        }
+    }
+    for h in &hs.hosts {
+        out.push_str(&host_markdown(h, cell));
+        out.push('\n');
+    }
+    out
+}
+
+fn host_markdown(h: &History, cell: fn(&str) -> String) -> String {
     let mut out = format!(
         "## hostbench history: {}\n\n{} results ({} points), {} figures; p <= {}\n\n",
         cell(&h.host),
@@ -162,23 +189,46 @@ pub fn markdown(h: &History, cell: fn(&str) -> String) -> String {
     out
 }
 
-/// A page: the changes' table, then each changed series drawn with its levels.
-pub fn html(h: &History) -> String {
-    use super::svg::{esc, line_chart, Series, XScale};
+/// A page: the changes' table, then each changed series drawn with its levels, a section a host.
+pub fn html(hs: &Histories) -> String {
+    use super::svg::esc;
+    let title = match hs.hosts.as_slice() {
+        [h] if !hs.fleet => h.host.clone(),
+        hosts => format!("{} hosts", hosts.len()),
+    };
     let mut out = format!(
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
 <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\
-<title>hostbench history: {host}</title><style>{style}</style></head><body><h1>hostbench history: {host}</h1><p>{} results ({} points), {} figures; changes kept at p &lt;= {}.</p>",
+<title>hostbench history: {t}</title><style>{style}</style></head><body><h1>hostbench history: {t}</h1>",
+        t = esc(&title),
+        style = super::report::STYLE,
+    );
+    if hs.fleet && !hs.shared.is_empty() {
+        out.push_str("<h2>Seen on several hosts at one tag</h2><ul>");
+        for line in shared_lines(hs) {
+            out.push_str(&format!("<li>{}</li>", esc(&line)));
+        }
+        out.push_str("</ul>");
+    }
+    for h in &hs.hosts {
+        host_html(&mut out, h);
+    }
+    out.push_str("</body></html>\n");
+    out
+}
+
+fn host_html(out: &mut String, h: &History) {
+    use super::svg::{esc, line_chart, Series, XScale};
+    let _ = write!(
+        out,
+        "<h2>{}</h2><p>{} results ({} points), {} figures; changes kept at p &lt;= {}.</p><pre>{}</pre>",
+        esc(&h.host),
         h.results,
         h.points,
         h.series,
         h.max_p,
-        host = esc(&h.host),
-        style = super::report::STYLE,
+        esc(&host_text(h))
     );
-    out.push_str("<pre>");
-    out.push_str(&esc(&text(h)));
-    out.push_str("</pre>");
     for s in &h.changed {
         let at: Vec<usize> = {
             let mut v: Vec<usize> = h
@@ -230,6 +280,48 @@ pub fn html(h: &History) -> String {
             XScale::Linear,
         ));
     }
-    out.push_str("</body></html>\n");
+}
+
+/// The whole text: one host's history; with `--fleet`, the changes several hosts share, then
+/// each host's.
+pub fn text(hs: &Histories) -> String {
+    if !hs.fleet {
+        return hs.hosts.iter().map(host_text).collect();
+    }
+    let mut out = format!("History of {} hosts.\n", hs.hosts.len());
+    if hs.shared.is_empty() {
+        out.push_str("No change is seen on two hosts at one tag.\n");
+    } else {
+        out.push_str("Seen on several hosts at one tag:\n");
+        for line in shared_lines(hs) {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    for h in &hs.hosts {
+        out.push('\n');
+        out.push_str(&host_text(h));
+    }
     out
+}
+
+/// A line a shared change: "... worse at kernel=6.19 on 4 hosts: a -9.8%, b -10.1%, ...".
+fn shared_lines(hs: &Histories) -> Vec<String> {
+    hs.shared
+        .iter()
+        .map(|s| {
+            let hosts: Vec<String> = s
+                .hosts
+                .iter()
+                .map(|(h, pct)| format!("{} {pct:+.1}%", printable(h, 64)))
+                .collect();
+            format!(
+                "{} {} at {} on {} hosts: {}",
+                printable(&s.name, 120),
+                if s.worse { "worse" } else { "better" },
+                printable(&s.tag, 120),
+                s.hosts.len(),
+                hosts.join(", ")
+            )
+        })
+        .collect()
 }

@@ -21,7 +21,7 @@ impl Exporter for Csv {
         ]
     }
 
-    fn history(&self, h: &crate::history::History) -> Option<Result<String>> {
+    fn history(&self, h: &crate::history::Histories) -> Option<Result<String>> {
         Some(crate::render::history::csv(h))
     }
 

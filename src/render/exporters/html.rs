@@ -15,7 +15,7 @@ impl Exporter for Html {
         &[Shown::Result, Shown::Report, Shown::Fleet, Shown::History]
     }
 
-    fn history(&self, h: &crate::history::History) -> Option<Result<String>> {
+    fn history(&self, h: &crate::history::Histories) -> Option<Result<String>> {
         Some(Ok(crate::render::history::html(h)))
     }
 

@@ -36,7 +36,7 @@ impl Exporter for Json {
         Some(to_json(fleet))
     }
 
-    fn history(&self, h: &crate::history::History) -> Option<Result<String>> {
+    fn history(&self, h: &crate::history::Histories) -> Option<Result<String>> {
         Some(to_json(h))
     }
 

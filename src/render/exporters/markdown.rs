@@ -22,7 +22,7 @@ impl Exporter for Markdown {
         ]
     }
 
-    fn history(&self, h: &crate::history::History) -> Option<Result<String>> {
+    fn history(&self, h: &crate::history::Histories) -> Option<Result<String>> {
         Some(Ok(crate::render::history::markdown(h, md_cell)))
     }
 

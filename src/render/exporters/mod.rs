@@ -18,7 +18,7 @@ use clap::ValueEnum;
 
 use crate::compare::Comparison;
 use crate::fleet::Fleet;
-use crate::history::History;
+use crate::history::Histories;
 use crate::model::RunResult;
 
 /// The formats of `results show`, `results export`, `compare` and `report`.
@@ -103,8 +103,8 @@ pub enum Subject<'a> {
         fleet: &'a Fleet,
         selection: &'a str,
     },
-    /// One host's figures over time and where they changed (`history`).
-    History(&'a History),
+    /// Hosts' figures over time and where they changed (`history`).
+    History(&'a Histories),
 }
 
 impl Subject<'_> {
@@ -139,7 +139,7 @@ pub trait Exporter {
     fn fleet(&self, _fleet: &Fleet, _selection: &str) -> Option<Result<String>> {
         None
     }
-    fn history(&self, _h: &History) -> Option<Result<String>> {
+    fn history(&self, _h: &Histories) -> Option<Result<String>> {
         None
     }
 }
@@ -273,8 +273,17 @@ mod tests {
         let results = vec![("A".to_string(), result.clone())];
         let c = crate::compare::compare("A", &result, "B", &result).unwrap();
         let fleet = crate::fleet::fleet(&results);
-        let history =
-            crate::history::history("h", &[(1, result.clone())], &[], &Default::default(), None);
+        let history = crate::history::Histories {
+            fleet: false,
+            hosts: vec![crate::history::history(
+                "h",
+                &[(1, result.clone())],
+                &[],
+                &Default::default(),
+                None,
+            )],
+            shared: Vec::new(),
+        };
         let subjects = [
             Subject::Result {
                 id: 1,

@@ -19,7 +19,7 @@ impl Exporter for Text {
         Some(Ok(crate::render::fleet::text(fleet, selection)))
     }
 
-    fn history(&self, h: &crate::history::History) -> Option<Result<String>> {
+    fn history(&self, h: &crate::history::Histories) -> Option<Result<String>> {
         Some(Ok(render::history::text(h)))
     }
 
