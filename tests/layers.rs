@@ -27,6 +27,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("standard", 6),
     ("compare", 6),
     ("fleet", 6),
+    ("history", 6),
     ("render", 7),
     ("cli", 8),
 ];
@@ -46,6 +47,7 @@ const ONLY: &[(&str, &[&str])] = &[(
         "model",
         "compare",
         "fleet",
+        "history",
     ],
 )];
 
