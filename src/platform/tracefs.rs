@@ -119,6 +119,11 @@ impl Instance {
         })
     }
 
+    /// Stops recording (what the ring holds stays readable).
+    pub fn pause(&self) {
+        let _ = std::fs::write(self.dir.join("tracing_on"), "0");
+    }
+
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -115,6 +115,8 @@ impl Recorder {
     /// instance.
     pub fn finish(mut self) -> Explained {
         let started = monotonic_ns();
+        // Nothing after the pair is wanted, and a busy host must not keep the last read going.
+        self.instance.pause();
         self.stop.store(true, Ordering::Release);
         let capture = self
             .reader
