@@ -26,6 +26,31 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// A thread spinning on CPU 0 until stopped: the runs held there take about twice as long.
+struct Spinner {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Spinner {
+    fn start() -> Spinner {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            pin_to_cpu0();
+            while !flag.load(Ordering::Relaxed) {
+                std::hint::spin_loop();
+            }
+        });
+        Spinner { stop, thread }
+    }
+
+    fn stop(self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.join().unwrap();
+    }
+}
+
 /// One `noise` run of ten 5 ms jobs, held to CPU 0.
 fn noise_run(sb: &Sandbox, db: &str, tags: &[&str]) {
     labelled_run(sb, db, None, tags)
@@ -82,19 +107,11 @@ fn planted_slowdown(sb: &Sandbox, db: &str) {
         noise_run(sb, db, &["kernel=a"]);
     }
     // From run 13 on, a thread spins on CPU 0 beside each run: the job takes about twice as long.
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
-    let spinner = std::thread::spawn(move || {
-        pin_to_cpu0();
-        while !flag.load(Ordering::Relaxed) {
-            std::hint::spin_loop();
-        }
-    });
+    let spinner = Spinner::start();
     for _ in 0..12 {
         noise_run(sb, db, &["kernel=b"]);
     }
-    stop.store(true, Ordering::Relaxed);
-    spinner.join().unwrap();
+    spinner.stop();
 
     let out = cmd()
         .args(["history", "noise/", "--format", "json"])
@@ -263,21 +280,13 @@ fn a_change_on_two_hosts_at_one_tag_is_marked_as_the_fleets() {
             labelled_run(&sb, &db, Some(host), &["kernel=6.1"]);
         }
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
-    let spinner = std::thread::spawn(move || {
-        pin_to_cpu0();
-        while !flag.load(Ordering::Relaxed) {
-            std::hint::spin_loop();
-        }
-    });
+    let spinner = Spinner::start();
     for _ in 0..12 {
         for host in ["rack-a", "rack-b"] {
             labelled_run(&sb, &db, Some(host), &["kernel=6.2"]);
         }
     }
-    stop.store(true, Ordering::Relaxed);
-    spinner.join().unwrap();
+    spinner.stop();
     let out = sb
         .cmd()
         .args(["history", "--fleet", "noise/", "--format", "json"])

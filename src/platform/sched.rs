@@ -67,10 +67,9 @@ pub fn current_thread_policy() -> Policy {
 /// Any thread's scheduling policy by its thread id, from `/proc/TID/stat` (field 41); None if
 /// the thread is gone.
 pub fn policy_name_of(tid: i32) -> Option<&'static str> {
-    let stat = std::fs::read_to_string(format!("/proc/{tid}/stat")).ok()?;
-    // The command name (field 2) may hold spaces and parentheses: fields resume after the last ')'.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let policy: u32 = rest.split_whitespace().nth(38)?.parse().ok()?;
+    let policy: u32 = super::private_dir::stat_field(tid as i64, 41)?
+        .parse()
+        .ok()?;
     Some(match policy {
         0 => "SCHED_OTHER",
         1 => "SCHED_FIFO",

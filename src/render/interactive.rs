@@ -459,7 +459,7 @@ fn policies(seen: impl Iterator<Item = Policy>) -> String {
 }
 
 /// Milliseconds, as `run`'s summary shows them.
-fn ms(ns: f64) -> String {
+pub(crate) fn ms(ns: f64) -> String {
     format!("{:.3} ms", units::ms(ns))
 }
 

@@ -347,7 +347,7 @@ fn explained_section(out: &mut String, run_label: &str, m: &Measurement) {
                     "CPU {}: {} for {}",
                     g.cpu,
                     g.culprit.describe(),
-                    ms_text((g.end_ns - g.start_ns) as f64)
+                    crate::render::interactive::ms((g.end_ns - g.start_ns) as f64)
                 ),
             })
             .collect();
@@ -365,7 +365,7 @@ fn explained_section(out: &mut String, run_label: &str, m: &Measurement) {
             &format!(
                 "sample {}: {} from deadline to running",
                 s.seq,
-                ms_text(s.window_ns as f64)
+                crate::render::interactive::ms(s.window_ns as f64)
             ),
             "ms after the deadline",
             &lanes,
@@ -393,10 +393,6 @@ fn explained_section(out: &mut String, run_label: &str, m: &Measurement) {
         }
         out.push_str("</table>");
     }
-}
-
-fn ms_text(ns: f64) -> String {
-    format!("{:.3} ms", units::ms(ns))
 }
 
 fn sched_section(out: &mut String, results: &[(String, RunResult)]) {
