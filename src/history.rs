@@ -9,15 +9,37 @@
 //! level the change leaves. The level after is not asked: a change that made the host noisier
 //! would otherwise raise its own bar.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::model::figures::{figures, Better};
+use crate::model::figures::{Better, Kept};
 use crate::model::RunResult;
 use crate::stats::edivisive::{self, Settings};
 use crate::stats::{median, welch_test};
+
+/// One stored result as a history reads it: what the store keeps beside it (layout 9), its
+/// time and its tags.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    pub id: i64,
+    pub started_at: DateTime<Utc>,
+    pub tags: BTreeMap<String, String>,
+    pub kept: Kept,
+}
+
+impl Run {
+    /// A result read whole (one stored before layout 9 could not be filled in).
+    pub fn of(id: i64, r: &RunResult) -> Run {
+        Run {
+            id,
+            started_at: r.started_at,
+            tags: r.tags.clone(),
+            kept: Kept::of(r),
+        }
+    }
+}
 
 /// One point of a series: a result, or the runs of one `--repeat` group.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -137,47 +159,49 @@ pub fn shared(hosts: &[History]) -> Vec<Shared> {
     out
 }
 
-/// The series of `results` (one host's, any order): each figure whose key contains one of
+/// The series of `runs` (one host's, any order): each figure whose key contains one of
 /// `patterns` (all figures when none is given), points in time order.
-pub fn series(results: &[(i64, RunResult)], patterns: &[String]) -> Vec<Series> {
+pub fn series(runs: &[Run], patterns: &[String]) -> Vec<Series> {
     // Points: a result alone, or the results of a repeat group together.
-    let mut groups: BTreeMap<i64, Vec<&(i64, RunResult)>> = BTreeMap::new();
-    for r in results {
-        let group = r.1.repeat.map_or(r.0, |g| g.group);
-        groups.entry(group).or_default().push(r);
+    let mut groups: BTreeMap<i64, Vec<&Run>> = BTreeMap::new();
+    for r in runs {
+        groups
+            .entry(r.kept.repeat_group.unwrap_or(r.id))
+            .or_default()
+            .push(r);
     }
-    let mut points: Vec<Vec<&(i64, RunResult)>> = groups.into_values().collect();
+    let mut points: Vec<Vec<&Run>> = groups.into_values().collect();
     points.sort_by_key(|runs| {
         runs.iter()
-            .map(|(_, r)| r.started_at)
+            .map(|r| r.started_at)
             .min()
             .expect("a group has runs")
     });
     let wanted = |key: &str| patterns.is_empty() || patterns.iter().any(|p| key.contains(p));
-    let mut by_key: BTreeMap<String, Series> = BTreeMap::new();
+    let mut by_key: BTreeMap<&str, Series> = BTreeMap::new();
     for runs in &points {
-        let mut values: BTreeMap<String, (Vec<f64>, Vec<i64>)> = BTreeMap::new();
-        let started_at = runs.iter().map(|(_, r)| r.started_at).min().expect("runs");
-        for (id, r) in runs {
-            for f in figures(r).into_iter().filter(|f| wanted(&f.key)) {
+        let mut values: BTreeMap<&str, (Vec<f64>, Vec<i64>)> = BTreeMap::new();
+        let started_at = runs.iter().map(|r| r.started_at).min().expect("runs");
+        for r in runs {
+            for f in r.kept.figures.iter().filter(|f| wanted(&f.key)) {
                 if !f.value.is_finite() {
                     continue;
                 }
-                by_key.entry(f.key.clone()).or_insert_with(|| Series {
+                by_key.entry(&f.key).or_insert_with(|| Series {
                     key: f.key.clone(),
                     name: f.name.clone(),
                     unit: f.unit.clone(),
                     better: f.better,
                     points: Vec::new(),
                 });
-                let v = values.entry(f.key).or_default();
+                let v = values.entry(&f.key).or_default();
                 v.0.push(f.value);
-                v.1.push(*id);
+                v.1.push(r.id);
             }
         }
         for (key, (vals, mut ids)) in values {
             ids.sort_unstable();
-            let s = by_key.get_mut(&key).expect("made above");
+            let s = by_key.get_mut(key).expect("made above");
             s.points.push(Point {
                 ids,
                 started_at,
@@ -189,33 +213,60 @@ pub fn series(results: &[(i64, RunResult)], patterns: &[String]) -> Vec<Series> 
     by_key.into_values().collect()
 }
 
+/// The change points of each series, the series shared among the CPUs (each one's search is
+/// seeded alike, so the answer does not depend on how they were shared).
+fn change_points(all: &[Series], settings: &Settings) -> Vec<Vec<edivisive::ChangePoint>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(all.len())
+        .max(1);
+    let mut found: Vec<Vec<edivisive::ChangePoint>> = vec![Vec::new(); all.len()];
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(s) = all.get(i) else { break };
+                        let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
+                        done.push((i, edivisive::change_points(&values, settings)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        for w in workers {
+            for (i, c) in w.join().expect("a change-point search panicked") {
+                found[i] = c;
+            }
+        }
+    });
+    found
+}
+
 /// The changes of every series, newest first.
 pub fn changes(
     all: &[Series],
-    results: &[(i64, RunResult)],
+    runs: &[Run],
     settings: &Settings,
     min_change_pct: Option<f64>,
 ) -> Vec<Change> {
+    let by_id: HashMap<i64, &Run> = runs.iter().map(|r| (r.id, r)).collect();
     let floor_of = |points: &[Point]| -> f64 {
         let floors: Vec<f64> = points
             .iter()
             .flat_map(|p| &p.ids)
-            .filter_map(|id| results.iter().find(|(i, _)| i == id))
-            .filter_map(|(_, r)| r.noise_floor_pct())
+            .filter_map(|id| by_id.get(id)?.kept.noise_floor_pct)
             .collect();
         median(&floors).unwrap_or(0.0)
     };
-    let tags_of = |id: i64| {
-        results
-            .iter()
-            .find(|(i, _)| *i == id)
-            .map(|(_, r)| r.tags.clone())
-            .unwrap_or_default()
-    };
+    let tags_of = |id: i64| by_id.get(&id).map(|r| r.tags.clone()).unwrap_or_default();
     let mut out = Vec::new();
-    for s in all {
+    for (s, mut found) in all.iter().zip(change_points(all, settings)) {
         let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
-        let mut found = edivisive::change_points(&values, settings);
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
         // A change too small to keep is not a boundary of its neighbours' levels either: drop
         // the smallest such in turn, measuring the levels again, until every one left is kept.
@@ -285,24 +336,21 @@ pub fn changes(
 
 /// The host's noise floor: the median of the results' own noise floors (None when none had a
 /// noise check).
-pub fn noise_floor_pct(results: &[(i64, RunResult)]) -> Option<f64> {
-    let floors: Vec<f64> = results
-        .iter()
-        .filter_map(|(_, r)| r.noise_floor_pct())
-        .collect();
+pub fn noise_floor_pct(runs: &[Run]) -> Option<f64> {
+    let floors: Vec<f64> = runs.iter().filter_map(|r| r.kept.noise_floor_pct).collect();
     median(&floors)
 }
 
-/// The whole history of one host's `results`.
+/// The whole history of one host's `runs`.
 pub fn history(
     host: &str,
-    results: &[(i64, RunResult)],
+    runs: &[Run],
     patterns: &[String],
     settings: &Settings,
     min_change_pct: Option<f64>,
 ) -> History {
-    let all = series(results, patterns);
-    let changes = changes(&all, results, settings, min_change_pct);
+    let all = series(runs, patterns);
+    let changes = changes(&all, runs, settings, min_change_pct);
     let changed = all
         .iter()
         .filter(|s| changes.iter().any(|c| c.key == s.key))
@@ -310,12 +358,12 @@ pub fn history(
         .collect();
     History {
         host: host.to_string(),
-        results: results.len(),
+        results: runs.len(),
         points: all.iter().map(|s| s.points.len()).max().unwrap_or(0),
         series: all.len(),
         max_p: settings.max_p,
         min_change_pct,
-        noise_floor_pct: noise_floor_pct(results),
+        noise_floor_pct: noise_floor_pct(runs),
         changes,
         changed,
     }
@@ -327,7 +375,7 @@ mod tests {
     use crate::model::Repeat;
 
     /// A noise result whose only figure, the run time, is `ms` (ten runs of it).
-    fn result(id: i64, minute: u32, ms: f64, repeat: Option<Repeat>) -> (i64, RunResult) {
+    fn result(id: i64, minute: u32, ms: f64, repeat: Option<Repeat>) -> Run {
         let mut r = RunResult::example("h", false);
         r.started_at = chrono::TimeZone::with_ymd_and_hms(&Utc, 2026, 11, 1, 0, minute, 0).unwrap();
         r.repeat = repeat;
@@ -340,7 +388,7 @@ mod tests {
                 .collect();
             n.summary = crate::model::noise::summarize(&n.runs, 1000);
         }
-        (id, r)
+        Run::of(id, &r)
     }
 
     #[test]

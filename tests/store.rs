@@ -996,7 +996,20 @@ fn a_host_login_cannot_rewrite_another_hosts_results() {
     let stripped = as_node2
         .execute("DELETE FROM result_tags WHERE result_id = $1", &[&id])
         .unwrap();
-    assert_eq!((changed, stripped), (0, 0));
+    // Nor the figures kept beside it (layout 9), which `history` reads instead of the JSON.
+    let unkept = as_node2
+        .execute("DELETE FROM result_figures WHERE result_id = $1", &[&id])
+        .unwrap();
+    assert_eq!((changed, stripped, unkept), (0, 0, 0));
+    assert!(
+        as_node2
+            .execute(
+                "INSERT INTO result_figures (result_id, kept) VALUES ($1, '{}')",
+                &[&(id + 1000)],
+            )
+            .is_err(),
+        "node2 kept figures for a result that is not its own"
+    );
     assert!(as_node2
         .execute(
             "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, owner)
@@ -1090,22 +1103,37 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
         .query_one("SELECT max(version)::BIGINT FROM hostbench_layout", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 8);
-    // A result the owner stored, and what layout 7 keeps of it beside it.
+    assert_eq!(version, 9);
+    // A result the owner stored, and what layouts 7 and 9 keep of it beside it.
     stdout(&sb, &pg.url, &["results", "import", A]);
-    let figures = |owner: &mut postgres::Client| -> Option<String> {
-        owner
+    let figures = |owner: &mut postgres::Client| -> (Option<String>, Option<String>) {
+        let headline = owner
             .query_one("SELECT figures FROM results WHERE id = 1", &[])
             .unwrap()
-            .get(0)
+            .get(0);
+        let all = owner
+            .query_opt("SELECT kept FROM result_figures WHERE result_id = 1", &[])
+            .ok()
+            .flatten()
+            .map(|r| r.get(0));
+        (headline, all)
     };
-    let kept = figures(&mut owner).expect("a result stored at layout 7 has its figures");
-    // The store as layout 6 left it: the row without figures.
+    let kept = figures(&mut owner);
+    assert!(
+        kept.0.is_some()
+            && kept
+                .1
+                .as_deref()
+                .is_some_and(|k| k.contains("\"k\":\"noise/")),
+        "a result stored at layout 9 has its figures: {kept:?}"
+    );
+    // The store as layout 6 left it: the row without figures, no table of them.
     with_roles(
         &pg,
         "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
          DELETE FROM hostbench_layout WHERE version >= 7;
-         UPDATE results SET figures = NULL;",
+         UPDATE results SET figures = NULL;
+         DROP TABLE result_figures;",
     );
     let node1 = as_login(&pg, "node1");
     let out = sb
@@ -1116,18 +1144,29 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("the store is at layout 6, this hostbench writes layout 8: the database's owner applies the migrations first")
+        err.contains("the store is at layout 6, this hostbench writes layout 9: the database's owner applies the migrations first")
             && err.contains("permission denied"),
         "{err}"
     );
     // The owner's next store migrates, and fills in the figures of the row stored before.
-    assert_eq!(figures(&mut owner), None);
+    assert_eq!(figures(&mut owner), (None, None));
     stdout(
         &sb,
         nothing.to_str().unwrap(),
         &["results", "push", "--to", &pg.url],
     );
-    assert_eq!(figures(&mut owner), Some(kept));
+    assert_eq!(figures(&mut owner), kept);
+    // The migration gave the writer role its rights on the new table: a host stores.
+    stdout(&sb, &node1, &["noise", "-l", "5000", "10", "2"]);
+    let stored: i64 = owner
+        .query_one(
+            "SELECT count(*) FROM result_figures f JOIN results r ON r.id = f.result_id
+             WHERE r.owner = 'node1'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(stored, 1);
 }
 
 /// A host's measuring run whose store the database refuses part way (its writer role loses

@@ -9,10 +9,11 @@ use super::output::{format_values, FormatArgs, Output};
 use super::results::{parse_since, Selection};
 use super::GlobalArgs;
 use crate::error::UsageError;
-use crate::history::{history, shared, Histories, History};
+use crate::history::{history, shared, Histories, History, Run};
 use crate::model::label::printable;
 use crate::render::exporters::{Format, Shown, Subject};
 use crate::stats::edivisive::Settings;
+use crate::store::Filter;
 
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
@@ -88,19 +89,15 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
         out.out(&format!("{}\n", serde_json::to_string(&found)?));
         return Ok(0);
     }
-    let filter = args.select.filter(global);
+    let filter = Filter {
+        until: args.until,
+        ..args.select.filter(global)
+    };
     let (db, store, entries) = global.stored(&filter)?;
-    let entries: Vec<_> = entries
-        .into_iter()
-        .filter(|e| match (args.until, e.started_at) {
-            (Some(until), Some(at)) => at <= until,
-            _ => true,
-        })
-        .collect();
     if entries.is_empty() {
         return Err(UsageError::new(format!(
             "no stored result{} in {db}",
-            if filter == Default::default() && args.until.is_none() {
+            if filter == Default::default() {
                 String::new()
             } else {
                 " of that selection".to_string()
@@ -128,17 +125,33 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
         max_p: args.max_p,
         ..Settings::default()
     };
-    // Each host's history, from its complete results.
+    // What the store keeps beside each result (one read of a small row each); a result
+    // without it is read whole.
+    let kept = store.as_deref().map(|s| s.kept(&filter)).transpose()?;
+    let mut tags = store.as_deref().map(|s| s.tags(&filter)).transpose()?;
+    let mut kept = kept.unwrap_or_default();
     let mut each = Vec::new();
     for host in hosts {
-        let results = entries
+        let runs = entries
             .iter()
             .filter(|e| e.host == host && !e.incomplete && e.problem.is_none())
-            .map(|e| Ok((e.id, load_stored(store.as_deref(), &db, e.id)?)))
+            .filter_map(|e| Some((e, e.started_at?)))
+            .map(|(e, started_at)| match kept.remove(&e.id) {
+                Some(k) => Ok(Run {
+                    id: e.id,
+                    started_at,
+                    tags: tags
+                        .as_mut()
+                        .and_then(|t| t.remove(&e.id))
+                        .unwrap_or_default(),
+                    kept: k,
+                }),
+                None => Ok(Run::of(e.id, &load_stored(store.as_deref(), &db, e.id)?)),
+            })
             .collect::<Result<Vec<_>>>()?;
         each.push(history(
             host,
-            &results,
+            &runs,
             &args.figures,
             &settings,
             args.min_change,

@@ -32,6 +32,7 @@ impl Selection {
             host: self.host.clone(),
             tags: global.tags.clone(),
             since: self.since,
+            until: None,
         }
     }
 

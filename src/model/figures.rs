@@ -103,6 +103,57 @@ pub fn figures(result: &RunResult) -> Vec<Figure> {
     out
 }
 
+/// A figure's value without its samples: what a series over many results needs of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FigureValue {
+    #[serde(rename = "k")]
+    pub key: String,
+    #[serde(rename = "n")]
+    pub name: String,
+    #[serde(rename = "u")]
+    pub unit: String,
+    #[serde(rename = "b")]
+    pub better: Better,
+    #[serde(rename = "v")]
+    pub value: f64,
+}
+
+/// What the store keeps of a result beside it for `history` (layout 9): every figure's value
+/// (the finite ones), its repeat group and its noise floor, so a long series is read without
+/// the results' JSON. Short field names: a quick run has about 140 figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Kept {
+    pub repeat_group: Option<i64>,
+    pub noise_floor_pct: Option<f64>,
+    pub figures: Vec<FigureValue>,
+}
+
+impl Kept {
+    pub fn of(result: &RunResult) -> Kept {
+        Kept {
+            repeat_group: result.repeat.map(|r| r.group),
+            noise_floor_pct: result.noise_floor_pct(),
+            figures: figures(result)
+                .into_iter()
+                .filter(|f| f.value.is_finite())
+                .map(|f| FigureValue {
+                    key: f.key,
+                    name: f.name,
+                    unit: f.unit,
+                    better: f.better,
+                    value: f.value,
+                })
+                .collect(),
+        }
+    }
+
+    /// As stored: None for what does not read back as one (a row edited by hand), whose
+    /// result is then read whole.
+    pub fn parse(json: &str) -> Option<Kept> {
+        serde_json::from_str(json).ok()
+    }
+}
+
 /// The means of `batches` consecutive, equal slices of `samples_ns`, in ms (the remainder left
 /// out); empty when there are fewer than two samples a batch.
 pub fn batch_means_ms(samples_ns: &[u64], batches: usize) -> Vec<f64> {

@@ -4,6 +4,7 @@
 //! opening one applies the later migrations, and a store of a version this hostbench does not
 //! know (a newer hostbench wrote it) is refused.
 
+use crate::model::figures::Kept;
 use crate::model::headline::HeadlineFigures;
 use crate::model::{RunResult, SCHEMA_VERSION};
 
@@ -146,6 +147,42 @@ pub const MIGRATIONS: &[Migration] = &[
             (id, started_at, suites, host, host_label, headline, incomplete, owner, figures);",
         postgres: "SELECT 1;",
     },
+    Migration {
+        version: 9,
+        what: "every figure of each result (its value, without samples), its repeat group and \
+               noise floor, as a short JSON in a table of its own, so `history` reads a long \
+               series without any result's JSON; on PostgreSQL under the same row-level \
+               security as the tags (the rows stored before are filled in, see `KEPT`)",
+        sqlite: "CREATE TABLE IF NOT EXISTS result_figures (
+            result_id INTEGER PRIMARY KEY REFERENCES results (id) ON DELETE CASCADE,
+            kept      TEXT    NOT NULL
+        );",
+        postgres: "CREATE TABLE IF NOT EXISTS result_figures (
+            result_id BIGINT PRIMARY KEY REFERENCES results (id) ON DELETE CASCADE,
+            kept      TEXT   NOT NULL
+        );
+        ALTER TABLE result_figures ENABLE ROW LEVEL SECURITY;
+        DROP POLICY IF EXISTS figures_read ON result_figures;
+        DROP POLICY IF EXISTS figures_add ON result_figures;
+        DROP POLICY IF EXISTS figures_remove ON result_figures;
+        CREATE POLICY figures_read ON result_figures FOR SELECT USING (true);
+        CREATE POLICY figures_add ON result_figures FOR INSERT WITH CHECK (EXISTS (
+            SELECT 1 FROM results r WHERE r.id = result_id AND r.owner = current_user));
+        CREATE POLICY figures_remove ON result_figures FOR DELETE USING (EXISTS (
+            SELECT 1 FROM results r WHERE r.id = result_id AND r.owner = current_user));
+        DO $$
+        BEGIN
+            -- The fleet's roles (deploy/postgres/roles.sql), where they exist, may do here
+            -- what they may do with the tags.
+            IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'hostbench_writer') THEN
+                GRANT SELECT, INSERT, DELETE ON result_figures TO hostbench_writer;
+            END IF;
+            IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'hostbench_reader') THEN
+                GRANT SELECT ON result_figures TO hostbench_reader;
+            END IF;
+        END
+        $$;",
+    },
 ];
 
 /// The migration that adds the `figures` column. SQL cannot compute a result's headline
@@ -158,12 +195,46 @@ pub const FIGURES: i64 = 7;
 /// columns; None for a row that does not read back as a result of this schema (it keeps no
 /// figures and is read whole when needed, as before).
 pub fn figures_of_stored(schema_version: i64, result_json: &str) -> Option<String> {
+    let result = stored_result(schema_version, result_json)?;
+    serde_json::to_string(&HeadlineFigures::of(&result)).ok()
+}
+
+fn stored_result(schema_version: i64, result_json: &str) -> Option<RunResult> {
     if schema_version != i64::from(SCHEMA_VERSION) {
         return None;
     }
-    let result: RunResult = serde_json::from_str(result_json).ok()?;
-    serde_json::to_string(&HeadlineFigures::of(&result)).ok()
+    serde_json::from_str(result_json).ok()
 }
+
+/// The migration that adds the `result_figures` table: as with [`FIGURES`], a back end fills
+/// it in for the rows already stored ([`kept_of_stored`]).
+pub const KEPT: i64 = 9;
+
+/// What layout [`KEPT`] keeps of a stored result, from its stored columns; None as in
+/// [`figures_of_stored`].
+pub fn kept_of_stored(schema_version: i64, result_json: &str) -> Option<String> {
+    let result = stored_result(schema_version, result_json)?;
+    serde_json::to_string(&Kept::of(&result)).ok()
+}
+
+/// What a migration fills in for the rows stored before it: the condition that picks a row
+/// still without it, and the statement that writes it (`$1` the row's id, `$2` the value).
+pub struct Fill {
+    pub missing: &'static str,
+    pub write: &'static str,
+}
+
+/// Layout [`FIGURES`]: the headline figures.
+pub const FILL_FIGURES: Fill = Fill {
+    missing: "figures IS NULL",
+    write: "UPDATE results SET figures = $2 WHERE id = $1",
+};
+
+/// Layout [`KEPT`]: the `result_figures` row.
+pub const FILL_KEPT: Fill = Fill {
+    missing: "id NOT IN (SELECT result_id FROM result_figures)",
+    write: "INSERT INTO result_figures (result_id, kept) VALUES ($1, $2)",
+};
 
 /// The layout version this hostbench writes and reads.
 pub fn latest() -> i64 {

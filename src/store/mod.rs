@@ -20,16 +20,19 @@ use anyhow::Result;
 use chrono::{DateTime, Utc};
 
 use crate::error::UsageError;
+use crate::model::figures::Kept;
 use crate::model::headline::HeadlineFigures;
 use crate::model::RunResult;
 
 /// Which results `results list` shows: all of them, or those of a host (its hostname or its
-/// `--host-label`), with all of these tags, started on or after a time.
+/// `--host-label`), with all of these tags, started on or after a time, and (`history
+/// --until`) on or before one.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Filter {
     pub host: Option<String>,
     pub tags: Vec<(String, String)>,
     pub since: Option<DateTime<Utc>>,
+    pub until: Option<DateTime<Utc>>,
 }
 
 impl Filter {
@@ -52,6 +55,10 @@ impl Filter {
         parts.extend(
             self.since
                 .map(|t| format!("since {}", t.format("%Y-%m-%d %H:%M UTC"))),
+        );
+        parts.extend(
+            self.until
+                .map(|t| format!("until {}", t.format("%Y-%m-%d %H:%M UTC"))),
         );
         parts.join(", ")
     }
@@ -83,6 +90,10 @@ impl Filter {
             let p = next(t.to_rfc3339(), &mut params);
             clauses.push(format!("started_at >= {p}"));
         }
+        if let Some(t) = &self.until {
+            let p = next(t.to_rfc3339(), &mut params);
+            clauses.push(format!("started_at <= {p}"));
+        }
         let clause = if clauses.is_empty() {
             String::new()
         } else {
@@ -99,6 +110,19 @@ impl Filter {
         let (clause, params) = self.sql(placeholder);
         (
             format!("SELECT id, host, figures FROM results {clause}"),
+            params,
+        )
+    }
+
+    /// The statement that reads what layout 9 keeps of the results this filter selects
+    /// (`result_figures`): result id, kept.
+    fn kept_sql(&self, placeholder: impl Fn(usize) -> String) -> (String, Vec<String>) {
+        let (clause, params) = self.sql(placeholder);
+        (
+            format!(
+                "SELECT f.result_id, f.kept FROM result_figures f
+                 WHERE f.result_id IN (SELECT id FROM results {clause})"
+            ),
             params,
         )
     }
@@ -211,6 +235,11 @@ pub trait ResultStore {
     /// The hostname and headline figures of the stored results `filter` selects, by result
     /// id: what `report --fleet` reads of them besides their list rows.
     fn figures(&self, filter: &Filter) -> Result<HashMap<i64, StoredFigures>>;
+    /// Every figure's value, the repeat group and the noise floor of the stored results
+    /// `filter` selects, by result id (layout 9): what `history` reads of them. A result
+    /// without (its row could not be filled in, or was changed by hand) is left out: read it
+    /// whole.
+    fn kept(&self, filter: &Filter) -> Result<HashMap<i64, Kept>>;
     /// The tags of the stored results `filter` selects, by result id (those with none left
     /// out).
     fn tags(&self, filter: &Filter) -> Result<HashMap<i64, BTreeMap<String, String>>>;

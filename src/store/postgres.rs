@@ -16,6 +16,7 @@ use tokio_postgres::{Client, NoTls};
 
 use super::{migrations, Filter, ResultStore, StoredEntry, StoredFigures};
 use crate::error::{said_of, UsageError};
+use crate::model::figures::Kept;
 use crate::model::headline::HeadlineFigures;
 use crate::model::{RunResult, SCHEMA_VERSION};
 use crate::platform::signals::StopSignal;
@@ -232,38 +233,41 @@ impl PgStore {
         })?;
         let before = version.map_err(|why| anyhow!(why))?;
         if before > 0 && before < migrations::FIGURES {
-            self.fill_figures()?;
+            self.fill(&migrations::FILL_FIGURES, migrations::figures_of_stored)?;
+        }
+        if before > 0 && before < migrations::KEPT {
+            self.fill(&migrations::FILL_KEPT, migrations::kept_of_stored)?;
         }
         Ok(())
     }
 
-    /// The headline figures of the rows stored before layout [`migrations::FIGURES`], read
-    /// once each, a batch a transaction so that every wait stays bounded however many rows
-    /// there are. Run by the table's owner (who alone migrates), whom the row-level security
-    /// does not bind. A batch cut short leaves its rows without figures: they are read whole
-    /// when needed, as before.
-    fn fill_figures(&mut self) -> Result<()> {
+    /// What a migration adds to the rows stored before it (`migrations::Fill`), each row read
+    /// once, a batch a transaction so that every wait stays bounded however many rows there
+    /// are. Run by the table's owner (who alone migrates), whom the row-level security does
+    /// not bind. A batch cut short leaves its rows without: they are read whole when needed,
+    /// as before.
+    fn fill(
+        &mut self,
+        what: &migrations::Fill,
+        of_stored: fn(i64, &str) -> Option<String>,
+    ) -> Result<()> {
         const BATCH: i64 = 200;
         let mut after = 0i64;
+        let select = format!(
+            "SELECT id, schema_version, result_json FROM results
+             WHERE {} AND id > $1 ORDER BY id LIMIT $2",
+            what.missing
+        );
+        let (select, write) = (&select, what.write);
         loop {
             let last = self.answer_mut(|c| async move {
                 let tx = c.transaction().await?;
-                let rows = tx
-                    .query(
-                        "SELECT id, schema_version, result_json FROM results
-                         WHERE figures IS NULL AND id > $1 ORDER BY id LIMIT $2",
-                        &[&after, &BATCH],
-                    )
-                    .await?;
+                let rows = tx.query(select, &[&after, &BATCH]).await?;
                 for row in &rows {
                     let (id, schema, json): (i64, i32, String) =
                         (row.get(0), row.get(1), row.get(2));
-                    if let Some(figures) = migrations::figures_of_stored(schema.into(), &json) {
-                        tx.execute(
-                            "UPDATE results SET figures = $2 WHERE id = $1",
-                            &[&id, &figures],
-                        )
-                        .await?;
+                    if let Some(value) = of_stored(schema.into(), &json) {
+                        tx.execute(write, &[&id, &value]).await?;
                     }
                 }
                 tx.commit().await?;
@@ -524,12 +528,20 @@ fn password_from_file(text: &str, wanted: [&str; 4]) -> Option<String> {
     None
 }
 
-/// A result's tags, in place of those it had.
-async fn write_tags(
+/// A result's tags and its `result_figures` row (`kept`, layout 9), in place of those it had.
+async fn write_beside(
     tx: &tokio_postgres::Transaction<'_>,
     id: i64,
     result: &RunResult,
+    kept: &str,
 ) -> Result<(), tokio_postgres::Error> {
+    tx.execute("DELETE FROM result_figures WHERE result_id = $1", &[&id])
+        .await?;
+    tx.execute(
+        "INSERT INTO result_figures (result_id, kept) VALUES ($1, $2)",
+        &[&id, &kept],
+    )
+    .await?;
     tx.execute("DELETE FROM result_tags WHERE result_id = $1", &[&id])
         .await?;
     for (k, v) in &result.tags {
@@ -561,6 +573,8 @@ struct Row {
     uuid: String,
     repeat_group: Option<i64>,
     figures: String,
+    /// Not a column of `results`: the `result_figures` row.
+    kept: String,
 }
 
 impl Row {
@@ -583,6 +597,7 @@ impl Row {
             machine_id: result.environment.host.machine_id.clone(),
             repeat_group: result.repeat.map(|r| r.group),
             figures: serde_json::to_string(&HeadlineFigures::of(result))?,
+            kept: serde_json::to_string(&Kept::of(result))?,
         })
     }
 
@@ -619,7 +634,7 @@ impl ResultStore for PgStore {
                 )
                 .await?
                 .get(0);
-            write_tags(&tx, id, result).await?;
+            write_beside(&tx, id, result, &row.kept).await?;
             tx.commit().await?;
             Ok(id)
         })
@@ -630,7 +645,7 @@ impl ResultStore for PgStore {
         let row = Row::of(result, headline)?;
         let mut params: Vec<&(dyn ToSql + Sync)> = vec![&id];
         params.extend(row.params());
-        let params = &params;
+        let (params, row) = (&params, &row);
         let replaced = self
             .answer_mut(|c| async move {
                 let tx = c.transaction().await?;
@@ -643,7 +658,7 @@ impl ResultStore for PgStore {
                     )
                     .await?;
                 if changed == 1 {
-                    write_tags(&tx, id, result).await?;
+                    write_beside(&tx, id, result, &row.kept).await?;
                     tx.commit().await?;
                 }
                 Ok(changed)
@@ -751,6 +766,20 @@ impl ResultStore for PgStore {
                     },
                 )
             })
+            .collect())
+    }
+
+    fn kept(&self, filter: &Filter) -> Result<HashMap<i64, Kept>> {
+        // A store of an earlier layout, opened to be read only, has no table yet.
+        let version = self.layout_version().map_err(|e| self.explain(e))?;
+        if version.unwrap_or(0) < migrations::KEPT {
+            return Ok(HashMap::new());
+        }
+        let (sql, params) = filter.kept_sql(|n| format!("${n}"));
+        let rows = self.select(&sql, &params)?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| Some((r.get(0), Kept::parse(r.get(1))?)))
             .collect())
     }
 

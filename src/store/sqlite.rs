@@ -8,6 +8,7 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{params_from_iter, Connection, ErrorCode, OpenFlags, OptionalExtension};
 
 use super::{migrations, Filter, ResultStore, StoredEntry, StoredFigures};
+use crate::model::figures::Kept;
 use crate::model::headline::HeadlineFigures;
 use crate::model::{RunResult, SCHEMA_VERSION};
 
@@ -311,7 +312,14 @@ fn prepare_layout(conn: &Connection) -> Result<()> {
             for m in migrations::after(now) {
                 conn.execute_batch(m.sqlite)?;
                 if m.version == migrations::FIGURES {
-                    fill_figures(conn)?;
+                    fill(
+                        conn,
+                        &migrations::FILL_FIGURES,
+                        migrations::figures_of_stored,
+                    )?;
+                }
+                if m.version == migrations::KEPT {
+                    fill(conn, &migrations::FILL_KEPT, migrations::kept_of_stored)?;
                 }
                 conn.pragma_update(None, "user_version", m.version)?;
             }
@@ -329,15 +337,19 @@ fn prepare_layout(conn: &Connection) -> Result<()> {
     check_layout(conn)
 }
 
-/// The headline figures of the rows stored before layout [`migrations::FIGURES`], each read
+/// What a migration adds to the rows stored before it (`migrations::Fill`), each row read
 /// once (one row's JSON in memory at a time).
-fn fill_figures(conn: &Connection) -> Result<()> {
+fn fill(
+    conn: &Connection,
+    what: &migrations::Fill,
+    of_stored: fn(i64, &str) -> Option<String>,
+) -> Result<()> {
     let ids: Vec<i64> = conn
-        .prepare("SELECT id FROM results WHERE figures IS NULL")?
+        .prepare(&format!("SELECT id FROM results WHERE {}", what.missing))?
         .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     let mut read = conn.prepare("SELECT schema_version, result_json FROM results WHERE id = ?1")?;
-    let mut write = conn.prepare("UPDATE results SET figures = ?2 WHERE id = ?1")?;
+    let mut write = conn.prepare(&what.write.replace("$", "?"))?;
     for id in ids {
         // A row another program filled with other types is left as it is.
         let Ok((schema, json)) =
@@ -345,8 +357,8 @@ fn fill_figures(conn: &Connection) -> Result<()> {
         else {
             continue;
         };
-        if let Some(figures) = migrations::figures_of_stored(schema, &json) {
-            write.execute(rusqlite::params![id, figures])?;
+        if let Some(value) = of_stored(schema, &json) {
+            write.execute(rusqlite::params![id, value])?;
         }
     }
     Ok(())
@@ -425,7 +437,7 @@ impl ResultStore for SqliteStore {
         )
         .map_err(|e| explain(e.into(), &path))?;
         let id = tx.last_insert_rowid();
-        write_tags(&tx, id, result).map_err(|e| explain(e, &path))?;
+        write_beside(&tx, id, result).map_err(|e| explain(e, &path))?;
         tx.commit().map_err(|e| explain(e.into(), &path))?;
         Ok(id)
     }
@@ -448,7 +460,7 @@ impl ResultStore for SqliteStore {
         if changed != 1 {
             bail!("result {id} is no longer in {}", path.display());
         }
-        write_tags(&tx, id, result).map_err(|e| explain(e, &path))?;
+        write_beside(&tx, id, result).map_err(|e| explain(e, &path))?;
         tx.commit().map_err(|e| explain(e.into(), &path))?;
         Ok(())
     }
@@ -486,6 +498,28 @@ impl ResultStore for SqliteStore {
                     figures: text(figures).as_deref().and_then(HeadlineFigures::parse),
                 };
                 (id, stored)
+            })
+            .collect())
+    }
+
+    fn kept(&self, filter: &Filter) -> Result<HashMap<i64, Kept>> {
+        // A store of an earlier layout, opened to be read only, has no table yet.
+        let version: i64 = self
+            .conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(|e| explain(e.into(), &self.path))?;
+        if version < migrations::KEPT {
+            return Ok(HashMap::new());
+        }
+        let (sql, params) = filter.kept_sql(|n| format!("?{n}"));
+        let rows = self.select(&sql, params, |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, Value>(1)?))
+        })?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(id, kept)| match kept {
+                Value::Text(t) => Some((id, Kept::parse(&t)?)),
+                _ => None,
             })
             .collect())
     }
@@ -571,8 +605,13 @@ impl ResultStore for SqliteStore {
     }
 }
 
-/// A result's tags, in place of those it had.
-fn write_tags(conn: &Connection, id: i64, result: &RunResult) -> Result<()> {
+/// A result's tags and its `result_figures` row (layout 9), in place of those it had.
+fn write_beside(conn: &Connection, id: i64, result: &RunResult) -> Result<()> {
+    conn.execute("DELETE FROM result_figures WHERE result_id = ?1", [id])?;
+    conn.execute(
+        "INSERT INTO result_figures (result_id, kept) VALUES (?1, ?2)",
+        rusqlite::params![id, serde_json::to_string(&Kept::of(result))?],
+    )?;
     conn.execute("DELETE FROM result_tags WHERE result_id = ?1", [id])?;
     for (k, v) in &result.tags {
         conn.execute(
@@ -707,6 +746,16 @@ mod tests {
                 run: 1,
                 of: 2,
             });
+            // Runs measured, so it has figures to keep.
+            if let crate::model::SuiteResult::Noise(n) = &mut r.suites[0] {
+                n.runs = (0..5)
+                    .map(|i| crate::model::noise::NoiseRun {
+                        time_ns: 10_000_000 + i * 1000,
+                        ..Default::default()
+                    })
+                    .collect();
+                n.summary = crate::model::noise::summarize(&n.runs, 1000);
+            }
             conn.execute(
                 "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json)
                  VALUES (?1, 'noise', 'old', 'h', 0, ?2, ?3)",
@@ -736,6 +785,12 @@ mod tests {
             figures,
             serde_json::to_string(&crate::model::headline::HeadlineFigures::of(&stored)).unwrap()
         );
+        // And every figure, its repeat group and noise floor into `result_figures` (layout 9).
+        let kept = store.kept(&Filter::default()).unwrap();
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[&1], Kept::of(&stored));
+        assert_eq!(kept[&1].repeat_group, Some(1));
+        assert!(!kept[&1].figures.is_empty());
         // The old result was given a UUID, shaped as one, kept from one load to the next, and
         // found by it.
         let old = store.load(1).unwrap().unwrap();
@@ -800,6 +855,42 @@ mod tests {
             ("gamma", false)
         );
         assert!(store.replace(9999, &result("x", false), "x").is_err());
+        // What `history` reads follows a replaced result: one row, the new one's.
+        let mut gamma = result("gamma", false);
+        gamma.started_at += chrono::Duration::hours(1);
+        store.replace(id2, &gamma, "headline of gamma").unwrap();
+        let kept = store.kept(&Filter::default()).unwrap();
+        assert_eq!(kept.len(), 2);
+        assert_eq!(kept[&id2], Kept::of(&gamma));
+        // --until: the results started up to then.
+        let until = Filter {
+            until: Some(gamma.started_at - chrono::Duration::minutes(1)),
+            ..Filter::default()
+        };
+        let listed: Vec<i64> = store.list(&until).unwrap().iter().map(|e| e.id).collect();
+        assert_eq!(listed, [id1]);
+        assert_eq!(
+            store.kept(&until).unwrap().keys().collect::<Vec<_>>(),
+            [&id1]
+        );
+    }
+
+    #[test]
+    fn a_store_of_an_earlier_layout_read_only_keeps_no_figures_to_read() {
+        // `history` opens a store to read only, which migrates nothing: a store of layout 8
+        // has no `result_figures`, and its results are read whole.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v8.sqlite");
+        let mut store = SqliteStore::open(&path).unwrap();
+        store.save(&result("alpha", false), "h").unwrap();
+        store
+            .conn
+            .execute_batch("DROP TABLE result_figures; PRAGMA user_version = 8;")
+            .unwrap();
+        drop(store);
+        let store = SqliteStore::open_read_only(&path).unwrap().unwrap();
+        assert!(store.kept(&Filter::default()).unwrap().is_empty());
+        assert_eq!(store.list(&Filter::default()).unwrap().len(), 1);
     }
 
     #[test]
@@ -996,12 +1087,14 @@ mod tests {
                 .unwrap();
             assert_eq!(app, APPLICATION_ID);
         }
-        // A store of the latest layout that an earlier hostbench left unmarked.
+        // A store that an earlier hostbench left unmarked (its tables, layout 8).
         let old = dir.path().join("old.sqlite");
         SqliteStore::open(&old)
             .unwrap()
             .conn
-            .pragma_update(None, "application_id", 0)
+            .execute_batch(
+                "DROP TABLE result_figures; PRAGMA user_version = 8; PRAGMA application_id = 0;",
+            )
             .unwrap();
         assert!(SqliteStore::open_read_only(&old).unwrap().is_some());
         let store = SqliteStore::open(&old).unwrap();
@@ -1010,6 +1103,11 @@ mod tests {
             .pragma_query_value(None, "application_id", |r| r.get(0))
             .unwrap();
         assert_eq!(app, APPLICATION_ID);
+        let version: i64 = store
+            .conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, migrations::latest());
     }
 
     #[test]
@@ -1106,6 +1204,11 @@ mod tests {
             ..Filter::default()
         });
         assert!(since.contains("results_started_at"), "{since}");
+        let until = plan(&Filter {
+            until: Some(Utc::now()),
+            ..Filter::default()
+        });
+        assert!(until.contains("results_started_at"), "{until}");
         // A scan of every result (results list, report --fleet) reads the index that holds
         // the columns it needs, never the rows with their JSON.
         for sql in [

@@ -277,7 +277,7 @@ mod tests {
             fleet: false,
             hosts: vec![crate::history::history(
                 "h",
-                &[(1, result.clone())],
+                &[crate::history::Run::of(1, &result)],
                 &[],
                 &Default::default(),
                 None,
