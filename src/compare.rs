@@ -12,10 +12,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::UsageError;
-use crate::model::figures::{figures, Better, Figure};
+use std::collections::HashMap;
+
+use crate::model::figures::{figures, Better, Figure, Kept};
 use crate::model::label::{self, printable};
 use crate::model::RunResult;
-use crate::stats::{log_ratio_test, welch_test, Summary};
+use crate::stats::{batch_means, log_ratio_test, two_run_bound_pct, welch_test, Summary};
 
 /// The test behind verdicts on per-run figures, named in the output.
 pub const RUNS_TEST: &str =
@@ -25,7 +27,7 @@ pub const HOSTS_TEST: &str =
     "Welch's t-test on the logarithms of the per-host figures (each host's geometric mean over its runs), 95% (interval: of the ratio B/A)";
 /// The test behind verdicts on samples within one run a side.
 pub const WITHIN_RUN_TEST: &str =
-    "Welch's two-sample t-test on the samples within each run, 95% (interval: of the change of the mean)";
+    "Welch's two-sample t-test on the samples within each run (the means of 10 stretches of a run where it has 20 samples or more), 95% (interval: of the change of the mean)";
 
 /// What a row's samples were.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,6 +89,11 @@ pub struct Row {
     pub verdict: Verdict,
     /// Why a row is not tested.
     pub why_not_tested: Option<String>,
+    /// The noise floor this figure was judged against, percent, where it is its own: one run a
+    /// side, the 95% bound of the change between two runs of it on this host, from the host's
+    /// earlier runs (`Comparison::spread_runs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_pct: Option<f64>,
 }
 
 /// Where a compared result came from, and its identity.
@@ -116,6 +123,10 @@ pub struct Comparison {
     /// are "within the host's noise". Doubled when there is one run a side (the two runs' own
     /// offsets are unknown).
     pub noise_floor_pct: Option<f64>,
+    /// One run a side: how many earlier runs of the host (the same figures) gave each figure
+    /// its own noise floor (`Row::floor_pct`); None where there were not enough.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread_runs: Option<usize>,
     /// Differences in where and how the two were measured.
     pub notes: Vec<String>,
     pub rows: Vec<Row>,
@@ -281,6 +292,73 @@ pub fn repeats_to_detect(r: &RunResult, change_pct: f64) -> Option<RepeatAdvice>
     })
 }
 
+/// Each figure's run-to-run spread on one host, from its earlier runs of the same plan: what a
+/// comparison of one run a side takes as each figure's noise floor. Within one run, samples
+/// cannot show how far the next run will land (the CPU's speed drifts over minutes, a
+/// ping-pong lands on other CPUs); the host's own earlier runs can.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HostSpread {
+    /// The earlier runs found (the spread is used from [`HostSpread::MIN_RUNS`] on).
+    pub runs: usize,
+    /// By figure key: the 95% bound of the change between two runs, percent
+    /// (`stats::two_run_bound_pct`).
+    pub bound_pct: HashMap<String, f64>,
+}
+
+impl HostSpread {
+    /// The fewest earlier runs whose spread is used.
+    pub const MIN_RUNS: usize = 3;
+
+    /// From the figures of the earlier runs (what the store keeps beside each result).
+    pub fn of(earlier: &[&Kept]) -> HostSpread {
+        let mut values: HashMap<&str, Vec<f64>> = HashMap::new();
+        for k in earlier {
+            for f in &k.figures {
+                values.entry(&f.key).or_default().push(f.value);
+            }
+        }
+        HostSpread {
+            runs: earlier.len(),
+            bound_pct: values
+                .into_iter()
+                .filter(|(_, v)| v.len() >= Self::MIN_RUNS)
+                .filter_map(|(key, v)| Some((key.to_string(), two_run_bound_pct(&v)?)))
+                .collect(),
+        }
+    }
+
+    fn usable(&self) -> bool {
+        self.runs >= Self::MIN_RUNS
+    }
+}
+
+/// Samples within one run a side, as Welch's test takes them: the means of
+/// [`WITHIN_RUN_BATCHES`] consecutive stretches where there are enough (`stats::batch_means`:
+/// successive samples of one run are not independent), else the samples themselves (each an
+/// index iteration or a sched run of seconds already).
+fn within_run(samples: &[f64]) -> std::borrow::Cow<'_, [f64]> {
+    if samples.len() >= 2 * WITHIN_RUN_BATCHES {
+        batch_means(samples, WITHIN_RUN_BATCHES).into()
+    } else {
+        samples.into()
+    }
+}
+
+/// Batches a run's samples are tested in, where it has at least two a batch.
+pub const WITHIN_RUN_BATCHES: usize = 10;
+
+/// Whether a change between `a` and `b` (the two sides' values of one figure) is no larger
+/// than the figure's resolution on either side (a latency's timer lateness): the largest of
+/// them, when it is.
+fn below_resolution(fa: &Figure, fb: Option<&Figure>, a: f64, b: f64) -> Option<f64> {
+    let res = fa
+        .resolution
+        .into_iter()
+        .chain(fb.and_then(|f| f.resolution))
+        .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))))?;
+    ((b - a).abs() <= res).then_some(res)
+}
+
 /// What the sides' noise checks say: a run without one, a run whose host drifted.
 fn noise_notes(sides: [(&str, &[RunResult]); 2]) -> Vec<String> {
     let mut notes = Vec::new();
@@ -333,8 +411,9 @@ fn geometric_mean(v: &[f64]) -> f64 {
     (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp()
 }
 
-/// A figure judged on its per-run values (`va`, `vb`: one per run that has it).
-fn runs_row(fa: &Figure, va: &[f64], vb: &[f64], floor: Option<f64>) -> Row {
+/// A figure judged on its per-run values (`va`, `vb`: one per run that has it; `fb`, the
+/// figure in B's first run).
+fn runs_row(fa: &Figure, fb: Option<&Figure>, va: &[f64], vb: &[f64], floor: Option<f64>) -> Row {
     let base = |a: f64, b: f64, change_pct: f64| Row {
         key: fa.key.clone(),
         suite: fa.suite.clone(),
@@ -351,6 +430,7 @@ fn runs_row(fa: &Figure, va: &[f64], vb: &[f64], floor: Option<f64>) -> Row {
         samples_b: vb.len(),
         verdict: Verdict::NotTested,
         why_not_tested: None,
+        floor_pct: None,
     };
     let positive = va.iter().chain(vb).all(|x| x.is_finite() && *x > 0.0);
     if !positive {
@@ -381,7 +461,7 @@ fn runs_row(fa: &Figure, va: &[f64], vb: &[f64], floor: Option<f64>) -> Row {
                 r.why_not_tested = Some("fewer than two runs on a side".into());
             }
         }
-        return r;
+        return at_resolution(r, fa, fb);
     }
     let (ga, gb) = (geometric_mean(va), geometric_mean(vb));
     let mut r = base(ga, gb, (gb / ga - 1.0) * 100.0);
@@ -399,22 +479,35 @@ fn runs_row(fa: &Figure, va: &[f64], vb: &[f64], floor: Option<f64>) -> Row {
         }
         None => r.why_not_tested = Some("fewer than two runs on a side".into()),
     }
+    at_resolution(r, fa, fb)
+}
+
+/// A change called better or worse that is no larger than the figure's resolution (a
+/// latency's timer lateness) is within the noise.
+fn at_resolution(mut r: Row, fa: &Figure, fb: Option<&Figure>) -> Row {
+    if matches!(r.verdict, Verdict::Better | Verdict::Worse)
+        && below_resolution(fa, fb, r.a, r.b).is_some()
+    {
+        r.verdict = Verdict::WithinNoise;
+    }
     r
 }
 
+/// A figure of one run a side, judged on the samples within each (`within_run`).
 fn row(a: &Figure, b: &Figure, floor: Option<f64>) -> Row {
     let change_pct = if a.value != 0.0 {
         (b.value - a.value) / a.value * 100.0
     } else {
         0.0
     };
-    let test = welch_test(&a.samples, &b.samples);
+    let (sa, sb) = (within_run(&a.samples), within_run(&b.samples));
+    let test = welch_test(&sa, &sb);
     let why_not_tested = match (&test, a.samples.is_empty() && b.samples.is_empty()) {
         (Some(_), _) => None,
         (None, true) => Some(format!("{}: no samples", a.sample_kind)),
         (None, false) => Some("fewer than two samples on a side".to_string()),
     };
-    let mean_a = Summary::of(&a.samples).map_or(a.value, |s| s.mean);
+    let mean_a = Summary::of(&sa).map_or(a.value, |s| s.mean);
     let verdict = match &test {
         None => Verdict::NotTested,
         Some(t) => verdict(
@@ -425,7 +518,7 @@ fn row(a: &Figure, b: &Figure, floor: Option<f64>) -> Row {
             floor,
         ),
     };
-    Row {
+    let r = Row {
         key: a.key.clone(),
         suite: a.suite.clone(),
         name: a.name.clone(),
@@ -439,11 +532,13 @@ fn row(a: &Figure, b: &Figure, floor: Option<f64>) -> Row {
             .map(|t| [t.ci_low / mean_a * 100.0, t.ci_high / mean_a * 100.0]),
         p_value: test.map(|t| t.p_value),
         basis: Basis::WithinRun,
-        samples_a: a.samples.len(),
-        samples_b: b.samples.len(),
+        samples_a: sa.len(),
+        samples_b: sb.len(),
         verdict,
         why_not_tested,
-    }
+        floor_pct: None,
+    };
+    at_resolution(r, a, Some(b))
 }
 
 /// Pairs the figures present in both results, in A's order. Results that share no figure are
@@ -459,17 +554,20 @@ pub fn compare(
         std::slice::from_ref(a),
         b_source,
         std::slice::from_ref(b),
+        None,
     )
 }
 
 /// Compares two sides of one or more runs each (the runs of a `--repeat`, or results listed
 /// as `A1,A2,A3`). With more than one run between them, every figure is judged on its per-run
-/// values; with one run a side, on the samples within the runs.
+/// values; with one run a side, on the samples within the runs, each figure against its own
+/// run-to-run spread where `spread` has the host's earlier runs (else the doubled noise floor).
 pub fn compare_runs(
     a_source: &str,
     a: &[RunResult],
     b_source: &str,
     b: &[RunResult],
+    spread: Option<&HostSpread>,
 ) -> Result<Comparison, UsageError> {
     if a.is_empty() || b.is_empty() {
         return Err(UsageError::new("compare needs at least one result a side"));
@@ -489,6 +587,10 @@ pub fn compare_runs(
         Basis::Runs | Basis::Hosts => measured_floor,
         Basis::WithinRun => measured_floor.map(|f| 2.0 * f),
     };
+    // One run a side: each figure's own run-to-run spread, where the host has history.
+    let looked_up = spread.map(|s| s.runs);
+    let spread = spread.filter(|s| basis == Basis::WithinRun && s.usable());
+    let own_floor = |key: &str| spread.and_then(|s| s.bound_pct.get(key).copied());
     let each_run = |runs: &[Vec<Figure>], key: &str| -> Vec<Option<f64>> {
         runs.iter()
             .map(|figs| figs.iter().find(|f| f.key == key).map(|f| f.value))
@@ -504,15 +606,23 @@ pub fn compare_runs(
             Some(match basis {
                 Basis::Runs => runs_row(
                     first,
+                    Some(other),
                     &values(&fa, &first.key),
                     &values(&fb, &first.key),
                     floor,
                 ),
-                Basis::WithinRun => row(first, other, floor),
+                Basis::WithinRun => match own_floor(&first.key) {
+                    Some(f) => Row {
+                        floor_pct: Some(f),
+                        ..row(first, other, Some(f))
+                    },
+                    None => row(first, other, floor),
+                },
                 Basis::Hosts => Row {
                     basis: Basis::Hosts,
                     ..runs_row(
                         first,
+                        Some(other),
                         &per_host(&each_run(&fa, &first.key), &hosts_a),
                         &per_host(&each_run(&fb, &first.key), &hosts_b),
                         floor,
@@ -550,13 +660,52 @@ pub fn compare_runs(
         ));
     }
     if basis == Basis::WithinRun {
-        notes.push(match measured_floor {
-            Some(f) => format!(
-                "one run a side: run-to-run variation is unknown, so the verdicts rest on the samples within each run and the noise floor is doubled (±{f:.1}% → ±{:.1}%); repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures",
+        let advice =
+            repeats_to_detect(&a[0], 5.0)
+                .and_then(|r| r.runs)
+                .map_or(String::new(), |n| {
+                    format!(
+                    " (at this host's noise, {n} runs a side find a 5% change four times in five)"
+                )
+                });
+        let history = match (spread, looked_up) {
+            (Some(s), _) => format!(
+                "; each figure's noise floor is its own run-to-run spread on this host, from {} earlier runs with the same figures: a change is called only beyond the 95% bound of the change between two of its runs",
+                s.runs
+            ),
+            (None, Some(found)) => format!(
+                "; with {} earlier runs of this host with the same figures stored ({found} now), each figure's own run-to-run spread would be its floor",
+                HostSpread::MIN_RUNS
+            ),
+            (None, None) => String::new(),
+        };
+        notes.push(match (measured_floor, spread) {
+            (_, Some(_)) => format!(
+                "one run a side{history}; figures without such history are judged on the samples within each run against the doubled noise floor; repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures{advice}"
+            ),
+            (Some(f), None) => format!(
+                "one run a side: run-to-run variation is unknown, so the verdicts rest on the samples within each run and the noise floor is doubled (±{f:.1}% → ±{:.1}%){history}; repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures{advice}",
                 2.0 * f
             ),
-            None => "one run a side: run-to-run variation is unknown and the host's noise was not measured in both, so a verdict may call a difference between two runs a change; repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures".into(),
+            (None, None) => format!("one run a side: run-to-run variation is unknown and the host's noise was not measured in both, so a verdict may call a difference between two runs a change{history}; repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures{advice}"),
         });
+    }
+    let timed = rows
+        .iter()
+        .filter(|r| r.verdict == Verdict::WithinNoise)
+        .filter_map(|r| {
+            let fa = fa[0].iter().find(|f| f.key == r.key)?;
+            let fb = fb[0].iter().find(|f| f.key == r.key);
+            below_resolution(fa, fb, r.a, r.b)
+        })
+        .collect::<Vec<f64>>();
+    if !timed.is_empty() {
+        notes.push(format!(
+            "{} latenc{} changed by no more than the timer's own mean lateness in its pair (up to {:.3} ms): within the noise, the timer's rather than the scheduler's",
+            timed.len(),
+            if timed.len() == 1 { "y" } else { "ies" },
+            timed.iter().fold(0.0f64, |m, x| m.max(*x))
+        ));
     }
     Ok(Comparison {
         test: match basis {
@@ -569,6 +718,7 @@ pub fn compare_runs(
         a: side(a_source, a),
         b: side(b_source, b),
         noise_floor_pct: floor,
+        spread_runs: spread.map(|s| s.runs),
         notes,
         rows,
     })
@@ -588,6 +738,7 @@ mod tests {
             value: samples.iter().sum::<f64>() / samples.len().max(1) as f64,
             samples: samples.to_vec(),
             sample_kind: "run".into(),
+            resolution: None,
         }
     }
 
@@ -632,6 +783,73 @@ mod tests {
         assert_eq!(r.verdict, Verdict::NotTested);
         assert!(r.why_not_tested.unwrap().contains("fewer than two"));
     }
+
+    /// Two runs of one unchanged host whose successive samples follow each other (AR(1),
+    /// φ = 0.6, as a latency follows the one before): Welch's test on the samples calls a
+    /// change in many pairs, on the means of ten stretches near the 5% it promises.
+    #[test]
+    fn correlated_samples_are_tested_as_batch_means() {
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, Normal};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(30);
+        let noise = Normal::new(0.0, 1.0).unwrap();
+        let mut run = || {
+            let mut x = 0.0;
+            (0..200)
+                .map(|_| {
+                    x = 0.6 * x + noise.sample(&mut rng);
+                    100.0 + x
+                })
+                .collect::<Vec<f64>>()
+        };
+        let (mut raw, mut batched) = (0, 0);
+        let pairs = 400;
+        for _ in 0..pairs {
+            let (a, b) = (figure(Better::Lower, &run()), figure(Better::Lower, &run()));
+            raw += welch_test(&a.samples, &b.samples).is_some_and(|t| t.significant()) as usize;
+            let r = row(&a, &b, None);
+            assert_eq!(r.samples_a, WITHIN_RUN_BATCHES);
+            batched += matches!(r.verdict, Verdict::Better | Verdict::Worse) as usize;
+        }
+        let (raw, batched) = (raw as f64 / pairs as f64, batched as f64 / pairs as f64);
+        assert!(raw > 0.15, "raw samples: {raw}");
+        assert!(batched < 0.09, "batch means: {batched}");
+        // Few samples (index iterations, sched runs): tested as they are.
+        assert_eq!(within_run(&[1.0, 2.0, 3.0]).len(), 3);
+    }
+
+    /// A latency of a few microseconds that fell by 75%: smaller than the timer's own lateness
+    /// in the pair, so within the noise; a change of 0.4 ms is the scheduler's.
+    #[test]
+    fn a_latency_change_below_the_timers_lateness_is_within_the_noise() {
+        let with_timer = |samples: &[f64]| Figure {
+            resolution: Some(0.05),
+            ..figure(Better::Lower, samples)
+        };
+        let tiny = row(
+            &with_timer(&[0.004, 0.0041, 0.0039, 0.004]),
+            &with_timer(&[0.001, 0.0011, 0.0009, 0.001]),
+            None,
+        );
+        assert!(tiny.change_pct < -70.0);
+        assert_eq!(tiny.verdict, Verdict::WithinNoise);
+        let real = row(
+            &with_timer(&[0.1, 0.11, 0.09, 0.1]),
+            &with_timer(&[0.5, 0.51, 0.49, 0.5]),
+            None,
+        );
+        assert_eq!(real.verdict, Verdict::Worse);
+        // Per-run figures too.
+        let a = with_timer(&[0.004]);
+        let r = runs_row(
+            &a,
+            Some(&a),
+            &[0.004, 0.0041, 0.0039],
+            &[0.001, 0.0011, 0.0009],
+            None,
+        );
+        assert_eq!(r.verdict, Verdict::WithinNoise);
+    }
 }
 
 #[cfg(test)]
@@ -669,6 +887,64 @@ mod host_tests {
         r
     }
 
+    /// What the store keeps of a run: its figures.
+    fn kept(host: &str, ms: f64) -> Kept {
+        Kept::of(&run_on(host, ms))
+    }
+
+    /// One run a side: a 3% slower job, tight within each run, is a change by the samples;
+    /// on a host whose earlier runs of the same job spread by about 5%, within its noise, and
+    /// the comparison says from how many runs. A 40% change is worse against either.
+    #[test]
+    fn one_run_a_side_is_judged_against_each_figures_own_spread_on_the_host() {
+        let history: Vec<Kept> = [10.0, 10.6, 9.5, 10.3, 9.8]
+            .iter()
+            .map(|&ms| kept("h1", ms))
+            .collect();
+        let spread = HostSpread::of(&history.iter().collect::<Vec<_>>());
+        assert_eq!(spread.runs, 5);
+        let key = figures(&run_on("h1", 10.0))[0].key.clone();
+        let bound = spread.bound_pct[&key];
+        assert!(bound > 10.0 && bound < 40.0, "{bound}");
+        let (a, b) = ([run_on("h1", 10.0)], [run_on("h1", 10.3)]);
+        let plain = compare_runs("A", &a, "B", &b, None).unwrap();
+        assert_eq!(plain.rows[0].verdict, Verdict::Worse, "{plain:?}");
+        assert_eq!(plain.spread_runs, None);
+        let c = compare_runs("A", &a, "B", &b, Some(&spread)).unwrap();
+        let row = c.rows.iter().find(|r| r.key == key).unwrap();
+        assert_eq!(row.verdict, Verdict::WithinNoise, "{row:?}");
+        assert_eq!(row.floor_pct, Some(bound));
+        assert_eq!(c.spread_runs, Some(5));
+        assert!(
+            c.notes.iter().any(|n| n.contains("from 5 earlier runs")),
+            "{:?}",
+            c.notes
+        );
+        let worse = compare_runs("A", &a, "B", &[run_on("h1", 14.0)], Some(&spread)).unwrap();
+        let row = worse.rows.iter().find(|r| r.key == key).unwrap();
+        assert_eq!(row.verdict, Verdict::Worse, "{row:?}");
+        // Two earlier runs are not enough: today's rule, and the comparison says so.
+        let short = HostSpread::of(&history.iter().take(2).collect::<Vec<_>>());
+        let c = compare_runs("A", &a, "B", &b, Some(&short)).unwrap();
+        assert_eq!(c.spread_runs, None);
+        assert_eq!(c.rows[0].floor_pct, None);
+        assert!(
+            c.notes.iter().any(|n| n.contains("(2 now)")),
+            "{:?}",
+            c.notes
+        );
+        // Groups are judged on their own runs: the spread is not theirs to use.
+        let c = compare_runs(
+            "A",
+            &many("h1", 10.0, 3),
+            "B",
+            &many("h1", 10.3, 3),
+            Some(&spread),
+        )
+        .unwrap();
+        assert_eq!(c.spread_runs, None);
+    }
+
     fn many(host: &str, ms: f64, n: usize) -> Vec<RunResult> {
         (0..n)
             .map(|i| run_on(host, ms * (1.0 + 0.001 * i as f64)))
@@ -684,7 +960,7 @@ mod host_tests {
         a.push(run_on("h2", 10.0));
         let mut b = many("h3", 11.0, 10);
         b.push(run_on("h4", 9.0));
-        let c = compare_runs("A", &a, "B", &b).unwrap();
+        let c = compare_runs("A", &a, "B", &b, None).unwrap();
         assert_eq!(c.basis, Basis::Hosts);
         assert_eq!(c.test, HOSTS_TEST);
         assert_eq!((c.a.hosts, c.b.hosts), (2, 2));
@@ -706,7 +982,7 @@ mod host_tests {
                 })
                 .collect()
         };
-        let c = compare_runs("A", &relabel(&a, "x"), "B", &relabel(&b, "y")).unwrap();
+        let c = compare_runs("A", &relabel(&a, "x"), "B", &relabel(&b, "y"), None).unwrap();
         assert_eq!(c.basis, Basis::Runs);
         assert_eq!(c.rows[0].samples_a, 11);
         assert_eq!(c.rows[0].verdict, Verdict::Worse, "{:?}", c.rows[0]);
@@ -721,7 +997,7 @@ mod host_tests {
             .enumerate()
             .flat_map(|(i, h)| many(h, 11.0 + 0.05 * i as f64, 2))
             .collect();
-        let c = compare_runs("A", &a, "B", &b).unwrap();
+        let c = compare_runs("A", &a, "B", &b, None).unwrap();
         assert_eq!((c.rows[0].samples_a, c.rows[0].samples_b), (3, 3));
         assert_eq!(c.rows[0].verdict, Verdict::Worse, "{:?}", c.rows[0]);
         assert!((c.rows[0].change_pct - 10.0).abs() < 1.0);

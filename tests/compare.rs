@@ -522,3 +522,80 @@ fn figures_of_different_placement_are_never_paired() {
         assert!(rows[0]["name"].as_str().unwrap().ends_with(label), "{c}");
     }
 }
+
+/// One run a side on a host with stored history: each figure is judged against its own
+/// run-to-run spread over the host's earlier runs with the same figures, and the comparison
+/// says from how many; with too few, today's rule, and how many more it needs.
+#[test]
+fn one_run_a_side_is_judged_against_the_hosts_own_earlier_runs() {
+    let sb = Sandbox::new();
+    let dir = sb.dir.path();
+    let base = sb.json(&["noise", "5", "3"]);
+    let start = chrono::DateTime::parse_from_rfc3339(base["started_at"].as_str().unwrap())
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    // A run `minutes` before the base run, whose 30 samples lie within 1% of `mean`.
+    let run = |name: &str, minutes: i64, mean: f64| -> PathBuf {
+        let mut v = noise_with(&base, &around(mean, 30, minutes as usize));
+        v["started_at"] = (start - chrono::Duration::minutes(minutes))
+            .to_rfc3339()
+            .into();
+        v["uuid"] = format!("00000000-0000-4000-8000-{:012}", minutes).into();
+        write(dir, name, &v)
+    };
+    let (a, b) = (run("a.json", 2, 10.0), run("b.json", 1, 10.4));
+    let row = |c: &Value| -> Value {
+        c["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["key"].as_str().unwrap().contains("run time"))
+            .unwrap()
+            .clone()
+    };
+    // Two earlier runs of the host: not enough. +4%, tight within each run, is worse by the
+    // samples and the doubled floor (2%), and the note says how far the history is.
+    for (i, mean) in [(10, 10.0), (9, 10.5)] {
+        let f = run(&format!("h{i}.json"), i, mean);
+        sb.cmd()
+            .args(["results", "import", f.to_str().unwrap()])
+            .assert()
+            .success();
+    }
+    let c = compare_json(&sb, &a, &b);
+    assert_eq!(c["basis"], "within_run");
+    assert!(c.get("spread_runs").is_none(), "{c}");
+    assert_eq!(row(&c)["verdict"], "worse", "{c}");
+    let notes = c["notes"].to_string();
+    assert!(notes.contains("(2 now)"), "{notes}");
+    // Four earlier runs that spread by about 4%: +4% is within this figure's noise, and the
+    // comparison says from how many runs its floor came.
+    for (i, mean) in [(8, 9.6), (7, 10.3)] {
+        let f = run(&format!("h{i}.json"), i, mean);
+        sb.cmd()
+            .args(["results", "import", f.to_str().unwrap()])
+            .assert()
+            .success();
+    }
+    let c = compare_json(&sb, &a, &b);
+    assert_eq!(c["spread_runs"], 4, "{c}");
+    let r = row(&c);
+    assert_eq!(r["verdict"], "within_noise", "{r}");
+    let floor = r["floor_pct"].as_f64().unwrap();
+    assert!(floor > 4.0 && floor < 40.0, "{r}");
+    let text = String::from_utf8(
+        sb.cmd()
+            .args(["compare", a.to_str().unwrap(), b.to_str().unwrap()])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        text.contains("from 4 earlier runs of this host") && text.contains("(its floor ±"),
+        "{text}"
+    );
+    // A change beyond that spread is still one.
+    let slow = run("slow.json", 1, 14.0);
+    assert_eq!(row(&compare_json(&sb, &a, &slow))["verdict"], "worse");
+}

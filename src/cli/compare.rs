@@ -7,8 +7,9 @@ use super::load::{checked, load_result, load_stored};
 use super::output::{format_values, FormatArgs, Output};
 use super::results::Selection;
 use super::GlobalArgs;
-use crate::compare::compare_runs;
+use crate::compare::{compare_runs, HostSpread};
 use crate::error::UsageError;
+use crate::model::figures::Kept;
 use crate::model::RunResult;
 use crate::render::exporters::{Format, Shown, Subject};
 use crate::store::Filter;
@@ -61,7 +62,11 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
     }
     let (a_name, a) = load_side(global, &args.a, &narrow)?;
     let (b_name, b) = load_side(global, &args.b, &narrow)?;
-    let c = compare_runs(&a_name, &a, &b_name, &b)?;
+    let spread = match (a.as_slice(), b.as_slice()) {
+        ([one_a], [one_b]) => host_spread(global, one_a, one_b)?,
+        _ => None,
+    };
+    let c = compare_runs(&a_name, &a, &b_name, &b, spread.as_ref())?;
     if let Some(path) = args
         .output
         .emit(&out, format, Subject::Comparison(&c), None)?
@@ -88,6 +93,60 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// Most earlier runs a single-run comparison takes each figure's spread from: the latest, as
+/// a host's speed and kernel move over months.
+const SPREAD_RUNS: usize = 20;
+
+/// For one run a side on one host: the run-to-run spread of each figure over that host's
+/// earlier stored runs (complete, started before B, neither A nor B) with the same figures as
+/// A — the runs of the same command and plan. None without a store, or for two hosts.
+fn host_spread(global: &GlobalArgs, a: &RunResult, b: &RunResult) -> Result<Option<HostSpread>> {
+    let host = |r: &RunResult| {
+        r.host_label
+            .clone()
+            .unwrap_or_else(|| r.environment.host.hostname.clone())
+    };
+    if host(a) != host(b) {
+        return Ok(None);
+    }
+    let (_, store) = global.open_store_read_only()?;
+    let Some(store) = store else {
+        return Ok(None);
+    };
+    let filter = Filter {
+        host: Some(host(a)),
+        until: Some(b.started_at),
+        ..Filter::default()
+    };
+    let said = |e: anyhow::Error| UsageError::new(format!("{e:#}"));
+    let mut kept = store.kept(&filter).map_err(said)?;
+    // A and B themselves, where they are stored.
+    let mut own: Vec<i64> = Vec::new();
+    for uuid in [a, b].iter().filter_map(|r| r.uuid.as_deref()) {
+        own.extend(store.find(uuid).map_err(said)?);
+    }
+    let plan: std::collections::BTreeSet<String> =
+        Kept::of(a).figures.into_iter().map(|f| f.key).collect();
+    let same_plan =
+        |k: &Kept| k.figures.len() == plan.len() && k.figures.iter().all(|f| plan.contains(&f.key));
+    let earlier: Vec<i64> = store
+        .list(&filter)
+        .map_err(said)?
+        .iter()
+        .filter(|e| !e.incomplete && e.problem.is_none() && !own.contains(&e.id))
+        .filter(|e| e.started_at.is_some_and(|t| t < b.started_at))
+        .map(|e| e.id)
+        .filter(|id| kept.get(id).is_some_and(same_plan))
+        .collect();
+    let latest: Vec<Kept> = earlier
+        .iter()
+        .rev()
+        .take(SPREAD_RUNS)
+        .filter_map(|id| kept.remove(id))
+        .collect();
+    Ok(Some(HostSpread::of(&latest.iter().collect::<Vec<_>>())))
 }
 
 /// One side of a comparison: a result, or runs listed as `A1,A2,A3` (ids or files; a path

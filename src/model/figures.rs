@@ -29,6 +29,11 @@ pub struct Figure {
     pub samples: Vec<f64>,
     /// What one sample is.
     pub sample_kind: String,
+    /// The smallest difference of this figure that is a measurement, in its unit, where one
+    /// is known: for a latency, the timer's own mean lateness in that pair (a change smaller
+    /// than the timer's lateness is the timer's, not the scheduler's). None: no such bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<f64>,
 }
 
 impl Figure {
@@ -50,6 +55,7 @@ impl Figure {
             value,
             samples: Vec::new(),
             sample_kind: "derived".into(),
+            resolution: None,
         }
     }
 }
@@ -157,15 +163,8 @@ impl Kept {
 /// The means of `batches` consecutive, equal slices of `samples_ns`, in ms (the remainder left
 /// out); empty when there are fewer than two samples a batch.
 pub fn batch_means_ms(samples_ns: &[u64], batches: usize) -> Vec<f64> {
-    let size = samples_ns.len() / batches;
-    if size < 2 {
-        return Vec::new();
-    }
-    samples_ns
-        .chunks_exact(size)
-        .take(batches)
-        .map(|c| c.iter().map(|&x| x as f64).sum::<f64>() / c.len() as f64 / 1e6)
-        .collect()
+    let ms: Vec<f64> = samples_ns.iter().map(|&x| x as f64 / 1e6).collect();
+    crate::stats::batch_means(&ms, batches)
 }
 
 #[cfg(test)]

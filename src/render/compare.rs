@@ -23,9 +23,12 @@ pub(in crate::render) fn ci(r: &Row) -> String {
 }
 
 pub(in crate::render) fn verdict(r: &Row) -> String {
-    match (&r.verdict, &r.why_not_tested) {
-        (Verdict::NotTested, Some(why)) => format!("not tested ({why})"),
-        (v, _) => v.label().to_string(),
+    match (&r.verdict, &r.why_not_tested, r.floor_pct) {
+        (Verdict::NotTested, Some(why), _) => format!("not tested ({why})"),
+        (v @ (Verdict::Better | Verdict::Worse | Verdict::WithinNoise), _, Some(f)) => {
+            format!("{} (its floor ±{f:.1}%)", v.label())
+        }
+        (v, _, _) => v.label().to_string(),
     }
 }
 
@@ -59,6 +62,11 @@ pub(in crate::render) fn header_lines(c: &Comparison) -> Vec<String> {
     if let Some(f) = c.noise_floor_pct {
         lines.push(format!(
             "Host noise floor: ±{f:.1}% (the largest spread the runs' noise parts or noise checks measured, or drift they found); significant changes within that are reported as within the host's noise."
+        ));
+    }
+    if let Some(n) = c.spread_runs {
+        lines.push(format!(
+            "Each figure's own noise floor: from {n} earlier runs of this host with the same figures, the 95% bound of the change between two of its runs (shown with its verdict)."
         ));
     }
     lines.extend(c.notes.iter().map(|n| format!("Note: {n}")));

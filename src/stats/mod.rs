@@ -8,9 +8,9 @@ mod summary;
 mod welch;
 
 pub use histogram::LatencyHistogram;
-pub use ratio::{log_ratio_test, runs_to_detect, RatioTest};
+pub use ratio::{log_ratio_test, runs_to_detect, two_run_bound_pct, RatioTest};
 pub use summary::{
-    confidence_interval_95, median, median_absolute_deviation, percentile_p1bench, Interval,
-    Summary,
+    batch_means, confidence_interval_95, median, median_absolute_deviation, percentile_p1bench,
+    Interval, Summary,
 };
 pub use welch::{welch_test, WelchTest};

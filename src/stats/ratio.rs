@@ -105,6 +105,30 @@ pub fn runs_to_detect(cv_pct: f64, change_pct: f64, max: u32) -> Option<u32> {
     })
 }
 
+/// The 95% bound, percent, of the change between two more runs of a figure whose runs so far
+/// gave `values` (at least three): the prediction interval of the ratio of two runs,
+/// exp(t · √2 · s) − 1, where s is the standard deviation of the values' logarithms and t
+/// Student's quantile at k − 1 degrees of freedom (k runs: a few runs make a wide bound).
+/// Where a value is not positive, s is the standard deviation over the mean and the bound
+/// t · √2 · s. None with fewer than three finite values.
+pub fn two_run_bound_pct(values: &[f64]) -> Option<f64> {
+    let v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.len() < 3 {
+        return None;
+    }
+    let t = StudentsT::new(0.0, 1.0, (v.len() - 1) as f64)
+        .ok()?
+        .inverse_cdf(0.975);
+    if v.iter().all(|x| *x > 0.0) {
+        let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
+        let s = Summary::of(&logs)?.sd;
+        Some(((t * 2f64.sqrt() * s).exp() - 1.0) * 100.0)
+    } else {
+        let s = Summary::of(&v)?;
+        (s.mean != 0.0).then(|| t * 2f64.sqrt() * s.sd / s.mean.abs() * 100.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,5 +224,30 @@ mod tests {
             })
             .count();
         assert!((140..=185).contains(&found), "{found} of 200");
+    }
+
+    #[test]
+    fn two_runs_pass_the_bound_of_their_history_one_time_in_twenty() {
+        // Runs spread 5% (lognormal); each trial: a history of k runs, then two more. The pair
+        // differs by more than the history's bound about 5% of the time, for any k.
+        let mut rng = StdRng::seed_from_u64(30);
+        let runs = LogNormal::new(0.0, 0.05).unwrap();
+        for k in [3, 6, 20] {
+            let trials = 4000;
+            let outside = (0..trials)
+                .filter(|_| {
+                    let history: Vec<f64> = (0..k).map(|_| runs.sample(&mut rng)).collect();
+                    let bound = two_run_bound_pct(&history).unwrap();
+                    let (a, b) = (runs.sample(&mut rng), runs.sample(&mut rng));
+                    ((b / a - 1.0) * 100.0).abs() > bound
+                })
+                .count();
+            let rate = outside as f64 / trials as f64;
+            assert!((0.035..0.065).contains(&rate), "k {k}: {rate}");
+        }
+        assert!(two_run_bound_pct(&[1.0, 1.1]).is_none());
+        // With a zero among them: the spread over the mean.
+        let b = two_run_bound_pct(&[0.0, 1.0, 2.0]).unwrap();
+        assert!((b - 4.303 * 2f64.sqrt() * 100.0).abs() < 1.0, "{b}");
     }
 }

@@ -86,6 +86,23 @@ pub fn confidence_interval_95(s: &Summary) -> Option<Interval> {
     })
 }
 
+/// The means of `batches` consecutive, equal stretches of `samples` (the remainder left out);
+/// empty when there are fewer than two samples a batch. Successive samples of one run are not
+/// independent (a VM's speed wanders over seconds, a latency follows the one before), and
+/// Welch's test on them is far too sure; the means of long enough stretches are nearly
+/// independent (the method of batch means, as simulation output is analysed).
+pub fn batch_means(samples: &[f64], batches: usize) -> Vec<f64> {
+    let size = samples.len() / batches.max(1);
+    if size < 2 {
+        return Vec::new();
+    }
+    samples
+        .chunks_exact(size)
+        .take(batches)
+        .map(|c| c.iter().sum::<f64>() / c.len() as f64)
+        .collect()
+}
+
 /// The median of unsorted samples (mean of the middle two for an even count); None when empty.
 pub fn median(samples: &[f64]) -> Option<f64> {
     if samples.is_empty() {

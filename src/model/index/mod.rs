@@ -319,6 +319,7 @@ impl SuiteData for IndexResult {
                         .map(|p| p.rate(timebase))
                         .collect(),
                     sample_kind: "iteration kept by the score".into(),
+                    resolution: None,
                 });
             }
             for (what, idx) in [

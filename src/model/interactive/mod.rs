@@ -443,6 +443,8 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
         m.load.name(),
         placement.key_suffix()
     );
+    // A latency's change smaller than the timer's own lateness is the timer's.
+    let resolution = m.timer.as_ref().map(|t| t.mean_oversleep_ns / 1e6);
     out.push(Figure {
         key: format!("{key}/latency mean"),
         suite: "interactive".into(),
@@ -452,6 +454,7 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
         value: m.latency.mean_ns / 1e6,
         samples: batch_means_ms(&m.samples_ns, LATENCY_BATCHES),
         sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
+        resolution,
     });
     if let Some(w) = &m.wake {
         out.push(Figure {
@@ -463,6 +466,7 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
             value: w.mean_ns / 1e6,
             samples: batch_means_ms(&m.wake_samples_ns, LATENCY_BATCHES),
             sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
+            resolution,
         });
     }
     let single = [
@@ -483,14 +487,17 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
     ];
     for (figure, unit, better, value) in single {
         if let Some(v) = value {
-            out.push(Figure::derived(
-                format!("{key}/{}", figure.to_lowercase()),
-                "interactive",
-                format!("{what}: {figure}"),
-                unit,
-                better,
-                v,
-            ));
+            out.push(Figure {
+                resolution: (unit == "ms").then_some(resolution).flatten(),
+                ..Figure::derived(
+                    format!("{key}/{}", figure.to_lowercase()),
+                    "interactive",
+                    format!("{what}: {figure}"),
+                    unit,
+                    better,
+                    v,
+                )
+            });
         }
     }
 }

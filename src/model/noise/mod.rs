@@ -145,6 +145,7 @@ impl SuiteData for NoiseResult {
                 value: s.mean_ns / 1e6,
                 samples,
                 sample_kind: "run".into(),
+                resolution: None,
             });
         }
     }

@@ -154,6 +154,7 @@ impl SuiteData for SchedResult {
                 value: p.mean_us_per_round,
                 samples: p.runs.iter().map(|r| r.us_per_round).collect(),
                 sample_kind: "run".into(),
+                resolution: None,
             });
         }
     }
