@@ -139,6 +139,43 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
     }
     let sched = &shown["suites"][3];
     assert_eq!(sched["points"].as_array().unwrap().len(), 2);
+    // No earlier run of this plan on this host: nothing to say of how figures move.
+    assert!(!stdout.contains("Between runs on this host"), "{stdout}");
+
+    // Three more runs of the same plan stored (copies of the first, earlier): the next run's
+    // summary says how much its figures move between runs here, from the four.
+    let start = chrono::DateTime::parse_from_rfc3339(shown["started_at"].as_str().unwrap())
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    for i in 1..=3 {
+        let mut copy = shown.clone();
+        copy["uuid"] = format!("00000000-0000-4000-8000-{i:012}").into();
+        copy["started_at"] = (start - chrono::Duration::minutes(i)).to_rfc3339().into();
+        let file = sb.dir.path().join(format!("copy{i}.json"));
+        std::fs::write(&file, copy.to_string()).unwrap();
+        sb.cmd()
+            .args(["results", "import"])
+            .arg(&file)
+            .assert()
+            .success();
+    }
+    let again = sb
+        .cmd()
+        .args(["run", "--profile", "smoke", "--workdir"])
+        .arg(&work)
+        .output()
+        .unwrap();
+    let again = String::from_utf8_lossy(&again.stdout);
+    let line = again
+        .lines()
+        .find(|l| l.contains("Between runs on this host"))
+        .unwrap_or_else(|| panic!("no spread line:\n{again}"));
+    assert!(
+        line.contains("from 4 earlier runs like this one")
+            && line.contains("System Benchmarks Index Score, 1 copy, free ±")
+            && line.contains("the most: "),
+        "{line}"
+    );
 }
 
 #[test]

@@ -1,6 +1,9 @@
 use std::path::Path;
 
+use std::collections::BTreeSet;
+
 use anyhow::Result;
+use chrono::{DateTime, Utc};
 use clap::{Arg, Args};
 
 use super::load::{checked, load_result, load_stored};
@@ -12,7 +15,7 @@ use crate::error::UsageError;
 use crate::model::figures::Kept;
 use crate::model::RunResult;
 use crate::render::exporters::{Format, Shown, Subject};
-use crate::store::Filter;
+use crate::store::{Filter, ResultStore};
 
 /// Exit code of `compare --fail-on-regression` when a significant regression is larger than
 /// allowed (2 is taken by usage errors).
@@ -63,7 +66,7 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
     let (a_name, a) = load_side(global, &args.a, &narrow)?;
     let (b_name, b) = load_side(global, &args.b, &narrow)?;
     let spread = match (a.as_slice(), b.as_slice()) {
-        ([one_a], [one_b]) => host_spread(global, one_a, one_b)?,
+        ([one_a], [one_b]) => spread_for(global, one_a, one_b)?,
         _ => None,
     };
     let c = compare_runs(&a_name, &a, &b_name, &b, spread.as_ref())?;
@@ -100,43 +103,60 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
 const SPREAD_RUNS: usize = 20;
 
 /// For one run a side on one host: the run-to-run spread of each figure over that host's
-/// earlier stored runs (complete, started before B, neither A nor B) with the same figures as
-/// A — the runs of the same command and plan. None without a store, or for two hosts.
-fn host_spread(global: &GlobalArgs, a: &RunResult, b: &RunResult) -> Result<Option<HostSpread>> {
-    let host = |r: &RunResult| {
-        r.host_label
-            .clone()
-            .unwrap_or_else(|| r.environment.host.hostname.clone())
-    };
-    if host(a) != host(b) {
+/// earlier stored runs with the same figures (`host_spread`). None without a store, or for
+/// two hosts.
+fn spread_for(global: &GlobalArgs, a: &RunResult, b: &RunResult) -> Result<Option<HostSpread>> {
+    if host_of(a) != host_of(b) {
         return Ok(None);
     }
     let (_, store) = global.open_store_read_only()?;
     let Some(store) = store else {
         return Ok(None);
     };
-    let filter = Filter {
-        host: Some(host(a)),
-        until: Some(b.started_at),
-        ..Filter::default()
-    };
-    let said = |e: anyhow::Error| UsageError::new(format!("{e:#}"));
-    let mut kept = store.kept(&filter).map_err(said)?;
-    // A and B themselves, where they are stored.
+    // A and B themselves, where they are stored, are not their own history.
     let mut own: Vec<i64> = Vec::new();
     for uuid in [a, b].iter().filter_map(|r| r.uuid.as_deref()) {
-        own.extend(store.find(uuid).map_err(said)?);
+        own.extend(
+            store
+                .find(uuid)
+                .map_err(|e| UsageError::new(format!("{e:#}")))?,
+        );
     }
-    let plan: std::collections::BTreeSet<String> =
-        Kept::of(a).figures.into_iter().map(|f| f.key).collect();
+    Ok(Some(
+        host_spread(&*store, a, b.started_at, &own)
+            .map_err(|e| UsageError::new(format!("{e:#}")))?,
+    ))
+}
+
+fn host_of(r: &RunResult) -> String {
+    r.host_label
+        .clone()
+        .unwrap_or_else(|| r.environment.host.hostname.clone())
+}
+
+/// The run-to-run spread of each figure of `like` over its host's (label, else hostname)
+/// stored runs started before `before` — complete, not among `exclude`, with the same figures
+/// as `like`: the runs of the same command and plan — the latest [`SPREAD_RUNS`] of them.
+pub(crate) fn host_spread(
+    store: &dyn ResultStore,
+    like: &RunResult,
+    before: DateTime<Utc>,
+    exclude: &[i64],
+) -> Result<HostSpread> {
+    let filter = Filter {
+        host: Some(host_of(like)),
+        until: Some(before),
+        ..Filter::default()
+    };
+    let mut kept = store.kept(&filter)?;
+    let plan: BTreeSet<String> = Kept::of(like).figures.into_iter().map(|f| f.key).collect();
     let same_plan =
         |k: &Kept| k.figures.len() == plan.len() && k.figures.iter().all(|f| plan.contains(&f.key));
     let earlier: Vec<i64> = store
-        .list(&filter)
-        .map_err(said)?
+        .list(&filter)?
         .iter()
-        .filter(|e| !e.incomplete && e.problem.is_none() && !own.contains(&e.id))
-        .filter(|e| e.started_at.is_some_and(|t| t < b.started_at))
+        .filter(|e| !e.incomplete && e.problem.is_none() && !exclude.contains(&e.id))
+        .filter(|e| e.started_at.is_some_and(|t| t < before))
         .map(|e| e.id)
         .filter(|id| kept.get(id).is_some_and(same_plan))
         .collect();
@@ -146,7 +166,7 @@ fn host_spread(global: &GlobalArgs, a: &RunResult, b: &RunResult) -> Result<Opti
         .take(SPREAD_RUNS)
         .filter_map(|id| kept.remove(id))
         .collect();
-    Ok(Some(HostSpread::of(&latest.iter().collect::<Vec<_>>())))
+    Ok(HostSpread::of(&latest.iter().collect::<Vec<_>>()))
 }
 
 /// One side of a comparison: a result, or runs listed as `A1,A2,A3` (ids or files; a path

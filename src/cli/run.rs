@@ -137,6 +137,7 @@ impl MeasuringCommand for RunCommand {
                 done.store_location(),
                 &skipped,
                 self.failure.as_deref(),
+                done.spread().as_ref(),
             )),
             report_says_stored: true,
             failed: !errors.is_empty(),

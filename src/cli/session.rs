@@ -12,8 +12,10 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 
+use super::compare::host_spread;
 use super::output::Output;
 use super::{GlobalArgs, Repeating};
+use crate::compare::HostSpread;
 use crate::error::UsageError;
 use crate::model::noise::NoiseCheck;
 use crate::model::{Environment, Repeat, RunResult, SuiteResult};
@@ -73,6 +75,7 @@ pub struct Finished {
     pub out: Output,
     stop: StopSignal,
     store_location: String,
+    store: Box<dyn ResultStore>,
 }
 
 impl Session {
@@ -246,6 +249,7 @@ impl Session {
             out: self.out,
             stop: self.stop,
             store_location: self.store.location(),
+            store: self.store,
         }
     }
 }
@@ -314,6 +318,14 @@ impl Finished {
 
     pub fn store_location(&self) -> &str {
         &self.store_location
+    }
+
+    /// How much each figure moves between runs on this host: its spread over the host's
+    /// earlier stored runs with the same figures (None when the result is not stored, or the
+    /// store cannot say).
+    pub fn spread(&self) -> Option<HostSpread> {
+        let id = self.id()?;
+        host_spread(&*self.store, &self.result, self.result.started_at, &[id]).ok()
     }
 
     /// The exit code: 128 + the signal after a stop; 1 after a failure of the run, of the

@@ -1,6 +1,7 @@
 //! `hostbench run`: the plan shown before it starts and the summary at its end.
 
-use crate::compare::RepeatAdvice;
+use crate::compare::{HostSpread, RepeatAdvice};
+use crate::model::label::printable;
 use crate::model::part::{PartPlan, PartSettings};
 use crate::model::{RunResult, SuiteResult};
 
@@ -157,6 +158,7 @@ pub fn summary(
     store: &str,
     skipped: &[String],
     failure: Option<&str>,
+    spread: Option<&HostSpread>,
 ) -> String {
     let elapsed = (result.finished_at - result.started_at).num_milliseconds() as f64 / 1e3;
     let mut out = format!(
@@ -192,6 +194,9 @@ pub fn summary(
     if let Some(line) = crate::render::noise::check_line(result) {
         out.push_str(&format!("  {line}"));
     }
+    if let Some(line) = spread.and_then(|s| spread_line(result, s)) {
+        out.push_str(&format!("  {line}\n"));
+    }
     if let Some(a) = crate::compare::repeats_to_detect(result, 5.0) {
         out.push_str(&format!("  {}\n", repeat_advice(&a)));
     }
@@ -208,6 +213,47 @@ pub fn summary(
         ));
     }
     out
+}
+
+/// How much this run's figures move between runs on this host, from its earlier runs of the
+/// same plan: the index scores and the three that move most, each with the 95% bound of the
+/// change between two runs. None before the host has a first such run stored.
+pub fn spread_line(result: &RunResult, spread: &HostSpread) -> Option<String> {
+    if spread.runs == 0 {
+        return None;
+    }
+    if spread.runs < HostSpread::MIN_RUNS {
+        return Some(format!(
+            "Between runs on this host: not known yet ({} earlier run{} like this one stored; from {}, each figure's run-to-run spread is shown here and used by compare of one run a side).",
+            spread.runs,
+            if spread.runs == 1 { "" } else { "s" },
+            HostSpread::MIN_RUNS
+        ));
+    }
+    let figures = crate::model::figures::figures(result);
+    let named: Vec<(&str, f64)> = figures
+        .iter()
+        .filter_map(|f| Some((f.name.as_str(), *spread.bound_pct.get(&f.key)?)))
+        .collect();
+    if named.is_empty() {
+        return None;
+    }
+    let show = |(name, pct): &(&str, f64)| format!("{} ±{pct:.1}%", printable(name, 80));
+    let index: Vec<String> = named
+        .iter()
+        .filter(|(n, _)| n.starts_with("System Benchmarks Index Score"))
+        .map(show)
+        .collect();
+    let mut most = named.clone();
+    most.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let most: Vec<String> = most.iter().take(3).map(show).collect();
+    Some(format!(
+        "Between runs on this host (from {} earlier runs like this one), figures move by up to: {}{}the most: {} — a change between two runs within that is the host's, not a change (compare of one run a side judges each figure so).",
+        spread.runs,
+        index.join(", "),
+        if index.is_empty() { "" } else { "; " },
+        most.join(", ")
+    ))
 }
 
 /// How many `--repeat` runs `compare` needs to find a change on this host.
@@ -259,5 +305,40 @@ mod tests {
         let line = repeat_advice(&noisy);
         assert!(line.contains("within this host's noise (±7.5%)"), "{line}");
         assert!(!line.contains("--repeat"));
+    }
+
+    #[test]
+    fn the_spread_line_names_the_index_and_the_figures_that_move_most() {
+        let r: RunResult =
+            serde_json::from_str(include_str!("../../tests/fixtures/smoke-a.json")).unwrap();
+        let figures = crate::model::figures::figures(&r);
+        let noisy = figures
+            .iter()
+            .find(|f| f.key.starts_with("sched/"))
+            .unwrap();
+        let bound_pct = figures
+            .iter()
+            .map(|f| (f.key.clone(), if f.key == noisy.key { 30.0 } else { 2.0 }))
+            .collect();
+        let spread = HostSpread { runs: 5, bound_pct };
+        let line = spread_line(&r, &spread).unwrap();
+        assert!(line.contains("from 5 earlier runs"), "{line}");
+        assert!(
+            line.contains("System Benchmarks Index Score, 1 copy, free ±2.0%"),
+            "{line}"
+        );
+        assert!(
+            line.contains(&format!("the most: {} ±30.0%", noisy.name)),
+            "{line}"
+        );
+        // Too few runs: said, with how many it takes; none: nothing.
+        let two = HostSpread {
+            runs: 2,
+            ..HostSpread::default()
+        };
+        assert!(spread_line(&r, &two)
+            .unwrap()
+            .contains("not known yet (2 earlier runs"));
+        assert_eq!(spread_line(&r, &HostSpread::default()), None);
     }
 }
