@@ -45,6 +45,17 @@ fn compare_json(sb: &Sandbox, a: &Path, b: &Path) -> Value {
     sb.json(&["compare", a.to_str().unwrap(), b.to_str().unwrap()])
 }
 
+/// The noise job's run-time row of a comparison.
+fn row(c: &Value) -> Value {
+    c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"].as_str().unwrap().contains("run time"))
+        .unwrap()
+        .clone()
+}
+
 fn verdict_of(c: &Value, key_part: &str) -> String {
     let row = c["rows"]
         .as_array()
@@ -198,15 +209,6 @@ fn several_runs_a_side_are_judged_on_their_per_run_figures() {
     let a = side("a", &[10.0, 10.2, 9.8]);
     let same = side("same", &[9.9, 10.1, 10.0]);
     let slower = side("slow", &[12.0, 12.2, 11.8]);
-    let row = |c: &Value| -> Value {
-        c["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["key"].as_str().unwrap().contains("run time"))
-            .unwrap()
-            .clone()
-    };
     let c = sb.json(&["compare", &a, &slower]);
     assert_eq!(c["basis"], "runs");
     assert!(c["test"].as_str().unwrap().contains("per-run"), "{c}");
@@ -544,24 +546,18 @@ fn one_run_a_side_is_judged_against_the_hosts_own_earlier_runs() {
         write(dir, name, &v)
     };
     let (a, b) = (run("a.json", 2, 10.0), run("b.json", 1, 10.4));
-    let row = |c: &Value| -> Value {
-        c["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["key"].as_str().unwrap().contains("run time"))
-            .unwrap()
-            .clone()
-    };
     // Two earlier runs of the host: not enough. +4%, tight within each run, is worse by the
     // samples and the doubled floor (2%), and the note says how far the history is.
-    for (i, mean) in [(10, 10.0), (9, 10.5)] {
-        let f = run(&format!("h{i}.json"), i, mean);
-        sb.cmd()
-            .args(["results", "import", f.to_str().unwrap()])
-            .assert()
-            .success();
-    }
+    let store = |runs: &[(i64, f64)]| {
+        for &(i, mean) in runs {
+            let f = run(&format!("h{i}.json"), i, mean);
+            sb.cmd()
+                .args(["results", "import", f.to_str().unwrap()])
+                .assert()
+                .success();
+        }
+    };
+    store(&[(10, 10.0), (9, 10.5)]);
     let c = compare_json(&sb, &a, &b);
     assert_eq!(c["basis"], "within_run");
     assert!(c.get("spread_runs").is_none(), "{c}");
@@ -570,13 +566,7 @@ fn one_run_a_side_is_judged_against_the_hosts_own_earlier_runs() {
     assert!(notes.contains("(2 now)"), "{notes}");
     // Four earlier runs that spread by about 4%: +4% is within this figure's noise, and the
     // comparison says from how many runs its floor came.
-    for (i, mean) in [(8, 9.6), (7, 10.3)] {
-        let f = run(&format!("h{i}.json"), i, mean);
-        sb.cmd()
-            .args(["results", "import", f.to_str().unwrap()])
-            .assert()
-            .success();
-    }
+    store(&[(8, 9.6), (7, 10.3)]);
     let c = compare_json(&sb, &a, &b);
     assert_eq!(c["spread_runs"], 4, "{c}");
     let r = row(&c);
