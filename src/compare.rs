@@ -5,9 +5,11 @@
 //! them: on a shared host the largest variation is between runs (the CPU's speed drifts over
 //! minutes, placement changes a ping-pong threefold), which samples taken within one run do not
 //! see. The test is Welch's on the figures' logarithms (`stats::log_ratio_test`, where the
-//! choice is explained), and its interval is that of the ratio B/A. With one run a side there
-//! is nothing else: the samples within each run are tested as before, and the verdict says that
-//! run-to-run variation is unknown and doubles the noise floor.
+//! choice is explained), and its interval is that of the ratio B/A. With one run a side the
+//! samples within each run are tested (as the means of ten stretches where there are enough,
+//! since successive samples are not independent), each figure against its own run-to-run
+//! spread where the host's earlier runs give one (`HostSpread`), else against the doubled
+//! noise floor, with a note that run-to-run variation is unknown.
 
 use serde::{Deserialize, Serialize};
 

@@ -127,9 +127,16 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
     };
     // What the store keeps beside each result (one read of a small row each); a result
     // without it is read whole.
-    let kept = store.as_deref().map(|s| s.kept(&filter)).transpose()?;
-    let mut tags = store.as_deref().map(|s| s.tags(&filter)).transpose()?;
-    let mut kept = kept.unwrap_or_default();
+    let mut kept = store
+        .as_deref()
+        .map(|s| s.kept(&filter))
+        .transpose()?
+        .unwrap_or_default();
+    let mut tags = store
+        .as_deref()
+        .map(|s| s.tags(&filter))
+        .transpose()?
+        .unwrap_or_default();
     let mut each = Vec::new();
     for host in hosts {
         let runs = entries
@@ -140,10 +147,7 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
                 Some(k) => Ok(Run {
                     id: e.id,
                     started_at,
-                    tags: tags
-                        .as_mut()
-                        .and_then(|t| t.remove(&e.id))
-                        .unwrap_or_default(),
+                    tags: tags.remove(&e.id).unwrap_or_default(),
                     kept: k,
                 }),
                 None => Ok(Run::of(e.id, &load_stored(store.as_deref(), &db, e.id)?)),
