@@ -86,6 +86,25 @@ fn tracefs_mounted() -> Option<PathBuf> {
 
 /// hostbench's instances now in tracefs (mounting it to look, and unmounting it again if it
 /// was not mounted).
+/// hostbench's instances where tracefs is mounted now, without mounting it: what a test may
+/// look at while a hostbench runs (mounting and unmounting tracefs under a running hostbench
+/// would pull its instance's directory away from it).
+fn instances_if_mounted() -> Vec<String> {
+    let Some(root) = tracefs_mounted() else {
+        return Vec::new();
+    };
+    std::fs::read_dir(root.join("instances"))
+        .map(|dir| {
+            dir.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("hostbench-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// hostbench's instances, tracefs mounted to look if it is not (and unmounted again): for
+/// when no hostbench runs.
 fn hostbench_instances() -> Vec<String> {
     let (root, mounted_here) = match tracefs_mounted() {
         Some(r) => (r, false),
@@ -266,12 +285,13 @@ fn sigterm_a_second_ctrl_c_and_sigkill_leave_no_trace_instance_behind() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        // Until its instance exists.
+        // Until its instance exists (tracefs is mounted by it where it was not).
         let started = std::time::Instant::now();
-        while hostbench_instances().is_empty() {
+        while instances_if_mounted().is_empty() {
             assert!(
                 started.elapsed() < Duration::from_secs(20),
-                "no instance appeared"
+                "no instance appeared (the run: {:?})",
+                child.try_wait()
             );
             std::thread::sleep(Duration::from_millis(100));
         }
