@@ -357,7 +357,7 @@ fn below_resolution(fa: &Figure, fb: Option<&Figure>, a: f64, b: f64) -> Option<
         .resolution
         .into_iter()
         .chain(fb.and_then(|f| f.resolution))
-        .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))))?;
+        .reduce(f64::max)?;
     ((b - a).abs() <= res).then_some(res)
 }
 

@@ -95,6 +95,16 @@ fn a_planted_slowdown_is_found_in_a_postgresql_store_too() {
     planted_slowdown(&Sandbox::new(), &pg.url);
 }
 
+/// A `history` command's JSON, the command having succeeded.
+fn json_of(out: std::process::Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// Twelve runs, then twelve with a spinner beside them, stored in `db`; history finds the
 /// change where the spinner started.
 fn planted_slowdown(sb: &Sandbox, db: &str) {
@@ -113,16 +123,12 @@ fn planted_slowdown(sb: &Sandbox, db: &str) {
     }
     spinner.stop();
 
-    let out = cmd()
-        .args(["history", "noise/", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let all = json_of(
+        cmd()
+            .args(["history", "noise/", "--format", "json"])
+            .output()
+            .unwrap(),
     );
-    let all: Value = serde_json::from_slice(&out.stdout).unwrap();
     let h = &all["hosts"][0];
     assert_eq!(h["results"], 24);
     let changes = h["changes"].as_array().unwrap();
@@ -305,17 +311,12 @@ fn a_change_on_two_hosts_at_one_tag_is_marked_as_the_fleets() {
         }
     }
     spinner.stop();
-    let out = sb
-        .cmd()
-        .args(["history", "--fleet", "noise/", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let all = json_of(
+        sb.cmd()
+            .args(["history", "--fleet", "noise/", "--format", "json"])
+            .output()
+            .unwrap(),
     );
-    let all: Value = serde_json::from_slice(&out.stdout).unwrap();
     let hosts: Vec<&str> = all["hosts"]
         .as_array()
         .unwrap()
