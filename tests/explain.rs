@@ -84,8 +84,6 @@ fn tracefs_mounted() -> Option<PathBuf> {
         .map(|l| PathBuf::from(l.split(' ').nth(4).unwrap()))
 }
 
-/// hostbench's instances now in tracefs (mounting it to look, and unmounting it again if it
-/// was not mounted).
 /// hostbench's instances where tracefs is mounted now, without mounting it: what a test may
 /// look at while a hostbench runs (mounting and unmounting tracefs under a running hostbench
 /// would pull its instance's directory away from it).
@@ -182,12 +180,29 @@ fn the_worst_sample_is_explained_by_the_fifo_thread_that_held_its_cpu() {
     );
     let samples = x["samples"].as_array().unwrap();
     assert_eq!(samples.len(), 3, "{x}");
-    let worst = &samples[0];
-    let window = worst["window_ns"].as_u64().unwrap();
     // Worst first.
     assert!(samples
         .windows(2)
         .all(|w| w[0]["window_ns"].as_u64() >= w[1]["window_ns"].as_u64()));
+    // The spins that met a sample's window, in ns from its deadline and clipped to it.
+    let spun_in = |sample: &Value| -> Vec<(i64, i64)> {
+        let deadline = sample["deadline_mono_ns"].as_u64().unwrap() as i64;
+        let window = sample["window_ns"].as_u64().unwrap() as i64;
+        spins
+            .iter()
+            .map(|&(a, b)| (a as i64 - deadline, b as i64 - deadline))
+            .filter(|&(a, b)| b > 0 && a < window)
+            .map(|(a, b)| (a.max(0), b.min(window)))
+            .collect()
+    };
+    let overlap_of = |spun: &[(i64, i64)]| -> i64 { spun.iter().map(|&(a, b)| b - a).sum() };
+    // The worst sample the spinner met. This is a shared machine: a system process may hold
+    // CPU 0 longer than one spin and make the single worst sample its own (CI once saw a
+    // tokio-rt-worker there for 6.1 ms), and that sample's explanation is right to name it.
+    let Some(worst) = samples.iter().find(|s| overlap_of(&spun_in(s)) > 500_000) else {
+        panic!("no explained sample met a spin of the spinner: {x}");
+    };
+    let window = worst["window_ns"].as_u64().unwrap();
     // The parts add up to the window.
     let parts = worst["parts"].as_array().unwrap();
     let accounted: u64 = parts.iter().map(|p| p["ns"].as_u64().unwrap()).sum();
@@ -215,23 +230,13 @@ fn the_worst_sample_is_explained_by_the_fifo_thread_that_held_its_cpu() {
     // And gives its running time: what its own clock says it spun in the window, less what
     // may preempt a SCHED_FIFO 50 thread there (IRQs, softirqs, higher real-time tasks such
     // as the timekeeper), none of which is the spinner's.
-    let deadline = worst["deadline_mono_ns"].as_u64().unwrap() as i64;
-    let spun: Vec<(i64, i64)> = spins
-        .iter()
-        .map(|&(a, b)| (a as i64 - deadline, b as i64 - deadline))
-        .filter(|&(a, b)| b > 0 && a < window as i64)
-        .map(|(a, b)| (a.max(0), b.min(window as i64)))
-        .collect();
+    let spun = spun_in(worst);
     let within_spins = |start: i64, end: i64| -> i64 {
         spun.iter()
             .map(|&(a, b)| (end.min(b) - start.max(a)).max(0))
             .sum()
     };
-    let overlap: i64 = spun.iter().map(|&(a, b)| b - a).sum();
-    assert!(
-        overlap > 500_000,
-        "the worst window hardly met a spin: {worst}"
-    );
+    let overlap = overlap_of(&spun);
     let preempting: i64 = worst["segments"]
         .as_array()
         .unwrap()
@@ -252,7 +257,7 @@ fn the_worst_sample_is_explained_by_the_fifo_thread_that_held_its_cpu() {
     let expected = overlap - preempting;
     let ratio = named as f64 / expected as f64;
     eprintln!(
-        "worst window {window} ns: the spinner ran {named} ns of it by the trace; by its own clock it spun {overlap} ns there, {preempting} ns of which the trace gives to IRQs and higher priorities ({ratio:.3})"
+        "worst window the spinner met, {window} ns: it ran {named} ns of it by the trace; by its own clock it spun {overlap} ns there, {preempting} ns of which the trace gives to IRQs and higher priorities ({ratio:.3})"
     );
     assert!(
         (0.9..=1.1).contains(&ratio),
