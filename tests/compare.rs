@@ -585,6 +585,33 @@ fn one_run_a_side_is_judged_against_the_hosts_own_earlier_runs() {
         text.contains("from 4 earlier runs of this host") && text.contains("(its floor ±"),
         "{text}"
     );
+    // Runs of another plan with the same figures (the job timed 4 times a run, not 3) are not
+    // this run's history, however far apart they lie — also where the store's rows were kept
+    // before they said their plan, and the results are read to learn it.
+    for (i, mean) in [(6, 20.0), (5, 5.0)] {
+        let mut v: Value =
+            serde_json::from_slice(&std::fs::read(run("other.json", i, mean)).unwrap()).unwrap();
+        v["suites"][0]["settings"]["runs_requested"] = 4.into();
+        let f = write(dir, &format!("o{i}.json"), &v);
+        sb.cmd()
+            .args(["results", "import", f.to_str().unwrap()])
+            .assert()
+            .success();
+    }
+    let again = compare_json(&sb, &a, &b);
+    assert_eq!(again["spread_runs"], 4, "{again}");
+    assert_eq!(row(&again)["floor_pct"], r["floor_pct"], "{again}");
+    let conn = rusqlite::Connection::open(sb.db()).unwrap();
+    let unsaid = conn
+        .execute(
+            "UPDATE result_figures SET kept = json_remove(kept, '$.plan')",
+            [],
+        )
+        .unwrap();
+    assert_eq!(unsaid, 7, "the base run and six imported");
+    let old_rows = compare_json(&sb, &a, &b);
+    assert_eq!(old_rows["spread_runs"], 4, "{old_rows}");
+    assert_eq!(row(&old_rows)["floor_pct"], r["floor_pct"], "{old_rows}");
     // A change beyond that spread is still one.
     let slow = run("slow.json", 1, 14.0);
     assert_eq!(row(&compare_json(&sb, &a, &slow))["verdict"], "worse");

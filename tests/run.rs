@@ -159,9 +159,10 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
             .assert()
             .success();
     }
+    // The same plan: --explain too (its tracing is part of what was measured).
     let again = sb
         .cmd()
-        .args(["run", "--profile", "smoke", "--workdir"])
+        .args(["run", "--profile", "smoke", "--explain", "1", "--workdir"])
         .arg(&work)
         .output()
         .unwrap();

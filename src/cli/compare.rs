@@ -12,7 +12,7 @@ use super::results::Selection;
 use super::GlobalArgs;
 use crate::compare::{compare_runs, HostSpread};
 use crate::error::UsageError;
-use crate::model::figures::Kept;
+use crate::model::figures::{plan_digest, Kept};
 use crate::model::RunResult;
 use crate::render::exporters::{Format, Shown, Subject};
 use crate::store::{Filter, ResultStore};
@@ -102,6 +102,9 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
 /// a host's speed and kernel move over months.
 const SPREAD_RUNS: usize = 20;
 
+/// Most earlier runs with the same figures looked through for those with the same plan.
+const SPREAD_LOOKED_AT: usize = 100;
+
 /// For one run a side on one host: the run-to-run spread of each figure over that host's
 /// earlier stored runs with the same figures (`host_spread`). None without a store, or for
 /// two hosts.
@@ -136,7 +139,9 @@ fn host_of(r: &RunResult) -> String {
 
 /// The run-to-run spread of each figure of `like` over its host's (label, else hostname)
 /// stored runs started before `before` — complete, not among `exclude`, with the same figures
-/// as `like`: the runs of the same command and plan — the latest [`SPREAD_RUNS`] of them.
+/// and the same plan as `like` (`plan_digest`: the same command and profile) — the latest
+/// [`SPREAD_RUNS`] of them, looked for among the latest [`SPREAD_LOOKED_AT`] with the same
+/// figures.
 pub(crate) fn host_spread(
     store: &dyn ResultStore,
     like: &RunResult,
@@ -149,23 +154,34 @@ pub(crate) fn host_spread(
         ..Filter::default()
     };
     let mut kept = store.kept(&filter)?;
-    let plan: BTreeSet<String> = Kept::of(like).figures.into_iter().map(|f| f.key).collect();
-    let same_plan =
-        |k: &Kept| k.figures.len() == plan.len() && k.figures.iter().all(|f| plan.contains(&f.key));
+    let own = Kept::of(like);
+    let keys: BTreeSet<&str> = own.figures.iter().map(|f| f.key.as_str()).collect();
+    let same_keys = |k: &Kept| {
+        k.figures.len() == keys.len() && k.figures.iter().all(|f| keys.contains(f.key.as_str()))
+    };
     let earlier: Vec<i64> = store
         .list(&filter)?
         .iter()
         .filter(|e| !e.incomplete && e.problem.is_none() && !exclude.contains(&e.id))
         .filter(|e| e.started_at.is_some_and(|t| t < before))
         .map(|e| e.id)
-        .filter(|id| kept.get(id).is_some_and(same_plan))
+        .filter(|id| kept.get(id).is_some_and(same_keys))
         .collect();
-    let latest: Vec<Kept> = earlier
-        .iter()
-        .rev()
-        .take(SPREAD_RUNS)
-        .filter_map(|id| kept.remove(id))
-        .collect();
+    let mut latest: Vec<Kept> = Vec::new();
+    for id in earlier.iter().rev().take(SPREAD_LOOKED_AT) {
+        let Some(k) = kept.remove(id) else { continue };
+        // Rows kept before the plan was do not say it: their result does.
+        let plan = match &k.plan {
+            Some(p) => Some(p.clone()),
+            None => store.load(*id)?.map(|r| plan_digest(&r)),
+        };
+        if plan.is_some() && plan == own.plan {
+            latest.push(k);
+            if latest.len() == SPREAD_RUNS {
+                break;
+            }
+        }
+    }
     Ok(HostSpread::of(&latest.iter().collect::<Vec<_>>()))
 }
 

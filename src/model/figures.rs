@@ -132,6 +132,10 @@ pub struct Kept {
     pub repeat_group: Option<i64>,
     pub noise_floor_pct: Option<f64>,
     pub figures: Vec<FigureValue>,
+    /// `plan_digest` of the result (None in rows kept before it was: the result is then read
+    /// to learn it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<String>,
 }
 
 impl Kept {
@@ -150,6 +154,7 @@ impl Kept {
                     value: f.value,
                 })
                 .collect(),
+            plan: Some(plan_digest(result)),
         }
     }
 
@@ -158,6 +163,21 @@ impl Kept {
     pub fn parse(json: &str) -> Option<Kept> {
         serde_json::from_str(json).ok()
     }
+}
+
+/// What a result's suites were set to measure, in one short string: a name-based UUID of each
+/// suite's name and settings (`SuiteData::settings`). Equal for two runs of the same command
+/// and profile on one host (the settings a host derives, such as thread counts from its CPUs,
+/// are equal there), different where any measuring option differs; a run's timing, output
+/// and storage options are not settings.
+pub fn plan_digest(result: &RunResult) -> String {
+    let plan: Vec<(&str, serde_json::Value)> = result
+        .suites
+        .iter()
+        .map(|s| (s.name(), s.data().settings()))
+        .collect();
+    let json = serde_json::to_string(&plan).unwrap_or_default();
+    uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_OID, json.as_bytes()).to_string()
 }
 
 /// The means of `batches` consecutive, equal slices of `samples_ns`, in ms (the remainder left
@@ -170,6 +190,40 @@ pub fn batch_means_ms(samples_ns: &[u64], batches: usize) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two runs of the same settings share a plan whatever they measured and wherever they
+    /// ran; a measuring option apart, or another suite, and they do not; a comment is no
+    /// setting.
+    #[test]
+    fn the_plan_digest_tells_runs_of_other_settings_apart() {
+        use crate::model::interactive::InteractiveResult;
+        use crate::model::SuiteResult;
+        let a = RunResult::example("h1", false);
+        let mut b = RunResult::example("h2", true);
+        b.started_at += chrono::Duration::hours(1);
+        assert_eq!(plan_digest(&a), plan_digest(&b));
+        let mut c = a.clone();
+        let SuiteResult::Noise(n) = &mut c.suites[0] else {
+            unreachable!()
+        };
+        n.settings.target_ms += 1;
+        assert_ne!(plan_digest(&a), plan_digest(&c));
+        let mut i = a.clone();
+        i.suites = vec![SuiteResult::Interactive(InteractiveResult::example())];
+        assert_ne!(plan_digest(&a), plan_digest(&i));
+        let with = |change: fn(&mut InteractiveResult)| {
+            let mut r = i.clone();
+            let SuiteResult::Interactive(x) = &mut r.suites[0] else {
+                unreachable!()
+            };
+            change(x);
+            plan_digest(&r)
+        };
+        let commented = with(|x| x.settings.comment = Some("after the kernel update".into()));
+        assert_eq!(plan_digest(&i), commented);
+        assert_ne!(plan_digest(&i), with(|x| x.settings.burn_threads += 1));
+        assert_eq!(Kept::of(&a).plan, Some(plan_digest(&a)));
+    }
 
     #[test]
     fn batch_means_cut_the_series_in_order() {

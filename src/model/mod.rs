@@ -119,6 +119,9 @@ pub trait SuiteData {
     }
     /// Its figures, appended to `out` (see `figures`).
     fn figures(&self, out: &mut Vec<figures::Figure>);
+    /// The settings that decide what it measured, as JSON: two runs whose suites give equal
+    /// settings ran the same plan (`figures::plan_digest`). Free text (a comment) is left out.
+    fn settings(&self) -> serde_json::Value;
 }
 
 impl SuiteResult {

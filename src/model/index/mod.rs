@@ -260,6 +260,10 @@ impl SuiteData for IndexResult {
         "index"
     }
 
+    fn settings(&self) -> serde_json::Value {
+        serde_json::to_value(&self.settings).unwrap_or_default()
+    }
+
     /// A failed test did not do what was planned; a skipped one (a missing program) could not
     /// be planned on this host.
     fn complete(&self) -> bool {

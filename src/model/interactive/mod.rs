@@ -413,6 +413,14 @@ impl SuiteData for InteractiveResult {
         "interactive"
     }
 
+    fn settings(&self) -> serde_json::Value {
+        let settings = InteractiveSettings {
+            comment: None,
+            ..self.settings.clone()
+        };
+        serde_json::to_value(&settings).unwrap_or_default()
+    }
+
     fn complete(&self) -> bool {
         self.measurements.len() >= self.planned_pairs
     }

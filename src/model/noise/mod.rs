@@ -119,6 +119,10 @@ impl SuiteData for NoiseResult {
         "noise"
     }
 
+    fn settings(&self) -> serde_json::Value {
+        serde_json::to_value(self.settings).unwrap_or_default()
+    }
+
     fn complete(&self) -> bool {
         self.runs.len() as u64 >= self.settings.runs_requested
     }

@@ -102,6 +102,10 @@ impl SuiteData for SchedResult {
         "sched"
     }
 
+    fn settings(&self) -> serde_json::Value {
+        serde_json::to_value(&self.settings).unwrap_or_default()
+    }
+
     fn complete(&self) -> bool {
         self.points.len() >= self.settings.points.len()
     }
