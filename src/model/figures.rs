@@ -221,6 +221,13 @@ mod tests {
         };
         let commented = with(|x| x.settings.comment = Some("after the kernel update".into()));
         assert_eq!(plan_digest(&i), commented);
+        let memload = |x: &mut InteractiveResult| x.settings.memload_mb = Some(1000);
+        assert_ne!(plan_digest(&i), with(memload));
+        assert_eq!(
+            with(memload),
+            with(|x| x.settings.memload_mb = Some(1100)),
+            "Memload's size follows the free memory"
+        );
         assert_ne!(plan_digest(&i), with(|x| x.settings.burn_threads += 1));
         assert_eq!(Kept::of(&a).plan, Some(plan_digest(&a)));
     }

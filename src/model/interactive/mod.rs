@@ -414,8 +414,11 @@ impl SuiteData for InteractiveResult {
     }
 
     fn settings(&self) -> serde_json::Value {
+        // Memload's size is the host's free memory when it is not given (it differs from run
+        // to run): whether Memload ran is the setting.
         let settings = InteractiveSettings {
             comment: None,
+            memload_mb: self.settings.memload_mb.map(|_| 0),
             ..self.settings.clone()
         };
         serde_json::to_value(&settings).unwrap_or_default()
