@@ -99,7 +99,9 @@ EOF
   }
   : >"$work/judged"
   runq() { "$hb" -q run --profile "$profile" --workdir "$work/wd" >/dev/null; newest; }
-  for i in $(seq "$hist"); do runq >/dev/null; echo "history run $i of $hist done" >&2; done
+  if [ "$aa" -gt 0 ]; then
+    for i in $(seq "$hist"); do runq >/dev/null; echo "history run $i of $hist done" >&2; done
+  fi
   for p in $(seq "$aa"); do
     a=$(runq)
     b=$(runq)
