@@ -106,7 +106,7 @@ const SPREAD_RUNS: usize = 20;
 const SPREAD_LOOKED_AT: usize = 100;
 
 /// For one run a side on one host: the run-to-run spread of each figure over that host's
-/// earlier stored runs with the same figures (`host_spread`). None without a store, or for
+/// earlier stored runs of the same plan (`host_spread`). None without a store, or for
 /// two hosts.
 fn spread_for(global: &GlobalArgs, a: &RunResult, b: &RunResult) -> Result<Option<HostSpread>> {
     if host_of(a) != host_of(b) {
@@ -170,10 +170,11 @@ pub(crate) fn host_spread(
     let mut latest: Vec<Kept> = Vec::new();
     for id in earlier.iter().rev().take(SPREAD_LOOKED_AT) {
         let Some(k) = kept.remove(id) else { continue };
-        // Rows kept before the plan was do not say it: their result does.
+        // Rows kept before the plan was do not say it: their result does (one that cannot be
+        // read is no history).
         let plan = match &k.plan {
             Some(p) => Some(p.clone()),
-            None => store.load(*id)?.map(|r| plan_digest(&r)),
+            None => store.load(*id).ok().flatten().map(|r| plan_digest(&r)),
         };
         if plan.is_some() && plan == own.plan {
             latest.push(k);

@@ -168,8 +168,8 @@ impl Kept {
 /// What a result's suites were set to measure, in one short string: a name-based UUID of each
 /// suite's name and settings (`SuiteData::settings`). Equal for two runs of the same command
 /// and profile on one host (the settings a host derives, such as thread counts from its CPUs,
-/// are equal there), different where any measuring option differs; a run's timing, output
-/// and storage options are not settings.
+/// are equal there), different where any measuring option differs; where its results, work files and
+/// output go are not settings.
 pub fn plan_digest(result: &RunResult) -> String {
     let plan: Vec<(&str, serde_json::Value)> = result
         .suites
