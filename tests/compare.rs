@@ -598,17 +598,28 @@ fn one_run_a_side_is_judged_against_the_hosts_own_earlier_runs() {
             .assert()
             .success();
     }
+    // Nor are runs of another machine of the same hostname (no label: the machine id tells).
+    for (i, mean) in [(4, 20.0), (3, 5.0)] {
+        let mut v: Value =
+            serde_json::from_slice(&std::fs::read(run("other.json", i, mean)).unwrap()).unwrap();
+        v["environment"]["machine_id"] = "0123456789abcdef0123456789abcdef".into();
+        let f = write(dir, &format!("m{i}.json"), &v);
+        sb.cmd()
+            .args(["results", "import", f.to_str().unwrap()])
+            .assert()
+            .success();
+    }
     let again = compare_json(&sb, &a, &b);
     assert_eq!(again["spread_runs"], 4, "{again}");
     assert_eq!(row(&again)["floor_pct"], r["floor_pct"], "{again}");
     let conn = rusqlite::Connection::open(sb.db()).unwrap();
     let unsaid = conn
         .execute(
-            "UPDATE result_figures SET kept = json_remove(kept, '$.plan')",
+            "UPDATE result_figures SET kept = json_remove(kept, '$.plan', '$.machine_id')",
             [],
         )
         .unwrap();
-    assert_eq!(unsaid, 7, "the base run and six imported");
+    assert_eq!(unsaid, 9, "the base run and eight imported");
     let old_rows = compare_json(&sb, &a, &b);
     assert_eq!(old_rows["spread_runs"], 4, "{old_rows}");
     assert_eq!(row(&old_rows)["floor_pct"], r["floor_pct"], "{old_rows}");

@@ -137,8 +137,8 @@ fn host_of(r: &RunResult) -> String {
         .unwrap_or_else(|| r.environment.host.hostname.clone())
 }
 
-/// The run-to-run spread of each figure of `like` over its host's (label, else hostname)
-/// stored runs started before `before` — complete, not among `exclude`, with the same figures
+/// The run-to-run spread of each figure of `like` over its host's (label, else machine id and
+/// hostname) stored runs started before `before` — complete, not among `exclude`, with the same figures
 /// and the same plan as `like` (`plan_digest`: the same command and profile) — the latest
 /// [`SPREAD_RUNS`] of them, looked for among the latest [`SPREAD_LOOKED_AT`] with the same
 /// figures.
@@ -167,16 +167,27 @@ pub(crate) fn host_spread(
         .map(|e| e.id)
         .filter(|id| kept.get(id).is_some_and(same_keys))
         .collect();
+    // Without a label, the host is its machine id where both runs know one (two machines may
+    // share a hostname), else its hostname.
+    let same_machine = |machine: &Option<String>| {
+        like.host_label.is_some()
+            || machine.is_none()
+            || own.machine_id.is_none()
+            || *machine == own.machine_id
+    };
     let mut latest: Vec<Kept> = Vec::new();
     for id in earlier.iter().rev().take(SPREAD_LOOKED_AT) {
         let Some(k) = kept.remove(id) else { continue };
-        // Rows kept before the plan was do not say it: their result does (one that cannot be
-        // read is no history).
-        let plan = match &k.plan {
-            Some(p) => Some(p.clone()),
-            None => store.load(*id).ok().flatten().map(|r| plan_digest(&r)),
+        // Rows kept before the plan was do not say it, nor the machine: their result does
+        // (one that cannot be read is no history).
+        let (plan, machine) = match &k.plan {
+            Some(p) => (Some(p.clone()), k.machine_id.clone()),
+            None => match store.load(*id).ok().flatten() {
+                Some(r) => (Some(plan_digest(&r)), r.environment.host.machine_id),
+                None => (None, None),
+            },
         };
-        if plan.is_some() && plan == own.plan {
+        if plan.is_some() && plan == own.plan && same_machine(&machine) {
             latest.push(k);
             if latest.len() == SPREAD_RUNS {
                 break;

@@ -136,6 +136,9 @@ pub struct Kept {
     /// to learn it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<String>,
+    /// The host's /etc/machine-id, where it has one (None too in rows kept before it was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_id: Option<String>,
 }
 
 impl Kept {
@@ -155,6 +158,7 @@ impl Kept {
                 })
                 .collect(),
             plan: Some(plan_digest(result)),
+            machine_id: result.environment.host.machine_id.clone(),
         }
     }
 
