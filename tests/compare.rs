@@ -537,27 +537,31 @@ fn one_run_a_side_is_judged_against_the_hosts_own_earlier_runs() {
         .unwrap()
         .with_timezone(&chrono::Utc);
     // A run `minutes` before the base run, whose 30 samples lie within 1% of `mean`.
-    let run = |name: &str, minutes: i64, mean: f64| -> PathBuf {
+    let value = |minutes: i64, mean: f64| -> Value {
         let mut v = noise_with(&base, &around(mean, 30, minutes as usize));
         v["started_at"] = (start - chrono::Duration::minutes(minutes))
             .to_rfc3339()
             .into();
         v["uuid"] = format!("00000000-0000-4000-8000-{:012}", minutes).into();
-        write(dir, name, &v)
+        v
     };
+    let run = |name: &str, minutes: i64, mean: f64| write(dir, name, &value(minutes, mean));
     let (a, b) = (run("a.json", 2, 10.0), run("b.json", 1, 10.4));
     // Two earlier runs of the host: not enough. +4%, tight within each run, is worse by the
     // samples and the doubled floor (2%), and the note says how far the history is.
-    let store = |runs: &[(i64, f64)]| {
+    // Such runs stored, each first changed by `change`.
+    let store = |runs: &[(i64, f64)], change: fn(&mut Value)| {
         for &(i, mean) in runs {
-            let f = run(&format!("h{i}.json"), i, mean);
+            let mut v = value(i, mean);
+            change(&mut v);
+            let f = write(dir, &format!("h{i}.json"), &v);
             sb.cmd()
                 .args(["results", "import", f.to_str().unwrap()])
                 .assert()
                 .success();
         }
     };
-    store(&[(10, 10.0), (9, 10.5)]);
+    store(&[(10, 10.0), (9, 10.5)], |_| {});
     let c = compare_json(&sb, &a, &b);
     assert_eq!(c["basis"], "within_run");
     assert!(c.get("spread_runs").is_none(), "{c}");
@@ -566,7 +570,7 @@ fn one_run_a_side_is_judged_against_the_hosts_own_earlier_runs() {
     assert!(notes.contains("(2 now)"), "{notes}");
     // Four earlier runs that spread by about 4%: +4% is within this figure's noise, and the
     // comparison says from how many runs its floor came.
-    store(&[(8, 9.6), (7, 10.3)]);
+    store(&[(8, 9.6), (7, 10.3)], |_| {});
     let c = compare_json(&sb, &a, &b);
     assert_eq!(c["spread_runs"], 4, "{c}");
     let r = row(&c);
@@ -588,27 +592,13 @@ fn one_run_a_side_is_judged_against_the_hosts_own_earlier_runs() {
     // Runs of another plan with the same figures (the job timed 4 times a run, not 3) are not
     // this run's history, however far apart they lie — also where the store's rows were kept
     // before they said their plan, and the results are read to learn it.
-    for (i, mean) in [(6, 20.0), (5, 5.0)] {
-        let mut v: Value =
-            serde_json::from_slice(&std::fs::read(run("other.json", i, mean)).unwrap()).unwrap();
-        v["suites"][0]["settings"]["runs_requested"] = 4.into();
-        let f = write(dir, &format!("o{i}.json"), &v);
-        sb.cmd()
-            .args(["results", "import", f.to_str().unwrap()])
-            .assert()
-            .success();
-    }
+    store(&[(6, 20.0), (5, 5.0)], |v| {
+        v["suites"][0]["settings"]["runs_requested"] = 4.into()
+    });
     // Nor are runs of another machine of the same hostname (no label: the machine id tells).
-    for (i, mean) in [(4, 20.0), (3, 5.0)] {
-        let mut v: Value =
-            serde_json::from_slice(&std::fs::read(run("other.json", i, mean)).unwrap()).unwrap();
-        v["environment"]["machine_id"] = "0123456789abcdef0123456789abcdef".into();
-        let f = write(dir, &format!("m{i}.json"), &v);
-        sb.cmd()
-            .args(["results", "import", f.to_str().unwrap()])
-            .assert()
-            .success();
-    }
+    store(&[(4, 20.0), (3, 5.0)], |v| {
+        v["environment"]["machine_id"] = "0123456789abcdef0123456789abcdef".into()
+    });
     let again = compare_json(&sb, &a, &b);
     assert_eq!(again["spread_runs"], 4, "{again}");
     assert_eq!(row(&again)["floor_pct"], r["floor_pct"], "{again}");

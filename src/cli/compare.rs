@@ -138,10 +138,10 @@ fn host_of(r: &RunResult) -> String {
 }
 
 /// The run-to-run spread of each figure of `like` over its host's (label, else machine id and
-/// hostname) stored runs started before `before` — complete, not among `exclude`, with the same figures
-/// and the same plan as `like` (`plan_digest`: the same command and profile) — the latest
-/// [`SPREAD_RUNS`] of them, looked for among the latest [`SPREAD_LOOKED_AT`] with the same
-/// figures.
+/// hostname) stored runs started before `before` — complete, not among `exclude`, with the
+/// same figures and the same plan as `like` (`plan_digest`: the same command and profile) —
+/// the latest [`SPREAD_RUNS`] of them, looked for among the latest [`SPREAD_LOOKED_AT`] with
+/// the same figures.
 pub(crate) fn host_spread(
     store: &dyn ResultStore,
     like: &RunResult,
@@ -187,7 +187,8 @@ pub(crate) fn host_spread(
                 None => (None, None),
             },
         };
-        if plan.is_some() && plan == own.plan && same_machine(&machine) {
+        // `own.plan` is always said: a plan not learnt matches nothing.
+        if plan == own.plan && same_machine(&machine) {
             latest.push(k);
             if latest.len() == SPREAD_RUNS {
                 break;
