@@ -223,7 +223,23 @@ enum Kind {
     Foreign(String),
 }
 
+/// What the database is, read from one snapshot of it: outside a transaction its mark and its
+/// tables are read in a read transaction of their own, as another process may commit a new
+/// store's tables and mark between two reads (a new store's tables without its mark look like
+/// another program's).
 fn classify(conn: &Connection) -> Result<Kind> {
+    if !conn.is_autocommit() {
+        return classify_snapshot(conn);
+    }
+    conn.execute_batch("BEGIN DEFERRED")?;
+    let kind = classify_snapshot(conn);
+    if conn.execute_batch("COMMIT").is_err() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    kind
+}
+
+fn classify_snapshot(conn: &Connection) -> Result<Kind> {
     let app: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
     let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
     if app != 0 && app != APPLICATION_ID {
