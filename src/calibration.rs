@@ -8,8 +8,8 @@
 //! where interbench loops for minutes on a virtual machine whose speed drifts by 5–20%.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::hint::black_box;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -18,6 +18,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::platform::clock::monotonic_ns;
+use crate::platform::dir::{split_file, Dir, Trust};
 use crate::platform::host;
 use crate::stats::{median, median_absolute_deviation};
 
@@ -613,35 +614,45 @@ struct CalibrationCache {
 
 impl CalibrationCache {
     /// A missing or unreadable cache is an empty one: calibration then measures afresh. So is
-    /// one that another user could have written (a FIFO, or a file or directory of theirs or
-    /// open to them): its figures would set how long every simulated task burns.
+    /// one that another user could have written: its figures would set how long every
+    /// simulated task burns. The cache's directory is opened once by a walk that checks it and
+    /// every directory above it (`Trust::Own`: this user's or root's, writable by no one
+    /// else), and the file is opened through it without following a link and judged by what
+    /// was opened (a regular file of this user's or root's that no one else can write).
     fn load(path: &Path) -> Self {
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-        let trusted = fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
-            && crate::platform::files::untrusted(dir.unwrap_or(Path::new(".")), path).is_none();
-        if !trusted {
-            return Self::default();
-        }
-        fs::read_to_string(path)
-            .ok()
-            .and_then(|text| serde_json::from_str(&text).ok())
-            .unwrap_or_default()
+        Self::read_trusted(path).unwrap_or_default()
     }
 
-    /// Writes through a new file and a rename, so a concurrent reader never sees half a file;
-    /// nothing is left behind if the write fails.
-    fn save(&self, path: &Path) -> Result<()> {
-        if let Some(dir) = path.parent() {
-            crate::platform::files::create_dirs(dir, 0o700)?;
+    fn read_trusted(path: &Path) -> Option<Self> {
+        use std::io::Read;
+        let (dir, name) = split_file(path).ok()?;
+        let dir = Dir::open(&dir, Trust::Own).ok()?;
+        let mut file = dir.open_regular(&name).ok()?;
+        let meta = file.metadata().ok()?;
+        let me = crate::platform::dir::euid();
+        if (meta.uid() != me && meta.uid() != 0) || meta.mode() & 0o022 != 0 {
+            return None;
         }
+        let mut text = String::new();
+        file.read_to_string(&mut text).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Writes through a new file and a rename in the held directory, so a concurrent reader
+    /// never sees half a file; nothing is left behind if the write fails. A directory another
+    /// user could change is not written to.
+    fn save(&self, path: &Path) -> Result<()> {
+        let (dir, name) = split_file(path)?;
+        let dir = Dir::open_or_create(&dir, 0o700, Trust::Own)?;
         let text = serde_json::to_string_pretty(self)?;
-        crate::platform::files::write_replacing(path, text.as_bytes())
+        dir.write_replacing(&name, text.as_bytes(), 0o644)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn p1bench_scales_its_count_by_the_fastest_of_five_runs() {

@@ -18,16 +18,22 @@ fn signal(pid: u32, sig: i32) {
     assert_eq!(unsafe { libc::kill(pid as i32, sig) }, 0);
 }
 
-/// Live processes that mention `dir` on their command line or work in it.
+/// Live processes that mention `dir` on their command line, work in it, or hold a descriptor
+/// of something in it (workers are handed the run's directory and files as descriptors).
 fn strays(dir: &Path) -> Vec<u32> {
     let marker = dir.to_str().unwrap().to_string();
     let mut pids = processes(|c| c.contains(&marker));
+    let in_dir = |link: String| std::fs::read_link(link).is_ok_and(|c| c.starts_with(dir));
     pids.extend(
         std::fs::read_dir("/proc")
             .unwrap()
             .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
             .filter(|pid| {
-                std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|c| c.starts_with(dir))
+                in_dir(format!("/proc/{pid}/cwd"))
+                    || std::fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|fds| {
+                        fds.flatten()
+                            .any(|fd| in_dir(fd.path().to_string_lossy().into_owned()))
+                    })
             }),
     );
     pids.sort();
@@ -257,7 +263,15 @@ impl SmallDisk {
     fn mount(dir: &Path, kb: u32) -> Option<SmallDisk> {
         std::fs::create_dir_all(dir).unwrap();
         let ok = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={kb}k"), "tmpfs"])
+            // Mode 0700: a tmpfs is 1777 by default, and a store's directory anyone can write
+            // is refused (another user could plant its journal).
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={kb}k,mode=0700"),
+                "tmpfs",
+            ])
             .arg(dir)
             .stderr(Stdio::null())
             .status()

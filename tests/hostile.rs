@@ -380,6 +380,7 @@ fn output_to_a_device_or_a_fifo_is_written_into_never_replaced() {
         return;
     };
     sb.json(&["noise", "-l", "5000", "10", "2"]);
+    sb.json(&["noise", "-l", "5000", "10", "2"]);
     let null = Path::new("/dev/null");
     let before = std::fs::symlink_metadata(null).unwrap();
     for args in [
@@ -394,7 +395,7 @@ fn output_to_a_device_or_a_fifo_is_written_into_never_replaced() {
             "-o",
             "/dev/null",
         ],
-        &["compare", "1", "1", "-o", "/dev/null"],
+        &["compare", "1", "2", "-o", "/dev/null"],
     ] {
         let out = sb.cmd().args(args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -464,7 +465,22 @@ fn a_store_another_user_planted_in_a_shared_directory_is_refused_untouched() {
             .output()
             .unwrap()
     };
+    // Storing: a directory anyone can write is no place for a store (a journal planted
+    // beside it would be rolled back into it); reading: their link is not followed.
     let out = noise(&store);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("shared is writable by other users (mode 1777)")
+            && err.contains("could plant its journal"),
+        "{err}"
+    );
+    let out = sb
+        .cmd()
+        .args(["results", "list", "--db"])
+        .arg(&store)
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -478,9 +494,9 @@ fn a_store_another_user_planted_in_a_shared_directory_is_refused_untouched() {
     rusqlite::Connection::open(&store).unwrap();
     give_to_other(&store);
     let before = std::fs::read(&store).unwrap();
-    for args in [
-        &["noise", "-l", "5000", "10", "2"][..],
-        &["results", "list"],
+    for (args, why) in [
+        (&["noise", "-l", "5000", "10", "2"][..], "mode 1777"),
+        (&["results", "list"], "belongs to another user (uid 54321)"),
     ] {
         let out = sb
             .cmd()
@@ -491,9 +507,17 @@ fn a_store_another_user_planted_in_a_shared_directory_is_refused_untouched() {
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains("belongs to another user (uid 54321)"), "{err}");
+        assert!(err.contains(why), "{err}");
     }
     assert_eq!(std::fs::read(&store).unwrap(), before);
+
+    // A directory they made first where root's store would go: never stored into.
+    let theirs = their_dir(&shared, "hostbench");
+    let out = noise(&theirs.join("results.sqlite"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("belongs to another user (uid 54321)"), "{err}");
+    assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 0);
 
     // Root's own link to root's own store is followed.
     let own = sb.dir.path().join("own.sqlite");
@@ -542,4 +566,261 @@ fn a_store_the_user_cannot_reach_is_an_error_not_an_empty_store() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("Permission denied"), "{err}");
     assert!(!String::from_utf8_lossy(&out.stdout).contains("No stored results"));
+}
+
+/// Another local user racing hostbench: a child process running as [`OTHER`] that exchanges
+/// each pair of names (`renameat2(RENAME_EXCHANGE)`) over and over, as fast as it can
+/// (yielding the CPU between rounds), until it is dropped or `limit` passes. The kernel checks its rights as the other user's: it can
+/// swap what is in a directory of theirs or one open to all, never what is root's in a sticky
+/// one.
+struct Swapper {
+    pid: libc::pid_t,
+}
+
+impl Swapper {
+    fn start(pairs: &[(PathBuf, PathBuf)], limit: std::time::Duration) -> Swapper {
+        use std::os::unix::ffi::OsStrExt;
+        let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+        let pairs: Vec<_> = pairs.iter().map(|(a, b)| (c(a), c(b))).collect();
+        let ends = std::time::Instant::now() + limit;
+        // SAFETY: the child makes only system calls (no allocation, no lock) and _exits.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            unsafe {
+                libc::prctl(
+                    libc::PR_SET_PDEATHSIG,
+                    libc::SIGKILL as libc::c_ulong,
+                    0,
+                    0,
+                    0,
+                );
+                let ok = libc::setgroups(0, std::ptr::null()) == 0
+                    && libc::setresgid(OTHER, OTHER, OTHER) == 0
+                    && libc::setresuid(OTHER, OTHER, OTHER) == 0;
+                if !ok {
+                    libc::_exit(2);
+                }
+                while std::time::Instant::now() < ends {
+                    for (a, b) in &pairs {
+                        libc::syscall(
+                            libc::SYS_renameat2,
+                            libc::AT_FDCWD,
+                            a.as_ptr(),
+                            libc::AT_FDCWD,
+                            b.as_ptr(),
+                            libc::RENAME_EXCHANGE,
+                        );
+                    }
+                    libc::sched_yield();
+                }
+                libc::_exit(0);
+            }
+        }
+        Swapper { pid }
+    }
+}
+
+impl Drop for Swapper {
+    fn drop(&mut self) {
+        // SAFETY: our own child, killed and reaped once.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// A directory of the other user's, mode 0755, in the sticky `shared` one: theirs to rename
+/// anything in.
+fn their_dir(shared: &Path, name: &str) -> PathBuf {
+    let d = shared.join(name);
+    std::fs::create_dir(&d).unwrap();
+    std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
+    give_to_other(&d);
+    d
+}
+
+/// Their programs at the names of the C tests, in `dir`, each writing the uid it ran as
+/// into `marker`.
+fn plant_programs(dir: &Path, marker: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    for name in common::NATIVE_PROGRAMS {
+        let p = dir.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\nid -u > {}\n", marker.display())).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        give_to_other(&p);
+    }
+}
+
+#[test]
+fn a_cache_another_user_can_swap_while_hostbench_runs_is_never_used() {
+    let Some((_serial, sb)) = as_root() else {
+        return;
+    };
+    let shared = shared_dir(&sb);
+    let (_, honest) = native_dir(&sb, &sb.dir.path().join("own-cache"));
+    let hash = honest.file_name().unwrap().to_owned();
+    let marker = sb.dir.path().join("their-program-ran");
+    // The ways the cache's own place could be another user's: a directory of theirs above
+    // it, a directory above it open to all without the sticky bit, their symlink to it.
+    let theirs = their_dir(&shared, "theirs");
+    let open = sb.dir.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let link = shared.join("link");
+    plant_symlink(&link, &sb.dir.path().join("own-cache"));
+    for (parent, cache, why) in [
+        (
+            &theirs,
+            theirs.join("cache"),
+            "belongs to another user (uid 54321)",
+        ),
+        (
+            &open,
+            open.join("cache"),
+            "writable by other users (mode 0777)",
+        ),
+        (
+            &shared,
+            link.clone(),
+            "symbolic link of another user's (uid 54321); not followed",
+        ),
+    ] {
+        // Root's honest build at the cache's name, and theirs beside it, swapped in and out.
+        if cache != link {
+            let built = cache.join("native").join(&hash);
+            std::fs::create_dir_all(&built).unwrap();
+            for name in common::NATIVE_PROGRAMS {
+                std::fs::copy(honest.join(name), built.join(name)).unwrap();
+            }
+        }
+        let evil = parent.join("evil");
+        plant_programs(&evil.join("native").join(&hash), &marker);
+        give_to_other(&evil);
+        // Their link is refused for what it is; swapped, their directory at its name would be
+        // refused as theirs instead.
+        let _swapper = (cache != link).then(|| {
+            Swapper::start(
+                &[(cache.clone(), evil.clone())],
+                std::time::Duration::from_secs(60),
+            )
+        });
+        for _ in 0..3 {
+            let (native, _) = native_dir(&sb, &cache);
+            assert!(!marker.exists(), "root ran the other user's program");
+            let said = native["untrusted_cache"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{native}"));
+            assert!(said.contains(why), "{said}");
+        }
+    }
+}
+
+#[test]
+fn a_work_directory_another_user_controls_is_refused_before_anything_is_made() {
+    let Some((_serial, sb)) = as_root() else {
+        return;
+    };
+    let shared = shared_dir(&sb);
+    let theirs = their_dir(&shared, "theirs");
+    let open = sb.dir.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    for (work, why) in [
+        (&theirs, "belongs to another user (uid 54321)"),
+        (&open, "writable by other users (mode 0777)"),
+    ] {
+        for args in [
+            &["index", "execl", "-c", "1", "-i", "1", "--seconds", "0.2"][..],
+            &["interactive", "-t", "1", "-W", "Audio", "-w", "None"],
+        ] {
+            let out = sb
+                .cmd()
+                .args(args)
+                .arg("--workdir")
+                .arg(work)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert!(
+                err.contains("refusing the work directory") && err.contains(why),
+                "{err}"
+            );
+            assert_eq!(std::fs::read_dir(work).unwrap().count(), 0, "{args:?}");
+        }
+    }
+    // The sticky shared directory, as /tmp, stays a place to work in.
+    let out = sb
+        .cmd()
+        .args(["index", "execl", "-c", "1", "-i", "1", "--seconds", "0.2"])
+        .arg("--workdir")
+        .arg(&shared)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn an_output_fifo_swapped_for_a_symlink_is_never_written_through() {
+    use std::os::unix::fs::FileTypeExt;
+    let Some((_serial, sb)) = as_root() else {
+        return;
+    };
+    let shared = shared_dir(&sb);
+    let victim = victim(&sb);
+    sb.json(&["noise", "-l", "5000", "10", "2"]);
+    // Sixty names, each their FIFO, exchanged again and again with their link to root's file.
+    let tries = 60;
+    let mut pairs = Vec::new();
+    for i in 0..tries {
+        let fifo = shared.join(format!("out-{i}.html"));
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o666) }, 0);
+        give_to_other(&fifo);
+        let link = shared.join(format!("alt-{i}"));
+        plant_symlink(&link, &victim);
+        pairs.push((fifo, link));
+    }
+    let mut replaced = 0;
+    for (out_name, link) in &pairs {
+        // One swapper a try, on that try's names alone: they flip every few microseconds.
+        let swapper = Swapper::start(
+            &[(out_name.clone(), link.clone())],
+            std::time::Duration::from_secs(30),
+        );
+        let out = sb
+            .cmd()
+            .args(["report", "1", "-o"])
+            .arg(out_name)
+            .output()
+            .unwrap();
+        drop(swapper);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{err}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        // Either their FIFO had no reader (refused) or their link was replaced by root's page.
+        let now = std::fs::symlink_metadata(out_name).unwrap();
+        if out.status.success() {
+            // Root's page replaced their link; being root's, in a sticky directory, it stays.
+            replaced += 1;
+            assert!(now.file_type().is_file() && now.uid() == 0, "{now:?}");
+            assert!(std::fs::read_to_string(out_name).unwrap().contains("<html"));
+        } else {
+            // Their FIFO had no reader, or the name never held still: refused either way.
+            assert!(
+                err.contains("no process reads") || err.contains("kept changing"),
+                "{err}"
+            );
+            assert!(now.file_type().is_fifo() || now.file_type().is_symlink());
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    eprintln!("{replaced} of {tries} outputs replaced their link; none written through");
 }

@@ -19,6 +19,7 @@ use crate::compare::HostSpread;
 use crate::error::UsageError;
 use crate::model::noise::NoiseCheck;
 use crate::model::{Environment, Repeat, RunResult, SuiteResult};
+use crate::platform::dir::{Dir, Trust};
 use crate::platform::host::StealClock;
 use crate::platform::private_dir::{sweep_stale, PrivateDir};
 use crate::platform::signals::StopSignal;
@@ -347,11 +348,27 @@ impl Finished {
     }
 }
 
-/// Checks, before anything is measured, that `dir` can hold a run's temporary files (a private
-/// directory is made there and removed), and removes the private directories that runs killed
-/// earlier left there, saying so.
+/// Checks, before anything is measured, that `dir` can hold a run's temporary files: it and
+/// every directory above it are this user's or root's and no one else can write them (except
+/// under the sticky bit, as in /tmp) — else another user could swap the run's private
+/// directory for one of theirs — and a private directory can be made there (and is removed).
+/// Removes the private directories that runs killed earlier left there, saying so.
 pub fn prepare_workdir(dir: &Path, out: &Output) -> Result<()> {
-    for stale in sweep_stale(dir) {
+    let held = Dir::open(dir, Trust::OwnOrSticky).map_err(|e| {
+        // A directory that is not there, or cannot be entered, is said as before; one that
+        // another user could change is refused with the reason.
+        match e.root_cause().downcast_ref::<std::io::Error>() {
+            Some(io) => UsageError::new(format!(
+                "cannot use {} for temporary files: {io}",
+                dir.display()
+            )),
+            None => UsageError::new(format!(
+                "refusing the work directory {}: {e:#}; choose another with --workdir",
+                dir.display()
+            )),
+        }
+    })?;
+    for stale in sweep_stale(&held) {
         out.err(&format!(
             "hostbench: removed {} ({}) left by process {}, which is gone\n",
             stale.path.display(),
@@ -359,7 +376,7 @@ pub fn prepare_workdir(dir: &Path, out: &Output) -> Result<()> {
             stale.pid
         ));
     }
-    PrivateDir::create(dir, "check").map_err(|e| {
+    PrivateDir::create_in(held, "check").map_err(|e| {
         UsageError::new(format!(
             "cannot use {} for temporary files: {e}",
             dir.display()

@@ -1,7 +1,5 @@
 //! Compile: Burn, Write and Read at once, like `make -j` (interbench's emulate_compile).
 
-use std::path::Path;
-
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
@@ -35,7 +33,7 @@ impl BackgroundLoad for Compile {
         ]))
     }
 
-    fn files_dir(&self) -> Option<&Path> {
-        self.write.files_dir()
+    fn files_fd(&self) -> Option<i32> {
+        self.write.files_fd()
     }
 }

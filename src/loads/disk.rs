@@ -2,13 +2,13 @@
 //! every pass (`posix_fadvise(POSIX_FADV_DONTNEED)`), so each pass reads from the disk: on a
 //! host with more RAM than the file, interbench's Read load only ever read memory.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 #[cfg(test)]
 use std::io::Read;
 use std::io::{Seek, SeekFrom, Write};
-use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd};
 use std::os::unix::fs::{FileExt, MetadataExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -27,17 +27,26 @@ pub fn write_file(path: &Path, bytes: u64, stop: &AtomicBool) -> Result<bool> {
     fill_file(&mut f, bytes, stop, false).with_context(|| format!("writing {}", path.display()))
 }
 
-/// A new file at `path` (never an existing one), read-write, unlinked at once: it lives as long
-/// as a descriptor of it is open, so no way out of the run can leave it behind.
-pub fn create_unlinked(path: &Path) -> Result<File> {
-    let f = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .with_context(|| format!("creating {}", path.display()))?;
-    std::fs::remove_file(path).with_context(|| format!("unlinking {}", path.display()))?;
-    Ok(f)
+/// The Write load's file's name in the run's private directory.
+pub const WRITE_FILE: &str = "write.dat";
+
+/// A new file `name` in the directory held as `dir` (never an existing one, never through a
+/// link), read-write, unlinked at once through the same descriptor: it lives as long as a
+/// descriptor of it is open, so no way out of the run can leave it behind.
+pub fn create_unlinked(dir: BorrowedFd<'_>, name: &str) -> Result<File> {
+    use rustix::fs::{self as rfs, AtFlags, Mode, OFlags};
+    let fd = rfs::openat(
+        dir,
+        name,
+        OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )
+    .map_err(std::io::Error::from)
+    .with_context(|| format!("creating {name} in the run's directory"))?;
+    rfs::unlinkat(dir, name, AtFlags::empty())
+        .map_err(std::io::Error::from)
+        .with_context(|| format!("unlinking {name}"))?;
+    Ok(File::from(fd))
 }
 
 /// Writes `bytes` into `f` from its start, flushes them to disk and, unless `keep_cached`,
@@ -160,8 +169,9 @@ const WRITE_OUT_EVERY: u64 = 8 << 20;
 /// `bytes_handed` what went to `write()`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WriteLoad {
-    /// The file to write (created new, unlinked as soon as it is open).
-    pub file: Option<PathBuf>,
+    /// The run's private directory, a descriptor the load worker inherits: the file is made
+    /// there new through it ([`WRITE_FILE`]) and unlinked as soon as it is open.
+    pub dir_fd: Option<i32>,
     pub file_bytes: u64,
     /// Write as interbench v0.31 does: into the page cache, never waiting for the device, a
     /// `st_blksize` block a call.
@@ -172,7 +182,7 @@ pub struct WriteLoad {
 impl WriteLoad {
     pub fn of(run: &RunInputs) -> WriteLoad {
         WriteLoad {
-            file: run.write_file.clone(),
+            dir_fd: run.files_dir_fd,
             file_bytes: run.file_bytes,
             page_cache: run.page_cache,
         }
@@ -184,13 +194,12 @@ impl BackgroundLoad for WriteLoad {
         // Bytes known to be on the device, and bytes handed to `write()`.
         let on_device = Count::new(|r| &mut r.bytes_written);
         let handed = Count::new(|r| &mut r.bytes_handed);
-        let path = self
-            .file
-            .clone()
-            .ok_or_else(|| anyhow!("the Write load has no file"))?;
+        let dir_fd = self
+            .dir_fd
+            .ok_or_else(|| anyhow!("the Write load has no directory"))?;
         start_write(
             s,
-            path,
+            dir_fd,
             self.file_bytes,
             self.page_cache,
             on_device.adder(),
@@ -202,14 +211,14 @@ impl BackgroundLoad for WriteLoad {
         ]))
     }
 
-    fn files_dir(&self) -> Option<&Path> {
-        self.file.as_deref().and_then(Path::parent)
+    fn files_fd(&self) -> Option<i32> {
+        self.dir_fd
     }
 }
 
 fn start_write(
     s: &mut Starter,
-    path: PathBuf,
+    dir_fd: i32,
     file_bytes: u64,
     page_cache: bool,
     on_device: Arc<AtomicU64>,
@@ -218,12 +227,7 @@ fn start_write(
     let size = file_bytes.max(WRITE_OUT_EVERY);
     s.spawn("hb-write", STACK, move |stop, _| {
         let buf = pattern();
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .with_context(|| format!("creating {}", path.display()))?;
-        std::fs::remove_file(&path).with_context(|| format!("unlinking {}", path.display()))?;
+        let mut f = create_unlinked(crate::platform::dir::borrowed(dir_fd), WRITE_FILE)?;
         // v0.31 `fwrite`s one st_blksize block a call (stdio passes a block that size straight
         // to write(2)) and looks at its stop semaphore after each.
         let block = if page_cache {
@@ -303,8 +307,6 @@ fn write_out(f: &File, offset: u64, len: u64, wait: bool) -> Result<()> {
 pub struct ReadLoad {
     /// The inherited descriptor of the unlinked file to read.
     pub fd: Option<i32>,
-    /// The directory the file was made in, for its device's traffic.
-    pub dir: Option<PathBuf>,
     /// Read as interbench v0.31 does: the file is never dropped from the page cache, a
     /// `st_blksize` block a call.
     #[serde(default)]
@@ -315,11 +317,6 @@ impl ReadLoad {
     pub fn of(run: &RunInputs) -> ReadLoad {
         ReadLoad {
             fd: run.read_fd,
-            dir: run
-                .write_file
-                .as_deref()
-                .and_then(Path::parent)
-                .map(Path::to_path_buf),
             page_cache: run.page_cache,
         }
     }
@@ -340,8 +337,8 @@ impl BackgroundLoad for ReadLoad {
         ]))
     }
 
-    fn files_dir(&self) -> Option<&Path> {
-        self.dir.as_deref()
+    fn files_fd(&self) -> Option<i32> {
+        self.fd
     }
 }
 

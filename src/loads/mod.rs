@@ -17,8 +17,11 @@ mod ring;
 pub mod sim;
 mod simulation;
 
-pub use disk::{create_unlinked, drop_file_cache, fill_file, resident_fraction, write_file};
+pub use disk::{
+    create_unlinked, drop_file_cache, fill_file, resident_fraction, write_file, WRITE_FILE,
+};
 
+#[cfg(test)]
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -37,9 +40,9 @@ pub struct RunInputs {
     /// `-L`: Burn and Ring threads.
     pub threads: u32,
     pub loops_per_ms: u64,
-    /// The file Write writes over and over (unlinked as soon as it is open); its directory is
-    /// the run's private directory, where the Read file is too.
-    pub write_file: Option<PathBuf>,
+    /// The run's private directory, where Write makes the file it writes over and over
+    /// (unlinked as soon as it is open): a descriptor the load worker inherits.
+    pub files_dir_fd: Option<i32>,
     /// The open descriptor of the file Read reads: created beforehand by the coordinator,
     /// unlinked, and inherited by the load worker, so the kernel frees it however the run ends.
     pub read_fd: Option<i32>,
@@ -102,11 +105,13 @@ impl LoadSpec {
         }
     }
 
-    /// The descriptors the load worker must inherit: the Read file's.
+    /// The descriptors the load worker must inherit: the Read file's, and the directory
+    /// Write makes its file in.
     pub fn inherited_fds(&self) -> Vec<i32> {
         match self {
             LoadSpec::Read(r) => r.fd.into_iter().collect(),
-            LoadSpec::Compile(c) => c.read.fd.into_iter().collect(),
+            LoadSpec::Write(w) => w.dir_fd.into_iter().collect(),
+            LoadSpec::Compile(c) => c.read.fd.into_iter().chain(c.write.dir_fd).collect(),
             _ => Vec::new(),
         }
     }
@@ -130,8 +135,9 @@ impl LoadSpec {
 pub trait BackgroundLoad {
     /// Starts the load's threads on `s`; the tally reads what they counted once they stopped.
     fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>>;
-    /// Where the load's files are: their block device's traffic is reported.
-    fn files_dir(&self) -> Option<&Path> {
+    /// A descriptor of the load's file or its directory: the traffic of the block device
+    /// that holds it is reported.
+    fn files_fd(&self) -> Option<i32> {
         None
     }
 }
@@ -311,8 +317,8 @@ pub fn start(spec: &LoadSpec) -> Result<LoadHandle> {
     let unit = spec.unit();
     // The device under the disk loads' files, read before they start.
     let device = unit
-        .and_then(|u| u.files_dir())
-        .and_then(DeviceCounters::of);
+        .and_then(|u| u.files_fd())
+        .and_then(|fd| DeviceCounters::of_fd(crate::platform::dir::borrowed(fd)));
     let started = match unit {
         Some(u) => u.start(&mut s),
         None => Ok(Box::new(Uncounted) as Box<dyn Tally>),
@@ -347,7 +353,7 @@ mod tests {
         RunInputs {
             threads: 2,
             loops_per_ms: 100_000,
-            write_file: None,
+            files_dir_fd: None,
             read_fd: None,
             file_bytes: 4 << 20,
             page_cache: false,
@@ -427,8 +433,14 @@ mod tests {
         let read = dir.join("read");
         write_file(&read, 4 << 20, &AtomicBool::new(false)).unwrap();
         let read_file = std::fs::File::open(&read).unwrap();
+        // The directory's descriptor stays open for the test process's life, as the
+        // coordinator's does for a run's.
+        let held =
+            crate::platform::dir::Dir::open(dir, crate::platform::dir::Trust::Reach).unwrap();
+        let dir_fd = held.raw_fd();
+        std::mem::forget(held);
         let inputs = RunInputs {
-            write_file: Some(dir.join("write")),
+            files_dir_fd: Some(dir_fd),
             read_fd: Some(std::os::fd::AsRawFd::as_raw_fd(&read_file)),
             page_cache,
             ..inputs()

@@ -23,7 +23,16 @@ impl DeviceCounters {
     /// The device of the file system `path` is on, read now. None where it has no block device
     /// (tmpfs, overlay, a network file system) or the kernel shows none.
     pub fn of(path: &Path) -> Option<DeviceCounters> {
-        let dev = std::fs::metadata(path).ok()?.dev();
+        Self::of_dev(std::fs::metadata(path).ok()?.dev())
+    }
+
+    /// As [`of`](Self::of), for the file or directory held open as `fd`.
+    pub fn of_fd(fd: std::os::fd::BorrowedFd<'_>) -> Option<DeviceCounters> {
+        let st = rustix::fs::fstat(fd).ok()?;
+        Self::of_dev(st.st_dev)
+    }
+
+    fn of_dev(dev: u64) -> Option<DeviceCounters> {
         let dir = sys_dir(dev)?;
         let name = std::fs::read_to_string(dir.join("uevent"))
             .ok()

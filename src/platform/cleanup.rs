@@ -4,13 +4,25 @@
 //! unwinding, so the signal thread calls [`emergency`] first. Signals are process-wide, so this
 //! list is too: one registry, locked briefly by whoever adds or removes an entry.
 
+use std::ffi::{OsStr, OsString};
 use std::os::fd::RawFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
+use super::dir::Dir;
+
+/// A private directory to remove: its work directory and name, and the directory itself, all
+/// held by descriptors of their own; the path for messages and tests.
+struct HeldDir {
+    parent: Dir,
+    name: OsString,
+    dir: Dir,
+    path: PathBuf,
+}
+
 #[derive(Default)]
 struct Registry {
-    dirs: Vec<PathBuf>,
+    dirs: Vec<HeldDir>,
     groups: Vec<libc::pid_t>,
     /// tracefs instances (removed with rmdir: their files cannot be unlinked), each with the
     /// tracefs mount to undo if hostbench mounted it.
@@ -32,12 +44,23 @@ fn registry() -> MutexGuard<'static, Registry> {
     REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-pub fn add_dir(path: &Path) {
-    registry().dirs.push(path.to_path_buf());
+/// Registers the private directory `name` of `parent` (held open as `dir`). Descriptors of
+/// their own are kept, so the emergency clean-up never goes by path. A directory whose
+/// descriptors cannot be duplicated (no descriptor left) is not registered: its owner's drop
+/// still removes it.
+pub fn add_dir(parent: &Dir, name: &OsStr, dir: &Dir, path: &Path) {
+    if let (Ok(parent), Ok(dir)) = (parent.try_clone(), dir.try_clone()) {
+        registry().dirs.push(HeldDir {
+            parent,
+            name: name.to_os_string(),
+            dir,
+            path: path.to_path_buf(),
+        });
+    }
 }
 
 pub fn remove_dir(path: &Path) {
-    registry().dirs.retain(|d| d != path);
+    registry().dirs.retain(|d| d.path != path);
 }
 
 pub fn add_trace_instance(path: &Path, mounted: Option<&Path>) {
@@ -71,8 +94,8 @@ pub fn remove_group(pgid: libc::pid_t) {
 ///
 /// A SIGKILLed worker dies a moment after the signal, and until then it may still create a
 /// file in the directory being removed (a shell pipeline of the index suite does), so that one
-/// pass of `remove_dir_all` finds the directory not empty: removal is tried again, every 10 ms,
-/// for up to two seconds.
+/// pass of removal finds the directory not empty: removal is tried again, every 10 ms, for up
+/// to two seconds. Removal goes through the directories' descriptors.
 pub fn emergency() {
     let r = registry();
     for &g in &r.groups {
@@ -81,12 +104,10 @@ pub fn emergency() {
     }
     for d in &r.dirs {
         for _ in 0..200 {
-            match std::fs::remove_dir_all(d) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    std::thread::sleep(std::time::Duration::from_millis(10));
-                }
-                _ => break,
+            if super::private_dir::remove(&d.parent, &d.name, &d.dir) {
+                break;
             }
+            std::thread::sleep(std::time::Duration::from_millis(10));
         }
     }
     for &fd in &r.trace_fds {
@@ -104,5 +125,5 @@ pub fn emergency() {
 
 /// The directories registered now (for tests).
 pub fn registered_dirs() -> Vec<PathBuf> {
-    registry().dirs.clone()
+    registry().dirs.iter().map(|d| d.path.clone()).collect()
 }

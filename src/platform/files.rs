@@ -9,45 +9,21 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-fn euid() -> u32 {
-    // SAFETY: no preconditions.
-    unsafe { libc::geteuid() }
-}
+use super::dir::{euid, split_file, Dir, Trust};
 
 /// Writes `bytes` as the whole content of `path`, mode 0644: into a new file of an
-/// unpredictable name beside it, then renamed over `path`. A reader never sees half a file, a
-/// failed write leaves nothing behind, and whatever stood at `path` (a symlink, another user's
-/// file) is replaced, never written through.
+/// unpredictable name beside it, then renamed over `path`, both through one descriptor of the
+/// directory ([`Dir::write_replacing`]). A reader never sees half a file, a failed write
+/// leaves nothing behind, and whatever stood at `path` (a symlink, another user's file) is
+/// replaced, never written through.
 pub fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    if let Ok(meta) = std::fs::symlink_metadata(path) {
-        if meta.is_dir() {
-            bail!("{} is a directory", path.display());
-        }
-    }
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".hostbench-tmp-")
-        .tempfile_in(dir)
-        .with_context(|| format!("creating a file in {}", dir.display()))?;
-    tmp.write_all(bytes)
-        .and_then(|_| tmp.flush())
-        .and_then(|_| {
-            tmp.as_file()
-                .set_permissions(std::fs::Permissions::from_mode(0o644))
-        })
-        .with_context(|| format!("writing {}", path.display()))?;
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    let (dir, name) = split_file(path)?;
+    Dir::open(&dir, Trust::Reach)?.write_replacing(&name, bytes, 0o644)
 }
 
 /// What a file is, for a refusal: "a directory", "a FIFO", "a device", …
@@ -69,66 +45,14 @@ pub fn kind_name(kind: std::fs::FileType) -> &'static str {
     }
 }
 
-/// Writes `bytes` to an output file a user named (`-o FILE`, the report's default name).
-/// What stands at `path` decides how, so that `-o /dev/null` as root never replaces the
-/// device and a planted symlink is never written through:
-/// - nothing, or a regular file: replaced whole ([`write_replacing`]);
-/// - a character device or a FIFO (`/dev/null`, `/dev/tty`, `>(cmd)`): written into; a FIFO
-///   with no reader is refused rather than waited on;
-/// - a symbolic link of another user's: replaced, not followed. One of this user's or root's
-///   (`/dev/stdout`) is followed: written into whatever it leads to, by the same rules;
-/// - anything else (a directory, a socket, a block device): refused.
+/// Writes `bytes` to an output file a user named (`-o FILE`, the report's default name),
+/// deciding by what was opened (`O_NOFOLLOW`, then `fstat`), never by a look before the
+/// open, so that `-o /dev/null` as root never replaces the device and a name swapped between
+/// a look and the open is never written through. See [`Dir::write_output`] for each case. The
+/// directory is reached without following another user's symbolic link.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
-    let Ok(link) = std::fs::symlink_metadata(path) else {
-        return write_replacing(path, bytes);
-    };
-    let me = euid();
-    let followed = link.file_type().is_symlink() && (link.uid() == me || link.uid() == 0);
-    if link.file_type().is_symlink() && !followed {
-        return write_replacing(path, bytes);
-    }
-    let meta = if followed {
-        match std::fs::metadata(path) {
-            Ok(m) => m,
-            // A link of this user's to nothing: the file is made where it leads.
-            Err(_) => return write_into(path, bytes, true),
-        }
-    } else {
-        link
-    };
-    let kind = meta.file_type();
-    if kind.is_char_device() || kind.is_fifo() || (followed && kind.is_file()) {
-        return write_into(path, bytes, followed && kind.is_file());
-    }
-    if kind.is_file() {
-        return write_replacing(path, bytes);
-    }
-    bail!(
-        "{} is {}: not a file to write output to",
-        path.display(),
-        kind_name(kind)
-    )
-}
-
-/// Writes `bytes` into what `path` names (a device, a FIFO, or the file an own link leads
-/// to, truncated first when `truncate`), never blocking on a FIFO that has no reader.
-fn write_into(path: &Path, bytes: &[u8], truncate: bool) -> Result<()> {
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create(truncate)
-        .truncate(truncate)
-        .mode(0o644)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ENXIO) => io::Error::other("a FIFO that no process reads"),
-            _ => e,
-        })
-        .with_context(|| format!("opening {}", path.display()))?;
-    clear_nonblock(&f)?;
-    f.write_all(bytes)
-        .and_then(|_| f.flush())
-        .with_context(|| format!("writing {}", path.display()))
+    let (dir, name) = split_file(path)?;
+    Dir::open(&dir, Trust::Reach)?.write_output(&name, bytes)
 }
 
 /// Reads the whole of `path`, a regular file of at most `limit` bytes: a FIFO would block the
@@ -232,72 +156,22 @@ pub fn create_dirs(dir: &Path, mode: u32) -> Result<()> {
         .with_context(|| format!("creating {}", dir.display()))
 }
 
-/// Why `path` — a file or directory at or under the directory `root` — cannot be trusted to
-/// be what this user put there, or None if it can: it, and every directory from it up to
-/// `root` (both included), must belong to this user and be writable by no one else, and it
-/// must not lead outside `root` through a symbolic link. A program in such a place can only
-/// have been written by this user (or root); anywhere else another user may have planted it.
-pub fn untrusted(root: &Path, path: &Path) -> Option<String> {
-    let canonical =
-        |p: &Path| std::fs::canonicalize(p).map_err(|e| format!("{}: {e}", p.display()));
-    let (root, path) = match (canonical(root), canonical(path)) {
-        (Ok(r), Ok(p)) => (r, p),
-        (Err(e), _) | (_, Err(e)) => return Some(e),
-    };
-    if !path.starts_with(&root) {
-        return Some(format!(
-            "{} leads outside {} through a symbolic link",
-            path.display(),
-            root.display()
-        ));
-    }
-    let me = euid();
-    for p in path.ancestors().take_while(|p| p.starts_with(&root)) {
-        let meta = match std::fs::metadata(p) {
-            Ok(m) => m,
-            Err(e) => return Some(format!("{}: {e}", p.display())),
-        };
-        if meta.uid() != me {
-            return Some(format!(
-                "{} belongs to another user (uid {})",
-                p.display(),
-                meta.uid()
-            ));
-        }
-        if meta.mode() & 0o022 != 0 {
-            return Some(format!(
-                "{} is writable by other users (mode {:04o})",
-                p.display(),
-                meta.mode() & 0o7777
-            ));
-        }
-    }
-    None
-}
-
-/// Creates the directory `dir` (and its parents, mode 0755 whatever the umask) if needed, and
-/// checks that it, as reached through any symlink, is a directory of this user's: files
-/// written into another user's directory could be read, replaced or linked by them.
-pub fn own_directory(dir: &Path) -> Result<()> {
-    create_dirs(dir, 0o755)?;
-    let me = euid();
-    let link = std::fs::symlink_metadata(dir)?;
-    let meta = std::fs::metadata(dir)?;
-    if link.file_type().is_symlink() && link.uid() != me {
-        bail!(
-            "{} is a symbolic link of another user's (uid {}); refusing to write there",
-            dir.display(),
-            link.uid()
-        );
-    }
-    if meta.uid() != me {
+/// Opens the directory `dir`, creating it (and its parents, mode 0755 whatever the umask) if
+/// needed, and checks that it, as reached, is a directory of this user's: files written into
+/// another user's directory could be read, replaced or linked by them. It is reached without
+/// following another user's symbolic link, and held: what is written into it goes through the
+/// returned descriptor.
+pub fn own_directory(dir: &Path) -> Result<Dir> {
+    let d = Dir::open_or_create(dir, 0o755, Trust::Reach)?;
+    let st = d.stat()?;
+    if st.st_uid != euid() {
         bail!(
             "{} belongs to another user (uid {}); refusing to write there",
             dir.display(),
-            meta.uid()
+            st.st_uid
         );
     }
-    Ok(())
+    Ok(d)
 }
 
 /// Marks every descriptor this process inherited above standard error close-on-exec, so no
@@ -347,29 +221,29 @@ pub fn free_bytes(dir: &Path) -> io::Result<u64> {
 
 /// Writes `DIR/HOST-YYYY-MM-DD-NN` and its `.html` (UnixBench's report files), NN the first
 /// number not yet used. The directory must be this user's, and both files are created new
-/// (never through a symlink or into a file someone else prepared).
+/// through its descriptor (never through a symlink or into a file someone else prepared).
 pub fn write_report_pair(dir: &Path, host: &str, text: &str, html: &str) -> Result<PathBuf> {
-    own_directory(dir)?;
+    let held = own_directory(dir)?;
     let day = chrono::Local::now().format("%Y-%m-%d");
     for n in 1..1000 {
-        let path = dir.join(format!("{host}-{day}-{n:02}"));
-        let html_path = path.with_extension("html");
-        if std::fs::symlink_metadata(&html_path).is_ok() {
+        let name = format!("{host}-{day}-{n:02}");
+        let html_name = format!("{name}.html");
+        if held.stat_at(&html_name).is_ok() {
             continue;
         }
-        let Ok(mut f) = create_new(&path) else {
+        let Ok(mut f) = held.create_new(&name, 0o644) else {
             continue;
         };
         let written = f.write_all(text.as_bytes()).and_then(|_| {
-            let mut h = create_new(&html_path)?;
+            let mut h = held.create_new(&html_name, 0o644)?;
             h.write_all(html.as_bytes())
         });
         if let Err(e) = written {
-            let _ = std::fs::remove_file(&path);
-            let _ = std::fs::remove_file(&html_path);
-            return Err(e).with_context(|| format!("writing {}", path.display()));
+            let _ = held.remove_file(&name);
+            let _ = held.remove_file(&html_name);
+            return Err(e).with_context(|| format!("writing {}", dir.join(&name).display()));
         }
-        return Ok(path);
+        return Ok(dir.join(name));
     }
     bail!("no free report name in {}", dir.display())
 }
@@ -377,6 +251,7 @@ pub fn write_report_pair(dir: &Path, host: &str, text: &str, html: &str) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn write_replacing_replaces_a_symlink_instead_of_following_it() {
@@ -522,41 +397,6 @@ mod tests {
             let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
             assert_eq!(mode, 0o700, "{}", p.display());
         }
-    }
-
-    #[test]
-    fn untrusted_names_a_directory_others_can_write_and_a_link_outside() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("cache");
-        let prog = root.join("native/h/prog");
-        create_dirs(prog.parent().unwrap(), 0o700).unwrap();
-        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700)).unwrap();
-        std::fs::write(&prog, "x").unwrap();
-        std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o755)).unwrap();
-        assert_eq!(untrusted(&root, &prog), None);
-
-        std::fs::set_permissions(root.join("native"), std::fs::Permissions::from_mode(0o777))
-            .unwrap();
-        let why = untrusted(&root, &prog).unwrap();
-        assert!(
-            why.contains("native is writable by other users (mode 0777)"),
-            "{why}"
-        );
-        std::fs::set_permissions(root.join("native"), std::fs::Permissions::from_mode(0o700))
-            .unwrap();
-
-        std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o775)).unwrap();
-        assert!(untrusted(&root, &prog)
-            .unwrap()
-            .contains("prog is writable"));
-        std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o755)).unwrap();
-
-        let elsewhere = dir.path().join("elsewhere");
-        std::fs::write(&elsewhere, "x").unwrap();
-        let link = root.join("native/h/link");
-        std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
-        assert!(untrusted(&root, &link).unwrap().contains("leads outside"));
-        assert!(untrusted(&root, &root.join("missing")).is_some());
     }
 
     #[test]

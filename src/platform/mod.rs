@@ -3,6 +3,7 @@
 pub mod blockdev;
 pub mod cleanup;
 pub mod clock;
+pub mod dir;
 pub mod files;
 pub mod host;
 pub mod limits;

@@ -2,43 +2,80 @@
 //! dropped: at the end of a run, after an error, and after Ctrl-C (which ends the run normally);
 //! a second Ctrl-C removes it through [`cleanup`](super::cleanup) before the process ends.
 //!
-//! The directory is made by `tempfile` (`mkdir`, which fails on anything already there, a
-//! symlink included, tried again under another name) with a random part in its name and mode
-//! 0700, so in a world-writable directory another user can neither prepare it in advance nor
-//! put or replace a file in it (a script that root then runs, a symlink that root then writes
-//! through). Its name also says which process made it (`.hostbench-KIND-PID-START-RANDOM`,
-//! START the process's start time in clock ticks since boot): a run killed with SIGKILL cannot
-//! remove its directory, and [`sweep_stale`] lets a later run find and remove it — which a
-//! name of random characters alone would not allow. The directory is removed by this type, not
-//! by `tempfile::TempDir`, so that the emergency clean-up of a second Ctrl-C knows of it too.
+//! The work directory it is made in is opened once and checked, with every directory above it
+//! ([`Trust::OwnOrSticky`]: this user's or root's, writable by others only with the sticky bit,
+//! as /tmp is): in a directory another user may write without that bit, they could rename the
+//! private directory away and put one of theirs in its place. The private directory is made in
+//! the held work directory with `mkdirat` (which fails on anything already there, a symlink
+//! included; tried again under another name), with a random part in its name and mode 0700, and
+//! is from then on used only through its descriptor: files are created in it with `openat`,
+//! workers `fchdir` into it, and it is removed through descriptors. Its name also says which
+//! process made it (`.hostbench-KIND-PID-START-RANDOM`, START the process's start time in clock
+//! ticks since boot): a run killed with SIGKILL cannot remove its directory, and
+//! [`sweep_stale`] lets a later run find and remove it — which a name of random characters
+//! alone would not allow.
 
+use std::ffi::OsString;
 use std::io;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use anyhow::{Context, Result};
+use rustix::fs::FileType;
+
 use super::cleanup;
+use super::dir::{euid, Dir, Trust};
 
 const PREFIX: &str = ".hostbench-";
 
 pub struct PrivateDir {
+    parent: Dir,
+    name: OsString,
+    dir: Dir,
     path: PathBuf,
 }
 
 impl PrivateDir {
-    /// Creates `PARENT/.hostbench-KIND-PID-START-RANDOM`, mode 0700.
-    pub fn create(parent: &Path, kind: &str) -> io::Result<PrivateDir> {
-        let me = std::process::id();
-        let start = process_start_ticks(me).unwrap_or(0);
-        let path = tempfile::Builder::new()
-            .prefix(&format!("{PREFIX}{kind}-{me}-{start}-"))
-            .rand_bytes(12)
-            .permissions(std::fs::Permissions::from_mode(0o700))
-            .tempdir_in(parent)?
-            .keep();
-        cleanup::add_dir(&path);
-        Ok(PrivateDir { path })
+    /// Creates `PARENT/.hostbench-KIND-PID-START-RANDOM`, mode 0700, in the work directory
+    /// `parent`, which is refused (saying why) if another user could change it or a
+    /// directory above it.
+    pub fn create(parent: &Path, kind: &str) -> Result<PrivateDir> {
+        let held = Dir::open(parent, Trust::OwnOrSticky)
+            .with_context(|| format!("refusing the work directory {}", parent.display()))?;
+        Self::create_in(held, kind)
+            .with_context(|| format!("creating a directory in {}", parent.display()))
     }
 
+    /// Creates the private directory in the held work directory `parent`.
+    pub fn create_in(parent: Dir, kind: &str) -> io::Result<PrivateDir> {
+        use rand::distributions::{Alphanumeric, DistString};
+        let me = std::process::id();
+        let start = process_start_ticks(me).unwrap_or(0);
+        loop {
+            let random = Alphanumeric.sample_string(&mut rand::thread_rng(), 12);
+            let name = OsString::from(format!("{PREFIX}{kind}-{me}-{start}-{random}"));
+            match parent.create_dir(&name, 0o700) {
+                Ok(dir) => {
+                    let path = parent.path().join(&name);
+                    cleanup::add_dir(&parent, &name, &dir, &path);
+                    return Ok(PrivateDir {
+                        parent,
+                        name,
+                        dir,
+                        path,
+                    });
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The directory, held: everything done in it goes through this.
+    pub fn dir(&self) -> &Dir {
+        &self.dir
+    }
+
+    /// Its path, for messages and reports only.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -46,9 +83,16 @@ impl PrivateDir {
 
 impl Drop for PrivateDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
         cleanup::remove_dir(&self.path);
+        remove(&self.parent, &self.name, &self.dir);
     }
+}
+
+/// Removes a private directory: its contents through its own descriptor (wherever it is now),
+/// then its name from the work directory. False when something was left.
+pub fn remove(parent: &Dir, name: &std::ffi::OsStr, dir: &Dir) -> bool {
+    let cleared = dir.clear().is_ok();
+    cleared && parent.remove_tree(name).is_ok()
 }
 
 /// A process's start time in clock ticks since boot (field 22 of `/proc/PID/stat`), which
@@ -105,47 +149,57 @@ fn owner_gone(name: &str) -> Option<(u32, bool)> {
     }
 }
 
-/// Finds and removes, in `parent`, the private directories of hostbench processes that are
-/// gone (killed with SIGKILL, or a machine that lost power), and returns what it removed.
-/// Only real directories owned by this user are touched, never a symlink or another user's.
-pub fn sweep_stale(parent: &Path) -> Vec<StaleDir> {
-    let Ok(entries) = std::fs::read_dir(parent) else {
+/// Finds and removes, in the held work directory `parent`, the private directories of
+/// hostbench processes that are gone (killed with SIGKILL, or a machine that lost power), and
+/// returns what it removed. Only real directories owned by this user are touched, never a
+/// symlink or another user's, and only through descriptors.
+pub fn sweep_stale(parent: &Dir) -> Vec<StaleDir> {
+    let Ok(names) = parent.names() else {
         return Vec::new();
     };
-    // SAFETY: no preconditions.
-    let me = unsafe { libc::geteuid() };
+    let me = euid();
     let mut removed = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let Some((pid, true)) = owner_gone(name) else {
+    for name in names {
+        let Some(text) = name.to_str() else { continue };
+        let Some((pid, true)) = owner_gone(text) else {
             continue;
         };
-        let path = entry.path();
-        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+        let Ok(st) = parent.stat_at(&name) else {
             continue;
         };
-        if !meta.is_dir() || meta.uid() != me {
+        if FileType::from_raw_mode(st.st_mode) != FileType::Directory || st.st_uid != me {
             continue;
         }
-        let bytes = size_of_tree(&path);
-        if std::fs::remove_dir_all(&path).is_ok() {
-            removed.push(StaleDir { path, pid, bytes });
+        let Ok(dir) = parent.open_dir(&name, Trust::Reach) else {
+            continue;
+        };
+        let bytes = size_of_tree(&dir);
+        if remove(parent, &name, &dir) {
+            removed.push(StaleDir {
+                path: parent.path().join(&name),
+                pid,
+                bytes,
+            });
         }
     }
     removed
 }
 
 /// Bytes held by the regular files under `dir` (symlinks not followed).
-fn size_of_tree(dir: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
+fn size_of_tree(dir: &Dir) -> u64 {
+    let Ok(names) = dir.names() else {
         return 0;
     };
-    entries
-        .flatten()
-        .map(|e| match e.metadata() {
-            Ok(m) if m.is_dir() => size_of_tree(&e.path()),
-            Ok(m) if m.is_file() => m.len(),
+    names
+        .iter()
+        .map(|n| match dir.stat_at(n) {
+            Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Directory => dir
+                .open_dir(n, Trust::Reach)
+                .map(|d| size_of_tree(&d))
+                .unwrap_or(0),
+            Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => {
+                st.st_size as u64
+            }
             _ => 0,
         })
         .sum()
@@ -155,6 +209,10 @@ fn size_of_tree(dir: &Path) -> u64 {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    fn held(p: &Path) -> Dir {
+        Dir::open(p, Trust::OwnOrSticky).unwrap()
+    }
 
     #[test]
     fn removed_with_its_contents() {
@@ -227,7 +285,7 @@ mod tests {
             std::fs::create_dir(d).unwrap();
         }
         std::fs::write(gone_new.join("read.dat"), vec![0u8; 4096]).unwrap();
-        let mut removed = sweep_stale(parent.path());
+        let mut removed = sweep_stale(&held(parent.path()));
         removed.sort_by_key(|s| s.pid);
         let paths: Vec<&PathBuf> = removed.iter().map(|s| &s.path).collect();
         assert_eq!(paths.len(), 3, "{removed:?}");
@@ -247,7 +305,7 @@ mod tests {
             .path()
             .join(".hostbench-index-4194305-1-abcdefabcdef");
         std::os::unix::fs::symlink(target.path(), &link).unwrap();
-        assert!(sweep_stale(parent.path()).is_empty());
+        assert!(sweep_stale(&held(parent.path())).is_empty());
         assert!(target.path().join("keep").exists());
     }
 }

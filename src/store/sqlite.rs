@@ -11,6 +11,7 @@ use super::{migrations, Filter, ResultStore, StoredEntry, StoredFigures};
 use crate::model::figures::Kept;
 use crate::model::headline::HeadlineFigures;
 use crate::model::{RunResult, SCHEMA_VERSION};
+use crate::platform::dir::{euid, split_file, Dir, Trust};
 
 /// How long a statement waits for another hostbench process that holds the database.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -59,18 +60,12 @@ impl SqliteStore {
     /// as it may be read. A file this call created is removed again if the open fails (a full
     /// disk left a 0-byte file).
     pub fn open(path: &Path) -> Result<Self> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            crate::platform::files::create_dirs(dir, 0o700)?;
+        let placed = place(path, true).map_err(|e| explain(e, path))?;
+        let target = placed.file;
+        if placed.exists {
+            refuse_foreign_at_rest(&target).map_err(|e| explain(e, path))?;
         }
-        let target = match store_file(path)? {
-            Some(t) => t,
-            // A link of this user's to a store not made yet: made where the link leads.
-            None => match std::fs::read_link(path) {
-                Ok(to) => path.parent().unwrap_or(Path::new("")).join(to),
-                Err(_) => path.to_path_buf(),
-            },
-        };
-        let existed = target.exists();
+        let existed = placed.exists;
         let opened = Connection::open_with_flags(
             &target,
             OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -92,10 +87,11 @@ impl SqliteStore {
             }),
             Err(e) => {
                 if !existed {
+                    // Removed through the held directory: the name is the one this call made.
                     for suffix in ["", "-journal"] {
-                        let mut p = target.as_os_str().to_owned();
-                        p.push(suffix);
-                        let _ = std::fs::remove_file(PathBuf::from(p));
+                        let mut name = placed.name.clone();
+                        name.push(suffix);
+                        let _ = placed.dir.remove_file(name);
                     }
                 }
                 Err(explain(e, path))
@@ -105,11 +101,16 @@ impl SqliteStore {
 
     /// Opens an existing database read-only, for the commands that only read results: a
     /// read-only file or directory is enough, and nothing is created. None when there is no
-    /// database at `path` yet.
+    /// database at `path` yet. What the file is is decided at rest first (see
+    /// [`refuse_foreign_at_rest`]), and a read-only connection never rolls back a journal or
+    /// checkpoints a write-ahead log.
     pub fn open_read_only(path: &Path) -> Result<Option<Self>> {
-        let Some(target) = store_file(path)? else {
+        let placed = place(path, false).map_err(|e| explain(e, path))?;
+        if !placed.exists {
             return Ok(None);
-        };
+        }
+        let target = placed.file;
+        refuse_foreign_at_rest(&target).map_err(|e| explain(e, path))?;
         let opened = Connection::open_with_flags(
             &target,
             OpenFlags::SQLITE_OPEN_READ_ONLY
@@ -159,57 +160,157 @@ impl SqliteStore {
     }
 }
 
-/// The file a store at `path` is opened as, None where nothing stands there; refused, without
-/// being opened, when it is not a regular file (a FIFO would hang the open, a device is no
-/// store), when it is a symbolic link of another user's (in a shared directory it could lead
-/// to any file of root's), or when it belongs to another user in a directory anyone can write
-/// (they could have prepared it, and may change it under the run). A link of this user's or
-/// root's is followed to the file it names.
-fn store_file(path: &Path) -> Result<Option<PathBuf>> {
-    use std::os::unix::fs::MetadataExt;
-    let refuse = |why: String| anyhow::anyhow!("{}: {why}", path.display());
-    let link = match std::fs::symlink_metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(refuse(format!("cannot be looked at: {e}"))),
-    };
-    // SAFETY: no preconditions.
-    let me = unsafe { libc::geteuid() };
-    let target = if link.file_type().is_symlink() {
-        if link.uid() != me && link.uid() != 0 {
-            return Err(refuse(format!(
-                "it is a symbolic link of another user's (uid {}); not followed",
-                link.uid()
-            )));
+/// Where a store at `path` is: the file SQLite opens, its directory held, and whether a file
+/// stands there already.
+struct Placed {
+    file: PathBuf,
+    dir: Dir,
+    name: std::ffi::OsString,
+    exists: bool,
+}
+
+/// Finds where the store at `path` is, through a held directory, before SQLite opens it:
+///
+/// - `storing`: the store's directory (created, mode 0700, if missing), every directory above
+///   it, and any a link leads through, must be this user's or root's, and no one else may
+///   write the store's own directory (`Trust::Own`): SQLite makes the journal beside the
+///   database by name, so a journal another user planted there would be rolled back into the
+///   store, and a directory they made first on the path would hold their database. A store
+///   file of another user's is refused (they can change it at any time). Then no one but this
+///   user or root can change what the path names, and SQLite may open it by name.
+/// - reading only: the directories are reached without following another user's link; a file
+///   of another user's in a directory anyone can write is refused (they could have prepared
+///   it, and may change it under the run).
+///
+/// At the name: nothing (a store to make), a regular file, or a symbolic link of this user's or
+/// root's, followed to where it leads by the same rules; another user's link is refused (in a
+/// shared directory it could lead to any file of root's), as is anything but a regular file (a
+/// FIFO would hang the open, a device is no store).
+fn place(path: &Path, storing: bool) -> Result<Placed> {
+    use rustix::fs::FileType;
+    let me = euid();
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        let (dir_path, name) = split_file(&current)?;
+        let dir = if storing {
+            Dir::open_or_create(&dir_path, 0o700, Trust::Own).map_err(|e| {
+                anyhow::anyhow!(
+                    "refusing to store there: {e:#}; another user could plant its journal or change it"
+                )
+            })?
+        } else {
+            Dir::open(&dir_path, Trust::Reach)?
+        };
+        let file = dir_path.join(&name);
+        let st = match dir.stat_at(&name) {
+            Ok(st) => st,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Placed {
+                    file,
+                    dir,
+                    name,
+                    exists: false,
+                })
+            }
+            Err(e) => bail!("it cannot be looked at: {e}"),
+        };
+        match FileType::from_raw_mode(st.st_mode) {
+            FileType::Symlink => {
+                if st.st_uid != me && st.st_uid != 0 {
+                    bail!(
+                        "it is a symbolic link of another user's (uid {}); not followed",
+                        st.st_uid
+                    );
+                }
+                let (_, target) = dir
+                    .read_link(&name)
+                    .map_err(|e| anyhow::anyhow!("it cannot be followed: {e}"))?;
+                current = dir_path.join(target);
+            }
+            FileType::RegularFile => {
+                if st.st_uid != me && st.st_uid != 0 {
+                    let open_dir = dir.stat().is_ok_and(|d| d.st_mode & 0o002 != 0);
+                    if storing || open_dir {
+                        bail!(
+                            "it belongs to another user (uid {}){}; refusing to use it",
+                            st.st_uid,
+                            if open_dir {
+                                format!(" in {}, a directory anyone can write", dir_path.display())
+                            } else {
+                                String::new()
+                            }
+                        );
+                    }
+                }
+                return Ok(Placed {
+                    file,
+                    dir,
+                    name,
+                    exists: true,
+                });
+            }
+            other => bail!(
+                "it is {}, not a result store",
+                crate::platform::dir::type_name(other)
+            ),
         }
-        match std::fs::canonicalize(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(refuse(format!("cannot be followed: {e}"))),
-        }
-    } else {
-        path.to_path_buf()
-    };
-    let meta = std::fs::metadata(&target).map_err(|e| refuse(format!("{e}")))?;
-    let kind = meta.file_type();
-    if !kind.is_file() {
-        return Err(refuse(format!(
-            "it is {}, not a result store",
-            crate::platform::files::kind_name(kind)
-        )));
     }
-    if meta.uid() != me {
-        let dir = target.parent().unwrap_or(Path::new("."));
-        let open_dir = std::fs::metadata(dir).is_ok_and(|d| d.mode() & 0o002 != 0);
-        if open_dir {
-            return Err(refuse(format!(
-                "it belongs to another user (uid {}) in {}, a directory anyone can write; refusing to use it",
-                meta.uid(),
-                dir.display()
-            )));
+    bail!("too many levels of symbolic links")
+}
+
+/// Decides what the file at `file` is before any connection that could change it: through a
+/// read-only connection that takes the file as it lies on disk (`immutable=1`: no lock, no
+/// journal rolled back, no write-ahead log read or checkpointed). Another program's database —
+/// its mark, its tables or views — is refused byte for byte untouched, as is a file that is
+/// not marked as a store and has a write-ahead log or a journal beside it: hostbench's stores
+/// never use a write-ahead log, and what a journal or log would change is not known until it
+/// is applied. A marked store goes on to the usual open (its own journal, after a crash, is
+/// rolled back as SQLite does). A file that cannot be read at rest (another process writing a
+/// new store at this moment) is judged by that open, under its lock.
+fn refuse_foreign_at_rest(file: &Path) -> Result<()> {
+    let side = |suffix: &str| {
+        let mut p = file.as_os_str().to_owned();
+        p.push(suffix);
+        std::fs::symlink_metadata(PathBuf::from(p)).is_ok_and(|m| m.len() > 0)
+    };
+    let conn = Connection::open_with_flags(
+        at_rest_uri(file),
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW,
+    )?;
+    let kind = classify_snapshot(&conn);
+    drop(conn);
+    match kind {
+        Ok(Kind::Foreign(why)) => bail!(why),
+        Ok(Kind::Store) => Ok(()),
+        Ok(Kind::Empty) | Err(_) if side("-wal") => bail!(
+            "it has a write-ahead log beside it ({}-wal) and is not a hostbench result store; left untouched",
+            file.display()
+        ),
+        // A journal beside a file that is not (yet) a store: another hostbench writing the
+        // new store now, judged under its lock by the open, or another program's.
+        Ok(Kind::Empty) | Err(_) => Ok(()),
+    }
+}
+
+/// The URI of `file` opened as it lies on disk: `file:PATH?immutable=1`, the path with every
+/// byte but the plain ones percent-encoded (a `?`, `#` or `%` in a name would otherwise end
+/// it or be read as an escape).
+fn at_rest_uri(file: &Path) -> String {
+    use std::fmt::Write;
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = String::from("file:");
+    for &b in file.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/._-~".contains(&b) {
+            uri.push(b as char);
+        } else {
+            let _ = write!(uri, "%{b:02X}");
         }
     }
-    Ok(Some(target))
+    uri.push_str("?immutable=1");
+    uri
 }
 
 /// What an SQLite file is, decided by reading only.
@@ -252,6 +353,20 @@ fn classify_snapshot(conn: &Connection) -> Result<Kind> {
     }
     if app == APPLICATION_ID {
         return Ok(Kind::Store);
+    }
+    // Views and triggers: no hostbench store ever made one, and a database of only views has
+    // no table yet is another program's.
+    let mut stmt = conn.prepare(
+        "SELECT type || ' ' || name FROM sqlite_master WHERE type IN ('view', 'trigger') ORDER BY name",
+    )?;
+    let others: Vec<String> = stmt
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    if !others.is_empty() {
+        return Ok(Kind::Foreign(format!(
+            "it holds {}: not a hostbench result store",
+            others.join(", ")
+        )));
     }
     let mut stmt = conn.prepare(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
@@ -1056,6 +1171,88 @@ mod tests {
     /// The file's bytes, to show that an open changed nothing.
     fn bytes(path: &Path) -> Vec<u8> {
         std::fs::read(path).unwrap()
+    }
+
+    /// `path` and its `-wal` and `-journal`, as bytes (None for a side file not there).
+    fn files(path: &Path) -> [Option<Vec<u8>>; 3] {
+        ["", "-wal", "-journal"].map(|suffix| {
+            let mut p = path.as_os_str().to_owned();
+            p.push(suffix);
+            std::fs::read(PathBuf::from(p)).ok()
+        })
+    }
+
+    /// Copies `from` and its side files to `to`, as a crash would leave them.
+    fn copy_as_crashed(from: &Path, to: &Path) {
+        for suffix in ["", "-wal", "-journal"] {
+            let (mut a, mut b) = (from.as_os_str().to_owned(), to.as_os_str().to_owned());
+            a.push(suffix);
+            b.push(suffix);
+            if Path::new(&a).exists() {
+                std::fs::copy(&a, &b).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn another_programs_log_journal_or_views_are_judged_at_rest_and_left_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        // A database in write-ahead-log mode whose tables are still only in its log, as a
+        // program that crashed leaves it: opened read-write, it would be checkpointed.
+        let live = dir.path().join("live-wal.db");
+        let conn = Connection::open(&live).unwrap();
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;
+             CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('theirs');",
+        )
+        .unwrap();
+        let wal = dir.path().join("wal.db");
+        copy_as_crashed(&live, &wal);
+        drop(conn);
+        // A database with a hot journal: a transaction in progress when it was copied.
+        let live = dir.path().join("live-journal.db");
+        let conn = Connection::open(&live).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('theirs');
+             PRAGMA cache_size = 1; BEGIN; UPDATE notes SET body = 'half-done';",
+        )
+        .unwrap();
+        conn.execute_batch("INSERT INTO notes SELECT hex(randomblob(900)) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200) SELECT x FROM c);").unwrap();
+        let journal = dir.path().join("journal.db");
+        copy_as_crashed(&live, &journal);
+        drop(conn);
+        // A database of views only: no table, yet another program's.
+        let views = dir.path().join("views.db");
+        Connection::open(&views)
+            .unwrap()
+            .execute_batch("CREATE VIEW answer AS SELECT 42;")
+            .unwrap();
+        for path in [&wal, &journal, &views] {
+            let before = files(path);
+            assert!(before[0].is_some());
+            let err = format!("{:#}", SqliteStore::open(path).err().unwrap());
+            assert!(
+                err.contains("not a hostbench result store"),
+                "{}: {err}",
+                path.display()
+            );
+            let err = format!("{:#}", SqliteStore::open_read_only(path).err().unwrap());
+            assert!(
+                err.contains("not a hostbench result store"),
+                "{}: {err}",
+                path.display()
+            );
+            assert!(files(path) == before, "{} was changed", path.display());
+        }
+        assert!(files(&wal)[1].is_some() && files(&journal)[2].is_some());
+    }
+
+    #[test]
+    fn at_rest_uris_escape_what_sqlite_would_read_as_a_query_or_an_escape() {
+        assert_eq!(
+            at_rest_uri(Path::new("/a b/r?x#y%z.sqlite")),
+            "file:/a%20b/r%3Fx%23y%25z.sqlite?immutable=1"
+        );
     }
 
     #[test]

@@ -96,9 +96,24 @@ pub fn processes(pred: impl Fn(&str) -> bool) -> Vec<u32> {
         .collect()
 }
 
-/// hostbench worker processes whose command line contains `marker` (a test's own directory).
+/// hostbench worker processes that work in `marker` (a test's own directory): whose command
+/// line names it, or whose current directory or an open descriptor is in it (workers are
+/// handed their directory as a descriptor, not a path).
 pub fn workers_with(marker: &str) -> Vec<u32> {
-    processes(|c| c.contains("__worker") && c.contains(marker))
+    processes(|c| c.contains("__worker"))
+        .into_iter()
+        .filter(|pid| {
+            let named = std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker));
+            let in_it = |link: std::path::PathBuf| {
+                std::fs::read_link(link).is_ok_and(|to| to.to_string_lossy().contains(marker))
+            };
+            let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
+                .map(|d| d.flatten().any(|e| in_it(e.path())))
+                .unwrap_or(false);
+            named || fds || in_it(format!("/proc/{pid}/cwd").into())
+        })
+        .collect()
 }
 
 /// How a bounded run of a command ended.
@@ -256,4 +271,12 @@ pub fn on_cpu0(cmd: &mut std::process::Command) {
             Ok(())
         });
     }
+}
+
+/// A UUID no other result in a test has: each run a test makes by editing a copy of another
+/// is a run of its own (a copy keeps the UUID, and one run is never compared with itself).
+pub fn fresh_uuid() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{:08x}-0000-4000-8000-{:012x}", std::process::id(), n)
 }

@@ -6,6 +6,7 @@ pub mod native;
 pub mod programs;
 pub mod registry;
 
+use std::os::fd::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -21,6 +22,7 @@ use crate::model::index::Category;
 use crate::model::index::{IndexPass, IndexResult, IndexSettings, Skipped, Spread, TestResult};
 use crate::model::SuiteResult;
 use crate::platform::clock::{monotonic_ns, sleep_until_unless};
+use crate::platform::dir::Dir;
 use crate::platform::locale;
 use crate::platform::private_dir::PrivateDir;
 use crate::platform::sched;
@@ -203,14 +205,17 @@ impl IndexConfig {
 pub struct IndexWorkerSpec {
     pub test: String,
     pub seconds: f64,
-    pub dir: PathBuf,
+    /// The run's private directory, as a descriptor the copy inherits: it works there by
+    /// `fchdir`, never by a path another user could swap.
+    pub dir_fd: RawFd,
     pub cpu: Option<usize>,
     /// The X display of a graphics test.
     #[serde(default)]
     pub display: Option<String>,
-    /// The C tests' program, for a test that has a C version.
+    /// The C tests' program, for a test that has a C version: a descriptor the copy inherits
+    /// and executes (`fexecve`).
     #[serde(default)]
-    pub native: Option<PathBuf>,
+    pub program_fd: Option<RawFd>,
 }
 
 /// The graphics tests' display: a private Xvfb when asked for, or when there is no display and
@@ -272,12 +277,8 @@ pub fn run(
             language.describe()
         )));
     }
-    // Absolute: the copies change into the directory before they run the programs in it.
-    let workdir = std::path::absolute(&config.workdir)
-        .with_context(|| format!("finding {}", config.workdir.display()))?;
-    let dir = PrivateDir::create(&workdir, "index")
-        .with_context(|| format!("creating a directory in {}", workdir.display()))?;
-    programs::looper::write_assets(dir.path())?;
+    let dir = PrivateDir::create(&config.workdir, "index")?;
+    programs::looper::write_assets(dir.dir())?;
     let cpus = sched::allowed_cpus();
     let wants_graphics = config.tests.iter().any(|t| registry::is_graphics(t));
     let (xvfb, display) = if wants_graphics {
@@ -294,14 +295,17 @@ pub fn run(
         match config
             .cache_dir
             .as_deref()
-            .map(|cache| native::build(cache, dir.path()))
+            .map(|cache| native::build(cache, dir.dir()))
         {
             Some(Ok(b)) => (Some(b), None),
             Some(Err(why)) => (None, Some(why)),
             None => (None, Some("no cache directory to build in".to_string())),
         }
     };
-    if let Some(why) = native.as_ref().and_then(|b| b.untrusted_cache.as_ref()) {
+    if let Some(why) = native
+        .as_ref()
+        .and_then(|p| p.build.untrusted_cache.as_ref())
+    {
         events.event(Event::Note(&format!(
             "the compiled tests are built for this run alone, not taken from the cache: {why}"
         )));
@@ -314,17 +318,17 @@ pub fn run(
     let ctx = CopyContext {
         exe,
         lang: &config.settings.lang,
-        dir: dir.path(),
+        dir: dir.dir(),
         cpus: &cpus,
         pin: config.settings.pin,
-        native: native.as_ref().map(|b| b.path.as_path()),
+        native: native.as_ref(),
     };
     // The result without its passes: what checkpoints and the end fill in.
     let base = IndexResult {
         settings: config.settings.clone(),
         language: language.describe(),
         graphics_display: display_label(&display, xvfb.is_some()),
-        native: native.clone(),
+        native: native.as_ref().map(|p| p.build.clone()),
         native_note: native_note.clone(),
         passes: Vec::new(),
     };
@@ -437,10 +441,10 @@ struct CopyContext<'a> {
     exe: &'a Path,
     /// LANG for the copies and everything they start.
     lang: &'a str,
-    dir: &'a Path,
+    dir: &'a Dir,
     cpus: &'a [usize],
     pin: bool,
-    native: Option<&'a Path>,
+    native: Option<&'a native::Programs>,
 }
 
 /// Where the graphics tests drew, for the report.
@@ -655,27 +659,32 @@ fn run_iteration(
     stop: &AtomicBool,
 ) -> Result<Option<Vec<CopyReport>>> {
     let mut workers = Vec::with_capacity(copies);
-    let native = ctx
-        .native
-        .filter(|_| native::has_native(t.program))
-        .map(Path::to_path_buf);
+    // The program, opened once for every copy of the iteration through the held build
+    // directory, and closed here when they have all started.
+    let program = match ctx.native {
+        Some(p) => p.open(t.program).map_err(|why| anyhow!(why))?,
+        None => None,
+    };
+    let dir_fd = ctx.dir.raw_fd();
+    let program_fd = program.as_ref().map(|f| f.as_raw_fd());
+    let handed: Vec<RawFd> = std::iter::once(dir_fd).chain(program_fd).collect();
     for k in 0..copies {
         let spec = workers::spec_json(
             "index",
             &IndexWorkerSpec {
                 test: t.name.into(),
                 seconds,
-                dir: ctx.dir.to_path_buf(),
+                dir_fd,
                 cpu: ctx.pin.then(|| ctx.cpus[k % ctx.cpus.len()]),
                 display: display.map(String::from),
-                native: native.clone(),
+                program_fd,
             },
         )?;
         let mut w = Worker::spawn_with(
             ctx.exe,
             &spec,
             &format!("{} copy {}", t.name, k + 1),
-            &[],
+            &handed,
             &[("LANG", ctx.lang)],
         )?;
         w.expect("ready")?;
@@ -713,37 +722,35 @@ pub fn run_copy(spec: IndexWorkerSpec) -> Result<()> {
         return Ok(());
     }
     // The programs a copy runs work in the run's private directory (their files, the
-    // looper's commands), as UnixBench's run in its tmp directory.
-    std::env::set_current_dir(&spec.dir)
-        .with_context(|| format!("entering {}", spec.dir.display()))?;
-    if let Some(native) = &spec.native {
+    // looper's commands), as UnixBench's run in its tmp directory: entered through the
+    // inherited descriptor, so every relative name below is in that very directory.
+    rustix::process::fchdir(crate::platform::dir::borrowed(spec.dir_fd))
+        .context("entering the run's private directory")?;
+    // SAFETY: the descriptor was handed to this process and is not used after this.
+    unsafe { libc::close(spec.dir_fd) };
+    let here = Path::new(".");
+    if let Some(fd) = spec.program_fd {
         let now = crate::platform::clock::monotonic_ns();
         let deadline = now + (spec.seconds * 1e9) as u64;
-        if let (Some(args), Some(path)) = (
-            native::arguments(test.program, spec.seconds, now, deadline),
-            native::program_path(native, test.program),
-        ) {
+        if let Some(args) = native::arguments(test.program, spec.seconds, now, deadline) {
             drop(ch);
-            let e = small::exec_program(&path, args);
+            // argv[0] names the running program for execl's chain, which executes itself
+            // again: through /proc, the very file executed here, not a name to look up.
+            let e = small::exec_fd(fd, "/proc/self/exe", args);
             return Channel::stdio().say(&format!("error {e:#}"));
         }
     }
     if small::runs_small(test.program) {
         let now = crate::platform::clock::monotonic_ns();
         drop(ch);
-        let e = small::exec(
-            test.program,
-            &spec.dir,
-            now,
-            now + (spec.seconds * 1e9) as u64,
-        );
+        let e = small::exec(test.program, now, now + (spec.seconds * 1e9) as u64);
         return Channel::stdio().say(&format!("error {e:#}"));
     }
     // A write past the file-size limit then fails with EFBIG, like a full disk, instead of
     // killing the copy.
     // SAFETY: changing a signal's disposition to ignore.
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
-    match programs::run(test, spec.seconds, &spec.dir, spec.display.as_deref()) {
+    match programs::run(test, spec.seconds, here, spec.display.as_deref()) {
         Ok(report) => ch.report(&report),
         // The coordinator reports the failure; the test's own files are already removed.
         Err(e) => ch.say(&format!("error {e:#}")),

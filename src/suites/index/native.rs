@@ -6,14 +6,16 @@
 //! the report says which.
 
 use std::collections::hash_map::DefaultHasher;
+use std::fs::File;
 use std::hash::{Hash, Hasher};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::registry::{ArithKind, Program};
 use crate::model::index::NativeBuild;
-use crate::platform::files;
+use crate::platform::dir::{Dir, Trust};
 
 /// The program's files, written into the build directory: Dhrystone's second file is a
 /// translation unit of its own, as UnixBench compiles dhry_2.c apart from dhry_1.c.
@@ -77,7 +79,8 @@ pub fn arguments(
     })
 }
 
-/// The program that runs `program`'s copies in the build directory `dir`.
+/// The program that runs `program`'s copies in the build directory `dir` (its path, for the
+/// tests and the report: copies are run from descriptors, see [`Programs::open`]).
 pub fn program_path(dir: &Path, program: Program) -> Option<PathBuf> {
     let args = arguments(program, 1.0, 0, 0)?;
     Some(dir.join(&args[0]))
@@ -88,13 +91,62 @@ pub fn has_native(program: Program) -> bool {
     arguments(program, 1.0, 0, 0).is_some()
 }
 
+/// The built programs, held by their directory's descriptor.
+pub struct Programs {
+    /// What the result says of the build.
+    pub build: NativeBuild,
+    dir: Dir,
+}
+
+impl Programs {
+    /// The program of `program` opened for a copy to execute (`fexecve`): opened through the
+    /// held directory without following a link, and only a regular file of this user's or
+    /// root's that no one else can write. None for a test that has no C version.
+    pub fn open(&self, program: Program) -> Result<Option<File>, String> {
+        let Some(args) = arguments(program, 1.0, 0, 0) else {
+            return Ok(None);
+        };
+        open_program(&self.dir, &args[0]).map(Some)
+    }
+}
+
+/// The program `name` in `dir`, opened; refused unless it is a regular file of this user's or
+/// root's that no one else can write.
+fn open_program(dir: &Dir, name: &str) -> Result<File, String> {
+    let shown = dir.path().join(name);
+    let file = dir
+        .open_regular(name)
+        .map_err(|e| format!("{}: {e}", shown.display()))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("{}: {e}", shown.display()))?;
+    let me = crate::platform::dir::euid();
+    if meta.uid() != me && meta.uid() != 0 {
+        return Err(format!(
+            "{} belongs to another user (uid {})",
+            shown.display(),
+            meta.uid()
+        ));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(format!(
+            "{} is writable by other users (mode {:04o})",
+            shown.display(),
+            meta.mode() & 0o7777
+        ));
+    }
+    Ok(file)
+}
+
 /// Builds the programs with the host's `cc` into `cache_dir` (reusing an earlier build of the
 /// same source by the same compiler), or says why it cannot. The cache is trusted only where
-/// the programs and every directory from them up to `cache_dir` are this user's and writable by
-/// no one else (`platform::files::untrusted`): root must never run a program another user
-/// planted in a shared cache. Otherwise they are built afresh in `private` (the run's private
-/// directory) and the build says why.
-pub fn build(cache_dir: &Path, private: &Path) -> Result<NativeBuild, String> {
+/// the cache directory, every directory above it, and the build directories under it are this
+/// user's or root's and writable by no one else (opened once by [`Trust::Own`]'s walk, then
+/// held), and each program is a regular file of this user's: root must never run a program
+/// another user planted, or could swap, in a shared cache. Otherwise they are built afresh in
+/// `private` (the run's private directory) and the build says why. Either way the programs are
+/// then reached only through the held directory.
+pub fn build(cache_dir: &Path, private: &Dir) -> Result<Programs, String> {
     let cc = crate::platform::files::on_path("cc")
         .ok_or("no C compiler: cc is not on PATH (Debian: gcc)")?;
     let out = Command::new(&cc)
@@ -109,65 +161,90 @@ pub fn build(cache_dir: &Path, private: &Path) -> Result<NativeBuild, String> {
         .to_string();
     let mut h = DefaultHasher::new();
     (SOURCES, PROGRAMS, &version, cc.as_os_str(), FLAGS).hash(&mut h);
-    let cached = cache_dir
-        .join("native")
-        .join(format!("{:016x}", h.finish()));
+    let hash = format!("{:016x}", h.finish());
     let flags = FLAGS.join(" ");
-    let build = |path: &Path, built_now, untrusted_cache| NativeBuild {
-        compiler: cc.display().to_string(),
-        version: version.clone(),
-        flags: flags.clone(),
-        path: path.to_path_buf(),
-        built_now,
-        untrusted_cache,
+    let build = |dir: Dir, built_now, untrusted_cache| Programs {
+        build: NativeBuild {
+            compiler: cc.display().to_string(),
+            version: version.clone(),
+            flags: flags.clone(),
+            path: dir.path().to_path_buf(),
+            built_now,
+            untrusted_cache,
+        },
+        dir,
     };
-    let trusted = |p: &Path| files::untrusted(cache_dir, p);
-    let refused = match files::create_dirs(&cached, 0o700) {
-        Err(e) => Some(format!("{e:#}")),
-        Ok(()) => trusted(&cached),
-    };
-    // The programs are run by the path that was checked, with no link on the way that
-    // someone could turn elsewhere after the check.
-    let cached = std::fs::canonicalize(&cached).unwrap_or(cached);
-    let Some(why) = refused else {
-        let reusable = PROGRAMS.iter().all(|(name, _)| {
-            let p = cached.join(name);
-            std::fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) && trusted(&p).is_none()
-        });
-        if reusable {
-            return Ok(build(&cached, false, None));
+    let cached = Dir::open_or_create(cache_dir, 0o700, Trust::Own)
+        .and_then(|c| c.create_or_open_dir("native", 0o700, Trust::Own))
+        .and_then(|n| n.create_or_open_dir(&hash, 0o700, Trust::Own));
+    let why = match cached {
+        Ok(dir) => {
+            let mut untrusted = None;
+            let reusable = PROGRAMS
+                .iter()
+                .all(|(name, _)| match open_program(&dir, name) {
+                    Ok(_) => true,
+                    Err(why) => {
+                        // Missing: built below. Another user's or open to them: never run.
+                        if dir.stat_at(name).is_ok() {
+                            untrusted.get_or_insert(why);
+                        }
+                        false
+                    }
+                });
+            match untrusted {
+                None if reusable => return Ok(build(dir, false, None)),
+                None => {
+                    compile(&cc, &dir)?;
+                    return Ok(build(dir, true, None));
+                }
+                Some(why) => why,
+            }
         }
-        compile(&cc, &cached)?;
-        return Ok(build(&cached, true, None));
+        Err(e) => format!("{e:#}"),
     };
-    let dir = private.join("native");
-    files::create_dirs(&dir, 0o700).map_err(|e| format!("{e:#}"))?;
+    let dir = private
+        .create_dir("native", 0o700)
+        .map_err(|e| format!("creating {}/native: {e}", private.path().display()))?;
     compile(&cc, &dir)?;
-    Ok(build(&dir, true, Some(why)))
+    Ok(build(dir, true, Some(why)))
 }
 
-/// Compiles every program into `dir` (a directory of this user's that no one else can write):
-/// the sources mode 0644 and the programs 0755 whatever the umask.
-fn compile(cc: &Path, dir: &Path) -> Result<(), String> {
+/// Compiles every program into the held directory `dir` (this user's, writable by no one
+/// else): the compiler runs in it (`fchdir` to its descriptor), the sources are mode 0644 and
+/// the programs 0755 whatever the umask.
+fn compile(cc: &Path, dir: &Dir) -> Result<(), String> {
     let flags = FLAGS.join(" ");
     for (name, text) in SOURCES {
-        files::write_replacing(&dir.join(name), text.as_bytes()).map_err(|e| format!("{e:#}"))?;
+        dir.write_replacing(name, text.as_bytes(), 0o644)
+            .map_err(|e| format!("{e:#}"))?;
     }
+    let dir_fd = dir.raw_fd();
     for (name, rest) in PROGRAMS {
         // Built under a name of its own and renamed: two runs building at once both succeed.
-        let tmp = dir.join(format!("{name}.{}", std::process::id()));
-        let out = Command::new(cc)
+        let tmp = format!("{name}.{}", std::process::id());
+        let mut command = Command::new(cc);
+        command
             .args(FLAGS)
             .arg(format!("-DHB_{name}"))
             .arg("-o")
             .arg(&tmp)
             .arg("native.c")
-            .args(rest)
-            .current_dir(dir)
+            .args(rest);
+        // SAFETY: fchdir is async-signal-safe; the descriptor is open in the child until exec.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::fchdir(dir_fd) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let out = command
             .output()
             .map_err(|e| format!("running {}: {e}", cc.display()))?;
         if !out.status.success() {
-            let _ = std::fs::remove_file(&tmp);
+            let _ = dir.remove_file(&tmp);
             let why = String::from_utf8_lossy(&out.stderr);
             return Err(format!(
                 "{} {flags} for {name} failed: {}",
@@ -175,12 +252,14 @@ fn compile(cc: &Path, dir: &Path) -> Result<(), String> {
                 why.lines().next().unwrap_or("").trim()
             ));
         }
-        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))
-            .and_then(|_| std::fs::rename(&tmp, dir.join(name)))
-            .map_err(|e| {
-                let _ = std::fs::remove_file(&tmp);
-                format!("storing the build: {e}")
-            })?;
+        let stored = dir
+            .open_regular(&tmp)
+            .and_then(|f| f.set_permissions(std::fs::Permissions::from_mode(0o755)))
+            .and_then(|_| dir.rename(&tmp, name));
+        if let Err(e) = stored {
+            let _ = dir.remove_file(&tmp);
+            return Err(format!("storing the build: {e}"));
+        }
     }
     Ok(())
 }
@@ -193,7 +272,8 @@ mod tests {
     fn builds_once_and_reuses_the_build() {
         let cache = tempfile::tempdir().unwrap();
         let private = tempfile::tempdir().unwrap();
-        let Ok(first) = build(cache.path(), private.path()) else {
+        let held = Dir::open(private.path(), Trust::Own).unwrap();
+        let Ok(first) = build(cache.path(), &held).map(|p| p.build) else {
             eprintln!("skipped: no C compiler here");
             return;
         };
@@ -202,7 +282,7 @@ mod tests {
             assert!(program_path(&first.path, program).unwrap().is_file());
         }
         assert_eq!(first.flags, "-O3 -ffast-math -march=native -mtune=native");
-        let second = build(cache.path(), private.path()).unwrap();
+        let second = build(cache.path(), &held).unwrap().build;
         assert!(!second.built_now);
         assert_eq!(second.path, first.path);
         assert_eq!(second.untrusted_cache, None);
@@ -217,7 +297,7 @@ mod tests {
 
         // A build directory others can write is not trusted: built afresh in the private one.
         std::fs::set_permissions(&first.path, std::fs::Permissions::from_mode(0o777)).unwrap();
-        let third = build(cache.path(), private.path()).unwrap();
+        let third = build(cache.path(), &held).unwrap().build;
         assert!(third.built_now);
         assert_eq!(third.path, private.path().join("native"));
         let why = third.untrusted_cache.unwrap();
@@ -235,8 +315,9 @@ mod tests {
         BUILT
             .get_or_init(|| {
                 let private = tempfile::tempdir().unwrap();
+                let held = Dir::open(private.path(), Trust::Own).unwrap();
                 let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-native-cache");
-                Some(build(&cache, private.path()).ok()?.path)
+                Some(build(&cache, &held).ok()?.build.path)
             })
             .as_deref()
     }

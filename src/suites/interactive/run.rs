@@ -142,9 +142,8 @@ pub fn run(
         )));
     }
 
-    let workdir = PrivateDir::create(&config.workdir, "interactive")
-        .with_context(|| format!("creating a directory in {}", config.workdir.display()))?;
-    let write_file = workdir.path().join("write.dat");
+    let workdir = PrivateDir::create(&config.workdir, "interactive")?;
+    let files_dir_fd = workdir.dir().raw_fd();
     let needs_read = plan.pairs.iter().any(|(_, l)| l.uses_files().1);
     let mut failure = None;
     // The Read load's file: written once, unlinked from the start, and handed to each load
@@ -155,11 +154,10 @@ pub fn run(
         events.event(Event::PreparingFiles {
             bytes: settings.file_bytes,
         });
-        let prepared =
-            loads::create_unlinked(&workdir.path().join("read.dat")).and_then(|mut f| {
-                loads::fill_file(&mut f, settings.file_bytes, stop, settings.page_cache)?;
-                Ok(f)
-            });
+        let prepared = loads::create_unlinked(workdir.dir().fd(), "read.dat").and_then(|mut f| {
+            loads::fill_file(&mut f, settings.file_bytes, stop, settings.page_cache)?;
+            Ok(f)
+        });
         match prepared {
             Ok(f) => read_file = Some(f),
             Err(e) => failure = Some(format!("{e:#}")),
@@ -192,7 +190,7 @@ pub fn run(
             &RunInputs {
                 threads: settings.burn_threads,
                 loops_per_ms: calibration.loops_per_ms,
-                write_file: Some(write_file.clone()),
+                files_dir_fd: Some(files_dir_fd),
                 read_fd,
                 file_bytes: settings.file_bytes,
                 page_cache: settings.page_cache,
@@ -255,8 +253,9 @@ pub fn run(
             Ok(None) => break,
             Err(e) => failure = Some(format!("{e:#}")),
         }
-        // The Write load's file is rewritten by the next pair that needs it.
-        let _ = std::fs::remove_file(&write_file);
+        // The Write load's file is made again by the next pair that needs it (its worker
+        // unlinks it as soon as it is open; this is for one that died before).
+        let _ = workdir.dir().remove_file(loads::WRITE_FILE);
     }
     drop(workdir);
     let coordinator_cpu_ns = Usage::process().since(&usage).cpu_ns();

@@ -3,9 +3,11 @@
 //! the command over and over for the duration, count the runs that completed, per minute — is
 //! the small program's `looper` mode, as UnixBench's is its small looper.c.
 
-use std::path::Path;
+use std::io::Write;
 
 use anyhow::{Context, Result};
+
+use crate::platform::dir::Dir;
 
 const MULTI_SH: &str = include_str!("../assets/multi.sh");
 const TST_SH: &str = include_str!("../assets/tst.sh");
@@ -14,10 +16,13 @@ const CCTEST_C: &str = include_str!("../assets/cctest.c");
 /// with status 1 on `q`).
 const DC_DAT: &str = "99k\n2v\np\n";
 
-/// Writes the shell script and the data files the looper tests read into `dir`.
-pub fn write_assets(dir: &Path) -> Result<()> {
+/// Writes the shell script and the data files the looper tests read into the held directory
+/// `dir` (created new, mode 0644: nothing already there is written through).
+pub fn write_assets(dir: &Dir) -> Result<()> {
     let put = |name: &str, text: &str| {
-        std::fs::write(dir.join(name), text).with_context(|| format!("writing {name}"))
+        dir.create_new(name, 0o644)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .with_context(|| format!("writing {name}"))
     };
     put("multi.sh", MULTI_SH)?;
     put("tst.sh", TST_SH)?;
@@ -86,7 +91,8 @@ mod tests {
     #[test]
     fn assets_are_unixbenchs_size_and_the_per_copy_script_cleans_up() {
         let dir = tempfile::tempdir().unwrap();
-        write_assets(dir.path()).unwrap();
+        let held = Dir::open(dir.path(), crate::platform::dir::Trust::Own).unwrap();
+        write_assets(&held).unwrap();
         for (name, shape) in [
             ("sort.src", super::super::inputs::SORT_SRC),
             ("large.txt", super::super::inputs::LARGE_TXT),

@@ -6,11 +6,14 @@
 //! private directory; a copy of either test replaces itself with it.
 
 use std::ffi::CString;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::ffi::OsStringExt;
+use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
+
+use crate::platform::dir::{Dir, Trust};
 
 use crate::suites::index::registry::Program;
 
@@ -19,12 +22,11 @@ const SMALL: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/small"));
 /// The program's file name in the suite's private directory.
 const SMALL_NAME: &str = "small";
 
-/// Writes the small program into `dir`, executable.
-pub fn write_program(dir: &Path) -> Result<PathBuf> {
-    let path = dir.join(SMALL_NAME);
-    std::fs::write(&path, SMALL).with_context(|| format!("writing {}", path.display()))?;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
-    Ok(path)
+/// Writes the small program into the held directory `dir`, created new, mode 0755.
+pub fn write_program(dir: &Dir) -> Result<()> {
+    dir.create_new(SMALL_NAME, 0o755)
+        .and_then(|mut f| f.write_all(SMALL))
+        .with_context(|| format!("writing {}", dir.path().join(SMALL_NAME).display()))
 }
 
 /// Whether `program` runs in the small program: execl and spawn, and the looper tests.
@@ -55,32 +57,56 @@ fn arguments(program: Program, start_ns: u64, deadline_ns: u64) -> Vec<String> {
 }
 
 /// Replaces this process with the small program running `program` (execl or spawn) until
-/// `deadline_ns`; it prints its report line on standard output. Returns only on failure.
-pub fn exec(program: Program, dir: &Path, start_ns: u64, deadline_ns: u64) -> anyhow::Error {
-    exec_program(
-        &dir.join(SMALL_NAME),
+/// `deadline_ns`; it prints its report line on standard output. The program is opened in the
+/// current directory (the run's private directory, entered by its descriptor) without
+/// following a link, and executed from that descriptor. Returns only on failure.
+pub fn exec(program: Program, start_ns: u64, deadline_ns: u64) -> anyhow::Error {
+    let dir = match Dir::open(Path::new("."), Trust::Reach) {
+        Ok(d) => d,
+        Err(e) => return e,
+    };
+    let file = match dir.open_regular(SMALL_NAME) {
+        Ok(f) => f,
+        Err(e) => return anyhow!("opening {SMALL_NAME}: {e}"),
+    };
+    exec_fd(
+        file.as_raw_fd(),
+        SMALL_NAME,
         arguments(program, start_ns, deadline_ns),
     )
 }
 
-/// Replaces this process with the program at `path` and its arguments; it prints the copy's
-/// report line. Returns only on failure.
-pub fn exec_program(path: &Path, arguments: Vec<String>) -> anyhow::Error {
-    let args: Result<Vec<CString>, _> = std::iter::once(path.as_os_str().as_bytes().to_vec())
-        .chain(arguments.into_iter().map(String::into_bytes))
+/// Replaces this process with the program open as `fd` (`fexecve`: no name is looked up),
+/// with `argv0` and `arguments`; it prints the copy's report line. Returns only on failure.
+pub fn exec_fd(fd: RawFd, argv0: &str, arguments: Vec<String>) -> anyhow::Error {
+    let args: Result<Vec<CString>, _> = std::iter::once(argv0.to_string())
+        .chain(arguments)
         .map(CString::new)
         .collect();
-    let args = match args {
-        Ok(a) => a,
-        Err(e) => return e.into(),
+    let env: Result<Vec<CString>, _> = std::env::vars_os()
+        .map(|(k, v)| {
+            let mut kv = k.into_vec();
+            kv.push(b'=');
+            kv.extend(v.into_vec());
+            CString::new(kv)
+        })
+        .collect();
+    let (args, env) = match (args, env) {
+        (Ok(a), Ok(e)) => (a, e),
+        (Err(e), _) | (_, Err(e)) => return e.into(),
     };
     let mut argv: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
     argv.push(std::ptr::null());
-    // SAFETY: a NUL-terminated path and a NULL-terminated argv of live C strings.
-    unsafe { libc::execv(args[0].as_ptr(), argv.as_ptr()) };
+    let mut envp: Vec<*const libc::c_char> = env.iter().map(|a| a.as_ptr()).collect();
+    envp.push(std::ptr::null());
+    // SAFETY: a descriptor this process holds, a NULL-terminated argv and envp of live C
+    // strings. Close-on-exec: the program does not keep it (an ELF file runs from it anyway).
+    unsafe {
+        libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        libc::fexecve(fd, argv.as_ptr(), envp.as_ptr());
+    }
     anyhow!(
-        "running {}: {} (is the directory on a noexec file system? choose another with --workdir)",
-        path.display(),
+        "running {argv0}: {} (is the directory on a noexec file system? choose another with --workdir)",
         std::io::Error::last_os_error()
     )
 }
@@ -111,7 +137,7 @@ mod tests {
     #[test]
     fn execl_and_spawn_count_until_their_deadline() {
         let dir = PrivateDir::create(&std::env::temp_dir(), "small-test").unwrap();
-        write_program(dir.path()).unwrap();
+        write_program(dir.dir()).unwrap();
         for program in [Program::Execl, Program::Spawn, Program::SysExec] {
             let now = monotonic_ns();
             let args = arguments(program, now, now + 200_000_000);
