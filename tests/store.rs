@@ -790,72 +790,86 @@ fn a_listener_that_never_answers_is_given_up_on_at_the_connect_timeout() {
 }
 
 /// A password written into `--db` is kept nowhere and shown nowhere: not in the stored command
-/// line, not in any format, not in a message.
+/// line, not in any format, not in a message — also one holding `/`, `?` and `#` (which end a
+/// URL's user part elsewhere, not for the client), and one given as a query parameter whose
+/// key is spelled with a percent escape (`pass%77ord=`, which the client decodes).
 #[test]
 fn a_password_in_the_url_is_never_stored_or_shown() {
+    let password = "s3cret/?#x";
     let Some(pg) = PgServer::start_with(
         "a_password_in_the_url_is_never_stored_or_shown",
-        Some("s3cret"),
+        Some(password),
     ) else {
         return;
     };
-    let sb = Sandbox::new();
-    let url = format!(
-        "postgresql://hostbench:s3cret@localhost/postgres?host={}",
-        pg.socket_dir().display()
-    );
-    let run = |args: &[&str]| {
+    let socket = pg.socket_dir().display().to_string();
+    for (id, (url, kept)) in [
+        (
+            format!("postgresql://hostbench:{password}@localhost/postgres?host={socket}"),
+            "--db=postgresql://hostbench:***@localhost".to_string(),
+        ),
+        (
+            format!(
+                "postgresql://hostbench@localhost/postgres?host={socket}&pass%77ord=s3cret%2F%3F%23x"
+            ),
+            format!("--db=postgresql://hostbench@localhost/postgres?host={socket}&pass%77ord=***"),
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let id = (id + 1).to_string();
+        let id = id.as_str();
+        let sb = Sandbox::new();
+        let run = |args: &[&str]| {
+            let out = sb
+                .cmd()
+                .arg(format!("--db={url}"))
+                .args(args)
+                .output()
+                .unwrap();
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(out.status.success(), "{args:?}: {text}");
+            text
+        };
+        let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+        let mut seen = run(&["noise", "-l", "5000", "10", "2"]);
+        for args in [
+            &["results", "list"][..],
+            &["results", "show", id],
+            &["results", "export", id, "--format", "json"],
+            &["results", "export", id, "--format", "csv"],
+            &["results", "export", id, "--format", "markdown"],
+            &["results", "export", id, "--format", "html"],
+            &["report", id, "-o", "-"],
+            &["report", "--fleet", "--format", "json"],
+        ] {
+            seen.push_str(&run(args));
+        }
         let out = sb
             .cmd()
             .arg(format!("--db={url}"))
-            .args(args)
+            .args(["results", "show", "99"])
             .output()
             .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(out.status.success(), "{args:?}: {text}");
-        text
-    };
-    let mut seen = run(&["noise", "-l", "5000", "10", "2"]);
-    assert!(seen.contains("hostbench:***@"), "{seen}");
-    for args in [
-        &["results", "list"][..],
-        &["results", "show", "1"],
-        &["results", "export", "1", "--format", "json"],
-        &["results", "export", "1", "--format", "csv"],
-        &["results", "export", "1", "--format", "markdown"],
-        &["results", "export", "1", "--format", "html"],
-        &["report", "1", "-o", "-"],
-        &["report", "--fleet", "--format", "json"],
-    ] {
-        seen.push_str(&run(args));
+        seen.push_str(&String::from_utf8_lossy(&out.stderr));
+        assert!(seen.contains(&kept), "the command line is kept, redacted: {seen}");
+        assert!(!seen.contains("s3cret"), "a password was shown: {seen}");
+        // Nor is it in the store itself.
+        let row = client
+            .query_one(
+                "SELECT string_agg(result_json || headline || host, '') FROM results",
+                &[],
+            )
+            .unwrap();
+        let stored: String = row.get(0);
+        assert!(stored.contains("***"), "{stored}");
+        assert!(!stored.contains("s3cret"), "{stored}");
     }
-    let out = sb
-        .cmd()
-        .arg(format!("--db={url}"))
-        .args(["results", "show", "99"])
-        .output()
-        .unwrap();
-    seen.push_str(&String::from_utf8_lossy(&out.stderr));
-    assert!(
-        seen.contains("--db=postgresql://hostbench:***@localhost"),
-        "the command line is kept, redacted"
-    );
-    assert!(!seen.contains("s3cret"), "a password was shown");
-    // Nor is it in the store itself.
-    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
-    let row = client
-        .query_one(
-            "SELECT string_agg(result_json || headline || host, '') FROM results",
-            &[],
-        )
-        .unwrap();
-    let stored: String = row.get(0);
-    assert!(stored.contains("hostbench:***@"), "{stored}");
-    assert!(!stored.contains("s3cret"));
 }
 
 /// Each way a connection fails is said in one line that names what to fix.

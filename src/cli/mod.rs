@@ -169,7 +169,10 @@ impl CalibrationArgs {
 /// Runs the parsed command and returns the process exit code.
 pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
     // The command line is stored with the result: never with a password in it.
-    let argv: Vec<String> = argv.iter().map(|a| crate::store::redact(a)).collect();
+    let argv: Vec<String> = argv
+        .iter()
+        .map(|a| crate::store::redact_argument(a))
+        .collect();
     let measuring = matches!(
         cli.command,
         Command::Run(_)

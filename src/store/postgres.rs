@@ -556,7 +556,7 @@ async fn write_beside(
 
 /// `postgres://user:secret@host/db?password=secret` said without `secret`.
 pub(super) fn without_password(url: &str) -> String {
-    super::redact(url)
+    super::redact_argument(url)
 }
 
 /// A result's columns after `id`, in table order (the order of the statements' placeholders).
