@@ -10,6 +10,7 @@ use serde_json::Value;
 /// A real noise result whose run times are replaced by `times_ms`.
 fn noise_with(base: &Value, times_ms: &[f64]) -> Value {
     let mut r = base.clone();
+    r["uuid"] = common::fresh_uuid().into();
     let runs = r["suites"][0]["runs"].as_array().unwrap()[0].clone();
     r["suites"][0]["runs"] = times_ms
         .iter()
@@ -39,6 +40,15 @@ fn write(dir: &Path, name: &str, v: &Value) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, serde_json::to_string(v).unwrap()).unwrap();
     p
+}
+
+/// Another run with the same figures as the result in `file`: a copy under a UUID of its
+/// own, beside it (one run is never compared with itself).
+fn twin(file: &Path) -> PathBuf {
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    v["uuid"] = common::fresh_uuid().into();
+    let name = format!("twin-{}", file.file_name().unwrap().to_str().unwrap());
+    write(file.parent().unwrap(), &name, &v)
 }
 
 fn compare_json(sb: &Sandbox, a: &Path, b: &Path) -> Value {
@@ -121,6 +131,7 @@ fn real_differences_are_significant_in_the_right_direction_and_noise_is_not() {
     // Known iterations: the first one's count and time, spread by 1%, and the same x1.3.
     let with_counts = |scale: f64| {
         let mut r = idx.clone();
+        r["uuid"] = common::fresh_uuid().into();
         // No noise check: the test is of the direction, not of this busy host's noise floor.
         r.as_object_mut().unwrap().remove("noise_check");
         let test = &mut r["suites"][0]["passes"][0]["tests"][0];
@@ -254,6 +265,7 @@ fn results_from_different_hosts_are_noted() {
     let sb = Sandbox::new();
     let base = sb.json(&["noise", "5", "3"]);
     let mut other = base.clone();
+    other["uuid"] = common::fresh_uuid().into();
     other["environment"]["hostname"] = "elsewhere".into();
     other["environment"]["kernel_release"] = "0.0.1".into();
     let b = write(sb.dir.path(), "b.json", &other);
@@ -429,7 +441,7 @@ fn every_result_carries_its_noise_check_and_compare_weighs_it() {
 
     // Both checked: the floor is the checks' spread (doubled, one run a side), or a drift.
     let a = write(dir, "a.json", &checked);
-    let c = compare_json(&sb, &a, &a);
+    let c = compare_json(&sb, &a, &twin(&a));
     let floor = c["noise_floor_pct"].as_f64().unwrap();
     assert!(floor >= 2.0 * spread - 1e-9, "{floor} {spread}");
     // One side without a check: compared all the same, with a note and no floor.
@@ -442,10 +454,12 @@ fn every_result_carries_its_noise_check_and_compare_weighs_it() {
     // A side whose check found the host 9% slower at its end: noted, and the floor at least 9%
     // (18% doubled).
     let mut drifted = checked.clone();
+    drifted["uuid"] = common::fresh_uuid().into();
     drifted["noise_check"]["drift"] =
         serde_json::json!({"change_pct": 9.0, "ci_pct": [7.0, 11.0], "drifted": true});
     drifted["noise_check"]["before"]["spread_pct"] = 1.0.into();
     let mut quiet = checked.clone();
+    quiet["uuid"] = common::fresh_uuid().into();
     quiet["noise_check"]["before"]["spread_pct"] = 1.0.into();
     quiet["noise_check"]["drift"]["drifted"] = false.into();
     let d = write(dir, "drifted.json", &drifted);
@@ -458,7 +472,7 @@ fn every_result_carries_its_noise_check_and_compare_weighs_it() {
         "{c}"
     );
     assert_eq!(c["noise_floor_pct"], 18.0);
-    let c = compare_json(&sb, &q, &q);
+    let c = compare_json(&sb, &q, &twin(&q));
     assert_eq!(c["noise_floor_pct"], 2.0);
     // The text of the result shows the check; the HTML report too.
     let text = sb.cmd().args(["results", "show", "1"]).output().unwrap();
@@ -517,7 +531,7 @@ fn figures_of_different_placement_are_never_paired() {
             ", pinned",
         ),
     ] {
-        let c = compare_json(&sb, file, file);
+        let c = compare_json(&sb, file, &twin(file));
         let rows = c["rows"].as_array().unwrap();
         assert_eq!(rows.len(), 1, "{c}");
         assert_eq!(rows[0]["key"], key);
@@ -616,4 +630,40 @@ fn one_run_a_side_is_judged_against_the_hosts_own_earlier_runs() {
     // A change beyond that spread is still one.
     let slow = run("slow.json", 1, 14.0);
     assert_eq!(row(&compare_json(&sb, &a, &slow))["verdict"], "worse");
+}
+
+/// One run counted twice would look more certain than it is (`compare 1,1,1 2,2,2` called a
+/// difference that `compare 1 2` did not): a run named twice on a side, or on both, is
+/// refused — by id, by file, and by its UUID in another spelling.
+#[test]
+fn a_run_named_twice_is_refused_however_it_is_named() {
+    let sb = Sandbox::new();
+    sb.json(&["noise", "-l", "5000", "10", "3"]);
+    sb.json(&["noise", "-l", "5000", "10", "3"]);
+    let exported = sb.json(&["results", "export", "1", "--format", "json"]);
+    let file = write(sb.dir.path(), "one.json", &exported);
+    let mut respelled = exported.clone();
+    let upper = format!("{{{}}}", exported["uuid"].as_str().unwrap().to_uppercase());
+    respelled["uuid"] = upper.into();
+    let respelled = write(sb.dir.path(), "one-again.json", &respelled);
+    let (file, respelled) = (file.to_str().unwrap(), respelled.to_str().unwrap());
+    for (a, b, says) in [
+        ("1,1,1", "2,2,2", "twice"),
+        ("1", "1", "on both sides"),
+        (&format!("1,{file}"), "2", "twice"),
+        (respelled, "1", "on both sides"),
+        ("2", &format!("1,{respelled}"), "twice"),
+    ] {
+        let out = sb.cmd().args(["compare", a, b]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{a} {b}: {err}");
+        assert!(err.contains(says), "{a} {b}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let out = sb.cmd().args(["compare", "1", "2"]).output().unwrap();
+    assert!(
+        out.status.code() == Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -17,6 +17,18 @@ fn stdout(sb: &Sandbox, db: &str, args: &[&str]) -> String {
     String::from_utf8(out.get_output().stdout.clone()).unwrap()
 }
 
+/// A file holding one more run of the 5 ms noise job, stored only in the sandbox's own store:
+/// a run to compare a group with (one run is never compared with itself).
+fn another_noise_run(sb: &Sandbox) -> String {
+    let v = sb.json(&["noise", "--no-noise-check", "5", "3"]);
+    let path = sb
+        .dir
+        .path()
+        .join(format!("other-{}.json", common::fresh_uuid()));
+    std::fs::write(&path, v.to_string()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
 fn fixture(path: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -89,7 +101,8 @@ fn contract(sb: &Sandbox, db: &str) {
         2,
         "{list}"
     );
-    let group = stdout(sb, db, &["compare", "g3", "g3", "--format", "json"]);
+    let other = another_noise_run(sb);
+    let group = stdout(sb, db, &["compare", "g3", &other, "--format", "json"]);
     assert!(group.contains("\"basis\""), "{group}");
     // Where a result came from: a host label and tags, stored and selected by.
     stdout(
@@ -608,7 +621,7 @@ fn results_push_and_pull_between_sqlite_and_postgresql_store_each_once() {
     let group: Value = serde_json::from_str(&stdout(
         &sb,
         &pg.url,
-        &["compare", "g3", "g3", "--format", "json"],
+        &["compare", "g3", &another_noise_run(&sb), "--format", "json"],
     ))
     .unwrap();
     assert_eq!(group["a"]["runs"], 2, "{group}");

@@ -65,6 +65,7 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
     }
     let (a_name, a) = load_side(global, &args.a, &narrow)?;
     let (b_name, b) = load_side(global, &args.b, &narrow)?;
+    each_run_once(&a_name, &a, &b_name, &b)?;
     let spread = match (a.as_slice(), b.as_slice()) {
         ([one_a], [one_b]) => spread_for(global, one_a, one_b)?,
         _ => None,
@@ -285,6 +286,44 @@ fn load_side(global: &GlobalArgs, arg: &str, narrow: &Filter) -> Result<(String,
         parts.join(",")
     };
     Ok((label, runs))
+}
+
+/// Refuses a run named twice on one side (`1,1,1`, or one run by id and again by file) or on
+/// both: counted twice it would seem more certain than it is, and against itself a run is
+/// "no change" by construction. A run is known by its UUID in one spelling (a result from
+/// before UUIDs, by the one its JSON gives it).
+fn each_run_once(a_name: &str, a: &[RunResult], b_name: &str, b: &[RunResult]) -> Result<()> {
+    let identity = |r: &RunResult| -> String {
+        match r.uuid.as_deref().map(uuid::Uuid::parse_str) {
+            Some(Ok(u)) => u.hyphenated().to_string(),
+            Some(Err(_)) => r.uuid.clone().unwrap_or_default(),
+            None => crate::model::derived_uuid(&serde_json::to_string(r).unwrap_or_default()),
+        }
+    };
+    let names = [a_name, b_name];
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (side, runs) in [a, b].into_iter().enumerate() {
+        for r in runs {
+            let id = identity(r);
+            if let Some(first) = seen.insert(id.clone(), side) {
+                let said = crate::model::label::printable(&id, 40);
+                return Err(UsageError::new(if first == side {
+                    format!(
+                        "{} names the run {said} twice; each run counts once (a run named twice would look more certain than it is)",
+                        crate::model::label::printable(names[side], 80)
+                    )
+                } else {
+                    format!(
+                        "the run {said} is on both sides ({} and {}); compare other runs",
+                        crate::model::label::printable(names[0], 80),
+                        crate::model::label::printable(names[1], 80)
+                    )
+                })
+                .into());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `tag:KEY=VALUE` or `host:NAME`: the stored results a side selects; None for any other side.
