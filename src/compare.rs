@@ -14,6 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::UsageError;
+use crate::text::Text;
 use std::collections::HashMap;
 
 use crate::model::figures::{figures, Better, Figure, Kept};
@@ -103,9 +104,9 @@ pub struct Row {
 pub struct Side {
     /// "result 3" or a file name.
     pub source: String,
-    pub hostname: String,
+    pub hostname: Text,
     pub started_at: String,
-    pub tool_version: String,
+    pub tool_version: Text,
     /// The runs on this side (a result each).
     pub runs: usize,
     /// The hosts they ran on (by --host-label, else hostname).
@@ -153,7 +154,7 @@ fn side(source: &str, runs: &[RunResult]) -> Side {
     let r = &runs[0];
     Side {
         source: printable(source, 200),
-        hostname: printable(&r.environment.host.hostname, label::MAX_HOST_LABEL),
+        hostname: r.environment.host.hostname.truncated(label::MAX_HOST_LABEL),
         started_at: r.started_at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
         tool_version: r.tool_version.clone(),
         runs: runs.len(),
@@ -164,7 +165,7 @@ fn side(source: &str, runs: &[RunResult]) -> Side {
 /// The runs of a side by host (its --host-label, else its hostname), hosts in order of their
 /// first run.
 fn by_host(runs: &[RunResult]) -> Vec<Vec<usize>> {
-    let mut hosts: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut hosts: Vec<(Text, Vec<usize>)> = Vec::new();
     for (i, r) in runs.iter().enumerate() {
         let name = r
             .host_label
@@ -207,17 +208,17 @@ fn notes(a: &RunResult, b: &RunResult) -> Vec<String> {
             notes.push(format!("different {what}: {x} vs {y}"));
         }
     };
-    let host = |e: &crate::model::Environment| printable(&e.host.hostname, label::MAX_HOST_LABEL);
-    differ("hosts", host(ea), host(eb));
+    let cut = |t: &Text| t.cut(label::MAX_HOST_LABEL).to_string();
+    differ("hosts", cut(&ea.host.hostname), cut(&eb.host.hostname));
     differ(
         "kernels",
-        ea.host.kernel_release.clone(),
-        eb.host.kernel_release.clone(),
+        ea.host.kernel_release.to_string(),
+        eb.host.kernel_release.to_string(),
     );
     differ(
         "CPU models",
-        ea.host.cpu_model.clone(),
-        eb.host.cpu_model.clone(),
+        ea.host.cpu_model.to_string(),
+        eb.host.cpu_model.to_string(),
     );
     differ(
         "CPU counts",
@@ -232,10 +233,14 @@ fn notes(a: &RunResult, b: &RunResult) -> Vec<String> {
     );
     differ(
         "hostbench versions",
-        a.tool_version.clone(),
-        b.tool_version.clone(),
+        a.tool_version.to_string(),
+        b.tool_version.to_string(),
     );
-    differ("compilers", ea.compiler.clone(), eb.compiler.clone());
+    differ(
+        "compilers",
+        ea.compiler.to_string(),
+        eb.compiler.to_string(),
+    );
     // UnixBench's scores depend on the language its tests run under (sort, grep, the shell).
     let language = |r: &RunResult| {
         r.suites.iter().find_map(|s| match s {
@@ -316,7 +321,7 @@ impl HostSpread {
         let mut values: HashMap<&str, Vec<f64>> = HashMap::new();
         for k in earlier {
             for f in &k.figures {
-                values.entry(&f.key).or_default().push(f.value);
+                values.entry(f.key.raw()).or_default().push(f.value);
             }
         }
         HostSpread {

@@ -18,6 +18,7 @@ use crate::model::figures::{Better, Kept};
 use crate::model::RunResult;
 use crate::stats::edivisive::{self, Settings};
 use crate::stats::{median, welch_test};
+use crate::text::Text;
 
 /// One stored result as a history reads it: what the store keeps beside it (layout 9), its
 /// time and its tags.
@@ -25,7 +26,7 @@ use crate::stats::{median, welch_test};
 pub struct Run {
     pub id: i64,
     pub started_at: DateTime<Utc>,
-    pub tags: BTreeMap<String, String>,
+    pub tags: BTreeMap<Text, Text>,
     pub kept: Kept,
 }
 
@@ -55,9 +56,9 @@ pub struct Point {
 /// One figure over time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Series {
-    pub key: String,
-    pub name: String,
-    pub unit: String,
+    pub key: Text,
+    pub name: Text,
+    pub unit: Text,
     pub better: Better,
     pub points: Vec<Point>,
 }
@@ -65,15 +66,15 @@ pub struct Series {
 /// Where a series changed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Change {
-    pub key: String,
-    pub name: String,
-    pub unit: String,
+    pub key: Text,
+    pub name: Text,
+    pub unit: Text,
     /// The first point of the new level: its place in the series, its result (the first run of
     /// a group), time and tags.
     pub point: usize,
     pub result_id: i64,
     pub started_at: DateTime<Utc>,
-    pub tags: BTreeMap<String, String>,
+    pub tags: BTreeMap<Text, Text>,
     /// The mean of the points since the change before (or the start) and up to the next.
     pub before: f64,
     pub after: f64,
@@ -93,7 +94,7 @@ pub struct Change {
 /// A host's history.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct History {
-    pub host: String,
+    pub host: Text,
     /// Results read (runs), and the points they made.
     pub results: usize,
     pub points: usize,
@@ -123,18 +124,18 @@ pub struct Histories {
 /// A change seen on several hosts at one tag.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Shared {
-    pub key: String,
-    pub name: String,
+    pub key: Text,
+    pub name: Text,
     /// `KEY=VALUE`, the tag of the results where the new level starts.
     pub tag: String,
     pub worse: bool,
     /// The hosts, and each one's change there (%).
-    pub hosts: Vec<(String, f64)>,
+    pub hosts: Vec<(Text, f64)>,
 }
 
 /// The changes seen on two hosts or more at the same tag, in the same direction.
 pub fn shared(hosts: &[History]) -> Vec<Shared> {
-    let mut by: BTreeMap<(String, String, bool), Shared> = BTreeMap::new();
+    let mut by: BTreeMap<(Text, String, bool), Shared> = BTreeMap::new();
     for h in hosts {
         for c in &h.changes {
             for (k, v) in &c.tags {
@@ -177,7 +178,7 @@ pub fn series(runs: &[Run], patterns: &[String]) -> Vec<Series> {
             .min()
             .expect("a group has runs")
     });
-    let wanted = |key: &str| patterns.is_empty() || patterns.iter().any(|p| key.contains(p));
+    let wanted = |key: &Text| patterns.is_empty() || patterns.iter().any(|p| key.raw().contains(p));
     let mut by_key: BTreeMap<&str, Series> = BTreeMap::new();
     for runs in &points {
         let mut values: BTreeMap<&str, (Vec<f64>, Vec<i64>)> = BTreeMap::new();
@@ -187,14 +188,14 @@ pub fn series(runs: &[Run], patterns: &[String]) -> Vec<Series> {
                 if !f.value.is_finite() {
                     continue;
                 }
-                by_key.entry(&f.key).or_insert_with(|| Series {
+                by_key.entry(f.key.raw()).or_insert_with(|| Series {
                     key: f.key.clone(),
                     name: f.name.clone(),
                     unit: f.unit.clone(),
                     better: f.better,
                     points: Vec::new(),
                 });
-                let v = values.entry(&f.key).or_default();
+                let v = values.entry(f.key.raw()).or_default();
                 v.0.push(f.value);
                 v.1.push(r.id);
             }
@@ -343,7 +344,7 @@ pub fn noise_floor_pct(runs: &[Run]) -> Option<f64> {
 
 /// The whole history of one host's `runs`.
 pub fn history(
-    host: &str,
+    host: &Text,
     runs: &[Run],
     patterns: &[String],
     settings: &Settings,
@@ -357,7 +358,7 @@ pub fn history(
         .cloned()
         .collect();
     History {
-        host: host.to_string(),
+        host: host.truncated(crate::model::label::MAX_HOST_LABEL),
         results: runs.len(),
         points: all.iter().map(|s| s.points.len()).max().unwrap_or(0),
         series: all.len(),
@@ -434,7 +435,7 @@ mod tests {
             })
             .collect();
         let h = history(
-            "h",
+            &"h".into(),
             &results,
             &["run time".into()],
             &Settings::default(),
@@ -450,7 +451,7 @@ mod tests {
         assert!(lo < 20.0 && hi > 20.0 && lo > 15.0, "{c:?}");
         // Smaller than --min-change: not kept.
         let h = history(
-            "h",
+            &"h".into(),
             &results,
             &["run time".into()],
             &Settings::default(),
@@ -478,9 +479,21 @@ mod tests {
             })
             .collect();
         let run_time = ["run time".to_string()];
-        let both = history("h", &results, &run_time, &Settings::default(), Some(4.0));
+        let both = history(
+            &"h".into(),
+            &results,
+            &run_time,
+            &Settings::default(),
+            Some(4.0),
+        );
         assert_eq!(both.changes.len(), 2, "{both:?}");
-        let h = history("h", &results, &run_time, &Settings::default(), Some(8.0));
+        let h = history(
+            &"h".into(),
+            &results,
+            &run_time,
+            &Settings::default(),
+            Some(8.0),
+        );
         assert_eq!(h.changes.len(), 1, "{h:?}");
         let c = &h.changes[0];
         assert_eq!(c.result_id, 16);

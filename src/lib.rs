@@ -15,5 +15,6 @@ pub mod standard;
 pub mod stats;
 pub mod store;
 pub mod suites;
+pub mod text;
 pub mod units;
 pub mod workers;

@@ -164,7 +164,7 @@ impl StandardPlan {
         let index_config = |requested: Vec<String>, copies: Vec<usize>, pin: bool| {
             IndexConfig::new(
                 IndexSettings {
-                    requested,
+                    requested: requested.into_iter().map(Into::into).collect(),
                     tests: Vec::new(),
                     copies,
                     iterations: DEFAULT_ITERATIONS,
@@ -174,7 +174,7 @@ impl StandardPlan {
                     pin,
                     xvfb: false,
                     builtin_cpu_tests: false,
-                    lang: crate::platform::locale::UNIXBENCH_LANG.to_string(),
+                    lang: crate::platform::locale::UNIXBENCH_LANG.into(),
                 },
                 cpus,
                 None,
@@ -241,7 +241,7 @@ impl StandardPlan {
                     memload_mb: None,
                     hack_groups: DEFAULT_HACK_GROUPS,
                     settle_ms,
-                    comment: Some(format!("hostbench run --profile {}", profile.name())),
+                    comment: Some(format!("hostbench run --profile {}", profile.name()).into()),
                     explain: None,
                 },
                 &Selection {

@@ -824,3 +824,147 @@ fn an_output_fifo_swapped_for_a_symlink_is_never_written_through() {
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     eprintln!("{replaced} of {tries} outputs replaced their link; none written through");
 }
+
+/// What a forged result or another host's row may hold in any text field: an escape sequence
+/// that retitles the window or clears the screen, a carriage return and a newline that split a
+/// line, a right-to-left override, a zero-width space, and a formula a spreadsheet would run.
+const FORGED: &str =
+    "=HYPERLINK(\"http://x\")\u{1b}]0;owned\u{7}\u{1b}[2J\r\nfake row\u{202e}exe.txt\u{200b}";
+
+/// Whether `out` holds a character no terminal or table should receive from stored text
+/// (newlines and tabs of hostbench's own layout aside).
+fn hidden_in(out: &str) -> Option<char> {
+    out.chars().find(|&c| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+            || c == '\u{200b}'
+            || c == '\u{2028}'
+    })
+}
+
+#[test]
+fn forged_text_in_a_result_reaches_no_terminal_and_no_spreadsheet_formula() {
+    let sb = Sandbox::new();
+    let real = sb.json(&["index", "syscall", "-c", "1", "-i", "1", "--seconds", "0.2"]);
+    let mut forged = real.clone();
+    forged["uuid"] = common::fresh_uuid().into();
+    for field in [
+        "cpu_model",
+        "kernel_release",
+        "kernel_version",
+        "clocksource",
+        "lang",
+    ] {
+        forged["environment"][field] = FORGED.into();
+    }
+    forged["tool_version"] = FORGED.into();
+    forged["command_line"] = serde_json::json!(["hostbench", FORGED]);
+    let ix = &mut forged["suites"][0];
+    ix["language"] = FORGED.into();
+    ix["native_note"] = FORGED.into();
+    ix["settings"]["lang"] = FORGED.into();
+    ix["passes"][0]["tests"][0]["msg"] = FORGED.into();
+    ix["passes"][0]["tests"][0]["unit"] = FORGED.into();
+    let file = sb.dir.path().join("forged.json");
+    std::fs::write(&file, forged.to_string()).unwrap();
+    let imported = sb
+        .cmd()
+        .args(["results", "import"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(imported.status.success(), "{imported:?}");
+    let text = |args: &[&str]| {
+        let out = sb.cmd().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for args in [
+        &["results", "list"][..],
+        &["results", "show", "2"],
+        &["compare", "1", "2"],
+        &["compare", "1", "2", "--format", "markdown"],
+        &["results", "export", "2", "--format", "markdown"],
+        &["report", "1", "2", "-o", "-"],
+    ] {
+        let out = text(args);
+        assert_eq!(hidden_in(&out), None, "{args:?}: {out}");
+        assert!(!out.contains("\nfake row"), "{args:?} split a line: {out}");
+    }
+    let shown = text(&["results", "show", "2"]);
+    assert!(
+        shown.contains("\\e]0;owned\\u{7}\\e[2J\\r\\nfake row\\u{202e}"),
+        "{shown}"
+    );
+    // Every CSV: a cell that begins like a formula is made text.
+    for args in [
+        &["results", "export", "2", "--format", "csv"][..],
+        // A comparison's rows are named after side A's figures: the forged one.
+        &["compare", "2", "1", "--format", "csv"],
+    ] {
+        let out = text(args);
+        let mut rows = csv::Reader::from_reader(out.as_bytes());
+        let cells: Vec<String> = rows
+            .records()
+            .flat_map(|r| r.unwrap().iter().map(String::from).collect::<Vec<_>>())
+            .collect();
+        assert!(cells.iter().any(|c| c.contains("HYPERLINK")), "{out}");
+        for c in &cells {
+            let formula = c.starts_with(['=', '+', '@', '\t', '\r'])
+                || (c.starts_with('-') && c.parse::<f64>().is_err());
+            assert!(!formula, "{args:?}: a formula cell {c:?}");
+        }
+    }
+}
+
+#[test]
+fn labels_that_are_empty_blank_hidden_or_lookalike_are_refused_or_made_plain() {
+    let sb = Sandbox::new();
+    for label in [
+        "",
+        "   ",
+        "node1\u{200b}",
+        "\u{202e}1edon",
+        "a\u{2028}b",
+        "x\u{1b}[2J",
+    ] {
+        let out = sb
+            .cmd()
+            .args(["--host-label", label, "noise", "-l", "5000", "10", "2"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{label:?}: {err}");
+        assert_eq!(hidden_in(&err), None, "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    // Full-width letters are the same label as the plain ones: kept in NFKC form.
+    let r = sb.json(&[
+        "--host-label",
+        "ｎｏｄｅ１",
+        "noise",
+        "-l",
+        "5000",
+        "10",
+        "2",
+    ]);
+    assert_eq!(r["host_label"], "node1");
+    // A forged file with a label no command line could give is refused on import.
+    let mut forged = r.clone();
+    forged["uuid"] = common::fresh_uuid().into();
+    forged["host_label"] = "node1\u{200b}".into();
+    let file = sb.dir.path().join("f.json");
+    std::fs::write(&file, forged.to_string()).unwrap();
+    let out = sb
+        .cmd()
+        .args(["results", "import"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("U+200B"),
+        "{out:?}"
+    );
+}

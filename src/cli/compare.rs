@@ -16,6 +16,7 @@ use crate::model::figures::{plan_digest, Kept};
 use crate::model::RunResult;
 use crate::render::exporters::{Format, Shown, Subject};
 use crate::store::{Filter, ResultStore};
+use crate::text::Text;
 
 /// Exit code of `compare --fail-on-regression` when a significant regression is larger than
 /// allowed (2 is taken by usage errors).
@@ -134,8 +135,10 @@ fn spread_for(global: &GlobalArgs, a: &RunResult, b: &RunResult) -> Result<Optio
 
 fn host_of(r: &RunResult) -> String {
     r.host_label
-        .clone()
-        .unwrap_or_else(|| r.environment.host.hostname.clone())
+        .as_ref()
+        .unwrap_or(&r.environment.host.hostname)
+        .raw()
+        .to_string()
 }
 
 /// The run-to-run spread of each figure of `like` over its host's (label, else machine id and
@@ -156,9 +159,9 @@ pub(crate) fn host_spread(
     };
     let mut kept = store.kept(&filter)?;
     let own = Kept::of(like);
-    let keys: BTreeSet<&str> = own.figures.iter().map(|f| f.key.as_str()).collect();
+    let keys: BTreeSet<&str> = own.figures.iter().map(|f| f.key.raw()).collect();
     let same_keys = |k: &Kept| {
-        k.figures.len() == keys.len() && k.figures.iter().all(|f| keys.contains(f.key.as_str()))
+        k.figures.len() == keys.len() && k.figures.iter().all(|f| keys.contains(f.key.raw()))
     };
     let earlier: Vec<i64> = store
         .list(&filter)?
@@ -170,7 +173,7 @@ pub(crate) fn host_spread(
         .collect();
     // Without a label, the host is its machine id where both runs know one (two machines may
     // share a hostname), else its hostname.
-    let same_machine = |machine: &Option<String>| {
+    let same_machine = |machine: &Option<Text>| {
         like.host_label.is_some()
             || machine.is_none()
             || own.machine_id.is_none()
@@ -184,7 +187,7 @@ pub(crate) fn host_spread(
         let (plan, machine) = match &k.plan {
             Some(p) => (Some(p.clone()), k.machine_id.clone()),
             None => match store.load(*id).ok().flatten() {
-                Some(r) => (Some(plan_digest(&r)), r.environment.host.machine_id),
+                Some(r) => (Some(plan_digest(&r).into()), r.environment.host.machine_id),
                 None => (None, None),
             },
         };

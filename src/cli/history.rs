@@ -10,10 +10,10 @@ use super::results::{parse_since, Selection};
 use super::GlobalArgs;
 use crate::error::UsageError;
 use crate::history::{history, shared, Histories, History, Run};
-use crate::model::label::printable;
 use crate::render::exporters::{Format, Shown, Subject};
 use crate::stats::edivisive::Settings;
 use crate::store::Filter;
+use crate::text::Text;
 
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
@@ -105,7 +105,7 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
         ))
         .into());
     }
-    let mut hosts: Vec<&str> = entries.iter().map(|e| e.host.as_str()).collect();
+    let mut hosts: Vec<&Text> = entries.iter().map(|e| &e.host).collect();
     hosts.sort_unstable();
     hosts.dedup();
     if hosts.len() > 1 && !args.fleet {
@@ -115,7 +115,7 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
             hosts
                 .iter()
                 .take(5)
-                .map(|h| printable(h, 64))
+                .map(|h| h.cut(64).to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
         ))
@@ -141,13 +141,18 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
     for host in hosts {
         let runs = entries
             .iter()
-            .filter(|e| e.host == host && !e.incomplete && e.problem.is_none())
+            .filter(|e| &e.host == host && !e.incomplete && e.problem.is_none())
             .filter_map(|e| Some((e, e.started_at?)))
             .map(|(e, started_at)| match kept.remove(&e.id) {
                 Some(k) => Ok(Run {
                     id: e.id,
                     started_at,
-                    tags: tags.remove(&e.id).unwrap_or_default(),
+                    tags: tags
+                        .remove(&e.id)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|(k, v)| (Text::from(k), Text::from(v)))
+                        .collect(),
                     kept: k,
                 }),
                 None => Ok(Run::of(e.id, &load_stored(store.as_deref(), &db, e.id)?)),
@@ -184,7 +189,7 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
             .filter_map(|one| {
                 let line = newest_worse(one)?;
                 Some(if h.fleet {
-                    format!("{}: {line}", printable(&one.host, 64))
+                    format!("{}: {line}", one.host.cut(64))
                 } else {
                     line
                 })
@@ -212,7 +217,7 @@ fn newest_worse(h: &History) -> Option<String> {
     let c = worse.first()?;
     Some(format!(
         "{} worse by {:+.1}% from result {} ({}){}",
-        printable(&c.name, 120),
+        c.name.cut(120),
         c.change_pct,
         c.result_id,
         c.started_at.format("%Y-%m-%d %H:%M UTC"),

@@ -17,6 +17,7 @@ use crate::render;
 use crate::suites::event::Event;
 use crate::suites::index::registry;
 use crate::suites::index::{self, IndexConfig};
+use crate::text::Text;
 
 #[derive(Debug, Args)]
 pub struct IndexArgs {
@@ -90,7 +91,7 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     }
     let environment = crate::model::Environment::collect();
     let settings = IndexSettings {
-        requested: args.tests.clone(),
+        requested: args.tests.iter().map(Text::from).collect(),
         tests: Vec::new(),
         copies: args.copies.clone(),
         iterations: args.iterations,
@@ -100,7 +101,7 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         pin: args.pin,
         xvfb: args.xvfb,
         builtin_cpu_tests: args.builtin_cpu_tests,
-        lang: args.lang.clone(),
+        lang: args.lang.clone().into(),
     };
     let workdir = args.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
@@ -177,7 +178,7 @@ impl MeasuringCommand for IndexCommand {
         let text = render::index::report(&done.result, r);
         let files = files::write_report_pair(
             &self.results_dir,
-            &done.result.environment.host.hostname,
+            &done.result.environment.host.hostname.to_string(),
             &text,
             &render::index::html(&done.result, r),
         );

@@ -202,7 +202,7 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         memload_mb: args.memload_mb,
         hack_groups: args.hack_groups,
         settle_ms: args.settle_ms,
-        comment: args.comment.clone(),
+        comment: args.comment.clone().map(Into::into),
         explain: args.explain.worst(),
     };
     let selection = Selection {
@@ -268,7 +268,7 @@ impl MeasuringCommand for InteractiveCommand {
         Ok(InterbenchLines {
             settings: self.config.settings.clone(),
             log: self.log.as_ref().map(|(_, f)| f.try_clone()).transpose()?,
-            kernel: session.environment.host.kernel_release.clone(),
+            kernel: session.environment.host.kernel_release.to_string(),
             datestamp: session.started_at().format("%Y%m%d%H%M").to_string(),
         })
     }

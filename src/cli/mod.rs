@@ -131,17 +131,20 @@ pub enum Command {
 fn parse_tag(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.is_empty() && !k.contains(char::is_whitespace) => {
-            label::check_tag(k, v)?;
-            Ok((k.to_string(), v.to_string()))
+            let (k, v) = (label::normalized(k), label::normalized(v));
+            label::check_tag(&k, &v)?;
+            Ok((k, v))
         }
         _ => Err(format!("\"{}\" is not KEY=VALUE", label::printable(s, 64))),
     }
 }
 
-/// `--host-label`: plain text of at most `label::MAX_HOST_LABEL` characters.
+/// `--host-label`: plain text of at most `label::MAX_HOST_LABEL` characters, kept in NFKC
+/// form.
 fn parse_host_label(s: &str) -> Result<String, String> {
-    label::check("the host label", s, label::MAX_HOST_LABEL)?;
-    Ok(s.to_string())
+    let s = label::normalized(s);
+    label::check("the host label", &s, label::MAX_HOST_LABEL)?;
+    Ok(s)
 }
 
 /// interbench's calibration options, shared by every suite that burns CPU.

@@ -25,6 +25,7 @@ use crate::platform::private_dir::{sweep_stale, PrivateDir};
 use crate::platform::signals::StopSignal;
 use crate::render;
 use crate::store::{fallback, ResultStore, BUSY_TIMEOUT};
+use crate::text::Text;
 
 /// How long a checkpoint waits for a store that another process holds: it is taken between two
 /// units of measuring, and is skipped rather than delay the next one (the next checkpoint, or
@@ -47,8 +48,8 @@ pub struct Session {
     /// `--no-noise-check` not given: the check is made before measuring and after.
     checks_noise: bool,
     /// `--host-label` and `--tag`, stored with the result.
-    host_label: Option<String>,
-    tags: std::collections::BTreeMap<String, String>,
+    host_label: Option<Text>,
+    tags: std::collections::BTreeMap<Text, Text>,
     noise_check: Option<NoiseCheck>,
     /// The run's UUID, the same in every checkpoint and in the final result.
     uuid: String,
@@ -98,8 +99,12 @@ impl Session {
             last_checkpoint: None,
             repeating: global.repeating.clone(),
             checks_noise: !global.no_noise_check,
-            host_label: global.host_label.clone(),
-            tags: global.tags.iter().cloned().collect(),
+            host_label: global.host_label.clone().map(Text::from),
+            tags: global
+                .tags
+                .iter()
+                .map(|(k, v)| (Text::from(k), Text::from(v)))
+                .collect(),
             noise_check: None,
             uuid: crate::model::new_uuid(),
         })

@@ -22,10 +22,11 @@ use serde::Serialize;
 use crate::model::figures::Better;
 pub use crate::model::headline::Column;
 use crate::model::headline::{Figure, HeadlineFigures};
-use crate::model::label::{self, printable};
+use crate::model::label;
 use crate::model::RunResult;
 use crate::stats::{median, median_absolute_deviation};
 use crate::store::{StoredEntry, StoredFigures};
+use crate::text::Text;
 
 /// Hosts a figure's range needs.
 pub const MIN_HOSTS: usize = 3;
@@ -67,10 +68,10 @@ pub struct Cell {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HostRow {
     /// Its `--host-label`, else its hostname.
-    pub host: String,
-    pub hostname: String,
+    pub host: Text,
+    pub hostname: Text,
     /// The tags of its latest result.
-    pub tags: BTreeMap<String, String>,
+    pub tags: BTreeMap<Text, Text>,
     /// Its results the selection took.
     pub results: usize,
     /// A cell a column, in [`Column::ALL`] order.
@@ -99,8 +100,8 @@ pub struct Range {
 /// host's latest such result).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TagGroup {
-    pub key: String,
-    pub value: String,
+    pub key: Text,
+    pub value: Text,
     pub hosts: usize,
     /// A median a column, in [`Column::ALL`] order.
     pub medians: Vec<Option<f64>>,
@@ -121,12 +122,12 @@ pub struct Fleet {
 
 impl Fleet {
     /// The hosts with a figure outside its range on the worse side.
-    pub fn sick(&self) -> Vec<&str> {
+    pub fn sick(&self) -> Vec<&Text> {
         self.sick_rows().into_iter().map(|(_, h)| h).collect()
     }
 
     /// [`sick`](Self::sick), each with its row's index in `rows`.
-    pub fn sick_rows(&self) -> Vec<(usize, &str)> {
+    pub fn sick_rows(&self) -> Vec<(usize, &Text)> {
         self.rows
             .iter()
             .enumerate()
@@ -136,7 +137,7 @@ impl Fleet {
                     .flatten()
                     .any(|c| c.outside == Some(Outside::Worse))
             })
-            .map(|(i, r)| (i, r.host.as_str()))
+            .map(|(i, r)| (i, &r.host))
             .collect()
     }
 }
@@ -151,12 +152,12 @@ pub struct Summary {
     source: String,
     /// Its label, else its hostname, as it may be shown (an older store may hold any text
     /// there: `label::printable`).
-    host: String,
-    hostname: String,
+    host: Text,
+    hostname: Text,
     started_at: DateTime<Utc>,
     incomplete: bool,
     /// As they may be shown.
-    tags: BTreeMap<String, String>,
+    tags: BTreeMap<Text, Text>,
     noise_floor_pct: Option<f64>,
     /// A figure a column, in [`Column::ALL`] order.
     values: Vec<Option<Figure>>,
@@ -167,15 +168,24 @@ impl Summary {
         let figures = HeadlineFigures::of(r);
         let name = r
             .host_label
-            .as_deref()
+            .as_ref()
             .unwrap_or(&r.environment.host.hostname);
         Summary {
             source: source.to_string(),
-            host: printable(name, label::MAX_HOST_LABEL),
-            hostname: printable(&r.environment.host.hostname, label::MAX_HOST_LABEL),
+            host: name.truncated(label::MAX_HOST_LABEL),
+            hostname: r.environment.host.hostname.truncated(label::MAX_HOST_LABEL),
             started_at: r.started_at,
             incomplete: r.incomplete,
-            tags: shown_tags(&r.tags),
+            tags: r
+                .tags
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.truncated(label::MAX_TAG_KEY),
+                        v.truncated(label::MAX_TAG_VALUE),
+                    )
+                })
+                .collect(),
             noise_floor_pct: figures.noise_floor_pct,
             values: figures.values,
         }
@@ -192,8 +202,8 @@ impl Summary {
     ) -> Summary {
         Summary {
             source: format!("result {}", e.id),
-            host: printable(&e.host, label::MAX_HOST_LABEL),
-            hostname: printable(hostname, label::MAX_HOST_LABEL),
+            host: e.host.truncated(label::MAX_HOST_LABEL),
+            hostname: Text::from(hostname).truncated(label::MAX_HOST_LABEL),
             started_at,
             incomplete: e.incomplete,
             tags: shown_tags(tags),
@@ -203,13 +213,13 @@ impl Summary {
     }
 }
 
-/// Tags as they may be shown.
-fn shown_tags(tags: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+/// Tags from a store, held as text that is shown escaped, cut to the labels' limits.
+fn shown_tags(tags: &BTreeMap<String, String>) -> BTreeMap<Text, Text> {
     tags.iter()
         .map(|(k, v)| {
             (
-                printable(k, label::MAX_TAG_KEY),
-                printable(v, label::MAX_TAG_VALUE),
+                Text::from(k).truncated(label::MAX_TAG_KEY),
+                Text::from(v).truncated(label::MAX_TAG_VALUE),
             )
         })
         .collect()
@@ -274,14 +284,18 @@ pub fn fleet(results: &[(String, RunResult)]) -> Fleet {
 fn fleet_of(results: &[Summary]) -> Fleet {
     let incomplete = results.iter().filter(|r| r.incomplete).count();
     let complete: Vec<&Summary> = results.iter().filter(|r| !r.incomplete).collect();
+    // Hosts by what their labels name: lookalike spellings are one host (label::identity).
     let mut by_host: BTreeMap<String, Vec<&Summary>> = BTreeMap::new();
     for e in &complete {
-        by_host.entry(e.host.clone()).or_default().push(e);
+        by_host
+            .entry(label::identity(e.host.raw()))
+            .or_default()
+            .push(e);
     }
     // Each host's own noise: the median floor of the results its cells come from.
     let mut floors = Vec::new();
     let mut rows = Vec::new();
-    for (host, runs) in &by_host {
+    for runs in by_host.values() {
         let picked: Vec<_> = (0..Column::ALL.len())
             .map(|i| latest(runs.iter().copied(), i))
             .collect();
@@ -293,8 +307,8 @@ fn fleet_of(results: &[Summary]) -> Fleet {
         floors.extend(median(&own));
         let newest = runs.iter().max_by_key(|e| e.started_at);
         rows.push(HostRow {
-            host: host.clone(),
-            hostname: newest.map_or_else(String::new, |r| r.hostname.clone()),
+            host: newest.map_or_else(Text::default, |r| r.host.clone()),
+            hostname: newest.map_or_else(Text::default, |r| r.hostname.clone()),
             tags: newest.map_or_else(BTreeMap::new, |r| r.tags.clone()),
             results: runs.len(),
             cells: picked
@@ -420,13 +434,13 @@ fn range_of(
 /// Each tag's values and the median of each figure over the hosts with a result of that tag.
 fn tag_groups(results: &[&Summary]) -> Vec<TagGroup> {
     type ByHost<'a> = BTreeMap<String, Vec<&'a Summary>>;
-    let mut groups: BTreeMap<(String, String), ByHost> = BTreeMap::new();
+    let mut groups: BTreeMap<(Text, Text), ByHost> = BTreeMap::new();
     for e in results {
         for (k, v) in &e.tags {
             groups
                 .entry((k.clone(), v.clone()))
                 .or_default()
-                .entry(e.host.clone())
+                .entry(label::identity(e.host.raw()))
                 .or_default()
                 .push(e);
         }
@@ -624,7 +638,7 @@ mod tests {
                     r.incomplete = true;
                 }
                 if k == 0 {
-                    r.tags.insert("rack".into(), format!("r{h}"));
+                    r.tags.insert("rack".into(), format!("r{h}").into());
                 }
                 results.push((label, r));
             }
@@ -635,9 +649,9 @@ mod tests {
             .map(|((_, r), id)| StoredEntry {
                 id,
                 started_at: Some(r.started_at),
-                suites: r.suite_names(),
+                suites: r.suite_names().into(),
                 host: r.host_label.clone().unwrap(),
-                headline: String::new(),
+                headline: Text::default(),
                 incomplete: r.incomplete,
                 owner: None,
                 problem: None,
@@ -646,7 +660,14 @@ mod tests {
         let tags: HashMap<i64, BTreeMap<String, String>> = entries
             .iter()
             .zip(&results)
-            .map(|(e, (_, r))| (e.id, r.tags.clone()))
+            .map(|(e, (_, r))| {
+                let tags = r.tags.iter();
+                (
+                    e.id,
+                    tags.map(|(k, v)| (k.raw().into(), v.raw().into()))
+                        .collect(),
+                )
+            })
             .collect();
         // The figures as a store keeps them (through their JSON), but for the first three
         // results: stored before figures were.
@@ -656,7 +677,7 @@ mod tests {
             .map(|(e, (_, r))| {
                 let json = serde_json::to_string(&HeadlineFigures::of(r)).unwrap();
                 let stored = StoredFigures {
-                    hostname: r.environment.host.hostname.clone(),
+                    hostname: r.environment.host.hostname.raw().to_string(),
                     figures: (e.id > 3).then(|| HeadlineFigures::parse(&json).unwrap()),
                 };
                 (e.id, stored)

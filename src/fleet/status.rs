@@ -10,19 +10,21 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
+use crate::model::label;
 use crate::store::StoredEntry;
+use crate::text::Text;
 
 /// One host's row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HostStatus {
     /// Its `--host-label`, else its hostname, as `results list` shows it.
-    pub host: String,
+    pub host: Text,
     /// How many results it has in the selection.
     pub results: usize,
     /// Its latest result: id, start, headline, and whether it was cut short.
     pub last_id: i64,
     pub last_started_at: DateTime<Utc>,
-    pub last_headline: String,
+    pub last_headline: Text,
     pub last_incomplete: bool,
     /// How long ago its latest result started, in seconds.
     pub age_s: i64,
@@ -32,7 +34,7 @@ pub struct HostStatus {
     /// results under this label came from several logins: one may be posing as this host,
     /// since a login chooses its own `--host-label` and only the owner is set by the server.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub owners: Vec<String>,
+    pub owners: Vec<Text>,
 }
 
 /// A row per host of `entries` (a store's list), the stalest first, so the hosts that need a
@@ -47,19 +49,23 @@ pub fn host_status(
         results: usize,
         last: &'a StoredEntry,
         t: DateTime<Utc>,
-        owners: BTreeSet<&'a str>,
+        owners: BTreeSet<&'a Text>,
     }
-    let mut by_host: BTreeMap<&str, Seen> = BTreeMap::new();
+    // Hosts by what their labels name: lookalike spellings (a zero-width space, full-width
+    // letters) are one host, so two logins storing under them are seen.
+    let mut by_host: BTreeMap<String, Seen> = BTreeMap::new();
     for e in entries {
         let Some(t) = e.started_at else { continue };
-        let row = by_host.entry(e.host.as_str()).or_insert(Seen {
-            results: 0,
-            last: e,
-            t,
-            owners: BTreeSet::new(),
-        });
+        let row = by_host
+            .entry(label::identity(e.host.raw()))
+            .or_insert(Seen {
+                results: 0,
+                last: e,
+                t,
+                owners: BTreeSet::new(),
+            });
         row.results += 1;
-        row.owners.extend(e.owner.as_deref());
+        row.owners.extend(e.owner.as_ref());
         if t > row.t || (t == row.t && e.id > row.last.id) {
             row.last = e;
             row.t = t;
@@ -69,7 +75,7 @@ pub fn host_status(
         .into_iter()
         .map(
             |(
-                host,
+                _,
                 Seen {
                     results,
                     last,
@@ -77,15 +83,18 @@ pub fn host_status(
                     owners,
                 },
             )| HostStatus {
-                host: host.to_string(),
+                host: last.host.truncated(label::MAX_HOST_LABEL),
                 results,
                 last_id: last.id,
                 last_started_at: t,
-                last_headline: last.headline.clone(),
+                last_headline: last.headline.truncated(200),
                 last_incomplete: last.incomplete,
                 age_s: (now - t).num_seconds(),
                 stale: now - t > stale_after,
-                owners: owners.into_iter().map(str::to_string).collect(),
+                owners: owners
+                    .into_iter()
+                    .map(|o| o.truncated(label::MAX_HOST_LABEL))
+                    .collect(),
             },
         )
         .collect();
@@ -107,7 +116,7 @@ mod tests {
             started_at: Some(now - Duration::hours(hours_ago)),
             suites: "noise".into(),
             host: host.into(),
-            headline: format!("headline {id}"),
+            headline: format!("headline {id}").into(),
             incomplete: false,
             owner: None,
             problem: None,
@@ -130,7 +139,7 @@ mod tests {
         let rows = host_status(&entries, now, Duration::hours(24));
         let hosts: Vec<(&str, i64, usize, bool)> = rows
             .iter()
-            .map(|r| (r.host.as_str(), r.last_id, r.results, r.stale))
+            .map(|r| (r.host.raw(), r.last_id, r.results, r.stale))
             .collect();
         assert_eq!(
             hosts,
@@ -159,12 +168,7 @@ mod tests {
         );
         let owners: Vec<(&str, Vec<&str>)> = rows
             .iter()
-            .map(|r| {
-                (
-                    r.host.as_str(),
-                    r.owners.iter().map(String::as_str).collect(),
-                )
-            })
+            .map(|r| (r.host.raw(), r.owners.iter().map(Text::raw).collect()))
             .collect();
         assert_eq!(
             owners,

@@ -246,7 +246,7 @@ impl LoadHandle {
             after.refresh()?;
             let (bytes_read, bytes_written) = after.bytes_since(&before);
             Some(DeviceTraffic {
-                name: after.name,
+                name: after.name.into(),
                 bytes_read,
                 bytes_written,
             })

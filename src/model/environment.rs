@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::platform::files;
 pub use crate::platform::host::CgroupCpuLimit;
 use crate::platform::host::{self, HostFacts};
+use crate::text::Text;
 
 /// The host a result was measured on: enough to tell a VM from bare metal, a throttled container
 /// from a whole machine, and two kernels apart — the host's facts as `platform::host` reads
@@ -15,8 +16,8 @@ pub struct Environment {
     #[serde(flatten)]
     pub host: HostFacts,
     /// The compiler that built hostbench (`rustc --version`) and the build profile.
-    pub compiler: String,
-    pub build_profile: String,
+    pub compiler: Text,
+    pub build_profile: Text,
     /// CPU time stolen by the hypervisor from all CPUs while the run lasted, in ms (from
     /// /proc/stat); None when the kernel does not report it.
     pub steal_ms_during_run: Option<f64>,
@@ -32,8 +33,8 @@ impl Environment {
     pub fn of(host: HostFacts) -> Environment {
         Environment {
             host,
-            compiler: env!("HOSTBENCH_RUSTC_VERSION").to_string(),
-            build_profile: env!("HOSTBENCH_BUILD_PROFILE").to_string(),
+            compiler: env!("HOSTBENCH_RUSTC_VERSION").into(),
+            build_profile: env!("HOSTBENCH_BUILD_PROFILE").into(),
             steal_ms_during_run: None,
         }
     }
@@ -84,7 +85,7 @@ mod tests {
     #[test]
     fn usable_cpus_are_the_mask_or_the_quota_rounded_up() {
         let mut env = Environment::collect();
-        assert!(env.compiler.starts_with("rustc"));
+        assert!(env.compiler.raw().starts_with("rustc"));
         env.host.cpus_allowed = 8;
         env.host.cgroup_cpu_limit = None;
         assert_eq!(env.usable_cpus(), 8);

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::RunResult;
+use crate::text::Text;
 
 /// Which way a figure improves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,11 +114,11 @@ pub fn figures(result: &RunResult) -> Vec<Figure> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FigureValue {
     #[serde(rename = "k")]
-    pub key: String,
+    pub key: Text,
     #[serde(rename = "n")]
-    pub name: String,
+    pub name: Text,
     #[serde(rename = "u")]
-    pub unit: String,
+    pub unit: Text,
     #[serde(rename = "b")]
     pub better: Better,
     #[serde(rename = "v")]
@@ -135,10 +136,10 @@ pub struct Kept {
     /// `plan_digest` of the result (None in rows kept before it was: the result is then read
     /// to learn it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub plan: Option<String>,
+    pub plan: Option<Text>,
     /// The host's /etc/machine-id, where it has one (None too in rows kept before it was).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub machine_id: Option<String>,
+    pub machine_id: Option<Text>,
 }
 
 impl Kept {
@@ -150,14 +151,14 @@ impl Kept {
                 .into_iter()
                 .filter(|f| f.value.is_finite())
                 .map(|f| FigureValue {
-                    key: f.key,
-                    name: f.name,
-                    unit: f.unit,
+                    key: f.key.into(),
+                    name: f.name.into(),
+                    unit: f.unit.into(),
                     better: f.better,
                     value: f.value,
                 })
                 .collect(),
-            plan: Some(plan_digest(result)),
+            plan: Some(plan_digest(result).into()),
             machine_id: result.environment.host.machine_id.clone(),
         }
     }
@@ -233,7 +234,7 @@ mod tests {
             "Memload's size follows the free memory"
         );
         assert_ne!(plan_digest(&i), with(|x| x.settings.burn_threads += 1));
-        assert_eq!(Kept::of(&a).plan, Some(plan_digest(&a)));
+        assert_eq!(Kept::of(&a).plan, Some(plan_digest(&a).into()));
     }
 
     #[test]

@@ -1,10 +1,14 @@
-//! The words a user gives a result — `--host-label`, `--tag KEY=VALUE` — and any text a store
-//! or a result file may hold, made safe to keep and to show. What enters is checked where it
-//! enters (options, import, push, pull): bounded in length and free of control characters, so
-//! a label can neither break a table nor drive a terminal. What an older store already holds
-//! goes through `printable` before it is shown.
+//! The words a user gives a result — `--host-label`, `--tag KEY=VALUE` — made safe to keep and
+//! to show. What enters is checked where it enters (options, import, push, pull): bounded in
+//! length, not empty or blank, free of every character `text::is_hidden` names (controls,
+//! bidirectional and zero-width characters, line separators), so a label can neither break a
+//! table, drive a terminal, nor pass for another; and kept in Unicode's NFKC form, so two
+//! labels that look the same are the same (`ｎｏｄｅ１` is `node1`). What an older store
+//! already holds is shown through `crate::text`.
 
-use std::fmt::Write;
+use unicode_normalization::{is_nfkc, UnicodeNormalization};
+
+use crate::text::is_hidden;
 
 /// The longest `--host-label`, in characters: a fleet's inventory names are far shorter.
 pub const MAX_HOST_LABEL: usize = 128;
@@ -14,19 +18,48 @@ pub const MAX_TAG_VALUE: usize = 256;
 /// The most tags a result may carry.
 pub const MAX_TAGS: usize = 64;
 
-/// Why `text`, given as `what`, cannot be a label of at most `max` characters: empty, too
-/// long, or holding a control character (an escape sequence, a carriage return, a newline).
+/// A label as it is kept: in NFKC form.
+pub fn normalized(text: &str) -> String {
+    text.nfkc().collect()
+}
+
+/// What a label is taken to name when labels are grouped or compared: its NFKC form without
+/// hidden characters, so a label an older store holds with a zero-width space or in
+/// full-width letters is the same host as the plain one (and two logins storing under the
+/// two are seen as two logins of one host).
+pub fn identity(text: &str) -> String {
+    text.nfkc().filter(|&c| !is_hidden(c)).collect()
+}
+
+/// Why `text`, given as `what`, cannot be a label of at most `max` characters: empty or blank,
+/// too long, holding a hidden character (a control, an escape sequence, a carriage return, a
+/// newline, a bidirectional or zero-width character), or not in NFKC form (a result from
+/// elsewhere; what a user types is put in that form first, [`normalized`]).
 pub fn check(what: &str, text: &str, max: usize) -> Result<(), String> {
+    if text.trim().is_empty() {
+        return Err(format!(
+            "{what} is {}; a label must say something",
+            if text.is_empty() { "empty" } else { "blank" }
+        ));
+    }
     let len = text.chars().count();
     if len > max {
         return Err(format!(
             "{what} is {len} characters long; at most {max} are allowed"
         ));
     }
-    if let Some(c) = text.chars().find(|c| c.is_control()) {
+    if let Some(c) = text.chars().find(|&c| is_hidden(c)) {
         return Err(format!(
-            "{what} {} holds the control character {c:?}; labels are plain text",
-            printable(text, 40)
+            "{what} {} holds the hidden character U+{:04X}; labels are plain text",
+            printable(text, 40),
+            c as u32
+        ));
+    }
+    if !is_nfkc(text) {
+        return Err(format!(
+            "{what} {} is not in Unicode's NFKC form ({}); labels are kept in that form",
+            printable(text, 40),
+            printable(&normalized(text), 40)
         ));
     }
     Ok(())
@@ -59,27 +92,12 @@ pub fn check_result(host_label: Option<&str>, tags: &[(&str, &str)]) -> Result<(
 }
 
 /// `text` as it may be shown on a terminal or in a table cell: at most `max` characters (cut
-/// with `…`), every control character written as an escape (`\e`, `\r`, `\n`, `\u{9b}`), so
-/// stored text can neither move the cursor, retitle a window, nor split a row.
+/// with `…`), every hidden character written as an escape (`\e`, `\r`, `\n`, `\u{9b}`,
+/// `\u{202e}`), so text that is not held as a `Text` (an argument an error quotes) can neither
+/// move the cursor, retitle a window, reorder a line nor split a row. The same rule as
+/// `Text`'s display.
 pub fn printable(text: &str, max: usize) -> String {
-    let mut out = String::with_capacity(text.len().min(max * 4));
-    for (shown, c) in text.chars().enumerate() {
-        if shown == max {
-            out.push('…');
-            break;
-        }
-        match c {
-            '\u{1b}' => out.push_str("\\e"),
-            '\r' => out.push_str("\\r"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    crate::text::escaped(text, max)
 }
 
 #[cfg(test)]
@@ -107,8 +125,19 @@ mod tests {
         let err = check("the host label", &"x".repeat(65_536), MAX_HOST_LABEL).unwrap_err();
         assert!(err.contains("65536 characters long; at most 128"), "{err}");
         let err = check("the host label", "a\u{1b}[31mb", MAX_HOST_LABEL).unwrap_err();
-        assert!(err.contains("control character '\\u{1b}'"), "{err}");
+        assert!(err.contains("hidden character U+001B"), "{err}");
         assert!(err.contains("a\\e[31mb"), "{err}");
+        // Nothing, blanks, a zero-width space, a right-to-left override, a line separator.
+        for bad in ["", "  ", "node1\u{200b}", "\u{202e}1edon", "a\u{2028}b"] {
+            assert!(
+                check("the host label", bad, MAX_HOST_LABEL).is_err(),
+                "{bad:?}"
+            );
+        }
+        // Another form of the same letters: refused as given, kept in NFKC form when typed.
+        let err = check("the host label", "ｎｏｄｅ１", MAX_HOST_LABEL).unwrap_err();
+        assert!(err.contains("NFKC form (node1)"), "{err}");
+        assert_eq!(normalized("ｎｏｄｅ１"), "node1");
         assert!(check_tag("kernel", "6.18-rc3").is_ok());
         assert!(check_tag("ker nel", "x").is_err());
         assert!(check_tag("kernel", "a\nb").is_err());

@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::text::Text;
 use index::IndexResult;
 use interactive::InteractiveResult;
 use noise::{NoiseCheck, NoiseResult};
@@ -38,11 +39,11 @@ pub const MAX_RESULT_BYTES: u64 = 64 << 20;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunResult {
     pub schema_version: u32,
-    pub tool_version: String,
+    pub tool_version: Text,
     pub started_at: DateTime<Utc>,
     pub finished_at: DateTime<Utc>,
     /// The command line as given (argv, program name first).
-    pub command_line: Vec<String>,
+    pub command_line: Vec<Text>,
     /// True when the run was stopped (signal, error) before it did everything it planned.
     pub incomplete: bool,
     pub environment: Environment,
@@ -56,10 +57,10 @@ pub struct RunResult {
     pub noise_check: Option<NoiseCheck>,
     /// `--host-label`: the name the user gives this host (a fleet's inventory name).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub host_label: Option<String>,
+    pub host_label: Option<Text>,
     /// `--tag KEY=VALUE`: what the user says of this run (`kernel=6.18-rc3`, `fleet=rack12`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub tags: BTreeMap<String, String>,
+    pub tags: BTreeMap<Text, Text>,
     /// The run's own name, the same in every store it is copied to (`results push`, `pull`,
     /// `import`): a result copied twice is stored once. None in results of earlier versions
     /// until a store gives them one.
@@ -68,15 +69,22 @@ pub struct RunResult {
 }
 
 impl RunResult {
+    /// The command line as it may be shown: each argument with any password replaced
+    /// (`text::redact_argument`: a result stored by an older hostbench may hold one) and
+    /// escaped, joined by spaces.
+    pub fn shown_command_line(&self) -> String {
+        self.command_line
+            .iter()
+            .map(|a| Text::from(crate::text::redact_argument(a.raw())).to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// Why this result's host label or tags cannot be stored (too long, control characters),
     /// as a result file or another store may hold them; None when they can.
     pub fn label_problem(&self) -> Option<String> {
-        let tags: Vec<(&str, &str)> = self
-            .tags
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
-        label::check_result(self.host_label.as_deref(), &tags).err()
+        let tags: Vec<(&str, &str)> = self.tags.iter().map(|(k, v)| (k.raw(), v.raw())).collect();
+        label::check_result(self.host_label.as_ref().map(Text::raw), &tags).err()
     }
 }
 
@@ -197,10 +205,10 @@ impl RunResult {
         let incomplete = cut_short || !suites.iter().all(SuiteResult::complete);
         RunResult {
             schema_version: SCHEMA_VERSION,
-            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
             started_at,
             finished_at: Utc::now(),
-            command_line,
+            command_line: command_line.into_iter().map(Text::from).collect(),
             incomplete,
             environment,
             suites,

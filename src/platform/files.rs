@@ -224,6 +224,8 @@ pub fn free_bytes(dir: &Path) -> io::Result<u64> {
 /// through its descriptor (never through a symlink or into a file someone else prepared).
 pub fn write_report_pair(dir: &Path, host: &str, text: &str, html: &str) -> Result<PathBuf> {
     let held = own_directory(dir)?;
+    // A name in the held directory, never a path through another one.
+    let host = host.replace('/', "_");
     let day = chrono::Local::now().format("%Y-%m-%d");
     for n in 1..1000 {
         let name = format!("{host}-{day}-{n:02}");

@@ -6,15 +6,17 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::text::Text;
+
 /// What this host is, as read now: plain facts, which the result model wraps into its
 /// `Environment` (and suites ask whether a unit can run here).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HostFacts {
-    pub hostname: String,
-    pub kernel_release: String,
-    pub kernel_version: String,
-    pub arch: String,
-    pub cpu_model: String,
+    pub hostname: Text,
+    pub kernel_release: Text,
+    pub kernel_version: Text,
+    pub arch: Text,
+    pub cpu_model: Text,
     /// CPUs online on the host.
     pub cpus_online: usize,
     /// CPUs in this process's affinity mask.
@@ -24,13 +26,13 @@ pub struct HostFacts {
     pub memory_total_bytes: u64,
     pub memory_available_bytes: u64,
     pub swap_total_bytes: u64,
-    pub clocksource: Option<String>,
-    pub cpu_governor: Option<String>,
+    pub clocksource: Option<Text>,
+    pub cpu_governor: Option<Text>,
     /// `LANG` as the process saw it (None when unset).
-    pub lang: Option<String>,
+    pub lang: Option<Text>,
     /// `/etc/machine-id`: the host's identity, which a new hostname does not change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub machine_id: Option<String>,
+    pub machine_id: Option<Text>,
 }
 
 /// A cgroup CPU bandwidth limit: `quota_us` of CPU time every `period_us`.
@@ -52,11 +54,11 @@ pub fn facts() -> HostFacts {
     let uts = uname();
     let meminfo = fs::read_to_string("/proc/meminfo").unwrap_or_default();
     HostFacts {
-        hostname: uts.nodename,
-        kernel_release: uts.release,
-        kernel_version: uts.version,
-        arch: uts.machine,
-        cpu_model: cpu_model(),
+        hostname: uts.nodename.into(),
+        kernel_release: uts.release.into(),
+        kernel_version: uts.version.into(),
+        arch: uts.machine.into(),
+        cpu_model: cpu_model().into(),
         cpus_online: cpus_online(),
         cpus_allowed: cpus_allowed(),
         cgroup_cpu_limit: cgroup_cpu_limit(),
@@ -65,10 +67,12 @@ pub fn facts() -> HostFacts {
         swap_total_bytes: meminfo_bytes(&meminfo, "SwapTotal").unwrap_or(0),
         clocksource: read_trimmed(
             "/sys/devices/system/clocksource/clocksource0/current_clocksource",
-        ),
-        cpu_governor: read_trimmed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
-        lang: std::env::var("LANG").ok(),
-        machine_id: read_trimmed("/etc/machine-id"),
+        )
+        .map(Text::from),
+        cpu_governor: read_trimmed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+            .map(Text::from),
+        lang: std::env::var("LANG").ok().map(Text::from),
+        machine_id: read_trimmed("/etc/machine-id").map(Text::from),
     }
 }
 

@@ -227,15 +227,13 @@ mod tests {
     }
 
     #[test]
-    fn mode_0700_and_a_name_nobody_can_predict_even_under_umask_000() {
+    fn mode_0700_and_a_name_nobody_can_predict() {
+        // Under umask 000 too: tests/hostile.rs runs the binary so (the umask is the
+        // process's: changed here, a directory another test made meanwhile would be open to
+        // all, and refused as a work directory).
         let parent = tempfile::tempdir().unwrap();
-        // SAFETY: umask is process-wide; this test restores it at once, and a file another
-        // test creates meanwhile is at worst group- and world-writable in its own temp dir.
-        let old = unsafe { libc::umask(0) };
-        let a = PrivateDir::create(parent.path(), "test");
-        let b = PrivateDir::create(parent.path(), "test");
-        unsafe { libc::umask(old) };
-        let (a, b) = (a.unwrap(), b.unwrap());
+        let a = PrivateDir::create(parent.path(), "test").unwrap();
+        let b = PrivateDir::create(parent.path(), "test").unwrap();
         let mode = std::fs::metadata(a.path()).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o700);
         assert_ne!(a.path(), b.path());

@@ -1,7 +1,8 @@
 use std::fmt::Write;
 
-use crate::model::label::{self, printable};
+use crate::model::label;
 use crate::model::{Environment, RunResult};
+use crate::text;
 
 /// A few lines naming the run and the host: what a reader needs before trusting a figure.
 pub fn header(result: &RunResult) -> String {
@@ -19,7 +20,7 @@ pub fn header(result: &RunResult) -> String {
             ""
         }
     );
-    let _ = writeln!(out, "Command: {}", result.command_line.join(" "));
+    let _ = writeln!(out, "Command: {}", result.shown_command_line());
     if let Some(line) = super::noise::check_line(result) {
         out.push_str(&line);
     }
@@ -33,10 +34,10 @@ pub fn host_lines(env: &Environment) -> String {
     let _ = writeln!(
         out,
         "Host: {} ({}), Linux {} ({})",
-        printable(&env.host.hostname, label::MAX_HOST_LABEL),
-        printable(&env.host.arch, 32),
-        printable(&env.host.kernel_release, 128),
-        printable(&env.host.kernel_version, 200)
+        env.host.hostname.cut(label::MAX_HOST_LABEL),
+        env.host.arch.cut(32),
+        env.host.kernel_release.cut(128),
+        env.host.kernel_version.cut(200)
     );
     let _ = writeln!(
         out,
@@ -56,9 +57,9 @@ pub fn host_lines(env: &Environment) -> String {
     let _ = writeln!(
         out,
         "Clocksource: {}, governor: {}, LANG: {}",
-        env.host.clocksource.as_deref().unwrap_or("unknown"),
-        env.host.cpu_governor.as_deref().unwrap_or("not reported"),
-        env.host.lang.as_deref().unwrap_or("unset")
+        text::or(env.host.clocksource.as_ref(), "unknown"),
+        text::or(env.host.cpu_governor.as_ref(), "not reported"),
+        text::or(env.host.lang.as_ref(), "unset")
     );
     let steal = env
         .steal_ms_during_run

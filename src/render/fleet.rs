@@ -13,6 +13,7 @@ use crate::fleet::{Cell, Column, Fleet, Outside, TagGroup};
 use crate::model::figures::Better;
 use crate::render::report::STYLE;
 use crate::render::svg::{esc, strip_plot, Axis, Mark, StripPoint};
+use crate::text::Text;
 
 /// The page's own rules, after the report's (`report::STYLE`).
 const FLEET_STYLE: &str = "body{max-width:80em}td,th{vertical-align:top}th[data-key]{cursor:pointer}\
@@ -104,7 +105,7 @@ fn num(v: f64) -> String {
     }
 }
 
-fn tags_text(tags: &std::collections::BTreeMap<String, String>) -> String {
+fn tags_text(tags: &std::collections::BTreeMap<Text, Text>) -> String {
     tags.iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
@@ -122,11 +123,16 @@ fn plural(n: usize, word: &str) -> String {
 }
 
 /// Links to the rows of `hosts` (row index, name), the first [`NAMED`], then how many more.
-fn row_links(hosts: &[(usize, &str)]) -> String {
+fn row_links(hosts: &[(usize, &Text)]) -> String {
     let mut out = hosts
         .iter()
         .take(NAMED)
-        .map(|(i, h)| format!("<a class=\"row\" href=\"#h-{i}\">{}</a>", esc(h)))
+        .map(|(i, h)| {
+            format!(
+                "<a class=\"row\" href=\"#h-{i}\">{}</a>",
+                esc(&h.to_string())
+            )
+        })
         .collect::<Vec<_>>()
         .join(", ");
     if hosts.len() > NAMED {
@@ -137,11 +143,11 @@ fn row_links(hosts: &[(usize, &str)]) -> String {
 
 /// The tag values the page offers as filters: the [`MAX_TAGS_SHOWN`] of the most hosts (by
 /// each host's latest result), in key and value order, with their host counts.
-fn tag_options(f: &Fleet) -> Vec<((&str, &str), usize)> {
-    let mut counts: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+fn tag_options(f: &Fleet) -> Vec<((&Text, &Text), usize)> {
+    let mut counts: BTreeMap<(&Text, &Text), usize> = BTreeMap::new();
     for row in &f.rows {
         for (k, v) in &row.tags {
-            *counts.entry((k.as_str(), v.as_str())).or_default() += 1;
+            *counts.entry((k, v)).or_default() += 1;
         }
     }
     let mut options: Vec<_> = counts.into_iter().collect();
@@ -158,11 +164,13 @@ fn tag_options(f: &Fleet) -> Vec<((&str, &str), usize)> {
 /// outside, named and linked.
 fn figure_strip(out: &mut String, f: &Fleet, i: usize, c: Column) {
     let range = f.ranges.iter().find(|r| r.column == c);
+    // The hosts as they are shown (escaped), a row each.
+    let shown: Vec<String> = f.rows.iter().map(|r| r.host.to_string()).collect();
     let cells: Vec<(usize, &str, &Cell)> = f
         .rows
         .iter()
         .enumerate()
-        .filter_map(|(n, r)| Some((n, r.host.as_str(), r.cells[i].as_ref()?)))
+        .filter_map(|(n, r)| Some((n, shown[n].as_str(), r.cells[i].as_ref()?)))
         .collect();
     if cells.is_empty() {
         return;
@@ -228,7 +236,8 @@ fn figure_strip(out: &mut String, f: &Fleet, i: usize, c: Column) {
             if worse.is_empty() {
                 out.push_str("None outside on the worse side");
             } else {
-                let named: Vec<(usize, &str)> = worse.iter().map(|w| (w.0, w.1)).collect();
+                let named: Vec<(usize, &Text)> =
+                    worse.iter().map(|w| (w.0, &f.rows[w.0].host)).collect();
                 let _ = write!(out, "Outside on the worse side: {}", row_links(&named));
             }
             if better > 0 {
@@ -309,7 +318,7 @@ figure's range, the line its median; <span class=\"worse\">red</span>: outside o
         figure_strip(&mut out, f, i, c);
     }
     let options = tag_options(f);
-    let index: BTreeMap<(&str, &str), usize> = options
+    let index: BTreeMap<(&Text, &Text), usize> = options
         .iter()
         .enumerate()
         .map(|(n, (kv, _))| (*kv, n))
@@ -322,8 +331,8 @@ figure's range, the line its median; <span class=\"worse\">red</span>: outside o
         let _ = write!(
             out,
             "<option value=\"{n}\" data-tag=\"{0}={1}\">{0}={1} ({2})</option>",
-            esc(k),
-            esc(v),
+            esc(&k.to_string()),
+            esc(&v.to_string()),
             plural(*hosts, "host")
         );
     }
@@ -349,14 +358,14 @@ figure's range, the line its median; <span class=\"worse\">red</span>: outside o
         let t: String = row
             .tags
             .iter()
-            .filter_map(|(k, v)| index.get(&(k.as_str(), v.as_str())))
+            .filter_map(|(k, v)| index.get(&(k, v)))
             .map(|i| format!("{i} "))
             .collect();
         let _ = write!(
             out,
             "<tr id=\"h-{n}\" data-host=\"{0}\" data-t=\" {4}\"><td title=\"hostname {1}\">{0}</td><td>{2}</td><td class=\"n\" data-v=\"{3}\">{3}</td>",
-            esc(&row.host),
-            esc(&row.hostname),
+            esc(&row.host.to_string()),
+            esc(&row.hostname.to_string()),
             esc(&tags_text(&row.tags)),
             row.results,
             t
@@ -460,8 +469,8 @@ such result), and how far it lies from the fleet's median.</p><table id=\"by-tag
         let _ = write!(
             out,
             "<tr class=\"tag\"><td>{}={}</td><td class=\"n\">{}</td>",
-            esc(&g.key),
-            esc(&g.value),
+            esc(&g.key.to_string()),
+            esc(&g.value.to_string()),
             g.hosts
         );
         for (i, &c) in f.columns.iter().enumerate() {
@@ -494,7 +503,7 @@ pub fn text(f: &Fleet, selection: &str) -> String {
     );
     let mut lines = vec![header];
     for row in &f.rows {
-        let mut line = vec![row.host.clone(), row.results.to_string()];
+        let mut line = vec![row.host.to_string(), row.results.to_string()];
         line.extend(row.cells.iter().map(|c| match c {
             None => "-".to_string(),
             Some(c) => format!(

@@ -19,7 +19,7 @@ fn host_text(h: &History) -> String {
     let _ = writeln!(
         out,
         "History of {}: {} results ({} points), {} figures; changes kept at p <= {} and {least}",
-        printable(&h.host, 64),
+        h.host.cut(64),
         h.results,
         h.points,
         h.series,
@@ -41,7 +41,7 @@ fn host_text(h: &History) -> String {
         let tags: Vec<String> = c
             .tags
             .iter()
-            .map(|(k, v)| format!("{}={}", printable(k, 32), printable(v, 64)))
+            .map(|(k, v)| format!("{}={}", k.cut(32), v.cut(64)))
             .collect();
         let _ = writeln!(
             out,
@@ -96,38 +96,33 @@ pub const CSV_COLUMNS: [&str; 15] = [
 ];
 
 pub fn csv(hs: &Histories) -> anyhow::Result<String> {
-    let mut w = ::csv::Writer::from_writer(Vec::new());
-    w.write_record(CSV_COLUMNS)?;
+    use super::exporters::csv::{Cell, CsvOut};
+    let mut w = CsvOut::new(&CSV_COLUMNS)?;
     for (h, c) in hs
         .hosts
         .iter()
         .flat_map(|h| h.changes.iter().map(move |c| (h, c)))
     {
-        let (lo, hi) = c
-            .interval_pct
-            .map_or((String::new(), String::new()), |(l, h)| {
-                (l.to_string(), h.to_string())
-            });
         let tags: Vec<String> = c.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        w.write_record([
-            h.host.clone(),
-            c.key.clone(),
-            c.name.clone(),
-            c.unit.clone(),
-            c.point.to_string(),
-            c.result_id.to_string(),
-            c.started_at.to_rfc3339(),
-            c.before.to_string(),
-            c.after.to_string(),
-            c.change_pct.to_string(),
-            lo,
-            hi,
-            if c.worse { "worse" } else { "better" }.to_string(),
-            c.p.to_string(),
-            tags.join(" "),
+        w.row([
+            Cell::text(&h.host),
+            Cell::text(&c.key),
+            Cell::text(&c.name),
+            Cell::text(&c.unit),
+            Cell::number(c.point),
+            Cell::number(c.result_id),
+            Cell::text(c.started_at.to_rfc3339()),
+            Cell::number(c.before),
+            Cell::number(c.after),
+            Cell::number(c.change_pct),
+            Cell::maybe(c.interval_pct.map(|(l, _)| l)),
+            Cell::maybe(c.interval_pct.map(|(_, h)| h)),
+            Cell::text(if c.worse { "worse" } else { "better" }),
+            Cell::number(c.p),
+            Cell::text(tags.join(" ")),
         ])?;
     }
-    Ok(String::from_utf8(w.into_inner()?)?)
+    w.finish()
 }
 
 pub fn markdown(hs: &Histories, cell: fn(&str) -> String) -> String {
@@ -155,7 +150,7 @@ pub fn markdown(hs: &Histories, cell: fn(&str) -> String) -> String {
 fn host_markdown(h: &History, cell: fn(&str) -> String) -> String {
     let mut out = format!(
         "## hostbench history: {}\n\n{} results ({} points), {} figures; p <= {}\n\n",
-        cell(&h.host),
+        cell(&h.host.to_string()),
         h.results,
         h.points,
         h.series,
@@ -193,7 +188,7 @@ fn host_markdown(h: &History, cell: fn(&str) -> String) -> String {
 pub fn html(hs: &Histories) -> String {
     use super::svg::esc;
     let title = match hs.hosts.as_slice() {
-        [h] if !hs.fleet => h.host.clone(),
+        [h] if !hs.fleet => h.host.to_string(),
         hosts => format!("{} hosts", hosts.len()),
     };
     let mut out = format!(
@@ -222,7 +217,7 @@ fn host_html(out: &mut String, h: &History) {
     let _ = write!(
         out,
         "<h2>{}</h2><p>{} results ({} points), {} figures; changes kept at p &lt;= {}.</p><pre>{}</pre>",
-        esc(&h.host),
+        esc(&h.host.to_string()),
         h.results,
         h.points,
         h.series,
@@ -266,7 +261,7 @@ fn host_html(out: &mut String, h: &History) {
                 v.join(", ")
             }),
             "point (oldest first)",
-            &s.unit,
+            &s.unit.to_string(),
             &[
                 Series {
                     name: "runs".into(),
@@ -312,11 +307,11 @@ fn shared_lines(hs: &Histories) -> Vec<String> {
             let hosts: Vec<String> = s
                 .hosts
                 .iter()
-                .map(|(h, pct)| format!("{} {pct:+.1}%", printable(h, 64)))
+                .map(|(h, pct)| format!("{} {pct:+.1}%", h.cut(64)))
                 .collect();
             format!(
                 "{} {} at {} on {} hosts: {}",
-                printable(&s.name, 120),
+                s.name.cut(120),
                 if s.worse { "worse" } else { "better" },
                 printable(&s.tag, 120),
                 s.hosts.len(),

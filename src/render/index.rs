@@ -6,7 +6,6 @@ use std::fmt::Write;
 
 use crate::model::index::Category;
 use crate::model::index::{IndexPass, IndexResult, TestResult};
-use crate::model::label::printable;
 use crate::model::{Environment, RunResult};
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -46,7 +45,7 @@ pub fn system_header(env: &Environment, r: &IndexResult) -> String {
     let _ = writeln!(
         out,
         "   System: {}: GNU/Linux",
-        printable(&env.host.hostname, crate::model::label::MAX_HOST_LABEL)
+        env.host.hostname.cut(crate::model::label::MAX_HOST_LABEL)
     );
     let _ = writeln!(
         out,
@@ -216,7 +215,7 @@ const MAX_NOTE: usize = 400;
 
 fn differs_mark(t: &TestResult) -> String {
     // Stored text: a result from a shared store may hold anything.
-    let shown = |s: &String| printable(s, MAX_NOTE);
+    let shown = |s: &crate::text::Text| s.cut(MAX_NOTE).to_string();
     let differs = t
         .differs
         .as_ref()
@@ -400,9 +399,9 @@ pub fn html(result: &RunResult, r: &IndexResult) -> String {
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Benchmark of {host} on {date}</title>\n<style>table{{margin:1em 1em 1em 0;background:#f9f9f9;border:1px #aaa solid;border-collapse:collapse}}th,td{{border:1px #aaa solid;padding:.2em}}th{{background:#f2f2f2}}td.n{{text-align:right;font-family:monospace}}</style></head><body>\n<h2>Benchmark of {host} on {date}</h2>\n<p><b>hostbench {ver}: the BYTE UNIX Benchmarks' tests</b></p>\n<h3>Test System Information</h3>\n<pre>{sys}</pre>\n",
-        host = esc(&env.host.hostname),
+        host = esc(&env.host.hostname.to_string()),
         date = result.started_at.format("%a %b %d %Y"),
-        ver = esc(&result.tool_version),
+        ver = esc(&result.tool_version.to_string()),
         sys = esc(&system_header(env, r)),
     );
     for p in &r.passes {
@@ -438,13 +437,13 @@ pub fn html(result: &RunResult, r: &IndexResult) -> String {
                 let _ = writeln!(
                     out,
                     "<tr><td><b>{}</b>{}</td><td class=n>{score}</td><td>{}</td><td class=n>{time}</td><td class=n>{iters}</td><td class=n>{}</td><td class=n>{}</td><td class=n>{}</td></tr>",
-                    esc(&t.msg),
+                    esc(&t.msg.to_string()),
                     esc(&format!(
                         "{}{}",
                         built_in_mark(t),
                         differs_mark(t)
                     )),
-                    esc(&t.unit),
+                    esc(&t.unit.to_string()),
                     t.spread.map_or(String::new(), |s| format!("{:.1}%", s.cv_pct)),
                     t.baseline.map_or(String::new(), |b| format!("{b:.1}")),
                     t.index.map_or(String::new(), |i| format!("{i:.1}"))

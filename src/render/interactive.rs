@@ -13,7 +13,6 @@ use crate::model::interactive::X_STEPS;
 use crate::model::interactive::{
     DeviceTraffic, InteractiveResult, InteractiveSettings, LoadReport, Measurement,
 };
-use crate::model::label;
 use crate::platform::sched::Policy;
 use crate::units;
 
@@ -167,7 +166,7 @@ pub fn worst_explained(r: &InteractiveResult) -> Vec<String> {
                 .map_or("nothing the trace showed".to_string(), |p| {
                     format!(
                         "mostly {} ({}, {} on CPU {})",
-                        label::printable(&p.culprit.describe(), 60),
+                        p.culprit.describe().cut(60),
                         ms(p.ns as f64),
                         p.phase.name(),
                         p.cpu
@@ -215,7 +214,7 @@ fn explained_sample(out: &mut String, s: &ExplainedSample) {
             .map(|p| {
                 format!(
                     "{} {} (CPU {})",
-                    label::printable(&p.culprit.describe(), 60),
+                    p.culprit.describe().cut(60),
                     ms(p.ns as f64),
                     p.cpu
                 )
@@ -493,7 +492,7 @@ impl super::SuiteView for InteractiveResult {
     fn report(&self, run: &crate::model::RunResult) -> String {
         report(
             self,
-            &run.environment.host.kernel_release,
+            &run.environment.host.kernel_release.to_string(),
             &super::datestamp(run),
         )
     }

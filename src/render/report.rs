@@ -7,13 +7,13 @@ use std::fmt::Write;
 use crate::compare::Comparison;
 use crate::model::interactive::explain::Culprit;
 use crate::model::interactive::Measurement;
-use crate::model::label;
 use crate::model::{RunResult, SuiteResult};
 use crate::render::environment::host_lines;
 use crate::render::noise::check_line;
 use crate::render::svg::{
     bar_chart, esc, line_chart, timeline, BarRow, Series, TimelineBar, XScale,
 };
+use crate::text::Text;
 use crate::units;
 
 /// Points a latency CDF is drawn with, at most.
@@ -50,9 +50,9 @@ pub fn html(results: &[(String, RunResult)], comparisons: &[Comparison]) -> Stri
             esc(label),
             esc(&r.suite_names()),
             if r.incomplete { " (incomplete)" } else { "" },
-            esc(&r.tool_version),
+            esc(&r.tool_version.to_string()),
             r.started_at.format("%Y-%m-%d %H:%M:%S"),
-            esc(&r.command_line.join(" ")),
+            esc(&r.shown_command_line()),
             esc(&host_lines(&r.environment)),
             esc(&check_line(r).unwrap_or_else(|| "No noise check (--no-noise-check).".into()))
         );
@@ -147,7 +147,7 @@ fn index_section(out: &mut String, results: &[(String, RunResult)]) {
     copies.sort();
     copies.dedup();
     for c in copies {
-        let mut names: Vec<(String, String)> = Vec::new();
+        let mut names: Vec<(Text, Text)> = Vec::new();
         for (_, i) in &all {
             for p in i.passes.iter().filter(|p| p.copies == c) {
                 for t in p.tests.iter().filter(|t| t.index.is_some()) {
@@ -160,7 +160,7 @@ fn index_section(out: &mut String, results: &[(String, RunResult)]) {
         let rows: Vec<BarRow> = names
             .iter()
             .map(|(name, msg)| BarRow {
-                label: msg.clone(),
+                label: msg.to_string(),
                 values: all
                     .iter()
                     .map(|(_, i)| {
@@ -322,7 +322,7 @@ fn explained_section(out: &mut String, run_label: &str, m: &Measurement) {
                     "its timekeeper".to_string()
                 }
                 // The legend has room for about 24 characters; the bars' hover text is whole.
-                c => label::printable(&c.describe(), 24),
+                c => c.describe().cut(24).to_string(),
             };
             match keys.iter().position(|k| *k == name) {
                 Some(i) => i,
@@ -380,7 +380,7 @@ fn explained_section(out: &mut String, run_label: &str, m: &Measurement) {
                 "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{:.3}</td></tr>",
                 p.phase.name(),
                 p.cpu,
-                esc(&p.culprit.describe()),
+                esc(&p.culprit.describe().to_string()),
                 p.ns as f64 / 1e6
             );
         }

@@ -1,30 +1,38 @@
 use std::fmt::Write;
 
 use crate::fleet::status::HostStatus;
-use crate::model::label::{self, printable};
+use crate::model::label;
 use crate::model::stored::StoredEntry;
 
-/// The `results list` table. Its text columns come from the store's columns, which an older
-/// store (or another program) may have filled with anything: shown through
-/// `label::printable`, bounded and with every control character escaped.
+/// A row of `results list` as it is shown: its text columns, which an older store (or another
+/// program, or another host) may have filled with anything, escaped and bounded.
+struct ShownEntry<'a> {
+    entry: &'a StoredEntry,
+    host: String,
+    suites: String,
+    headline: String,
+    owner: Option<String>,
+}
+
+/// The `results list` table.
 pub fn list_table(entries: &[StoredEntry]) -> String {
     if entries.is_empty() {
         return "No stored results.\n".into();
     }
-    let entries: Vec<StoredEntry> = entries
+    let entries: Vec<ShownEntry> = entries
         .iter()
-        .map(|e| StoredEntry {
-            host: printable(&e.host, label::MAX_HOST_LABEL),
-            suites: printable(&e.suites, 64),
-            headline: printable(&e.headline, 200),
+        .map(|e| ShownEntry {
+            entry: e,
+            host: e.host.cut(label::MAX_HOST_LABEL).to_string(),
+            suites: e.suites.cut(64).to_string(),
+            headline: e.headline.cut(200).to_string(),
             owner: e
                 .owner
-                .as_deref()
-                .map(|o| printable(o, label::MAX_HOST_LABEL)),
-            ..e.clone()
+                .as_ref()
+                .map(|o| o.cut(label::MAX_HOST_LABEL).to_string()),
         })
         .collect();
-    let width = |of: &dyn Fn(&StoredEntry) -> usize, least: usize| {
+    let width = |of: &dyn Fn(&ShownEntry) -> usize, least: usize| {
         entries.iter().map(of).max().unwrap_or(least).max(least)
     };
     let host_w = width(&|e| e.host.chars().count(), 4);
@@ -47,7 +55,8 @@ pub fn list_table(entries: &[StoredEntry]) -> String {
         "HOST",
         owner(Some("STORED BY"))
     );
-    for e in &entries {
+    for shown in &entries {
+        let e = shown.entry;
         let started = match e.started_at {
             Some(t) => t.format("%Y-%m-%d %H:%M:%S").to_string(),
             None => "?".to_string(),
@@ -57,10 +66,10 @@ pub fn list_table(entries: &[StoredEntry]) -> String {
             "{:>5}  {:<19}  {:<suite_w$}  {:<host_w$}  {}{}{}{}",
             e.id,
             started,
-            e.suites,
-            e.host,
-            owner(e.owner.as_deref()),
-            e.headline,
+            shown.suites,
+            shown.host,
+            owner(shown.owner.as_deref()),
+            shown.headline,
             if e.incomplete { " [incomplete]" } else { "" },
             match &e.problem {
                 Some(p) => format!(" [malformed row: {p}]"),
@@ -76,7 +85,7 @@ pub fn list_table(entries: &[StoredEntry]) -> String {
 pub fn hosts_table(rows: &[HostStatus], stale_hours: u32) -> String {
     let hosts: Vec<String> = rows
         .iter()
-        .map(|r| printable(&r.host, label::MAX_HOST_LABEL))
+        .map(|r| r.host.cut(label::MAX_HOST_LABEL).to_string())
         .collect();
     let host_w = hosts
         .iter()
@@ -101,7 +110,7 @@ pub fn hosts_table(rows: &[HostStatus], stale_hours: u32) -> String {
             r.last_started_at.format("%Y-%m-%d %H:%M:%S"),
             age(r.age_s),
             if r.stale { "STALE" } else { "ok" },
-            printable(&r.last_headline, 200),
+            r.last_headline.cut(200),
             if r.last_incomplete {
                 " [incomplete]"
             } else {
@@ -112,7 +121,7 @@ pub fn hosts_table(rows: &[HostStatus], stale_hours: u32) -> String {
             let logins: Vec<String> = r
                 .owners
                 .iter()
-                .map(|o| printable(o, label::MAX_HOST_LABEL))
+                .map(|o| o.cut(label::MAX_HOST_LABEL).to_string())
                 .collect();
             shared.push(format!("{host} (by {})", logins.join(", ")));
         }

@@ -195,7 +195,7 @@ pub trait ResultStore {
             return Err(UsageError::new(format!(
                 "its uuid {uuid} is that of stored result {id}, another run (started {} on {}); refused",
                 stored.started_at.format("%Y-%m-%d %H:%M:%S UTC"),
-                crate::model::label::printable(&stored.environment.host.hostname, 64)
+                stored.environment.host.hostname.cut(64)
             ))
             .into());
         }
@@ -282,108 +282,7 @@ pub enum Put {
     AlreadyThere,
 }
 
-/// `text` (an error or other running text that may quote a URL) with every password in it
-/// replaced by `***`. Nothing hostbench stores or prints keeps a password
-/// (`RunResult::command_line`, messages). A URL is read as the PostgreSQL client reads it, so
-/// that whatever the password holds it is found: its credentials run from `://` to the first
-/// `@` after it (a password may hold `/`, `?`, `#` or spaces), and every query key is
-/// percent-decoded before it is judged (`pass%77ord=` is `password=`); a key that names a
-/// password (`password`, `sslpassword`, any spelling in any case) has its value replaced. In
-/// running text a URL's query ends at a space; see [`redact_argument`] for one argument. Any
-/// `password=VALUE` outside a URL (a libpq connection string) is replaced too.
-pub fn redact(text: &str) -> String {
-    redact_in(text, false)
-}
-
-/// One command-line argument (`--db=postgres://…`, a URL) with every password replaced, as
-/// [`redact`] does; the URL runs to the argument's end, so a password holding a space is
-/// replaced whole.
-pub fn redact_argument(argument: &str) -> String {
-    redact_in(argument, true)
-}
-
-fn redact_in(text: &str, whole: bool) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("://") {
-        let (head, tail) = rest.split_at(at + 3);
-        out.push_str(head);
-        // The credentials, as the client takes them: everything up to the first '@'.
-        let mut url = tail;
-        if let Some(end) = tail.find('@') {
-            if let Some(colon) = tail[..end].find(':') {
-                out.push_str(&tail[..colon]);
-                out.push_str(":***");
-                url = &tail[end..];
-            }
-        }
-        let end = if whole {
-            url.len()
-        } else {
-            url.find(char::is_whitespace).unwrap_or(url.len())
-        };
-        out.push_str(&redact_query(&url[..end]));
-        rest = &url[end..];
-    }
-    out.push_str(rest);
-    redact_pairs(&out)
-}
-
-/// The rest of a URL after its credentials, with the value of every query parameter whose
-/// percent-decoded key names a password replaced.
-fn redact_query(url: &str) -> String {
-    let Some(q) = url.find('?') else {
-        return url.to_string();
-    };
-    let params = url[q + 1..]
-        .split('&')
-        .map(|p| match p.split_once('=') {
-            Some((key, _)) if names_a_password(key) => format!("{key}=***"),
-            _ => p.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("&");
-    format!("{}?{params}", &url[..q])
-}
-
-/// Whether a URL's query key, percent-decoded and in any case, names a password.
-fn names_a_password(key: &str) -> bool {
-    let bytes = key.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
-            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
-                decoded.push((hex(h).unwrap_or(0) * 16 + hex(l).unwrap_or(0)) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                decoded.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&decoded)
-        .to_ascii_lowercase()
-        .contains("password")
-}
-
-/// Every `password=VALUE` (any case, `sslpassword=` too) up to the next '&', space, quote or
-/// end, its value replaced: a libpq connection string, or a query already judged.
-fn redact_pairs(text: &str) -> String {
-    let mut redacted = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.to_ascii_lowercase().find("password=") {
-        let (head, tail) = rest.split_at(at + "password=".len());
-        redacted.push_str(head);
-        redacted.push_str("***");
-        let end = tail.find(['&', ' ', '\'', '"']).unwrap_or(tail.len());
-        rest = &tail[end..];
-    }
-    redacted.push_str(rest);
-    redacted
-}
+pub use crate::text::{redact, redact_argument};
 
 /// What `--db` names: an SQLite file, or a PostgreSQL server (`postgres://…`,
 /// `postgresql://…`).
@@ -468,72 +367,5 @@ impl StoreLocation {
             StoreLocation::Sqlite(p) => p.display().to_string(),
             StoreLocation::Postgres { url, .. } => self::postgres::without_password(url),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn no_password_survives_redaction() {
-        for (given, said) in [
-            (
-                "postgres://bench:s3cret@db.example/hb",
-                "postgres://bench:***@db.example/hb",
-            ),
-            (
-                "--db=postgresql://u:p%40ss@h:5432/d?sslmode=disable",
-                "--db=postgresql://u:***@h:5432/d?sslmode=disable",
-            ),
-            (
-                "postgresql:///hb?host=/run/postgresql&password=s3cret&user=x",
-                "postgresql:///hb?host=/run/postgresql&password=***&user=x",
-            ),
-            (
-                "host=db PASSWORD=s3cret user=x",
-                "host=db PASSWORD=*** user=x",
-            ),
-            (
-                "postgres://bench@db.example/hb",
-                "postgres://bench@db.example/hb",
-            ),
-            ("/home/me/results.sqlite", "/home/me/results.sqlite"),
-            (
-                "a postgres://x:y@h/d and postgres://z:w@k/e",
-                "a postgres://x:***@h/d and postgres://z:***@k/e",
-            ),
-            // A password holding what ends a URL's user part elsewhere: the client reads the
-            // credentials to the first '@', and so does redaction.
-            (
-                "--db=postgres://bench:s3/c?r#et@db.example/hb",
-                "--db=postgres://bench:***@db.example/hb",
-            ),
-            // A key spelled with a percent escape, or in capitals, is still the password.
-            (
-                "postgresql://bench@h/hb?pass%77ord=s3cret&sslmode=disable",
-                "postgresql://bench@h/hb?pass%77ord=***&sslmode=disable",
-            ),
-            (
-                "postgresql://bench@h/hb?PASS%57ORD=s3cret",
-                "postgresql://bench@h/hb?PASS%57ORD=***",
-            ),
-            (
-                "postgresql://bench@h/hb?sslpassword=s3cret",
-                "postgresql://bench@h/hb?sslpassword=***",
-            ),
-        ] {
-            assert_eq!(redact(given), said, "{given}");
-            assert!(!redact(given).contains("s3cret"));
-        }
-        // One argument is a URL to its end: a password with a space is replaced whole.
-        assert_eq!(
-            redact_argument("postgres://bench@h/hb?password=s3 cret"),
-            "postgres://bench@h/hb?password=***"
-        );
-        assert_eq!(
-            redact_argument("postgres://bench:s3 cret@h/hb"),
-            "postgres://bench:***@h/hb"
-        );
     }
 }

@@ -20,6 +20,7 @@ use crate::model::figures::Kept;
 use crate::model::headline::HeadlineFigures;
 use crate::model::{RunResult, SCHEMA_VERSION};
 use crate::platform::signals::StopSignal;
+use crate::text::Text;
 
 /// A lock number of hostbench's own, held while the layout is checked and migrated, so that
 /// hosts opening a new store at once migrate it once.
@@ -547,7 +548,7 @@ async fn write_beside(
     for (k, v) in &result.tags {
         tx.execute(
             "INSERT INTO result_tags (result_id, key, value) VALUES ($1, $2, $3)",
-            &[&id, k, v],
+            &[&id, &k.raw(), &v.raw()],
         )
         .await?;
     }
@@ -588,13 +589,18 @@ impl Row {
                 .unwrap_or_else(|| crate::model::derived_uuid(&json)),
             started_at: result.started_at.to_rfc3339(),
             suites: result.suite_names(),
-            host: result.environment.host.hostname.clone(),
+            host: result.environment.host.hostname.raw().to_string(),
             headline: headline.to_string(),
             incomplete: result.incomplete,
             schema_version: result.schema_version as i32,
             json,
-            host_label: result.host_label.clone(),
-            machine_id: result.environment.host.machine_id.clone(),
+            host_label: result.host_label.as_ref().map(|t| t.raw().to_string()),
+            machine_id: result
+                .environment
+                .host
+                .machine_id
+                .as_ref()
+                .map(|t| t.raw().to_string()),
             repeat_group: result.repeat.map(|r| r.group),
             figures: serde_json::to_string(&HeadlineFigures::of(result))?,
             kept: serde_json::to_string(&Kept::of(result))?,
@@ -706,13 +712,13 @@ impl ResultStore for PgStore {
                     id: r.get(0),
                     problem: started_at
                         .is_none()
-                        .then(|| format!("started_at {started:?} is not a time")),
+                        .then(|| format!("started_at {started:?} is not a time").into()),
                     started_at,
-                    suites: r.get(2),
-                    host: r.get(3),
-                    headline: r.get(4),
+                    suites: Text::new(r.get::<_, String>(2)),
+                    host: Text::new(r.get::<_, String>(3)),
+                    headline: Text::new(r.get::<_, String>(4)),
                     incomplete: r.get(5),
-                    owner: Some(r.get(6)),
+                    owner: Some(Text::new(r.get::<_, String>(6))),
                 }
             })
             .collect())

@@ -12,6 +12,7 @@ use crate::model::figures::Kept;
 use crate::model::headline::HeadlineFigures;
 use crate::model::{RunResult, SCHEMA_VERSION};
 use crate::platform::dir::{euid, split_file, Dir, Trust};
+use crate::text::Text;
 
 /// How long a statement waits for another hostbench process that holds the database.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -747,7 +748,7 @@ fn write_beside(conn: &Connection, id: i64, result: &RunResult) -> Result<()> {
     for (k, v) in &result.tags {
         conn.execute(
             "INSERT INTO result_tags (result_id, key, value) VALUES (?1, ?2, ?3)",
-            rusqlite::params![id, k, v],
+            rusqlite::params![id, k.raw(), v.raw()],
         )?;
     }
     Ok(())
@@ -756,7 +757,10 @@ fn write_beside(conn: &Connection, id: i64, result: &RunResult) -> Result<()> {
 /// A result's columns after `id`, in table order; a result without a UUID (of an earlier
 /// version) is named after its JSON.
 fn row_values(result: &RunResult, headline: &str) -> Result<[Value; 12]> {
-    let text = |s: &Option<String>| s.clone().map_or(Value::Null, Value::Text);
+    let text = |s: &Option<Text>| {
+        s.as_ref()
+            .map_or(Value::Null, |t| Value::Text(t.raw().to_string()))
+    };
     let json = serde_json::to_string(result)?;
     let uuid = result
         .uuid
@@ -765,7 +769,7 @@ fn row_values(result: &RunResult, headline: &str) -> Result<[Value; 12]> {
     Ok([
         Value::Text(result.started_at.to_rfc3339()),
         Value::Text(result.suite_names()),
-        Value::Text(result.environment.host.hostname.clone()),
+        Value::Text(result.environment.host.hostname.raw().to_string()),
         Value::Text(headline.to_string()),
         Value::Integer(i64::from(result.incomplete)),
         Value::Integer(i64::from(result.schema_version)),
@@ -829,17 +833,17 @@ fn entry(v: &[Value]) -> StoredEntry {
     StoredEntry {
         id,
         started_at,
-        suites,
-        host,
-        headline,
+        suites: suites.into(),
+        host: host.into(),
+        headline: headline.into(),
         incomplete,
         // hostbench writes none into SQLite (a file has no logins); one another program put
         // there is still shown for what it is.
         owner: match &v[6] {
-            Value::Text(t) => Some(t.clone()),
+            Value::Text(t) => Some(t.into()),
             _ => None,
         },
-        problem: (!problems.is_empty()).then(|| problems.join(", ")),
+        problem: (!problems.is_empty()).then(|| problems.join(", ").into()),
     }
 }
 
@@ -963,11 +967,8 @@ mod tests {
         let store = SqliteStore::open(&path).unwrap();
         let list = store.list(&Filter::default()).unwrap();
         assert_eq!(list.len(), 2);
-        assert_eq!(
-            (list[0].host.as_str(), list[0].incomplete),
-            ("alpha", false)
-        );
-        assert_eq!((list[1].host.as_str(), list[1].incomplete), ("beta", true));
+        assert_eq!((list[0].host.raw(), list[0].incomplete), ("alpha", false));
+        assert_eq!((list[1].host.raw(), list[1].incomplete), ("beta", true));
         assert_eq!(list[1].suites, "noise");
         assert_eq!(list[0].headline, "headline of alpha");
         let back = store.load(id2).unwrap().unwrap();
@@ -981,10 +982,7 @@ mod tests {
             .unwrap();
         let list = store.list(&Filter::default()).unwrap();
         assert_eq!(list.len(), 2);
-        assert_eq!(
-            (list[1].host.as_str(), list[1].incomplete),
-            ("gamma", false)
-        );
+        assert_eq!((list[1].host.raw(), list[1].incomplete), ("gamma", false));
         assert!(store.replace(9999, &result("x", false), "x").is_err());
         // What `history` reads follows a replaced result: one row, the new one's.
         let mut gamma = result("gamma", false);
@@ -1108,7 +1106,7 @@ mod tests {
         let list = store.list(&Filter::default()).unwrap();
         assert_eq!(list.len(), 3);
         assert!(list[0].problem.is_none() && list[2].problem.is_none());
-        let p = list[1].problem.as_deref().unwrap();
+        let p = list[1].problem.as_ref().unwrap().raw();
         assert!(
             p.contains("host is a blob") && p.contains("yesterday"),
             "{p}"

@@ -3,14 +3,13 @@
 
 pub mod scoring;
 
-use std::path::PathBuf;
-
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::figures::{Better, Figure, Placement};
 use super::{implausible_s, SuiteData};
 use crate::platform::locale;
+use crate::text::Text;
 use scoring::{CopyReport, Pass};
 
 /// Run's `-i`: iterations of the fast tests (the slow ones run int((i + 1) / 3)).
@@ -20,9 +19,9 @@ pub const DEFAULT_ITERATIONS: usize = 10;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IndexSettings {
     /// The names given (tests and aliases).
-    pub requested: Vec<String>,
+    pub requested: Vec<Text>,
     /// The tests they expand to, in order.
-    pub tests: Vec<String>,
+    pub tests: Vec<Text>,
     /// Copies per pass: one pass per entry.
     pub copies: Vec<usize>,
     /// `-i`: iterations of fast tests (slow ones run int((i + 1) / 3)).
@@ -45,20 +44,20 @@ pub struct IndexSettings {
     pub builtin_cpu_tests: bool,
     /// `--lang`: LANG for every test process (UnixBench: en_US.utf8).
     #[serde(default = "default_lang")]
-    pub lang: String,
+    pub lang: Text,
 }
 
-fn default_lang() -> String {
-    locale::UNIXBENCH_LANG.to_string()
+fn default_lang() -> Text {
+    locale::UNIXBENCH_LANG.into()
 }
 
 /// One test in one pass.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TestResult {
-    pub name: String,
-    pub msg: String,
+    pub name: Text,
+    pub msg: Text,
     pub category: Category,
-    pub unit: String,
+    pub unit: Text,
     pub copies: usize,
     /// Every iteration: each copy's report.
     pub iterations: Vec<Vec<CopyReport>>,
@@ -86,11 +85,11 @@ pub struct TestResult {
     pub has_native: bool,
     /// Where its workload is not quite UnixBench's, what differs, as the run that made it said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub differs: Option<String>,
+    pub differs: Option<Text>,
     /// What it really times, where that is not what its title says (arith at UnixBench's
     /// flags).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timing_note: Option<String>,
+    pub timing_note: Option<Text>,
 }
 
 impl TestResult {
@@ -117,8 +116,8 @@ pub struct Spread {
 /// A test that did not run, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Skipped {
-    pub name: String,
-    pub reason: String,
+    pub name: Text,
+    pub reason: Text,
 }
 
 /// One pass: every test at one number of copies.
@@ -191,15 +190,15 @@ impl IndexPass {
 pub struct IndexResult {
     pub settings: IndexSettings,
     /// LANG as set for the tests, and the character map and collation in effect under it.
-    pub language: String,
+    pub language: Text,
     /// Where the graphics tests drew: "Xvfb :N (private)" or the user's display.
     #[serde(default)]
-    pub graphics_display: Option<String>,
+    pub graphics_display: Option<Text>,
     /// The C tests' build, when they ran; else why the built-in versions ran.
     #[serde(default)]
     pub native: Option<NativeBuild>,
     #[serde(default)]
-    pub native_note: Option<String>,
+    pub native_note: Option<Text>,
     pub passes: Vec<IndexPass>,
 }
 
@@ -237,18 +236,18 @@ impl Category {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NativeBuild {
     /// The compiler as found on PATH (`cc`), and what `cc --version` says of itself.
-    pub compiler: String,
-    pub version: String,
-    pub flags: String,
+    pub compiler: Text,
+    pub version: Text,
+    pub flags: Text,
     /// The directory of the programs (one per test, named as the test's program), in the
     /// cache directory.
-    pub path: PathBuf,
+    pub path: Text,
     /// Built in this run (false: an earlier build was reused).
     pub built_now: bool,
     /// Why the cache directory was not trusted (another user could have written the programs
     /// there): the programs were then built for this run alone, in its private directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub untrusted_cache: Option<String>,
+    pub untrusted_cache: Option<Text>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -313,7 +312,7 @@ impl SuiteData for IndexResult {
                     key: format!("index/{keyed}/{}", t.name),
                     suite: "index".into(),
                     name: format!("{}, {copies}{}", t.msg, placement.name_suffix()),
-                    unit: t.unit.clone(),
+                    unit: t.unit.to_string(),
                     better: Better::Higher,
                     value: score.score,
                     // The iterations the score keeps: a test compares the same

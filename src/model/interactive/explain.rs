@@ -9,6 +9,7 @@
 //! task, or idle. What no event covers (before the first event seen on that CPU) is
 //! unaccounted, so the parts always add up to the window.
 
+use crate::text::Text;
 use serde::{Deserialize, Serialize};
 
 /// The explanations of one pair.
@@ -82,14 +83,14 @@ impl Phase {
 pub enum Culprit {
     Irq {
         irq: i32,
-        name: String,
+        name: Text,
     },
     Softirq {
-        name: String,
+        name: Text,
     },
     Task {
         pid: i32,
-        comm: String,
+        comm: Text,
         /// The kernel's priority as the trace gives it: 0-99 real-time (99 − rt priority),
         /// 100-139 normal (120 + nice), −1 deadline; None when only an event's header named
         /// the task (it carries no priority).
@@ -97,7 +98,7 @@ pub enum Culprit {
         prio: Option<i32>,
         /// The policy, read from /proc while the pair ran; None if the task was gone.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        policy: Option<String>,
+        policy: Option<Text>,
     },
     Idle,
     /// No event showed what the CPU was doing.
@@ -106,11 +107,11 @@ pub enum Culprit {
 
 impl Culprit {
     /// "IRQ 11 virtio0", "softirq TIMER", "burn [1234] SCHED_OTHER nice 0", "idle". Names come
-    /// from the trace as the tasks set them: the caller escapes them for a terminal.
-    pub fn describe(&self) -> String {
-        match self {
-            Culprit::Irq { irq, name } => format!("IRQ {irq} {name}"),
-            Culprit::Softirq { name } => format!("softirq {name}"),
+    /// from the trace as the tasks set them: held as `Text`, escaped where it is shown.
+    pub fn describe(&self) -> Text {
+        Text::from(match self {
+            Culprit::Irq { irq, name } => format!("IRQ {irq} {}", name.raw()),
+            Culprit::Softirq { name } => format!("softirq {}", name.raw()),
             Culprit::Task {
                 pid,
                 comm,
@@ -124,13 +125,13 @@ impl Culprit {
                     Some(p) => format!(" nice {}", p - 120),
                 };
                 match policy {
-                    Some(policy) => format!("{comm} [{pid}] {policy}{level}"),
-                    None => format!("{comm} [{pid}]{level}"),
+                    Some(policy) => format!("{} [{pid}] {}{level}", comm.raw(), policy.raw()),
+                    None => format!("{} [{pid}]{level}", comm.raw()),
                 }
             }
             Culprit::Idle => "idle".into(),
             Culprit::Unknown => "unknown".into(),
-        }
+        })
     }
 }
 

@@ -11,6 +11,7 @@ use super::figures::{batch_means_ms, Better, Figure, Placement, LATENCY_BATCHES}
 use super::SuiteData;
 use crate::calibration::{BurnCalibration, RateMeasurement};
 use crate::platform::sched::Policy;
+use crate::text::Text;
 use deadline::DeadlineCounts;
 
 /// A simulated interactive task.
@@ -188,7 +189,7 @@ pub struct InteractiveResult {
     /// Whether the timekeepers of benched tasks ran SCHED_FIFO.
     pub timekeeper_realtime: bool,
     /// Warnings about how this run differs from the intended method.
-    pub notes: Vec<String>,
+    pub notes: Vec<Text>,
     pub skipped: Vec<SkippedLoad>,
     pub planned_pairs: usize,
     pub measurements: Vec<Measurement>,
@@ -300,7 +301,7 @@ pub struct InteractiveSettings {
     /// Time the load runs alone before the bench starts, ms (interbench: 1 s).
     pub settle_ms: u64,
     /// `-m`.
-    pub comment: Option<String>,
+    pub comment: Option<Text>,
     /// `--explain N`: the N worst samples of each pair explained from the kernel's trace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explain: Option<u32>,
@@ -310,7 +311,7 @@ pub struct InteractiveSettings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SkippedLoad {
     pub load: Load,
-    pub reason: String,
+    pub reason: Text,
 }
 
 /// `-C` percent of CPU every `-I` microseconds.
@@ -403,7 +404,7 @@ pub struct LoadReport {
 /// What a block device did while a load ran.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeviceTraffic {
-    pub name: String,
+    pub name: Text,
     pub bytes_read: u64,
     pub bytes_written: u64,
 }

@@ -64,28 +64,26 @@ pub(super) fn better(b: Better) -> &'static str {
 
 /// One row per figure.
 fn figures_csv(id: i64, figures: &[Figure]) -> Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(CSV_COLUMNS)?;
+    let mut w = CsvOut::new(&CSV_COLUMNS)?;
     for f in figures {
         let s = Summary::of(&f.samples);
-        let opt = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
-        w.write_record([
-            id.to_string(),
-            f.suite.clone(),
-            f.key.clone(),
-            f.name.clone(),
-            f.unit.clone(),
-            better(f.better).to_string(),
-            f.value.to_string(),
-            f.samples.len().to_string(),
-            opt(s.map(|s| s.mean)),
-            opt(s.filter(|s| s.count > 1).map(|s| s.sd)),
-            opt(s.map(|s| s.min)),
-            opt(s.map(|s| s.max)),
-            f.sample_kind.clone(),
+        w.row([
+            Cell::number(id),
+            Cell::text(&f.suite),
+            Cell::text(&f.key),
+            Cell::text(&f.name),
+            Cell::text(&f.unit),
+            Cell::text(better(f.better)),
+            Cell::number(f.value),
+            Cell::number(f.samples.len()),
+            Cell::maybe(s.map(|s| s.mean)),
+            Cell::maybe(s.filter(|s| s.count > 1).map(|s| s.sd)),
+            Cell::maybe(s.map(|s| s.min)),
+            Cell::maybe(s.map(|s| s.max)),
+            Cell::text(&f.sample_kind),
         ])?;
     }
-    Ok(String::from_utf8(w.into_inner()?)?)
+    w.finish()
 }
 
 /// The stable CSV columns of `compare --format csv`.
@@ -109,29 +107,27 @@ pub const COMPARE_COLUMNS: [&str; 15] = [
 
 /// One row per compared figure.
 fn comparison_csv(c: &Comparison) -> Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(COMPARE_COLUMNS)?;
+    let mut w = CsvOut::new(&COMPARE_COLUMNS)?;
     for r in &c.rows {
-        let opt = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
-        w.write_record([
-            r.key.clone(),
-            r.suite.clone(),
-            r.name.clone(),
-            r.unit.clone(),
-            better(r.better).to_string(),
-            r.a.to_string(),
-            r.b.to_string(),
-            r.change_pct.to_string(),
-            opt(r.ci_pct.map(|c| c[0])),
-            opt(r.ci_pct.map(|c| c[1])),
-            opt(r.p_value),
-            r.samples_a.to_string(),
-            r.samples_b.to_string(),
-            r.verdict.label().to_string(),
-            r.why_not_tested.clone().unwrap_or_default(),
+        w.row([
+            Cell::text(&r.key),
+            Cell::text(&r.suite),
+            Cell::text(&r.name),
+            Cell::text(&r.unit),
+            Cell::text(better(r.better)),
+            Cell::number(r.a),
+            Cell::number(r.b),
+            Cell::number(r.change_pct),
+            Cell::maybe(r.ci_pct.map(|c| c[0])),
+            Cell::maybe(r.ci_pct.map(|c| c[1])),
+            Cell::maybe(r.p_value),
+            Cell::number(r.samples_a),
+            Cell::number(r.samples_b),
+            Cell::text(r.verdict.label()),
+            Cell::text(r.why_not_tested.as_deref().unwrap_or_default()),
         ])?;
     }
-    Ok(String::from_utf8(w.into_inner()?)?)
+    w.finish()
 }
 
 /// The stable CSV columns of `report --fleet --format csv`.
@@ -146,41 +142,95 @@ pub const FLEET_COLUMNS: [&str; 8] = [
     "from_median_pct",
 ];
 
-/// A text cell as a spreadsheet will not take it for a formula: one that begins with `=`,
-/// `+`, `-`, `@`, a tab or a carriage return gets a leading `'` (OWASP's advice on CSV
-/// injection). Numbers are written as they are; this is for names and labels.
-pub(super) fn text_cell(s: &str) -> String {
-    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("'{s}")
-    } else {
-        s.to_string()
+/// A CSV cell: a number as it is, or text. Every CSV hostbench writes is written through
+/// [`CsvOut`], which takes only cells, so no text reaches a cell unneutralised.
+pub enum Cell {
+    Number(String),
+    Text(String),
+}
+
+/// The numbers a cell may hold as they are (a negative one included).
+pub trait Number: std::fmt::Display {}
+impl Number for f64 {}
+impl Number for i64 {}
+impl Number for u64 {}
+impl Number for u32 {}
+impl Number for usize {}
+
+impl Cell {
+    pub fn text(t: impl std::fmt::Display) -> Cell {
+        Cell::Text(t.to_string())
+    }
+
+    pub fn number(x: impl Number) -> Cell {
+        Cell::Number(x.to_string())
+    }
+
+    /// A number with `decimals` decimals, or an empty cell.
+    pub fn fixed(x: Option<f64>, decimals: usize) -> Cell {
+        Cell::Number(x.map_or(String::new(), |v| format!("{v:.decimals$}")))
+    }
+
+    /// A number, or an empty cell.
+    pub fn maybe(x: Option<impl Number>) -> Cell {
+        x.map_or(Cell::Number(String::new()), Cell::number)
+    }
+
+    /// What is written: a text cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage
+    /// return gets a leading `'` (OWASP's advice on CSV injection), so a spreadsheet does not
+    /// take a stored name (`=HYPERLINK(…)`, `@SUM(1)`, `-2+3+cmd|…`) for a formula.
+    fn written(self) -> String {
+        match self {
+            Cell::Number(n) => n,
+            Cell::Text(t) if t.starts_with(['=', '+', '-', '@', '\t', '\r']) => format!("'{t}"),
+            Cell::Text(t) => t,
+        }
+    }
+}
+
+/// A CSV document: a header, then rows of [`Cell`]s.
+pub struct CsvOut {
+    w: csv::Writer<Vec<u8>>,
+}
+
+impl CsvOut {
+    pub fn new(header: &[&str]) -> Result<CsvOut> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(header)?;
+        Ok(CsvOut { w })
+    }
+
+    pub fn row(&mut self, cells: impl IntoIterator<Item = Cell>) -> Result<()> {
+        self.w.write_record(cells.into_iter().map(Cell::written))?;
+        Ok(())
+    }
+
+    pub fn finish(self) -> Result<String> {
+        Ok(String::from_utf8(self.w.into_inner()?)?)
     }
 }
 
 /// One row per host and figure it has.
 fn fleet_csv(f: &crate::fleet::Fleet) -> Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(FLEET_COLUMNS)?;
+    let mut w = CsvOut::new(&FLEET_COLUMNS)?;
     for row in &f.rows {
         for (c, cell) in f.columns.iter().zip(&row.cells) {
             let Some(cell) = cell else { continue };
-            w.write_record([
-                text_cell(&row.host),
-                crate::render::fleet::key(*c).to_string(),
-                c.unit().to_string(),
-                cell.value.to_string(),
-                cell.kind.clone(),
-                text_cell(&cell.source),
-                match cell.outside {
+            w.row([
+                Cell::text(&row.host),
+                Cell::text(crate::render::fleet::key(*c)),
+                Cell::text(c.unit()),
+                Cell::number(cell.value),
+                Cell::text(&cell.kind),
+                Cell::text(&cell.source),
+                Cell::text(match cell.outside {
                     Some(crate::fleet::Outside::Worse) => "worse",
                     Some(crate::fleet::Outside::Better) => "better",
                     None => "",
-                }
-                .to_string(),
-                cell.from_median_pct
-                    .map_or(String::new(), |p| format!("{p:.3}")),
+                }),
+                Cell::fixed(cell.from_median_pct, 3),
             ])?;
         }
     }
-    Ok(String::from_utf8(w.into_inner()?)?)
+    w.finish()
 }

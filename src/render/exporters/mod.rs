@@ -6,7 +6,7 @@
 //! `--format`, whose values are the formats that show what the command shows ([`formats`]),
 //! and write with one `-o`.
 
-mod csv;
+pub(crate) mod csv;
 pub mod html;
 pub mod json;
 mod markdown;
@@ -276,7 +276,7 @@ mod tests {
         let history = crate::history::Histories {
             fleet: false,
             hosts: vec![crate::history::history(
-                "h",
+                &"h".into(),
                 &[crate::history::Run::of(1, &result)],
                 &[],
                 &Default::default(),

@@ -28,6 +28,7 @@ use crate::platform::private_dir::PrivateDir;
 use crate::platform::sched;
 use crate::platform::xvfb::Xvfb;
 use crate::stats::{confidence_interval_95, Summary};
+use crate::text::Text;
 use crate::workers::{self, killing_on_stop, Channel, Worker};
 use programs::small;
 use registry::TestInfo;
@@ -111,7 +112,7 @@ impl IndexConfig {
                 )));
             }
         }
-        if settings.lang.is_empty() || settings.lang.contains(['\0', '=']) {
+        if settings.lang.is_empty() || settings.lang.raw().contains(['\0', '=']) {
             return Err(UsageError::new(format!(
                 "--lang must be a locale name such as en_US.utf8 (got {:?})",
                 settings.lang
@@ -122,10 +123,14 @@ impl IndexConfig {
                 return Err(UsageError::new("--adaptive must be a percentage above 0"));
             }
         }
-        let names = if settings.requested.is_empty() {
+        let names: Vec<String> = if settings.requested.is_empty() {
             vec!["index".to_string()]
         } else {
-            settings.requested.clone()
+            settings
+                .requested
+                .iter()
+                .map(|n| n.raw().to_string())
+                .collect()
         };
         let tests = registry::expand(&names)?;
         if settings.copies.is_empty() {
@@ -135,8 +140,8 @@ impl IndexConfig {
                 settings.copies.push(usable_cpus);
             }
         }
-        settings.requested = names;
-        settings.tests = tests.iter().map(|t| t.name.to_string()).collect();
+        settings.requested = names.into_iter().map(Text::from).collect();
+        settings.tests = tests.iter().map(|t| Text::from(t.name)).collect();
         Ok(IndexConfig {
             settings,
             tests,
@@ -270,7 +275,7 @@ pub fn run(
     stop: &AtomicBool,
     events: &mut dyn Events,
 ) -> Result<IndexResult> {
-    let language = locale::language(&config.settings.lang);
+    let language = locale::language(config.settings.lang.raw());
     if !language.installed && config.tests.iter().any(|t| t.program.reads_language()) {
         events.event(Event::Note(&format!(
             "the tests' language: {}",
@@ -317,7 +322,7 @@ pub fn run(
     }
     let ctx = CopyContext {
         exe,
-        lang: &config.settings.lang,
+        lang: config.settings.lang.raw(),
         dir: dir.dir(),
         cpus: &cpus,
         pin: config.settings.pin,
@@ -326,10 +331,10 @@ pub fn run(
     // The result without its passes: what checkpoints and the end fill in.
     let base = IndexResult {
         settings: config.settings.clone(),
-        language: language.describe(),
-        graphics_display: display_label(&display, xvfb.is_some()),
+        language: language.describe().into(),
+        graphics_display: display_label(&display, xvfb.is_some()).map(Text::from),
         native: native.as_ref().map(|p| p.build.clone()),
-        native_note: native_note.clone(),
+        native_note: native_note.clone().map(Text::from),
         passes: Vec::new(),
     };
     let single_pass = config.settings.copies.contains(&1);
@@ -358,7 +363,7 @@ pub fn run(
             if let Some(reason) = why_not {
                 let s = Skipped {
                     name: t.name.into(),
-                    reason,
+                    reason: reason.into(),
                 };
                 events.event(Event::TestSkipped(&s));
                 skipped.push(s);
@@ -398,7 +403,7 @@ pub fn run(
                 Err(e) => {
                     let s = Skipped {
                         name: t.name.into(),
-                        reason: format!("{e:#}"),
+                        reason: format!("{e:#}").into(),
                     };
                     events.event(Event::TestFailed(&s));
                     failed.push(s);
@@ -641,8 +646,8 @@ fn test_result(
         timebase: Some(t.timebase),
         native,
         has_native: native::has_native(t.program),
-        differs: t.program.differs_from_unixbench().map(String::from),
-        timing_note: t.program.timing_note(native).map(String::from),
+        differs: t.program.differs_from_unixbench().map(Text::from),
+        timing_note: t.program.timing_note(native).map(Text::from),
     }
 }
 

@@ -165,10 +165,10 @@ pub fn build(cache_dir: &Path, private: &Dir) -> Result<Programs, String> {
     let flags = FLAGS.join(" ");
     let build = |dir: Dir, built_now, untrusted_cache| Programs {
         build: NativeBuild {
-            compiler: cc.display().to_string(),
-            version: version.clone(),
-            flags: flags.clone(),
-            path: dir.path().to_path_buf(),
+            compiler: cc.display().to_string().into(),
+            version: version.clone().into(),
+            flags: flags.clone().into(),
+            path: dir.path().display().to_string().into(),
             built_now,
             untrusted_cache,
         },
@@ -207,7 +207,7 @@ pub fn build(cache_dir: &Path, private: &Dir) -> Result<Programs, String> {
         .create_dir("native", 0o700)
         .map_err(|e| format!("creating {}/native: {e}", private.path().display()))?;
     compile(&cc, &dir)?;
-    Ok(build(dir, true, Some(why)))
+    Ok(build(dir, true, Some(why.into())))
 }
 
 /// Compiles every program into the held directory `dir` (this user's, writable by no one
@@ -278,8 +278,9 @@ mod tests {
             return;
         };
         assert!(first.built_now);
+        let first_path = PathBuf::from(first.path.raw());
         for program in [Program::Dhrystone, Program::Whetstone, Program::Execl] {
-            assert!(program_path(&first.path, program).unwrap().is_file());
+            assert!(program_path(&first_path, program).unwrap().is_file());
         }
         assert_eq!(first.flags, "-O3 -ffast-math -march=native -mtune=native");
         let second = build(cache.path(), &held).unwrap().build;
@@ -287,7 +288,7 @@ mod tests {
         assert_eq!(second.path, first.path);
         assert_eq!(second.untrusted_cache, None);
         for (name, _) in PROGRAMS {
-            let mode = std::fs::metadata(first.path.join(name))
+            let mode = std::fs::metadata(first_path.join(name))
                 .unwrap()
                 .permissions()
                 .mode();
@@ -296,15 +297,23 @@ mod tests {
         assert_eq!(std::fs::read_dir(private.path()).unwrap().count(), 0);
 
         // A build directory others can write is not trusted: built afresh in the private one.
-        std::fs::set_permissions(&first.path, std::fs::Permissions::from_mode(0o777)).unwrap();
+        std::fs::set_permissions(&first_path, std::fs::Permissions::from_mode(0o777)).unwrap();
         let third = build(cache.path(), &held).unwrap().build;
         assert!(third.built_now);
-        assert_eq!(third.path, private.path().join("native"));
+        assert_eq!(
+            third.path,
+            private.path().join("native").display().to_string()
+        );
         let why = third.untrusted_cache.unwrap();
-        assert!(why.contains("writable by other users (mode 0777)"), "{why}");
-        assert!(program_path(&third.path, Program::Dhrystone)
-            .unwrap()
-            .is_file());
+        assert!(
+            why.raw().contains("writable by other users (mode 0777)"),
+            "{why}"
+        );
+        assert!(
+            program_path(Path::new(third.path.raw()), Program::Dhrystone)
+                .unwrap()
+                .is_file()
+        );
     }
 
     /// One build of the programs for the tests that run them (None without a C compiler),
@@ -317,7 +326,7 @@ mod tests {
                 let private = tempfile::tempdir().unwrap();
                 let held = Dir::open(private.path(), Trust::Own).unwrap();
                 let cache = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-native-cache");
-                Some(build(&cache, &held).ok()?.build.path)
+                Some(PathBuf::from(build(&cache, &held).ok()?.build.path.raw()))
             })
             .as_deref()
     }

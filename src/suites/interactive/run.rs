@@ -22,6 +22,7 @@ use crate::platform::rusage::Usage;
 use crate::platform::sched;
 use crate::suites::event::{Event, Events, EVERY_UNIT};
 use crate::suites::{Plan, Unit};
+use crate::text::Text;
 use crate::workers::{self, killing_on_stop, Worker};
 
 /// The pairs to measure, in order.
@@ -48,7 +49,7 @@ pub fn pairs(config: &InteractiveConfig) -> Pairs {
         .iter()
         .map(|reason| SkippedLoad {
             load: Load::Memload,
-            reason: reason.clone(),
+            reason: reason.clone().into(),
         })
         .collect();
     Pairs { pairs, skipped }
@@ -240,7 +241,7 @@ pub fn run(
                             calibration_start: Some(calibration_start),
                             drift: None,
                             timekeeper_realtime,
-                            notes: notes.clone(),
+                            notes: notes.iter().map(Text::from).collect(),
                             skipped: plan.skipped.clone(),
                             planned_pairs: plan.pairs.len(),
                             measurements: measurements.clone(),
@@ -271,7 +272,7 @@ pub fn run(
         calibration_start: Some(calibration_start),
         drift,
         timekeeper_realtime,
-        notes,
+        notes: notes.into_iter().map(Text::from).collect(),
         skipped: plan.skipped,
         planned_pairs: plan.pairs.len(),
         measurements,

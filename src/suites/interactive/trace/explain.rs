@@ -63,12 +63,12 @@ impl CpuState {
         if let Some((irq, name)) = self.irq {
             return Culprit::Irq {
                 irq,
-                name: name.as_str().to_string(),
+                name: name.as_str().into(),
             };
         }
         if let Some(vec) = self.softirq {
             return Culprit::Softirq {
-                name: softirq_name(vec).to_string(),
+                name: softirq_name(vec).into(),
             };
         }
         match self.running {
@@ -76,12 +76,12 @@ impl CpuState {
             Some(r) if r.pid == 0 => Culprit::Idle,
             Some(r) => Culprit::Task {
                 pid: r.pid,
-                comm: r.comm.as_str().to_string(),
+                comm: r.comm.as_str().into(),
                 prio: r.prio,
                 policy: policies
                     .iter()
                     .find(|(p, _)| *p == r.pid)
-                    .map(|(_, s)| s.clone()),
+                    .map(|(_, s)| s.as_str().into()),
             },
         }
     }
