@@ -45,6 +45,7 @@ fn path(p: &Path) -> &str {
 /// in each way a file can be.
 struct Fixtures {
     good: String,
+    headless_series: String,
     future: String,
     other: String,
     garbage: String,
@@ -94,6 +95,8 @@ fn fixtures(sb: &Sandbox) -> Fixtures {
     endless["suites"][0]["runs"][0]["time_ns"] = u64::MAX.into();
     let garbage = dir.join("garbage.json");
     std::fs::write(&garbage, "not json").unwrap();
+    let headless_series = dir.join("headless.csv");
+    std::fs::write(&headless_series, "a,1\na,2\n").unwrap();
 
     let junk_db = dir.join("junk.sqlite");
     std::fs::write(&junk_db, vec![b'x'; 4096]).unwrap();
@@ -161,6 +164,7 @@ fn fixtures(sb: &Sandbox) -> Fixtures {
         future: write("future.json", &future),
         other: write("other.json", &serde_json::json!({"hello": "world"})),
         garbage: path(&garbage).to_string(),
+        headless_series: path(&headless_series).to_string(),
         impossible: write("impossible.json", &impossible),
         endless: write("endless.json", &endless),
         junk_db: path(&junk_db).to_string(),
@@ -176,6 +180,10 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
     let missing = dir.join("no-such-dir");
     let nodir = path(&missing);
     let long = "x".repeat(65_536);
+    let sixty_five_tags: Vec<String> = (0..65)
+        .flat_map(|i| ["--tag".to_string(), format!("k{i}=v")])
+        .chain(["noise", "10", "2"].map(String::from))
+        .collect();
     vec![
         // The command line itself.
         case(&["frobnicate"], 2, "unrecognized subcommand"),
@@ -267,8 +275,15 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["index", "-c", "100000"], 2, "more copies than this host can run"),
         case(&["index", "-i", "0"], 2, "-i must be at least 1"),
         case(&["index", "-i", "100000"], 2, "-i must be at most"),
-        case(&["index", "--seconds", "0"], 2, "--seconds must be above 0"),
-        case(&["index", "--seconds", "1e12"], 2, "--seconds must be above 0 and at most 86400"),
+        case(&["index", "--seconds", "0"], 2, "--seconds must be at least 0.01"),
+        case(&["index", "--seconds", "1e12"], 2, "--seconds must be at least 0.01 and at most 86400"),
+        case(&["index", "--seconds", "1e-9"], 2, "--seconds must be at least 0.01"),
+        case(&["sched", "--min-runs", "0"], 2, "--min-runs (0) must be at least 1"),
+        case(&["sched", "-c", "2", "-a", "1", "--sweep", "2,2,2"], 2, "names 2 threads twice"),
+        case(&["compare", "1", "2", "--fail-on-regression", "inf"], 2, "a finite percentage"),
+        case(&["--tag", "k=a", "--tag", "k=b", "noise", "10", "2"], 2, "--tag k is given twice"),
+        case(&sixty_five_tags.iter().map(String::as_str).collect::<Vec<_>>(), 2, "--tag given 65 times"),
+        case(&["index", "--list", "bogus"], 2, "bogus"),
         case(&["index", "--seconds", "inf"], 2, "--seconds"),
         case(&["index", "--seconds", "NaN"], 2, "--seconds"),
         case(&["index", "--adaptive", "0"], 2, "--adaptive"),
@@ -284,6 +299,8 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["results", "export", "5", "--format", "csv"], 2, "no stored result with id 5"),
         case(&["results", "export", "1", "--format", "xml"], 2, "xml"),
         case(&["results", "import", &f.garbage], 2, "is not JSON"),
+        case(&["history", "--series", &f.headless_series], 2, "the first row must be the header series,value"),
+        case(&["results", "pull", "--from", "/nonexistent/none.sqlite"], 2, "there is no store at /nonexistent/none.sqlite"),
         case(&["results", "import", &f.good, &format!("{nodir}/r.json")], 2, "neither a stored result id nor a readable result file"),
         case(&["compare", "1", "7"], 2, "no stored result with id 7"),
         case(&["compare", "1", "2"], 2, "share no measurement"),

@@ -48,10 +48,11 @@ pub fn formats(format: Arg) -> Arg {
 
 pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
     if let Some(p) = args.fail_on_regression {
-        if p.is_nan() || p < 0.0 {
-            return Err(
-                UsageError::new("--fail-on-regression must be a percentage of 0 or more").into(),
-            );
+        if !p.is_finite() || p < 0.0 {
+            return Err(UsageError::new(
+                "--fail-on-regression must be a finite percentage of 0 or more (the gate could never fire)",
+            )
+            .into());
         }
     }
     let format = args.output.format(global.json, Format::Text)?;

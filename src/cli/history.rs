@@ -239,6 +239,21 @@ fn series_file(
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(bytes.as_slice());
+    // The header says what the columns are: without it the first row would be taken for one.
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|e| UsageError::new(format!("{}: {e}", path.display())))?
+        .iter()
+        .map(|h| h.trim().to_string())
+        .collect();
+    if header != ["series", "value"] {
+        return Err(UsageError::new(format!(
+            "{}: the first row must be the header series,value (it is {})",
+            path.display(),
+            crate::model::label::printable(&header.join(","), 60)
+        ))
+        .into());
+    }
     let mut all: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
     for (i, row) in reader.records().enumerate() {
         let bad =

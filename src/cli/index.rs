@@ -76,8 +76,14 @@ pub struct IndexArgs {
 
 pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
     if args.list {
-        let rows: Vec<_> = registry::TESTS
-            .iter()
+        // With names, the tests they name (each checked as a run would check it).
+        let named = if args.tests.is_empty() {
+            registry::TESTS.iter().collect()
+        } else {
+            registry::expand(&args.tests)?
+        };
+        let rows: Vec<_> = named
+            .into_iter()
             .map(|t| render::index::TestRow {
                 name: t.name,
                 msg: t.msg,

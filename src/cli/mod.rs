@@ -212,6 +212,22 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
         )
         .into());
     }
+    if cli.global.tags.len() > label::MAX_TAGS {
+        return Err(UsageError::new(format!(
+            "--tag given {} times; a result carries at most {} tags",
+            cli.global.tags.len(),
+            label::MAX_TAGS
+        ))
+        .into());
+    }
+    let mut keys = std::collections::BTreeSet::new();
+    if let Some((k, _)) = cli.global.tags.iter().find(|(k, _)| !keys.insert(k)) {
+        return Err(UsageError::new(format!(
+            "--tag {} is given twice; a tag has one value (give each key once)",
+            label::printable(k, 64)
+        ))
+        .into());
+    }
     if !cli.global.tags.is_empty() && !measuring && !selects {
         return Err(UsageError::new(
             "--tag labels what a measuring command stores (run, noise, index, interactive, sched) or selects the results of results list, push, pull, report and compare",

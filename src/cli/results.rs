@@ -152,8 +152,16 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
         ResultsCommand::Pull { from, ids, select } => {
             let location = StoreLocation::parse(from)?;
             let source = location.open_read_only().map_err(refused)?;
-            let to = global.open_store()?;
             let name = location.display();
+            // Nothing there is a mistyped name, not an empty store to copy nothing from.
+            if source.is_none() {
+                return Err(UsageError::new(format!(
+                    "there is no store at {} to pull from",
+                    crate::model::label::printable(&name, 200)
+                ))
+                .into());
+            }
+            let to = global.open_store()?;
             copy(
                 global,
                 &out,

@@ -56,12 +56,12 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
     plan.explain(args.explain.worst());
     if args.dry_run {
         let out = Output::new(false, false);
-        out.out(&render::standard::plan(
-            plan.profile.name(),
-            cpus,
-            &plan.units().map(|p| p.planned()),
-            &plan.skipped,
-        ));
+        let parts = plan.units().map(|p| p.planned());
+        out.out(&if global.json {
+            render::standard::plan_json(plan.profile.name(), cpus, &parts, &plan.skipped) + "\n"
+        } else {
+            render::standard::plan(plan.profile.name(), cpus, &parts, &plan.skipped)
+        });
         return Ok(out.stdout_error().map_or(0, |_| 1));
     }
     let exe = std::env::current_exe().context("finding the hostbench binary for its workers")?;

@@ -39,6 +39,27 @@ pub fn plan(profile: &str, cpus: usize, parts: &[PartPlan], skipped: &[String]) 
     out
 }
 
+/// The plan as JSON (`--json run --dry-run`): the profile, the usable CPUs, the estimate, and
+/// each part with its suite, what it measures and its estimate, and what is skipped.
+pub fn plan_json(profile: &str, cpus: usize, parts: &[PartPlan], skipped: &[String]) -> String {
+    let total: f64 = parts.iter().map(|p| p.estimate_s).sum();
+    serde_json::json!({
+        "profile": profile,
+        "usable_cpus": cpus,
+        "estimate_s": total,
+        "parts": parts
+            .iter()
+            .map(|p| serde_json::json!({
+                "suite": p.settings.suite(),
+                "measures": describe(&p.settings),
+                "estimate_s": p.estimate_s,
+            }))
+            .collect::<Vec<_>>(),
+        "skipped": skipped,
+    })
+    .to_string()
+}
+
 /// The line shown when a part starts.
 pub fn part_line(index: usize, count: usize, part: &PartPlan) -> String {
     format!(

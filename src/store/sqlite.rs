@@ -106,7 +106,18 @@ impl SqliteStore {
     /// [`refuse_foreign_at_rest`]), and a read-only connection never rolls back a journal or
     /// checkpoints a write-ahead log.
     pub fn open_read_only(path: &Path) -> Result<Option<Self>> {
-        let placed = place(path, false).map_err(|e| explain(e, path))?;
+        let placed = match place(path, false) {
+            Ok(p) => p,
+            // A directory that is not there holds no store either.
+            Err(e)
+                if e.root_cause()
+                    .downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound) =>
+            {
+                return Ok(None)
+            }
+            Err(e) => return Err(explain(e, path)),
+        };
         if !placed.exists {
             return Ok(None);
         }

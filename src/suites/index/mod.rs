@@ -37,6 +37,11 @@ use registry::TestInfo;
 pub const MAX_ITERATIONS: usize = 1000;
 /// Most seconds one run of a test may last (`--seconds`): a day.
 pub const MAX_SECONDS: f64 = 86_400.0;
+/// The shortest a graphics test can run (glxgears: a 5 s warm-up, then a 5 s report).
+pub const GRAPHICS_FLOOR_S: f64 = 10.0;
+/// Fewest seconds one run of a test may last: below a hundredth of a second a run counts the
+/// start of a copy, not the test (`--seconds 1e-9` ran nothing and scored it).
+pub const MIN_SECONDS: f64 = 0.01;
 /// Most passes (`-c` given this many times).
 pub const MAX_PASSES: usize = 64;
 /// Copies per usable CPU beyond which a pass measures the run queue, not the tests.
@@ -106,9 +111,9 @@ impl IndexConfig {
             )));
         }
         if let Some(s) = settings.seconds {
-            if !s.is_finite() || s <= 0.0 || s > MAX_SECONDS {
+            if !s.is_finite() || !(MIN_SECONDS..=MAX_SECONDS).contains(&s) {
                 return Err(UsageError::new(format!(
-                    "--seconds must be above 0 and at most {MAX_SECONDS} (got {s})"
+                    "--seconds must be at least {MIN_SECONDS} and at most {MAX_SECONDS} (got {s})"
                 )));
             }
         }
@@ -286,6 +291,17 @@ pub fn run(
     programs::looper::write_assets(dir.dir())?;
     let cpus = sched::allowed_cpus();
     let wants_graphics = config.tests.iter().any(|t| registry::is_graphics(t));
+    // The graphics tests run the host's programs, which cannot be made shorter than they are:
+    // x11perf's whole seconds after its own calibration, glxgears' warm-up and 5 s reports.
+    if let Some(s) = config
+        .settings
+        .seconds
+        .filter(|&s| wants_graphics && s < GRAPHICS_FLOOR_S)
+    {
+        events.event(Event::Note(&format!(
+            "--seconds {s} does not shorten the graphics tests: a 2D test runs x11perf four times for at least 1 s each after x11perf's own calibration, and ubgears needs glxgears' {GRAPHICS_FLOOR_S} s (a 5 s warm-up and one 5 s report)"
+        )));
+    }
     let (xvfb, display) = if wants_graphics {
         graphics_display(config)
     } else {

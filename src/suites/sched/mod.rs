@@ -88,13 +88,19 @@ impl SchedConfig {
         if !r.target_pct.is_finite() || r.target_pct <= 0.0 {
             return Err(UsageError::new("--ci must be a finite percentage above 0"));
         }
-        if r.max_runs == 0 || r.min_runs > r.max_runs || r.max_runs > MAX_RUNS {
+        if r.min_runs == 0 || r.max_runs == 0 || r.min_runs > r.max_runs || r.max_runs > MAX_RUNS {
             return Err(UsageError::new(format!(
-                "--min-runs ({}) must be at most --max-runs ({}), which must be from 1 to {MAX_RUNS}",
+                "--min-runs ({}) must be at least 1 and at most --max-runs ({}), which must be from 1 to {MAX_RUNS}",
                 r.min_runs, r.max_runs
             )));
         }
         check_point(threads, active_sets)?;
+        let mut seen = std::collections::BTreeSet::new();
+        if let Some(c) = sweep.iter().find(|&&c| !seen.insert(c)) {
+            return Err(UsageError::new(format!(
+                "--sweep names {c} threads twice; give each thread count once"
+            )));
+        }
         settings.points = if sweep.is_empty() {
             vec![(threads, active_sets)]
         } else {
