@@ -15,7 +15,12 @@
 # (left byte for byte as it was: "after" says so), a C-program cache planted by another user
 # (index and run: "after" says whether the planted program ran), a PostgreSQL store frozen
 # (SIGSTOP) part-way through, the store locked by another client for longer than the busy
-# timeout, standard output closed from the start.
+# timeout, standard output closed from the start; and another local user at work (root
+# only): their directory swapped in and out of the cache's place while the run builds and runs
+# the C programs ("after": whether their program ran), a work directory of theirs (refused,
+# nothing measured), a store in a directory anyone can write with their journal planted beside
+# it (refused; "after": whether the journal and the store are as they were), and another
+# program's database in write-ahead-log mode (left as it was, its log included).
 # The disk-full, immutable and planted-cache rows need root (tmpfs, chattr, chown); the lock
 # rows need python3; the PostgreSQL rows need PostgreSQL's initdb (Debian: postgresql).
 #
@@ -88,8 +93,10 @@ strays() {
   for p in /proc/[0-9]*; do
     pid=${p#/proc/}
     [ "$pid" = $$ ] && continue
+    # Workers are handed their directory and files as descriptors: one open there counts.
     if [[ "$(readlink "$p/cwd" 2>/dev/null)" == "$1"* ]] ||
-       tr '\0' ' ' 2>/dev/null < "$p/cmdline" | grep -q -- "$1"; then
+       tr '\0' ' ' 2>/dev/null < "$p/cmdline" | grep -q -- "$1" ||
+       ls -l "$p/fd" 2>/dev/null | grep -q -- "-> $1"; then
       n=$((n + 1))
     fi
   done
@@ -220,6 +227,75 @@ for s in "${SUITES[@]}"; do
       ran=no; [ -e "$planted/RAN" ] && ran=YES
       row "planted cache" "$s" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$WORK")" "ran:$ran"
     fi
+  fi
+
+  if [ $IS_ROOT = 1 ]; then
+    # Another user's directory holds the cache; they swap their own in and out of its place
+    # while the run builds and runs the C programs (index and run).
+    if { [ "$s" = index ] || [ "$s" = run ]; } && [ $HAS_PY = 1 ]; then
+      # The other user must reach their directory: search (never write) on the way to it.
+      chmod 0711 "$ROOT"
+      shared=$ROOT/shared-$s; mkdir -p "$shared/theirs/evil"; chmod 1777 "$shared"
+      "$HB" --db "$shared/probe.sqlite" --cache-dir "$shared/theirs/cache" index dhry2reg -c 1 -i 1 --seconds 0.2 >/dev/null 2>&1
+      hash=$(basename "$(ls -d "$shared"/theirs/cache/native/* 2>/dev/null | head -1)")
+      mkdir -p "$shared/theirs/evil/native/$hash"
+      for p in dhry2reg whetstone arithoh arith_short arith_int arith_long arith_float arith_double hanoi spawn execl; do
+        printf '#!/bin/sh\nid -u > %s\n' "$shared/RAN" >"$shared/theirs/evil/native/$hash/$p"
+        chmod 0755 "$shared/theirs/evil/native/$hash/$p"
+      done
+      chown -R nobody "$shared/theirs/evil"; chown nobody "$shared/theirs"; chmod 0755 "$shared/theirs"
+      runuser -u nobody -- python3 -c "
+import os, sys, time
+d = sys.argv[1]; end = time.time() + 600
+while time.time() < end and os.path.exists(sys.argv[2]):
+    try:
+        os.rename(d + '/cache', d + '/tmp'); os.rename(d + '/evil', d + '/cache'); os.rename(d + '/tmp', d + '/evil')
+    except OSError:
+        pass
+" "$shared/theirs" "$ROOT" &
+      swapper=$!
+      EXTRA="--cache-dir $shared/theirs/cache" start "cache swapped" "$s"
+      wait "$PID"; code=$?
+      kill "$swapper" 2>/dev/null; wait "$swapper" 2>/dev/null
+      ran=no; [ -e "$shared/RAN" ] && ran=YES
+      row "cache swapped" "$s" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$WORK")" "ran:$ran"
+    fi
+
+    # A work directory of another user's: refused before anything is made or measured.
+    if [ "$s" != noise ] && [ "$s" != sched ]; then
+      theirs=$ROOT/theirs-work-$s; mkdir -p "$theirs"; chown nobody "$theirs"
+      start "workdir theirs" "$s" "$theirs"
+      wait "$PID"; code=$?
+      row "workdir theirs" "$s" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$theirs")" -
+    fi
+
+    # A store in a directory anyone can write, with another user's journal planted beside it.
+    open=$ROOT/open-$s; mkdir -p "$open"; chmod 1777 "$open"
+    "$HB" --db "$ROOT/seed-$s.sqlite" noise -l 5000 10 2 >/dev/null 2>&1
+    cp "$ROOT/seed-$s.sqlite" "$open/r.sqlite"
+    head -c 4096 /dev/urandom >"$open/r.sqlite-journal"; chown nobody "$open/r.sqlite-journal"
+    before=$(cat "$open/r.sqlite" "$open/r.sqlite-journal" | sha256sum | cut -c1-16)
+    start "store 1777+journal" "$s" "" "$open/r.sqlite"
+    wait "$PID"; code=$?
+    same=changed; [ "$(cat "$open/r.sqlite" "$open/r.sqlite-journal" | sha256sum | cut -c1-16)" = "$before" ] && same=same
+    row "store 1777+journal" "$s" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$WORK")" "$same"
+  fi
+
+  if [ $HAS_PY = 1 ]; then
+    # Another program's database in write-ahead-log mode, as a crash left it: refused, and
+    # left as it was, its log included (an open would checkpoint it).
+    wal=$ROOT/wal-$s
+    python3 -c "
+import shutil, sqlite3, sys
+c = sqlite3.connect(sys.argv[1] + '.live'); c.execute('PRAGMA journal_mode=WAL'); c.execute('PRAGMA wal_autocheckpoint=0')
+c.execute('CREATE TABLE notes (body TEXT)'); c.execute(\"INSERT INTO notes VALUES ('mine')\"); c.commit()
+shutil.copy(sys.argv[1] + '.live', sys.argv[1]); shutil.copy(sys.argv[1] + '.live-wal', sys.argv[1] + '-wal')
+" "$wal.db"
+    before=$(cat "$wal.db" "$wal.db-wal" | sha256sum | cut -c1-16)
+    start "foreign wal db" "$s" "" "$wal.db"
+    wait "$PID"; code=$?
+    same=changed; [ -e "$wal.db-wal" ] && [ "$(cat "$wal.db" "$wal.db-wal" | sha256sum | cut -c1-16)" = "$before" ] && same=same
+    row "foreign wal db" "$s" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$WORK")" "$same"
   fi
 
   # Another program's database as the store: refused, and left as it was.

@@ -357,7 +357,7 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["results", "import", &f.escape_label], 2, "holds the hidden character U+001B"),
         case(&["results", "import", &f.newline_tag], 2, "the value of tag kernel A\\nB holds the hidden character U+000A"),
         // UUIDs: well formed, and never another run's.
-        case(&["results", "import", &f.empty_uuid], 2, "its uuid \"\" is not a UUID: refused"),
+        case(&["results", "import", &f.empty_uuid], 2, "its uuid \"\" is not a UUID of a run"),
         case(&["results", "import", &f.good, &f.forged_uuid], 2, "is that of stored result 1, another run"),
         // Files that are not result files, read without hanging or without end.
         case(&["results", "import", &f.fifo], 2, "it is a FIFO"),

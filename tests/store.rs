@@ -996,7 +996,9 @@ fn a_host_login_cannot_rewrite_another_hosts_results() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains(&format!("result {id} belongs to the login node1")),
+        err.contains(&format!(
+            "result {id}, stored by the login node1: not yours"
+        )),
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -1011,7 +1013,10 @@ fn a_host_login_cannot_rewrite_another_hosts_results() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("belongs to the login node1"), "{err}");
+    assert!(
+        err.contains("stored by the login node1: not yours"),
+        "{err}"
+    );
     // Nor in SQL: node2's UPDATE and DELETE see no row of node1's.
     let mut as_node2 = postgres::Client::connect(&node2, postgres::NoTls).unwrap();
     let changed = as_node2
@@ -1130,7 +1135,7 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
         .query_one("SELECT max(version)::BIGINT FROM hostbench_layout", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 9);
+    assert_eq!(version, 10);
     // A result the owner stored, and what layouts 7 and 9 keep of it beside it.
     stdout(&sb, &pg.url, &["results", "import", A]);
     let figures = |owner: &mut postgres::Client| -> (Option<String>, Option<String>) {
@@ -1171,7 +1176,7 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("the store is at layout 6, this hostbench writes layout 9: the database's owner applies the migrations first")
+        err.contains("the store is at layout 6, this hostbench writes layout 10: the database's owner applies the migrations first")
             && err.contains("permission denied"),
         "{err}"
     );
@@ -1235,5 +1240,308 @@ fn a_write_the_database_refuses_mid_run_leaves_the_result_in_its_file() {
         saved["suites"][0]["runs"].as_array().unwrap().len(),
         300,
         "{saved}"
+    );
+}
+
+/// A fleet store is written by many hosts: a writer login can neither take another login's
+/// result by its UUID (in any spelling), nor, with a row of its own that SQL made unreadable,
+/// break `report --fleet`, `history --fleet`, `compare host:…` or `results pull` for anyone.
+#[test]
+fn a_fleet_writer_can_neither_squat_nor_break_its_readers() {
+    let Some(pg) = PgServer::start("a_fleet_writer_can_neither_squat_nor_break_its_readers") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    stdout(&sb, &pg.url, &["results", "import", A]);
+    with_roles(
+        &pg,
+        "CREATE ROLE host1 LOGIN IN ROLE hostbench_writer;
+         CREATE ROLE host2 LOGIN IN ROLE hostbench_writer;
+         CREATE ROLE viewer LOGIN IN ROLE hostbench_reader;",
+    );
+    let (host1, host2, viewer) = (
+        as_login(&pg, "host1"),
+        as_login(&pg, "host2"),
+        as_login(&pg, "viewer"),
+    );
+    stdout(&sb, &host1, &["results", "import", B]);
+    // host2 stores host1's run under its UUID, as it is and respelled: never its own.
+    let uuid = fixture(B)["uuid"].as_str().unwrap().to_string();
+    for spelling in [
+        uuid.clone(),
+        uuid.to_uppercase(),
+        format!("{{{uuid}}}"),
+        format!("urn:uuid:{uuid}"),
+        uuid.replace('-', ""),
+    ] {
+        let (file, _) = renamed(&sb, B, &spelling);
+        let out = sb
+            .cmd()
+            .args(["--db", &host2, "results", "import", &file])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{spelling}: {err}");
+        assert!(
+            err.contains("stored by the login host1: not yours"),
+            "{spelling}: {err}"
+        );
+    }
+    assert_eq!(listed(&sb, &pg.url, &[]), [1, 2]);
+    // The nil and max UUIDs name no run.
+    for spelling in [
+        "00000000-0000-0000-0000-000000000000",
+        "ffffffff-ffff-ffff-ffff-ffffffffffff",
+    ] {
+        let (file, _) = renamed(&sb, B, spelling);
+        let out = sb
+            .cmd()
+            .args(["--db", &host2, "results", "import", &file])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{spelling}");
+    }
+    // host2's own rows by raw SQL, which row-level security lets it write: the store's checks
+    // refuse '{}' for a result, an unspelled UUID, 65 tags, a tag of 100 KB ...
+    let mut as_host2 = postgres::Client::connect(&host2, postgres::NoTls).unwrap();
+    let row = |json: &str, uuid: &str| {
+        format!(
+            "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, uuid)
+             VALUES ('2026-01-01T00:00:00+00:00', 'noise', 'vm', 'forged', FALSE, 2, '{json}', '{uuid}')"
+        )
+    };
+    for (sql, check) in [
+        (
+            row("{}", "00000000-0000-4000-8000-00000000beef"),
+            "results_json_is_a_result",
+        ),
+        (
+            row("not json", "00000000-0000-4000-8000-00000000beef"),
+            "json",
+        ),
+        (
+            row(
+                r#"{"schema_version":2,"started_at":"x","environment":{},"suites":[]}"#,
+                &uuid.to_uppercase(),
+            ),
+            "results_uuid_names_a_run",
+        ),
+    ] {
+        let e = as_host2.batch_execute(&sql).unwrap_err();
+        let said = format!("{e:?}");
+        assert!(said.contains(check), "{said}");
+    }
+    // ... but a row that passes them and is still no result is left out by every reader.
+    as_host2
+        .batch_execute(&row(
+            r#"{"schema_version":2,"started_at":"x","environment":{},"suites":[]}"#,
+            "00000000-0000-4000-8000-00000000beef",
+        ))
+        .unwrap();
+    let bad: i64 = as_host2
+        .query_one("SELECT max(id) FROM results", &[])
+        .unwrap()
+        .get(0);
+    let tag = |k: &str, v: &str| {
+        format!("INSERT INTO result_tags (result_id, key, value) VALUES ({bad}, '{k}', '{v}')")
+    };
+    for i in 0..64 {
+        as_host2.batch_execute(&tag(&format!("k{i}"), "v")).unwrap();
+    }
+    let e = as_host2.batch_execute(&tag("k64", "v")).unwrap_err();
+    assert!(format!("{e:?}").contains("at most 64 tags"), "{e:?}");
+    as_host2
+        .batch_execute(&format!("DELETE FROM result_tags WHERE result_id = {bad}"))
+        .unwrap();
+    let e = as_host2
+        .batch_execute(&tag("big", &"x".repeat(100_000)))
+        .unwrap_err();
+    assert!(format!("{e:?}").contains("result_tags_bounded"), "{e:?}");
+    let said = |args: &[&str]| {
+        let out = sb
+            .cmd()
+            .arg("--db")
+            .arg(&viewer)
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{args:?}: {err}");
+        (String::from_utf8_lossy(&out.stdout).into_owned(), err)
+    };
+    let (page, _) = said(&["report", "--fleet", "--format", "json"]);
+    assert!(page.contains(&format!("result {bad} left out")), "{page}");
+    let (_, err) = said(&["history", "--fleet", "noise/"]);
+    assert!(err.contains(&format!("result {bad} left out")), "{err}");
+    let (other, _) = renamed(&sb, B, "99999999-2222-4333-8444-555555555555");
+    let (_, err) = said(&["compare", "host:vm", &other]);
+    assert!(err.contains(&format!("result {bad} left out")), "{err}");
+    let copy = sb.dir.path().join("pulled.sqlite");
+    let out = sb
+        .cmd()
+        .arg("--db")
+        .arg(&copy)
+        .args(["results", "pull", "--from", &viewer])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("result {bad} of")) && err.contains("left out"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Copied 2 results"));
+}
+
+/// `results import` of runs of a `--repeat` group: a run keeps its group only where the
+/// group's first run is stored there (the group in a file names a run of the store it came
+/// from); and a UUID in another spelling is the same run, stored once.
+#[test]
+fn an_imported_run_joins_only_its_own_group_and_a_respelled_uuid_is_the_same_run() {
+    let sb = Sandbox::new();
+    let from = sb.dir.path().join("from.sqlite");
+    let from = from.to_str().unwrap();
+    stdout(
+        &sb,
+        from,
+        &["--repeat", "2", "noise", "--no-noise-check", "5", "3"],
+    );
+    let export = |id: &str| {
+        let v: Value = serde_json::from_str(&stdout(
+            &sb,
+            from,
+            &["results", "export", id, "--format", "json"],
+        ))
+        .unwrap();
+        let path = sb.dir.path().join(format!("run{id}.json"));
+        std::fs::write(&path, v.to_string()).unwrap();
+        (path.to_str().unwrap().to_string(), v)
+    };
+    let ((first, v1), (second, v2)) = (export("1"), export("2"));
+    assert_eq!(
+        (
+            v1["repeat"]["group"].as_i64(),
+            v2["repeat"]["group"].as_i64()
+        ),
+        (Some(1), Some(1))
+    );
+    let show = |db: &str, id: &str| -> Value {
+        serde_json::from_str(&stdout(
+            &sb,
+            db,
+            &["results", "export", id, "--format", "json"],
+        ))
+        .unwrap()
+    };
+    // Alone, after an unrelated result that is id 1 there: it joins no group.
+    let alone = sb.dir.path().join("alone.sqlite");
+    let alone = alone.to_str().unwrap();
+    stdout(&sb, alone, &["results", "import", A, &second]);
+    assert!(
+        show(alone, "2").get("repeat").is_none(),
+        "{}",
+        show(alone, "2")
+    );
+    // With its first run (given after it): the group is named after the first run's id there.
+    let both = sb.dir.path().join("both.sqlite");
+    let both = both.to_str().unwrap();
+    stdout(&sb, both, &["results", "import", A, &second, &first]);
+    let (f, s) = (show(both, "2"), show(both, "3"));
+    assert_eq!(f["uuid"], v1["uuid"], "the first run is stored first");
+    assert_eq!(
+        (f["repeat"]["group"].as_i64(), s["repeat"]["group"].as_i64()),
+        (Some(2), Some(2))
+    );
+    // Another spelling of a stored run's UUID is that run.
+    let upper = v1["uuid"].as_str().unwrap().to_uppercase();
+    let (respelled, _) = renamed_file(&sb, &v1, &format!("{{{upper}}}"));
+    let said = stdout(&sb, both, &["results", "import", &respelled]);
+    assert!(
+        said.contains("Already stored") && said.contains("as result 2"),
+        "{said}"
+    );
+    assert_eq!(listed(&sb, both, &[]), [1, 2, 3]);
+}
+
+/// `v` with its UUID set to `uuid`, in a file of the sandbox.
+fn renamed_file(sb: &Sandbox, v: &Value, uuid: &str) -> (String, Value) {
+    let mut v = v.clone();
+    v["uuid"] = Value::from(uuid);
+    let path = sb
+        .dir
+        .path()
+        .join(format!("respelled-{}.json", common::fresh_uuid()));
+    std::fs::write(&path, v.to_string()).unwrap();
+    (path.to_str().unwrap().to_string(), v)
+}
+
+/// Layout 10 on a real server: the owner's first open puts every stored UUID in its one
+/// spelling (the same run stored twice is one; another run under a copied UUID keeps its own),
+/// then the checks hold new rows to it.
+#[test]
+fn layout_10_respells_a_servers_uuids_and_then_checks_them() {
+    let Some(pg) = PgServer::start("layout_10_respells_a_servers_uuids_and_then_checks_them")
+    else {
+        return;
+    };
+    let sb = Sandbox::new();
+    stdout(&sb, &pg.url, &["results", "import", A]);
+    let mut owner = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
+    // Back to layout 9, with rows as a store of that layout could hold them.
+    owner
+        .batch_execute(
+            "DELETE FROM hostbench_layout WHERE version = 10;
+             ALTER TABLE results DROP CONSTRAINT results_json_is_a_result;
+             ALTER TABLE results DROP CONSTRAINT results_uuid_names_a_run;
+             ALTER TABLE results DROP CONSTRAINT results_label_bounded;
+             ALTER TABLE results DROP CONSTRAINT results_figures_are_json;
+             ALTER TABLE result_tags DROP CONSTRAINT result_tags_bounded;
+             ALTER TABLE result_figures DROP CONSTRAINT result_figures_are_json;
+             DROP TRIGGER result_tags_bounded ON result_tags;",
+        )
+        .unwrap();
+    let a = fixture(A)["uuid"].as_str().unwrap().to_string();
+    let insert = |owner: &mut postgres::Client, uuid: &str, host: &str| {
+        owner
+            .execute(
+                "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, uuid, machine_id)
+                 SELECT started_at, suites, $2, headline, incomplete, schema_version, result_json, $1, machine_id
+                 FROM results WHERE id = 1",
+                &[&uuid, &host],
+            )
+            .unwrap();
+    };
+    insert(&mut owner, &a.to_uppercase(), "vm");
+    insert(&mut owner, &format!("{{{a}}}"), "elsewhere");
+    let lone = "7a1e2b3c-4d5e-4f60-8a71-92b3c4d5e6f7";
+    insert(&mut owner, &lone.replace('-', ""), "vm");
+    assert_eq!(listed(&sb, &pg.url, &[]), [1, 2, 3, 4]);
+    // The owner opens it to store: the migration runs.
+    stdout(&sb, &pg.url, &["results", "import", B]);
+    let uuids: Vec<(i64, String)> = owner
+        .query("SELECT id, uuid FROM results ORDER BY id", &[])
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(uuids.len(), 4, "{uuids:?}");
+    assert_eq!(uuids[0], (1, a.clone()));
+    assert!(
+        uuids.iter().all(|(id, _)| *id != 2),
+        "the same run twice: {uuids:?}"
+    );
+    assert!(uuids.contains(&(4, lone.to_string())), "{uuids:?}");
+    let (_, moved) = uuids.iter().find(|(id, _)| *id == 3).unwrap();
+    assert!(
+        moved != &a && moved.len() == 36 && moved == &moved.to_lowercase(),
+        "{uuids:?}"
+    );
+    // And the checks are there.
+    let e = owner
+        .batch_execute("UPDATE results SET uuid = upper(uuid) WHERE id = 1")
+        .unwrap_err();
+    assert!(
+        format!("{e:?}").contains("results_uuid_names_a_run"),
+        "{e:?}"
     );
 }

@@ -121,10 +121,13 @@ fn spread_for(global: &GlobalArgs, a: &RunResult, b: &RunResult) -> Result<Optio
     };
     // A and B themselves, where they are stored, are not their own history.
     let mut own: Vec<i64> = Vec::new();
-    for uuid in [a, b].iter().filter_map(|r| r.uuid.as_deref()) {
+    for uuid in [a, b]
+        .iter()
+        .filter_map(|r| r.uuid.as_deref().and_then(crate::model::canonical_uuid))
+    {
         own.extend(
             store
-                .find(uuid)
+                .find(&uuid)
                 .map_err(|e| UsageError::new(format!("{e:#}")))?,
         );
     }
@@ -233,15 +236,28 @@ fn load_side(global: &GlobalArgs, arg: &str, narrow: &Filter) -> Result<(String,
         if ids.is_empty() {
             return Err(UsageError::new(format!("no stored result of {label} in {db}")).into());
         }
-        let runs = ids
+        // A row of the selection that cannot be read or holds impossible figures (another
+        // host's, malformed) is left out, said in one line: it never breaks the comparison.
+        let out = Output::new(global.json, global.quiet);
+        let runs: Vec<RunResult> = ids
             .iter()
-            .map(|id| {
-                checked(
-                    load_stored(store.as_deref(), &db, *id)?,
-                    &format!("result {id}"),
-                )
+            .filter_map(|id| {
+                let loaded = load_stored(store.as_deref(), &db, *id)
+                    .and_then(|r| checked(r, &format!("result {id}")));
+                match loaded {
+                    Ok(r) => Some(r),
+                    Err(why) => {
+                        out.err(&format!("hostbench: result {id} left out: {why:#}\n"));
+                        None
+                    }
+                }
             })
-            .collect::<Result<Vec<_>>>()?;
+            .collect();
+        if runs.is_empty() {
+            return Err(
+                UsageError::new(format!("no readable stored result of {label} in {db}")).into(),
+            );
+        }
         return Ok((label, runs));
     }
     let group = arg

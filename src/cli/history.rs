@@ -143,8 +143,8 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
             .iter()
             .filter(|e| &e.host == host && !e.incomplete && e.problem.is_none())
             .filter_map(|e| Some((e, e.started_at?)))
-            .map(|(e, started_at)| match kept.remove(&e.id) {
-                Some(k) => Ok(Run {
+            .filter_map(|(e, started_at)| match kept.remove(&e.id) {
+                Some(k) => Some(Run {
                     id: e.id,
                     started_at,
                     tags: tags
@@ -155,9 +155,17 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
                         .collect(),
                     kept: k,
                 }),
-                None => Ok(Run::of(e.id, &load_stored(store.as_deref(), &db, e.id)?)),
+                // A row that cannot be read (another host's, malformed) is left out, said in
+                // one line: it never breaks the history of the others.
+                None => match load_stored(store.as_deref(), &db, e.id) {
+                    Ok(r) => Some(Run::of(e.id, &r)),
+                    Err(why) => {
+                        out.err(&format!("hostbench: result {} left out: {why:#}\n", e.id));
+                        None
+                    }
+                },
             })
-            .collect::<Result<Vec<_>>>()?;
+            .collect::<Vec<_>>();
         each.push(history(
             host,
             &runs,

@@ -8,6 +8,7 @@ use super::load::{load_file, load_stored};
 use super::output::{format_values, FormatArgs, Output};
 use super::GlobalArgs;
 use crate::error::{said_of, UsageError};
+use crate::model::Repeat;
 use crate::model::RunResult;
 use crate::render;
 use crate::render::exporters::{self, Format, Shown, Subject};
@@ -128,8 +129,53 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
                     .judge(result)
                     .map_err(|e| said_of(e, file.display()))?;
             }
-            for (file, result) in files.iter().zip(&results) {
-                let (id, put) = store.put(result, &render::headline::run(result))?;
+            // A run of a --repeat group keeps its group only where the group's first run is
+            // stored here, found by its UUID among the files: the group in a file is the id
+            // of that first run in the store it came from, which here names nothing, or
+            // another run. The files are stored in the order given, a group's first run brought
+            // forward to just before the first of its runs, so the others find it.
+            let firsts: std::collections::HashMap<i64, String> = results
+                .iter()
+                .filter_map(|r| {
+                    let rep = r.repeat.filter(|rep| rep.run == 1)?;
+                    Some((rep.group, crate::model::canonical_uuid(r.uuid.as_deref()?)?))
+                })
+                .collect();
+            let first_at = |group: i64| {
+                results
+                    .iter()
+                    .position(|r| r.repeat.is_some_and(|p| p.group == group && p.run == 1))
+            };
+            let mut order: Vec<usize> = Vec::with_capacity(results.len());
+            for (i, result) in results.iter().enumerate() {
+                let first = result.repeat.and_then(|r| first_at(r.group));
+                for j in first.into_iter().chain([i]) {
+                    if !order.contains(&j) {
+                        order.push(j);
+                    }
+                }
+            }
+            for i in order {
+                let (file, mut result) = (&files[i], results[i].clone());
+                if let Some(rep) = result.repeat {
+                    let first = match firsts.get(&rep.group) {
+                        Some(u) => store.find(u)?,
+                        None => None,
+                    };
+                    match first {
+                        Some(id) => result.repeat = Some(Repeat { group: id, ..rep }),
+                        None if rep.run == 1 => {}
+                        None => result.repeat = None,
+                    }
+                }
+                let (id, put) = store.put(&result, &render::headline::run(&result))?;
+                // A first run names its group after its own id here.
+                if let Some(rep) = result.repeat.filter(|r| r.run == 1 && r.group != id) {
+                    result.repeat = Some(Repeat { group: id, ..rep });
+                    if put != Put::AlreadyThere {
+                        store.replace(id, &result, &render::headline::run(&result))?;
+                    }
+                }
                 let what = match put {
                     Put::Added => "Imported",
                     Put::Updated => "Imported (in place of an earlier copy)",
@@ -255,9 +301,24 @@ fn copy(
         (None, true) => Vec::new(),
     };
     let mut tally = [0usize; 3];
+    let (mut left_out, mut refused) = (0, 0);
     let mut groups = std::collections::HashMap::new();
+    // A row of the selection that cannot be read or stored (another host's, malformed) is left
+    // out with a line naming it: one bad row never stops a copy of the rest. One named by id
+    // is an error.
+    let listed = ids.is_empty();
     for id in &chosen {
-        let mut result = load_stored(from, from_name, *id)?;
+        let mut result = match load_stored(from, from_name, *id) {
+            Ok(r) => r,
+            Err(e) if listed => {
+                out.err(&format!(
+                    "hostbench: result {id} of {from_name} left out: {e:#}\n"
+                ));
+                left_out += 1;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         let group = result.repeat.map(|r| r.group);
         if let Some(g) = group {
             let there = match groups.get(&g) {
@@ -269,9 +330,18 @@ fn copy(
             }
         }
         let headline = render::headline::run(&result);
-        let (new_id, put) = to
-            .put(&result, &headline)
-            .map_err(|e| said_of(e, format!("result {id} of {from_name}")))?;
+        let (new_id, put) = match to.put(&result, &headline) {
+            Ok(done) => done,
+            Err(e) if listed && e.downcast_ref::<UsageError>().is_some() => {
+                out.err(&format!(
+                    "hostbench: result {id} of {from_name} left out: {e:#}\n"
+                ));
+                left_out += 1;
+                refused += 1;
+                continue;
+            }
+            Err(e) => return Err(said_of(e, format!("result {id} of {from_name}"))),
+        };
         if put == Put::Updated {
             out.chatter(&format!(
                 "result {id} is {new_id} there, updated: it had finished since it was copied\n"
@@ -297,14 +367,29 @@ fn copy(
             Put::AlreadyThere => 2,
         }] += 1;
     }
+    let copied = chosen.len() - left_out;
     out.out(&format!(
-        "Copied {} result{} from {from_name} to {to_name}: {} added, {} updated, {} already there.\n",
-        chosen.len(),
-        if chosen.len() == 1 { "" } else { "s" },
+        "Copied {copied} result{} from {from_name} to {to_name}: {} added, {} updated, {} already there{}.\n",
+        if copied == 1 { "" } else { "s" },
         tally[0],
         tally[1],
-        tally[2]
+        tally[2],
+        if left_out > 0 {
+            format!("; {left_out} left out (said above)")
+        } else {
+            String::new()
+        }
     ));
+    // What could not be read is left out quietly, as `results list` does; what the store
+    // copied to refused (another login's, another run's) is the user's to hear in the exit
+    // code, after the rest is copied.
+    if refused > 0 {
+        return Err(UsageError::new(format!(
+            "{refused} result{} refused by {to_name} (said above)",
+            if refused == 1 { " was" } else { "s were" }
+        ))
+        .into());
+    }
     Ok(())
 }
 
@@ -319,7 +404,10 @@ fn first_run_there(
         return Ok(None);
     };
     match first.uuid {
-        Some(u) => to.find(&u),
+        Some(u) => match crate::model::canonical_uuid(&u) {
+            Some(c) => to.find(&c),
+            None => Ok(None),
+        },
         None => Ok(None),
     }
 }

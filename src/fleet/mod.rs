@@ -248,22 +248,36 @@ pub fn fleet_of_stored(
     let none = BTreeMap::new();
     let mut summaries = Vec::with_capacity(entries.len());
     let mut malformed = 0;
+    let mut notes = Vec::new();
     for e in entries {
         let Some(t) = e.started_at else {
             malformed += 1;
             continue;
         };
         let stored = figures.get(&e.id);
-        summaries.push(
-            match stored.and_then(|s| s.figures.as_ref().map(|f| (s, f))) {
-                Some((s, f)) => {
-                    Summary::stored(e, t, tags.get(&e.id).unwrap_or(&none), &s.hostname, f)
-                }
-                None => Summary::of(&format!("result {}", e.id), &load(e.id)?),
+        match stored.and_then(|s| s.figures.as_ref().map(|f| (s, f))) {
+            Some((s, f)) => summaries.push(Summary::stored(
+                e,
+                t,
+                tags.get(&e.id).unwrap_or(&none),
+                &s.hostname,
+                f,
+            )),
+            // A row that cannot be read (another host's, malformed) is left out, named in a
+            // note: it never breaks the page of the others.
+            None => match load(e.id) {
+                Ok(r) => summaries.push(Summary::of(&format!("result {}", e.id), &r)),
+                Err(why) => notes.push(format!(
+                    "result {} left out: {}",
+                    e.id,
+                    crate::model::label::printable(&format!("{why:#}"), 200)
+                )),
             },
-        );
+        }
     }
+    notes.extend(drop_impossible(&mut summaries));
     let mut f = fleet_of(&summaries);
+    f.notes.extend(notes);
     if malformed > 0 {
         f.notes.push(format!(
             "{malformed} stored row{} with a malformed start time left out",
@@ -276,8 +290,37 @@ pub fn fleet_of_stored(
 /// The fleet of `results` (a label, `result ID` or a file, and the result): incomplete
 /// results are left out.
 pub fn fleet(results: &[(String, RunResult)]) -> Fleet {
-    let summaries: Vec<Summary> = results.iter().map(|(s, r)| Summary::of(s, r)).collect();
-    fleet_of(&summaries)
+    let mut summaries: Vec<Summary> = results.iter().map(|(s, r)| Summary::of(s, r)).collect();
+    let notes = drop_impossible(&mut summaries);
+    let mut f = fleet_of(&summaries);
+    f.notes.extend(notes);
+    f
+}
+
+/// The largest headline figure a run can produce: index scores, percentages and µs per
+/// round all lie far below it. A figure above it, negative or not finite (a row another host
+/// wrote with 1e308) is no measurement and would stretch the fleet's ranges.
+pub const MAX_FIGURE: f64 = 1e9;
+
+/// Drops from `summaries` every headline figure no run can produce, and says which.
+fn drop_impossible(summaries: &mut [Summary]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for s in summaries.iter_mut() {
+        for (i, v) in s.values.iter_mut().enumerate() {
+            let bad = v
+                .as_ref()
+                .is_some_and(|f| !f.value.is_finite() || !(0.0..MAX_FIGURE).contains(&f.value));
+            if bad {
+                let value = v.take().map_or(0.0, |f| f.value);
+                notes.push(format!(
+                    "{}: {} = {value:e} is no measurement: left out",
+                    s.source,
+                    Column::ALL[i].name()
+                ));
+            }
+        }
+    }
+    notes
 }
 
 /// The fleet of what was read of each result.

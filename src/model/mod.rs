@@ -169,6 +169,15 @@ pub fn new_uuid() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
+/// A result's UUID in the one spelling a store keeps (lowercase, hyphenated), from any spelling
+/// the UUID parser takes (capitals, braces, `urn:uuid:`, no hyphens): another spelling of a
+/// stored run's UUID is that run, not a new one. None for what is not a UUID, and for the nil
+/// and the max UUID, which name no run.
+pub fn canonical_uuid(text: &str) -> Option<String> {
+    let u = uuid::Uuid::parse_str(text.trim()).ok()?;
+    (!u.is_nil() && !u.is_max()).then(|| u.hyphenated().to_string())
+}
+
 /// The name of a result of an earlier version, which has none, from its JSON (a version 5
 /// UUID): the same file imported twice is stored once.
 pub fn derived_uuid(result_json: &str) -> String {

@@ -183,6 +183,55 @@ pub const MIGRATIONS: &[Migration] = &[
         END
         $$;",
     },
+    Migration {
+        version: 10,
+        what: "checks a fleet's writers cannot get past (PostgreSQL, where many logins write): a \
+               result's JSON is an object with a result's keys, its UUID is in the one spelling \
+               and names a run, a label and a tag are bounded, a result carries at most 64 tags, \
+               the figures are JSON; on both back ends the UUIDs stored before are put in that \
+               spelling (see `UUIDS`)",
+        sqlite: "SELECT 1;",
+        postgres: "
+        ALTER TABLE results DROP CONSTRAINT IF EXISTS results_json_is_a_result;
+        ALTER TABLE results ADD CONSTRAINT results_json_is_a_result CHECK (
+            jsonb_typeof(result_json::jsonb) = 'object'
+            AND result_json::jsonb ?& ARRAY['schema_version', 'started_at', 'environment', 'suites']
+        ) NOT VALID;
+        ALTER TABLE results DROP CONSTRAINT IF EXISTS results_uuid_names_a_run;
+        ALTER TABLE results ADD CONSTRAINT results_uuid_names_a_run CHECK (
+            uuid ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+            AND uuid NOT IN ('00000000-0000-0000-0000-000000000000',
+                             'ffffffff-ffff-ffff-ffff-ffffffffffff')
+        ) NOT VALID;
+        ALTER TABLE results DROP CONSTRAINT IF EXISTS results_label_bounded;
+        ALTER TABLE results ADD CONSTRAINT results_label_bounded CHECK (
+            host_label IS NULL OR char_length(host_label) BETWEEN 1 AND 128
+        ) NOT VALID;
+        ALTER TABLE results DROP CONSTRAINT IF EXISTS results_figures_are_json;
+        ALTER TABLE results ADD CONSTRAINT results_figures_are_json CHECK (
+            figures IS NULL OR jsonb_typeof(figures::jsonb) = 'object'
+        ) NOT VALID;
+        ALTER TABLE result_tags DROP CONSTRAINT IF EXISTS result_tags_bounded;
+        ALTER TABLE result_tags ADD CONSTRAINT result_tags_bounded CHECK (
+            char_length(key) BETWEEN 1 AND 64 AND char_length(value) <= 256
+        ) NOT VALID;
+        ALTER TABLE result_figures DROP CONSTRAINT IF EXISTS result_figures_are_json;
+        ALTER TABLE result_figures ADD CONSTRAINT result_figures_are_json CHECK (
+            jsonb_typeof(kept::jsonb) = 'object'
+        ) NOT VALID;
+        CREATE OR REPLACE FUNCTION hostbench_tags_bounded() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            IF (SELECT count(*) FROM result_tags WHERE result_id = NEW.result_id) >= 64 THEN
+                RAISE EXCEPTION 'a result carries at most 64 tags';
+            END IF;
+            RETURN NEW;
+        END
+        $$;
+        DROP TRIGGER IF EXISTS result_tags_bounded ON result_tags;
+        CREATE TRIGGER result_tags_bounded BEFORE INSERT ON result_tags
+            FOR EACH ROW EXECUTE FUNCTION hostbench_tags_bounded();",
+    },
 ];
 
 /// The migration that adds the `figures` column. SQL cannot compute a result's headline
@@ -215,6 +264,41 @@ pub const KEPT: i64 = 9;
 pub fn kept_of_stored(schema_version: i64, result_json: &str) -> Option<String> {
     let result = stored_result(schema_version, result_json)?;
     serde_json::to_string(&Kept::of(&result)).ok()
+}
+
+/// The migration after which every stored UUID is in its one spelling: a back end puts the
+/// rows stored before in it ([`respelled`]), in the same transaction, run by the store's owner.
+pub const UUIDS: i64 = 10;
+
+/// What becomes of a stored row whose UUID is not in its one spelling.
+#[derive(Debug, PartialEq)]
+pub enum Respelling {
+    /// Stored under this UUID, with this JSON (the result's own UUID the same).
+    Rename { uuid: String, json: String },
+    /// Another spelling of a run stored under the one spelling already: the same run twice.
+    Drop,
+}
+
+/// The row `result_json` stored under `uuid`, which is not in its one spelling: renamed to
+/// that spelling; where another row holds it already (`holder`: whether that row is the same
+/// run, by its start, host and machine), dropped as the same run stored twice, or — another
+/// run under a copied UUID — renamed to the UUID its JSON gives it, so it claims no other run's
+/// name. A UUID that is no UUID of a run is replaced by the one its JSON gives it too.
+pub fn respelled(uuid: &str, result_json: &str, holder: Option<bool>) -> Respelling {
+    let canonical = crate::model::canonical_uuid(uuid);
+    let new = match (canonical, holder) {
+        (Some(_), Some(true)) => return Respelling::Drop,
+        (Some(c), None) => c,
+        _ => crate::model::derived_uuid(result_json),
+    };
+    let json = match serde_json::from_str::<serde_json::Value>(result_json) {
+        Ok(mut v) if v.is_object() => {
+            v["uuid"] = new.clone().into();
+            v.to_string()
+        }
+        _ => result_json.to_string(),
+    };
+    Respelling::Rename { uuid: new, json }
 }
 
 /// What a migration fills in for the rows stored before it: the condition that picks a row

@@ -129,12 +129,21 @@ impl Filter {
 
     /// The statement that reads the tags of the results this filter selects: result id, key,
     /// value.
+    /// The tags of the selected results, bounded as a command line bounds them: keys of at most
+    /// 64 characters, values of at most 256, the first 64 tags of a result (by key). A row
+    /// another host wrote with 2,000 tags of 100 KB costs a reader no more than an honest one.
     fn tags_sql(&self, placeholder: impl Fn(usize) -> String) -> (String, Vec<String>) {
+        use crate::model::label::{MAX_TAGS, MAX_TAG_KEY, MAX_TAG_VALUE};
         let (clause, params) = self.sql(placeholder);
         (
             format!(
-                "SELECT t.result_id, t.key, t.value FROM result_tags t
-                 WHERE t.result_id IN (SELECT id FROM results {clause})"
+                "SELECT result_id, key, value FROM (
+                   SELECT t.result_id, t.key, t.value,
+                          ROW_NUMBER() OVER (PARTITION BY t.result_id ORDER BY t.key) AS n
+                   FROM result_tags t
+                   WHERE t.result_id IN (SELECT id FROM results {clause})
+                     AND LENGTH(t.key) <= {MAX_TAG_KEY} AND LENGTH(t.value) <= {MAX_TAG_VALUE}
+                 ) bounded WHERE n <= {MAX_TAGS}"
             ),
             params,
         )
@@ -151,8 +160,14 @@ pub trait ResultStore {
     fn list(&self, filter: &Filter) -> Result<Vec<StoredEntry>>;
     /// The result with this id, or None.
     fn load(&self, id: i64) -> Result<Option<RunResult>>;
-    /// The id of the result with this UUID, or None.
+    /// The id of the result with this UUID (in its canonical spelling, `model::canonical_uuid`),
+    /// or None.
     fn find(&self, uuid: &str) -> Result<Option<i64>>;
+    /// The login that stored result `id`, where it is another than this connection's (a
+    /// PostgreSQL store; SQLite has no logins): a result this login may not change.
+    fn stored_by_another(&self, _id: i64) -> Result<Option<String>> {
+        Ok(None)
+    }
     /// What `put` would do with `result`, without storing: refused (exit 2) when its host
     /// label or tags could not have been given on a command line (`RunResult::label_problem`),
     /// when its UUID is not a UUID, or when the result stored under that UUID is another run (another start
@@ -163,25 +178,30 @@ pub trait ResultStore {
             return Err(UsageError::new(format!("{problem}: refused")).into());
         }
         let uuid = match &result.uuid {
-            Some(u) => {
-                let parsed = uuid::Uuid::parse_str(u)
-                    .ok()
-                    .filter(|p| !p.is_nil() && !u.is_empty());
-                if parsed.is_none() {
+            Some(u) => match crate::model::canonical_uuid(u) {
+                Some(c) => c,
+                None => {
                     return Err(UsageError::new(format!(
-                        "its uuid {:?} is not a UUID: refused",
+                        "its uuid {:?} is not a UUID of a run (the nil and max UUIDs name none): refused",
                         crate::model::label::printable(u, 60)
                     ))
-                    .into());
+                    .into())
                 }
-                u.clone()
-            }
+            },
             // A result of an earlier version is stored under the name its JSON gives it.
             None => crate::model::derived_uuid(&serde_json::to_string(result)?),
         };
         let Some(id) = self.find(&uuid)? else {
             return Ok(Verdict::Add);
         };
+        // Under another login's row: not this login's to add, replace or call its own.
+        if let Some(owner) = self.stored_by_another(id)? {
+            return Err(UsageError::new(format!(
+                "its uuid {uuid} is that of result {id}, stored by the login {}: not yours (a login may add or change only the results it stored); refused",
+                crate::model::label::printable(&owner, 64)
+            ))
+            .into());
+        }
         let Some(stored) = self.load(id)? else {
             return Ok(Verdict::Replace(id));
         };
@@ -211,6 +231,21 @@ pub trait ResultStore {
     /// same run (same UUID, start, host and machine, finished later), which replaces it;
     /// anything else under that UUID is refused (`judge`).
     fn put(&mut self, result: &RunResult, headline: &str) -> Result<(i64, Put)> {
+        // Kept under its UUID's one spelling, in the row and in the result's own JSON.
+        let respelled;
+        let result = match result
+            .uuid
+            .as_deref()
+            .and_then(crate::model::canonical_uuid)
+        {
+            Some(c) if result.uuid.as_deref() != Some(c.as_str()) => {
+                let mut r = result.clone();
+                r.uuid = Some(c);
+                respelled = r;
+                &respelled
+            }
+            _ => result,
+        };
         match self.judge(result)? {
             Verdict::Add => match self.save(result, headline) {
                 Ok(id) => Ok((id, Put::Added)),

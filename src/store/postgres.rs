@@ -215,6 +215,11 @@ impl PgStore {
                 return Ok(Err(migrations::too_new(version)));
             }
             for m in migrations::after(version) {
+                // The UUIDs stored before are respelled before the checks that hold new rows
+                // to the one spelling exist (an update is checked even under NOT VALID).
+                if m.version == migrations::UUIDS && version > 0 {
+                    respell_uuids(&tx).await?;
+                }
                 if let Err(e) = tx.batch_execute(m.postgres).await {
                     return Ok(Err(format!(
                         "migration {} ({}): {}",
@@ -288,7 +293,8 @@ impl PgStore {
             let tx = c.transaction().await?;
             tx.execute(
                 "INSERT INTO results (id, started_at, suites, host, headline, incomplete, schema_version, result_json)
-                 VALUES (-1, '', '', '', '', TRUE, 0, '')",
+                 VALUES (-1, '', '', '', '', TRUE, 0,
+                         '{\"schema_version\": 0, \"started_at\": \"\", \"environment\": {}, \"suites\": []}')",
                 &[],
             )
             .await?;
@@ -560,6 +566,70 @@ pub(super) fn without_password(url: &str) -> String {
     super::redact_argument(url)
 }
 
+/// Layout [`migrations::UUIDS`]: every stored UUID put in its one spelling
+/// ([`migrations::respelled`]), in the migration's transaction, by the store's owner (whom the
+/// row-level security does not bind): renamed, or — another spelling of a run stored already —
+/// dropped with its tags and figures.
+async fn respell_uuids(tx: &tokio_postgres::Transaction<'_>) -> Result<(), tokio_postgres::Error> {
+    let rows = tx
+        .query(
+            "SELECT id, coalesce(uuid, ''), result_json, started_at, host, machine_id FROM results
+             WHERE uuid IS NULL
+                OR uuid !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                OR uuid IN ('00000000-0000-0000-0000-000000000000',
+                            'ffffffff-ffff-ffff-ffff-ffffffffffff')",
+            &[],
+        )
+        .await?;
+    for row in &rows {
+        let (id, uuid, json): (i64, String, String) = (row.get(0), row.get(1), row.get(2));
+        let (started, host, machine): (String, String, Option<String>) =
+            (row.get(3), row.get(4), row.get(5));
+        let holder = |target: String| {
+            let (started, host, machine) = (&started, &host, &machine);
+            async move {
+                let held = tx
+                    .query_opt(
+                        "SELECT started_at, host, machine_id FROM results WHERE uuid = $1 AND id <> $2",
+                        &[&target, &id],
+                    )
+                    .await?;
+                Ok::<_, tokio_postgres::Error>(held.map(|r| {
+                    r.get::<_, String>(0) == *started
+                        && r.get::<_, String>(1) == *host
+                        && r.get::<_, Option<String>>(2) == *machine
+                }))
+            }
+        };
+        let held = match crate::model::canonical_uuid(&uuid) {
+            Some(c) => holder(c).await?,
+            None => None,
+        };
+        let respelling = match migrations::respelled(&uuid, &json, held) {
+            migrations::Respelling::Rename { uuid: new, .. }
+                if holder(new.clone()).await?.is_some() =>
+            {
+                migrations::Respelling::Drop
+            }
+            other => other,
+        };
+        match respelling {
+            migrations::Respelling::Drop => {
+                tx.execute("DELETE FROM results WHERE id = $1", &[&id])
+                    .await?;
+            }
+            migrations::Respelling::Rename { uuid: new, json } => {
+                tx.execute(
+                    "UPDATE results SET uuid = $1, result_json = $2 WHERE id = $3",
+                    &[&new, &json, &id],
+                )
+                .await?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A result's columns after `id`, in table order (the order of the statements' placeholders).
 struct Row {
     started_at: String,
@@ -745,6 +815,19 @@ impl ResultStore for PgStore {
         // A result stored before it had a UUID has the one the store gave it.
         result.uuid = result.uuid.or(row.get(2));
         Ok(Some(result))
+    }
+
+    fn stored_by_another(&self, id: i64) -> Result<Option<String>> {
+        let row = self
+            .answer(|c| async move {
+                c.query_opt(
+                    "SELECT owner FROM results WHERE id = $1 AND owner <> current_user",
+                    &[&id],
+                )
+                .await
+            })
+            .map_err(|e| self.explain(e))?;
+        Ok(row.map(|r| r.get(0)))
     }
 
     fn find(&self, uuid: &str) -> Result<Option<i64>> {

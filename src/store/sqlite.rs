@@ -464,6 +464,9 @@ fn prepare_layout(conn: &Connection) -> Result<()> {
                 if m.version == migrations::KEPT {
                     fill(conn, &migrations::FILL_KEPT, migrations::kept_of_stored)?;
                 }
+                if m.version == migrations::UUIDS {
+                    respell_uuids(conn)?;
+                }
                 conn.pragma_update(None, "user_version", m.version)?;
             }
             conn.pragma_update(None, "application_id", APPLICATION_ID)?;
@@ -502,6 +505,73 @@ fn fill(
         };
         if let Some(value) = of_stored(schema, &json) {
             write.execute(rusqlite::params![id, value])?;
+        }
+    }
+    Ok(())
+}
+
+/// Layout [`migrations::UUIDS`]: every stored UUID put in its one spelling
+/// ([`migrations::respelled`]): renamed, or — another spelling of a run stored already — dropped
+/// with its tags and figures.
+fn respell_uuids(conn: &Connection) -> Result<()> {
+    let rows: Vec<(i64, String)> = conn
+        .prepare("SELECT id, coalesce(uuid, '') FROM results")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let spelled = |u: &str| crate::model::canonical_uuid(u).as_deref() == Some(u);
+    for (id, uuid) in rows.into_iter().filter(|(_, u)| !spelled(u)) {
+        let Ok((json, started, host, machine)) = conn.query_row(
+            "SELECT result_json, started_at, host, machine_id FROM results WHERE id = ?1",
+            [id],
+            |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Option<String>>(3)?,
+                ))
+            },
+        ) else {
+            continue;
+        };
+        // Whether a row holds `target` already, and if so whether it is this run.
+        let holder = |target: &str| -> Result<Option<bool>> {
+            Ok(conn
+                .query_row(
+                    "SELECT started_at, host, machine_id FROM results WHERE uuid = ?1 AND id <> ?2",
+                    rusqlite::params![target, id],
+                    |r| {
+                        Ok((
+                            r.get::<_, String>(0)?,
+                            r.get::<_, String>(1)?,
+                            r.get::<_, Option<String>>(2)?,
+                        ))
+                    },
+                )
+                .optional()?
+                .map(|(s, h, m)| s == started && h == host && m == machine))
+        };
+        let held = match crate::model::canonical_uuid(&uuid) {
+            Some(c) => holder(&c)?,
+            None => None,
+        };
+        let drop = |conn: &Connection| -> Result<()> {
+            conn.execute("DELETE FROM result_tags WHERE result_id = ?1", [id])?;
+            conn.execute("DELETE FROM result_figures WHERE result_id = ?1", [id])?;
+            conn.execute("DELETE FROM results WHERE id = ?1", [id])?;
+            Ok(())
+        };
+        match migrations::respelled(&uuid, &json, held) {
+            migrations::Respelling::Drop => drop(conn)?,
+            migrations::Respelling::Rename { uuid: new, .. } if holder(&new)?.is_some() => {
+                drop(conn)?
+            }
+            migrations::Respelling::Rename { uuid: new, json } => {
+                conn.execute(
+                    "UPDATE results SET uuid = ?1, result_json = ?2 WHERE id = ?3",
+                    rusqlite::params![new, json, id],
+                )?;
+            }
         }
     }
     Ok(())
@@ -1201,6 +1271,53 @@ mod tests {
                 std::fs::copy(&a, &b).unwrap();
             }
         }
+    }
+
+    #[test]
+    fn layout_10_puts_every_stored_uuid_in_its_one_spelling() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.sqlite");
+        let uuid = "5f0c2d8e-3a7b-4c1e-9d2f-6b8a1e4c7d01";
+        let with = |host: &str, u: &str| {
+            let mut r = result(host, false);
+            r.uuid = Some(u.to_string());
+            r
+        };
+        let same_run = with("alpha", uuid);
+        let mut store = SqliteStore::open(&path).unwrap();
+        // As rows of a store before layout 10 were: each spelling its own row.
+        let kept = store.save(&same_run, "h").unwrap();
+        let mut copy = same_run.clone();
+        copy.uuid = Some(uuid.to_uppercase());
+        let dropped = store.save(&copy, "h").unwrap();
+        let squatter = store
+            .save(&with("beta", &format!("{{{uuid}}}")), "h")
+            .unwrap();
+        let lone = "7a1e2b3c-4d5e-4f60-8a71-92b3c4d5e6f7";
+        let renamed = store
+            .save(&with("gamma", &lone.replace('-', "").to_uppercase()), "h")
+            .unwrap();
+        store.conn.pragma_update(None, "user_version", 9).unwrap();
+        drop(store);
+        let store = SqliteStore::open(&path).unwrap();
+        let ids: Vec<i64> = store
+            .list(&Filter::default())
+            .unwrap()
+            .iter()
+            .map(|e| e.id)
+            .collect();
+        // The same run twice is one run; another run under a copied UUID keeps its own.
+        assert_eq!(ids, [kept, squatter, renamed]);
+        assert_eq!(store.find(uuid).unwrap(), Some(kept));
+        assert_eq!(store.find(lone).unwrap(), Some(renamed));
+        let moved = store.load(squatter).unwrap().unwrap().uuid.unwrap();
+        assert_ne!(moved.to_lowercase().replace(['{', '}'], ""), uuid);
+        assert_eq!(
+            crate::model::canonical_uuid(&moved).as_deref(),
+            Some(moved.as_str())
+        );
+        assert_eq!(store.find(&moved).unwrap(), Some(squatter));
+        assert!(store.load(dropped).unwrap().is_none());
     }
 
     #[test]
