@@ -531,6 +531,38 @@ mod tests {
     }
 
     #[test]
+    fn a_figure_no_run_can_produce_is_left_out_of_the_ranges_and_said() {
+        let mut results: Vec<_> = (0..6)
+            .map(|i| host(i, &format!("n{i}"), 1.0, "6.1"))
+            .collect();
+        let f = fleet(&results);
+        let range = |f: &Fleet| f.ranges.iter().map(|r| r.high).fold(0.0, f64::max);
+        let honest = range(&f);
+        // One host's stored figures say 1e308 for its index score.
+        for s in &mut results[5].1.suites {
+            if let SuiteResult::Index(i) = s {
+                for p in &mut i.passes {
+                    p.system_index = p.system_index.map(|_| 1e308);
+                }
+            }
+        }
+        let f = fleet(&results);
+        assert!(range(&f) < 1e9, "{}", range(&f));
+        assert!(
+            (range(&f) - honest).abs() <= honest * 0.05,
+            "{} vs {honest}",
+            range(&f)
+        );
+        assert!(
+            f.notes
+                .iter()
+                .any(|n| n.contains("result 5") && n.contains("no measurement")),
+            "{:?}",
+            f.notes
+        );
+    }
+
+    #[test]
     fn a_host_far_below_the_others_is_marked_worse_and_the_others_not() {
         let results = vec![
             host(1, "n1", 1.0, "A"),

@@ -124,6 +124,22 @@ mod tests {
     }
 
     #[test]
+    fn lookalike_labels_are_one_host_and_both_logins_are_seen() {
+        let now = Utc::now();
+        let mut plain = entry(1, "node1", 2, now);
+        plain.owner = Some("login_a".into());
+        // The same label with a zero-width space, and in full-width letters, by another login.
+        let mut hidden = entry(2, "node1\u{200b}", 1, now);
+        hidden.owner = Some("login_b".into());
+        let wide = entry(3, "ｎｏｄｅ１", 0, now);
+        let rows = host_status(&[plain, hidden, wide], now, Duration::hours(24));
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert_eq!(rows[0].results, 3);
+        let owners: Vec<&str> = rows[0].owners.iter().map(Text::raw).collect();
+        assert_eq!(owners, ["login_a", "login_b"]);
+    }
+
+    #[test]
     fn each_host_by_its_latest_result_and_the_stale_first() {
         let now = Utc::now();
         let entries = [
