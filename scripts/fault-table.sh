@@ -194,8 +194,10 @@ for s in "${SUITES[@]}"; do
     fi
     # The store's disk fills part-way through the run (a disk full from the start is refused
     # before measuring, exit 2, like the unwritable store below).
+    # (Mode 0700: a tmpfs is 1777 by default, and a store in a directory anyone can write is
+    # refused up front, see "store 1777+journal".)
     small=$ROOT/small-db-$s; mkdir -p "$small"
-    mount -t tmpfs -o size=256k tmpfs "$small" && MOUNTS+=("$small")
+    mount -t tmpfs -o size=256k,mode=0700 tmpfs "$small" && MOUNTS+=("$small")
     "$HB" --db "$small/r.sqlite" noise -l 5000 10 2 >/dev/null 2>&1
     start "store disk fills" "$s" "" "$small/r.sqlite"
     sleep "$(delay_of "$s")"
