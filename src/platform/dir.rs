@@ -171,18 +171,38 @@ impl Dir {
         rustix::process::fchdir(&self.fd).map_err(errno_io)
     }
 
-    /// Opens the directory `name` in this one, not following a symbolic link; under
-    /// [`Trust::Own`] it must belong to this user or root and be writable by no one else.
-    pub fn open_dir(&self, name: impl AsRef<OsStr>, trust: Trust) -> Result<Dir> {
-        let name = name.as_ref();
-        let shown = self.shown(name);
-        let fd = rfs::openat(
+    /// The directory `name` in this one, opened for reading, never through a symbolic link.
+    fn open_dir_fd(&self, name: &OsStr) -> Result<OwnedFd, Errno> {
+        rfs::openat(
             &self.fd,
             name,
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::empty(),
         )
-        .map_err(|e| match e {
+    }
+
+    /// The current directory, through the process's own descriptor of it (not its name): a
+    /// worker that entered its directory by `fchdir` works on in that very directory.
+    pub fn current() -> io::Result<Dir> {
+        let fd = rfs::openat(
+            rfs::CWD,
+            ".",
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(errno_io)?;
+        Ok(Dir {
+            fd,
+            path: PathBuf::from("."),
+        })
+    }
+
+    /// Opens the directory `name` in this one, not following a symbolic link; under
+    /// [`Trust::Own`] it must belong to this user or root and be writable by no one else.
+    pub fn open_dir(&self, name: impl AsRef<OsStr>, trust: Trust) -> Result<Dir> {
+        let name = name.as_ref();
+        let shown = self.shown(name);
+        let fd = self.open_dir_fd(name).map_err(|e| match e {
             Errno::LOOP | Errno::NOTDIR => anyhow!("{} is not a directory", shown.display()),
             e => anyhow!("opening {}: {}", shown.display(), errno_io(e)),
         })?;
@@ -201,13 +221,7 @@ impl Dir {
     pub fn create_dir(&self, name: impl AsRef<OsStr>, mode: u32) -> io::Result<Dir> {
         let name = name.as_ref();
         rfs::mkdirat(&self.fd, name, Mode::from_raw_mode(mode)).map_err(errno_io)?;
-        let fd = rfs::openat(
-            &self.fd,
-            name,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(errno_io)?;
+        let fd = self.open_dir_fd(name).map_err(errno_io)?;
         let st = rfs::fstat(&fd).map_err(errno_io)?;
         // Replaced between the two calls by someone who could write here: not ours.
         if st.st_uid != euid() {
@@ -388,13 +402,7 @@ impl Dir {
             Err(Errno::ISDIR) | Err(Errno::PERM) => {}
             Err(e) => return Err(errno_io(e)),
         }
-        let fd = rfs::openat(
-            &self.fd,
-            name,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(errno_io)?;
+        let fd = self.open_dir_fd(name).map_err(errno_io)?;
         let inner = Dir {
             fd,
             path: self.shown(name),

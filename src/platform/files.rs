@@ -9,41 +9,12 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use super::dir::{euid, split_file, Dir, Trust};
-
-/// Writes `bytes` as the whole content of `path`, mode 0644: into a new file of an
-/// unpredictable name beside it, then renamed over `path`, both through one descriptor of the
-/// directory ([`Dir::write_replacing`]). A reader never sees half a file, a failed write
-/// leaves nothing behind, and whatever stood at `path` (a symlink, another user's file) is
-/// replaced, never written through.
-pub fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
-    let (dir, name) = split_file(path)?;
-    Dir::open(&dir, Trust::Reach)?.write_replacing(&name, bytes, 0o644)
-}
-
-/// What a file is, for a refusal: "a directory", "a FIFO", "a device", …
-pub fn kind_name(kind: std::fs::FileType) -> &'static str {
-    if kind.is_file() {
-        "a regular file"
-    } else if kind.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_char_device() || kind.is_block_device() {
-        "a device"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_symlink() {
-        "a symbolic link"
-    } else {
-        "not a regular file"
-    }
-}
+use super::dir::{euid, split_file, type_name, Dir, Trust};
 
 /// Writes `bytes` to an output file a user named (`-o FILE`, the report's default name),
 /// deciding by what was opened (`O_NOFOLLOW`, then `fstat`), never by a look before the
@@ -69,7 +40,7 @@ pub fn read_regular(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     if !meta.is_file() {
         return Err(io::Error::other(format!(
             "it is {}",
-            kind_name(meta.file_type())
+            type_name(rustix::fs::FileType::from_raw_mode(meta.mode()))
         )));
     }
     clear_nonblock(&file)?;
@@ -143,17 +114,6 @@ pub fn create_new(path: &Path) -> io::Result<File> {
         .create_new(true)
         .mode(0o644)
         .open(path)
-}
-
-/// Creates `dir` and its missing parents with `mode` whatever the umask: under `umask 000` a
-/// plain `create_dir_all` makes them writable by every user. The mode is narrowed by the
-/// umask, never widened.
-pub fn create_dirs(dir: &Path, mode: u32) -> Result<()> {
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(mode)
-        .create(dir)
-        .with_context(|| format!("creating {}", dir.display()))
 }
 
 /// Opens the directory `dir`, creating it (and its parents, mode 0755 whatever the umask) if
@@ -253,36 +213,7 @@ pub fn write_report_pair(dir: &Path, host: &str, text: &str, html: &str) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
-
-    #[test]
-    fn write_replacing_replaces_a_symlink_instead_of_following_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let victim = dir.path().join("victim");
-        std::fs::write(&victim, "precious").unwrap();
-        let out = dir.path().join("report.html");
-        std::os::unix::fs::symlink(&victim, &out).unwrap();
-        write_replacing(&out, b"page").unwrap();
-        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
-        assert_eq!(std::fs::read_to_string(&out).unwrap(), "page");
-        assert!(!std::fs::symlink_metadata(&out)
-            .unwrap()
-            .file_type()
-            .is_symlink());
-        let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o644);
-        // Nothing else left beside it.
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
-    }
-
-    #[test]
-    fn write_replacing_into_a_missing_directory_fails_and_leaves_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("no/such/dir/r.html");
-        assert!(write_replacing(&out, b"x").is_err());
-        assert!(write_replacing(dir.path(), b"x").is_err());
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
-    }
+    use std::os::unix::fs::FileTypeExt;
 
     fn mkfifo(path: &Path) {
         let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
@@ -388,17 +319,6 @@ mod tests {
         open_append(&ok).unwrap().write_all(b"a").unwrap();
         open_append(&ok).unwrap().write_all(b"b").unwrap();
         assert_eq!(std::fs::read_to_string(&ok).unwrap(), "ab");
-    }
-
-    #[test]
-    fn create_dirs_gives_every_new_directory_its_mode() {
-        let dir = tempfile::tempdir().unwrap();
-        let deep = dir.path().join("a/b/c");
-        create_dirs(&deep, 0o700).unwrap();
-        for p in [dir.path().join("a"), dir.path().join("a/b"), deep] {
-            let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
-            assert_eq!(mode, 0o700, "{}", p.display());
-        }
     }
 
     #[test]

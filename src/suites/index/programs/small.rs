@@ -9,11 +9,10 @@ use std::ffi::CString;
 use std::io::Write;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::ffi::OsStringExt;
-use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
 
-use crate::platform::dir::{Dir, Trust};
+use crate::platform::dir::Dir;
 
 use crate::suites::index::registry::Program;
 
@@ -61,9 +60,9 @@ fn arguments(program: Program, start_ns: u64, deadline_ns: u64) -> Vec<String> {
 /// current directory (the run's private directory, entered by its descriptor) without
 /// following a link, and executed from that descriptor. Returns only on failure.
 pub fn exec(program: Program, start_ns: u64, deadline_ns: u64) -> anyhow::Error {
-    let dir = match Dir::open(Path::new("."), Trust::Reach) {
+    let dir = match Dir::current() {
         Ok(d) => d,
-        Err(e) => return e,
+        Err(e) => return e.into(),
     };
     let file = match dir.open_regular(SMALL_NAME) {
         Ok(f) => f,
@@ -117,6 +116,7 @@ mod tests {
     use crate::model::index::scoring::CopyReport;
     use crate::platform::clock::monotonic_ns;
     use crate::platform::private_dir::PrivateDir;
+    use std::path::Path;
 
     /// Runs the small program in a child, as a copy would after its exec, and reads its report.
     fn run_small(dir: &Path, args: &[String]) -> std::process::Output {
