@@ -21,6 +21,7 @@ use crate::platform::clock::monotonic_ns;
 use crate::platform::dir::{split_file, Dir, Trust};
 use crate::platform::host;
 use crate::stats::{median, median_absolute_deviation};
+use crate::text::Text;
 
 /// Changes whenever `burn_loops` or the way its speed is estimated changes, so a cached figure
 /// from an older version is not reused.
@@ -148,6 +149,11 @@ fn thread_cpu_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// A timing counts towards interbench's rule only if the calibrating thread ran for at least
+/// this share of it, %: else other tasks (or the hypervisor) had its CPU, and the timing says
+/// how busy the host was, not how fast the loop runs.
+pub const MIN_RAN_PCT: f64 = 95.0;
+
 /// Runs `work(n)` once and returns the nanoseconds it took.
 #[inline]
 fn time_ns(work: &mut dyn FnMut(u64), n: u64) -> u64 {
@@ -183,6 +189,10 @@ pub struct RestedCheck {
     pub rest_ms: f64,
     /// Checks made: one 1 ms timing after each rest.
     pub checks: u32,
+    /// Checks that did not count because the calibrating thread ran for less than
+    /// [`MIN_RAN_PCT`] of their burn: other tasks had its CPU.
+    #[serde(default)]
+    pub disturbed: u32,
     /// Whether the last check landed within 5% of 1 ms, as interbench requires. When none did
     /// within the time allowed, the figure is the median speed of the checks instead.
     pub accepted: bool,
@@ -204,33 +214,102 @@ pub struct InterbenchRule {
     pub budget_ms: f64,
 }
 
-/// interbench's one-second warm-up and rest, and at most three checks: under 5 s.
+/// interbench's one-second warm-up and rest, and checks for up to 20 s: interbench goes on
+/// for as long as it takes; a run waits this long at most, and a figure no check confirmed is
+/// then marked unsure and never cached.
 pub const INTERBENCH_RULE: InterbenchRule = InterbenchRule {
     warm_ms: 1000.0,
     rest_ms: 1000.0,
-    budget_ms: 4900.0,
+    budget_ms: 20_000.0,
 };
 
-/// [`measure_like_interbench`] as interbench runs it: on a thread of its own pinned to one CPU
-/// (the first this process may use; interbench takes CPU 0) at SCHED_FIFO 99 where permitted,
-/// so the caller's own affinity and policy are untouched.
-pub fn calibrate_like_interbench(rule: InterbenchRule) -> RateMeasurement {
+/// A check after a rest that failed, reported while the calibration goes on trying.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckMissed {
+    /// Which check (1-based).
+    pub check: u32,
+    /// What the 1 ms burn took, ms.
+    pub took_ms: f64,
+    /// The share of that time the calibrating thread ran, %: under [`MIN_RAN_PCT`] the check
+    /// did not count.
+    pub ran_pct: f64,
+    /// Time spent so far, and the most the calibration may take, ms.
+    pub elapsed_ms: f64,
+    pub budget_ms: f64,
+}
+
+/// Runs `f` on a thread of its own, as interbench calibrates: pinned to one CPU (the first
+/// this process may use; interbench takes CPU 0) at SCHED_FIFO 99 where permitted, so the
+/// caller's own affinity and policy are untouched. `f` gets the CPU it was pinned to and a
+/// sender for its missed checks, which reach `missed` on the caller's thread as they happen.
+fn on_calibrating_thread<T: Send>(
+    f: impl FnOnce(Option<usize>, &mut dyn FnMut(CheckMissed)) -> T + Send,
+    missed: &mut dyn FnMut(CheckMissed),
+) -> T {
     use crate::platform::sched;
+    let (tx, rx) = std::sync::mpsc::channel();
     std::thread::scope(|scope| {
-        scope
-            .spawn(|| {
-                sched::name_current_thread("hb-calibrate");
-                let cpu = sched::first_allowed_cpu().filter(|&c| sched::pin_to_cpu(c).is_ok());
-                let _ = sched::set_current_thread_policy(sched::Policy::Fifo { priority: 99 });
-                let mut m = measure_like_interbench(&mut interbench_loops, rule);
-                if let Some(check) = m.rested_check.as_mut() {
-                    check.cpu = cpu;
-                }
-                m
+        let handle = scope.spawn(move || {
+            sched::name_current_thread("hb-calibrate");
+            let cpu = sched::first_allowed_cpu().filter(|&c| sched::pin_to_cpu(c).is_ok());
+            let _ = sched::set_current_thread_policy(sched::Policy::Fifo { priority: 99 });
+            f(cpu, &mut |c| {
+                let _ = tx.send(c);
             })
+        });
+        // Ends when the thread is done and its sender dropped.
+        for c in rx {
+            missed(c);
+        }
+        handle
             .join()
             .expect("the calibrating thread does not panic")
     })
+}
+
+/// [`measure_like_interbench`] as interbench runs it ([`on_calibrating_thread`]); `missed`
+/// hears of each check that failed as it fails.
+pub fn calibrate_like_interbench(
+    rule: InterbenchRule,
+    missed: &mut dyn FnMut(CheckMissed),
+) -> RateMeasurement {
+    on_calibrating_thread(
+        |cpu, missed| {
+            let mut m = measure_like_interbench(&mut interbench_loops, rule, missed);
+            if let Some(check) = m.rested_check.as_mut() {
+                check.cpu = cpu;
+            }
+            m
+        },
+        missed,
+    )
+}
+
+/// One of interbench's checks, on a figure found earlier: rest `rest_ms`, then time
+/// `loops_per_ms` loops once, where the calibration runs ([`on_calibrating_thread`]); up to
+/// three times while other tasks take the CPU during the timing (as the rule, it counts only
+/// a timing in which the thread ran [`MIN_RAN_PCT`] of the time). The loop's speed now, loops
+/// per ms, and whether a timing counted.
+pub fn rested_speed_like_interbench(loops_per_ms: u64, rest_ms: f64) -> (f64, bool) {
+    on_calibrating_thread(
+        |_, _| {
+            // The code and its data warm, as in the rule, where the check follows timings.
+            interbench_loops(loops_per_ms / 100);
+            let mut speed = 0.0;
+            for _ in 0..3 {
+                let cpu0 = thread_cpu_ns();
+                std::thread::sleep(std::time::Duration::from_secs_f64(rest_ms / 1e3));
+                let took = time_ns(&mut interbench_loops, loops_per_ms);
+                let ran_pct = (100.0 * (thread_cpu_ns() - cpu0) as f64 / took as f64).min(100.0);
+                speed = loops_per_ms as f64 * 1e6 / took as f64;
+                if ran_pct >= MIN_RAN_PCT {
+                    return (speed, true);
+                }
+            }
+            (speed, false)
+        },
+        &mut |_| {},
+    )
 }
 
 /// Finds a work's speed by interbench v0.31's rule (`calibrate_loop`): burn for `rule.warm_ms`,
@@ -242,9 +321,14 @@ pub fn calibrate_like_interbench(rule: InterbenchRule) -> RateMeasurement {
 /// figure: it is the speed of a task that has just woken, which is how interbench's periodic
 /// tasks burn (docs/calibration.md). interbench loops until the check passes, for minutes on a
 /// noisy host; this gives up after `rule.budget_ms` and then reports the median speed of its
-/// checks, saying so (`RestedCheck::accepted`). Elapsed time on `CLOCK_MONOTONIC`, where
-/// interbench reads `CLOCK_MONOTONIC_RAW` (the same time, without NTP's rate adjustment).
-pub fn measure_like_interbench(work: &mut dyn FnMut(u64), rule: InterbenchRule) -> RateMeasurement {
+/// checks, saying so (`RestedCheck::accepted`); `missed` hears of each failed check as it
+/// fails. Elapsed time on `CLOCK_MONOTONIC`, where interbench reads `CLOCK_MONOTONIC_RAW` (the
+/// same time, without NTP's rate adjustment).
+pub fn measure_like_interbench(
+    work: &mut dyn FnMut(u64),
+    rule: InterbenchRule,
+    missed: &mut dyn FnMut(CheckMissed),
+) -> RateMeasurement {
     const MS: u64 = 1_000_000;
     let start = monotonic_ns();
     let deadline = start + (rule.budget_ms * 1e6) as u64;
@@ -258,6 +342,8 @@ pub fn measure_like_interbench(work: &mut dyn FnMut(u64), rule: InterbenchRule) 
     while monotonic_ns() < warm_until {
         work(guess);
     }
+    let (mut checks, mut disturbed) = (0u32, 0u32);
+    let mut disturbed_rates = Vec::new();
     'rule: loop {
         while !(MS * 99 / 100..=MS * 101 / 100).contains(&run_time) {
             if monotonic_ns() > deadline {
@@ -270,21 +356,41 @@ pub fn measure_like_interbench(work: &mut dyn FnMut(u64), rule: InterbenchRule) 
         if monotonic_ns() + rest.as_nanos() as u64 + 2 * MS > deadline {
             break;
         }
+        // The thread's CPU time is read before the rest, when it runs no more until it wakes
+        // for the check: no clock but the wall clock's is read between the rest and the burn,
+        // as in interbench (a system call there changed the loop's speed on this project's
+        // AMD VM).
+        let cpu0 = thread_cpu_ns();
         std::thread::sleep(rest);
         run_time = time_ns(work, guess);
+        let ran_pct = (100.0 * (thread_cpu_ns() - cpu0) as f64 / run_time as f64).min(100.0);
+        checks += 1;
         let rate = guess as f64 * 1e6 / run_time as f64;
-        rates.push(rate);
-        check_rates.push(rate);
-        if (MS * 95 / 100..=MS * 105 / 100).contains(&run_time) {
-            accepted = true;
-            break;
+        if ran_pct >= MIN_RAN_PCT {
+            rates.push(rate);
+            check_rates.push(rate);
+            if (MS * 95 / 100..=MS * 105 / 100).contains(&run_time) {
+                accepted = true;
+                break;
+            }
+        } else {
+            disturbed += 1;
+            disturbed_rates.push(rate);
         }
+        missed(CheckMissed {
+            check: checks,
+            took_ms: run_time as f64 / 1e6,
+            ran_pct,
+            elapsed_ms: (monotonic_ns() - start) as f64 / 1e6,
+            budget_ms: rule.budget_ms,
+        });
     }
     let per_ms = if accepted {
         guess as f64
     } else {
         median(&check_rates)
             .or_else(|| median(&rates))
+            .or_else(|| median(&disturbed_rates))
             .unwrap_or(0.0)
     };
     RateMeasurement {
@@ -295,7 +401,8 @@ pub fn measure_like_interbench(work: &mut dyn FnMut(u64), rule: InterbenchRule) 
         elapsed_ms: (monotonic_ns() - start) as f64 / 1e6,
         rested_check: Some(RestedCheck {
             rest_ms: rule.rest_ms,
-            checks: check_rates.len() as u32,
+            checks,
+            disturbed,
             accepted,
             policy: crate::platform::sched::current_thread_policy(),
             cpu: None,
@@ -491,6 +598,105 @@ pub struct BurnCalibration {
     pub measured_at: Option<DateTime<Utc>>,
     /// The cache key: host, CPU model, build profile and loop version.
     pub key: String,
+    /// The check of the cached figure at the start of this run, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_check: Option<CacheCheck>,
+    /// Why the figure is unsure, when it is: its measurement never passed its check (it is
+    /// then never cached, and the run's summary, its stored result and `compare` say so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsure: Option<Text>,
+}
+
+/// A cached figure checked against a short measurement at the start of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CacheCheck {
+    /// The figure the cache held.
+    pub cached_loops_per_ms: u64,
+    /// The loop's speed by the check, loops per ms.
+    pub measured_per_ms: f64,
+    /// How far the two may differ, %: the check's own noise (see [`check_cached`]).
+    pub allowed_pct: f64,
+    /// Whether the cached figure was used; else it was measured again.
+    pub kept: bool,
+}
+
+impl CacheCheck {
+    /// How far the check's speed lies from the cached figure, % (negative: slower now).
+    pub fn off_pct(&self) -> f64 {
+        100.0 * (self.measured_per_ms / self.cached_loops_per_ms.max(1) as f64 - 1.0)
+    }
+}
+
+/// The chain loop's calibration is sure when its timings' median absolute deviation is at
+/// most this, %: a steady CPU gives well under 1%; a CPU whose speed moved during the
+/// calibration more.
+pub const CHAIN_STEADY_MAD_PCT: f64 = 2.0;
+
+/// The short measurement that checks a cached chain figure: 2 ms timings back to back for
+/// about 0.15 s.
+const CHAIN_CHECK_BUDGET: RateBudget = RateBudget {
+    chunk_ms: 2.0,
+    budget_ms: 150.0,
+    min_samples: 15,
+    max_samples: 100,
+    rest_ms: 0.0,
+};
+
+/// interbench's check after a rest accepts a timing within this much of 1 ms, %.
+const INTERBENCH_CHECK_PCT: f64 = 5.0;
+
+/// Checks a cached figure against a short measurement of the loop now: for interbench's loop,
+/// one of interbench's own checks (a rest, then the figure's 1 ms burn, within 5%); for the
+/// chain, 0.15 s of timings, within three median absolute deviations of theirs and at least
+/// 3%. Outside that, the figure is measured again.
+pub fn check_cached(burn_loop: BurnLoop, cached_loops_per_ms: u64) -> CacheCheck {
+    let (measured_per_ms, counted, allowed_pct) = match burn_loop {
+        BurnLoop::Interbench => {
+            let (speed, counted) =
+                rested_speed_like_interbench(cached_loops_per_ms, INTERBENCH_RULE.rest_ms);
+            (speed, counted, INTERBENCH_CHECK_PCT)
+        }
+        BurnLoop::Chain => {
+            let m = measure_rate(&mut burn_loops, CHAIN_CHECK_BUDGET);
+            (m.per_ms, true, (3.0 * m.mad_pct).max(3.0))
+        }
+    };
+    let mut check = CacheCheck {
+        cached_loops_per_ms,
+        measured_per_ms,
+        allowed_pct,
+        kept: false,
+    };
+    check.kept = counted && check.off_pct().abs() <= allowed_pct;
+    check
+}
+
+/// Why a fresh measurement is unsure, if it is: interbench's rule ran out of time before a
+/// check after a rest passed, or the chain's timings spread more than a steady CPU's.
+pub fn unsure(m: &RateMeasurement) -> Option<String> {
+    match m.rested_check {
+        Some(c) if !c.accepted => Some(format!(
+            "no check after a {:.0} ms rest passed in {} tries within {:.0} s{}, so loops_per_ms is their median speed (interbench would go on trying)",
+            c.rest_ms,
+            c.checks,
+            m.elapsed_ms / 1e3,
+            if c.disturbed > 0 {
+                format!(
+                    " ({} timings did not count: other tasks had the CPU for over {:.0}% of them)",
+                    c.disturbed,
+                    100.0 - MIN_RAN_PCT
+                )
+            } else {
+                String::new()
+            }
+        )),
+        Some(_) => None,
+        None if m.mad_pct > CHAIN_STEADY_MAD_PCT => Some(format!(
+            "its timings varied by ±{:.1}% (median absolute deviation), more than the {CHAIN_STEADY_MAD_PCT}% of a steady CPU",
+            m.mad_pct
+        )),
+        None => None,
+    }
 }
 
 /// The largest `loops_per_ms` a user may give (`-l`): a hundred times what today's CPUs run
@@ -539,8 +745,101 @@ pub struct BurnCalibrationOutcome {
 }
 
 /// `loops_per_ms` of `burn_loop`: the user's value, else the cached one for this host, CPU and
-/// loop, else a fresh measurement that is then cached.
-pub fn burn_calibration(opts: &CalibrationOptions, burn_loop: BurnLoop) -> BurnCalibrationOutcome {
+/// loop if a short measurement now agrees with it ([`check_cached`]), else a fresh measurement,
+/// cached only when it passed its own check ([`unsure`]). `missed` hears of each failed check
+/// of interbench's rule while it goes on trying.
+pub fn burn_calibration(
+    opts: &CalibrationOptions,
+    burn_loop: BurnLoop,
+    missed: &mut dyn FnMut(CheckMissed),
+) -> BurnCalibrationOutcome {
+    burn_calibration_with(
+        opts,
+        burn_loop,
+        &mut || match burn_loop {
+            BurnLoop::Chain => measure_rate(&mut burn_loops, BURN_BUDGET),
+            BurnLoop::Interbench => calibrate_like_interbench(INTERBENCH_RULE, missed),
+        },
+        &mut |cached| check_cached(burn_loop, cached),
+        true,
+    )
+}
+
+/// [`burn_calibration`], but a fresh figure is not cached yet: the caller confirms it first
+/// (the interactive suite, by the loop's speed after the calibration and at the end of the
+/// run) and then caches it with [`commit_to_cache`]. A cached figure that failed its check is
+/// dropped from the cache at once.
+pub fn burn_calibration_deferred(
+    opts: &CalibrationOptions,
+    burn_loop: BurnLoop,
+    missed: &mut dyn FnMut(CheckMissed),
+) -> BurnCalibrationOutcome {
+    burn_calibration_with(
+        opts,
+        burn_loop,
+        &mut || match burn_loop {
+            BurnLoop::Chain => measure_rate(&mut burn_loops, BURN_BUDGET),
+            BurnLoop::Interbench => calibrate_like_interbench(INTERBENCH_RULE, missed),
+        },
+        &mut |cached| check_cached(burn_loop, cached),
+        false,
+    )
+}
+
+/// Writes a fresh, sure figure to the cache (after [`burn_calibration_deferred`]); a warning
+/// when the cache cannot be written.
+pub fn commit_to_cache(opts: &CalibrationOptions, calibration: &BurnCalibration) -> Option<String> {
+    if calibration.source != CalibrationSource::Measured || calibration.unsure.is_some() {
+        return None;
+    }
+    let mut cache = CalibrationCache::load(&opts.cache_file);
+    let mut entry = calibration.clone();
+    entry.cache_check = None;
+    cache.entries.insert(calibration.key.clone(), entry);
+    cache
+        .save(&opts.cache_file)
+        .err()
+        .map(|e| format!("calibration not cached: {e:#}"))
+}
+
+/// Why a figure interbench's rule accepted is unsure after all, if it is: the loop's speed
+/// measured right after it (`after`: 1 ms burns after 10 ms rests, the median of their CPU-time
+/// rates) lies further from it than the larger of 5% and three times that measurement's
+/// noise. The rule can accept a figure while a busy neighbour (another tenant on the same
+/// physical core, another of this host's CPUs sharing it) halves the loop's speed for a while,
+/// and a figure taken then is the speed of that moment only.
+pub fn unconfirmed(calibration: &BurnCalibration, after: &RateMeasurement) -> Option<String> {
+    unconfirmed_by(calibration, after, "right after the calibration")
+}
+
+/// [`unconfirmed`] by a measurement taken `when`.
+pub fn unconfirmed_by(
+    calibration: &BurnCalibration,
+    after: &RateMeasurement,
+    when: &str,
+) -> Option<String> {
+    if calibration.source != CalibrationSource::Measured || calibration.unsure.is_some() {
+        return None;
+    }
+    let off = 100.0 * (after.per_ms / calibration.loops_per_ms.max(1) as f64 - 1.0);
+    let allowed = (3.0 * after.mad_pct).max(INTERBENCH_CHECK_PCT);
+    (off.abs() > allowed).then(|| {
+        format!(
+            "the loop ran at {:.0} loops/ms in the 1 ms burns {when}, {:+.1}% from its figure (allowed ±{allowed:.1}%): the CPU's speed moved",
+            after.per_ms, off
+        )
+    })
+}
+
+/// [`burn_calibration`] with the loop's measurement and the check of a cached figure given;
+/// a fresh sure figure is cached when `cache_now`.
+fn burn_calibration_with(
+    opts: &CalibrationOptions,
+    burn_loop: BurnLoop,
+    measure: &mut dyn FnMut() -> RateMeasurement,
+    check_cached: &mut dyn FnMut(u64) -> CacheCheck,
+    cache_now: bool,
+) -> BurnCalibrationOutcome {
     let key = cache_key(burn_loop);
     if let Some(given) = opts.given_loops_per_ms {
         let calibration = BurnCalibration {
@@ -550,6 +849,8 @@ pub fn burn_calibration(opts: &CalibrationOptions, burn_loop: BurnLoop) -> BurnC
             measurement: None,
             measured_at: None,
             key,
+            cache_check: None,
+            unsure: None,
         };
         return BurnCalibrationOutcome {
             calibration,
@@ -558,26 +859,32 @@ pub fn burn_calibration(opts: &CalibrationOptions, burn_loop: BurnLoop) -> BurnC
     }
     let mut cache = CalibrationCache::load(&opts.cache_file);
     let mut cache_warning = None;
+    let mut cache_check = None;
     if !opts.recalibrate {
         if let Some(mut cached) = cache.entries.get(&key).cloned() {
             if PLAUSIBLE_LOOPS_PER_MS.contains(&cached.loops_per_ms) {
-                cached.source = CalibrationSource::Cached;
-                return BurnCalibrationOutcome {
-                    calibration: cached,
-                    cache_warning: None,
-                };
+                let check = check_cached(cached.loops_per_ms);
+                if check.kept {
+                    cached.source = CalibrationSource::Cached;
+                    cached.cache_check = Some(check);
+                    cached.unsure = None;
+                    return BurnCalibrationOutcome {
+                        calibration: cached,
+                        cache_warning: None,
+                    };
+                }
+                cache_check = Some(check);
+            } else {
+                cache_warning = Some(format!(
+                    "the cached loops_per_ms {} in {} is not a speed this loop can have; measured again",
+                    cached.loops_per_ms,
+                    opts.cache_file.display()
+                ));
             }
-            cache_warning = Some(format!(
-                "the cached loops_per_ms {} in {} is not a speed this loop can have; measured again",
-                cached.loops_per_ms,
-                opts.cache_file.display()
-            ));
         }
     }
-    let measurement = match burn_loop {
-        BurnLoop::Chain => measure_rate(&mut burn_loops, BURN_BUDGET),
-        BurnLoop::Interbench => calibrate_like_interbench(INTERBENCH_RULE),
-    };
+    let measurement = measure();
+    let unsure = unsure(&measurement);
     let calibration = BurnCalibration {
         loops_per_ms: measurement.per_ms.round().max(1.0) as u64,
         burn_loop,
@@ -585,10 +892,24 @@ pub fn burn_calibration(opts: &CalibrationOptions, burn_loop: BurnLoop) -> BurnC
         measurement: Some(measurement),
         measured_at: Some(Utc::now()),
         key: key.clone(),
+        cache_check,
+        unsure: unsure.map(Text::from),
     };
-    cache.entries.insert(key, calibration.clone());
-    if let Err(e) = cache.save(&opts.cache_file) {
-        cache_warning = Some(format!("calibration not cached: {e:#}"));
+    // A sure figure replaces the cached one (now, or when the caller has confirmed it); an
+    // unsure one is never written; a cached figure that failed its check goes either way.
+    let failed_check = calibration.cache_check.is_some();
+    let changed = if calibration.unsure.is_none() && cache_now {
+        let mut entry = calibration.clone();
+        entry.cache_check = None;
+        cache.entries.insert(key, entry);
+        true
+    } else {
+        failed_check && cache.entries.remove(&key).is_some()
+    };
+    if changed {
+        if let Err(e) = cache.save(&opts.cache_file) {
+            cache_warning = Some(format!("calibration not cached: {e:#}"));
+        }
     }
     BurnCalibrationOutcome {
         calibration,
@@ -703,7 +1024,8 @@ mod tests {
 
     #[test]
     fn interbenchs_rule_accepts_a_steady_speed() {
-        let m = measure_like_interbench(&mut spin_slower_after_rest(false), QUICK_RULE);
+        let m =
+            measure_like_interbench(&mut spin_slower_after_rest(false), QUICK_RULE, &mut |_| {});
         let check = m.rested_check.unwrap();
         assert!(check.accepted && check.checks >= 1, "{m:?}");
         // Accepted: the guess whose 1 ms timing landed within 1%, re-checked within 5%.
@@ -714,9 +1036,15 @@ mod tests {
     fn interbenchs_rule_takes_the_speed_after_a_rest() {
         // Back to back it runs 1e6 a ms, after a rest half that: the 1% step finds the first,
         // every check after a rest fails, and the figure is the speed after a rest.
-        let m = measure_like_interbench(&mut spin_slower_after_rest(true), QUICK_RULE);
+        let mut missed = Vec::new();
+        let m = measure_like_interbench(&mut spin_slower_after_rest(true), QUICK_RULE, &mut |c| {
+            missed.push(c)
+        });
         let check = m.rested_check.unwrap();
         assert!(!check.accepted && check.checks >= 2, "{m:?}");
+        // Each failed check was reported as it failed: about 2 ms for a 1 ms burn.
+        assert_eq!(missed.len() as u32, check.checks);
+        assert!(missed.iter().all(|c| c.took_ms > 1.8), "{missed:?}");
         assert!((m.per_ms - 0.5e6).abs() < 0.05e6, "{m:?}");
         assert!(m.elapsed_ms < QUICK_RULE.budget_ms + 100.0, "{m:?}");
     }
@@ -769,6 +1097,30 @@ mod tests {
         assert!((8.0..60.0).contains(&ms), "20 ms of loops took {ms} ms");
     }
 
+    /// A calibration whose measurement is steady (1e6 loops/ms, timings within 0.1%) and
+    /// whose cached figure, if any, passes its check: what the cache does with sure figures.
+    fn steady(opts: &CalibrationOptions, burn_loop: BurnLoop) -> BurnCalibrationOutcome {
+        burn_calibration_with(
+            opts,
+            burn_loop,
+            &mut || RateMeasurement {
+                per_ms: 1e6,
+                wall_per_ms: 1e6,
+                samples: 100,
+                mad_pct: 0.1,
+                elapsed_ms: 400.0,
+                rested_check: None,
+            },
+            &mut |cached| CacheCheck {
+                cached_loops_per_ms: cached,
+                measured_per_ms: cached as f64,
+                allowed_pct: 3.0,
+                kept: true,
+            },
+            true,
+        )
+    }
+
     #[test]
     fn cache_is_written_reused_and_bypassed() {
         let dir = tempfile::tempdir().unwrap();
@@ -777,16 +1129,16 @@ mod tests {
             given_loops_per_ms: None,
             cache_file: dir.path().join("sub/calibration.json"),
         };
-        let first = burn_calibration(&opts, BurnLoop::Chain);
+        let first = steady(&opts, BurnLoop::Chain);
         assert!(first.cache_warning.is_none());
         assert_eq!(first.calibration.source, CalibrationSource::Measured);
         assert!(first.calibration.loops_per_ms > 0);
 
-        let second = burn_calibration(&opts, BurnLoop::Chain).calibration;
+        let second = steady(&opts, BurnLoop::Chain).calibration;
         assert_eq!(second.source, CalibrationSource::Cached);
         assert_eq!(second.loops_per_ms, first.calibration.loops_per_ms);
 
-        let forced = burn_calibration(
+        let forced = steady(
             &CalibrationOptions {
                 recalibrate: true,
                 ..opts.clone()
@@ -795,7 +1147,7 @@ mod tests {
         );
         assert_eq!(forced.calibration.source, CalibrationSource::Measured);
 
-        let given = burn_calibration(
+        let given = steady(
             &CalibrationOptions {
                 given_loops_per_ms: Some(1234),
                 ..opts.clone()
@@ -805,13 +1157,11 @@ mod tests {
         assert_eq!(given.calibration.source, CalibrationSource::Given);
         assert_eq!(given.calibration.loops_per_ms, 1234);
         // The other loop has a cache entry of its own: measured, not the chain's figure.
-        let other = burn_calibration(&opts, BurnLoop::Interbench).calibration;
+        let other = steady(&opts, BurnLoop::Interbench).calibration;
         assert_eq!(other.source, CalibrationSource::Measured);
         assert_eq!(other.burn_loop, BurnLoop::Interbench);
         assert_eq!(
-            burn_calibration(&opts, BurnLoop::Interbench)
-                .calibration
-                .source,
+            steady(&opts, BurnLoop::Interbench).calibration.source,
             CalibrationSource::Cached
         );
         // No temporary file is left beside the cache.
@@ -827,7 +1177,7 @@ mod tests {
             given_loops_per_ms: None,
             cache_file: dir.path().join("calibration.json"),
         };
-        burn_calibration(&opts, BurnLoop::Chain);
+        steady(&opts, BurnLoop::Chain);
         // 0 made every burn empty; u64::MAX made the first calibration run endless.
         for damaged in [0, u64::MAX] {
             let mut cache: serde_json::Value =
@@ -836,16 +1186,155 @@ mod tests {
                 entry["loops_per_ms"] = damaged.into();
             }
             fs::write(&opts.cache_file, cache.to_string()).unwrap();
-            let out = burn_calibration(&opts, BurnLoop::Chain);
+            let out = steady(&opts, BurnLoop::Chain);
             assert_eq!(out.calibration.source, CalibrationSource::Measured);
             assert!(PLAUSIBLE_LOOPS_PER_MS.contains(&out.calibration.loops_per_ms));
             let w = out.cache_warning.unwrap();
             assert!(w.contains(&damaged.to_string()), "{w}");
             // The measured value replaced it in the cache.
-            let again = burn_calibration(&opts, BurnLoop::Chain);
+            let again = steady(&opts, BurnLoop::Chain);
             assert_eq!(again.calibration.source, CalibrationSource::Cached);
             assert!(again.cache_warning.is_none());
         }
+    }
+
+    #[test]
+    fn a_calibration_that_never_passed_its_check_is_kept_unsure_and_never_cached() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = CalibrationOptions {
+            recalibrate: false,
+            given_loops_per_ms: None,
+            cache_file: dir.path().join("calibration.json"),
+        };
+        // A loop that runs at half speed after every rest: no check after a rest can pass.
+        let mut unsteady =
+            || measure_like_interbench(&mut spin_slower_after_rest(true), QUICK_RULE, &mut |_| {});
+        let mut never_checked = |_| -> CacheCheck { panic!("nothing is cached to check") };
+        for _ in 0..2 {
+            let out = burn_calibration_with(
+                &opts,
+                BurnLoop::Interbench,
+                &mut unsteady,
+                &mut never_checked,
+                true,
+            );
+            let why = out.calibration.unsure.expect("flagged").to_string();
+            assert!(why.contains("no check after a 60 ms rest passed"), "{why}");
+            assert_eq!(out.calibration.source, CalibrationSource::Measured);
+            // Kept for this run (the median speed of its checks), never written.
+            assert!((out.calibration.loops_per_ms as f64 - 0.5e6).abs() < 0.05e6);
+            assert!(!opts.cache_file.exists());
+        }
+        // A steady loop's figure passes and is cached; the next run checks it.
+        let mut steady =
+            || measure_like_interbench(&mut spin_slower_after_rest(false), QUICK_RULE, &mut |_| {});
+        let out = burn_calibration_with(
+            &opts,
+            BurnLoop::Interbench,
+            &mut steady,
+            &mut never_checked,
+            true,
+        );
+        assert!(out.calibration.unsure.is_none());
+        let cached = CalibrationCache::load(&opts.cache_file);
+        assert_eq!(cached.entries.len(), 1);
+    }
+
+    #[test]
+    fn a_cached_figure_is_checked_and_measured_again_when_it_is_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = CalibrationOptions {
+            recalibrate: false,
+            given_loops_per_ms: None,
+            cache_file: dir.path().join("calibration.json"),
+        };
+        let first = burn_calibration(&opts, BurnLoop::Chain, &mut |_| {}).calibration;
+        if first.unsure.is_some() {
+            // This host was too busy for a steady figure: nothing was cached to check.
+            assert!(!opts.cache_file.exists());
+            return;
+        }
+        // Plant half the real speed: every burn would be half as long as asked.
+        let mut cache = CalibrationCache::load(&opts.cache_file);
+        let entry = cache.entries.values_mut().next().unwrap();
+        entry.loops_per_ms = first.loops_per_ms / 2;
+        cache.save(&opts.cache_file).unwrap();
+        let out = burn_calibration(&opts, BurnLoop::Chain, &mut |_| {}).calibration;
+        let check = out.cache_check.expect("the cached figure was checked");
+        assert!(!check.kept, "{check:?}");
+        assert_eq!(check.cached_loops_per_ms, first.loops_per_ms / 2);
+        assert!(check.off_pct() > 50.0, "{check:?}");
+        assert_eq!(out.source, CalibrationSource::Measured);
+        // The figure measured again replaced it when it was sure; else nothing is cached.
+        let now = CalibrationCache::load(&opts.cache_file);
+        let stored = now.entries.values().next().map(|e| e.loops_per_ms);
+        match out.unsure {
+            None => assert_eq!(stored, Some(out.loops_per_ms)),
+            Some(_) => assert_eq!(stored, None),
+        }
+    }
+
+    #[test]
+    fn an_accepted_figure_the_loop_does_not_run_at_is_unconfirmed_and_cached_only_when_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = CalibrationOptions {
+            recalibrate: false,
+            given_loops_per_ms: None,
+            cache_file: dir.path().join("calibration.json"),
+        };
+        let out = burn_calibration_with(
+            &opts,
+            BurnLoop::Interbench,
+            &mut || {
+                measure_like_interbench(&mut spin_slower_after_rest(false), QUICK_RULE, &mut |_| {})
+            },
+            &mut |_| panic!("nothing is cached to check"),
+            false,
+        );
+        let cal = out.calibration;
+        assert!(cal.unsure.is_none());
+        // Deferred: not cached until committed.
+        assert!(!opts.cache_file.exists());
+        let after = |per_ms: f64, mad_pct: f64| RateMeasurement {
+            per_ms,
+            wall_per_ms: per_ms,
+            samples: 50,
+            mad_pct,
+            elapsed_ms: 600.0,
+            rested_check: None,
+        };
+        // The loop runs at the figure's speed (1e6 a ms) within the noise: confirmed.
+        assert_eq!(unconfirmed(&cal, &after(0.97e6, 1.0)), None);
+        assert_eq!(unconfirmed(&cal, &after(0.9e6, 4.0)), None);
+        // At half of it, as beside a busy neighbour: unconfirmed.
+        let why = unconfirmed(&cal, &after(2e6, 1.0)).unwrap();
+        assert!(
+            why.contains("+100.0% from its figure (allowed ±5.0%)"),
+            "{why}"
+        );
+        assert!(commit_to_cache(&opts, &cal).is_none());
+        assert_eq!(CalibrationCache::load(&opts.cache_file).entries.len(), 1);
+        // An unsure figure is never committed.
+        let mut unsure = cal.clone();
+        unsure.unsure = Some(why.into());
+        unsure.key = "another".into();
+        commit_to_cache(&opts, &unsure);
+        assert_eq!(CalibrationCache::load(&opts.cache_file).entries.len(), 1);
+    }
+
+    #[test]
+    fn a_chain_calibration_is_unsure_when_its_timings_spread() {
+        let m = |mad_pct| RateMeasurement {
+            per_ms: 1e6,
+            wall_per_ms: 1e6,
+            samples: 100,
+            mad_pct,
+            elapsed_ms: 400.0,
+            rested_check: None,
+        };
+        assert!(unsure(&m(0.5)).is_none());
+        let why = unsure(&m(6.0)).unwrap();
+        assert!(why.contains("±6.0%"), "{why}");
     }
 
     #[test]
@@ -855,7 +1344,7 @@ mod tests {
             given_loops_per_ms: None,
             cache_file: PathBuf::from("/proc/hostbench-cannot-write/calibration.json"),
         };
-        let out = burn_calibration(&opts, BurnLoop::Chain);
+        let out = steady(&opts, BurnLoop::Chain);
         assert!(out.cache_warning.is_some());
         assert!(out.calibration.loops_per_ms > 0);
     }

@@ -259,6 +259,15 @@ fn notes(a: &RunResult, b: &RunResult) -> Vec<String> {
         if r.incomplete {
             notes.push(format!("{name} is incomplete (the run was stopped)"));
         }
+        for s in &r.suites {
+            if let Some(why) = s.data().calibration().and_then(|c| c.unsure.as_ref()) {
+                notes.push(format!(
+                    "{name}'s {} calibration was unsure ({}): its CPU shares may be off",
+                    s.name(),
+                    why.cut(200)
+                ));
+            }
+        }
     }
     notes
 }
@@ -1008,5 +1017,22 @@ mod host_tests {
         assert_eq!((c.rows[0].samples_a, c.rows[0].samples_b), (3, 3));
         assert_eq!(c.rows[0].verdict, Verdict::Worse, "{:?}", c.rows[0]);
         assert!((c.rows[0].change_pct - 10.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn an_unsure_calibration_is_noted_for_its_side() {
+        let sure = RunResult::example("h1", false);
+        let mut i = crate::model::interactive::InteractiveResult::example();
+        i.calibration.unsure =
+            Some("no check after a 1000 ms rest passed in 9 tries within 20 s".into());
+        let mut unsure = RunResult::example("h1", false);
+        unsure.suites = vec![SuiteResult::Interactive(i)];
+        let n = notes(&sure, &unsure);
+        assert!(
+            n.iter().any(|n| n
+                .starts_with("B's interactive calibration was unsure (no check after a 1000 ms")),
+            "{n:?}"
+        );
+        assert!(!notes(&sure, &sure).iter().any(|n| n.contains("unsure")));
     }
 }

@@ -432,7 +432,11 @@ fn run_part(
             (SuiteResult::Interactive(outcome.result), outcome.failure)
         }
         Part::Sched(c) => {
-            let burn = burn_calibration(calibration, BurnLoop::Chain);
+            let burn = burn_calibration(calibration, BurnLoop::Chain, &mut |_| {});
+            events.event(Event::BurnCalibrated {
+                calibration: &burn.calibration,
+                cache_warning: burn.cache_warning.as_deref(),
+            });
             (
                 SuiteResult::Sched(sched::measure(c, burn.calibration, stop, events)?),
                 None,

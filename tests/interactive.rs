@@ -718,10 +718,19 @@ fn page_cache_reads_and_writes_as_interbench_v031_and_the_report_says_so() {
     let sb = Sandbox::new();
     let r = audio_under_write_and_read(&sb, 16, 1, &["--page-cache"]);
     assert_eq!(interactive(&r)["settings"]["page_cache"], true, "{r}");
-    // Written through the cache: nothing waited for on the device.
+    // Written through the cache: nothing waited for on the device; whole passes over the
+    // 16 MiB file, each opened anew and closed, as v0.31's fopen("w")/fclose, and the file
+    // removed when the load stopped.
     let write = &measurement(&r, "Audio", "Write")["load_report"];
-    assert!(write["bytes_handed"].as_u64().unwrap() > 0, "{write}");
+    let passes = write["write_passes"].as_u64().unwrap();
+    assert!(passes >= 1, "{write}");
+    assert!(
+        write["bytes_handed"].as_u64().unwrap() >= passes * (16 << 20),
+        "{write}"
+    );
     assert_eq!(write["bytes_written"], 0, "{write}");
+    let left: Vec<_> = std::fs::read_dir(sb.work_dir()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
     // Read from the cache: many passes over a 16 MiB file in a second.
     let read = &measurement(&r, "Audio", "Read")["load_report"];
     assert!(read["read_passes"].as_u64().unwrap() >= 2, "{read}");
@@ -1017,4 +1026,65 @@ fn a_pinned_run_leaves_the_next_run_of_the_process_free() {
         .collect();
     let here = std::thread::available_parallelism().unwrap().get() as u64;
     assert_eq!(allowed, [here, here], "the pin of -u outlived its run");
+}
+
+#[test]
+fn a_cached_calibration_is_checked_and_a_wrong_one_measured_again() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let args = [
+        "interactive",
+        "-c",
+        "-W",
+        "Audio",
+        "-w",
+        "None",
+        "-t",
+        "1",
+        "--exact-time",
+        "--settle-ms",
+        "100",
+    ];
+    let first = sb.json(&args);
+    let cal = interactive(&first)["calibration"].clone();
+    // Plant a third of the speed found: the check's 1 ms burn after a rest takes a third of
+    // a millisecond, far outside interbench's 5%.
+    let third = cal["loops_per_ms"].as_u64().unwrap() / 3;
+    let mut planted = cal.clone();
+    planted["loops_per_ms"] = third.into();
+    planted["source"] = "measured".into();
+    let obj = planted.as_object_mut().unwrap();
+    obj.remove("cache_check");
+    obj.remove("unsure");
+    let key = cal["key"].as_str().unwrap().to_string();
+    std::fs::create_dir_all(sb.cache_dir()).unwrap();
+    let cache = sb.cache_dir().join("calibration.json");
+    let mut entries = serde_json::Map::new();
+    entries.insert(key.clone(), planted);
+    std::fs::write(
+        &cache,
+        serde_json::json!({ "entries": entries }).to_string(),
+    )
+    .unwrap();
+
+    let second = sb.json(&args);
+    let cal = &interactive(&second)["calibration"];
+    let check = &cal["cache_check"];
+    assert_eq!(check["cached_loops_per_ms"], third, "{cal}");
+    assert_eq!(check["kept"], false, "{cal}");
+    assert_eq!(cal["source"], "measured", "{cal}");
+    assert!(
+        cal["loops_per_ms"].as_u64().unwrap() > third * 3 / 2,
+        "{cal}"
+    );
+    // The planted figure is gone from the cache: replaced by a sure one, or dropped.
+    let now: Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
+    assert_ne!(now["entries"][&key]["loops_per_ms"], third, "{now}");
+    let shown = sb.cmd().args(["results", "show", "2"]).output().unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.contains(&format!("Cached calibration checked (one 1 ms burn after a 1 s rest, as interbench's check): the cached loops_per_ms {third}"))
+            && text.contains("measured again."),
+        "{text}"
+    );
 }

@@ -366,6 +366,9 @@ impl Reporter for InterbenchLines {
     }
 
     fn status(&self, event: &Event<'_>) -> Option<String> {
+        if let Event::CalibrationCheckMissed(c) = event {
+            return Some(render::calibration::check_missed(c));
+        }
         let Event::PairBegins {
             bench,
             load,

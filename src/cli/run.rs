@@ -210,9 +210,17 @@ impl Reporter for RunLines {
                 self.notes.push(format!("{suite}: {note}"));
             }
             Event::BurnCalibrated {
-                cache_warning: Some(w),
-                ..
-            } => self.notes.push(format!("calibration cache: {w}")),
+                calibration,
+                cache_warning,
+            } => {
+                let suite = self.parts[self.part].0;
+                if let Some(w) = cache_warning {
+                    self.notes.push(format!("calibration cache: {w}"));
+                }
+                for line in render::calibration::concerns(calibration) {
+                    self.notes.push(format!("{suite}: {line}"));
+                }
+            }
             _ => {}
         }
     }
@@ -221,6 +229,7 @@ impl Reporter for RunLines {
         let status = match event {
             Event::PartBegins { .. } => "starting".into(),
             Event::NoiseCalibrating(_) => "calibrating".into(),
+            Event::CalibrationCheckMissed(c) => render::calibration::check_missed(c),
             Event::NoiseRunDone { index, planned, .. } => format!("run {}/{planned}", index + 1),
             Event::TestBegins {
                 name,

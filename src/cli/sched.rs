@@ -120,7 +120,7 @@ impl MeasuringCommand for SchedCommand {
         console: &mut Console<'_, ReflexLines>,
         stop: &AtomicBool,
     ) -> Result<Measured> {
-        let calibration = burn_calibration(&self.calibration, BurnLoop::Chain);
+        let calibration = burn_calibration(&self.calibration, BurnLoop::Chain, &mut |_| {});
         if let Some(w) = &calibration.cache_warning {
             console.term.warn(w);
         }
@@ -134,6 +134,9 @@ impl MeasuringCommand for SchedCommand {
                 calibration.calibration.loops_per_ms,
                 render::sched::placement(s)
             ));
+            for line in render::calibration::lines(&calibration.calibration) {
+                console.term.chatter(&format!("{line}\n"));
+            }
         }
         let result = sched::measure(&self.config, calibration.calibration, stop, console)?;
         if result.points.len() > 1 && self.format == OutputFormat::People {

@@ -173,8 +173,8 @@ pub struct WriteLoad {
     /// there new through it ([`WRITE_FILE`]) and unlinked as soon as it is open.
     pub dir_fd: Option<i32>,
     pub file_bytes: u64,
-    /// Write as interbench v0.31 does: into the page cache, never waiting for the device, a
-    /// `st_blksize` block a call.
+    /// Write as interbench v0.31 does: through the page cache, never waiting for the device,
+    /// a `st_blksize` block a call, the file reopened with `O_TRUNC` and closed every pass.
     #[serde(default)]
     pub page_cache: bool,
 }
@@ -194,6 +194,7 @@ impl BackgroundLoad for WriteLoad {
         // Bytes known to be on the device, and bytes handed to `write()`.
         let on_device = Count::new(|r| &mut r.bytes_written);
         let handed = Count::new(|r| &mut r.bytes_handed);
+        let passes = Count::new(|r| &mut r.write_passes);
         let dir_fd = self
             .dir_fd
             .ok_or_else(|| anyhow!("the Write load has no directory"))?;
@@ -204,10 +205,12 @@ impl BackgroundLoad for WriteLoad {
             self.page_cache,
             on_device.adder(),
             handed.adder(),
+            passes.adder(),
         )?;
         Ok(Box::new(vec![
             Box::new(on_device) as Box<dyn Tally>,
             Box::new(handed),
+            Box::new(passes),
         ]))
     }
 
@@ -223,19 +226,15 @@ fn start_write(
     page_cache: bool,
     on_device: Arc<AtomicU64>,
     handed: Arc<AtomicU64>,
+    passes: Arc<AtomicU64>,
 ) -> Result<()> {
+    if page_cache {
+        return start_write_as_interbench(s, dir_fd, file_bytes, handed, passes);
+    }
     let size = file_bytes.max(WRITE_OUT_EVERY);
     s.spawn("hb-write", STACK, move |stop, _| {
         let buf = pattern();
         let mut f = create_unlinked(crate::platform::dir::borrowed(dir_fd), WRITE_FILE)?;
-        // v0.31 `fwrite`s one st_blksize block a call (stdio passes a block that size straight
-        // to write(2)) and looks at its stop semaphore after each.
-        let block = if page_cache {
-            interbench_block(&f)?
-        } else {
-            CHUNK
-        };
-        let buf = &buf[..block];
         while !stop.load(Ordering::Relaxed) {
             // Bytes of this pass written, and of those known to be on the device.
             let (mut offset, mut confirmed) = (0u64, 0u64);
@@ -244,10 +243,10 @@ fn start_write(
                 if stop.load(Ordering::Relaxed) {
                     return Ok(());
                 }
-                f.write_all(buf).context("writing the Write load's file")?;
-                offset += block as u64;
-                handed.fetch_add(block as u64, Ordering::Relaxed);
-                if !page_cache && offset % WRITE_OUT_EVERY == 0 {
+                f.write_all(&buf).context("writing the Write load's file")?;
+                offset += CHUNK as u64;
+                handed.fetch_add(CHUNK as u64, Ordering::Relaxed);
+                if offset % WRITE_OUT_EVERY == 0 {
                     let range = offset - WRITE_OUT_EVERY;
                     write_out(&f, range, WRITE_OUT_EVERY, false)?;
                     if let Some(prev) = in_flight.replace(range) {
@@ -257,18 +256,89 @@ fn start_write(
                     }
                 }
             }
-            if !page_cache {
-                f.sync_data().context("flushing the Write load's file")?;
-                on_device.fetch_add(offset - confirmed, Ordering::Relaxed);
-                drop_file_cache(&f)?;
-            }
-            // interbench v0.31 reopened its file with "w": truncated, the pass's dirty pages
-            // mostly dropped before they were written.
+            f.sync_data().context("flushing the Write load's file")?;
+            on_device.fetch_add(offset - confirmed, Ordering::Relaxed);
+            drop_file_cache(&f)?;
             f.set_len(0)?;
             f.seek(SeekFrom::Start(0))?;
         }
         Ok(())
     })
+}
+
+/// `--page-cache`: the Write load as interbench v0.31's `emulate_write`. Each pass opens the
+/// file by its name with `O_TRUNC` (its `fopen(name, "w")`), writes one `st_blksize` block a
+/// call (stdio hands a block that size straight to `write(2)`), looks at the stop flag after
+/// each block, and closes the file. Closing matters: ext4 (`auto_da_alloc`, on by default)
+/// starts write-back of a file that was truncated to nothing and written again when it is
+/// closed, so every pass sends the file towards the disk; a file kept open and truncated
+/// with `ftruncate` never is. At the stop the file is closed, removed, and everything is
+/// synced three times, as v0.31's load does before it reports that it has stopped. The file
+/// lives in the run's private directory (this user's alone, entered by its descriptor); the
+/// coordinator removes it after every pair too, for a worker that died.
+fn start_write_as_interbench(
+    s: &mut Starter,
+    dir_fd: i32,
+    file_bytes: u64,
+    handed: Arc<AtomicU64>,
+    passes: Arc<AtomicU64>,
+) -> Result<()> {
+    s.spawn("hb-write", STACK, move |stop, _| {
+        let dir = crate::platform::dir::borrowed(dir_fd);
+        let buf = pattern();
+        let mut block = 0;
+        let outcome = (|| -> Result<()> {
+            while !stop.load(Ordering::Relaxed) {
+                let mut f = open_truncated(dir)?;
+                if block == 0 {
+                    block = interbench_block(&f)?;
+                }
+                // v0.31: file size in KB / (block / 1024) blocks.
+                let blocks = (file_bytes / 1024) / (block as u64 / 1024);
+                for _ in 0..blocks {
+                    f.write_all(&buf[..block])
+                        .context("writing the Write load's file")?;
+                    handed.fetch_add(block as u64, Ordering::Relaxed);
+                    if stop.load(Ordering::Relaxed) {
+                        return Ok(());
+                    }
+                }
+                drop(f);
+                passes.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(())
+        })();
+        let removed = rustix::fs::unlinkat(dir, WRITE_FILE, rustix::fs::AtFlags::empty());
+        sync_flush();
+        outcome?;
+        removed
+            .map_err(std::io::Error::from)
+            .context("removing the Write load's file")
+    })
+}
+
+/// The Write load's file in the private directory `dir`, created or truncated, never through
+/// a link.
+fn open_truncated(dir: BorrowedFd<'_>) -> Result<File> {
+    use rustix::fs::{self as rfs, Mode, OFlags};
+    let fd = rfs::openat(
+        dir,
+        WRITE_FILE,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )
+    .map_err(std::io::Error::from)
+    .context("opening the Write load's file")?;
+    Ok(File::from(fd))
+}
+
+/// interbench v0.31's `sync_flush`: `sync()` three times. Its main process does this before
+/// every pair and its Write load when it stops.
+pub fn sync_flush() {
+    for _ in 0..3 {
+        // SAFETY: sync takes no arguments and cannot fail.
+        unsafe { libc::sync() };
+    }
 }
 
 /// Starts write-back of a range of `f` or, with `wait`, waits until that range is on the

@@ -18,7 +18,8 @@ pub mod sim;
 mod simulation;
 
 pub use disk::{
-    create_unlinked, drop_file_cache, fill_file, resident_fraction, write_file, WRITE_FILE,
+    create_unlinked, drop_file_cache, fill_file, resident_fraction, sync_flush, write_file,
+    WRITE_FILE,
 };
 
 #[cfg(test)]

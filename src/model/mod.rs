@@ -125,6 +125,10 @@ pub trait SuiteData {
     fn pinned(&self) -> bool {
         false
     }
+    /// The burn loop's calibration its CPU shares were sized by, if it has one.
+    fn calibration(&self) -> Option<&crate::calibration::BurnCalibration> {
+        None
+    }
     /// Its figures, appended to `out` (see `figures`).
     fn figures(&self, out: &mut Vec<figures::Figure>);
     /// The settings that decide what it measured, as JSON: two runs whose suites give equal

@@ -252,6 +252,9 @@ pub fn footer(r: &InteractiveResult) -> String {
         CalibrationSource::Given => "given with -l",
     };
     let _ = writeln!(out, "\nloops_per_ms {} ({source}).", cal.loops_per_ms);
+    for line in super::calibration::lines(cal) {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(d) = r.drift {
         let (how, much) = if d.slower_pct >= 0.0 {
             ("slower", d.slower_pct)
@@ -330,7 +333,13 @@ pub fn footer(r: &InteractiveResult) -> String {
         .as_ref()
         .and_then(|m| m.rested_check)
     {
-        let on = c.cpu.map_or(String::new(), |cpu| format!(" on CPU {cpu}"));
+        let mut on = c.cpu.map_or(String::new(), |cpu| format!(" on CPU {cpu}"));
+        if c.disturbed > 0 {
+            on.push_str(&format!(
+                " ({} timings in which other tasks had the CPU for over 5% did not count)",
+                c.disturbed
+            ));
+        }
         let outcome = if c.accepted {
             format!(
                 "the check after a {:.0} ms rest passed at try {}",
@@ -393,8 +402,9 @@ fn disk_lines(r: &InteractiveResult) -> String {
     if !writes.is_empty() && r.settings.page_cache {
         let _ = writeln!(
             out,
-            "Write load: {} handed to write() through the page cache, never waited for (--page-cache, as interbench v0.31); {}.",
+            "Write load: {} handed to write() through the page cache, never waited for, in {} whole passes, each a new open with O_TRUNC closed at its end (--page-cache, as interbench v0.31); {}.",
             units::bytes(writes.iter().map(|l| l.bytes_handed).sum()),
+            writes.iter().map(|l| l.write_passes).sum::<u64>(),
             device_traffic(&writes, "wrote", |d| d.bytes_written)
         );
     } else if !writes.is_empty() {

@@ -170,6 +170,9 @@ pub fn report(r: &SchedResult) -> String {
         r.calibration.loops_per_ms,
         placement(&r.settings)
     );
+    for line in super::calibration::lines(&r.calibration) {
+        let _ = writeln!(out, "{line}");
+    }
     for p in &r.points {
         out.push_str(&point_human(p, &r.settings));
     }

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::calibration::BurnCalibration;
+use crate::calibration::{BurnCalibration, CheckMissed};
 use crate::model::index::scoring::Pass;
 use crate::model::index::{Skipped, TestResult};
 use crate::model::interactive::{Bench, Load, Measurement};
@@ -81,6 +81,9 @@ pub enum Event<'a> {
         calibration: &'a BurnCalibration,
         cache_warning: Option<&'a str>,
     },
+    /// interactive: a check after a rest of interbench's calibration rule failed; it goes on
+    /// trying.
+    CalibrationCheckMissed(CheckMissed),
     /// interactive: the Read load's file of this size is being made.
     PreparingFiles {
         bytes: u64,

@@ -388,6 +388,10 @@ pub struct LoadReport {
     /// Write: bytes handed to `write()`.
     #[serde(default)]
     pub bytes_handed: u64,
+    /// Write with `--page-cache`: passes over the file, each a new `O_TRUNC` open that wrote
+    /// the whole file and closed it.
+    #[serde(default)]
+    pub write_passes: u64,
     pub bytes_read: u64,
     pub read_passes: u64,
     pub ring_wakeups: u64,
@@ -412,6 +416,10 @@ pub struct DeviceTraffic {
 impl SuiteData for InteractiveResult {
     fn name(&self) -> &'static str {
         "interactive"
+    }
+
+    fn calibration(&self) -> Option<&crate::calibration::BurnCalibration> {
+        Some(&self.calibration)
     }
 
     fn settings(&self) -> serde_json::Value {
@@ -556,6 +564,8 @@ impl InteractiveResult {
                 measurement: None,
                 measured_at: None,
                 key: String::new(),
+                cache_check: None,
+                unsure: None,
             },
             calibration_end: None,
             calibration_start: None,

@@ -102,6 +102,10 @@ impl SuiteData for SchedResult {
         "sched"
     }
 
+    fn calibration(&self) -> Option<&crate::calibration::BurnCalibration> {
+        Some(&self.calibration)
+    }
+
     fn settings(&self) -> serde_json::Value {
         serde_json::to_value(&self.settings).unwrap_or_default()
     }

@@ -8,7 +8,8 @@ use super::config::InteractiveConfig;
 use super::trace::Recorder;
 use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec};
 use crate::calibration::{
-    burn_calibration, interbench_loops, measure_rate, BurnLoop, INTERBENCH_BUDGET,
+    burn_calibration_deferred, commit_to_cache, interbench_loops, measure_rate, unconfirmed,
+    unconfirmed_by, BurnLoop, CalibrationSource, INTERBENCH_BUDGET,
 };
 use crate::loads::sim::Timekeeping;
 use crate::loads::{self, LoadSpec, RunInputs};
@@ -103,14 +104,22 @@ pub fn run(
         None => None,
     };
     // interbench's own loop, so that -l means what it means to interbench.
-    let outcome = burn_calibration(&config.calibration, BurnLoop::Interbench);
-    let calibration = outcome.calibration;
+    // A fresh figure is cached only once the loop's speed right after it and at the end of the
+    // run agree with it.
+    let outcome = burn_calibration_deferred(&config.calibration, BurnLoop::Interbench, &mut |c| {
+        events.event(Event::CalibrationCheckMissed(c))
+    });
+    let mut calibration = outcome.calibration;
+    // The loop's speed now, to confirm a fresh figure and to compare with its speed after the
+    // last pair.
+    let calibration_start = measure_rate(&mut interbench_loops, INTERBENCH_BUDGET);
+    if let Some(why) = unconfirmed(&calibration, &calibration_start) {
+        calibration.unsure = Some(why.into());
+    }
     events.event(Event::BurnCalibrated {
         calibration: &calibration,
         cache_warning: outcome.cache_warning.as_deref(),
     });
-    // The loop's speed now, to compare with its speed after the last pair.
-    let calibration_start = measure_rate(&mut interbench_loops, INTERBENCH_BUDGET);
     // cyclictest's idle-state hold, for as long as the pairs run.
     let _idle_hold = if settings.idle_hold {
         Some(crate::platform::power::hold_cpu_dma_latency().context("--idle-hold")?)
@@ -186,6 +195,9 @@ pub fn run(
             index,
             total: plan.pairs.len(),
         });
+        // As interbench's main process before every pair: whatever earlier pairs (or anything
+        // else) left dirty is written out now, not while this pair is measured.
+        loads::sync_flush();
         let load_spec = LoadSpec::new(
             load,
             &RunInputs {
@@ -265,6 +277,22 @@ pub fn run(
     let calibration_end = (!stop.load(Ordering::Relaxed) && !measurements.is_empty())
         .then(|| measure_rate(&mut interbench_loops, INTERBENCH_BUDGET));
     let drift = calibration_end.map(|end| DriftCheck::of(&calibration_start, &end));
+    // A fresh figure the loop no longer runs at after the last pair is unsure too: which of
+    // the two speeds it stands for cannot be told.
+    if let Some(why) = calibration_end
+        .as_ref()
+        .and_then(|end| unconfirmed_by(&calibration, end, "after the last pair"))
+    {
+        calibration.unsure = Some(why.into());
+    }
+    if calibration.source == CalibrationSource::Measured && calibration.unsure.is_none() {
+        let note = match drift {
+            Some(d) if !d.drifted => commit_to_cache(&config.calibration, &calibration),
+            Some(_) => Some("loops_per_ms not cached: the loop's speed moved between the first pair and the last (the drift check)".to_string()),
+            None => Some("loops_per_ms not cached: the run ended before the drift check could confirm it".to_string()),
+        };
+        notes.extend(note);
+    }
     let result = InteractiveResult {
         settings,
         calibration,
