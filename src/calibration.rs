@@ -190,8 +190,9 @@ pub struct RestedCheck {
     /// Checks made: one 1 ms timing after each rest.
     pub checks: u32,
     /// Checks that did not count because the calibrating thread ran for less than
-    /// [`MIN_RAN_PCT`] of their burn: other tasks had its CPU.
-    #[serde(default)]
+    /// [`MIN_RAN_PCT`] of their burn: other tasks had its CPU. Left out when 0, as in results
+    /// stored before it was counted.
+    #[serde(default, skip_serializing_if = "crate::model::is_zero")]
     pub disturbed: u32,
     /// Whether the last check landed within 5% of 1 ms, as interbench requires. When none did
     /// within the time allowed, the figure is the median speed of the checks instead.

@@ -389,8 +389,9 @@ pub struct LoadReport {
     #[serde(default)]
     pub bytes_handed: u64,
     /// Write with `--page-cache`: passes over the file, each a new `O_TRUNC` open that wrote
-    /// the whole file and closed it.
-    #[serde(default)]
+    /// the whole file and closed it. Left out when 0, so that a result stored before there
+    /// was such a count reads back byte for byte.
+    #[serde(default, skip_serializing_if = "crate::model::is_zero")]
     pub write_passes: u64,
     pub bytes_read: u64,
     pub read_passes: u64,
