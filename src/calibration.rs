@@ -754,16 +754,7 @@ pub fn burn_calibration(
     burn_loop: BurnLoop,
     missed: &mut dyn FnMut(CheckMissed),
 ) -> BurnCalibrationOutcome {
-    burn_calibration_with(
-        opts,
-        burn_loop,
-        &mut || match burn_loop {
-            BurnLoop::Chain => measure_rate(&mut burn_loops, BURN_BUDGET),
-            BurnLoop::Interbench => calibrate_like_interbench(INTERBENCH_RULE, missed),
-        },
-        &mut |cached| check_cached(burn_loop, cached),
-        true,
-    )
+    measured_calibration(opts, burn_loop, missed, true)
 }
 
 /// [`burn_calibration`], but a fresh figure is not cached yet: the caller confirms it first
@@ -775,6 +766,16 @@ pub fn burn_calibration_deferred(
     burn_loop: BurnLoop,
     missed: &mut dyn FnMut(CheckMissed),
 ) -> BurnCalibrationOutcome {
+    measured_calibration(opts, burn_loop, missed, false)
+}
+
+/// The loop's own measurement and cache check, through [`burn_calibration_with`].
+fn measured_calibration(
+    opts: &CalibrationOptions,
+    burn_loop: BurnLoop,
+    missed: &mut dyn FnMut(CheckMissed),
+    cache_now: bool,
+) -> BurnCalibrationOutcome {
     burn_calibration_with(
         opts,
         burn_loop,
@@ -783,7 +784,7 @@ pub fn burn_calibration_deferred(
             BurnLoop::Interbench => calibrate_like_interbench(INTERBENCH_RULE, missed),
         },
         &mut |cached| check_cached(burn_loop, cached),
-        false,
+        cache_now,
     )
 }
 

@@ -34,18 +34,25 @@ pub const WRITE_FILE: &str = "write.dat";
 /// link), read-write, unlinked at once through the same descriptor: it lives as long as a
 /// descriptor of it is open, so no way out of the run can leave it behind.
 pub fn create_unlinked(dir: BorrowedFd<'_>, name: &str) -> Result<File> {
-    use rustix::fs::{self as rfs, AtFlags, Mode, OFlags};
-    let fd = rfs::openat(
-        dir,
-        name,
-        OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o600),
-    )
-    .map_err(std::io::Error::from)
-    .with_context(|| format!("creating {name} in the run's directory"))?;
+    use rustix::fs::{self as rfs, AtFlags, OFlags};
+    let f = open_in(dir, name, OFlags::RDWR | OFlags::EXCL)
+        .with_context(|| format!("creating {name} in the run's directory"))?;
     rfs::unlinkat(dir, name, AtFlags::empty())
         .map_err(std::io::Error::from)
         .with_context(|| format!("unlinking {name}"))?;
+    Ok(f)
+}
+
+/// `name` in the directory held as `dir`, created (mode 0600) if missing, with `flags`
+/// besides; never through a link.
+fn open_in(dir: BorrowedFd<'_>, name: &str, flags: rustix::fs::OFlags) -> std::io::Result<File> {
+    use rustix::fs::{self as rfs, Mode, OFlags};
+    let fd = rfs::openat(
+        dir,
+        name,
+        flags | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )?;
     Ok(File::from(fd))
 }
 
@@ -320,16 +327,9 @@ fn start_write_as_interbench(
 /// The Write load's file in the private directory `dir`, created or truncated, never through
 /// a link.
 fn open_truncated(dir: BorrowedFd<'_>) -> Result<File> {
-    use rustix::fs::{self as rfs, Mode, OFlags};
-    let fd = rfs::openat(
-        dir,
-        WRITE_FILE,
-        OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o600),
-    )
-    .map_err(std::io::Error::from)
-    .context("opening the Write load's file")?;
-    Ok(File::from(fd))
+    use rustix::fs::OFlags;
+    open_in(dir, WRITE_FILE, OFlags::WRONLY | OFlags::TRUNC)
+        .context("opening the Write load's file")
 }
 
 /// interbench v0.31's `sync_flush`: `sync()` three times. Its main process does this before

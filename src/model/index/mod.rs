@@ -155,15 +155,15 @@ pub struct IndexPass {
     /// they were written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index_misc: Option<f64>,
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::model::is_zero")]
     pub indexed_misc: usize,
     /// How many tests each of those indexes has in all (so a report can say "Partial"); 0 in
     /// results of earlier versions, which did not say.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::model::is_zero")]
     pub index_tests_2d: usize,
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::model::is_zero")]
     pub index_tests_3d: usize,
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::model::is_zero")]
     pub index_tests_misc: usize,
 }
 
@@ -248,10 +248,6 @@ pub struct NativeBuild {
     /// there): the programs were then built for this run alone, in its private directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub untrusted_cache: Option<Text>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 impl SuiteData for IndexResult {
