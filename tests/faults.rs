@@ -207,20 +207,25 @@ fn a_store_locked_past_the_busy_timeout_keeps_the_result_in_a_file_to_import() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The store is open once the run says it calibrates; then another client locks it for
-    // longer than the 10 s the run will wait.
+    // The store is open once the run says it calibrates; then another client locks it
+    // until the run has ended, however long the calibration takes on a busy host.
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let first = lines.next().unwrap().unwrap();
     assert!(first.contains("Calibrating"), "{first}");
     let db = sb.db();
+    let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let locker = std::thread::spawn(move || {
         let conn = rusqlite::Connection::open(db).unwrap();
         conn.execute_batch("BEGIN EXCLUSIVE").unwrap();
-        std::thread::sleep(Duration::from_secs(13));
+        locked_tx.send(()).unwrap();
+        done_rx.recv().unwrap();
         conn.execute_batch("COMMIT").unwrap();
     });
+    locked_rx.recv().unwrap();
     let report: Vec<String> = lines.map_while(Result::ok).collect();
     let out = child.wait_with_output().unwrap();
+    done_tx.send(()).unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
