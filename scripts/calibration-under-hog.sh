@@ -83,6 +83,7 @@ calibrate() {
   local bin=$1 cache=$WORK/cache-$2
   (cd "$WORK" && "${AS_USER[@]}" "$bin" --db "$WORK/hb.sqlite" --cache-dir "$cache" --no-noise-check \
       interactive -c -b -t 10 -W Audio -w None --json 2>/dev/null) >"$WORK/one.json"
+  [ -z "${KEEP:-}" ] || cp "$WORK/one.json" "$KEEP/$2-$(date +%s%N).json"
   python3 - "$WORK/one.json" "$cache/calibration.json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["suites"][0]["calibration"]
@@ -100,6 +101,8 @@ print(c["loops_per_ms"], 1 if c.get("unsure") else 0, 1 if cached else 0,
 PY
 }
 
+# KEEP=DIR in the environment keeps each run's result there, as BINARY-NUMBER-NANOSECONDS.json.
+[ -z "${KEEP:-}" ] || mkdir -p "$KEEP"
 AS_USER=(env)
 if [ "${FIFO:-0}" != 1 ]; then
   AS_USER=(setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice)

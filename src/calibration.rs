@@ -273,10 +273,11 @@ fn on_calibrating_thread<T: Send>(
 pub fn calibrate_like_interbench(
     rule: InterbenchRule,
     missed: &mut dyn FnMut(CheckMissed),
+    stop: &AtomicBool,
 ) -> RateMeasurement {
     on_calibrating_thread(
         |cpu, missed| {
-            let mut m = measure_like_interbench(&mut interbench_loops, rule, missed);
+            let mut m = measure_like_interbench(&mut interbench_loops, rule, missed, stop);
             if let Some(check) = m.rested_check.as_mut() {
                 check.cpu = cpu;
             }
@@ -323,12 +324,13 @@ pub fn rested_speed_like_interbench(loops_per_ms: u64, rest_ms: f64) -> (f64, bo
 /// tasks burn (docs/calibration.md). interbench loops until the check passes, for minutes on a
 /// noisy host; this gives up after `rule.budget_ms` and then reports the median speed of its
 /// checks, saying so (`RestedCheck::accepted`); `missed` hears of each failed check as it
-/// fails. Elapsed time on `CLOCK_MONOTONIC`, where interbench reads `CLOCK_MONOTONIC_RAW` (the
+/// fails. It stops early, unaccepted, once `stop` is set (Ctrl-C): at most one rest later. Elapsed time on `CLOCK_MONOTONIC`, where interbench reads `CLOCK_MONOTONIC_RAW` (the
 /// same time, without NTP's rate adjustment).
 pub fn measure_like_interbench(
     work: &mut dyn FnMut(u64),
     rule: InterbenchRule,
     missed: &mut dyn FnMut(CheckMissed),
+    stop: &AtomicBool,
 ) -> RateMeasurement {
     const MS: u64 = 1_000_000;
     let start = monotonic_ns();
@@ -347,14 +349,16 @@ pub fn measure_like_interbench(
     let mut disturbed_rates = Vec::new();
     'rule: loop {
         while !(MS * 99 / 100..=MS * 101 / 100).contains(&run_time) {
-            if monotonic_ns() > deadline {
+            if monotonic_ns() > deadline || stop.load(Ordering::Relaxed) {
                 break 'rule;
             }
             run_time = time_ns(work, guess);
             rates.push(guess as f64 * 1e6 / run_time as f64);
             guess = (guess as u128 * MS as u128 / run_time as u128).max(1) as u64;
         }
-        if monotonic_ns() + rest.as_nanos() as u64 + 2 * MS > deadline {
+        if monotonic_ns() + rest.as_nanos() as u64 + 2 * MS > deadline
+            || stop.load(Ordering::Relaxed)
+        {
             break;
         }
         // The thread's CPU time is read before the rest, when it runs no more until it wakes
@@ -754,19 +758,21 @@ pub fn burn_calibration(
     burn_loop: BurnLoop,
     missed: &mut dyn FnMut(CheckMissed),
 ) -> BurnCalibrationOutcome {
-    measured_calibration(opts, burn_loop, missed, true)
+    // The chain's calibration takes under a second: it is not worth stopping.
+    measured_calibration(opts, burn_loop, missed, &AtomicBool::new(false), true)
 }
 
 /// [`burn_calibration`], but a fresh figure is not cached yet: the caller confirms it first
 /// (the interactive suite, by the loop's speed after the calibration and at the end of the
 /// run) and then caches it with [`commit_to_cache`]. A cached figure that failed its check is
-/// dropped from the cache at once.
+/// dropped from the cache at once. Interbench's rule stops early once `stop` is set.
 pub fn burn_calibration_deferred(
     opts: &CalibrationOptions,
     burn_loop: BurnLoop,
     missed: &mut dyn FnMut(CheckMissed),
+    stop: &AtomicBool,
 ) -> BurnCalibrationOutcome {
-    measured_calibration(opts, burn_loop, missed, false)
+    measured_calibration(opts, burn_loop, missed, stop, false)
 }
 
 /// The loop's own measurement and cache check, through [`burn_calibration_with`].
@@ -774,6 +780,7 @@ fn measured_calibration(
     opts: &CalibrationOptions,
     burn_loop: BurnLoop,
     missed: &mut dyn FnMut(CheckMissed),
+    stop: &AtomicBool,
     cache_now: bool,
 ) -> BurnCalibrationOutcome {
     burn_calibration_with(
@@ -781,7 +788,7 @@ fn measured_calibration(
         burn_loop,
         &mut || match burn_loop {
             BurnLoop::Chain => measure_rate(&mut burn_loops, BURN_BUDGET),
-            BurnLoop::Interbench => calibrate_like_interbench(INTERBENCH_RULE, missed),
+            BurnLoop::Interbench => calibrate_like_interbench(INTERBENCH_RULE, missed, stop),
         },
         &mut |cached| check_cached(burn_loop, cached),
         cache_now,
@@ -1026,8 +1033,12 @@ mod tests {
 
     #[test]
     fn interbenchs_rule_accepts_a_steady_speed() {
-        let m =
-            measure_like_interbench(&mut spin_slower_after_rest(false), QUICK_RULE, &mut |_| {});
+        let m = measure_like_interbench(
+            &mut spin_slower_after_rest(false),
+            QUICK_RULE,
+            &mut |_| {},
+            &AtomicBool::new(false),
+        );
         let check = m.rested_check.unwrap();
         assert!(check.accepted && check.checks >= 1, "{m:?}");
         // Accepted: the guess whose 1 ms timing landed within 1%, re-checked within 5%.
@@ -1035,13 +1046,36 @@ mod tests {
     }
 
     #[test]
+    fn interbenchs_rule_stops_at_once_when_asked() {
+        // A loop no check can pass would go on for the whole budget; stopped, it ends after
+        // its warm-up and at most one rest, unaccepted.
+        let long = InterbenchRule {
+            budget_ms: 20_000.0,
+            ..QUICK_RULE
+        };
+        let started = monotonic_ns();
+        let m = measure_like_interbench(
+            &mut spin_slower_after_rest(true),
+            long,
+            &mut |_| {},
+            &AtomicBool::new(true),
+        );
+        let took_ms = (monotonic_ns() - started) as f64 / 1e6;
+        assert!(took_ms < 5_000.0, "{took_ms} ms");
+        assert!(!m.rested_check.unwrap().accepted, "{m:?}");
+    }
+
+    #[test]
     fn interbenchs_rule_takes_the_speed_after_a_rest() {
         // Back to back it runs 1e6 a ms, after a rest half that: the 1% step finds the first,
         // every check after a rest fails, and the figure is the speed after a rest.
         let mut missed = Vec::new();
-        let m = measure_like_interbench(&mut spin_slower_after_rest(true), QUICK_RULE, &mut |c| {
-            missed.push(c)
-        });
+        let m = measure_like_interbench(
+            &mut spin_slower_after_rest(true),
+            QUICK_RULE,
+            &mut |c| missed.push(c),
+            &AtomicBool::new(false),
+        );
         let check = m.rested_check.unwrap();
         assert!(!check.accepted && check.checks >= 2, "{m:?}");
         // Each failed check was reported as it failed: about 2 ms for a 1 ms burn.
@@ -1209,8 +1243,14 @@ mod tests {
             cache_file: dir.path().join("calibration.json"),
         };
         // A loop that runs at half speed after every rest: no check after a rest can pass.
-        let mut unsteady =
-            || measure_like_interbench(&mut spin_slower_after_rest(true), QUICK_RULE, &mut |_| {});
+        let mut unsteady = || {
+            measure_like_interbench(
+                &mut spin_slower_after_rest(true),
+                QUICK_RULE,
+                &mut |_| {},
+                &AtomicBool::new(false),
+            )
+        };
         let mut never_checked = |_| -> CacheCheck { panic!("nothing is cached to check") };
         for _ in 0..2 {
             let out = burn_calibration_with(
@@ -1228,8 +1268,14 @@ mod tests {
             assert!(!opts.cache_file.exists());
         }
         // A steady loop's figure passes and is cached; the next run checks it.
-        let mut steady =
-            || measure_like_interbench(&mut spin_slower_after_rest(false), QUICK_RULE, &mut |_| {});
+        let mut steady = || {
+            measure_like_interbench(
+                &mut spin_slower_after_rest(false),
+                QUICK_RULE,
+                &mut |_| {},
+                &AtomicBool::new(false),
+            )
+        };
         let out = burn_calibration_with(
             &opts,
             BurnLoop::Interbench,
@@ -1288,7 +1334,12 @@ mod tests {
             &opts,
             BurnLoop::Interbench,
             &mut || {
-                measure_like_interbench(&mut spin_slower_after_rest(false), QUICK_RULE, &mut |_| {})
+                measure_like_interbench(
+                    &mut spin_slower_after_rest(false),
+                    QUICK_RULE,
+                    &mut |_| {},
+                    &AtomicBool::new(false),
+                )
             },
             &mut |_| panic!("nothing is cached to check"),
             false,

@@ -106,9 +106,12 @@ pub fn run(
     // interbench's own loop, so that -l means what it means to interbench.
     // A fresh figure is cached only once the loop's speed right after it and at the end of the
     // run agree with it.
-    let outcome = burn_calibration_deferred(&config.calibration, BurnLoop::Interbench, &mut |c| {
-        events.event(Event::CalibrationCheckMissed(c))
-    });
+    let outcome = burn_calibration_deferred(
+        &config.calibration,
+        BurnLoop::Interbench,
+        &mut |c| events.event(Event::CalibrationCheckMissed(c)),
+        stop,
+    );
     let mut calibration = outcome.calibration;
     // The loop's speed now, to confirm a fresh figure and to compare with its speed after the
     // last pair.
