@@ -51,11 +51,21 @@ trap 'stop_hog; rm -rf "$WORK"' EXIT
 # half of the CPU from any SCHED_OTHER thread in slices finer than a 1 ms timing, so that a
 # burn runs at half its speed while the hog is on, as on a virtual CPU whose host is busy; on
 # for 0.2-2 s, off for 0.2-2 s, at random. In a process group of its own.
+# HOG_ON=others in the environment: instead a plain process spinning without rest on every CPU
+# but the first, where the calibration runs (on and off as above), so it never takes the
+# calibrating thread's CPU; on a virtual machine whose vCPUs share physical cores (this
+# project's), it slows the loop all the same, and interbench's rule can accept a figure taken
+# then (the case of the issue).
 start_hog() {
   setsid python3 -c '
 import os, random, time
+others = os.environ.get("HOG_ON") == "others"
 def hog(cpu):
     os.sched_setaffinity(0, {cpu})
+    if others:
+        # Beside the calibrating CPU, not on it: a plain process that never rests.
+        while True:
+            pass
     os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
     while True:
         t = time.perf_counter()
@@ -64,7 +74,10 @@ def hog(cpu):
         time.sleep(0.0002)
 while True:
     kids = []
-    for cpu in sorted(os.sched_getaffinity(0)):
+    cpus = sorted(os.sched_getaffinity(0))
+    if others:
+        cpus = cpus[1:]
+    for cpu in cpus:
         pid = os.fork()
         if pid == 0:
             hog(cpu)
@@ -135,8 +148,10 @@ import sys
 quiet = float(sys.argv[2])
 rows = [list(map(int, l.split())) for l in open(sys.argv[1]) if l.strip()]
 off = [r for r in rows if abs(r[0] / quiet - 1) > 0.05]
+near = [r for r in rows if abs(r[0] / quiet - 1) <= 0.05]
 print(f"summary: {len(rows)} calibrations beside the hog; {len(off)} off by more than 5% from the quiet value; "
       f"of those, {sum(1 for r in off if not r[1])} kept unflagged, {sum(1 for r in off if r[2])} cached; "
-      f"over all tries {sum(r[1] for r in rows)} flagged unsure, {sum(r[2] for r in rows)} cached")
+      f"over all tries {sum(r[1] for r in rows)} flagged unsure, {sum(r[2] for r in rows)} cached; "
+      f"{sum(r[1] for r in near)} of the {len(near)} within 5% flagged (false alarms)")
 PY
 done

@@ -751,8 +751,9 @@ pub struct BurnCalibrationOutcome {
 
 /// `loops_per_ms` of `burn_loop`: the user's value, else the cached one for this host, CPU and
 /// loop if a short measurement now agrees with it ([`check_cached`]), else a fresh measurement,
-/// cached only when it passed its own check ([`unsure`]). `missed` hears of each failed check
-/// of interbench's rule while it goes on trying.
+/// cached only when it passed its own check ([`unsure`]) and is not well below the figure the
+/// cache holds ([`slower_than_cached`]): the cache keeps the host's unslowed speed. `missed`
+/// hears of each failed check of interbench's rule while it goes on trying.
 pub fn burn_calibration(
     opts: &CalibrationOptions,
     burn_loop: BurnLoop,
@@ -764,8 +765,8 @@ pub fn burn_calibration(
 
 /// [`burn_calibration`], but a fresh figure is not cached yet: the caller confirms it first
 /// (the interactive suite, by the loop's speed after the calibration and at the end of the
-/// run) and then caches it with [`commit_to_cache`]. A cached figure that failed its check is
-/// dropped from the cache at once. Interbench's rule stops early once `stop` is set.
+/// run) and then caches it with [`commit_to_cache`]. A cached figure the loop now runs faster
+/// than is dropped from the cache at once. Interbench's rule stops early once `stop` is set.
 pub fn burn_calibration_deferred(
     opts: &CalibrationOptions,
     burn_loop: BurnLoop,
@@ -795,6 +796,35 @@ fn measured_calibration(
     )
 }
 
+/// Why a fresh measurement is unsure because the loop ran slower in it than the figure this
+/// host's cache holds (`cached`, measured `at`), if it did by more than a check allows (5% for
+/// interbench's loop; three median absolute deviations, at least 3%, for the chain). Nothing
+/// but another task on the CPU or its core (a busy neighbour, another tenant of a virtual
+/// machine) makes the loop slower on the same host, CPU and build, so the figure is the speed
+/// of a slowed CPU: right for this run's burns, but not this host's speed, and never cached.
+fn slower_than_cached(
+    burn_loop: BurnLoop,
+    m: &RateMeasurement,
+    cached: u64,
+    at: Option<DateTime<Utc>>,
+    cache_file: &Path,
+) -> Option<String> {
+    let off = 100.0 * (m.per_ms / cached as f64 - 1.0);
+    let allowed = match burn_loop {
+        BurnLoop::Interbench => INTERBENCH_CHECK_PCT,
+        BurnLoop::Chain => (3.0 * m.mad_pct).max(3.0),
+    };
+    (off < -allowed).then(|| {
+        format!(
+            "the loop ran at {:.0} loops/ms, {off:+.1}% from the {cached} this host's cache holds{} (allowed -{allowed:.1}%): the CPU ran slow while it calibrated (a busy neighbour or another tenant), so the figure is this run's speed only; if this CPU is slower for good, remove {}",
+            m.per_ms,
+            at.map(|t| format!(" (measured {})", t.format("%Y-%m-%d %H:%M UTC")))
+                .unwrap_or_default(),
+            cache_file.display()
+        )
+    })
+}
+
 /// Writes a fresh, sure figure to the cache (after [`burn_calibration_deferred`]); a warning
 /// when the cache cannot be written.
 pub fn commit_to_cache(opts: &CalibrationOptions, calibration: &BurnCalibration) -> Option<String> {
@@ -811,12 +841,15 @@ pub fn commit_to_cache(opts: &CalibrationOptions, calibration: &BurnCalibration)
         .map(|e| format!("calibration not cached: {e:#}"))
 }
 
-/// Why a figure interbench's rule accepted is unsure after all, if it is: the loop's speed
-/// measured right after it (`after`: 1 ms burns after 10 ms rests, the median of their CPU-time
-/// rates) lies further from it than the larger of 5% and three times that measurement's
-/// noise. The rule can accept a figure while a busy neighbour (another tenant on the same
-/// physical core, another of this host's CPUs sharing it) halves the loop's speed for a while,
-/// and a figure taken then is the speed of that moment only.
+/// Why a figure interbench's rule accepted is unsure after all, if it is: the loop ran faster
+/// right after it (`after`: 1 ms burns after 10 ms rests, the median of their CPU-time rates)
+/// than the figure, by more than the larger of 5% and three times that measurement's noise.
+/// The rule can accept a figure while a busy neighbour (another tenant on the same physical
+/// core, another of this host's CPUs sharing it) halves the loop's speed for a while, and a
+/// figure taken then is the speed of that moment only: the loop runs faster once the
+/// neighbour rests. A loop that runs *slower* than the figure afterwards casts no doubt on it
+/// (nothing but a neighbour makes the loop slower, and one may be busy during those burns);
+/// the drift check reports the speed the loop lost.
 pub fn unconfirmed(calibration: &BurnCalibration, after: &RateMeasurement) -> Option<String> {
     unconfirmed_by(calibration, after, "right after the calibration")
 }
@@ -832,9 +865,9 @@ pub fn unconfirmed_by(
     }
     let off = 100.0 * (after.per_ms / calibration.loops_per_ms.max(1) as f64 - 1.0);
     let allowed = (3.0 * after.mad_pct).max(INTERBENCH_CHECK_PCT);
-    (off.abs() > allowed).then(|| {
+    (off > allowed).then(|| {
         format!(
-            "the loop ran at {:.0} loops/ms in the 1 ms burns {when}, {:+.1}% from its figure (allowed ±{allowed:.1}%): the CPU's speed moved",
+            "the loop ran at {:.0} loops/ms in the 1 ms burns {when}, {:+.1}% from its figure (allowed +{allowed:.1}%): it was calibrated while something slowed the CPU",
             after.per_ms, off
         )
     })
@@ -867,6 +900,13 @@ fn burn_calibration_with(
         };
     }
     let mut cache = CalibrationCache::load(&opts.cache_file);
+    // The figure this host's cache holds, even when asked to measure again (-b): a fresh one
+    // well below it was taken while the CPU ran slow.
+    let known = cache
+        .entries
+        .get(&key)
+        .filter(|c| PLAUSIBLE_LOOPS_PER_MS.contains(&c.loops_per_ms))
+        .map(|c| (c.loops_per_ms, c.measured_at));
     let mut cache_warning = None;
     let mut cache_check = None;
     if !opts.recalibrate {
@@ -893,7 +933,11 @@ fn burn_calibration_with(
         }
     }
     let measurement = measure();
-    let unsure = unsure(&measurement);
+    let unsure = unsure(&measurement).or_else(|| {
+        known.and_then(|(cached, at)| {
+            slower_than_cached(burn_loop, &measurement, cached, at, &opts.cache_file)
+        })
+    });
     let calibration = BurnCalibration {
         loops_per_ms: measurement.per_ms.round().max(1.0) as u64,
         burn_loop,
@@ -905,15 +949,19 @@ fn burn_calibration_with(
         unsure: unsure.map(Text::from),
     };
     // A sure figure replaces the cached one (now, or when the caller has confirmed it); an
-    // unsure one is never written; a cached figure that failed its check goes either way.
-    let failed_check = calibration.cache_check.is_some();
+    // unsure one is never written. A cached figure the loop now runs faster than is dropped
+    // either way: it was taken while the CPU ran slow. One the loop runs slower than stays:
+    // a busy neighbour only ever slows the loop, and the next quiet run will pass its check.
+    let cached_too_slow = calibration
+        .cache_check
+        .is_some_and(|c| c.off_pct() > c.allowed_pct);
     let changed = if calibration.unsure.is_none() && cache_now {
         let mut entry = calibration.clone();
         entry.cache_check = None;
         cache.entries.insert(key, entry);
         true
     } else {
-        failed_check && cache.entries.remove(&key).is_some()
+        cached_too_slow && cache.entries.remove(&key).is_some()
     };
     if changed {
         if let Err(e) = cache.save(&opts.cache_file) {
@@ -1288,6 +1336,116 @@ mod tests {
         assert_eq!(cached.entries.len(), 1);
     }
 
+    /// What interbench's rule returns when a check after a rest passed at `per_ms`.
+    fn accepted_at(per_ms: f64) -> RateMeasurement {
+        RateMeasurement {
+            per_ms,
+            wall_per_ms: per_ms,
+            samples: 10,
+            mad_pct: 0.5,
+            elapsed_ms: 1_000.0,
+            rested_check: Some(RestedCheck {
+                rest_ms: 1_000.0,
+                checks: 1,
+                disturbed: 0,
+                accepted: true,
+                policy: crate::platform::sched::Policy::Other,
+                cpu: None,
+            }),
+        }
+    }
+
+    /// The check of a cached figure finding the loop at `per_ms` now.
+    fn check_finding(per_ms: f64) -> impl FnMut(u64) -> CacheCheck {
+        move |cached| {
+            let mut c = CacheCheck {
+                cached_loops_per_ms: cached,
+                measured_per_ms: per_ms,
+                allowed_pct: INTERBENCH_CHECK_PCT,
+                kept: false,
+            };
+            c.kept = c.off_pct().abs() <= c.allowed_pct;
+            c
+        }
+    }
+
+    #[test]
+    fn a_figure_well_below_the_cached_one_is_unsure_and_leaves_the_cache_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut opts = CalibrationOptions {
+            recalibrate: false,
+            given_loops_per_ms: None,
+            cache_file: dir.path().join("calibration.json"),
+        };
+        let cached_figure = |opts: &CalibrationOptions| {
+            CalibrationCache::load(&opts.cache_file)
+                .entries
+                .values()
+                .next()
+                .map(|e| e.loops_per_ms)
+        };
+        let mut calibrate = |opts: &CalibrationOptions, now: f64, checked: f64| {
+            burn_calibration_with(
+                opts,
+                BurnLoop::Interbench,
+                &mut || accepted_at(now),
+                &mut check_finding(checked),
+                true,
+            )
+            .calibration
+        };
+        // A quiet host: 1e6 a ms, cached.
+        let quiet = calibrate(&opts, 1e6, 1e6);
+        assert!(quiet.unsure.is_none());
+        assert_eq!(cached_figure(&opts), Some(1_000_000));
+        // Beside a busy neighbour the check finds half that; measured again, also half: the
+        // run uses it, flagged, and the cache keeps the quiet figure.
+        let slow = calibrate(&opts, 0.5e6, 0.5e6);
+        assert_eq!(slow.loops_per_ms, 500_000);
+        assert_eq!(slow.source, CalibrationSource::Measured);
+        let why = slow.unsure.expect("flagged").to_string();
+        assert!(
+            why.contains("-50.0% from the 1000000 this host's cache holds"),
+            "{why}"
+        );
+        assert_eq!(cached_figure(&opts), Some(1_000_000));
+        // The same with -b, which skips the check but not the judgement.
+        opts.recalibrate = true;
+        let slow = calibrate(&opts, 0.5e6, 0.5e6);
+        assert!(slow.unsure.is_some());
+        assert_eq!(cached_figure(&opts), Some(1_000_000));
+        // 3% below is within a check's reach: sure, and it refreshes the cache.
+        let close = calibrate(&opts, 0.97e6, 0.97e6);
+        assert!(close.unsure.is_none(), "{close:?}");
+        assert_eq!(cached_figure(&opts), Some(970_000));
+        // A loop that now runs faster than the cached figure: the figure is dropped and the
+        // faster one cached (a deferred caller: dropped at once, cached on commit).
+        opts.recalibrate = false;
+        let out = burn_calibration_with(
+            &opts,
+            BurnLoop::Interbench,
+            &mut || accepted_at(2e6),
+            &mut check_finding(2e6),
+            false,
+        )
+        .calibration;
+        assert!(out.unsure.is_none());
+        assert_eq!(cached_figure(&opts), None);
+        assert!(commit_to_cache(&opts, &out).is_none());
+        assert_eq!(cached_figure(&opts), Some(2_000_000));
+        // A deferred caller whose check found the loop slower keeps the cached figure.
+        let out = burn_calibration_with(
+            &opts,
+            BurnLoop::Interbench,
+            &mut || accepted_at(1e6),
+            &mut check_finding(1e6),
+            false,
+        )
+        .calibration;
+        assert!(out.unsure.is_some());
+        assert_eq!(cached_figure(&opts), Some(2_000_000));
+    }
+
     #[test]
     fn a_cached_figure_is_checked_and_measured_again_when_it_is_off() {
         let dir = tempfile::tempdir().unwrap();
@@ -1359,12 +1517,14 @@ mod tests {
         // The loop runs at the figure's speed (1e6 a ms) within the noise: confirmed.
         assert_eq!(unconfirmed(&cal, &after(0.97e6, 1.0)), None);
         assert_eq!(unconfirmed(&cal, &after(0.9e6, 4.0)), None);
-        // At half of it, as beside a busy neighbour: unconfirmed.
+        // Twice as fast: the figure was taken at half speed, beside a busy neighbour.
         let why = unconfirmed(&cal, &after(2e6, 1.0)).unwrap();
         assert!(
-            why.contains("+100.0% from its figure (allowed ±5.0%)"),
+            why.contains("+100.0% from its figure (allowed +5.0%)"),
             "{why}"
         );
+        // Half as fast afterwards: a neighbour busy during those burns, no doubt on the figure.
+        assert_eq!(unconfirmed(&cal, &after(0.5e6, 1.0)), None);
         assert!(commit_to_cache(&opts, &cal).is_none());
         assert_eq!(CalibrationCache::load(&opts.cache_file).entries.len(), 1);
         // An unsure figure is never committed.

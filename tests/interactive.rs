@@ -5,7 +5,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -1032,6 +1032,72 @@ fn a_pinned_run_leaves_the_next_run_of_the_process_free() {
     assert_eq!(allowed, [here, here], "the pin of -u outlived its run");
 }
 
+/// Writes a calibration cache holding `cal` at `loops_per_ms`, as a sure measured figure; its
+/// path and the entry's key.
+fn plant_calibration(sb: &Sandbox, cal: &Value, loops_per_ms: u64) -> (PathBuf, String) {
+    let mut planted = cal.clone();
+    planted["loops_per_ms"] = loops_per_ms.into();
+    planted["source"] = "measured".into();
+    let obj = planted.as_object_mut().unwrap();
+    obj.remove("cache_check");
+    obj.remove("unsure");
+    let key = cal["key"].as_str().unwrap().to_string();
+    std::fs::create_dir_all(sb.cache_dir()).unwrap();
+    let cache = sb.cache_dir().join("calibration.json");
+    let mut entries = serde_json::Map::new();
+    entries.insert(key.clone(), planted);
+    std::fs::write(
+        &cache,
+        serde_json::json!({ "entries": entries }).to_string(),
+    )
+    .unwrap();
+    (cache, key)
+}
+
+#[test]
+fn a_cached_figure_far_above_the_loops_speed_stays_and_the_run_is_flagged() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let args = [
+        "interactive",
+        "-c",
+        "-W",
+        "Audio",
+        "-w",
+        "None",
+        "-t",
+        "1",
+        "--exact-time",
+        "--settle-ms",
+        "100",
+    ];
+    let first = sb.json(&args);
+    let cal = interactive(&first)["calibration"].clone();
+    // Three times the speed found, as if cached on a quiet host and this CPU were now slowed
+    // to a third by a busy neighbour: the check fails, the loop is measured again, and that
+    // figure (this run's speed) is used, flagged, while the cache keeps the faster one.
+    let triple = cal["loops_per_ms"].as_u64().unwrap() * 3;
+    let (cache, key) = plant_calibration(&sb, &cal, triple);
+    let second = sb.json(&args);
+    let cal = &interactive(&second)["calibration"];
+    assert_eq!(cal["cache_check"]["kept"], false, "{cal}");
+    assert_eq!(cal["source"], "measured", "{cal}");
+    assert!(cal["loops_per_ms"].as_u64().unwrap() < triple / 2, "{cal}");
+    // Flagged: by this rule, or (on a host too busy for interbench's rule) by that one first.
+    let why = cal["unsure"].as_str().expect("flagged unsure");
+    assert!(
+        why.contains(&format!("from the {triple} this host's cache holds"))
+            || why.contains("no check after a 1000 ms rest passed"),
+        "{cal}"
+    );
+    let now: Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
+    assert_eq!(now["entries"][&key]["loops_per_ms"], triple, "{now}");
+    // The summary says so.
+    let shown = sb.cmd().args(["results", "show", "2"]).output().unwrap();
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.contains("Calibration unsure"), "{text}");
+}
+
 #[test]
 fn a_cached_calibration_is_checked_and_a_wrong_one_measured_again() {
     let _g = serial();
@@ -1054,22 +1120,7 @@ fn a_cached_calibration_is_checked_and_a_wrong_one_measured_again() {
     // Plant a third of the speed found: the check's 1 ms burn after a rest takes a third of
     // a millisecond, far outside interbench's 5%.
     let third = cal["loops_per_ms"].as_u64().unwrap() / 3;
-    let mut planted = cal.clone();
-    planted["loops_per_ms"] = third.into();
-    planted["source"] = "measured".into();
-    let obj = planted.as_object_mut().unwrap();
-    obj.remove("cache_check");
-    obj.remove("unsure");
-    let key = cal["key"].as_str().unwrap().to_string();
-    std::fs::create_dir_all(sb.cache_dir()).unwrap();
-    let cache = sb.cache_dir().join("calibration.json");
-    let mut entries = serde_json::Map::new();
-    entries.insert(key.clone(), planted);
-    std::fs::write(
-        &cache,
-        serde_json::json!({ "entries": entries }).to_string(),
-    )
-    .unwrap();
+    let (cache, key) = plant_calibration(&sb, &cal, third);
 
     let second = sb.json(&args);
     let cal = &interactive(&second)["calibration"];
