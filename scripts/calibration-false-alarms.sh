@@ -57,6 +57,6 @@ flagged = [r for r in rows if r[1] == "1"]
 print(f"{sys.argv[2]}: {len(flagged)} of {len(rows)} flagged unsure on a quiet host; "
       f"loops/ms median {statistics.median(lpm):.0f}, range {min(lpm)}-{max(lpm)}")
 for r in flagged:
-    print(f"  {r[0]}: {r[2] if len(r) > 2 else ''}")
+    print(f"  {r[0]}: {r[2].strip() if len(r) > 2 else ''}")
 PY
 done
