@@ -20,7 +20,9 @@ use std::collections::HashMap;
 use crate::model::figures::{figures, Better, Figure, Kept};
 use crate::model::label::{self, printable};
 use crate::model::RunResult;
-use crate::stats::{batch_means, log_ratio_test, two_run_bound_pct, welch_test, Summary};
+use crate::stats::{
+    batch_means, log_ratio_test, ratio_of_means_test, two_run_bound_pct, welch_test, Summary,
+};
 
 /// The test behind verdicts on per-run figures, named in the output.
 pub const RUNS_TEST: &str =
@@ -30,7 +32,7 @@ pub const HOSTS_TEST: &str =
     "Welch's t-test on the logarithms of the per-host figures (each host's geometric mean over its runs), 95% (interval: of the ratio B/A)";
 /// The test behind verdicts on samples within one run a side.
 pub const WITHIN_RUN_TEST: &str =
-    "Welch's two-sample t-test on the samples within each run (the means of 10 stretches of a run where it has 20 samples or more), 95% (interval: of the change of the mean)";
+    "Welch's t-test on the samples within each run (the means of 10 stretches of a run where it has 20 samples or more): on the ratio of their means where no sample is negative (delta method on its logarithm), else on the difference; 95% (interval: of that ratio, else of the change of the mean)";
 
 /// What a row's samples were.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,6 +45,10 @@ pub enum Basis {
     /// One figure per host (the geometric mean of its runs' figures), where a side spans
     /// several hosts: the verdict is of hosts, and one host's many runs weigh as one.
     Hosts,
+    /// One run a side, and a figure without samples enough to test (a derived score, a
+    /// percentile, a percentage; one iteration a side): the change is judged against the
+    /// figure's own run-to-run spread from the host's earlier runs (`HostSpread`).
+    History,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -524,15 +530,27 @@ fn row(a: &Figure, b: &Figure, floor: Option<f64>) -> Row {
         (None, false) => Some("fewer than two samples on a side".to_string()),
     };
     let mean_a = Summary::of(&sa).map_or(a.value, |s| s.mean);
-    let verdict = match &test {
-        None => Verdict::NotTested,
-        Some(t) => verdict(
-            t.significant(),
-            change_pct,
-            t.difference > 0.0,
-            a.better,
-            floor,
+    // A figure that cannot be negative is tested on the ratio of its means, whose interval
+    // never reaches below -100%; one that can, on their difference over A's mean.
+    let ratio = ratio_of_means_test(&sa, &sb);
+    let (significant, up, ci_pct, p_value) = match (&test, &ratio) {
+        (_, Some(r)) => (
+            Some(r.significant()),
+            r.ratio > 1.0,
+            Some([(r.ci_low - 1.0) * 100.0, (r.ci_high - 1.0) * 100.0]),
+            Some(r.p_value),
         ),
+        (Some(t), None) => (
+            Some(t.significant()),
+            t.difference > 0.0,
+            (mean_a != 0.0).then(|| [t.ci_low / mean_a * 100.0, t.ci_high / mean_a * 100.0]),
+            Some(t.p_value),
+        ),
+        (None, None) => (None, false, None, None),
+    };
+    let verdict = match significant {
+        None => Verdict::NotTested,
+        Some(sig) => verdict(sig, change_pct, up, a.better, floor),
     };
     let r = Row {
         key: a.key.clone(),
@@ -543,16 +561,58 @@ fn row(a: &Figure, b: &Figure, floor: Option<f64>) -> Row {
         a: a.value,
         b: b.value,
         change_pct,
-        ci_pct: test
-            .filter(|_| mean_a != 0.0)
-            .map(|t| [t.ci_low / mean_a * 100.0, t.ci_high / mean_a * 100.0]),
-        p_value: test.map(|t| t.p_value),
+        ci_pct,
+        p_value,
         basis: Basis::WithinRun,
         samples_a: sa.len(),
         samples_b: sb.len(),
         verdict,
         why_not_tested,
         floor_pct: None,
+    };
+    at_resolution(r, a, Some(b))
+}
+
+/// A figure of one run a side that its samples cannot test, judged against its own run-to-run
+/// spread on this host (`bound_pct`: the 95% bound of the change between two of its runs): a
+/// change beyond it, on the ratio's scale where the figure is positive (B/A above 1 + bound or
+/// below 1 / (1 + bound)), is better or worse; one within it is within the host's noise.
+fn history_row(a: &Figure, b: &Figure, bound_pct: f64) -> Row {
+    let change_pct = if a.value != 0.0 {
+        (b.value - a.value) / a.value.abs() * 100.0
+    } else {
+        0.0
+    };
+    let beyond = if a.value > 0.0 && b.value > 0.0 {
+        (b.value / a.value).ln().abs() > (1.0 + bound_pct / 100.0).ln()
+    } else {
+        change_pct.abs() > bound_pct
+    };
+    let verdict = if !beyond {
+        Verdict::WithinNoise
+    } else {
+        match (b.value > a.value, a.better) {
+            (true, Better::Higher) | (false, Better::Lower) => Verdict::Better,
+            _ => Verdict::Worse,
+        }
+    };
+    let r = Row {
+        key: a.key.clone(),
+        suite: a.suite.clone(),
+        name: a.name.clone(),
+        unit: a.unit.clone(),
+        better: a.better,
+        a: a.value,
+        b: b.value,
+        change_pct,
+        ci_pct: None,
+        p_value: None,
+        basis: Basis::History,
+        samples_a: a.samples.len(),
+        samples_b: b.samples.len(),
+        verdict,
+        why_not_tested: None,
+        floor_pct: Some(bound_pct),
     };
     at_resolution(r, a, Some(b))
 }
@@ -601,7 +661,7 @@ pub fn compare_runs(
     let measured_floor = noise_floor(a.iter().chain(b));
     let floor = match basis {
         Basis::Runs | Basis::Hosts => measured_floor,
-        Basis::WithinRun => measured_floor.map(|f| 2.0 * f),
+        Basis::WithinRun | Basis::History => measured_floor.map(|f| 2.0 * f),
     };
     // One run a side: each figure's own run-to-run spread, where the host has history.
     let looked_up = spread.map(|s| s.runs);
@@ -627,10 +687,15 @@ pub fn compare_runs(
                     &values(&fb, &first.key),
                     floor,
                 ),
-                Basis::WithinRun => match own_floor(&first.key) {
-                    Some(f) => Row {
-                        floor_pct: Some(f),
-                        ..row(first, other, Some(f))
+                // (A comparison's basis is never History: that is a row's.)
+                Basis::WithinRun | Basis::History => match own_floor(&first.key) {
+                    Some(f) => match row(first, other, Some(f)) {
+                        // Nothing within the runs to test: the host's history judges it.
+                        r if r.verdict == Verdict::NotTested => history_row(first, other, f),
+                        r => Row {
+                            floor_pct: Some(f),
+                            ..r
+                        },
                     },
                     None => row(first, other, floor),
                 },
@@ -727,7 +792,7 @@ pub fn compare_runs(
         test: match basis {
             Basis::Runs => RUNS_TEST,
             Basis::Hosts => HOSTS_TEST,
-            Basis::WithinRun => WITHIN_RUN_TEST,
+            Basis::WithinRun | Basis::History => WITHIN_RUN_TEST,
         }
         .into(),
         basis,
@@ -959,6 +1024,63 @@ mod host_tests {
         )
         .unwrap();
         assert_eq!(c.spread_runs, None);
+    }
+
+    /// A derived figure (a score, a percentile): a value and no samples.
+    fn derived(better: Better, value: f64) -> Figure {
+        Figure {
+            key: "k".into(),
+            suite: "s".into(),
+            name: "n".into(),
+            unit: "u".into(),
+            better,
+            value,
+            samples: Vec::new(),
+            sample_kind: "derived".into(),
+            resolution: None,
+        }
+    }
+
+    /// A figure with no samples a side is judged against its run-to-run spread on the host,
+    /// on the ratio's scale: with a bound of 10%, a score 30% up is better, 5% up within the
+    /// noise, and a latency from 100 to 70 (B/A 0.70, below 1/1.1) better.
+    #[test]
+    fn a_figure_without_samples_is_judged_against_its_history() {
+        let r = history_row(
+            &derived(Better::Higher, 100.0),
+            &derived(Better::Higher, 130.0),
+            10.0,
+        );
+        assert_eq!(r.verdict, Verdict::Better, "{r:?}");
+        assert_eq!(r.basis, Basis::History);
+        assert_eq!(r.floor_pct, Some(10.0));
+        assert!(r.why_not_tested.is_none());
+        let r = history_row(
+            &derived(Better::Higher, 100.0),
+            &derived(Better::Higher, 105.0),
+            10.0,
+        );
+        assert_eq!(r.verdict, Verdict::WithinNoise, "{r:?}");
+        let r = history_row(
+            &derived(Better::Lower, 100.0),
+            &derived(Better::Lower, 70.0),
+            10.0,
+        );
+        assert_eq!(r.verdict, Verdict::Better, "{r:?}");
+        // 100 to 91: -9%, but B/A 0.91 is within 1/1.1 (0.909): the noise.
+        let r = history_row(
+            &derived(Better::Lower, 100.0),
+            &derived(Better::Lower, 91.0),
+            10.0,
+        );
+        assert_eq!(r.verdict, Verdict::WithinNoise, "{r:?}");
+        // A figure that can be zero is judged on its change in percent of A.
+        let r = history_row(
+            &derived(Better::Lower, 0.0),
+            &derived(Better::Lower, 0.0),
+            10.0,
+        );
+        assert_eq!(r.verdict, Verdict::WithinNoise, "{r:?}");
     }
 
     fn many(host: &str, ms: f64, n: usize) -> Vec<RunResult> {

@@ -160,7 +160,10 @@ fn real_differences_are_significant_in_the_right_direction_and_noise_is_not() {
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("Welch's two-sample t-test"), "{text}");
+    assert!(
+        text.contains("Welch's t-test on the samples within each run"),
+        "{text}"
+    );
     assert!(text.contains("1 worse"), "{text}");
     // Grouped by verdict: the slower run time under "changed beyond the host's noise".
     let changed = text

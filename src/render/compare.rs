@@ -1,6 +1,6 @@
 //! `compare` as a terminal table or Markdown.
 
-use crate::compare::{Comparison, Row, Verdict};
+use crate::compare::{Basis, Comparison, Row, Verdict};
 
 pub(in crate::render) fn number(x: f64) -> String {
     let a = x.abs();
@@ -15,8 +15,43 @@ pub(in crate::render) fn number(x: f64) -> String {
     }
 }
 
+/// A two-run bound of a positive figure, `pct` percent, on the scale it lives on: "±8.5%"
+/// while the figure moves by less than half, else the factors it may move by between two
+/// runs, "×0.08–×12" (a tail latency whose runs differ tenfold is not "±1100%").
+pub(in crate::render) fn spread(pct: f64) -> String {
+    if pct <= 50.0 {
+        return format!("±{pct:.1}%");
+    }
+    let hi = 1.0 + pct / 100.0;
+    let factor = |x: f64| {
+        if x >= 10.0 {
+            format!("{x:.0}")
+        } else if x >= 0.1 {
+            format!("{x:.2}")
+        } else {
+            format!("{x:.2e}")
+        }
+    };
+    format!("×{}–×{}", factor(1.0 / hi), factor(hi))
+}
+
+/// A row's change on its scale: points for a percentage (deadlines met 99.0% to 97.5% is
+/// "-1.5 pt", not "-1.5%"), else percent of A.
+pub(in crate::render) fn change(r: &Row) -> String {
+    if r.unit == "%" {
+        format!("{:+.1} pt", r.b - r.a)
+    } else {
+        format!("{:+.1}%", r.change_pct)
+    }
+}
+
 pub(in crate::render) fn ci(r: &Row) -> String {
     match r.ci_pct {
+        // A percentage's interval in points, as its change.
+        Some([lo, hi]) if r.unit == "%" => {
+            let pt = |x: f64| x / 100.0 * r.a.abs();
+            format!("[{:+.1}, {:+.1}] pt", pt(lo), pt(hi))
+        }
         Some([lo, hi]) => format!("[{lo:+.1}%, {hi:+.1}%]"),
         None => "-".into(),
     }
@@ -25,8 +60,15 @@ pub(in crate::render) fn ci(r: &Row) -> String {
 pub(in crate::render) fn verdict(r: &Row) -> String {
     match (&r.verdict, &r.why_not_tested, r.floor_pct) {
         (Verdict::NotTested, Some(why), _) => format!("not tested ({why})"),
+        (v, _, Some(f)) if r.basis == Basis::History => {
+            format!(
+                "{} (against its run-to-run spread here, {})",
+                v.label(),
+                spread(f)
+            )
+        }
         (v @ (Verdict::Better | Verdict::Worse | Verdict::WithinNoise), _, Some(f)) => {
-            format!("{} (its floor ±{f:.1}%)", v.label())
+            format!("{} (its floor {})", v.label(), spread(f))
         }
         (v, _, _) => v.label().to_string(),
     }
@@ -74,15 +116,40 @@ pub(in crate::render) fn header_lines(c: &Comparison) -> Vec<String> {
 }
 
 pub(in crate::render) fn totals(c: &Comparison) -> String {
+    let history = c.rows.iter().filter(|r| r.basis == Basis::History).count();
     format!(
-        "{} measurements: {} better, {} worse, {} within the host's noise, {} no significant difference, {} not tested.",
+        "{} measurements: {} better, {} worse, {} within the host's noise, {} no significant difference, {} not tested{}.{}",
         c.rows.len(),
         c.count(Verdict::Better),
         c.count(Verdict::Worse),
         c.count(Verdict::WithinNoise),
         c.count(Verdict::NoSignificantDifference),
-        c.count(Verdict::NotTested)
+        c.count(Verdict::NotTested),
+        not_tested_why(c),
+        if history > 0 {
+            format!(" {history} judged against their own run-to-run spread on this host (no samples to test).")
+        } else {
+            String::new()
+        }
     )
+}
+
+/// Why the rows not tested were not, counted: " (3 derived: no samples, 2 fewer than two
+/// samples on a side)"; empty when every row was tested.
+fn not_tested_why(c: &Comparison) -> String {
+    let mut why: Vec<(&str, usize)> = Vec::new();
+    for r in c.rows.iter().filter(|r| r.verdict == Verdict::NotTested) {
+        let w = r.why_not_tested.as_deref().unwrap_or("no reason given");
+        match why.iter_mut().find(|(x, _)| *x == w) {
+            Some((_, n)) => *n += 1,
+            None => why.push((w, 1)),
+        }
+    }
+    if why.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = why.iter().map(|(w, n)| format!("{n} {w}")).collect();
+    format!(" ({})", parts.join(", "))
 }
 
 /// The table's sections, in order: what changed beyond the host's noise, what did not, what
@@ -137,11 +204,11 @@ pub fn text(c: &Comparison) -> String {
         out.push_str(&format!("{title}:\n"));
         for r in rows {
             out.push_str(&format!(
-                "{:<w$} {:>12} {:>12} {:>8.1}% {:>20}  {}\n",
+                "{:<w$} {:>12} {:>12} {:>9} {:>20}  {}\n",
                 format!("{} ({})", r.name, r.unit),
                 number(r.a),
                 number(r.b),
-                r.change_pct,
+                change(r),
                 ci(r),
                 verdict(r)
             ));
@@ -151,4 +218,20 @@ pub fn text(c: &Comparison) -> String {
     out.push_str(&totals(c));
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spread_is_said_on_its_scale() {
+        assert_eq!(spread(8.46), "±8.5%");
+        assert_eq!(spread(50.0), "±50.0%");
+        // Runs that differ tenfold: the factors, not "±900%".
+        assert_eq!(spread(900.0), "×0.10–×10");
+        assert_eq!(spread(100.0), "×0.50–×2.00");
+        // The run summary's "±536191512.3%" of a tail latency.
+        assert_eq!(spread(536_191_512.3), "×1.87e-7–×5361916");
+    }
 }

@@ -87,16 +87,14 @@ fn comparison_table(c: &Comparison) -> String {
         };
         let _ = write!(
             out,
-            "<tr class=\"{class}\"><td>{}</td><td>{}</td><td class=\"n\">{:.4}</td><td class=\"n\">{:.4}</td><td class=\"n\">{:+.1}%</td><td>{}</td><td class=\"{class}\">{}</td></tr>",
+            "<tr class=\"{class}\"><td>{}</td><td>{}</td><td class=\"n\">{:.4}</td><td class=\"n\">{:.4}</td><td class=\"n\">{}</td><td>{}</td><td class=\"{class}\">{}</td></tr>",
             esc(&r.name),
             esc(&r.unit),
             r.a,
             r.b,
-            r.change_pct,
-            r.ci_pct
-                .map(|[l, h]| format!("[{l:+.1}%, {h:+.1}%]"))
-                .unwrap_or_else(|| "-".into()),
-            esc(r.verdict.label())
+            esc(&crate::render::compare::change(r)),
+            esc(&crate::render::compare::ci(r)),
+            esc(&crate::render::compare::verdict(r))
         );
     }
     out.push_str("</table>");

@@ -259,7 +259,13 @@ pub fn spread_line(result: &RunResult, spread: &HostSpread) -> Option<String> {
     if named.is_empty() {
         return None;
     }
-    let show = |(name, pct): &(&str, f64)| format!("{} ±{pct:.1}%", printable(name, 80));
+    let show = |(name, pct): &(&str, f64)| {
+        format!(
+            "{} {}",
+            printable(name, 80),
+            crate::render::compare::spread(*pct)
+        )
+    };
     let index: Vec<String> = named
         .iter()
         .filter(|(n, _)| n.starts_with("System Benchmarks Index Score"))

@@ -13,4 +13,4 @@ pub use summary::{
     batch_means, confidence_interval_95, median, median_absolute_deviation, percentile_p1bench,
     Interval, Summary,
 };
-pub use welch::{welch_test, WelchTest};
+pub use welch::{ratio_of_means_test, welch_test, WelchTest};

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use super::Summary;
+use super::{RatioTest, Summary};
 
 /// The difference of means B − A with its 95% confidence interval and the two-sided p-value.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -59,6 +59,46 @@ pub fn welch_test(a: &[f64], b: &[f64]) -> Option<WelchTest> {
     })
 }
 
+/// Welch's test on the ratio of the means, mean(b) / mean(a), of two sets of samples that
+/// cannot be negative: the delta method on its logarithm, whose standard error is
+/// √(var_a / (n_a·mean_a²) + var_b / (n_b·mean_b²)), with Welch's degrees of freedom. Its
+/// interval is the ratio's, so it never reaches below zero (a change below -100%), which the
+/// difference's interval over mean(a) does for a noisy latency. None with fewer than two
+/// samples a side, a negative sample, or a mean of 0.
+pub fn ratio_of_means_test(a: &[f64], b: &[f64]) -> Option<RatioTest> {
+    if a.iter().chain(b).any(|x| !x.is_finite() || *x < 0.0) {
+        return None;
+    }
+    let w = welch_test(a, b)?;
+    let (sa, sb) = (Summary::of(a)?, Summary::of(b)?);
+    if sa.mean <= 0.0 || sb.mean <= 0.0 {
+        return None;
+    }
+    let ratio = sb.mean / sa.mean;
+    let se = (sa.sd * sa.sd / (sa.count as f64 * sa.mean * sa.mean)
+        + sb.sd * sb.sd / (sb.count as f64 * sb.mean * sb.mean))
+        .sqrt();
+    let df = w.degrees_of_freedom.max(1.0);
+    if se == 0.0 {
+        return Some(RatioTest {
+            ratio,
+            ci_low: ratio,
+            ci_high: ratio,
+            p_value: if ratio == 1.0 { 1.0 } else { 0.0 },
+            degrees_of_freedom: df,
+        });
+    }
+    let t = StudentsT::new(0.0, 1.0, df).ok()?;
+    let half = t.inverse_cdf(0.975) * se;
+    Some(RatioTest {
+        ratio,
+        ci_low: ratio * (-half).exp(),
+        ci_high: ratio * half.exp(),
+        p_value: 2.0 * (1.0 - t.cdf((ratio.ln() / se).abs())),
+        degrees_of_freedom: df,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,5 +126,32 @@ mod tests {
         assert!(!welch_test(&[1.0, 1.0], &[1.0, 1.0]).unwrap().significant());
         assert!(welch_test(&[1.0, 1.0], &[2.0, 2.0]).unwrap().significant());
         assert!(welch_test(&[1.0], &[2.0, 3.0]).is_none());
+    }
+
+    #[test]
+    fn a_ratio_interval_stays_positive_where_the_differences_does_not() {
+        // A tail latency: A about 1, B spread from 1 to 30. The difference's interval over
+        // A's mean reaches far below -100%; the ratio's stays above 0 and holds B/A, and its
+        // verdict agrees with it.
+        let a = [1.0, 1.1, 0.9, 1.0, 1.05];
+        let b = [1.0, 30.0, 2.0, 25.0, 1.5];
+        let w = welch_test(&a, &b).unwrap();
+        assert!(w.ci_low / 1.01 < -1.0, "{w:?}");
+        let r = ratio_of_means_test(&a, &b).unwrap();
+        let ratio = (59.5 / 5.0) / (5.05 / 5.0);
+        assert!((r.ratio - ratio).abs() < 1e-9);
+        assert!(
+            r.ci_low > 0.0 && r.ci_low < ratio && ratio < r.ci_high,
+            "{r:?}"
+        );
+        assert_eq!(r.significant(), r.ci_low > 1.0 || r.ci_high < 1.0, "{r:?}");
+        // The same samples: a ratio of 1, not significant.
+        let same = ratio_of_means_test(&a, &a).unwrap();
+        assert!(!same.significant() && same.ci_low < 1.0 && same.ci_high > 1.0);
+        // A zero sample is fine (a latency below the timer's); a negative one or a zero mean
+        // is not a ratio's.
+        assert!(ratio_of_means_test(&[0.0, 1.0, 2.0], &[1.0, 2.0, 3.0]).is_some());
+        assert_eq!(ratio_of_means_test(&[-1.0, 1.0], &[1.0, 2.0]), None);
+        assert_eq!(ratio_of_means_test(&[0.0, 0.0], &[1.0, 2.0]), None);
     }
 }

@@ -8,7 +8,7 @@ use super::{Exporter, Shown};
 use crate::compare::Comparison;
 use crate::model::figures::{figures, Figure};
 use crate::model::RunResult;
-use crate::render::compare::{ci, header_lines, number, sections, totals, verdict};
+use crate::render::compare::{change, ci, header_lines, number, sections, totals, verdict};
 
 pub struct Markdown;
 
@@ -86,12 +86,12 @@ fn comparison(c: &Comparison) -> String {
         ));
         for r in rows {
             out.push_str(&format!(
-                "| {} | {} | {} | {} | {:+.1}% | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
                 md_cell(&r.name),
                 md_cell(&r.unit),
                 number(r.a),
                 number(r.b),
-                r.change_pct,
+                change(r),
                 ci(r),
                 md_cell(&verdict(r))
             ));
