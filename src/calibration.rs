@@ -1384,7 +1384,7 @@ mod tests {
                 .next()
                 .map(|e| e.loops_per_ms)
         };
-        let mut calibrate = |opts: &CalibrationOptions, now: f64, checked: f64| {
+        let calibrate = |opts: &CalibrationOptions, now: f64, checked: f64| {
             burn_calibration_with(
                 opts,
                 BurnLoop::Interbench,
