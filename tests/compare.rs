@@ -670,3 +670,66 @@ fn a_run_named_twice_is_refused_however_it_is_named() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// One run a side on a host with three earlier runs of the same plan: the index score (derived:
+/// no samples) and a test of one iteration (one sample a side) get a verdict from their own
+/// run-to-run spread, and nothing the history knows is left "not tested".
+#[test]
+fn a_figure_without_samples_gets_a_verdict_from_the_hosts_history() {
+    let sb = Sandbox::new();
+    let args = [
+        "index",
+        "dhry2reg",
+        "--seconds",
+        "0.1",
+        "-i",
+        "1",
+        "-c",
+        "1",
+    ];
+    for _ in 0..5 {
+        sb.json(&args);
+    }
+    let out = sb
+        .cmd()
+        .args(["compare", "4", "5", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(c["spread_runs"], 3, "{c}");
+    let rows = c["rows"].as_array().unwrap();
+    let find = |what: &str| {
+        rows.iter()
+            .find(|r| r["name"].as_str().unwrap().contains(what))
+            .unwrap_or_else(|| panic!("no {what} row in {c}"))
+    };
+    for what in ["System Benchmarks Index Score", "Dhrystone 2"] {
+        let r = find(what);
+        assert_eq!(r["basis"], "history", "{r}");
+        assert_ne!(r["verdict"], "not_tested", "{r}");
+        assert!(r["floor_pct"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    assert!(rows.iter().all(|r| r["verdict"] != "not_tested"), "{c}");
+    let text = String::from_utf8(
+        sb.cmd()
+            .args(["compare", "4", "5"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        text.contains("(against its run-to-run spread here, "),
+        "{text}"
+    );
+    assert!(text.contains(" 0 not tested."), "{text}");
+    assert!(
+        text.contains("judged against their own run-to-run spread on this host"),
+        "{text}"
+    );
+}

@@ -127,7 +127,7 @@ pub(in crate::render) fn totals(c: &Comparison) -> String {
         c.count(Verdict::NotTested),
         not_tested_why(c),
         if history > 0 {
-            format!(" {history} judged against their own run-to-run spread on this host (no samples to test).")
+            format!(" {history} judged against their own run-to-run spread on this host (too few samples of their own to test).")
         } else {
             String::new()
         }
