@@ -324,8 +324,9 @@ pub fn rested_speed_like_interbench(loops_per_ms: u64, rest_ms: f64) -> (f64, bo
 /// tasks burn (docs/calibration.md). interbench loops until the check passes, for minutes on a
 /// noisy host; this gives up after `rule.budget_ms` and then reports the median speed of its
 /// checks, saying so (`RestedCheck::accepted`); `missed` hears of each failed check as it
-/// fails. It stops early, unaccepted, once `stop` is set (Ctrl-C): at most one rest later. Elapsed time on `CLOCK_MONOTONIC`, where interbench reads `CLOCK_MONOTONIC_RAW` (the
-/// same time, without NTP's rate adjustment).
+/// fails. It stops early, unaccepted, once `stop` is set (Ctrl-C): at most one rest later.
+/// Elapsed time on `CLOCK_MONOTONIC`, where interbench reads `CLOCK_MONOTONIC_RAW` (the same
+/// time, without NTP's rate adjustment).
 pub fn measure_like_interbench(
     work: &mut dyn FnMut(u64),
     rule: InterbenchRule,
@@ -626,6 +627,24 @@ pub struct CacheCheck {
 }
 
 impl CacheCheck {
+    /// The check of `cached_loops_per_ms` by a measurement of `measured_per_ms`: kept when the
+    /// measurement `counted` (its thread ran) and lies within `allowed_pct` of the figure.
+    pub fn judged(
+        cached_loops_per_ms: u64,
+        measured_per_ms: f64,
+        allowed_pct: f64,
+        counted: bool,
+    ) -> CacheCheck {
+        let mut check = CacheCheck {
+            cached_loops_per_ms,
+            measured_per_ms,
+            allowed_pct,
+            kept: false,
+        };
+        check.kept = counted && check.off_pct().abs() <= allowed_pct;
+        check
+    }
+
     /// How far the check's speed lies from the cached figure, % (negative: slower now).
     pub fn off_pct(&self) -> f64 {
         100.0 * (self.measured_per_ms / self.cached_loops_per_ms.max(1) as f64 - 1.0)
@@ -663,17 +682,16 @@ pub fn check_cached(burn_loop: BurnLoop, cached_loops_per_ms: u64) -> CacheCheck
         }
         BurnLoop::Chain => {
             let m = measure_rate(&mut burn_loops, CHAIN_CHECK_BUDGET);
-            (m.per_ms, true, (3.0 * m.mad_pct).max(3.0))
+            (m.per_ms, true, chain_allowed_pct(&m))
         }
     };
-    let mut check = CacheCheck {
-        cached_loops_per_ms,
-        measured_per_ms,
-        allowed_pct,
-        kept: false,
-    };
-    check.kept = counted && check.off_pct().abs() <= allowed_pct;
-    check
+    CacheCheck::judged(cached_loops_per_ms, measured_per_ms, allowed_pct, counted)
+}
+
+/// How far the chain's speed may lie from a figure, %: three median absolute deviations of the
+/// measurement `m`, at least 3%.
+fn chain_allowed_pct(m: &RateMeasurement) -> f64 {
+    (3.0 * m.mad_pct).max(3.0)
 }
 
 /// Why a fresh measurement is unsure, if it is: interbench's rule ran out of time before a
@@ -812,7 +830,7 @@ fn slower_than_cached(
     let off = 100.0 * (m.per_ms / cached as f64 - 1.0);
     let allowed = match burn_loop {
         BurnLoop::Interbench => INTERBENCH_CHECK_PCT,
-        BurnLoop::Chain => (3.0 * m.mad_pct).max(3.0),
+        BurnLoop::Chain => chain_allowed_pct(m),
     };
     (off < -allowed).then(|| {
         format!(
@@ -1357,16 +1375,7 @@ mod tests {
 
     /// The check of a cached figure finding the loop at `per_ms` now.
     fn check_finding(per_ms: f64) -> impl FnMut(u64) -> CacheCheck {
-        move |cached| {
-            let mut c = CacheCheck {
-                cached_loops_per_ms: cached,
-                measured_per_ms: per_ms,
-                allowed_pct: INTERBENCH_CHECK_PCT,
-                kept: false,
-            };
-            c.kept = c.off_pct().abs() <= c.allowed_pct;
-            c
-        }
+        move |cached| CacheCheck::judged(cached, per_ms, INTERBENCH_CHECK_PCT, true)
     }
 
     #[test]
@@ -1384,23 +1393,25 @@ mod tests {
                 .next()
                 .map(|e| e.loops_per_ms)
         };
-        let calibrate = |opts: &CalibrationOptions, now: f64, checked: f64| {
+        // A calibration finding the loop at `now` (its cache check too); `cache_now`: false
+        // for a deferred caller, which commits later.
+        let calibrate = |opts: &CalibrationOptions, now: f64, cache_now: bool| {
             burn_calibration_with(
                 opts,
                 BurnLoop::Interbench,
                 &mut || accepted_at(now),
-                &mut check_finding(checked),
-                true,
+                &mut check_finding(now),
+                cache_now,
             )
             .calibration
         };
         // A quiet host: 1e6 a ms, cached.
-        let quiet = calibrate(&opts, 1e6, 1e6);
+        let quiet = calibrate(&opts, 1e6, true);
         assert!(quiet.unsure.is_none());
         assert_eq!(cached_figure(&opts), Some(1_000_000));
         // Beside a busy neighbour the check finds half that; measured again, also half: the
         // run uses it, flagged, and the cache keeps the quiet figure.
-        let slow = calibrate(&opts, 0.5e6, 0.5e6);
+        let slow = calibrate(&opts, 0.5e6, true);
         assert_eq!(slow.loops_per_ms, 500_000);
         assert_eq!(slow.source, CalibrationSource::Measured);
         let why = slow.unsure.expect("flagged").to_string();
@@ -1411,37 +1422,23 @@ mod tests {
         assert_eq!(cached_figure(&opts), Some(1_000_000));
         // The same with -b, which skips the check but not the judgement.
         opts.recalibrate = true;
-        let slow = calibrate(&opts, 0.5e6, 0.5e6);
+        let slow = calibrate(&opts, 0.5e6, true);
         assert!(slow.unsure.is_some());
         assert_eq!(cached_figure(&opts), Some(1_000_000));
         // 3% below is within a check's reach: sure, and it refreshes the cache.
-        let close = calibrate(&opts, 0.97e6, 0.97e6);
+        let close = calibrate(&opts, 0.97e6, true);
         assert!(close.unsure.is_none(), "{close:?}");
         assert_eq!(cached_figure(&opts), Some(970_000));
         // A loop that now runs faster than the cached figure: the figure is dropped and the
         // faster one cached (a deferred caller: dropped at once, cached on commit).
         opts.recalibrate = false;
-        let out = burn_calibration_with(
-            &opts,
-            BurnLoop::Interbench,
-            &mut || accepted_at(2e6),
-            &mut check_finding(2e6),
-            false,
-        )
-        .calibration;
+        let out = calibrate(&opts, 2e6, false);
         assert!(out.unsure.is_none());
         assert_eq!(cached_figure(&opts), None);
         assert!(commit_to_cache(&opts, &out).is_none());
         assert_eq!(cached_figure(&opts), Some(2_000_000));
         // A deferred caller whose check found the loop slower keeps the cached figure.
-        let out = burn_calibration_with(
-            &opts,
-            BurnLoop::Interbench,
-            &mut || accepted_at(1e6),
-            &mut check_finding(1e6),
-            false,
-        )
-        .calibration;
+        let out = calibrate(&opts, 1e6, false);
         assert!(out.unsure.is_some());
         assert_eq!(cached_figure(&opts), Some(2_000_000));
     }

@@ -1046,41 +1046,23 @@ mod host_tests {
     /// noise, and a latency from 100 to 70 (B/A 0.70, below 1/1.1) better.
     #[test]
     fn a_figure_without_samples_is_judged_against_its_history() {
-        let r = history_row(
-            &derived(Better::Higher, 100.0),
-            &derived(Better::Higher, 130.0),
-            10.0,
-        );
+        let judged = |better, a, b| history_row(&derived(better, a), &derived(better, b), 10.0);
+        let r = judged(Better::Higher, 100.0, 130.0);
         assert_eq!(r.verdict, Verdict::Better, "{r:?}");
         assert_eq!(r.basis, Basis::History);
         assert_eq!(r.floor_pct, Some(10.0));
         assert!(r.why_not_tested.is_none());
-        let r = history_row(
-            &derived(Better::Higher, 100.0),
-            &derived(Better::Higher, 105.0),
-            10.0,
-        );
-        assert_eq!(r.verdict, Verdict::WithinNoise, "{r:?}");
-        let r = history_row(
-            &derived(Better::Lower, 100.0),
-            &derived(Better::Lower, 70.0),
-            10.0,
-        );
-        assert_eq!(r.verdict, Verdict::Better, "{r:?}");
-        // 100 to 91: -9%, but B/A 0.91 is within 1/1.1 (0.909): the noise.
-        let r = history_row(
-            &derived(Better::Lower, 100.0),
-            &derived(Better::Lower, 91.0),
-            10.0,
-        );
-        assert_eq!(r.verdict, Verdict::WithinNoise, "{r:?}");
-        // A figure that can be zero is judged on its change in percent of A.
-        let r = history_row(
-            &derived(Better::Lower, 0.0),
-            &derived(Better::Lower, 0.0),
-            10.0,
-        );
-        assert_eq!(r.verdict, Verdict::WithinNoise, "{r:?}");
+        for (better, a, b, verdict) in [
+            (Better::Higher, 100.0, 105.0, Verdict::WithinNoise),
+            (Better::Lower, 100.0, 70.0, Verdict::Better),
+            // 100 to 91: -9%, but B/A 0.91 is within 1/1.1 (0.909): the noise.
+            (Better::Lower, 100.0, 91.0, Verdict::WithinNoise),
+            // A figure that can be zero is judged on its change in percent of A.
+            (Better::Lower, 0.0, 0.0, Verdict::WithinNoise),
+        ] {
+            let r = judged(better, a, b);
+            assert_eq!(r.verdict, verdict, "{r:?}");
+        }
     }
 
     fn many(host: &str, ms: f64, n: usize) -> Vec<RunResult> {

@@ -690,17 +690,7 @@ fn a_figure_without_samples_gets_a_verdict_from_the_hosts_history() {
     for _ in 0..5 {
         sb.json(&args);
     }
-    let out = sb
-        .cmd()
-        .args(["compare", "4", "5", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = sb.json(&["compare", "4", "5"]);
     assert_eq!(c["spread_runs"], 3, "{c}");
     let rows = c["rows"].as_array().unwrap();
     let find = |what: &str| {

@@ -1032,6 +1032,21 @@ fn a_pinned_run_leaves_the_next_run_of_the_process_free() {
     assert_eq!(allowed, [here, here], "the pin of -u outlived its run");
 }
 
+/// A short run that calibrates (no `-l`): Audio under None for 1 s.
+const CALIBRATED_AUDIO: [&str; 11] = [
+    "interactive",
+    "-c",
+    "-W",
+    "Audio",
+    "-w",
+    "None",
+    "-t",
+    "1",
+    "--exact-time",
+    "--settle-ms",
+    "100",
+];
+
 /// Writes a calibration cache holding `cal` at `loops_per_ms`, as a sure measured figure; its
 /// path and the entry's key.
 fn plant_calibration(sb: &Sandbox, cal: &Value, loops_per_ms: u64) -> (PathBuf, String) {
@@ -1058,19 +1073,7 @@ fn plant_calibration(sb: &Sandbox, cal: &Value, loops_per_ms: u64) -> (PathBuf, 
 fn a_cached_figure_far_above_the_loops_speed_stays_and_the_run_is_flagged() {
     let _g = serial();
     let sb = Sandbox::new();
-    let args = [
-        "interactive",
-        "-c",
-        "-W",
-        "Audio",
-        "-w",
-        "None",
-        "-t",
-        "1",
-        "--exact-time",
-        "--settle-ms",
-        "100",
-    ];
+    let args = CALIBRATED_AUDIO;
     let first = sb.json(&args);
     let cal = interactive(&first)["calibration"].clone();
     // Three times the speed found, as if cached on a quiet host and this CPU were now slowed
@@ -1102,19 +1105,7 @@ fn a_cached_figure_far_above_the_loops_speed_stays_and_the_run_is_flagged() {
 fn a_cached_calibration_is_checked_and_a_wrong_one_measured_again() {
     let _g = serial();
     let sb = Sandbox::new();
-    let args = [
-        "interactive",
-        "-c",
-        "-W",
-        "Audio",
-        "-w",
-        "None",
-        "-t",
-        "1",
-        "--exact-time",
-        "--settle-ms",
-        "100",
-    ];
+    let args = CALIBRATED_AUDIO;
     let first = sb.json(&args);
     let cal = interactive(&first)["calibration"].clone();
     // Plant a third of the speed found: the check's 1 ms burn after a rest takes a third of

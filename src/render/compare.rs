@@ -35,10 +35,15 @@ pub(in crate::render) fn spread(pct: f64) -> String {
     format!("×{}–×{}", factor(1.0 / hi), factor(hi))
 }
 
+/// Whether a row is a percentage, whose changes are said in points.
+fn in_points(r: &Row) -> bool {
+    r.unit == "%"
+}
+
 /// A row's change on its scale: points for a percentage (deadlines met 99.0% to 97.5% is
 /// "-1.5 pt", not "-1.5%"), else percent of A.
 pub(in crate::render) fn change(r: &Row) -> String {
-    if r.unit == "%" {
+    if in_points(r) {
         format!("{:+.1} pt", r.b - r.a)
     } else {
         format!("{:+.1}%", r.change_pct)
@@ -48,7 +53,7 @@ pub(in crate::render) fn change(r: &Row) -> String {
 pub(in crate::render) fn ci(r: &Row) -> String {
     match r.ci_pct {
         // A percentage's interval in points, as its change.
-        Some([lo, hi]) if r.unit == "%" => {
+        Some([lo, hi]) if in_points(r) => {
             let pt = |x: f64| x / 100.0 * r.a.abs();
             format!("[{:+.1}, {:+.1}] pt", pt(lo), pt(hi))
         }
