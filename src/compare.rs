@@ -21,7 +21,7 @@ use crate::model::figures::{figures, Better, Figure, Kept};
 use crate::model::label::{self, printable};
 use crate::model::RunResult;
 use crate::stats::{
-    batch_means, log_ratio_test, ratio_of_means_test, two_run_bound_pct, welch_test, Summary,
+    batch_means, log_ratio_test, ratio_of_means_test, two_run_bound, welch_test, RunBound, Summary,
 };
 
 /// The test behind verdicts on per-run figures, named in the output.
@@ -103,6 +103,10 @@ pub struct Row {
     /// earlier runs (`Comparison::spread_runs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub floor_pct: Option<f64>,
+    /// Whether that floor is on the ratio's scale (B/A within ×1/(1 + f) to ×(1 + f), for a
+    /// figure whose history was all positive), not on the difference's (±f% of A).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub floor_on_ratio: bool,
 }
 
 /// Where a compared result came from, and its identity.
@@ -322,9 +326,8 @@ pub fn repeats_to_detect(r: &RunResult, change_pct: f64) -> Option<RepeatAdvice>
 pub struct HostSpread {
     /// The earlier runs found (the spread is used from [`HostSpread::MIN_RUNS`] on).
     pub runs: usize,
-    /// By figure key: the 95% bound of the change between two runs, percent
-    /// (`stats::two_run_bound_pct`).
-    pub bound_pct: HashMap<String, f64>,
+    /// By figure key: the 95% bound of the change between two runs (`stats::two_run_bound`).
+    pub bounds: HashMap<String, RunBound>,
 }
 
 impl HostSpread {
@@ -341,10 +344,10 @@ impl HostSpread {
         }
         HostSpread {
             runs: earlier.len(),
-            bound_pct: values
+            bounds: values
                 .into_iter()
                 .filter(|(_, v)| v.len() >= Self::MIN_RUNS)
-                .filter_map(|(key, v)| Some((key.to_string(), two_run_bound_pct(&v)?)))
+                .filter_map(|(key, v)| Some((key.to_string(), two_run_bound(&v)?)))
                 .collect(),
         }
     }
@@ -415,11 +418,11 @@ fn verdict(
     change_pct: f64,
     up: bool,
     better: Better,
-    floor: Option<f64>,
+    floor: Option<RunBound>,
 ) -> Verdict {
     if !significant {
         Verdict::NoSignificantDifference
-    } else if floor.is_some_and(|f| change_pct.abs() <= f) {
+    } else if floor.is_some_and(|f| f.holds(change_pct)) {
         Verdict::WithinNoise
     } else {
         match (up, better) {
@@ -453,6 +456,7 @@ fn runs_row(fa: &Figure, fb: Option<&Figure>, va: &[f64], vb: &[f64], floor: Opt
         verdict: Verdict::NotTested,
         why_not_tested: None,
         floor_pct: None,
+        floor_on_ratio: false,
     };
     let positive = va.iter().chain(vb).all(|x| x.is_finite() && *x > 0.0);
     if !positive {
@@ -476,7 +480,7 @@ fn runs_row(fa: &Figure, fb: Option<&Figure>, va: &[f64], vb: &[f64], floor: Opt
                     change,
                     t.difference > 0.0,
                     fa.better,
-                    floor,
+                    floor.map(RunBound::linear),
                 );
             }
             None => {
@@ -496,7 +500,7 @@ fn runs_row(fa: &Figure, fb: Option<&Figure>, va: &[f64], vb: &[f64], floor: Opt
                 r.change_pct,
                 t.ratio > 1.0,
                 fa.better,
-                floor,
+                floor.map(RunBound::linear),
             );
         }
         None => r.why_not_tested = Some("fewer than two runs on a side".into()),
@@ -516,7 +520,7 @@ fn at_resolution(mut r: Row, fa: &Figure, fb: Option<&Figure>) -> Row {
 }
 
 /// A figure of one run a side, judged on the samples within each (`within_run`).
-fn row(a: &Figure, b: &Figure, floor: Option<f64>) -> Row {
+fn row(a: &Figure, b: &Figure, floor: Option<RunBound>) -> Row {
     let change_pct = if a.value != 0.0 {
         (b.value - a.value) / a.value * 100.0
     } else {
@@ -569,26 +573,22 @@ fn row(a: &Figure, b: &Figure, floor: Option<f64>) -> Row {
         verdict,
         why_not_tested,
         floor_pct: None,
+        floor_on_ratio: false,
     };
     at_resolution(r, a, Some(b))
 }
 
 /// A figure of one run a side that its samples cannot test, judged against its own run-to-run
-/// spread on this host (`bound_pct`: the 95% bound of the change between two of its runs): a
-/// change beyond it, on the ratio's scale where the figure is positive (B/A above 1 + bound or
-/// below 1 / (1 + bound)), is better or worse; one within it is within the host's noise.
-fn history_row(a: &Figure, b: &Figure, bound_pct: f64) -> Row {
+/// spread on this host (`bound`: the 95% bound of the change between two of its runs): a
+/// change beyond it, on the bound's scale (B/A above 1 + bound or below 1 / (1 + bound) where
+/// the history was all positive), is better or worse; one within it is within the host's noise.
+fn history_row(a: &Figure, b: &Figure, bound: RunBound) -> Row {
     let change_pct = if a.value != 0.0 {
         (b.value - a.value) / a.value.abs() * 100.0
     } else {
         0.0
     };
-    let beyond = if a.value > 0.0 && b.value > 0.0 {
-        (b.value / a.value).ln().abs() > (1.0 + bound_pct / 100.0).ln()
-    } else {
-        change_pct.abs() > bound_pct
-    };
-    let verdict = if !beyond {
+    let verdict = if bound.holds(change_pct) {
         Verdict::WithinNoise
     } else {
         match (b.value > a.value, a.better) {
@@ -612,7 +612,8 @@ fn history_row(a: &Figure, b: &Figure, bound_pct: f64) -> Row {
         samples_b: b.samples.len(),
         verdict,
         why_not_tested: None,
-        floor_pct: Some(bound_pct),
+        floor_pct: Some(bound.pct),
+        floor_on_ratio: bound.on_ratio,
     };
     at_resolution(r, a, Some(b))
 }
@@ -666,7 +667,7 @@ pub fn compare_runs(
     // One run a side: each figure's own run-to-run spread, where the host has history.
     let looked_up = spread.map(|s| s.runs);
     let spread = spread.filter(|s| basis == Basis::WithinRun && s.usable());
-    let own_floor = |key: &str| spread.and_then(|s| s.bound_pct.get(key).copied());
+    let own_floor = |key: &str| spread.and_then(|s| s.bounds.get(key).copied());
     let each_run = |runs: &[Vec<Figure>], key: &str| -> Vec<Option<f64>> {
         runs.iter()
             .map(|figs| figs.iter().find(|f| f.key == key).map(|f| f.value))
@@ -693,11 +694,12 @@ pub fn compare_runs(
                         // Nothing within the runs to test: the host's history judges it.
                         r if r.verdict == Verdict::NotTested => history_row(first, other, f),
                         r => Row {
-                            floor_pct: Some(f),
+                            floor_pct: Some(f.pct),
+                            floor_on_ratio: f.on_ratio,
                             ..r
                         },
                     },
-                    None => row(first, other, floor),
+                    None => row(first, other, floor.map(RunBound::linear)),
                 },
                 Basis::Hosts => Row {
                     basis: Basis::Hosts,
@@ -846,8 +848,14 @@ mod tests {
         // The same 20% change on a host whose runs spread by 25%: real, but within its noise;
         // on a host that spreads by 5%, better.
         let (a, b) = (figure(Better::Higher, &low), figure(Better::Higher, &high));
-        assert_eq!(row(&a, &b, Some(25.0)).verdict, Verdict::WithinNoise);
-        assert_eq!(row(&a, &b, Some(5.0)).verdict, Verdict::Better);
+        assert_eq!(
+            row(&a, &b, Some(RunBound::linear(25.0))).verdict,
+            Verdict::WithinNoise
+        );
+        assert_eq!(
+            row(&a, &b, Some(RunBound::linear(5.0))).verdict,
+            Verdict::Better
+        );
         // The same samples: no difference.
         let r = row(
             &figure(Better::Higher, &low),
@@ -985,7 +993,9 @@ mod host_tests {
         let spread = HostSpread::of(&history.iter().collect::<Vec<_>>());
         assert_eq!(spread.runs, 5);
         let key = figures(&run_on("h1", 10.0))[0].key.clone();
-        let bound = spread.bound_pct[&key];
+        let bound = spread.bounds[&key];
+        assert!(bound.on_ratio, "{bound:?}");
+        let bound = bound.pct;
         assert!(bound > 10.0 && bound < 40.0, "{bound}");
         let (a, b) = ([run_on("h1", 10.0)], [run_on("h1", 10.3)]);
         let plain = compare_runs("A", &a, "B", &b, None).unwrap();
@@ -1043,14 +1053,33 @@ mod host_tests {
 
     /// A figure with no samples a side is judged against its run-to-run spread on the host,
     /// on the ratio's scale: with a bound of 10%, a score 30% up is better, 5% up within the
-    /// noise, and a latency from 100 to 70 (B/A 0.70, below 1/1.1) better.
+    /// noise, and a latency from 100 to 70 (B/A 0.70, below 1/1.1) better. A bound learnt
+    /// from a history with a zero in it is on the difference's scale.
     #[test]
     fn a_figure_without_samples_is_judged_against_its_history() {
-        let judged = |better, a, b| history_row(&derived(better, a), &derived(better, b), 10.0);
+        let on_ratio = |pct| RunBound {
+            pct,
+            on_ratio: true,
+        };
+        let judged =
+            |better, a, b| history_row(&derived(better, a), &derived(better, b), on_ratio(10.0));
         let r = judged(Better::Higher, 100.0, 130.0);
         assert_eq!(r.verdict, Verdict::Better, "{r:?}");
         assert_eq!(r.basis, Basis::History);
         assert_eq!(r.floor_pct, Some(10.0));
+        assert!(r.floor_on_ratio);
+        // ×0.5–×2: a latency from 100 to 40 is better; ±100% of A: within the noise.
+        let wide = |bound| {
+            history_row(
+                &derived(Better::Lower, 100.0),
+                &derived(Better::Lower, 40.0),
+                bound,
+            )
+        };
+        assert_eq!(wide(on_ratio(100.0)).verdict, Verdict::Better);
+        let r = wide(RunBound::linear(100.0));
+        assert_eq!(r.verdict, Verdict::WithinNoise, "{r:?}");
+        assert!(!r.floor_on_ratio);
         assert!(r.why_not_tested.is_none());
         for (better, a, b, verdict) in [
             (Better::Higher, 100.0, 105.0, Verdict::WithinNoise),

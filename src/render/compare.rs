@@ -1,6 +1,7 @@
 //! `compare` as a terminal table or Markdown.
 
 use crate::compare::{Basis, Comparison, Row, Verdict};
+use crate::stats::RunBound;
 
 pub(in crate::render) fn number(x: f64) -> String {
     let a = x.abs();
@@ -15,11 +16,12 @@ pub(in crate::render) fn number(x: f64) -> String {
     }
 }
 
-/// A two-run bound of a positive figure, `pct` percent, on the scale it lives on: "±8.5%"
-/// while the figure moves by less than half, else the factors it may move by between two
-/// runs, "×0.08–×12" (a tail latency whose runs differ tenfold is not "±1100%").
-pub(in crate::render) fn spread(pct: f64) -> String {
-    if pct <= 50.0 {
+/// A two-run bound on the scale it lives on: "±8.5%" while the figure moves by less than half
+/// or the bound is on the difference, else the factors a positive figure may move by between
+/// two runs, "×0.08–×12" (a tail latency whose runs differ tenfold is not "±1100%").
+pub(in crate::render) fn spread(bound: RunBound) -> String {
+    let pct = bound.pct;
+    if pct <= 50.0 || !bound.on_ratio {
         return format!("±{pct:.1}%");
     }
     let hi = 1.0 + pct / 100.0;
@@ -63,7 +65,11 @@ pub(in crate::render) fn ci(r: &Row) -> String {
 }
 
 pub(in crate::render) fn verdict(r: &Row) -> String {
-    match (&r.verdict, &r.why_not_tested, r.floor_pct) {
+    let floor = r.floor_pct.map(|pct| RunBound {
+        pct,
+        on_ratio: r.floor_on_ratio,
+    });
+    match (&r.verdict, &r.why_not_tested, floor) {
         (Verdict::NotTested, Some(why), _) => format!("not tested ({why})"),
         (v, _, Some(f)) if r.basis == Basis::History => {
             format!(
@@ -231,12 +237,20 @@ mod tests {
 
     #[test]
     fn a_spread_is_said_on_its_scale() {
-        assert_eq!(spread(8.46), "±8.5%");
-        assert_eq!(spread(50.0), "±50.0%");
+        let ratio = |pct| {
+            spread(RunBound {
+                pct,
+                on_ratio: true,
+            })
+        };
+        assert_eq!(ratio(8.46), "±8.5%");
+        assert_eq!(ratio(50.0), "±50.0%");
         // Runs that differ tenfold: the factors, not "±900%".
-        assert_eq!(spread(900.0), "×0.10–×10");
-        assert_eq!(spread(100.0), "×0.50–×2.00");
+        assert_eq!(ratio(900.0), "×0.10–×10");
+        assert_eq!(ratio(100.0), "×0.50–×2.00");
         // The run summary's "±536191512.3%" of a tail latency.
-        assert_eq!(spread(536_191_512.3), "×1.87e-7–×5361916");
+        assert_eq!(ratio(536_191_512.3), "×1.87e-7–×5361916");
+        // A bound on the difference (a history with a zero in it) is never a factor.
+        assert_eq!(spread(RunBound::linear(900.0)), "±900.0%");
     }
 }

@@ -4,6 +4,7 @@ use crate::compare::{HostSpread, RepeatAdvice};
 use crate::model::label::printable;
 use crate::model::part::{PartPlan, PartSettings};
 use crate::model::{RunResult, SuiteResult};
+use crate::stats::RunBound;
 
 /// "45 s", "3 min 05 s", "1 h 02 min".
 pub fn duration(seconds: f64) -> String {
@@ -252,18 +253,18 @@ pub fn spread_line(result: &RunResult, spread: &HostSpread) -> Option<String> {
         ));
     }
     let figures = crate::model::figures::figures(result);
-    let named: Vec<(&str, f64)> = figures
+    let named: Vec<(&str, RunBound)> = figures
         .iter()
-        .filter_map(|f| Some((f.name.as_str(), *spread.bound_pct.get(&f.key)?)))
+        .filter_map(|f| Some((f.name.as_str(), *spread.bounds.get(&f.key)?)))
         .collect();
     if named.is_empty() {
         return None;
     }
-    let show = |(name, pct): &(&str, f64)| {
+    let show = |(name, bound): &(&str, RunBound)| {
         format!(
             "{} {}",
             printable(name, 80),
-            crate::render::compare::spread(*pct)
+            crate::render::compare::spread(*bound)
         )
     };
     let index: Vec<String> = named
@@ -272,7 +273,7 @@ pub fn spread_line(result: &RunResult, spread: &HostSpread) -> Option<String> {
         .map(show)
         .collect();
     let mut most = named.clone();
-    most.sort_by(|a, b| b.1.total_cmp(&a.1));
+    most.sort_by(|a, b| b.1.pct.total_cmp(&a.1.pct));
     let most: Vec<String> = most.iter().take(3).map(show).collect();
     Some(format!(
         "Between runs on this host (from {} earlier runs like this one), figures move by up to: {}{}the most: {} — a change between two runs within that is the host's, not a change (compare of one run a side judges each figure so).",
@@ -343,11 +344,20 @@ mod tests {
             .iter()
             .find(|f| f.key.starts_with("sched/"))
             .unwrap();
-        let bound_pct = figures
+        let bounds = figures
             .iter()
-            .map(|f| (f.key.clone(), if f.key == noisy.key { 30.0 } else { 2.0 }))
+            .map(|f| {
+                let pct = if f.key == noisy.key { 30.0 } else { 2.0 };
+                (
+                    f.key.clone(),
+                    RunBound {
+                        pct,
+                        on_ratio: true,
+                    },
+                )
+            })
             .collect();
-        let spread = HostSpread { runs: 5, bound_pct };
+        let spread = HostSpread { runs: 5, bounds };
         let line = spread_line(&r, &spread).unwrap();
         assert!(line.contains("from 5 earlier runs"), "{line}");
         assert!(

@@ -105,13 +105,43 @@ pub fn runs_to_detect(cv_pct: f64, change_pct: f64, max: u32) -> Option<u32> {
     })
 }
 
-/// The 95% bound, percent, of the change between two more runs of a figure whose runs so far
-/// gave `values` (at least three): the prediction interval of the ratio of two runs,
+/// How far a figure moves between two runs on a host: the 95% bound of their change, in
+/// percent, on the ratio's scale (`on_ratio`: B/A within 1/(1 + pct/100) and 1 + pct/100) or
+/// on the difference's (|B − A| / |A| within pct/100).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunBound {
+    pub pct: f64,
+    pub on_ratio: bool,
+}
+
+impl RunBound {
+    /// A bound on the difference, as a noise floor is.
+    pub fn linear(pct: f64) -> RunBound {
+        RunBound {
+            pct,
+            on_ratio: false,
+        }
+    }
+
+    /// Whether a change of `change_pct` (percent of A) stays within the bound. On the ratio's
+    /// scale a change to or through zero (B/A not positive) never does.
+    pub fn holds(&self, change_pct: f64) -> bool {
+        if self.on_ratio {
+            let ratio = 1.0 + change_pct / 100.0;
+            ratio > 0.0 && ratio.ln().abs() <= (1.0 + self.pct / 100.0).ln()
+        } else {
+            change_pct.abs() <= self.pct
+        }
+    }
+}
+
+/// The 95% bound of the change between two more runs of a figure whose runs so far gave
+/// `values` (at least three): the prediction interval of the ratio of two runs,
 /// exp(t · √2 · s) − 1, where s is the standard deviation of the values' logarithms and t
 /// Student's quantile at k − 1 degrees of freedom (k runs: a few runs make a wide bound).
 /// Where a value is not positive, s is the standard deviation over the mean and the bound
-/// t · √2 · s. None with fewer than three finite values.
-pub fn two_run_bound_pct(values: &[f64]) -> Option<f64> {
+/// t · √2 · s, on the difference's scale. None with fewer than three finite values.
+pub fn two_run_bound(values: &[f64]) -> Option<RunBound> {
     let v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
     if v.len() < 3 {
         return None;
@@ -122,10 +152,13 @@ pub fn two_run_bound_pct(values: &[f64]) -> Option<f64> {
     if v.iter().all(|x| *x > 0.0) {
         let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
         let s = Summary::of(&logs)?.sd;
-        Some(((t * 2f64.sqrt() * s).exp() - 1.0) * 100.0)
+        Some(RunBound {
+            pct: ((t * 2f64.sqrt() * s).exp() - 1.0) * 100.0,
+            on_ratio: true,
+        })
     } else {
         let s = Summary::of(&v)?;
-        (s.mean != 0.0).then(|| t * 2f64.sqrt() * s.sd / s.mean.abs() * 100.0)
+        (s.mean != 0.0).then(|| RunBound::linear(t * 2f64.sqrt() * s.sd / s.mean.abs() * 100.0))
     }
 }
 
@@ -237,17 +270,32 @@ mod tests {
             let outside = (0..trials)
                 .filter(|_| {
                     let history: Vec<f64> = (0..k).map(|_| runs.sample(&mut rng)).collect();
-                    let bound = two_run_bound_pct(&history).unwrap();
+                    let bound = two_run_bound(&history).unwrap();
                     let (a, b) = (runs.sample(&mut rng), runs.sample(&mut rng));
-                    ((b / a - 1.0) * 100.0).abs() > bound
+                    !bound.holds((b / a - 1.0) * 100.0)
                 })
                 .count();
             let rate = outside as f64 / trials as f64;
             assert!((0.035..0.065).contains(&rate), "k {k}: {rate}");
         }
-        assert!(two_run_bound_pct(&[1.0, 1.1]).is_none());
-        // With a zero among them: the spread over the mean.
-        let b = two_run_bound_pct(&[0.0, 1.0, 2.0]).unwrap();
-        assert!((b - 4.303 * 2f64.sqrt() * 100.0).abs() < 1.0, "{b}");
+        assert!(two_run_bound(&[1.0, 1.1]).is_none());
+        // With a zero among them: the spread over the mean, on the difference's scale.
+        let b = two_run_bound(&[0.0, 1.0, 2.0]).unwrap();
+        assert!(!b.on_ratio, "{b:?}");
+        assert!((b.pct - 4.303 * 2f64.sqrt() * 100.0).abs() < 1.0, "{b:?}");
+    }
+
+    #[test]
+    fn a_bound_holds_a_change_on_its_own_scale() {
+        // ×0.5–×2 on the ratio's scale: -50% and +100% hold, -60% and +110% do not.
+        let r = RunBound {
+            pct: 100.0,
+            on_ratio: true,
+        };
+        assert!(r.holds(-50.0) && r.holds(100.0));
+        assert!(!r.holds(-60.0) && !r.holds(110.0) && !r.holds(-100.0));
+        // ±100% on the difference's: any fall short of -100% holds, +110% does not.
+        let l = RunBound::linear(100.0);
+        assert!(l.holds(-60.0) && l.holds(-100.0) && !l.holds(110.0));
     }
 }
