@@ -17,19 +17,32 @@
 #
 #   scripts/compare-false-alarms.sh [AA_PAIRS] [AB_PAIRS] [REPEAT]     (default 4 2 3: ~20 min here)
 #
-# `single` mode (issue #30): what a user does first — one run, change something, one run,
-# `compare` — judged with and without the host's history (each figure's run-to-run spread over
-# its earlier stored runs, `compare` of one run a side; without: the same two results compared
-# with no store, the doubled noise floor alone).
-#   A/A: HISTORY runs of `run --profile PROFILE` stored first, then AA_PAIRS pairs of single
-#        runs (each pair's runs join the history of the pairs after it): the share of tested
-#        figures called changed, and every called figure.
-#   A/B: the three jobs below, HISTORY single runs first, then AB_PAIRS pairs of single runs
-#        whose B computes its sched rounds 10% longer (-r 22 instead of 20): how often the
-#        sched figure is found, and the unchanged figures called; then AB_PAIRS pairs of
-#        groups of three (--repeat 3), found how often.
-#   PROFILE=quick scripts/compare-false-alarms.sh single [AA_PAIRS] [AB_PAIRS] [HISTORY]
-#        (default 6 6 3: about 70 min here — 6 0 3 took 50 min, 0 6 3 20 min on 2026-11-26)
+# `single` and `planted` modes (issues #30, #43): what a user does first — one run, change
+# something, one run, `compare` — judged through the store, each figure against its own
+# run-to-run spread over the host's earlier runs of the same plan (its history), and, for the
+# A/A pairs, also as two result files with no store (the doubled noise floor alone).
+#   PROFILE=quick scripts/compare-false-alarms.sh single [AA_PAIRS] [HISTORY]   (default 4 3)
+#        HISTORY runs of `run --profile PROFILE` first, then AA_PAIRS pairs of single runs, each
+#        pair joining the history of the next: the share of tested figures called changed,
+#        every figure called, and every figure left untested and why (~40 min here).
+#   scripts/compare-false-alarms.sh planted [PAIRS] [HISTORY] [GROUP_PAIRS]     (default 6 3 3)
+#        Power: three small jobs, each with a change planted in B —
+#          index   dhry2reg whetstone-double syscall pipe execl, --quick, 1 copy, on CPU $CPU;
+#                  B shares that CPU with scripts/duty-hog.py spinning 2 ms of every 20 (10%):
+#                  every test's score and the index score about 10% lower; execl has one
+#                  sample a run, the index score none;
+#          interactive  Audio, Video, X and Gaming under None and Burn, 2 s a pair, on CPU $CPU;
+#                  B shares it with a SCHED_FIFO spinner of 1 ms every 10 ms: the tail
+#                  latencies of the light tasks go from tens of µs to about 1 ms, the CPU-hungry
+#                  tasks get about 10% less CPU;
+#          sched   -w 50 -r 20 -c 4 -a 2 -t 1; B computes its rounds 10% longer (-r 22).
+#        HISTORY unchanged runs of each job first, then PAIRS pairs: A is unchanged and joins
+#        the history; B runs on a copy of the store, so no planted run is ever another pair's
+#        history. Consecutive A runs make the A/A pairs of the same jobs. Then GROUP_PAIRS pairs
+#        of groups of three (--repeat 3), A/A from consecutive A groups. About 45 min here with
+#        the defaults.
+# KEEP=FILE writes every judged row there (JSON lines; scripts/compare-power-summary.py makes
+# the tables again from it); nothing is asserted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
@@ -59,112 +72,9 @@ last_group() {
   "$hb" results list | tail -1 | sed -n 's/.*in group g\([0-9]*\)).*/\1/p'
 }
 
-if [ "${1:-}" = single ]; then
-  aa=${2:-6}
-  ab=${3:-6}
-  hist=${4:-3}
-  profile=${PROFILE:-quick}
-  mkdir -p "$work/wd"
-  newest() { "$hb" results list | tail -1 | awk '{print $1}'; }
-  # compare A B both ways, one JSON line: KIND A B (ids) CHANGED (the key part of the figure
-  # meant to change, "" for none).
-  judge1() {
-    "$hb" results show "$2" --format json >"$work/a.json"
-    "$hb" results show "$3" --format json >"$work/b.json"
-    "$hb" compare --json "$2" "$3" >"$work/with.json"
-    "$hb" --db "$work/none.sqlite" compare --json "$work/a.json" "$work/b.json" >"$work/without.json"
-    python3 - "$1" "$4" "$work/with.json" "$work/without.json" <<'EOF'
-import json, sys
-kind, changed, w, wo = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
-def count(c):
-    rows = [r for r in c["rows"] if r["verdict"] != "not_tested"]
-    meant = lambda r: bool(changed) and changed in r["key"]
-    called = lambda r: r["verdict"] in ("better", "worse")
-    return {
-        "tested": sum(not meant(r) for r in rows),
-        "called": sum(called(r) and not meant(r) for r in rows),
-        "changed": sum(meant(r) for r in rows),
-        "found": sum(called(r) and meant(r) for r in rows),
-        "spread_runs": c.get("spread_runs"),
-        "details": [
-            f'{r["name"]}: {r["change_pct"]:+.1f}%'
-            + (f' [{r["ci_pct"][0]:+.1f}%, {r["ci_pct"][1]:+.1f}%]' if r.get("ci_pct") else "")
-            + (f' floor ±{r["floor_pct"]:.1f}%' if r.get("floor_pct") is not None else "")
-            + f' {r["verdict"]}'
-            for r in rows if called(r) or meant(r)
-        ],
-    }
-print(json.dumps({"kind": kind, "with history": count(w), "without": count(wo)}))
-EOF
-  }
-  : >"$work/judged"
-  runq() { "$hb" -q run --profile "$profile" --workdir "$work/wd" >/dev/null; newest; }
-  if [ "$aa" -gt 0 ]; then
-    for i in $(seq "$hist"); do runq >/dev/null; echo "history run $i of $hist done" >&2; done
-  fi
-  for p in $(seq "$aa"); do
-    a=$(runq)
-    b=$(runq)
-    judge1 aa "$a" "$b" "" >>"$work/judged"
-    echo "A/A pair $p of $aa done" >&2
-  done
-  # The three jobs, one run each: their ids.
-  side1() { # SCHED_US
-    local ids=()
-    "$hb" -q noise 50 10 >/dev/null
-    ids+=("$(newest)")
-    "$hb" -q sched -w 50 -r "$1" -c 4 -a 2 -t 1 --min-runs 3 --max-runs 3 >/dev/null
-    ids+=("$(newest)")
-    "$hb" -q index syscall pipe context1 dhry2reg whetstone-double --seconds 1 -i 3 -c 1 \
-      --workdir "$work" --results-dir "$work/res" >/dev/null 2>&1
-    ids+=("$(newest)")
-    echo "${ids[*]}"
-  }
-  for i in $(seq "$hist"); do side1 20 >/dev/null; done
-  for p in $(seq "$ab"); do
-    read -r -a sa <<<"$(side1 20)"
-    read -r -a sb <<<"$(side1 22)"
-    for i in 0 1 2; do judge1 ab "${sa[$i]}" "${sb[$i]}" "us per round" >>"$work/judged"; done
-    echo "A/B pair $p of $ab done" >&2
-  done
-  rep=3
-  for p in $(seq "$ab"); do
-    read -r -a ga <<<"$(side 20)"
-    read -r -a gb <<<"$(side 22)"
-    "$hb" compare --json "g${ga[1]}" "g${gb[1]}" >"$work/groups.json"
-    python3 - "$work/groups.json" >>"$work/judged" <<'EOF'
-import json, sys
-c = json.load(open(sys.argv[1]))
-rows = [r for r in c["rows"] if "us per round" in r["key"] and r["verdict"] != "not_tested"]
-print(json.dumps({"kind": "groups", "changed": len(rows), "found": sum(r["verdict"] == "worse" for r in rows),
-                  "details": [f'{r["name"]}: {r["change_pct"]:+.1f}% {r["verdict"]}' for r in rows]}))
-EOF
-    echo "A/B group pair $p of $ab done" >&2
-  done
-  python3 - "$work/judged" "$aa" "$ab" "$hist" "$profile" <<'EOF'
-import json, sys
-lines = [json.loads(l) for l in open(sys.argv[1])]
-aa, ab, hist, profile = sys.argv[2:6]
-pct = lambda x, n: f"{x}/{n} ({100 * x / n:.1f}%)" if n else "-"
-print(f"# single runs: {hist} history runs first; {aa} A/A pairs of `run --profile {profile}`; {ab} A/B pairs of the three jobs with sched -r 22 against -r 20 (+10%), single runs and groups of three")
-for way in ("with history", "without"):
-    tot = lambda kind, f: sum(l[way][f] for l in lines if l["kind"] == kind)
-    print(f"{way:<13} A/A called {pct(tot('aa', 'called'), tot('aa', 'tested')):>20}   "
-          f"A/B unchanged called {pct(tot('ab', 'called'), tot('ab', 'tested')):>18}   "
-          f"A/B 10% found {pct(tot('ab', 'found'), tot('ab', 'changed')):>16}")
-g = [l for l in lines if l["kind"] == "groups"]
-print(f"groups of 3   A/B 10% found {pct(sum(l['found'] for l in g), sum(l['changed'] for l in g))}")
-print("history runs behind each A/A pair's floors:", [l["with history"]["spread_runs"] for l in lines if l["kind"] == "aa"])
-for way in ("with history", "without"):
-    print(f"called or meant to change, {way}:")
-    for l in lines:
-        if l["kind"] in ("aa", "ab"):
-            for d in l[way]["details"]:
-                print(f'  {l["kind"].upper()} {d}')
-for l in g:
-    for d in l["details"]:
-        print(f"  GROUPS {d}")
-EOF
+if [ "${1:-}" = single ] || [ "${1:-}" = planted ]; then
+  # shellcheck source=scripts/compare-power.sh
+  . scripts/compare-power.sh
   exit 0
 fi
 

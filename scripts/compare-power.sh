@@ -1,0 +1,141 @@
+# The `single` and `planted` modes of scripts/compare-false-alarms.sh (read its header), sourced
+# by it with $hb (the release binary), $work (a temporary directory) and the mode's arguments.
+mode=$1
+cpu=${CPU:-1}
+hog=""
+trap '[ -n "$hog" ] && kill "$hog" 2>/dev/null; rm -rf "$work"' EXIT
+mkdir -p "$work/wd" "$work/res"
+rows=${KEEP:-$work/rows.jsonl}
+: >"$rows"
+
+# The newest result's id in store DB.
+newest() { "$hb" --db "$1" results list | tail -1 | awk '{print $1}'; }
+# The newest result's group in store DB.
+newest_group() { "$hb" --db "$1" results list | tail -1 | sed -n 's/.*in group g\([0-9]*\)).*/\1/p'; }
+
+# compare A B in store DB; one JSON line of its rows: MODE JOB WAY DB A B.
+judge() {
+  local db=$4
+  if [ "$3" = none ]; then
+    # The same two results as files, with no store: no history, the doubled noise floor.
+    "$hb" --db "$db" results show "$5" --format json >"$work/a.json"
+    "$hb" --db "$db" results show "$6" --format json >"$work/b.json"
+    "$hb" --db "$work/none.sqlite" compare --json "$work/a.json" "$work/b.json" >"$work/c.json"
+  else
+    "$hb" --db "$db" compare --json "$5" "$6" >"$work/c.json"
+  fi
+  python3 - "$1" "$2" "$3" "$work/c.json" >>"$rows" <<'EOF'
+import json, sys
+mode, job, way, path = sys.argv[1:5]
+c = json.load(open(path))
+keep = ("key", "name", "unit", "verdict", "basis", "change_pct", "floor_pct", "floor_on_ratio",
+        "why_not_tested", "samples_a", "a", "b")
+print(json.dumps({"mode": mode, "job": job, "way": way, "spread_runs": c.get("spread_runs"),
+                  "rows": [{k: r.get(k) for k in keep} for r in c["rows"]]}))
+EOF
+}
+
+# Starts the planted hog of JOB, if any: the index job's 10% CPU hog, the interactive job's
+# FIFO spinner (both on $cpu, where the job runs).
+plant() {
+  case $1 in
+  index) python3 scripts/duty-hog.py "$cpu" 2 20 & hog=$! ;;
+  interactive) python3 scripts/duty-hog.py "$cpu" 1 10 --fifo 50 & hog=$! ;;
+  esac
+  return 0
+}
+unplant() {
+  if [ -n "$hog" ]; then
+    kill "$hog"
+    wait "$hog" 2>/dev/null || true
+    hog=""
+  fi
+}
+
+# One run (or group of REPEAT) of JOB into store DB, planted or not: JOB DB PLANTED [REPEAT].
+job() {
+  local r=()
+  if [ "${4:-1}" -gt 1 ]; then r=(--repeat "$4"); fi
+  if [ "$3" = 1 ]; then plant "$1"; fi
+  case $1 in
+  index)
+    taskset -c "$cpu" "$hb" --db "$2" -q "${r[@]}" index dhry2reg whetstone-double syscall pipe \
+      execl --quick -c 1 --workdir "$work/wd" --results-dir "$work/res" >/dev/null 2>&1
+    ;;
+  interactive)
+    taskset -c "$cpu" "$hb" --db "$2" -q "${r[@]}" interactive -W Audio -W Video -W X -W Gaming \
+      -w None -w Burn -t 2 --exact-time -L 2 --settle-ms 300 -c --workdir "$work/wd" >/dev/null
+    ;;
+  sched)
+    local us=20
+    if [ "$3" = 1 ]; then us=22; fi
+    "$hb" --db "$2" -q "${r[@]}" sched -w 50 -r "$us" -c 4 -a 2 -t 1 --min-runs 3 --max-runs 3 \
+      >/dev/null
+    ;;
+  esac
+  unplant
+}
+
+if [ "$mode" = single ]; then
+  pairs=${2:-4}
+  hist=${3:-3}
+  profile=${PROFILE:-quick}
+  db="$work/r.sqlite"
+  runq() { "$hb" --db "$db" -q run --profile "$profile" --workdir "$work/wd" >/dev/null; newest "$db"; }
+  for i in $(seq "$hist"); do
+    runq >/dev/null
+    echo "history run $i of $hist done" >&2
+  done
+  for p in $(seq "$pairs"); do
+    a=$(runq)
+    b=$(runq)
+    judge aa-quick run history "$db" "$a" "$b"
+    judge aa-quick run none "$db" "$a" "$b"
+    echo "A/A pair $p of $pairs done" >&2
+  done
+  title="single runs of \`run --profile $profile\`: $hist history runs, then $pairs A/A pairs"
+else
+  pairs=${2:-6}
+  hist=${3:-3}
+  gpairs=${4:-3}
+  jobs=(index interactive sched)
+  db="$work/r.sqlite"
+  for i in $(seq "$hist"); do
+    for j in "${jobs[@]}"; do job "$j" "$db" 0; done
+    echo "history side $i of $hist done" >&2
+  done
+  declare -A last_a=()
+  for p in $(seq "$pairs"); do
+    for j in "${jobs[@]}"; do
+      job "$j" "$db" 0
+      a=$(newest "$db")
+      # B on a copy of the store: its planted run never joins the history.
+      rm -f "$work"/pair.sqlite*
+      for f in "$db" "$db-wal" "$db-shm"; do
+        if [ -e "$f" ]; then cp "$f" "$work/pair.sqlite${f#"$db"}"; fi
+      done
+      job "$j" "$work/pair.sqlite" 1
+      judge ab "$j" history "$work/pair.sqlite" "$a" "$(newest "$work/pair.sqlite")"
+      if [ -n "${last_a[$j]:-}" ]; then judge aa "$j" history "$db" "${last_a[$j]}" "$a"; fi
+      last_a[$j]=$a
+    done
+    echo "pair $p of $pairs done" >&2
+  done
+  gdb="$work/g.sqlite"
+  declare -A last_g=()
+  for p in $(seq "$gpairs"); do
+    for j in "${jobs[@]}"; do
+      job "$j" "$gdb" 0 3
+      ga=$(newest_group "$gdb")
+      job "$j" "$gdb" 1 3
+      gb=$(newest_group "$gdb")
+      judge ab-groups "$j" groups "$gdb" "g$ga" "g$gb"
+      if [ -n "${last_g[$j]:-}" ]; then judge aa-groups "$j" groups "$gdb" "g${last_g[$j]}" "g$ga"; fi
+      last_g[$j]=$ga
+    done
+    echo "group pair $p of $gpairs done" >&2
+  done
+  title="planted changes: $hist history sides, $pairs pairs of single runs, $gpairs pairs of groups of three"
+fi
+
+python3 scripts/compare-power-summary.py "$rows" "$title"
