@@ -372,6 +372,11 @@ fn within_run(samples: &[f64]) -> std::borrow::Cow<'_, [f64]> {
 /// Batches a run's samples are tested in, where it has at least two a batch.
 pub const WITHIN_RUN_BATCHES: usize = 10;
 
+/// The fewest samples a side for the test within one run a side to judge a figure the host's
+/// history also knows: with two, Welch's test has about two degrees of freedom and misses all
+/// but huge changes, while the history's two-run bound is made for exactly this comparison.
+pub const WITHIN_RUN_MIN_SAMPLES: usize = 3;
+
 /// Whether a change between `a` and `b` (the two sides' values of one figure) is no larger
 /// than the figure's resolution on either side (a latency's timer lateness): the largest of
 /// them, when it is.
@@ -691,8 +696,14 @@ pub fn compare_runs(
                 // (A comparison's basis is never History: that is a row's.)
                 Basis::WithinRun | Basis::History => match own_floor(&first.key) {
                     Some(f) => match row(first, other, Some(f)) {
-                        // Nothing within the runs to test: the host's history judges it.
-                        r if r.verdict == Verdict::NotTested => history_row(first, other, f),
+                        // Nothing within the runs to test, or too little for the test to mean
+                        // much: the host's history judges it.
+                        r if r.verdict == Verdict::NotTested
+                            || first.samples.len().min(other.samples.len())
+                                < WITHIN_RUN_MIN_SAMPLES =>
+                        {
+                            history_row(first, other, f)
+                        }
                         r => Row {
                             floor_pct: Some(f.pct),
                             floor_on_ratio: f.on_ratio,
@@ -949,10 +960,15 @@ mod host_tests {
 
     /// A noise result of host `host` whose job's mean run time is about `ms`.
     fn run_on(host: &str, ms: f64) -> RunResult {
-        let runs: Vec<NoiseRun> = [0.999, 1.0, 1.001]
+        run_with(host, &[ms * 0.999, ms, ms * 1.001])
+    }
+
+    /// A noise result of these run times (ms).
+    fn run_with(host: &str, times_ms: &[f64]) -> RunResult {
+        let runs: Vec<NoiseRun> = times_ms
             .iter()
-            .map(|f| NoiseRun {
-                time_ns: (ms * f * 1e6) as u64,
+            .map(|ms| NoiseRun {
+                time_ns: (ms * 1e6) as u64,
                 ..NoiseRun::default()
             })
             .collect();
@@ -965,7 +981,7 @@ mod host_tests {
                 settings: NoiseSettings {
                     mode: NoiseMode::Cpu,
                     target_ms: 10,
-                    runs_requested: 3,
+                    runs_requested: times_ms.len() as u64,
                 },
                 calibration: None,
                 summary: summarize(&runs, 1000),
@@ -1034,6 +1050,41 @@ mod host_tests {
         )
         .unwrap();
         assert_eq!(c.spread_runs, None);
+    }
+
+    /// Two samples a side: Welch's test cannot tell 11.5 ms from 14.75 ms (+28%) with a spread
+    /// of 1.8 ms a side, but a host whose runs spread by about 5% can: worse, by the history.
+    /// Without the history the same pair is no significant difference.
+    #[test]
+    fn two_samples_a_side_are_judged_by_the_history() {
+        let history: Vec<Kept> = [10.0, 10.6, 9.5, 10.3, 9.8]
+            .iter()
+            .map(|&ms| Kept::of(&run_with("h1", &[ms, ms])))
+            .collect();
+        let spread = HostSpread::of(&history.iter().collect::<Vec<_>>());
+        let (a, b) = (
+            [run_with("h1", &[10.0, 13.0])],
+            [run_with("h1", &[13.5, 16.0])],
+        );
+        let key = figures(&a[0])[0].key.clone();
+        let plain = compare_runs("A", &a, "B", &b, None).unwrap();
+        let row = plain.rows.iter().find(|r| r.key == key).unwrap();
+        assert_eq!(row.verdict, Verdict::NoSignificantDifference, "{row:?}");
+        let c = compare_runs("A", &a, "B", &b, Some(&spread)).unwrap();
+        let row = c.rows.iter().find(|r| r.key == key).unwrap();
+        assert_eq!(row.basis, Basis::History, "{row:?}");
+        assert_eq!(row.verdict, Verdict::Worse, "{row:?}");
+        // Three samples a side are the samples' to judge.
+        let three = compare_runs(
+            "A",
+            &[run_with("h1", &[10.0, 13.0, 11.5])],
+            "B",
+            &[run_with("h1", &[13.5, 16.0, 14.75])],
+            Some(&spread),
+        )
+        .unwrap();
+        let row = three.rows.iter().find(|r| r.key == key).unwrap();
+        assert_eq!(row.basis, Basis::WithinRun, "{row:?}");
     }
 
     /// A derived figure (a score, a percentile): a value and no samples.
