@@ -28,13 +28,14 @@
 #   scripts/compare-false-alarms.sh planted [PAIRS] [HISTORY] [GROUP_PAIRS]     (default 6 3 3)
 #        Power: three small jobs, each with a change planted in B —
 #          index   dhry2reg whetstone-double syscall pipe execl, --quick, 1 copy, on CPU $CPU;
-#                  B shares that CPU with scripts/duty-hog.py spinning 2 ms of every 20 (10%):
-#                  every test's score and the index score about 10% lower; execl has one
-#                  sample a run, the index score none;
+#                  B shares that CPU with scripts/duty-hog.py spinning 2.4 ms of every 20
+#                  (12%; 10% of every 20 ms measured 8.6% lower scores): every test's score and
+#                  the index score about 10% lower; execl has one sample a run, the others
+#                  two, the index score none;
 #          interactive  Audio, Video, X and Gaming under None and Burn, 2 s a pair, on CPU $CPU;
-#                  B shares it with a SCHED_FIFO spinner of 1 ms every 10 ms: the tail
-#                  latencies of the light tasks go from tens of µs to about 1 ms, the CPU-hungry
-#                  tasks get about 10% less CPU;
+#                  B shares it with a SCHED_FIFO spinner of 1 ms every 5 to 15 ms (--jitter,
+#                  so it never locks in step with a task's period): the tail latencies of the
+#                  light tasks go from tens of µs to about 1 ms, Gaming gets about 10% less CPU;
 #          sched   -w 50 -r 20 -c 4 -a 2 -t 1; B computes its rounds 10% longer (-r 22).
 #        HISTORY unchanged runs of each job first, then PAIRS pairs: A is unchanged and joins
 #        the history; B runs on a copy of the store, so no planted run is ever another pair's

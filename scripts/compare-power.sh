@@ -39,8 +39,8 @@ EOF
 # FIFO spinner (both on $cpu, where the job runs).
 plant() {
   case $1 in
-  index) python3 scripts/duty-hog.py "$cpu" 2 20 & hog=$! ;;
-  interactive) python3 scripts/duty-hog.py "$cpu" 1 10 --fifo 50 & hog=$! ;;
+  index) python3 scripts/duty-hog.py "$cpu" 2.4 20 & hog=$! ;;
+  interactive) python3 scripts/duty-hog.py "$cpu" 1 10 --fifo 50 --jitter & hog=$! ;;
   esac
   return 0
 }
