@@ -1,7 +1,6 @@
 //! The one clock every measurement uses: `CLOCK_MONOTONIC`, in nanoseconds, and a sleep to an
 //! absolute deadline on that clock (so periodic wake-ups do not drift by the sleep's overhead).
-
-use std::sync::atomic::AtomicBool;
+//! A sleep that a stop may end is `signals::sleep_until_unless`.
 
 /// Nanoseconds on `CLOCK_MONOTONIC` since an arbitrary point (boot).
 #[inline]
@@ -39,13 +38,6 @@ pub fn sleep_until_ns(deadline_ns: u64) {
     }
 }
 
-/// Sleeps until `deadline_ns` unless `stop` is set first; returns whether the deadline was
-/// reached (false: stopped). On the installed stop's flag nothing else wakes the sleep
-/// ([`signals::wait`](super::signals::wait)).
-pub fn sleep_until_unless(deadline_ns: u64, stop: &AtomicBool) -> bool {
-    super::signals::wait(stop, Some(deadline_ns), None) == super::signals::Woke::Deadline
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,20 +61,6 @@ mod tests {
         assert!(woke >= deadline, "woke {} ns early", deadline - woke);
         // Loose upper bound: a noisy 2-core VM can oversleep, but not by a second.
         assert!(woke - deadline < 1_000_000_000);
-    }
-
-    #[test]
-    fn a_stop_ends_the_sleep() {
-        let start = monotonic_ns();
-        assert!(!sleep_until_unless(
-            start + 10_000_000_000,
-            &AtomicBool::new(true)
-        ));
-        assert!(sleep_until_unless(
-            start + 5_000_000,
-            &AtomicBool::new(false)
-        ));
-        assert!(monotonic_ns() - start < 1_000_000_000);
     }
 
     #[test]

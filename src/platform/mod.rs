@@ -10,6 +10,7 @@ pub mod limits;
 pub mod locale;
 pub mod power;
 pub mod private_dir;
+pub mod procfs;
 pub mod rusage;
 pub mod sched;
 pub mod sem;

@@ -15,15 +15,16 @@
 //! [`sweep_stale`] lets a later run find and remove it — which a name of random characters
 //! alone would not allow.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use rustix::fs::FileType;
 
-use super::cleanup;
+use super::cleanup::{self, Registered};
 use super::dir::{euid, Dir, Trust};
+use super::procfs::process_start_ticks;
 
 const PREFIX: &str = ".hostbench-";
 
@@ -32,6 +33,9 @@ pub struct PrivateDir {
     name: OsString,
     dir: Dir,
     path: PathBuf,
+    /// Its removal if the process ends abruptly; None where no descriptor was left to hold for
+    /// it (its drop still removes it).
+    registered: Option<Registered>,
 }
 
 impl PrivateDir {
@@ -56,12 +60,13 @@ impl PrivateDir {
             match parent.create_dir(&name, 0o700) {
                 Ok(dir) => {
                     let path = parent.path().join(&name);
-                    cleanup::add_dir(&parent, &name, &dir, &path);
+                    let registered = register(&parent, &name, &dir, &path);
                     return Ok(PrivateDir {
                         parent,
                         name,
                         dir,
                         path,
+                        registered,
                     });
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -83,33 +88,42 @@ impl PrivateDir {
 
 impl Drop for PrivateDir {
     fn drop(&mut self) {
-        cleanup::remove_dir(&self.path);
+        if let Some(r) = &self.registered {
+            cleanup::unregister(r);
+        }
         remove(&self.parent, &self.name, &self.dir);
     }
 }
 
+/// Registers the directory's removal for an abrupt end, through descriptors of its own, so the
+/// emergency never goes by path.
+///
+/// A SIGKILLed worker dies a moment after the signal, and until then it may still create a
+/// file in the directory being removed (a shell pipeline of the index suite does), so that one
+/// pass of removal finds the directory not empty: removal is tried again, every 10 ms, for up
+/// to two seconds.
+fn register(parent: &Dir, name: &OsStr, dir: &Dir, path: &Path) -> Option<Registered> {
+    let (parent, dir) = (parent.try_clone().ok()?, dir.try_clone().ok()?);
+    let name = name.to_os_string();
+    let undo = move || {
+        for _ in 0..200 {
+            if remove(&parent, &name, &dir) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    };
+    Some(cleanup::register(
+        path.display().to_string(),
+        Box::new(undo),
+    ))
+}
+
 /// Removes a private directory: its contents through its own descriptor (wherever it is now),
 /// then its name from the work directory. False when something was left.
-pub fn remove(parent: &Dir, name: &std::ffi::OsStr, dir: &Dir) -> bool {
+fn remove(parent: &Dir, name: &OsStr, dir: &Dir) -> bool {
     let cleared = dir.clear().is_ok();
     cleared && parent.remove_tree(name).is_ok()
-}
-
-/// A process's start time in clock ticks since boot (field 22 of `/proc/PID/stat`), which
-/// tells a live process apart from a later one that reused its pid.
-pub fn process_start_ticks(pid: u32) -> Option<u64> {
-    stat_field(pid as i64, 22)?.parse().ok()
-}
-
-/// Field `n` (from 1, as proc(5) numbers them; 3 or later) of `/proc/ID/stat`, for a process or
-/// a thread; None if it is gone.
-pub fn stat_field(id: i64, n: usize) -> Option<String> {
-    let stat = std::fs::read_to_string(format!("/proc/{id}/stat")).ok()?;
-    // The command name (field 2) may hold spaces and parentheses: fields resume after the last ')'.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace()
-        .nth(n.checked_sub(3)?)
-        .map(str::to_string)
 }
 
 /// A private directory left behind by a process that is gone.
@@ -220,10 +234,11 @@ mod tests {
         let d = PrivateDir::create(parent.path(), "test").unwrap();
         std::fs::write(d.path().join("f"), "x").unwrap();
         let p = d.path().to_path_buf();
-        assert!(cleanup::registered_dirs().contains(&p));
+        let name = p.display().to_string();
+        assert!(cleanup::registered().contains(&name));
         drop(d);
         assert!(!p.exists());
-        assert!(!cleanup::registered_dirs().contains(&p));
+        assert!(!cleanup::registered().contains(&name));
     }
 
     #[test]
@@ -255,13 +270,6 @@ mod tests {
         let d = PrivateDir::create(parent.path(), "test").unwrap();
         assert_ne!(d.path(), planted);
         assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
-    }
-
-    #[test]
-    fn the_start_time_of_this_process_is_read() {
-        let t = process_start_ticks(std::process::id()).unwrap();
-        assert!(t > 0);
-        assert_eq!(process_start_ticks(std::process::id()), Some(t));
     }
 
     #[test]

@@ -67,9 +67,7 @@ pub fn current_thread_policy() -> Policy {
 /// Any thread's scheduling policy by its thread id, from `/proc/TID/stat` (field 41); None if
 /// the thread is gone.
 pub fn policy_name_of(tid: i32) -> Option<&'static str> {
-    let policy: u32 = super::private_dir::stat_field(tid as i64, 41)?
-        .parse()
-        .ok()?;
+    let policy: u32 = super::procfs::stat_field(tid as i64, 41)?.parse().ok()?;
     Some(match policy {
         0 => "SCHED_OTHER",
         1 => "SCHED_FIFO",

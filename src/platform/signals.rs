@@ -208,6 +208,13 @@ pub fn wait(stop: &AtomicBool, deadline_ns: Option<u64>, ready: Option<RawFd>) -
     wait_on(stop, announced, deadline_ns, ready)
 }
 
+/// Sleeps until `deadline_ns` on `CLOCK_MONOTONIC` unless `stop` is set first; returns whether
+/// the deadline was reached (false: stopped). On the installed stop's flag nothing else wakes
+/// the sleep ([`wait`]).
+pub fn sleep_until_unless(deadline_ns: u64, stop: &AtomicBool) -> bool {
+    wait(stop, Some(deadline_ns), None) == Woke::Deadline
+}
+
 /// [`wait`], with the announcement that wakes it for `stop` (none: look every 20 ms).
 fn wait_on(
     stop: &AtomicBool,
@@ -325,6 +332,20 @@ mod tests {
         // 300 ms in 20 ms steps is 15 sleeps; the announced wait sleeps once.
         assert!(quiet <= 3, "the announced wait slept {quiet} times");
         assert!(stepped >= 10, "the stepped wait slept {stepped} times");
+    }
+
+    #[test]
+    fn a_stop_ends_the_sleep() {
+        let start = monotonic_ns();
+        assert!(!sleep_until_unless(
+            start + 10_000_000_000,
+            &AtomicBool::new(true)
+        ));
+        assert!(sleep_until_unless(
+            start + 5_000_000,
+            &AtomicBool::new(false)
+        ));
+        assert!(monotonic_ns() - start < 1_000_000_000);
     }
 
     #[test]

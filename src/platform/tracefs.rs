@@ -13,8 +13,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use super::cleanup;
-use super::private_dir::process_start_ticks;
+use super::cleanup::{self, Registered};
+use super::procfs::process_start_ticks;
 
 /// Where tracefs lives on current kernels, and where hostbench mounts it when it is not mounted.
 const TRACEFS: &str = "/sys/kernel/tracing";
@@ -39,6 +39,8 @@ pub struct Instance {
     dir: PathBuf,
     /// The tracefs mount point, when hostbench mounted it (unmounted on drop).
     mounted: Option<PathBuf>,
+    /// Its removal if the process ends abruptly.
+    registered: Registered,
 }
 
 /// How the instance records.
@@ -81,11 +83,21 @@ impl Instance {
         let dir = instances.join(format!("{PREFIX}{me}-{start}-{n}"));
         std::fs::create_dir(&dir)
             .map_err(|e| unmount_on_error(format!("creating {}: {e}", dir.display())))?;
+        let mounted = mounted.then_some(root);
+        let (d, m) = (dir.clone(), mounted.clone());
+        // The killed bench worker's marker file closes when it dies: tried for two seconds.
+        let undo = move || {
+            stop_and_remove(&d, 200);
+            if let Some(root) = &m {
+                unmount(root);
+            }
+        };
+        let registered = cleanup::register(dir.display().to_string(), Box::new(undo));
         let instance = Instance {
             dir,
-            mounted: mounted.then_some(root),
+            mounted,
+            registered,
         };
-        cleanup::add_trace_instance(&instance.dir, instance.mounted.as_deref());
         // Dropped on an error below: removed, and unmounted if mounted.
         instance.configure(setup)?;
         Ok(instance)
@@ -159,8 +171,8 @@ impl Instance {
 
 impl Drop for Instance {
     fn drop(&mut self) {
+        cleanup::unregister(&self.registered);
         stop_and_remove(&self.dir, 100);
-        cleanup::remove_trace_instance(&self.dir);
         if let Some(root) = &self.mounted {
             unmount(root);
         }

@@ -76,55 +76,6 @@ fn short(v: f64) -> String {
     }
 }
 
-/// The stable columns of `history --format csv`, a row a change.
-pub const CSV_COLUMNS: [&str; 15] = [
-    "host",
-    "key",
-    "name",
-    "unit",
-    "point",
-    "result_id",
-    "started_at",
-    "before",
-    "after",
-    "change_pct",
-    "ci_low_pct",
-    "ci_high_pct",
-    "direction",
-    "p",
-    "tags",
-];
-
-pub fn csv(hs: &Histories) -> anyhow::Result<String> {
-    use super::exporters::csv::{Cell, CsvOut};
-    let mut w = CsvOut::new(&CSV_COLUMNS)?;
-    for (h, c) in hs
-        .hosts
-        .iter()
-        .flat_map(|h| h.changes.iter().map(move |c| (h, c)))
-    {
-        let tags: Vec<String> = c.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        w.row([
-            Cell::text(&h.host),
-            Cell::text(&c.key),
-            Cell::text(&c.name),
-            Cell::text(&c.unit),
-            Cell::number(c.point),
-            Cell::number(c.result_id),
-            Cell::text(c.started_at.to_rfc3339()),
-            Cell::number(c.before),
-            Cell::number(c.after),
-            Cell::number(c.change_pct),
-            Cell::maybe(c.interval_pct.map(|(l, _)| l)),
-            Cell::maybe(c.interval_pct.map(|(_, h)| h)),
-            Cell::text(if c.worse { "worse" } else { "better" }),
-            Cell::number(c.p),
-            Cell::text(tags.join(" ")),
-        ])?;
-    }
-    w.finish()
-}
-
 pub fn markdown(hs: &Histories, cell: fn(&str) -> String) -> String {
     let mut out = String::new();
     if hs.fleet {

@@ -5,6 +5,7 @@ use anyhow::Result;
 
 use super::{Exporter, Shown};
 use crate::compare::Comparison;
+use crate::history::Histories;
 use crate::model::figures::{figures, Better, Figure};
 use crate::model::RunResult;
 use crate::stats::Summary;
@@ -21,8 +22,8 @@ impl Exporter for Csv {
         ]
     }
 
-    fn history(&self, h: &crate::history::Histories) -> Option<Result<String>> {
-        Some(crate::render::history::csv(h))
+    fn history(&self, h: &Histories) -> Option<Result<String>> {
+        Some(history_csv(h))
     }
 
     fn fleet(&self, fleet: &crate::fleet::Fleet, _selection: &str) -> Option<Result<String>> {
@@ -60,6 +61,55 @@ pub(super) fn better(b: Better) -> &'static str {
         Better::Higher => "higher",
         Better::Lower => "lower",
     }
+}
+
+/// The stable columns of `history --format csv`, a row a change.
+const HISTORY_COLUMNS: [&str; 15] = [
+    "host",
+    "key",
+    "name",
+    "unit",
+    "point",
+    "result_id",
+    "started_at",
+    "before",
+    "after",
+    "change_pct",
+    "ci_low_pct",
+    "ci_high_pct",
+    "direction",
+    "p",
+    "tags",
+];
+
+/// One row per change a history found.
+fn history_csv(hs: &Histories) -> Result<String> {
+    let mut w = CsvOut::new(&HISTORY_COLUMNS)?;
+    for (h, c) in hs
+        .hosts
+        .iter()
+        .flat_map(|h| h.changes.iter().map(move |c| (h, c)))
+    {
+        let tags: Vec<String> = c.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        w.row([
+            Cell::text(&h.host),
+            Cell::text(&c.key),
+            Cell::text(&c.name),
+            Cell::text(&c.unit),
+            Cell::number(c.point),
+            Cell::number(c.result_id),
+            Cell::text(c.started_at.to_rfc3339()),
+            Cell::number(c.before),
+            Cell::number(c.after),
+            Cell::number(c.change_pct),
+            Cell::maybe(c.interval_pct.map(|(l, _)| l)),
+            Cell::maybe(c.interval_pct.map(|(_, h)| h)),
+            Cell::text(if c.worse { "worse" } else { "better" }),
+            Cell::number(c.p),
+            Cell::text(tags.join(" ")),
+        ])?;
+    }
+    w.finish()
 }
 
 /// One row per figure.

@@ -17,10 +17,11 @@ use crate::model::interactive::{
     Bench, DriftCheck, InteractiveResult, Load, LoadReport, Measurement, SkippedLoad,
 };
 use crate::model::SuiteResult;
-use crate::platform::clock::{monotonic_ns, sleep_until_unless};
+use crate::platform::clock::monotonic_ns;
 use crate::platform::private_dir::PrivateDir;
 use crate::platform::rusage::Usage;
 use crate::platform::sched;
+use crate::platform::signals::sleep_until_unless;
 use crate::suites::event::{Event, Events, EVERY_UNIT};
 use crate::suites::{Plan, Unit};
 use crate::text::Text;

@@ -14,9 +14,10 @@ use anyhow::{anyhow, Context, Result};
 
 use crate::calibration::{BurnLoop, Burner};
 use crate::model::sched::SchedRun;
-use crate::platform::clock::{monotonic_ns, sleep_until_unless};
+use crate::platform::clock::monotonic_ns;
 use crate::platform::rusage::Usage;
 use crate::platform::sched;
+use crate::platform::signals::sleep_until_unless;
 
 /// The workload of one run.
 #[derive(Debug, Clone, Copy)]
