@@ -18,8 +18,8 @@ use crate::render::exporters::{Format, Shown, Subject};
 use crate::store::{Filter, ResultStore};
 use crate::text::Text;
 
-/// Exit code of `compare --fail-on-regression` when a significant regression is larger than
-/// allowed (2 is taken by usage errors).
+/// Exit code of `compare --fail-on-regression` and `history --fail-on worse` when they find
+/// what they were asked to fail on (1 is a failure of the tool or host, 2 a usage error).
 pub const EXIT_REGRESSION: i32 = 3;
 
 #[derive(Debug, Args)]

@@ -30,11 +30,11 @@ pub struct HistoryArgs {
     /// A change is kept when its permutation test's p is at most this
     #[arg(long = "p", value_name = "P", default_value_t = 0.01, value_parser = parse_p)]
     pub max_p: f64,
-    /// A change is kept when it is at least this many percent [default: the host's noise
-    /// floor, the median of the results' own noise checks]
+    /// A change is kept when it is at least this many percent [default: the noise floor of
+    /// the level it leaves, the median of those results' own noise checks]
     #[arg(long = "min-change", value_name = "PCT", value_parser = parse_pct)]
     pub min_change: Option<f64>,
-    /// Exit with 1 when the newest change in the selection is a worsening (for nightly jobs)
+    /// Exit with 3 when the newest change in the selection is a worsening (for nightly jobs)
     #[arg(long = "fail-on", value_name = "WHAT", value_parser = ["worse"])]
     pub fail_on: Option<String>,
     /// Every host of the selection, each its own history, and the changes seen on several
@@ -205,7 +205,7 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
             .collect();
         if !worse.is_empty() {
             out.err(&format!("hostbench: {}\n", worse.join("; ")));
-            return Ok(1);
+            return Ok(super::compare::EXIT_REGRESSION);
         }
     }
     Ok(0)

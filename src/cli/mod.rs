@@ -78,8 +78,8 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "LABEL", value_parser = parse_host_label)]
     pub host_label: Option<String>,
     /// A measuring command: KEY=VALUE stored with its result (kernel=6.18-rc3, fleet=rack12);
-    /// `results list`, `push`, `pull`, `report`, `compare`: only the results with this tag
-    /// (repeatable)
+    /// `results list`, `hosts`, `push`, `pull`, `report`, `compare`, `history`: only the
+    /// results with this tag (repeatable)
     #[arg(long = "tag", global = true, value_name = "KEY=VALUE", value_parser = parse_tag)]
     pub tags: Vec<(String, String)>,
     /// Set while a `--repeat` runs: which run this is, and the group once its first run is
@@ -113,7 +113,7 @@ pub enum Command {
     #[command(mut_arg("format", compare::formats))]
     Compare(compare::CompareArgs),
     /// One self-contained HTML page with plots of one or more results
-    #[command(mut_arg("format", report::formats))]
+    #[command(mut_arg("format", report::formats), mut_arg("output", report::output))]
     Report(report::ReportArgs),
     /// Where each figure changed across one host's stored results (E-divisive means), newest first
     #[command(mut_arg("format", history::formats))]
@@ -230,7 +230,7 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
     }
     if !cli.global.tags.is_empty() && !measuring && !selects {
         return Err(UsageError::new(
-            "--tag labels what a measuring command stores (run, noise, index, interactive, sched) or selects the results of results list, push, pull, report and compare",
+            "--tag labels what a measuring command stores (run, noise, index, interactive, sched) or selects the results of results list, hosts, push, pull, report, compare and history",
         )
         .into());
     }

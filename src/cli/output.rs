@@ -112,7 +112,7 @@ pub struct FormatArgs {
     /// The output format [default: text]
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
-    /// Write to FILE instead of standard output (report: hostbench-report.html for html)
+    /// Write to FILE instead of standard output
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
 }

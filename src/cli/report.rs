@@ -45,6 +45,13 @@ pub fn formats(format: Arg) -> Arg {
         .help("The output format [default: html]; csv for --fleet only, markdown not for --fleet")
 }
 
+/// `-o`'s help here: the page goes to a file of its own by default.
+pub fn output(output: Arg) -> Arg {
+    output.help(format!(
+        "Write to FILE (\"-\": standard output) [default: html to {DEFAULT_FILE}, or {DEFAULT_FLEET_FILE} with --fleet; other formats to standard output]"
+    ))
+}
+
 pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
     let narrows = args.select.narrows(global);
     if !args.results.is_empty() && narrows {

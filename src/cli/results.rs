@@ -70,7 +70,7 @@ pub enum ResultsCommand {
         output: FormatArgs,
     },
     /// One stored result for another program: as `results show`, the format required
-    #[command(mut_arg("format", formats))]
+    #[command(mut_arg("format", export_formats))]
     Export {
         /// The result's id, as `results list` shows it
         id: i64,
@@ -112,6 +112,11 @@ pub enum ResultsCommand {
 /// `--format`'s values on `show` and `export` (`mut_arg`): the formats that show a result.
 fn formats(format: clap::Arg) -> clap::Arg {
     format.value_parser(format_values(&[Shown::Result]))
+}
+
+/// `export`'s: the same values, and no default (a program reading it names its format).
+fn export_formats(format: clap::Arg) -> clap::Arg {
+    formats(format).help("The output format (required; --json is --format json)")
 }
 
 pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
