@@ -36,6 +36,22 @@ fn measurement<'a>(r: &'a Value, bench: &str, load: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {bench} under {load} in {r}"))
 }
 
+/// `interactive -c -t T --exact-time --settle-ms MS`, then `rest`: the short run most tests
+/// here make (no log file, the duration as given, a short settling time).
+fn short_run<'a>(t: &'a str, settle_ms: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "interactive",
+        "-c",
+        "-t",
+        t,
+        "--exact-time",
+        "--settle-ms",
+        settle_ms,
+    ];
+    args.extend_from_slice(rest);
+    args
+}
+
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
@@ -44,21 +60,11 @@ fn f(v: &Value) -> f64 {
 fn audio_and_video_alone_get_their_cpu_and_meet_deadlines() {
     let _g = serial();
     let sb = Sandbox::new();
-    let r = sb.json(&[
-        "interactive",
-        "-c",
-        "-t",
+    let r = sb.json(&short_run(
         "2",
-        "--exact-time",
-        "--settle-ms",
         "200",
-        "-W",
-        "Audio",
-        "-W",
-        "Video",
-        "-w",
-        "None",
-    ]);
+        &["-W", "Audio", "-W", "Video", "-w", "None"],
+    ));
     assert_eq!(r["incomplete"], false);
     let audio = measurement(&r, "Audio", "None");
     let video = measurement(&r, "Video", "None");
@@ -147,23 +153,11 @@ fn video_under_burn_is_worse_than_alone() {
     // short of what it needs even when its burns run at twice the calibrated speed (this VM's
     // speed moves between two modes) and a waking task gets more than an even share. (With 4,
     // an even share was exactly its 40%, and a run met every deadline.)
-    let r = sb.json(&[
-        "interactive",
-        "-c",
-        "-t",
+    let r = sb.json(&short_run(
         "2",
-        "--exact-time",
-        "--settle-ms",
         "300",
-        "-L",
-        "12",
-        "-W",
-        "Video",
-        "-w",
-        "None",
-        "-w",
-        "Burn",
-    ]);
+        &["-L", "12", "-W", "Video", "-w", "None", "-w", "Burn"],
+    ));
     let none = measurement(&r, "Video", "None");
     let burn = measurement(&r, "Video", "Burn");
     assert!(burn["load_report"]["burn_loops"].as_u64().unwrap() > 0);
@@ -180,19 +174,7 @@ fn video_under_burn_is_worse_than_alone() {
 fn gaming_has_no_deadlines_and_realtime_runs_fifo() {
     let _g = serial();
     let sb = Sandbox::new();
-    let r = sb.json(&[
-        "interactive",
-        "-c",
-        "-t",
-        "1",
-        "--exact-time",
-        "--settle-ms",
-        "100",
-        "-W",
-        "Gaming",
-        "-w",
-        "None",
-    ]);
+    let r = sb.json(&short_run("1", "100", &["-W", "Gaming", "-w", "None"]));
     let g = measurement(&r, "Gaming", "None");
     assert!(g["deadlines_met_pct"].is_null());
     assert!(g["timer"].is_null());
@@ -490,20 +472,7 @@ fn every_timekeeper_is_real_time_as_interbenchs_and_every_task_is_not() {
     let sb = Sandbox::new();
     let mut child = spawn_interactive(
         &sb,
-        &[
-            "interactive",
-            "-c",
-            "-t",
-            "3",
-            "--exact-time",
-            "--settle-ms",
-            "200",
-            "-W",
-            "Audio",
-            "-w",
-            "X",
-            "--json",
-        ],
+        &short_run("3", "200", &["-W", "Audio", "-w", "X", "--json"]),
     );
     let pid = child.id();
     // Wait until both workers are up and the bench's timekeeper exists.
@@ -657,19 +626,7 @@ fn t_is_rounded_up_to_ten_seconds_unless_exact_time_and_x_says_how_far_it_ramped
         .contains("-t 3 was rounded up to 10 s, as interbench does"));
 
     // --exact-time keeps 3 s: X goes through the first 30-odd steps of its 101-step ramp.
-    let r = sb.json(&[
-        "interactive",
-        "-c",
-        "-t",
-        "3",
-        "--exact-time",
-        "--settle-ms",
-        "0",
-        "-W",
-        "X",
-        "-w",
-        "None",
-    ]);
+    let r = sb.json(&short_run("3", "0", &["-W", "X", "-w", "None"]));
     let x = measurement(&r, "X", "None");
     let steps = x["counts"]["periods"].as_u64().unwrap();
     assert!((20..=32).contains(&steps), "{steps} steps in 3 s");
@@ -821,25 +778,22 @@ fn start_second_pair(
 ) {
     let mut child = spawn_interactive(
         sb,
-        &[
-            "interactive",
-            "-c",
-            "-t",
+        &short_run(
             "3",
-            "--exact-time",
-            "--settle-ms",
             "200",
-            "-W",
-            "Audio",
-            "-w",
-            "None",
-            "-w",
-            second_load,
-            "--file-size",
-            "32",
-            "--workdir",
-            work.to_str().unwrap(),
-        ],
+            &[
+                "-W",
+                "Audio",
+                "-w",
+                "None",
+                "-w",
+                second_load,
+                "--file-size",
+                "32",
+                "--workdir",
+                work.to_str().unwrap(),
+            ],
+        ),
     );
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     for line in lines.by_ref() {
