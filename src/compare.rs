@@ -386,7 +386,9 @@ fn below_resolution(fa: &Figure, fb: Option<&Figure>, a: f64, b: f64) -> Option<
         .into_iter()
         .chain(fb.and_then(|f| f.resolution))
         .reduce(f64::max)?;
-    ((b - a).abs() <= res).then_some(res)
+    // (A change of exactly one deadline of a percentage, 100/n, is within it also after the
+    // rounding of subtracting it from 100.)
+    ((b - a).abs() <= res * (1.0 + 1e-9)).then_some(res)
 }
 
 /// What the sides' noise checks say: a run without one, a run whose host drifted.
@@ -784,21 +786,35 @@ pub fn compare_runs(
             (None, None) => format!("one run a side: run-to-run variation is unknown and the host's noise was not measured in both, so a verdict may call a difference between two runs a change{history}; repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures{advice}"),
         });
     }
-    let timed = rows
-        .iter()
-        .filter(|r| r.verdict == Verdict::WithinNoise)
-        .filter_map(|r| {
-            let fa = fa[0].iter().find(|f| f.key == r.key)?;
-            let fb = fb[0].iter().find(|f| f.key == r.key);
-            below_resolution(fa, fb, r.a, r.b)
-        })
-        .collect::<Vec<f64>>();
+    // Changes no larger than what the figure can resolve, by unit: latencies (ms), against
+    // the timer's lateness; percentages (%), against one deadline or burn.
+    let below = |unit: &str| {
+        rows.iter()
+            .filter(|r| r.verdict == Verdict::WithinNoise && r.unit == unit)
+            .filter_map(|r| {
+                let fa = fa[0].iter().find(|f| f.key == r.key)?;
+                let fb = fb[0].iter().find(|f| f.key == r.key);
+                below_resolution(fa, fb, r.a, r.b)
+            })
+            .collect::<Vec<f64>>()
+    };
+    let largest = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(*x));
+    let timed = below("ms");
     if !timed.is_empty() {
         notes.push(format!(
             "{} latenc{} changed by no more than the timer's own mean lateness in its pair (up to {:.3} ms): within the noise, the timer's rather than the scheduler's",
             timed.len(),
             if timed.len() == 1 { "y" } else { "ies" },
-            timed.iter().fold(0.0f64, |m, x| m.max(*x))
+            largest(&timed)
+        ));
+    }
+    let counted = below("%");
+    if !counted.is_empty() {
+        notes.push(format!(
+            "{} percentage{} changed by no more than one deadline or one burn of its run (up to {:.2} pt): within the noise",
+            counted.len(),
+            if counted.len() == 1 { "" } else { "s" },
+            largest(&counted)
         ));
     }
     Ok(Comparison {
@@ -1131,6 +1147,21 @@ mod host_tests {
         let r = wide(RunBound::linear(100.0));
         assert_eq!(r.verdict, Verdict::WithinNoise, "{r:?}");
         assert!(!r.floor_on_ratio);
+        // A history that always met every deadline (a bound of 0): one missed frame of 120
+        // is within the figure's resolution; two are worse.
+        let met = |v| Figure {
+            resolution: Some(100.0 / 120.0),
+            ..derived(Better::Higher, v)
+        };
+        let frames = |missed: f64| {
+            history_row(
+                &met(100.0),
+                &met(100.0 - missed * 100.0 / 120.0),
+                on_ratio(0.0),
+            )
+        };
+        assert_eq!(frames(1.0).verdict, Verdict::WithinNoise);
+        assert_eq!(frames(2.0).verdict, Verdict::Worse);
         assert!(r.why_not_tested.is_none());
         for (better, a, b, verdict) in [
             (Better::Higher, 100.0, 105.0, Verdict::WithinNoise),

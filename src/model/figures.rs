@@ -32,7 +32,8 @@ pub struct Figure {
     pub sample_kind: String,
     /// The smallest difference of this figure that is a measurement, in its unit, where one
     /// is known: for a latency, the timer's own mean lateness in that pair (a change smaller
-    /// than the timer's lateness is the timer's, not the scheduler's). None: no such bound.
+    /// than the timer's lateness is the timer's, not the scheduler's); for % deadlines met and
+    /// % desired CPU, one deadline or one burn of the run. None: no such bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolution: Option<f64>,
 }

@@ -490,26 +490,44 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
             resolution,
         });
     }
+    // A percentage moves by one deadline, or one burn, at the least: 99.2% of 120 deadlines
+    // and 100% differ by one missed frame, which is no change of the scheduler's.
+    let one_in = |n: u64| (n > 0).then(|| 100.0 / n as f64);
+    let c = &m.counts;
     let single = [
         (
             "latency p99",
             "ms",
             Better::Lower,
             Some(m.latency.p99_ns as f64 / 1e6),
+            resolution,
         ),
         (
             "wake p99",
             "ms",
             Better::Lower,
             m.wake.map(|w| w.p99_ns as f64 / 1e6),
+            resolution,
         ),
-        ("deadlines met", "%", Better::Higher, m.deadlines_met_pct),
-        ("desired CPU", "%", Better::Higher, Some(m.desired_cpu_pct)),
+        (
+            "deadlines met",
+            "%",
+            Better::Higher,
+            m.deadlines_met_pct,
+            one_in(c.deadlines_met + c.deadlines_missed),
+        ),
+        (
+            "desired CPU",
+            "%",
+            Better::Higher,
+            Some(m.desired_cpu_pct),
+            one_in(c.burns_achieved + c.burns_missed),
+        ),
     ];
-    for (figure, unit, better, value) in single {
+    for (figure, unit, better, value, resolution) in single {
         if let Some(v) = value {
             out.push(Figure {
-                resolution: (unit == "ms").then_some(resolution).flatten(),
+                resolution,
                 ..Figure::derived(
                     format!("{key}/{}", figure.to_lowercase()),
                     "interactive",
