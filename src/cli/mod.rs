@@ -35,7 +35,8 @@ use crate::store::{ResultStore, StoreLocation};
     name = "hostbench",
     version,
     about = "A Linux host benchmark suite: interactivity, scheduler, BYTE index and run-to-run noise",
-    propagate_version = true
+    propagate_version = true,
+    max_term_width = 100
 )]
 pub struct Cli {
     #[command(flatten)]
