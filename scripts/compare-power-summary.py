@@ -16,12 +16,15 @@ def pct(x, n):
     return f"{x}/{n} ({100 * x / n:.1f}%)" if n else "-"
 
 
-def kind(job, row):
-    """What kind of figure a row is, for the power table."""
+def kind(job, row, groups):
+    """What kind of figure a row is, for the power table (groups judge every figure on its
+    per-run values, so an index test's samples do not matter there)."""
     key = row["key"]
     if job == "index":
         if "Index Score" in key:
             return "index: the index score (derived)"
+        if groups:
+            return "index: tests"
         if (row["samples_a"] or 0) <= 1:
             return "index: a test of one sample (execl)"
         return "index: tests of two samples"
@@ -69,7 +72,7 @@ def main():
     for line in lines:
         if line["mode"].startswith("ab"):
             for r in line["rows"]:
-                by_kind[(line["mode"], kind(line["job"], r))].append(r)
+                by_kind[(line["mode"], kind(line["job"], r, line["mode"] == "ab-groups"))].append(r)
     for (mode, k), rows in sorted(by_kind.items()):
         worse = sum(r["verdict"] == "worse" for r in rows)
         better = sum(r["verdict"] == "better" for r in rows)

@@ -39,7 +39,7 @@ EOF
 # FIFO spinner (both on $cpu, where the job runs).
 plant() {
   case $1 in
-  index) python3 scripts/duty-hog.py "$cpu" 2.4 20 & hog=$! ;;
+  index) python3 scripts/duty-hog.py "$cpu" 0.12 1 & hog=$! ;;
   interactive) python3 scripts/duty-hog.py "$cpu" 1 10 --fifo 50 --jitter & hog=$! ;;
   esac
   return 0
@@ -52,10 +52,14 @@ unplant() {
   fi
 }
 
+# NOISE_CHECK=0: every run without its noise check (see the header).
+nc=()
+if [ "${NOISE_CHECK:-1}" = 0 ]; then nc=(--no-noise-check); fi
+
 # One run (or group of REPEAT) of JOB into store DB, planted or not: JOB DB PLANTED [REPEAT].
 job() {
-  local r=()
-  if [ "${4:-1}" -gt 1 ]; then r=(--repeat "$4"); fi
+  local r=("${nc[@]}")
+  if [ "${4:-1}" -gt 1 ]; then r+=(--repeat "$4"); fi
   if [ "$3" = 1 ]; then plant "$1"; fi
   case $1 in
   index)
@@ -138,4 +142,9 @@ else
   title="planted changes: $hist history sides, $pairs pairs of single runs, $gpairs pairs of groups of three"
 fi
 
+# KEEP_DB=DIR keeps the stores, to judge the same results again with another build.
+if [ -n "${KEEP_DB:-}" ]; then
+  mkdir -p "$KEEP_DB"
+  cp "$work"/*.sqlite* "$KEEP_DB"/
+fi
 python3 scripts/compare-power-summary.py "$rows" "$title"
