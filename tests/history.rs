@@ -136,10 +136,32 @@ fn planted_slowdown(sb: &Sandbox, db: &str) {
         .iter()
         .filter(|c| c["key"].as_str().unwrap().ends_with("/run time"))
         .collect();
-    assert_eq!(run_time.len(), 1, "{h}");
-    let c = run_time[0];
+    // The spinner's change, the one of more than 30%. This shared VM's own speed may move by
+    // 10-20% within a phase, which history rightly finds too: smaller changes, elsewhere.
+    let big: Vec<&Value> = run_time
+        .iter()
+        .filter(|c| c["change_pct"].as_f64().unwrap().abs() > 30.0)
+        .copied()
+        .collect();
+    assert_eq!(big.len(), 1, "{h}");
+    let c = big[0];
     // Where the spinner started: result 13 (a point either side is allowed).
     let at = c["result_id"].as_i64().unwrap();
+    // The level it left: from the change before it, if the VM's speed moved in the first
+    // twelve runs, else from the first run.
+    let from = run_time
+        .iter()
+        .filter_map(|o| o["result_id"].as_i64())
+        .filter(|&id| id < at)
+        .max()
+        .unwrap_or(1);
+    // And the level it made, up to the change after it, if any.
+    let to = run_time
+        .iter()
+        .filter_map(|o| o["result_id"].as_i64())
+        .filter(|&id| id > at)
+        .min()
+        .unwrap_or(25);
     assert!((12..=14).contains(&at), "{c}");
     assert_eq!(c["worse"], true);
     assert!(c["change_pct"].as_f64().unwrap() > 30.0, "{c}");
@@ -147,7 +169,7 @@ fn planted_slowdown(sb: &Sandbox, db: &str) {
     // Judged against the noise of the level it left — the median of the spreads of the runs
     // before it (these runs have no noise check: a noise result's floor is its own spread) —
     // not of all runs, the noisier level it made included.
-    let spreads: Vec<f64> = (1..at)
+    let spreads: Vec<f64> = (from..at)
         .map(|id| {
             let shown = cmd()
                 .args(["results", "show", &id.to_string(), "--format", "json"])
@@ -166,7 +188,7 @@ fn planted_slowdown(sb: &Sandbox, db: &str) {
         assert_eq!(c["tags"]["kernel"], "b");
         assert_eq!(
             (c["points_before"].as_u64(), c["points_after"].as_u64()),
-            (Some(12), Some(12))
+            (Some((13 - from) as u64), Some((to - 13) as u64))
         );
     }
 
@@ -194,9 +216,10 @@ fn planted_slowdown(sb: &Sandbox, db: &str) {
         .unwrap();
     let csv = String::from_utf8(csv.stdout).unwrap();
     let rows: Vec<&str> = csv.lines().filter(|l| l.contains("/run time")).collect();
-    assert_eq!(rows.len(), 1, "{csv}");
+    assert_eq!(rows.len(), run_time.len(), "{csv}");
     assert!(
-        rows[0].contains(&format!(",{at},")) && rows[0].contains(",worse,"),
+        rows.iter()
+            .any(|r| r.contains(&format!(",{at},")) && r.contains(",worse,")),
         "{csv}"
     );
     let page = cmd()
