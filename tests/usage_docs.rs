@@ -206,23 +206,27 @@ fn globals() -> BTreeSet<String> {
         .collect()
 }
 
+/// The commands with a synopsis in the README, and `results`' subcommands.
+const COMMANDS: [&str; 8] = [
+    "run",
+    "compare",
+    "report",
+    "history",
+    "noise",
+    "interactive",
+    "sched",
+    "index",
+];
+const RESULTS_COMMANDS: [&str; 7] = ["list", "hosts", "show", "export", "import", "push", "pull"];
+
 #[test]
 fn the_readme_synopses_name_every_option_of_each_command_and_no_other() {
     let globals = globals();
     let mut problems = Vec::new();
-    for command in [
-        "run",
-        "compare",
-        "report",
-        "history",
-        "noise",
-        "interactive",
-        "sched",
-        "index",
-    ] {
+    for command in COMMANDS {
         problems.extend(check(&[command], &globals));
     }
-    for sub in ["list", "hosts", "show", "export", "import", "push", "pull"] {
+    for sub in RESULTS_COMMANDS {
         problems.extend(check(&["results", sub], &globals));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -278,23 +282,13 @@ fn the_readme_gives_each_command_the_format_values_its_help_lists() {
 /// 100 (`max_term_width`), also when standard output is not a terminal.
 #[test]
 fn every_help_fits_100_columns() {
-    let mut commands: Vec<Vec<&str>> = [
-        "run",
-        "compare",
-        "report",
-        "history",
-        "noise",
-        "interactive",
-        "sched",
-        "index",
-        "completions",
-        "man",
-    ]
-    .iter()
-    .map(|c| vec![*c])
-    .collect();
+    let mut commands: Vec<Vec<&str>> = COMMANDS
+        .iter()
+        .chain(&["completions", "man"])
+        .map(|c| vec![*c])
+        .collect();
     commands.push(Vec::new());
-    for sub in ["list", "hosts", "show", "export", "import", "push", "pull"] {
+    for sub in RESULTS_COMMANDS {
         commands.push(vec!["results", sub]);
     }
     let mut long = Vec::new();
