@@ -10,6 +10,7 @@ cargo build --release --quiet
 bin=target/release/hostbench
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 export HOSTBENCH_DB="$work/r.sqlite" HOSTBENCH_CACHE_DIR="$work/cache"
 
 echo "Target accuracy: median run against the target ($runs runs each)"

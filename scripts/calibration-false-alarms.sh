@@ -23,6 +23,7 @@ fi
 [ -x "$HB" ] || { echo "calibration-false-alarms: $HB is not a program" >&2; exit 2; }
 WORK=$(mktemp -d /var/tmp/calibration-quiet.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
+trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 
 # Prints "LOOPS_PER_MS FLAGGED(0/1) REASON" for the result in $1.
 judge() {

@@ -46,6 +46,7 @@ stop_hog() {
   fi
 }
 trap 'stop_hog; rm -rf "$WORK"' EXIT
+trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 
 # The hog: on every CPU a SCHED_FIFO 1 process that spins 0.2 ms and sleeps 0.2 ms, taking
 # half of the CPU from any SCHED_OTHER thread in slices finer than a 1 ms timing, so that a

@@ -22,6 +22,7 @@ cargo build --release --quiet
 HB=$PWD/target/release/hostbench
 WORK=$(mktemp -d /var/tmp/explain-overhead.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
+trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 BURN_THREADS=$(nproc)
 
 # One run: BENCH LOAD SECONDS [--explain] → "p50_ms mean_ms reader_cpu_pct explain_ms events".

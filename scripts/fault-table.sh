@@ -42,6 +42,7 @@ cleanup() {
   rm -rf "$ROOT"
 }
 trap cleanup EXIT
+trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 export HOSTBENCH_CACHE_DIR=$ROOT/cache
 SUITES=("$@")
 [ ${#SUITES[@]} -gt 0 ] || SUITES=(noise sched index interactive run)

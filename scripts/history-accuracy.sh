@@ -24,6 +24,7 @@ cargo build --release --quiet
 HB=$PWD/target/release/hostbench
 WORK=$(mktemp -d /var/tmp/history-accuracy.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
+trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 python3 -m venv "$WORK/venv"
 "$WORK/venv/bin/pip" install --quiet apache-otava >"$WORK/pip.log" 2>&1 ||
   { echo "history-accuracy: installing apache-otava failed:" >&2; tail -5 "$WORK/pip.log" >&2; exit 1; }

@@ -22,6 +22,7 @@ cargo build --release --quiet
 HB=$PWD/target/release/hostbench
 WORK=$(mktemp -d /var/tmp/history-speed.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
+trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 mkdir "$WORK/r"
 
 python3 - "$RESULT" "$N" "$WORK/r" <<'PY'

@@ -30,6 +30,7 @@ if [ -z "$hb" ]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 ub=(-O3 -ffast-math -march=native -mtune=native)
 assets=src/suites/index/assets
 cc "${ub[@]}" -o "$work/loops" benches/unixbench_loops.c

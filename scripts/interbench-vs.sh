@@ -48,6 +48,7 @@ HB=$PWD/target/release/hostbench
 # On a disk, not a tmpfs: the Write and Read loads are about the disk.
 WORK=$(mktemp -d /var/tmp/interbench-vs.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
+trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 mkdir -p "$WORK/ib" "$WORK/hb"
 CPUS=$(nproc)
 MODES=${MODES:-normal rt up}

@@ -30,6 +30,7 @@ cargo build --release --quiet
 HB=$PWD/target/release/hostbench
 WORK=$(mktemp -d /tmp/hostbench-floor.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
+trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 export HOSTBENCH_DB=$WORK/r.sqlite HOSTBENCH_CACHE_DIR=$WORK/cache
 
 cyclic() { # extra args; prints "avg max" in µs

@@ -11,6 +11,7 @@ reps=${2:-3}
 cargo build --release --quiet
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 cc -O2 -pthread -o "$work/ring" benches/pipe_token_ring.c
 export HOSTBENCH_DB="$work/r.sqlite" HOSTBENCH_CACHE_DIR="$work/cache"
 hb() { target/release/hostbench sched -q -o 2 -r 0 -w 100 -c 2 -a 1 -t "$secs" --min-runs 1 --max-runs 1 "$@" | awk -F', ' '{print $3}'; }

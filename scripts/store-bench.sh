@@ -19,6 +19,7 @@ exe=$PWD/target/release/hostbench
 fixture=$PWD/tests/fixtures/smoke-a.json
 work=$(mktemp -d)
 trap 'stop_pg; rm -rf "$work"' EXIT
+trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 bin=$(dirname "$(command -v initdb || ls /usr/lib/postgresql/*/bin/initdb | sort | tail -1)")
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 stop_pg() { [ -d "$work/data" ] && as_pg "$bin/pg_ctl" -D "$work/data" -m fast stop >/dev/null 2>&1 || true; }

@@ -57,6 +57,7 @@ cargo build --release --quiet
 HB=$PWD/target/release/hostbench
 WORK=$(mktemp -d /var/tmp/unixbench-vs.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
+trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 mkdir -p "$WORK/hbres" "$WORK/hbwork"
 KEEP=${KEEP:-$WORK}
 mkdir -p "$KEEP"

@@ -443,40 +443,53 @@ fn geometric_mean(v: &[f64]) -> f64 {
     (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp()
 }
 
+/// The change from `a` to `b` in percent of A's size (0 where A is 0): its sign is the
+/// direction of the change whatever A's sign.
+fn change_pct(a: f64, b: f64) -> f64 {
+    if a != 0.0 {
+        (b - a) / a.abs() * 100.0
+    } else {
+        0.0
+    }
+}
+
+impl Row {
+    /// A row of figure `f` with its two values, not yet tested: each way of judging fills in
+    /// what its test found.
+    fn untested(f: &Figure, a: f64, b: f64, basis: Basis, samples: [usize; 2]) -> Row {
+        Row {
+            key: f.key.clone(),
+            suite: f.suite.clone(),
+            name: f.name.clone(),
+            unit: f.unit.clone(),
+            better: f.better,
+            a,
+            b,
+            change_pct: change_pct(a, b),
+            ci_pct: None,
+            p_value: None,
+            basis,
+            samples_a: samples[0],
+            samples_b: samples[1],
+            verdict: Verdict::NotTested,
+            why_not_tested: None,
+            floor_pct: None,
+            floor_on_ratio: false,
+        }
+    }
+}
+
 /// A figure judged on its per-run values (`va`, `vb`: one per run that has it; `fb`, the
 /// figure in B's first run).
 fn runs_row(fa: &Figure, fb: Option<&Figure>, va: &[f64], vb: &[f64], floor: Option<f64>) -> Row {
-    let base = |a: f64, b: f64, change_pct: f64| Row {
-        key: fa.key.clone(),
-        suite: fa.suite.clone(),
-        name: fa.name.clone(),
-        unit: fa.unit.clone(),
-        better: fa.better,
-        a,
-        b,
-        change_pct,
-        ci_pct: None,
-        p_value: None,
-        basis: Basis::Runs,
-        samples_a: va.len(),
-        samples_b: vb.len(),
-        verdict: Verdict::NotTested,
-        why_not_tested: None,
-        floor_pct: None,
-        floor_on_ratio: false,
-    };
+    let base = |a: f64, b: f64| Row::untested(fa, a, b, Basis::Runs, [va.len(), vb.len()]);
     let positive = va.iter().chain(vb).all(|x| x.is_finite() && *x > 0.0);
     if !positive {
         // A figure that can be zero (deadlines missed, an overrun) has no ratio: the difference
         // of its means, in percent of A's.
         let mean = |v: &[f64]| Summary::of(v).map_or(0.0, |s| s.mean);
         let (ma, mb) = (mean(va), mean(vb));
-        let change = if ma != 0.0 {
-            (mb - ma) / ma.abs() * 100.0
-        } else {
-            0.0
-        };
-        let mut r = base(ma, mb, change);
+        let mut r = base(ma, mb);
         match welch_test(va, vb) {
             Some(t) => {
                 r.p_value = Some(t.p_value);
@@ -484,7 +497,7 @@ fn runs_row(fa: &Figure, fb: Option<&Figure>, va: &[f64], vb: &[f64], floor: Opt
                     .then(|| [t.ci_low / ma.abs() * 100.0, t.ci_high / ma.abs() * 100.0]);
                 r.verdict = verdict(
                     t.significant(),
-                    change,
+                    r.change_pct,
                     t.difference > 0.0,
                     fa.better,
                     floor.map(RunBound::linear),
@@ -497,7 +510,7 @@ fn runs_row(fa: &Figure, fb: Option<&Figure>, va: &[f64], vb: &[f64], floor: Opt
         return at_resolution(r, fa, fb);
     }
     let (ga, gb) = (geometric_mean(va), geometric_mean(vb));
-    let mut r = base(ga, gb, (gb / ga - 1.0) * 100.0);
+    let mut r = base(ga, gb);
     match log_ratio_test(va, vb) {
         Some(t) => {
             r.p_value = Some(t.p_value);
@@ -528,14 +541,10 @@ fn at_resolution(mut r: Row, fa: &Figure, fb: Option<&Figure>) -> Row {
 
 /// A figure of one run a side, judged on the samples within each (`within_run`).
 fn row(a: &Figure, b: &Figure, floor: Option<RunBound>) -> Row {
-    let change_pct = if a.value != 0.0 {
-        (b.value - a.value) / a.value * 100.0
-    } else {
-        0.0
-    };
     let (sa, sb) = (within_run(&a.samples), within_run(&b.samples));
+    let mut r = Row::untested(a, a.value, b.value, Basis::WithinRun, [sa.len(), sb.len()]);
     let test = welch_test(&sa, &sb);
-    let why_not_tested = match (&test, a.samples.is_empty() && b.samples.is_empty()) {
+    r.why_not_tested = match (&test, a.samples.is_empty() && b.samples.is_empty()) {
         (Some(_), _) => None,
         (None, true) => Some(format!("{}: no samples", a.sample_kind)),
         (None, false) => Some("fewer than two samples on a side".to_string()),
@@ -544,44 +553,21 @@ fn row(a: &Figure, b: &Figure, floor: Option<RunBound>) -> Row {
     // A figure that cannot be negative is tested on the ratio of its means, whose interval
     // never reaches below -100%; one that can, on their difference over A's mean.
     let ratio = ratio_of_means_test(&sa, &sb);
-    let (significant, up, ci_pct, p_value) = match (&test, &ratio) {
-        (_, Some(r)) => (
-            Some(r.significant()),
-            r.ratio > 1.0,
-            Some([(r.ci_low - 1.0) * 100.0, (r.ci_high - 1.0) * 100.0]),
-            Some(r.p_value),
-        ),
-        (Some(t), None) => (
-            Some(t.significant()),
-            t.difference > 0.0,
-            (mean_a != 0.0).then(|| [t.ci_low / mean_a * 100.0, t.ci_high / mean_a * 100.0]),
-            Some(t.p_value),
-        ),
-        (None, None) => (None, false, None, None),
+    let (significant, up) = match (&test, &ratio) {
+        (_, Some(t)) => {
+            r.ci_pct = Some([(t.ci_low - 1.0) * 100.0, (t.ci_high - 1.0) * 100.0]);
+            r.p_value = Some(t.p_value);
+            (t.significant(), t.ratio > 1.0)
+        }
+        (Some(t), None) => {
+            r.ci_pct =
+                (mean_a != 0.0).then(|| [t.ci_low / mean_a * 100.0, t.ci_high / mean_a * 100.0]);
+            r.p_value = Some(t.p_value);
+            (t.significant(), t.difference > 0.0)
+        }
+        (None, None) => return at_resolution(r, a, Some(b)),
     };
-    let verdict = match significant {
-        None => Verdict::NotTested,
-        Some(sig) => verdict(sig, change_pct, up, a.better, floor),
-    };
-    let r = Row {
-        key: a.key.clone(),
-        suite: a.suite.clone(),
-        name: a.name.clone(),
-        unit: a.unit.clone(),
-        better: a.better,
-        a: a.value,
-        b: b.value,
-        change_pct,
-        ci_pct,
-        p_value,
-        basis: Basis::WithinRun,
-        samples_a: sa.len(),
-        samples_b: sb.len(),
-        verdict,
-        why_not_tested,
-        floor_pct: None,
-        floor_on_ratio: false,
-    };
+    r.verdict = verdict(significant, r.change_pct, up, a.better, floor);
     at_resolution(r, a, Some(b))
 }
 
@@ -590,38 +576,19 @@ fn row(a: &Figure, b: &Figure, floor: Option<RunBound>) -> Row {
 /// change beyond it, on the bound's scale (B/A above 1 + bound or below 1 / (1 + bound) where
 /// the history was all positive), is better or worse; one within it is within the host's noise.
 fn history_row(a: &Figure, b: &Figure, bound: RunBound) -> Row {
-    let change_pct = if a.value != 0.0 {
-        (b.value - a.value) / a.value.abs() * 100.0
-    } else {
-        0.0
-    };
-    let verdict = if bound.holds(change_pct) {
-        Verdict::WithinNoise
-    } else {
-        match (b.value > a.value, a.better) {
-            (true, Better::Higher) | (false, Better::Lower) => Verdict::Better,
-            _ => Verdict::Worse,
-        }
-    };
-    let r = Row {
-        key: a.key.clone(),
-        suite: a.suite.clone(),
-        name: a.name.clone(),
-        unit: a.unit.clone(),
-        better: a.better,
-        a: a.value,
-        b: b.value,
-        change_pct,
-        ci_pct: None,
-        p_value: None,
-        basis: Basis::History,
-        samples_a: a.samples.len(),
-        samples_b: b.samples.len(),
-        verdict,
-        why_not_tested: None,
+    let mut r = Row {
         floor_pct: Some(bound.pct),
         floor_on_ratio: bound.on_ratio,
+        ..Row::untested(
+            a,
+            a.value,
+            b.value,
+            Basis::History,
+            [a.samples.len(), b.samples.len()],
+        )
     };
+    // The bound is the test: a change it holds is within the host's noise.
+    r.verdict = verdict(true, r.change_pct, b.value > a.value, a.better, Some(bound));
     at_resolution(r, a, Some(b))
 }
 

@@ -79,17 +79,25 @@ pub fn remove_group(pgid: libc::pid_t) {
 /// Kills every registered worker process group, closes the trace readers' files and runs every
 /// registered undo. Called just before the process ends without unwinding.
 pub fn emergency() {
-    let mut r = registry();
-    for &g in &r.groups {
+    // Take the lists and let the lock go: an undo that registers or unregisters something
+    // (or a thread that does so meanwhile) must not deadlock the way out.
+    let (groups, trace_fds, undo) = {
+        let mut r = registry();
+        (
+            std::mem::take(&mut r.groups),
+            std::mem::take(&mut r.trace_fds),
+            std::mem::take(&mut r.undo),
+        )
+    };
+    for g in groups {
         // SAFETY: signals a worker's own process group.
         unsafe { libc::kill(-g, libc::SIGKILL) };
     }
-    for &fd in &r.trace_fds {
+    for fd in trace_fds {
         // SAFETY: the fd is a reader's, registered while open; the process ends next.
         unsafe { libc::close(fd) };
     }
-    r.trace_fds.clear();
-    for e in std::mem::take(&mut r.undo) {
+    for e in undo {
         (e.undo)();
     }
 }
@@ -97,4 +105,54 @@ pub fn emergency() {
 /// The names of the undos registered now (for tests).
 pub fn registered() -> Vec<String> {
     registry().undo.iter().map(|e| e.name.clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    const CHILD: &str = "HOSTBENCH_TEST_EMERGENCY_CHILD";
+
+    /// An undo that touches the registry itself (here: reads it) must not hang the way out.
+    /// The emergency runs in a child process of this test binary, so it takes no other test's
+    /// undos with it.
+    #[test]
+    fn an_undo_may_use_the_registry_during_an_emergency() {
+        if std::env::var_os(CHILD).is_some() {
+            let _first = register(
+                "first".into(),
+                Box::new(|| println!("undo ran; still registered: {:?}", registered())),
+            );
+            let _second = register("second".into(), Box::new(|| println!("second ran")));
+            emergency();
+            println!("emergency done; left: {}", registered().len());
+            return;
+        }
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "platform::cleanup::tests::an_undo_may_use_the_registry_during_an_emergency",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD, "1")
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while child.try_wait().unwrap().is_none() {
+            if Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("the emergency hung on its own registry");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let out = String::from_utf8_lossy(&out.stdout);
+        assert!(out.contains("undo ran; still registered: []"), "{out}");
+        assert!(out.contains("second ran"), "{out}");
+        assert!(out.contains("emergency done; left: 0"), "{out}");
+    }
 }
