@@ -120,19 +120,21 @@ mod tests {
     fn the_p1bench_spin_loop_takes_time_in_proportion_to_its_count() {
         p1bench_spin(0);
         let time = |n: u64| {
-            // The fastest of five, as p1bench calibrates.
-            (0..5)
-                .map(|_| {
-                    let t = std::time::Instant::now();
-                    p1bench_spin(n);
-                    t.elapsed().as_secs_f64()
-                })
-                .fold(f64::MAX, f64::min)
+            let t = std::time::Instant::now();
+            p1bench_spin(n);
+            t.elapsed().as_secs_f64()
         };
-        let (short, long) = (time(2_000_000), time(8_000_000));
+        // The fastest of nine of each, as p1bench calibrates, taken in turns so that a busy
+        // stretch of this shared machine (the other tests run beside this one) slows both.
+        let (mut short, mut long) = (f64::MAX, f64::MAX);
+        for _ in 0..9 {
+            short = short.min(time(2_000_000));
+            long = long.min(time(8_000_000));
+        }
         let ratio = long / short;
+        // Folded to a constant it would be about 1x; a count that grew work faster, 16x.
         assert!(
-            (3.0..5.5).contains(&ratio),
+            (2.5..6.5).contains(&ratio),
             "4x the count took {ratio:.2}x the time"
         );
         // A step goes through memory: it cannot be folded to nothing.
