@@ -9,6 +9,16 @@ use std::time::{Duration, Instant};
 use common::Sandbox;
 use serde_json::Value;
 
+/// `hostbench index ARGS --results-dir DIR --json`, its result and DIR, where UnixBench's report
+/// files land (in the sandbox).
+fn index_json(sb: &Sandbox, args: &[&str]) -> (Value, std::path::PathBuf) {
+    let results = sb.dir.path().join("results");
+    let mut all = vec!["index"];
+    all.extend_from_slice(args);
+    all.extend(["--results-dir", results.to_str().unwrap()]);
+    (sb.json(&all), results)
+}
+
 fn index(r: &Value) -> &Value {
     let suites = r["suites"].as_array().unwrap();
     assert_eq!(suites[0]["suite"], "index");
@@ -25,7 +35,6 @@ fn tests_of(r: &Value, pass: usize) -> Vec<Value> {
 #[test]
 fn every_test_runs_and_scores_in_its_unit() {
     let sb = Sandbox::new();
-    let results = sb.dir.path().join("results");
     // The smoke test of the registry: every test `index --list` names (so a new one runs
     // without anyone adding it here) but the graphics ones, which have their own tests below.
     let listed = sb.cmd().args(["index", "--list"]).assert().success();
@@ -36,8 +45,7 @@ fn every_test_runs_and_scores_in_its_unit() {
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
     assert!(names.len() >= 30, "{listed}");
-    let mut args = vec!["index"];
-    args.extend(&names);
+    let mut args = names.clone();
     args.extend([
         "--seconds",
         "0.3",
@@ -45,12 +53,10 @@ fn every_test_runs_and_scores_in_its_unit() {
         "1",
         "-c",
         "1",
-        "--results-dir",
-        results.to_str().unwrap(),
         "--workdir",
         sb.dir.path().to_str().unwrap(),
     ]);
-    let r = sb.json(&args);
+    let (r, results) = index_json(&sb, &args);
     let tests = tests_of(&r, 0);
     let skipped = index(&r)["passes"][0]["skipped"].as_array().unwrap().len();
     assert_eq!(
@@ -138,22 +144,21 @@ fn every_test_runs_and_scores_in_its_unit() {
 #[test]
 fn host_program_tests_run_where_the_program_is_and_say_why_not_elsewhere() {
     let sb = Sandbox::new();
-    let results = sb.dir.path().join("results");
-    let r = sb.json(&[
-        "index",
-        "C",
-        "dc",
-        "grep",
-        "shell1",
-        "--seconds",
-        "1.5",
-        "-i",
-        "1",
-        "-c",
-        "1",
-        "--results-dir",
-        results.to_str().unwrap(),
-    ]);
+    let (r, results) = index_json(
+        &sb,
+        &[
+            "C",
+            "dc",
+            "grep",
+            "shell1",
+            "--seconds",
+            "1.5",
+            "-i",
+            "1",
+            "-c",
+            "1",
+        ],
+    );
     let tests = tests_of(&r, 0);
     let skipped = index(&r)["passes"][0]["skipped"]
         .as_array()
@@ -250,20 +255,19 @@ fn host_program_tests_run_where_the_program_is_and_say_why_not_elsewhere() {
 #[test]
 fn two_copies_add_up_and_aliases_expand() {
     let sb = Sandbox::new();
-    let results = sb.dir.path().join("results");
-    let r = sb.json(&[
-        "index",
-        "dhrystone",
-        "pipe",
-        "--seconds",
-        "0.3",
-        "-i",
-        "2",
-        "-c",
-        "2",
-        "--results-dir",
-        results.to_str().unwrap(),
-    ]);
+    let (r, _) = index_json(
+        &sb,
+        &[
+            "dhrystone",
+            "pipe",
+            "--seconds",
+            "0.3",
+            "-i",
+            "2",
+            "-c",
+            "2",
+        ],
+    );
     assert_eq!(
         index(&r)["settings"]["tests"],
         serde_json::json!(["dhry2reg", "pipe"])
@@ -576,7 +580,6 @@ fn the_cpu_tests_are_compiled_by_the_hosts_cc_once_and_the_builtin_versions_run_
     let results = sb.dir.path().join("results");
     let run = |extra: &[&str]| -> Value {
         let mut args = vec![
-            "index",
             "dhry2reg",
             "whetstone-double",
             "hanoi",
@@ -586,11 +589,9 @@ fn the_cpu_tests_are_compiled_by_the_hosts_cc_once_and_the_builtin_versions_run_
             "1",
             "-c",
             "1",
-            "--results-dir",
-            results.to_str().unwrap(),
         ];
         args.extend_from_slice(extra);
-        sb.json(&args)
+        index_json(&sb, &args).0
     };
     let flags = "-O3 -ffast-math -march=native -mtune=native";
 
