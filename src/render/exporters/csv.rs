@@ -3,40 +3,26 @@
 
 use anyhow::Result;
 
-use super::{Exporter, Shown};
 use crate::compare::Comparison;
 use crate::history::Histories;
 use crate::model::figures::{figures, Better, Figure};
 use crate::model::RunResult;
 use crate::stats::Summary;
 
-pub struct Csv;
+pub(super) fn history(h: &Histories) -> Result<String> {
+    history_csv(h)
+}
 
-impl Exporter for Csv {
-    fn shows(&self) -> &'static [Shown] {
-        &[
-            Shown::Result,
-            Shown::Comparison,
-            Shown::Fleet,
-            Shown::History,
-        ]
-    }
+pub(super) fn fleet(fleet: &crate::fleet::Fleet, _selection: &str) -> Result<String> {
+    fleet_csv(fleet)
+}
 
-    fn history(&self, h: &Histories) -> Option<Result<String>> {
-        Some(history_csv(h))
-    }
+pub(super) fn result(id: i64, result: &RunResult) -> Result<String> {
+    figures_csv(id, &figures(result))
+}
 
-    fn fleet(&self, fleet: &crate::fleet::Fleet, _selection: &str) -> Option<Result<String>> {
-        Some(fleet_csv(fleet))
-    }
-
-    fn result(&self, id: i64, result: &RunResult) -> Option<Result<String>> {
-        Some(figures_csv(id, &figures(result)))
-    }
-
-    fn comparison(&self, c: &Comparison) -> Option<Result<String>> {
-        Some(comparison_csv(c))
-    }
+pub(super) fn comparison(c: &Comparison) -> Result<String> {
+    comparison_csv(c)
 }
 
 /// The stable CSV columns of `results export --format csv`.

@@ -3,40 +3,30 @@
 
 use anyhow::Result;
 
-use super::{Exporter, Shown};
 use crate::compare::Comparison;
 use crate::model::RunResult;
 use crate::render::report;
 
-pub struct Html;
+pub(super) fn history(h: &crate::history::Histories) -> Result<String> {
+    Ok(crate::render::history::html(h))
+}
 
-impl Exporter for Html {
-    fn shows(&self) -> &'static [Shown] {
-        &[Shown::Result, Shown::Report, Shown::Fleet, Shown::History]
-    }
+pub(super) fn fleet(fleet: &crate::fleet::Fleet, selection: &str) -> Result<String> {
+    Ok(crate::render::fleet::html(fleet, selection))
+}
 
-    fn history(&self, h: &crate::history::Histories) -> Option<Result<String>> {
-        Some(Ok(crate::render::history::html(h)))
-    }
+pub(super) fn result(id: i64, result: &RunResult) -> Result<String> {
+    Ok(report::html(
+        &[(format!("result {id}"), result.clone())],
+        &[],
+    ))
+}
 
-    fn fleet(&self, fleet: &crate::fleet::Fleet, selection: &str) -> Option<Result<String>> {
-        Some(Ok(crate::render::fleet::html(fleet, selection)))
-    }
-
-    fn result(&self, id: i64, result: &RunResult) -> Option<Result<String>> {
-        Some(Ok(report::html(
-            &[(format!("result {id}"), result.clone())],
-            &[],
-        )))
-    }
-
-    fn report(
-        &self,
-        results: &[(String, RunResult)],
-        comparisons: &[Comparison],
-    ) -> Option<Result<String>> {
-        Some(Ok(report::html(results, comparisons)))
-    }
+pub(super) fn report(
+    results: &[(String, RunResult)],
+    comparisons: &[Comparison],
+) -> Result<String> {
+    Ok(report::html(results, comparisons))
 }
 
 /// Escapes text for HTML and XML (SVG): element content and quoted attribute values.

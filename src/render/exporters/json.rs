@@ -4,11 +4,8 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{Exporter, Shown};
 use crate::compare::Comparison;
 use crate::model::RunResult;
-
-pub struct Json;
 
 /// Pretty-printed, with a final newline.
 pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String> {
@@ -27,39 +24,32 @@ struct Labelled<'a> {
     result: &'a RunResult,
 }
 
-impl Exporter for Json {
-    fn shows(&self) -> &'static [Shown] {
-        Shown::ALL
-    }
+pub(super) fn fleet(fleet: &crate::fleet::Fleet, _selection: &str) -> Result<String> {
+    to_json(fleet)
+}
 
-    fn fleet(&self, fleet: &crate::fleet::Fleet, _selection: &str) -> Option<Result<String>> {
-        Some(to_json(fleet))
-    }
+pub(super) fn history(h: &crate::history::Histories) -> Result<String> {
+    to_json(h)
+}
 
-    fn history(&self, h: &crate::history::Histories) -> Option<Result<String>> {
-        Some(to_json(h))
-    }
+pub(super) fn result(_id: i64, result: &RunResult) -> Result<String> {
+    to_json(result)
+}
 
-    fn result(&self, _id: i64, result: &RunResult) -> Option<Result<String>> {
-        Some(to_json(result))
-    }
+pub(super) fn comparison(c: &Comparison) -> Result<String> {
+    to_json(c)
+}
 
-    fn comparison(&self, c: &Comparison) -> Option<Result<String>> {
-        Some(to_json(c))
-    }
-
-    fn report(
-        &self,
-        results: &[(String, RunResult)],
-        comparisons: &[Comparison],
-    ) -> Option<Result<String>> {
-        let results = results
-            .iter()
-            .map(|(label, result)| Labelled { label, result })
-            .collect();
-        Some(to_json(&Report {
-            results,
-            comparisons,
-        }))
-    }
+pub(super) fn report(
+    results: &[(String, RunResult)],
+    comparisons: &[Comparison],
+) -> Result<String> {
+    let results = results
+        .iter()
+        .map(|(label, result)| Labelled { label, result })
+        .collect();
+    to_json(&Report {
+        results,
+        comparisons,
+    })
 }

@@ -4,51 +4,33 @@
 use anyhow::Result;
 
 use super::csv::better;
-use super::{Exporter, Shown};
 use crate::compare::Comparison;
 use crate::model::figures::{figures, Figure};
 use crate::model::RunResult;
 use crate::render::compare::{change, ci, header_lines, number, sections, totals, verdict};
 
-pub struct Markdown;
+pub(super) fn history(h: &crate::history::Histories) -> Result<String> {
+    Ok(crate::render::history::markdown(h, md_cell))
+}
 
-impl Exporter for Markdown {
-    fn shows(&self) -> &'static [Shown] {
-        &[
-            Shown::Result,
-            Shown::Comparison,
-            Shown::Report,
-            Shown::History,
-        ]
-    }
+pub(super) fn result(id: i64, result: &RunResult) -> Result<String> {
+    Ok(figures_markdown(&format!("result {id}"), &figures(result)))
+}
 
-    fn history(&self, h: &crate::history::Histories) -> Option<Result<String>> {
-        Some(Ok(crate::render::history::markdown(h, md_cell)))
-    }
+pub(super) fn comparison(c: &Comparison) -> Result<String> {
+    Ok(comparison_md(c))
+}
 
-    fn result(&self, id: i64, result: &RunResult) -> Option<Result<String>> {
-        Some(Ok(figures_markdown(
-            &format!("result {id}"),
-            &figures(result),
-        )))
-    }
-
-    fn comparison(&self, c: &Comparison) -> Option<Result<String>> {
-        Some(Ok(comparison(c)))
-    }
-
-    fn report(
-        &self,
-        results: &[(String, RunResult)],
-        comparisons: &[Comparison],
-    ) -> Option<Result<String>> {
-        Some(Ok(super::one_after_another(
-            results,
-            comparisons,
-            |label, r| figures_markdown(label, &figures(r)) + "\n",
-            |c| comparison(c) + "\n",
-        )))
-    }
+pub(super) fn report(
+    results: &[(String, RunResult)],
+    comparisons: &[Comparison],
+) -> Result<String> {
+    Ok(super::one_after_another(
+        results,
+        comparisons,
+        |label, r| figures_markdown(label, &figures(r)) + "\n",
+        |c| comparison_md(c) + "\n",
+    ))
 }
 
 /// A table cell: a `|` would end it.
@@ -74,7 +56,7 @@ fn figures_markdown(label: &str, figures: &[Figure]) -> String {
     out
 }
 
-fn comparison(c: &Comparison) -> String {
+fn comparison_md(c: &Comparison) -> String {
     let mut out = String::from("## hostbench compare\n\n");
     for l in header_lines(c) {
         out.push_str(&format!("- {}\n", md_cell(&l)));

@@ -1,10 +1,9 @@
-//! Rendering by format, behind one trait (as hyperfine's exporters): each format is one file
-//! that says what it shows ([`Exporter::shows`]) — one result in full (`results show`,
-//! `results export`), a comparison (`compare`), a report of several results and their
-//! comparisons (`report`), a fleet (`report --fleet`) — and implements those, leaving the rest
-//! to the trait's default, "not a format for this". The commands choose the format with one
-//! `--format`, whose values are the formats that show what the command shows ([`formats`]),
-//! and write with one `-o`.
+//! Rendering by format. Each format is one file of renderers: one result in full (`results
+//! show`, `results export`), a comparison (`compare`), a report of several results and their
+//! comparisons (`report`), a fleet (`report --fleet`), a history (`history`). One table,
+//! [`TABLE`], says which format shows which subject and with which renderer. The commands
+//! choose the format with one `--format`, whose values are the formats that show what the
+//! command shows ([`formats`]), and write with one `-o`.
 
 pub(crate) mod csv;
 pub mod html;
@@ -119,53 +118,65 @@ impl Subject<'_> {
     }
 }
 
-/// A format's renderer: what it shows, and each of those rendered (the defaults, None, are for
-/// what it does not show; a test holds `shows` to the methods each format implements).
-pub trait Exporter {
-    fn shows(&self) -> &'static [Shown];
-    fn result(&self, _id: i64, _result: &RunResult) -> Option<Result<String>> {
-        None
-    }
-    fn comparison(&self, _c: &Comparison) -> Option<Result<String>> {
-        None
-    }
-    fn report(
-        &self,
-        _results: &[(String, RunResult)],
-        _comparisons: &[Comparison],
-    ) -> Option<Result<String>> {
-        None
-    }
-    fn fleet(&self, _fleet: &Fleet, _selection: &str) -> Option<Result<String>> {
-        None
-    }
-    fn history(&self, _h: &Histories) -> Option<Result<String>> {
-        None
+/// Results with their labels ("result 3", a file's name), as a report takes them.
+pub type Labelled = [(String, RunResult)];
+
+/// A renderer of one subject in one format. Its type says what it renders, so a row of
+/// [`TABLE`] cannot pair a format with a renderer of something else.
+#[derive(Clone, Copy)]
+pub enum Renderer {
+    Result(fn(i64, &RunResult) -> Result<String>),
+    Comparison(fn(&Comparison) -> Result<String>),
+    Report(fn(&Labelled, &[Comparison]) -> Result<String>),
+    Fleet(fn(&Fleet, &str) -> Result<String>),
+    History(fn(&Histories) -> Result<String>),
+}
+
+impl Renderer {
+    fn shows(self) -> Shown {
+        match self {
+            Renderer::Result(_) => Shown::Result,
+            Renderer::Comparison(_) => Shown::Comparison,
+            Renderer::Report(_) => Shown::Report,
+            Renderer::Fleet(_) => Shown::Fleet,
+            Renderer::History(_) => Shown::History,
+        }
     }
 }
 
-fn exporter(format: Format) -> &'static dyn Exporter {
-    match format {
-        Format::Text => &text::Text,
-        Format::Json => &json::Json,
-        Format::Csv => &csv::Csv,
-        Format::Markdown => &markdown::Markdown,
-        Format::Html => &html::Html,
-    }
-}
+/// Which format shows which subject, and how: declared once. A command's `--format` values,
+/// their help and the refusal of a pair not here all come from this table.
+pub const TABLE: &[(Format, Renderer)] = &[
+    (Format::Text, Renderer::Result(text::result)),
+    (Format::Text, Renderer::Comparison(text::comparison)),
+    (Format::Text, Renderer::Report(text::report)),
+    (Format::Text, Renderer::Fleet(text::fleet)),
+    (Format::Text, Renderer::History(text::history)),
+    (Format::Json, Renderer::Result(json::result)),
+    (Format::Json, Renderer::Comparison(json::comparison)),
+    (Format::Json, Renderer::Report(json::report)),
+    (Format::Json, Renderer::Fleet(json::fleet)),
+    (Format::Json, Renderer::History(json::history)),
+    (Format::Csv, Renderer::Result(csv::result)),
+    (Format::Csv, Renderer::Comparison(csv::comparison)),
+    (Format::Csv, Renderer::Fleet(csv::fleet)),
+    (Format::Csv, Renderer::History(csv::history)),
+    (Format::Markdown, Renderer::Result(markdown::result)),
+    (Format::Markdown, Renderer::Comparison(markdown::comparison)),
+    (Format::Markdown, Renderer::Report(markdown::report)),
+    (Format::Markdown, Renderer::History(markdown::history)),
+    (Format::Html, Renderer::Result(html::result)),
+    (Format::Html, Renderer::Report(html::report)),
+    (Format::Html, Renderer::Fleet(html::fleet)),
+    (Format::Html, Renderer::History(html::history)),
+];
 
-fn try_render(format: Format, subject: Subject) -> Option<Result<String>> {
-    let e = exporter(format);
-    match subject {
-        Subject::Result { id, result } => e.result(id, result),
-        Subject::Comparison(c) => e.comparison(c),
-        Subject::Report {
-            results,
-            comparisons,
-        } => e.report(results, comparisons),
-        Subject::Fleet { fleet, selection } => e.fleet(fleet, selection),
-        Subject::History(h) => e.history(h),
-    }
+/// The table's renderer of `shown` in `format`, where it has one.
+fn renderer(format: Format, shown: Shown) -> Option<Renderer> {
+    TABLE
+        .iter()
+        .find(|(f, r)| *f == format && r.shows() == shown)
+        .map(|&(_, r)| r)
 }
 
 /// A report as each result and then each comparison, one after another (the text formats).
@@ -192,34 +203,46 @@ pub struct Unsupported {
 /// Whether `format` shows `shown`: Err(Unsupported), naming the formats that do, when not —
 /// for a command to say before it loads anything.
 pub fn check(format: Format, shown: Shown) -> Result<(), Unsupported> {
-    if exporter(format).shows().contains(&shown) {
-        return Ok(());
+    match renderer(format, shown) {
+        Some(_) => Ok(()),
+        None => Err(Unsupported {
+            format: format.name(),
+            what: shown.what(),
+            supported: supported(shown).join(", "),
+        }),
     }
-    Err(Unsupported {
-        format: format.name(),
-        what: shown.what(),
-        supported: supported(shown).join(", "),
-    })
 }
 
 /// Renders `subject` as `format`: Err(Unsupported) when the format does not show it (the
 /// formats that do are named), else the text or the renderer's own error.
 pub fn render(format: Format, subject: Subject) -> Result<Result<String>, Unsupported> {
     check(format, subject.shown())?;
-    Ok(try_render(format, subject).unwrap_or_else(|| {
-        Err(anyhow::anyhow!(
-            "--format {} says it shows {} but has no renderer for it",
-            format.name(),
+    let r = renderer(format, subject.shown()).expect("checked above");
+    Ok(match (r, subject) {
+        (Renderer::Result(f), Subject::Result { id, result }) => f(id, result),
+        (Renderer::Comparison(f), Subject::Comparison(c)) => f(c),
+        (
+            Renderer::Report(f),
+            Subject::Report {
+                results,
+                comparisons,
+            },
+        ) => f(results, comparisons),
+        (Renderer::Fleet(f), Subject::Fleet { fleet, selection }) => f(fleet, selection),
+        (Renderer::History(f), Subject::History(h)) => f(h),
+        // `renderer` found it by the subject's kind: the pair always matches.
+        _ => unreachable!(
+            "a renderer of {} found for another subject",
             subject.shown().what()
-        ))
-    }))
+        ),
+    })
 }
 
-/// The formats that show `shown`.
+/// The formats that show `shown`, in `Format`'s order.
 pub fn supported(shown: Shown) -> Vec<&'static str> {
     Format::ALL
         .into_iter()
-        .filter(|&f| exporter(f).shows().contains(&shown))
+        .filter(|&f| renderer(f, shown).is_some())
         .map(Format::name)
         .collect()
 }
@@ -229,7 +252,7 @@ pub fn supported(shown: Shown) -> Vec<&'static str> {
 pub fn formats(shown: &[Shown]) -> Vec<PossibleValue> {
     Format::ALL
         .into_iter()
-        .filter(|&f| exporter(f).shows().iter().any(|s| shown.contains(s)))
+        .filter(|&f| shown.iter().any(|&s| renderer(f, s).is_some()))
         .filter_map(|f| f.to_possible_value())
         .collect()
 }
@@ -267,7 +290,7 @@ mod tests {
     }
 
     #[test]
-    fn each_format_shows_what_it_renders_and_nothing_else() {
+    fn every_row_of_the_table_renders_and_no_pair_is_declared_twice() {
         let result: RunResult =
             serde_json::from_str(include_str!("../../../tests/fixtures/smoke-a.json")).unwrap();
         let results = vec![("A".to_string(), result.clone())];
@@ -302,12 +325,16 @@ mod tests {
         ];
         for f in Format::ALL {
             for s in subjects {
-                assert_eq!(
-                    exporter(f).shows().contains(&s.shown()),
-                    try_render(f, s).is_some(),
-                    "{f:?} and {:?}: its shows() and its renderers disagree",
-                    s.shown()
-                );
+                let rows = TABLE
+                    .iter()
+                    .filter(|(tf, r)| *tf == f && r.shows() == s.shown())
+                    .count();
+                assert!(rows <= 1, "{f:?} shows {:?} twice", s.shown());
+                let out = render(f, s);
+                assert_eq!(rows == 1, out.is_ok(), "{f:?} and {:?}", s.shown());
+                if let Ok(text) = out {
+                    assert!(!text.unwrap().is_empty(), "{f:?} of {:?}", s.shown());
+                }
             }
         }
     }

@@ -3,44 +3,34 @@
 
 use anyhow::Result;
 
-use super::{Exporter, Shown};
 use crate::compare::Comparison;
 use crate::model::RunResult;
 use crate::render;
 
-pub struct Text;
+pub(super) fn fleet(fleet: &crate::fleet::Fleet, selection: &str) -> Result<String> {
+    Ok(crate::render::fleet::text(fleet, selection))
+}
 
-impl Exporter for Text {
-    fn shows(&self) -> &'static [Shown] {
-        Shown::ALL
-    }
+pub(super) fn history(h: &crate::history::Histories) -> Result<String> {
+    Ok(render::history::text(h))
+}
 
-    fn fleet(&self, fleet: &crate::fleet::Fleet, selection: &str) -> Option<Result<String>> {
-        Some(Ok(crate::render::fleet::text(fleet, selection)))
-    }
+pub(super) fn result(_id: i64, result: &RunResult) -> Result<String> {
+    Ok(render::text_report(result))
+}
 
-    fn history(&self, h: &crate::history::Histories) -> Option<Result<String>> {
-        Some(Ok(render::history::text(h)))
-    }
+pub(super) fn comparison(c: &Comparison) -> Result<String> {
+    Ok(render::compare::text(c))
+}
 
-    fn result(&self, _id: i64, result: &RunResult) -> Option<Result<String>> {
-        Some(Ok(render::text_report(result)))
-    }
-
-    fn comparison(&self, c: &Comparison) -> Option<Result<String>> {
-        Some(Ok(render::compare::text(c)))
-    }
-
-    fn report(
-        &self,
-        results: &[(String, RunResult)],
-        comparisons: &[Comparison],
-    ) -> Option<Result<String>> {
-        Some(Ok(super::one_after_another(
-            results,
-            comparisons,
-            |label, r| format!("=== {label} ===\n{}\n", render::text_report(r)),
-            render::compare::text,
-        )))
-    }
+pub(super) fn report(
+    results: &[(String, RunResult)],
+    comparisons: &[Comparison],
+) -> Result<String> {
+    Ok(super::one_after_another(
+        results,
+        comparisons,
+        |label, r| format!("=== {label} ===\n{}\n", render::text_report(r)),
+        render::compare::text,
+    ))
 }
