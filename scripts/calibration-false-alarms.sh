@@ -40,12 +40,12 @@ PY
 : >"$WORK/interbench"
 : >"$WORK/chain"
 for i in $(seq "$TRIES"); do
-  (cd "$WORK" && "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache-interbench" --no-noise-check \
-    interactive -c -b -t 1 -W Audio -w None --json 2>/dev/null) >"$WORK/one.json"
+  (cd "$WORK" && "$HB" interactive --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache-interbench" --no-noise-check \
+    -c -b -t 1 -W Audio -w None --json 2>/dev/null) >"$WORK/one.json"
   out=$(judge "$WORK/one.json"); echo "$out" >>"$WORK/interbench"
   echo "try $i, interbench's loop: $out"
-  (cd "$WORK" && "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache-chain" --no-noise-check \
-    sched -b -c 2 -a 1 -t 1 --json 2>/dev/null) >"$WORK/one.json"
+  (cd "$WORK" && "$HB" sched --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache-chain" --no-noise-check \
+    -b -c 2 -a 1 -t 1 --json 2>/dev/null) >"$WORK/one.json"
   out=$(judge "$WORK/one.json"); echo "$out" >>"$WORK/chain"
   echo "try $i, the chain: $out"
 done

@@ -95,8 +95,8 @@ while True:
 # Calibrates once with BINARY; prints "LOOPS_PER_MS UNSURE(0/1) CACHED(0/1)".
 calibrate() {
   local bin=$1 cache=$WORK/cache-$2
-  (cd "$WORK" && "${AS_USER[@]}" "$bin" --db "$WORK/hb.sqlite" --cache-dir "$cache" --no-noise-check \
-      interactive -c -b -t 10 -W Audio -w None --json 2>/dev/null) >"$WORK/one.json"
+  (cd "$WORK" && "${AS_USER[@]}" "$bin" interactive --db "$WORK/hb.sqlite" --cache-dir "$cache" --no-noise-check \
+      -c -b -t 10 -W Audio -w None --json 2>/dev/null) >"$WORK/one.json"
   [ -z "${KEEP:-}" ] || cp "$WORK/one.json" "$KEEP/$2-$(date +%s%N).json"
   python3 - "$WORK/one.json" "$cache/calibration.json" <<'PY'
 import json, sys

@@ -64,11 +64,11 @@ rep=${3:-3}
 # One side: the three jobs, each --repeat REP; prints the three groups' first ids.
 side() { # SCHED_US
   local ids=()
-  "$hb" -q --repeat "$rep" noise 50 10 >/dev/null
+  "$hb" noise -q --repeat "$rep" 50 10 >/dev/null
   ids+=("$(last_group)")
-  "$hb" -q --repeat "$rep" sched -w 50 -r "$1" -c 4 -a 2 -t 1 --min-runs 3 --max-runs 3 >/dev/null
+  "$hb" sched -q --repeat "$rep" -w 50 -r "$1" -c 4 -a 2 -t 1 --min-runs 3 --max-runs 3 >/dev/null
   ids+=("$(last_group)")
-  "$hb" -q --repeat "$rep" index syscall pipe context1 dhry2reg whetstone-double --seconds 1 -i 3 -c 1 \
+  "$hb" index -q --repeat "$rep" syscall pipe context1 dhry2reg whetstone-double --seconds 1 -i 3 -c 1 \
     --workdir "$work" --results-dir "$work/res" >/dev/null 2>&1
   ids+=("$(last_group)")
   echo "${ids[*]}"

@@ -9,20 +9,20 @@ rows=${KEEP:-$work/rows.jsonl}
 : >"$rows"
 
 # The newest result's id in store DB.
-newest() { "$hb" --db "$1" results list | tail -1 | awk '{print $1}'; }
+newest() { "$hb" results list --db "$1" | tail -1 | awk '{print $1}'; }
 # The newest result's group in store DB.
-newest_group() { "$hb" --db "$1" results list | tail -1 | sed -n 's/.*in group g\([0-9]*\)).*/\1/p'; }
+newest_group() { "$hb" results list --db "$1" | tail -1 | sed -n 's/.*in group g\([0-9]*\)).*/\1/p'; }
 
 # compare A B in store DB; one JSON line of its rows: MODE JOB WAY DB A B.
 judge() {
   local db=$4
   if [ "$3" = none ]; then
     # The same two results as files, with no store: no history, the doubled noise floor.
-    "$hb" --db "$db" results show "$5" --format json >"$work/a.json"
-    "$hb" --db "$db" results show "$6" --format json >"$work/b.json"
-    "$hb" --db "$work/none.sqlite" compare --json "$work/a.json" "$work/b.json" >"$work/c.json"
+    "$hb" results show --db "$db" "$5" --format json >"$work/a.json"
+    "$hb" results show --db "$db" "$6" --format json >"$work/b.json"
+    "$hb" compare --db "$work/none.sqlite" --json "$work/a.json" "$work/b.json" >"$work/c.json"
   else
-    "$hb" --db "$db" compare --json "$5" "$6" >"$work/c.json"
+    "$hb" compare --db "$db" --json "$5" "$6" >"$work/c.json"
   fi
   python3 - "$1" "$2" "$3" "$work/c.json" >>"$rows" <<'EOF'
 import json, sys
@@ -63,17 +63,17 @@ job() {
   if [ "$3" = 1 ]; then plant "$1"; fi
   case $1 in
   index)
-    taskset -c "$cpu" "$hb" --db "$2" -q "${r[@]}" index dhry2reg whetstone-double syscall pipe \
+    taskset -c "$cpu" "$hb" index --db "$2" -q "${r[@]}" dhry2reg whetstone-double syscall pipe \
       execl --quick -c 1 --workdir "$work/wd" --results-dir "$work/res" >/dev/null 2>&1
     ;;
   interactive)
-    taskset -c "$cpu" "$hb" --db "$2" -q "${r[@]}" interactive -W Audio -W Video -W X -W Gaming \
+    taskset -c "$cpu" "$hb" interactive --db "$2" -q "${r[@]}" -W Audio -W Video -W X -W Gaming \
       -w None -w Burn -t 2 --exact-time -L 2 --settle-ms 300 -c --workdir "$work/wd" >/dev/null
     ;;
   sched)
     local us=20
     if [ "$3" = 1 ]; then us=22; fi
-    "$hb" --db "$2" -q "${r[@]}" sched -w 50 -r "$us" -c 4 -a 2 -t 1 --min-runs 3 --max-runs 3 \
+    "$hb" sched --db "$2" -q "${r[@]}" -w 50 -r "$us" -c 4 -a 2 -t 1 --min-runs 3 --max-runs 3 \
       >/dev/null
     ;;
   esac
@@ -85,7 +85,7 @@ if [ "$mode" = single ]; then
   hist=${3:-3}
   profile=${PROFILE:-quick}
   db="$work/r.sqlite"
-  runq() { "$hb" --db "$db" -q run --profile "$profile" --workdir "$work/wd" >/dev/null; newest "$db"; }
+  runq() { "$hb" run --db "$db" -q --profile "$profile" --workdir "$work/wd" >/dev/null; newest "$db"; }
   for i in $(seq "$hist"); do
     runq >/dev/null
     echo "history run $i of $hist done" >&2

@@ -27,8 +27,8 @@ BURN_THREADS=$(nproc)
 
 # One run: BENCH LOAD SECONDS [--explain] → "p50_ms mean_ms reader_cpu_pct explain_ms events".
 one() {
-  "$HB" --db "$WORK/db.sqlite" --cache-dir "$WORK/cache" -q --json --no-noise-check \
-    interactive -c -t "$3" --exact-time --settle-ms 500 -L "$BURN_THREADS" -W "$1" -w "$2" ${4:-} |
+  "$HB" interactive --db "$WORK/db.sqlite" --cache-dir "$WORK/cache" -q --json --no-noise-check \
+    -c -t "$3" --exact-time --settle-ms 500 -L "$BURN_THREADS" -W "$1" -w "$2" ${4:-} |
     python3 -c '
 import json, sys
 m = json.load(sys.stdin)["suites"][0]["measurements"][0]

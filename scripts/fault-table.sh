@@ -106,7 +106,7 @@ strays() {
 
 stored() { # dir
   local list
-  list=$("$HB" --db "$1/r.sqlite" results list 2>/dev/null | tail -n +2)
+  list=$("$HB" results list --db "$1/r.sqlite" 2>/dev/null | tail -n +2)
   if [ -n "$(find "$1" -name 'hostbench-result-*.json' -print -quit)" ]; then
     echo file
   elif [ -n "$list" ]; then
@@ -130,7 +130,7 @@ start() { # case suite [workdir] [db]
   mkdir -p "$WORK"
   local db=${4:-$DIR/r.sqlite}
   # shellcheck disable=SC2046,SC2086
-  (cd "$DIR" && exec "$HB" --db "$db" ${EXTRA:-} $(command_of "$2" "$WORK") >"$DIR/out" 2>"$DIR/err") &
+  (cd "$DIR" && exec "$HB" $(command_of "$2" "$WORK") --db "$db" ${EXTRA:-} >"$DIR/out" 2>"$DIR/err") &
   PID=$!
 }
 
@@ -167,7 +167,7 @@ for s in "${SUITES[@]}"; do
   { wait "$PID"; } 2>/dev/null; code=$?
   sleep 2
   files=$(left "$WORK")
-  "$HB" --db "$DIR/next.sqlite" index -c 1 -i 1 --seconds 0.2 syscall --workdir "$WORK" >/dev/null 2>&1
+  "$HB" index --db "$DIR/next.sqlite" -c 1 -i 1 --seconds 0.2 syscall --workdir "$WORK" >/dev/null 2>&1
   row "kill -9 coord" "$s" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$files" "$(left "$WORK")"
 
   # kill -9 of a worker (the suites that have worker processes).
@@ -199,7 +199,7 @@ for s in "${SUITES[@]}"; do
     # refused up front, see "store 1777+journal".)
     small=$ROOT/small-db-$s; mkdir -p "$small"
     mount -t tmpfs -o size=256k,mode=0700 tmpfs "$small" && MOUNTS+=("$small")
-    "$HB" --db "$small/r.sqlite" noise -l 5000 10 2 >/dev/null 2>&1
+    "$HB" noise --db "$small/r.sqlite" -l 5000 10 2 >/dev/null 2>&1
     start "store disk fills" "$s" "" "$small/r.sqlite"
     sleep "$(delay_of "$s")"
     head -c 1M /dev/zero >"$small/filler" 2>/dev/null
@@ -207,7 +207,7 @@ for s in "${SUITES[@]}"; do
 
     # A store made unwritable (immutable) before the run: refused up front, nothing measured.
     locked=$ROOT/immutable-$s; mkdir -p "$locked"
-    "$HB" --db "$locked/r.sqlite" noise -l 5000 10 2 >/dev/null 2>&1
+    "$HB" noise --db "$locked/r.sqlite" -l 5000 10 2 >/dev/null 2>&1
     chattr +i "$locked/r.sqlite"
     t0=$(date +%s)
     start "store immutable" "$s" "" "$locked/r.sqlite"
@@ -217,7 +217,7 @@ for s in "${SUITES[@]}"; do
     # Another user's C programs planted in a shared cache (the suites that build them).
     if [ "$s" = index ] || [ "$s" = run ]; then
       planted=$ROOT/planted-$s; mkdir -p "$planted"
-      "$HB" --db "$planted/probe.sqlite" --cache-dir "$planted/probe-cache" index dhry2reg -c 1 -i 1 --seconds 0.2 >/dev/null 2>&1
+      "$HB" index --db "$planted/probe.sqlite" --cache-dir "$planted/probe-cache" dhry2reg -c 1 -i 1 --seconds 0.2 >/dev/null 2>&1
       hash=$(basename "$(ls -d "$planted"/probe-cache/native/*)")
       mkdir -p "$planted/cache/native/$hash"
       for p in dhry2reg whetstone arith hanoi spawn execl; do
@@ -239,7 +239,7 @@ for s in "${SUITES[@]}"; do
       # The other user must reach their directory: search (never write) on the way to it.
       chmod 0711 "$ROOT"
       shared=$ROOT/shared-$s; mkdir -p "$shared/theirs/evil"; chmod 1777 "$shared"
-      "$HB" --db "$shared/probe.sqlite" --cache-dir "$shared/theirs/cache" index dhry2reg -c 1 -i 1 --seconds 0.2 >/dev/null 2>&1
+      "$HB" index --db "$shared/probe.sqlite" --cache-dir "$shared/theirs/cache" dhry2reg -c 1 -i 1 --seconds 0.2 >/dev/null 2>&1
       hash=$(basename "$(ls -d "$shared"/theirs/cache/native/* 2>/dev/null | head -1)")
       mkdir -p "$shared/theirs/evil/native/$hash"
       for p in dhry2reg whetstone arithoh arith_short arith_int arith_long arith_float arith_double hanoi spawn execl; do
@@ -274,7 +274,7 @@ while time.time() < end and os.path.exists(sys.argv[2]):
 
     # A store in a directory anyone can write, with another user's journal planted beside it.
     open=$ROOT/open-$s; mkdir -p "$open"; chmod 1777 "$open"
-    "$HB" --db "$ROOT/seed-$s.sqlite" noise -l 5000 10 2 >/dev/null 2>&1
+    "$HB" noise --db "$ROOT/seed-$s.sqlite" -l 5000 10 2 >/dev/null 2>&1
     cp "$ROOT/seed-$s.sqlite" "$open/r.sqlite"
     head -c 4096 /dev/urandom >"$open/r.sqlite-journal"; chown nobody "$open/r.sqlite-journal"
     before=$(cat "$open/r.sqlite" "$open/r.sqlite-journal" | sha256sum | cut -c1-16)
@@ -347,7 +347,7 @@ c.execute('COMMIT')
   # Standard output closed from the start (`hostbench ... | true`).
   DIR=$ROOT/pipe-$s; WORK=$DIR/work; mkdir -p "$WORK"
   # shellcheck disable=SC2046
-  (cd "$DIR" && "$HB" --db "$DIR/r.sqlite" $(command_of "$s" "$WORK") 2>"$DIR/err" | true; exit "${PIPESTATUS[0]}")
+  (cd "$DIR" && "$HB" $(command_of "$s" "$WORK") --db "$DIR/r.sqlite" 2>"$DIR/err" | true; exit "${PIPESTATUS[0]}")
   code=$?
   sleep 1
   row "closed stdout" "$s" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$WORK")" -

@@ -73,13 +73,13 @@ for i in range(n):
     open(f"{out}/{i:06d}.json", "w").write(text)
 PY
 start=$(date +%s.%N)
-(cd "$WORK/r" && ls | xargs -n 500 "$HB" --db "$WORK/db.sqlite" -q results import >/dev/null)
+(cd "$WORK/r" && ls | xargs -n 500 "$HB" results import --db "$WORK/db.sqlite" -q >/dev/null)
 echo "stored $N results in $(python3 -c "print(f'{$(date +%s.%N) - $start:.1f}')") s ($(du -sh "$WORK/db.sqlite" | cut -f1))"
 
 for m in $(printf '%s\n' 1000 2000 5000 "$N" | awk -v n="$N" '$1 <= n' | sort -nu); do
   until=$(python3 -c "import datetime; print((datetime.datetime(2026,1,1,tzinfo=datetime.timezone.utc)+datetime.timedelta(minutes=$m - 1)).strftime('%Y-%m-%dT%H:%M:%SZ'))")
   start=$(date +%s.%N)
-  "$HB" --db "$WORK/db.sqlite" history --until "$until" --format json >"$WORK/h.json"
+  "$HB" history --db "$WORK/db.sqlite" --until "$until" --format json >"$WORK/h.json"
   secs=$(python3 -c "print($(date +%s.%N) - $start)")
   python3 - "$WORK/h.json" "$m" "$secs" <<'PY'
 import json, sys

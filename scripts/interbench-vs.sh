@@ -55,7 +55,7 @@ MODES=${MODES:-normal rt up}
 for m in $MODES; do
   case $m in normal | rt | up) ;; *) echo "interbench-vs: MODES holds $m: normal, rt or up" >&2; exit 2 ;; esac
 done
-hb() { "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" interactive -c "$@"; }
+hb() { "$HB" interactive --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -c "$@"; }
 
 HB_OFFSET=-
 if [ -n "${LPM:-}" ]; then
@@ -165,7 +165,7 @@ PY
 : >"$WORK/burn.ib"; : >"$WORK/burn.hb"
 for i in 1 2 3; do
   burn_ib() { (cd "$WORK/ib" && busiest "$IB" -c -l "$L" -L "$CPUS" -t 10 -W Video -w None) >>"$WORK/burn.ib"; }
-  burn_hb() { (cd "$WORK/hb" && busiest "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" interactive -c -l "$L" -L "$CPUS" -t 10 -W Video -w None) >>"$WORK/burn.hb"; }
+  burn_hb() { (cd "$WORK/hb" && busiest "$HB" interactive --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -c -l "$L" -L "$CPUS" -t 10 -W Video -w None) >>"$WORK/burn.hb"; }
   if [ $((i % 2)) = 1 ]; then burn_ib; burn_hb; else burn_hb; burn_ib; fi
   echo "pair $i: interbench's Video task used $(tail -1 "$WORK/burn.ib") s of CPU, hostbench's $(tail -1 "$WORK/burn.hb") s"
 done

@@ -45,11 +45,11 @@ for db in "$work/bench.sqlite" "$pg"; do
     count=$((n - first < 1000 ? n - first : 1000))
     batch "$first" "$count"
     start=$(now_ms)
-    "$exe" --db "$db" results import "$work"/batch/*.json >/dev/null
+    "$exe" results import --db "$db" "$work"/batch/*.json >/dev/null
     stored_ms=$((stored_ms + $(now_ms) - start))
   done
   start=$(now_ms)
-  rows=$("$exe" --db "$db" results list | wc -l)
+  rows=$("$exe" results list --db "$db" | wc -l)
   listed_ms=$(($(now_ms) - start))
   if [ -f "$db" ]; then
     bytes=$(stat -c %s "$db")
@@ -65,35 +65,35 @@ for db in "$work/bench.sqlite" "$pg"; do
   # Two repeat groups of 5 runs each (stored ids run from 1, so result i is in group
   # i - i % 5 + 1), compared run by run.
   start=$(now_ms)
-  "$exe" --db "$db" compare "g$((n - 9))" "g$((n - 4))" --format csv >/dev/null
+  "$exe" compare --db "$db" "g$((n - 9))" "g$((n - 4))" --format csv >/dev/null
   printf '%-10s compare g%d g%d %d ms\n' "$name" "$((n - 9))" "$((n - 4))" "$(($(now_ms) - start))"
   for sel in "--host node-7" "--tag rack=r7" "--since $(date -u +%Y-%m-%d)"; do
     start=$(now_ms)
     # shellcheck disable=SC2086
-    rows=$("$exe" --db "$db" results list $sel | wc -l)
+    rows=$("$exe" results list --db "$db" $sel | wc -l)
     printf '%-10s results list %-16s %d ms (%d rows)\n' "$name" "$sel" "$(($(now_ms) - start))" "$rows"
   done
 done
 psql -qtA "$pg" -c "CREATE DATABASE pushed" >/dev/null
 for round in first again; do
   start=$(now_ms)
-  said=$("$exe" --db "$work/bench.sqlite" results push --to "postgresql://hostbench@localhost/pushed?host=$work")
+  said=$("$exe" results push --db "$work/bench.sqlite" --to "postgresql://hostbench@localhost/pushed?host=$work")
   printf 'push %-6s %d ms (%d us a result): %s\n' "$round" "$(($(now_ms) - start))" \
     "$((($(now_ms) - start) * 1000 / n))" "$said"
 done
 start=$(now_ms)
-"$exe" --db "$work/bench.sqlite" report --fleet --format csv >"$work/fleet.csv"
+"$exe" report --db "$work/bench.sqlite" --fleet --format csv >"$work/fleet.csv"
 echo "report --fleet over $n results: $(($(now_ms) - start)) ms, $(($(wc -l <"$work/fleet.csv") - 1)) rows (host × figure)"
 start=$(now_ms)
-"$exe" --db "$pg" report --fleet --format csv >"$work/fleet-pg.csv"
+"$exe" report --db "$pg" --fleet --format csv >"$work/fleet-pg.csv"
 echo "postgresql report --fleet: $(($(now_ms) - start)) ms"
 psql -qtA "$pg" -c "UPDATE results SET figures = NULL; DROP TABLE result_figures; DELETE FROM hostbench_layout WHERE version >= 7" >/dev/null
 start=$(now_ms)
-"$exe" --db "$pg" report --fleet --format csv >"$work/fleet-old.csv"
+"$exe" report --db "$pg" --fleet --format csv >"$work/fleet-old.csv"
 echo "postgresql at layout 6: report --fleet $(($(now_ms) - start)) ms (each result read whole)"
 start=$(now_ms)
-"$exe" --db "$work/none.sqlite" results push --to "$pg" >/dev/null
+"$exe" results push --db "$work/none.sqlite" --to "$pg" >/dev/null
 echo "postgresql upgraded to the latest layout by the owner's next store: $(($(now_ms) - start)) ms ($(psql -qtA "$pg" -c "SELECT count(*) FROM results WHERE figures IS NOT NULL") results given their headline figures, $(psql -qtA "$pg" -c "SELECT count(*) FROM result_figures") all their figures)"
 start=$(now_ms)
-"$exe" --db "$pg" report --fleet --format csv >"$work/fleet-new.csv"
+"$exe" report --db "$pg" --fleet --format csv >"$work/fleet-new.csv"
 echo "postgresql upgraded: report --fleet $(($(now_ms) - start)) ms; the same fleet as read whole: $(cmp -s "$work/fleet-old.csv" "$work/fleet-new.csv" && echo yes || echo NO)"

@@ -82,7 +82,7 @@ else:
     print("failed")' || true
 }
 hb_score() {  # COPIES TEST
-  env ${PADDING:+PAD=$PADDING} $PIN "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -q --json index -c "$1" -i 3 "$2" \
+  env ${PADDING:+PAD=$PADDING} $PIN "$HB" index --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -q --json -c "$1" -i 3 "$2" \
     --results-dir "$WORK/hbres" --workdir "$WORK/hbwork" 2>/dev/null | python3 -c '
 import json, sys
 try:
@@ -169,7 +169,7 @@ p = {int(x["percentile"]): x["slower_pct"] for x in s["percentiles"]}
 print("hostbench", p[50], p[90], p[99], s["rate_fastest"], s["rate_median"], s["rate_mean"])'
 }
 p1_line() { "$P1" 100 100 | p1_parse; }
-hb_noise_line() { "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -q --json noise 100 100 2>/dev/null | hb_parse; }
+hb_noise_line() { "$HB" noise --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -q --json 100 100 2>/dev/null | hb_parse; }
 for p in $(seq "$(($(wc -l <"$KEEP/noise") / 2 + 1))" "$PAIRS"); do
   if [ $((p % 2)) = 1 ]; then p1_line >>"$KEEP/noise"; hb_noise_line >>"$KEEP/noise"
   else hb_noise_line >>"$KEEP/noise"; p1_line >>"$KEEP/noise"; fi
@@ -186,8 +186,8 @@ if [ "${TOGETHER:-1}" != 0 ] && [ "$CPU_A" != "$CPU_B" ]; then
   echo "== p1bench 100 100 and hostbench noise 100 100 at the same moment on CPUs $CPU_A and $CPU_B, and p1bench beside p1bench, $PAIRS pairs each"
   for p in $(seq "$(($(wc -l <"$KEEP/together") / 4 + 1))" "$PAIRS"); do
     if [ $((p % 2)) = 1 ]; then hb_cpu=$CPU_A other=$CPU_B; else hb_cpu=$CPU_B other=$CPU_A; fi
-    taskset -c "$hb_cpu" "$HB" --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -q --json --no-noise-check \
-      noise 100 100 >"$WORK/t.hb" 2>/dev/null &
+    taskset -c "$hb_cpu" "$HB" noise --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -q --json --no-noise-check \
+      100 100 >"$WORK/t.hb" 2>/dev/null &
     taskset -c "$other" "$P1" 100 100 >"$WORK/t.p1" &
     wait
     echo "$p hb $(hb_parse <"$WORK/t.hb") $hb_cpu" >>"$KEEP/together"

@@ -15,9 +15,11 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::model::figures::{Better, Kept};
+use crate::model::stored::StoredEntry;
 use crate::model::RunResult;
 use crate::stats::edivisive::{self, Settings};
 use crate::stats::{median, welch_test};
+use crate::store::{Filter, ResultStore};
 use crate::text::Text;
 
 /// One stored result as a history reads it: what the store keeps beside it (layout 9), its
@@ -340,6 +342,53 @@ pub fn changes(
 pub fn noise_floor_pct(runs: &[Run]) -> Option<f64> {
     let floors: Vec<f64> = runs.iter().filter_map(|r| r.kept.noise_floor_pct).collect();
     median(&floors)
+}
+
+/// Each host's runs among `entries` (the rows of `store` that `filter` selected), in the
+/// order of `hosts`: the complete, readable ones, each from the figures kept beside it (one
+/// small row), or read whole where none were kept. A row that cannot be read (another host's,
+/// malformed) is handed to `left_out` and skipped: it never breaks the others' history.
+pub fn stored_runs(
+    store: &dyn ResultStore,
+    filter: &Filter,
+    entries: &[StoredEntry],
+    hosts: &[&Text],
+    left_out: &mut dyn FnMut(i64, anyhow::Error),
+) -> anyhow::Result<Vec<Vec<Run>>> {
+    let mut kept = store.kept(filter)?;
+    let mut tags = store.tags(filter)?;
+    let mut each = Vec::with_capacity(hosts.len());
+    for host in hosts {
+        let mut runs = Vec::new();
+        for e in entries
+            .iter()
+            .filter(|e| &e.host == *host && !e.incomplete && e.problem.is_none())
+        {
+            let Some(started_at) = e.started_at else {
+                continue;
+            };
+            match kept.remove(&e.id) {
+                Some(k) => runs.push(Run {
+                    id: e.id,
+                    started_at,
+                    tags: tags
+                        .remove(&e.id)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|(k, v)| (Text::from(k), Text::from(v)))
+                        .collect(),
+                    kept: k,
+                }),
+                None => match store.load(e.id) {
+                    Ok(Some(r)) => runs.push(Run::of(e.id, &r)),
+                    Ok(None) => left_out(e.id, anyhow::anyhow!("it is no longer stored")),
+                    Err(why) => left_out(e.id, why),
+                },
+            }
+        }
+        each.push(runs);
+    }
+    Ok(each)
 }
 
 /// The whole history of one host's `runs`.

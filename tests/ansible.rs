@@ -97,7 +97,7 @@ fn task_status(output: &str, task: &str) -> Vec<String> {
 fn results(sb: &Sandbox, db: &str, filter: &[&str]) -> Vec<Value> {
     let list = sb
         .cmd()
-        .args(["--db", db, "results", "list"])
+        .args(["results", "list", "--db", db])
         .args(filter)
         .assert()
         .success();
@@ -111,7 +111,7 @@ fn results(sb: &Sandbox, db: &str, filter: &[&str]) -> Vec<Value> {
         .map(|id| {
             let out = sb
                 .cmd()
-                .args(["--db", db, "results", "export", id, "--format", "json"])
+                .args(["results", "export", "--db", db, id, "--format", "json"])
                 .assert()
                 .success();
             serde_json::from_slice(&out.get_output().stdout).unwrap()

@@ -350,9 +350,13 @@ fn without_root_one_line_says_why_and_the_run_goes_on() {
     cmd.current_dir(&home)
         .env_clear()
         .env("HOME", &home)
-        .args(["--db", "r.sqlite", "--cache-dir", "cache", "--json"])
         .args([
             "interactive",
+            "--db",
+            "r.sqlite",
+            "--cache-dir",
+            "cache",
+            "--json",
             "-c",
             "-t",
             "1",

@@ -325,7 +325,7 @@ fn store_on_small_disk(kb: u32) -> Option<(Sandbox, SmallDisk)> {
 /// hostbench ARGS on the store `db`.
 fn with_db(sb: &Sandbox, db: &Path, args: &[&str]) -> common::Bounded {
     let mut c = sb.std_cmd();
-    c.arg("--db").arg(db).args(args);
+    c.args(args).arg("--db").arg(db);
     run_bounded(c, Duration::from_secs(60))
 }
 
@@ -339,9 +339,8 @@ fn a_full_disk_under_the_store_keeps_the_result_in_a_file_and_leaves_no_empty_da
     // cannot store, and the result goes to a file.
     let child = sb
         .std_cmd()
-        .arg("--db")
+        .args(["noise", "--no-noise-check", "10", "300", "--db"])
         .arg(&db)
-        .args(["--no-noise-check", "noise", "10", "300"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

@@ -60,6 +60,7 @@ fn noise_run(sb: &Sandbox, db: &str, tags: &[&str]) {
 fn labelled_run(sb: &Sandbox, db: &str, label: Option<&str>, tags: &[&str]) {
     let mut cmd = sb.std_cmd();
     cmd.env("HOSTBENCH_DB", db);
+    cmd.args(["noise", "-l", "1000000", "5", "10"]);
     if let Some(l) = label {
         cmd.args(["--host-label", l]);
     }
@@ -67,7 +68,6 @@ fn labelled_run(sb: &Sandbox, db: &str, label: Option<&str>, tags: &[&str]) {
     for t in tags {
         cmd.args(["--tag", t]);
     }
-    cmd.args(["noise", "-l", "1000000", "5", "10"]);
     common::on_cpu0(&mut cmd);
     let out = cmd.output().unwrap();
     assert!(
@@ -285,11 +285,11 @@ fn a_history_is_one_hosts_and_an_empty_store_says_so() {
     let labelled = sb
         .std_cmd()
         .args([
+            "noise",
             "--no-noise-check",
             "-q",
             "--host-label",
             "other",
-            "noise",
             "-l",
             "1000000",
             "5",

@@ -931,7 +931,7 @@ fn labels_that_are_empty_blank_hidden_or_lookalike_are_refused_or_made_plain() {
     ] {
         let out = sb
             .cmd()
-            .args(["--host-label", label, "noise", "-l", "5000", "10", "2"])
+            .args(["noise", "--host-label", label, "-l", "5000", "10", "2"])
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -941,9 +941,9 @@ fn labels_that_are_empty_blank_hidden_or_lookalike_are_refused_or_made_plain() {
     }
     // Full-width letters are the same label as the plain ones: kept in NFKC form.
     let r = sb.json(&[
+        "noise",
         "--host-label",
         "ｎｏｄｅ１",
-        "noise",
         "-l",
         "5000",
         "10",

@@ -958,11 +958,11 @@ fn a_pinned_run_leaves_the_next_run_of_the_process_free() {
     let out = sb
         .cmd()
         .args([
+            "interactive",
             "--repeat",
             "2",
             "--json",
             "--no-noise-check",
-            "interactive",
             "-u",
             "-c",
             "-t",

@@ -61,11 +61,10 @@ fn the_deb_installs_a_hostbench_that_runs_with_its_pages_completions_and_docs() 
     );
     // It measures there too: nothing it needs lies in this checkout.
     let out = Command::new(&exe)
-        .args(["--db"])
+        .args(["noise", "--no-noise-check", "5", "3", "--db"])
         .arg(sb.dir.path().join("deb.sqlite"))
         .args(["--cache-dir"])
         .arg(sb.cache_dir())
-        .args(["noise", "--no-noise-check", "5", "3"])
         .current_dir(sb.dir.path())
         .output()
         .unwrap();

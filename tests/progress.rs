@@ -61,7 +61,7 @@ fn the_live_line_is_drawn_on_a_terminal_and_only_there() {
     let dumb = on_a_terminal(&sandbox, "dumb", "noise --no-noise-check 5 8");
     assert!(!dumb.contains(ERASE_LINE), "TERM=dumb drew: {dumb:?}");
     assert!(!dumb.contains("Run 1/8"), "{dumb:?}");
-    let quiet = on_a_terminal(&sandbox, "xterm", "-q noise --no-noise-check 5 8");
+    let quiet = on_a_terminal(&sandbox, "xterm", "noise -q --no-noise-check 5 8");
     assert!(!quiet.contains("Run 1/8"), "-q drew: {quiet:?}");
 
     // Standard error not a terminal (a pipe): no live line.

@@ -333,7 +333,7 @@ fn the_fleet_report_has_a_row_per_host_its_plots_and_the_sick_host_marked() {
     // Filters pick the hosts: kernel=A's two, as text.
     let text = sb
         .cmd()
-        .args(["--tag", "kernel=A", "report", "--fleet", "--format", "text"])
+        .args(["report", "--tag", "kernel=A", "--fleet", "--format", "text"])
         .assert()
         .success();
     let text = String::from_utf8_lossy(&text.get_output().stdout).into_owned();

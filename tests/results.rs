@@ -44,7 +44,7 @@ fn list_and_show_find_what_was_stored() {
 fn labels_an_older_store_holds_cannot_break_a_reader() {
     let sb = Sandbox::new();
     for label in ["n1", "n2"] {
-        sb.json(&["--host-label", label, "noise", "-l", "5000", "10", "2"]);
+        sb.json(&["noise", "--host-label", label, "-l", "5000", "10", "2"]);
     }
     let hostile = [
         "x".repeat(70_000),
@@ -60,7 +60,7 @@ fn labels_an_older_store_holds_cannot_break_a_reader() {
         )
         .unwrap();
     }
-    sb.json(&["--host-label", "n3", "noise", "-l", "5000", "10", "2"]);
+    sb.json(&["noise", "--host-label", "n3", "-l", "5000", "10", "2"]);
     conn.execute(
         "UPDATE results SET host_label = ?1, result_json = json_set(result_json, '$.host_label', ?1) WHERE id = 3",
         [&hostile[2]],
@@ -109,11 +109,11 @@ fn hosts_lists_each_host_by_its_latest_result_and_marks_the_stale() {
     let sb = Sandbox::new();
     for (label, rack) in [("n1", "a"), ("n2", "a"), ("n1", "a"), ("n3", "b")] {
         sb.json(&[
+            "noise",
             "--host-label",
             label,
             "--tag",
             &format!("rack={rack}"),
-            "noise",
             "-l",
             "5000",
             "10",
@@ -148,7 +148,7 @@ fn hosts_lists_each_host_by_its_latest_result_and_marks_the_stale() {
         "{text}"
     );
     // --tag selects, --json gives the rows.
-    let json = sb.json(&["--tag", "rack=b", "results", "hosts"]);
+    let json = sb.json(&["results", "hosts", "--tag", "rack=b"]);
     let rows = json.as_array().unwrap();
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0]["host"], "n3");
@@ -164,11 +164,11 @@ fn a_stored_fleet_is_the_fleet_of_its_results_read_whole() {
     let sb = Sandbox::new();
     for label in ["n1", "n2", "n3"] {
         sb.json(&[
+            "noise",
             "--host-label",
             label,
             "--tag",
             "rack=a",
-            "noise",
             "-l",
             "5000",
             "10",

@@ -13,7 +13,7 @@ const A: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/smoke-a.jso
 const B: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/smoke-b.json");
 
 fn stdout(sb: &Sandbox, db: &str, args: &[&str]) -> String {
-    let out = sb.cmd().arg("--db").arg(db).args(args).assert().success();
+    let out = sb.cmd().args(args).arg("--db").arg(db).assert().success();
     String::from_utf8(out.get_output().stdout.clone()).unwrap()
 }
 
@@ -57,7 +57,7 @@ fn contract(sb: &Sandbox, db: &str) {
     std::fs::write(&forged_file, forged.to_string()).unwrap();
     let out = sb
         .cmd()
-        .args(["--db", db, "results", "import"])
+        .args(["results", "import", "--db", db])
         .arg(&forged_file)
         .output()
         .unwrap();
@@ -93,7 +93,7 @@ fn contract(sb: &Sandbox, db: &str) {
     stdout(
         sb,
         db,
-        &["--repeat", "2", "noise", "--no-noise-check", "5", "3"],
+        &["noise", "--repeat", "2", "--no-noise-check", "5", "3"],
     );
     let list = stdout(sb, db, &["results", "list"]);
     assert_eq!(
@@ -109,13 +109,13 @@ fn contract(sb: &Sandbox, db: &str) {
         sb,
         db,
         &[
+            "noise",
             "--host-label",
             "rack12-node3",
             "--tag",
             "kernel=6.18-rc3",
             "--tag",
             "fleet=rack12",
-            "noise",
             "--no-noise-check",
             "5",
             "3",
@@ -146,7 +146,7 @@ fn contract(sb: &Sandbox, db: &str) {
     assert!(ids(&["--tag", "kernel=6.17"]).is_empty());
     assert_eq!(ids(&["--host", "rack12-node3"]), ["5"]);
     // report takes the same filters: the stored results of a tag, or of a host.
-    let page = stdout(sb, db, &["--tag", "kernel=6.18-rc3", "report", "-o", "-"]);
+    let page = stdout(sb, db, &["report", "--tag", "kernel=6.18-rc3", "-o", "-"]);
     assert!(
         page.contains("hostbench report: result 5</title>"),
         "{page}"
@@ -173,7 +173,7 @@ fn contract(sb: &Sandbox, db: &str) {
         "{fleet}"
     );
     for wrong in [&["report"][..], &["report", "1", "--host", "x"]] {
-        sb.cmd().args(["--db", db]).args(wrong).assert().code(2);
+        sb.cmd().args(wrong).args(["--db", db]).assert().code(2);
     }
     assert_eq!(ids(&["--since", "2000-01-01"]).len(), 5);
     assert!(ids(&["--since", "2100-01-01"]).is_empty());
@@ -182,11 +182,11 @@ fn contract(sb: &Sandbox, db: &str) {
         sb,
         db,
         &[
+            "noise",
             "--tag",
             "kernel=6.18-rc4",
             "--repeat",
             "2",
-            "noise",
             "--no-noise-check",
             "5",
             "3",
@@ -213,7 +213,7 @@ fn contract(sb: &Sandbox, db: &str) {
     );
     let none = sb
         .cmd()
-        .args(["--db", db, "compare", "tag:kernel=none", "1"])
+        .args(["compare", "--db", db, "tag:kernel=none", "1"])
         .assert()
         .code(2);
     let err = String::from_utf8_lossy(&none.get_output().stderr).into_owned();
@@ -239,7 +239,7 @@ fn contract(sb: &Sandbox, db: &str) {
     );
     let narrowed = sb
         .cmd()
-        .args(["--db", db, "--tag", "fleet=rack12", "compare"])
+        .args(["compare", "--db", db, "--tag", "fleet=rack12"])
         .args(["tag:kernel=6.18-rc3", "tag:kernel=6.18-rc4"])
         .assert()
         .code(2);
@@ -249,7 +249,7 @@ fn contract(sb: &Sandbox, db: &str) {
         "{err}"
     );
     sb.cmd()
-        .args(["--db", db, "compare", "1", "2", "--since", "2000-01-01"])
+        .args(["compare", "--db", db, "1", "2", "--since", "2000-01-01"])
         .assert()
         .code(2);
 }
@@ -270,7 +270,7 @@ fn both_back_ends_keep_and_give_back_the_same_results() {
         .unwrap();
     let refused = sb
         .cmd()
-        .args(["--db", &pg.url, "results", "list"])
+        .args(["results", "list", "--db", &pg.url])
         .assert()
         .code(2);
     let err = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
@@ -286,7 +286,7 @@ fn a_server_that_cannot_be_reached_is_refused_before_measuring() {
     let url = "postgresql://nobody@localhost/none?host=/nonexistent";
     let out = sb
         .cmd()
-        .args(["--db", url, "noise", "--no-noise-check", "5", "3"])
+        .args(["noise", "--db", url, "--no-noise-check", "5", "3"])
         .assert()
         .code(2);
     let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
@@ -302,7 +302,7 @@ fn contract_checked(sb: &Sandbox, db: &str) {
     contract(sb, db);
     let missing = sb
         .cmd()
-        .args(["--db", db, "results", "show", "999"])
+        .args(["results", "show", "--db", db, "999"])
         .assert()
         .code(2);
     let err = String::from_utf8_lossy(&missing.get_output().stderr).into_owned();
@@ -335,7 +335,7 @@ fn eight_writers(sb: &Sandbox, db: &str) {
         .collect();
     let spawn = |args: Vec<&str>| {
         Command::new(&exe)
-            .args(["--db", db, "results", "import"])
+            .args(["results", "import", "--db", db])
             .args(args)
             .env("HOSTBENCH_CACHE_DIR", sb.cache_dir())
             .stdout(Stdio::null())
@@ -411,7 +411,7 @@ fn the_password_comes_from_the_password_file_never_the_command_line() {
     std::fs::write(&passfile, "localhost:*:*:hostbench:s3cret\n").unwrap();
     let run = |with_file: bool| {
         let mut c = sb.cmd();
-        c.args(["--db", "postgresql://", "results", "list"])
+        c.args(["results", "list", "--db", "postgresql://"])
             .env("PGHOST", pg.socket_dir())
             .env("PGUSER", "hostbench")
             .env("PGDATABASE", "postgres")
@@ -442,7 +442,7 @@ fn the_password_comes_from_the_password_file_never_the_command_line() {
     // A wrong password: the server's own reason is said, not just "db error".
     let wrong = sb
         .cmd()
-        .args(["--db", "postgresql://", "results", "list"])
+        .args(["results", "list", "--db", "postgresql://"])
         .env("PGHOST", pg.socket_dir())
         .env("PGUSER", "hostbench")
         .env("PGDATABASE", "postgres")
@@ -468,6 +468,17 @@ fn with_roles(pg: &PgServer, then: &str) -> postgres::Client {
     owner
 }
 
+/// A fleet store for test `test`: a PostgreSQL server whose owner has stored result A (so the
+/// layout exists), with the roles of deploy/postgres/roles.sql, then `logins` run by the owner
+/// (the test's logins); the owner's connection is returned. None where the test is skipped.
+fn fleet_store(test: &str, logins: &str) -> Option<(PgServer, Sandbox, postgres::Client)> {
+    let pg = PgServer::start(test)?;
+    let sb = Sandbox::new();
+    stdout(&sb, &pg.url, &["results", "import", A]);
+    let owner = with_roles(&pg, logins);
+    Some((pg, sb, owner))
+}
+
 /// The server's URL, logged in as `user`.
 fn as_login(pg: &PgServer, user: &str) -> String {
     pg.url.replacen("hostbench@", &format!("{user}@"), 1)
@@ -477,18 +488,15 @@ fn as_login(pg: &PgServer, user: &str) -> String {
 /// replaced), a reader lists and compares but cannot store, and neither can migrate.
 #[test]
 fn the_fleet_roles_let_hosts_store_and_readers_only_read() {
-    let Some(pg) = PgServer::start("the_fleet_roles_let_hosts_store_and_readers_only_read") else {
-        return;
-    };
-    let sb = Sandbox::new();
     // The owner's first stored result makes the layout; then the roles and a login of each
     // kind.
-    stdout(&sb, &pg.url, &["results", "import", A]);
-    with_roles(
-        &pg,
+    let Some((pg, sb, _)) = fleet_store(
+        "the_fleet_roles_let_hosts_store_and_readers_only_read",
         "CREATE ROLE host1 LOGIN IN ROLE hostbench_writer;
          CREATE ROLE viewer LOGIN IN ROLE hostbench_reader;",
-    );
+    ) else {
+        return;
+    };
     let (host1, viewer) = (as_login(&pg, "host1"), as_login(&pg, "viewer"));
     // The host stores results, a measuring run's checkpoints included, with its tags.
     stdout(&sb, &host1, &["results", "import", B]);
@@ -496,9 +504,9 @@ fn the_fleet_roles_let_hosts_store_and_readers_only_read() {
         &sb,
         &host1,
         &[
+            "index",
             "--tag",
             "fleet=rack12",
-            "index",
             "--no-noise-check",
             "dhry2reg",
             "--seconds",
@@ -518,7 +526,7 @@ fn the_fleet_roles_let_hosts_store_and_readers_only_read() {
     let (new_run, _) = renamed(&sb, A, "99999999-2222-4333-8444-555555555555");
     let refused = sb
         .cmd()
-        .args(["--db", &viewer, "results", "import", &new_run])
+        .args(["results", "import", "--db", &viewer, &new_run])
         .assert()
         .failure();
     let err = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
@@ -565,11 +573,11 @@ fn results_push_and_pull_between_sqlite_and_postgresql_store_each_once() {
         &sb,
         local,
         &[
+            "noise",
             "--tag",
             "kernel=patched",
             "--repeat",
             "2",
-            "noise",
             "--no-noise-check",
             "5",
             "3",
@@ -584,10 +592,10 @@ fn results_push_and_pull_between_sqlite_and_postgresql_store_each_once() {
         &sb,
         local,
         &[
-            "--tag",
-            "kernel=patched",
             "results",
             "push",
+            "--tag",
+            "kernel=patched",
             "--to",
             &pg.url,
         ],
@@ -667,7 +675,7 @@ fn results_push_and_pull_between_sqlite_and_postgresql_store_each_once() {
     // Ids and filters together are refused.
     sb.cmd()
         .args([
-            "--db", local, "results", "push", "--to", &pg.url, "1", "--host", "x",
+            "results", "push", "--db", local, "--to", &pg.url, "1", "--host", "x",
         ])
         .assert()
         .code(2);
@@ -717,8 +725,8 @@ fn a_server_that_stops_answering_mid_run_costs_a_bounded_wait_and_the_result_goe
     let sb = Sandbox::new();
     let run = |timeout: &str| {
         sb.std_cmd()
-            .args(["--db", &pg.url, "--db-timeout", timeout, "--no-noise-check"])
             .args(["noise", "10", "300"])
+            .args(["--db", &pg.url, "--db-timeout", timeout, "--no-noise-check"])
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
@@ -741,7 +749,7 @@ fn a_server_that_stops_answering_mid_run_costs_a_bounded_wait_and_the_result_goe
     // Stored later, in place of the checkpoint the run made before the freeze, if it made one.
     let out = sb
         .cmd()
-        .args(["--db", &pg.url, "results", "import"])
+        .args(["results", "import", "--db", &pg.url])
         .arg(&files[0])
         .output()
         .unwrap();
@@ -792,7 +800,7 @@ fn a_listener_that_never_answers_is_given_up_on_at_the_connect_timeout() {
         &["noise", "-l", "5000", "10", "2"],
     ] {
         let started = std::time::Instant::now();
-        let out = sb.cmd().args(["--db", &url]).args(args).output().unwrap();
+        let out = sb.cmd().args(args).args(["--db", &url]).output().unwrap();
         let took = started.elapsed();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
@@ -837,8 +845,8 @@ fn a_password_in_the_url_is_never_stored_or_shown() {
         let run = |args: &[&str]| {
             let out = sb
                 .cmd()
-                .arg(format!("--db={url}"))
                 .args(args)
+                .arg(format!("--db={url}"))
                 .output()
                 .unwrap();
             let text = format!(
@@ -865,8 +873,8 @@ fn a_password_in_the_url_is_never_stored_or_shown() {
         }
         let out = sb
             .cmd()
-            .arg(format!("--db={url}"))
             .args(["results", "show", "99"])
+            .arg(format!("--db={url}"))
             .output()
             .unwrap();
         seen.push_str(&String::from_utf8_lossy(&out.stderr));
@@ -918,7 +926,7 @@ fn a_failed_connection_says_what_is_wrong() {
     ] {
         let out = sb
             .cmd()
-            .args(["--db", &db, "results", "list"])
+            .args(["results", "list", "--db", &db])
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -929,7 +937,7 @@ fn a_failed_connection_says_what_is_wrong() {
     // A role that may not read the results table: the server's reason.
     let mut owner = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
     sb.cmd()
-        .args(["--db", &pg.url, "noise", "-l", "5000", "10", "2"])
+        .args(["noise", "--db", &pg.url, "-l", "5000", "10", "2"])
         .assert()
         .success();
     owner
@@ -938,7 +946,7 @@ fn a_failed_connection_says_what_is_wrong() {
     let url = format!("postgresql://outsider@localhost/postgres?host={socket}");
     let out = sb
         .cmd()
-        .args(["--db", &url, "results", "list"])
+        .args(["results", "list", "--db", &url])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -952,26 +960,23 @@ fn a_failed_connection_says_what_is_wrong() {
 /// change it in SQL; node2's own measuring run is stored as usual.
 #[test]
 fn a_host_login_cannot_rewrite_another_hosts_results() {
-    let Some(pg) = PgServer::start("a_host_login_cannot_rewrite_another_hosts_results") else {
-        return;
-    };
-    let sb = Sandbox::new();
-    stdout(&sb, &pg.url, &["results", "import", A]);
-    let mut owner = with_roles(
-        &pg,
+    let Some((pg, sb, mut owner)) = fleet_store(
+        "a_host_login_cannot_rewrite_another_hosts_results",
         "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
          CREATE ROLE node2 LOGIN IN ROLE hostbench_writer;",
-    );
+    ) else {
+        return;
+    };
     let (node1, node2) = (as_login(&pg, "node1"), as_login(&pg, "node2"));
     stdout(
         &sb,
         &node1,
         &[
+            "noise",
             "--host-label",
             "node1",
             "--tag",
             "kernel=A",
-            "noise",
             "-l",
             "5000",
             "10",
@@ -989,7 +994,7 @@ fn a_host_login_cannot_rewrite_another_hosts_results() {
     std::fs::write(&file, forged.to_string()).unwrap();
     let out = sb
         .cmd()
-        .args(["--db", &node2, "results", "import"])
+        .args(["results", "import", "--db", &node2])
         .arg(&file)
         .output()
         .unwrap();
@@ -1008,7 +1013,7 @@ fn a_host_login_cannot_rewrite_another_hosts_results() {
     stdout(&sb, local, &["results", "import", file.to_str().unwrap()]);
     let out = sb
         .cmd()
-        .args(["--db", local, "results", "push", "--to", &node2])
+        .args(["results", "push", "--db", local, "--to", &node2])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -1055,7 +1060,7 @@ fn a_host_login_cannot_rewrite_another_hosts_results() {
     stdout(
         &sb,
         &node2,
-        &["--host-label", "node2", "noise", "-l", "5000", "10", "3"],
+        &["noise", "--host-label", "node2", "-l", "5000", "10", "3"],
     );
     let mine = *listed(&sb, &node2, &["--host", "node2"]).last().unwrap();
     let mut as_node1 = postgres::Client::connect(&node1, postgres::NoTls).unwrap();
@@ -1075,7 +1080,7 @@ fn a_host_login_cannot_rewrite_another_hosts_results() {
     stdout(
         &sb,
         &node2,
-        &["--host-label", "node1", "noise", "-l", "5000", "10", "3"],
+        &["noise", "--host-label", "node1", "-l", "5000", "10", "3"],
     );
     let posed = *listed(&sb, &node1, &["--host", "node1"]).last().unwrap();
     let list = stdout(&sb, &node1, &["results", "list", "--host", "node1"]);
@@ -1096,7 +1101,7 @@ fn a_host_login_cannot_rewrite_another_hosts_results() {
     );
     assert!(!hosts.contains("node2 (by"), "{hosts}");
     let json: Value =
-        serde_json::from_str(&stdout(&sb, &node1, &["--json", "results", "hosts"])).unwrap();
+        serde_json::from_str(&stdout(&sb, &node1, &["results", "hosts", "--json"])).unwrap();
     let node1_row = json
         .as_array()
         .unwrap()
@@ -1117,9 +1122,8 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
     let nothing = sb.dir.path().join("never-made.sqlite");
     let out = sb
         .cmd()
-        .arg("--db")
+        .args(["results", "push", "--to", &pg.url, "--db"])
         .arg(&nothing)
-        .args(["results", "push", "--to", &pg.url])
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
@@ -1170,7 +1174,7 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
     let node1 = as_login(&pg, "node1");
     let out = sb
         .cmd()
-        .args(["--db", &node1, "noise", "-l", "5000", "10", "2"])
+        .args(["noise", "--db", &node1, "-l", "5000", "10", "2"])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -1206,16 +1210,16 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
 /// fallback file whole, and nothing it measured is lost.
 #[test]
 fn a_write_the_database_refuses_mid_run_leaves_the_result_in_its_file() {
-    let Some(pg) = PgServer::start("a_write_the_database_refuses_mid_run") else {
+    let Some((pg, sb, mut owner)) = fleet_store(
+        "a_write_the_database_refuses_mid_run",
+        "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;",
+    ) else {
         return;
     };
-    let sb = Sandbox::new();
-    stdout(&sb, &pg.url, &["results", "import", A]);
-    let mut owner = with_roles(&pg, "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;");
     let node1 = as_login(&pg, "node1");
     let child = sb
         .std_cmd()
-        .args(["--db", &node1, "--no-noise-check", "noise", "10", "300"])
+        .args(["noise", "--db", &node1, "--no-noise-check", "10", "300"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -1248,17 +1252,14 @@ fn a_write_the_database_refuses_mid_run_leaves_the_result_in_its_file() {
 /// break `report --fleet`, `history --fleet`, `compare host:…` or `results pull` for anyone.
 #[test]
 fn a_fleet_writer_can_neither_squat_nor_break_its_readers() {
-    let Some(pg) = PgServer::start("a_fleet_writer_can_neither_squat_nor_break_its_readers") else {
-        return;
-    };
-    let sb = Sandbox::new();
-    stdout(&sb, &pg.url, &["results", "import", A]);
-    with_roles(
-        &pg,
+    let Some((pg, sb, _)) = fleet_store(
+        "a_fleet_writer_can_neither_squat_nor_break_its_readers",
         "CREATE ROLE host1 LOGIN IN ROLE hostbench_writer;
          CREATE ROLE host2 LOGIN IN ROLE hostbench_writer;
          CREATE ROLE viewer LOGIN IN ROLE hostbench_reader;",
-    );
+    ) else {
+        return;
+    };
     let (host1, host2, viewer) = (
         as_login(&pg, "host1"),
         as_login(&pg, "host2"),
@@ -1277,7 +1278,7 @@ fn a_fleet_writer_can_neither_squat_nor_break_its_readers() {
         let (file, _) = renamed(&sb, B, &spelling);
         let out = sb
             .cmd()
-            .args(["--db", &host2, "results", "import", &file])
+            .args(["results", "import", "--db", &host2, &file])
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -1296,7 +1297,7 @@ fn a_fleet_writer_can_neither_squat_nor_break_its_readers() {
         let (file, _) = renamed(&sb, B, spelling);
         let out = sb
             .cmd()
-            .args(["--db", &host2, "results", "import", &file])
+            .args(["results", "import", "--db", &host2, &file])
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{spelling}");
@@ -1360,9 +1361,9 @@ fn a_fleet_writer_can_neither_squat_nor_break_its_readers() {
     let said = |args: &[&str]| {
         let out = sb
             .cmd()
+            .args(args)
             .arg("--db")
             .arg(&viewer)
-            .args(args)
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -1379,9 +1380,8 @@ fn a_fleet_writer_can_neither_squat_nor_break_its_readers() {
     let copy = sb.dir.path().join("pulled.sqlite");
     let out = sb
         .cmd()
-        .arg("--db")
+        .args(["results", "pull", "--from", &viewer, "--db"])
         .arg(&copy)
-        .args(["results", "pull", "--from", &viewer])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -1404,7 +1404,7 @@ fn an_imported_run_joins_only_its_own_group_and_a_respelled_uuid_is_the_same_run
     stdout(
         &sb,
         from,
-        &["--repeat", "2", "noise", "--no-noise-check", "5", "3"],
+        &["noise", "--repeat", "2", "--no-noise-check", "5", "3"],
     );
     let export = |id: &str| {
         let v: Value = serde_json::from_str(&stdout(

@@ -19,16 +19,25 @@ fn help(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// A command's own options as its `--help` lists them, (short, long) each, without the global
-/// options (listed under "Global options:") and -h/-V.
-fn help_options(args: &[&str]) -> Vec<(Option<String>, Option<String>)> {
+/// The options a command's `--help` lists, (short, long) each, without -h/-V: under its
+/// "Options:" heading (`own`), or under the headings of the option groups it shares with other
+/// commands ("Store options:", "Selection options:" …).
+fn help_options_under(args: &[&str], own: bool) -> Vec<(Option<String>, Option<String>)> {
     let text = help(args);
-    let own = text.split("Global options:").next().unwrap();
     let mut options = Vec::new();
-    for line in own.lines() {
+    let mut heading = "";
+    for line in text.lines() {
+        if !line.starts_with(' ') && line.ends_with(':') {
+            heading = line;
+        }
+        let wanted = if own {
+            heading == "Options:"
+        } else {
+            heading.ends_with(" options:")
+        };
         // Options are listed indented; the command's about text, wrapped at 100 columns, is
         // not (and may put "--host, --tag …" at the start of a line).
-        if !line.starts_with(' ') {
+        if !wanted || !line.starts_with(' ') {
             continue;
         }
         let line = line.trim_start();
@@ -54,6 +63,11 @@ fn help_options(args: &[&str]) -> Vec<(Option<String>, Option<String>)> {
         options.push((short, long));
     }
     options
+}
+
+/// A command's own options as its `--help` lists them.
+fn help_options(args: &[&str]) -> Vec<(Option<String>, Option<String>)> {
+    help_options_under(args, true)
 }
 
 /// The README's synopsis lines of `hostbench COMMAND [SUB]` (and their continuation lines) in
@@ -186,23 +200,16 @@ fn check(args: &[&str], globals: &BTreeSet<String>) -> Vec<String> {
     )
 }
 
-/// The global options, short and long.
-fn globals() -> BTreeSet<String> {
-    let out = Command::cargo_bin("hostbench")
-        .unwrap()
-        .arg("--help")
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    let global = text
-        .split("Global options:")
-        .nth(1)
-        .expect("the top-level help lists global options");
-    global
-        .lines()
-        .flat_map(|l| l.split_whitespace().take(2))
-        .filter(|t| t.starts_with('-'))
-        .map(|t| t.trim_end_matches(',').to_string())
+/// The options of the groups commands share (store, output, measuring, selection), short and
+/// long, from every command's `--help`: the README names them once, in its Usage table.
+fn group_options() -> BTreeSet<String> {
+    COMMANDS
+        .iter()
+        .map(|c| vec![*c])
+        .chain(RESULTS_COMMANDS.iter().map(|s| vec!["results", *s]))
+        .flat_map(|args| help_options_under(&args, false))
+        .flat_map(|(s, l)| [s, l])
+        .flatten()
         .collect()
 }
 
@@ -221,7 +228,7 @@ const RESULTS_COMMANDS: [&str; 7] = ["list", "hosts", "show", "export", "import"
 
 #[test]
 fn the_readme_synopses_name_every_option_of_each_command_and_no_other() {
-    let globals = globals();
+    let globals = group_options();
     let mut problems = Vec::new();
     for command in COMMANDS {
         problems.extend(check(&[command], &globals));
@@ -229,17 +236,26 @@ fn the_readme_synopses_name_every_option_of_each_command_and_no_other() {
     for sub in RESULTS_COMMANDS {
         problems.extend(check(&["results", sub], &globals));
     }
+    // The shared options are told once, in the Usage section's table.
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let usage = &readme[readme.find("## Usage").unwrap()..readme.find("\n### ").unwrap()];
+    for o in &globals {
+        if !usage.contains(&format!("`{o}")) {
+            problems.push(format!("README's Usage table lacks the shared option {o}"));
+        }
+    }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]
 fn the_check_sees_a_missing_and_an_unknown_option() {
-    let globals = globals();
+    let globals = group_options();
     assert!(globals.contains("--db") && globals.contains("-q") && !globals.contains("-m"));
     // The README's own synopses are read: interactive's names -l and --page-cache.
     let interactive = readme_options("interactive", None);
     assert!(interactive.contains("-l") && interactive.contains("--page-cache"));
-    // noise's options against a synopsis that forgot -l and made up --bogus; -q is global.
+    // noise's options against a synopsis that forgot -l and made up --bogus; -q is a group's.
     let noise = help_options(&["noise"]);
     let readme: BTreeSet<String> = ["-v", "-m", "--bogus", "-q"].map(String::from).into();
     let problems = drift("noise", &noise, &readme, &globals);

@@ -1,6 +1,6 @@
 -- The roles a fleet needs on a hostbench store, run once by the database's owner after
 -- hostbench, connected as the owner, has stored a first result there (which makes the layout;
--- `hostbench --db URL results import FILE` will do):
+-- `hostbench results import --db URL FILE` will do):
 --   psql -d hostbench -f deploy/postgres/roles.sql
 -- hostbench_writer: what every benchmarked host needs to store results (as they go, so it also
 -- updates its own rows and their tags). Which rows are its own the database decides: layout 4

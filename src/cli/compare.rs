@@ -1,22 +1,16 @@
 use std::path::Path;
 
-use std::collections::BTreeSet;
-
 use anyhow::Result;
-use chrono::{DateTime, Utc};
 use clap::{Arg, Args};
 
-use super::load::{checked, load_result, load_stored};
+use super::args::{PrintArgs, Selection, StoreArgs};
+use super::load::{checked, load_result, load_stored, Reader};
 use super::output::{format_values, FormatArgs, Output};
-use super::results::Selection;
-use super::GlobalArgs;
-use crate::compare::{compare_runs, HostSpread};
+use crate::compare::{compare_runs, host_of, host_spread, HostSpread};
 use crate::error::UsageError;
-use crate::model::figures::{plan_digest, Kept};
 use crate::model::RunResult;
 use crate::render::exporters::{Format, Shown, Subject};
-use crate::store::{Filter, ResultStore};
-use crate::text::Text;
+use crate::store::Filter;
 
 /// Exit code of `compare --fail-on-regression` and `history --fail-on worse` when they find
 /// what they were asked to fail on (1 is a failure of the tool or host, 2 a usage error).
@@ -33,12 +27,16 @@ pub struct CompareArgs {
     /// Exit with 3 when a significant regression is larger than PCT percent
     #[arg(long = "fail-on-regression", value_name = "PCT")]
     pub fail_on_regression: Option<f64>,
+    #[command(flatten)]
+    pub output: FormatArgs,
     /// With tag: and host: sides, --host, --tag and --since narrow both (tag:kernel=A
     /// tag:kernel=B --tag fleet=rack12 --since 2026-11-01)
     #[command(flatten)]
     pub select: Selection,
     #[command(flatten)]
-    pub output: FormatArgs,
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub print: PrintArgs,
 }
 
 /// `--format`'s values here (`mut_arg` on the subcommand): the formats that show a comparison.
@@ -46,7 +44,7 @@ pub fn formats(format: Arg) -> Arg {
     format.value_parser(format_values(&[Shown::Comparison]))
 }
 
-pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
+pub fn exec(args: &CompareArgs) -> Result<i32> {
     if let Some(p) = args.fail_on_regression {
         if !p.is_finite() || p < 0.0 {
             return Err(UsageError::new(
@@ -55,9 +53,9 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
             .into());
         }
     }
-    let format = args.output.format(global.json, Format::Text)?;
-    let out = Output::new(global.json, global.quiet);
-    let narrow = args.select.filter(global);
+    let format = args.output.format(args.print.json(), Format::Text)?;
+    let out = args.print.output();
+    let narrow = args.select.filter();
     let narrowed = narrow != Filter::default();
     if narrowed && !(selection(&args.a)?.is_some() && selection(&args.b)?.is_some()) {
         return Err(UsageError::new(
@@ -65,11 +63,12 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
         )
         .into());
     }
-    let (a_name, a) = load_side(global, &args.a, &narrow)?;
-    let (b_name, b) = load_side(global, &args.b, &narrow)?;
+    let reader = Reader::new(&args.store);
+    let (a_name, a) = load_side(&reader, &out, &args.a, &narrow)?;
+    let (b_name, b) = load_side(&reader, &out, &args.b, &narrow)?;
     each_run_once(&a_name, &a, &b_name, &b)?;
     let spread = match (a.as_slice(), b.as_slice()) {
-        ([one_a], [one_b]) => spread_for(global, one_a, one_b)?,
+        ([one_a], [one_b]) => spread_for(&reader, one_a, one_b)?,
         _ => None,
     };
     let c = compare_runs(&a_name, &a, &b_name, &b, spread.as_ref())?;
@@ -101,21 +100,14 @@ pub fn exec(args: &CompareArgs, global: &GlobalArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// Most earlier runs a single-run comparison takes each figure's spread from: the latest, as
-/// a host's speed and kernel move over months.
-const SPREAD_RUNS: usize = 20;
-
-/// Most earlier runs with the same figures looked through for those with the same plan.
-const SPREAD_LOOKED_AT: usize = 100;
-
 /// For one run a side on one host: the run-to-run spread of each figure over that host's
 /// earlier stored runs of the same plan (`host_spread`). None without a store, or for
 /// two hosts.
-fn spread_for(global: &GlobalArgs, a: &RunResult, b: &RunResult) -> Result<Option<HostSpread>> {
+fn spread_for(reader: &Reader<'_>, a: &RunResult, b: &RunResult) -> Result<Option<HostSpread>> {
     if host_of(a) != host_of(b) {
         return Ok(None);
     }
-    let (_, store) = global.open_store_read_only()?;
+    let (_, store) = reader.get()?;
     let Some(store) = store else {
         return Ok(None);
     };
@@ -132,85 +124,20 @@ fn spread_for(global: &GlobalArgs, a: &RunResult, b: &RunResult) -> Result<Optio
         );
     }
     Ok(Some(
-        host_spread(&*store, a, b.started_at, &own)
-            .map_err(|e| UsageError::new(format!("{e:#}")))?,
+        host_spread(store, a, b.started_at, &own).map_err(|e| UsageError::new(format!("{e:#}")))?,
     ))
-}
-
-fn host_of(r: &RunResult) -> String {
-    r.host_label
-        .as_ref()
-        .unwrap_or(&r.environment.host.hostname)
-        .raw()
-        .to_string()
-}
-
-/// The run-to-run spread of each figure of `like` over its host's (label, else machine id and
-/// hostname) stored runs started before `before` — complete, not among `exclude`, with the
-/// same figures and the same plan as `like` (`plan_digest`: the same command and profile) —
-/// the latest [`SPREAD_RUNS`] of them, looked for among the latest [`SPREAD_LOOKED_AT`] with
-/// the same figures.
-pub(crate) fn host_spread(
-    store: &dyn ResultStore,
-    like: &RunResult,
-    before: DateTime<Utc>,
-    exclude: &[i64],
-) -> Result<HostSpread> {
-    let filter = Filter {
-        host: Some(host_of(like)),
-        until: Some(before),
-        ..Filter::default()
-    };
-    let mut kept = store.kept(&filter)?;
-    let own = Kept::of(like);
-    let keys: BTreeSet<&str> = own.figures.iter().map(|f| f.key.raw()).collect();
-    let same_keys = |k: &Kept| {
-        k.figures.len() == keys.len() && k.figures.iter().all(|f| keys.contains(f.key.raw()))
-    };
-    let earlier: Vec<i64> = store
-        .list(&filter)?
-        .iter()
-        .filter(|e| !e.incomplete && e.problem.is_none() && !exclude.contains(&e.id))
-        .filter(|e| e.started_at.is_some_and(|t| t < before))
-        .map(|e| e.id)
-        .filter(|id| kept.get(id).is_some_and(same_keys))
-        .collect();
-    // Without a label, the host is its machine id where both runs know one (two machines may
-    // share a hostname), else its hostname.
-    let same_machine = |machine: &Option<Text>| {
-        like.host_label.is_some()
-            || machine.is_none()
-            || own.machine_id.is_none()
-            || *machine == own.machine_id
-    };
-    let mut latest: Vec<Kept> = Vec::new();
-    for id in earlier.iter().rev().take(SPREAD_LOOKED_AT) {
-        let Some(k) = kept.remove(id) else { continue };
-        // Rows kept before the plan was do not say it, nor the machine: their result does
-        // (one that cannot be read is no history).
-        let (plan, machine) = match &k.plan {
-            Some(p) => (Some(p.clone()), k.machine_id.clone()),
-            None => match store.load(*id).ok().flatten() {
-                Some(r) => (Some(plan_digest(&r).into()), r.environment.host.machine_id),
-                None => (None, None),
-            },
-        };
-        // `own.plan` is always said: a plan not learnt matches nothing.
-        if plan == own.plan && same_machine(&machine) {
-            latest.push(k);
-            if latest.len() == SPREAD_RUNS {
-                break;
-            }
-        }
-    }
-    Ok(HostSpread::of(&latest.iter().collect::<Vec<_>>()))
 }
 
 /// One side of a comparison: a result, or runs listed as `A1,A2,A3` (ids or files; a path
 /// that exists as given is one result even with a comma in its name), or the stored results
 /// of a tag (`tag:KEY=VALUE`) or a host (`host:NAME`, its hostname or label), with a label.
 /// `narrow` adds to a tag or host side what the filter options say.
-fn load_side(global: &GlobalArgs, arg: &str, narrow: &Filter) -> Result<(String, Vec<RunResult>)> {
+fn load_side(
+    reader: &Reader<'_>,
+    out: &Output,
+    arg: &str,
+    narrow: &Filter,
+) -> Result<(String, Vec<RunResult>)> {
     if let Some(mut filter) = selection(arg)? {
         if filter.host.is_some() && narrow.host.is_some() {
             return Err(UsageError::new(format!("{arg} and --host both name a host")).into());
@@ -223,8 +150,8 @@ fn load_side(global: &GlobalArgs, arg: &str, narrow: &Filter) -> Result<(String,
         } else {
             filter.describe()
         };
-        let (db, store) = global.open_store_read_only()?;
-        let ids: Vec<i64> = match &store {
+        let (db, store) = reader.get()?;
+        let ids: Vec<i64> = match store {
             Some(s) => s
                 .list(&filter)
                 .map_err(|e| UsageError::new(format!("{e:#}")))?
@@ -238,12 +165,11 @@ fn load_side(global: &GlobalArgs, arg: &str, narrow: &Filter) -> Result<(String,
         }
         // A row of the selection that cannot be read or holds impossible figures (another
         // host's, malformed) is left out, said in one line: it never breaks the comparison.
-        let out = Output::new(global.json, global.quiet);
         let runs: Vec<RunResult> = ids
             .iter()
             .filter_map(|id| {
-                let loaded = load_stored(store.as_deref(), &db, *id)
-                    .and_then(|r| checked(r, &format!("result {id}")));
+                let loaded =
+                    load_stored(store, db, *id).and_then(|r| checked(r, &format!("result {id}")));
                 match loaded {
                     Ok(r) => Some(r),
                     Err(why) => {
@@ -265,8 +191,8 @@ fn load_side(global: &GlobalArgs, arg: &str, narrow: &Filter) -> Result<(String,
         .and_then(|g| g.parse::<i64>().ok())
         .filter(|_| !Path::new(arg).exists());
     if let Some(g) = group {
-        let (db, store) = global.open_store_read_only()?;
-        let ids = match &store {
+        let (db, store) = reader.get()?;
+        let ids = match store {
             Some(s) => s.group(g).map_err(|e| UsageError::new(format!("{e:#}")))?,
             None => Vec::new(),
         };
@@ -280,13 +206,13 @@ fn load_side(global: &GlobalArgs, arg: &str, narrow: &Filter) -> Result<(String,
             .iter()
             .map(|id| {
                 let label = format!("result {id}");
-                checked(load_stored(store.as_deref(), &db, *id)?, &label)
+                checked(load_stored(store, db, *id)?, &label)
             })
             .collect::<Result<Vec<_>>>()?;
         return Ok((format!("group g{g}"), runs));
     }
     if Path::new(arg).exists() || !arg.contains(',') {
-        let (name, r) = load_result(global, arg)?;
+        let (name, r) = load_result(reader, arg)?;
         return Ok((name, vec![r]));
     }
     let parts: Vec<&str> = arg.split(',').map(str::trim).collect();
@@ -298,7 +224,7 @@ fn load_side(global: &GlobalArgs, arg: &str, narrow: &Filter) -> Result<(String,
     }
     let runs = parts
         .iter()
-        .map(|p| load_result(global, p).map(|(_, r)| r))
+        .map(|p| load_result(reader, p).map(|(_, r)| r))
         .collect::<Result<Vec<_>>>()?;
     let label = if parts.iter().all(|p| p.parse::<i64>().is_ok()) {
         format!("results {}", parts.join(","))

@@ -4,12 +4,11 @@ use anyhow::Result;
 use chrono::{DateTime, Utc};
 use clap::Args;
 
-use super::load::load_stored;
-use super::output::{format_values, FormatArgs, Output};
-use super::results::{parse_since, Selection};
-use super::GlobalArgs;
+use super::args::{parse_since, PrintArgs, Selection, StoreArgs};
+use super::output::{format_values, FormatArgs};
 use crate::error::UsageError;
-use crate::history::{history, shared, Histories, History, Run};
+use crate::history::{history, shared, stored_runs, Histories, History};
+use crate::render;
 use crate::render::exporters::{Format, Shown, Subject};
 use crate::stats::edivisive::Settings;
 use crate::store::Filter;
@@ -21,8 +20,6 @@ pub struct HistoryArgs {
     /// csv` names them, e.g. "index/1 copy/dhry2reg" or "latency mean") [default: every figure]
     #[arg(value_name = "FIGURE")]
     pub figures: Vec<String>,
-    #[command(flatten)]
-    pub select: Selection,
     /// Only the results started on or before this day (YYYY-MM-DD, UTC: the whole day) or time
     /// (RFC 3339)
     #[arg(long, value_name = "DATE", value_parser = parse_until)]
@@ -46,8 +43,14 @@ pub struct HistoryArgs {
     /// Find the change points of the series in this CSV file (rows `series,value`, each
     /// series' values in order) instead of the store's, and print them as JSON: how the method
     /// is checked against synthetic series and other tools (docs/history.md)
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["figures", "host", "since", "until", "fail_on", "format", "output", "fleet"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["figures", "host", "tags", "since", "until", "fail_on", "format", "output", "fleet"])]
     pub series: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub select: Selection,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub print: PrintArgs,
 }
 
 /// `--format`'s values here (`mut_arg` on the subcommand): the formats that show a history.
@@ -77,9 +80,9 @@ fn parse_pct(s: &str) -> Result<f64, String> {
     }
 }
 
-pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
-    let format = args.output.format(global.json, Format::Text)?;
-    let out = Output::new(global.json, global.quiet);
+pub fn exec(args: &HistoryArgs) -> Result<i32> {
+    let format = args.output.format(args.print.json(), Format::Text)?;
+    let out = args.print.output();
     if let Some(path) = &args.series {
         let settings = Settings {
             max_p: args.max_p,
@@ -91,9 +94,9 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
     }
     let filter = Filter {
         until: args.until,
-        ..args.select.filter(global)
+        ..args.select.filter()
     };
-    let (db, store, entries) = global.stored(&filter)?;
+    let (db, store, entries) = args.store.stored(&filter)?;
     if entries.is_empty() {
         return Err(UsageError::new(format!(
             "no stored result{} in {db}",
@@ -125,55 +128,18 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
         max_p: args.max_p,
         ..Settings::default()
     };
-    // What the store keeps beside each result (one read of a small row each); a result
-    // without it is read whole.
-    let mut kept = store
-        .as_deref()
-        .map(|s| s.kept(&filter))
-        .transpose()?
-        .unwrap_or_default();
-    let mut tags = store
-        .as_deref()
-        .map(|s| s.tags(&filter))
-        .transpose()?
-        .unwrap_or_default();
-    let mut each = Vec::new();
-    for host in hosts {
-        let runs = entries
-            .iter()
-            .filter(|e| &e.host == host && !e.incomplete && e.problem.is_none())
-            .filter_map(|e| Some((e, e.started_at?)))
-            .filter_map(|(e, started_at)| match kept.remove(&e.id) {
-                Some(k) => Some(Run {
-                    id: e.id,
-                    started_at,
-                    tags: tags
-                        .remove(&e.id)
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(|(k, v)| (Text::from(k), Text::from(v)))
-                        .collect(),
-                    kept: k,
-                }),
-                // A row that cannot be read (another host's, malformed) is left out, said in
-                // one line: it never breaks the history of the others.
-                None => match load_stored(store.as_deref(), &db, e.id) {
-                    Ok(r) => Some(Run::of(e.id, &r)),
-                    Err(why) => {
-                        out.err(&format!("hostbench: result {} left out: {why:#}\n", e.id));
-                        None
-                    }
-                },
-            })
-            .collect::<Vec<_>>();
-        each.push(history(
-            host,
-            &runs,
-            &args.figures,
-            &settings,
-            args.min_change,
-        ));
-    }
+    // Entries were listed, so the store is there.
+    let store = store.ok_or_else(|| UsageError::new(format!("no stored result in {db}")))?;
+    let mut left_out = |id: i64, why: anyhow::Error| {
+        out.err(&format!("hostbench: result {id} left out: {why:#}\n"));
+    };
+    let runs = stored_runs(&*store, &filter, &entries, &hosts, &mut left_out)
+        .map_err(|e| UsageError::new(format!("{e:#}")))?;
+    let each: Vec<History> = hosts
+        .iter()
+        .zip(&runs)
+        .map(|(host, runs)| history(host, runs, &args.figures, &settings, args.min_change))
+        .collect();
     let h = Histories {
         fleet: args.fleet,
         shared: if args.fleet {
@@ -195,7 +161,7 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
             .hosts
             .iter()
             .filter_map(|one| {
-                let line = newest_worse(one)?;
+                let line = render::history::newest_worsening(one)?;
                 Some(if h.fleet {
                     format!("{}: {line}", one.host.cut(64))
                 } else {
@@ -209,32 +175,6 @@ pub fn exec(args: &HistoryArgs, global: &GlobalArgs) -> Result<i32> {
         }
     }
     Ok(0)
-}
-
-/// `--fail-on worse`: the newest change, if it is a worsening, in one line.
-fn newest_worse(h: &History) -> Option<String> {
-    let newest = h.changes.first()?;
-    let newest_at = newest.started_at;
-    // Changes at that same result: the worse among them speak.
-    let worse: Vec<_> = h
-        .changes
-        .iter()
-        .take_while(|c| c.started_at == newest_at)
-        .filter(|c| c.worse)
-        .collect();
-    let c = worse.first()?;
-    Some(format!(
-        "{} worse by {:+.1}% from result {} ({}){}",
-        c.name.cut(120),
-        c.change_pct,
-        c.result_id,
-        c.started_at.format("%Y-%m-%d %H:%M UTC"),
-        if worse.len() > 1 {
-            format!(", and {} more figures there", worse.len() - 1)
-        } else {
-            String::new()
-        }
-    ))
 }
 
 /// `--series FILE`: each series' change points (indices of the first point of a new level).

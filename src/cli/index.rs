@@ -4,11 +4,11 @@ use std::sync::atomic::AtomicBool;
 use anyhow::{Context, Result};
 use clap::Args;
 
+use super::args::MeasureArgs;
 use super::console::{Console, Reporter, Terminal};
 use super::measuring::{self, Ending, Measured, MeasuringCommand};
 use super::output::Output;
 use super::session::{prepare_workdir, Finished, Session};
-use super::GlobalArgs;
 use crate::model::index::IndexSettings;
 use crate::model::SuiteResult;
 use crate::platform::files;
@@ -19,7 +19,7 @@ use crate::suites::index::registry;
 use crate::suites::index::{self, IndexConfig};
 use crate::text::Text;
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct IndexArgs {
     /// Verbose: every iteration's figure
     #[arg(short = 'v', long, conflicts_with = "quiet")]
@@ -72,9 +72,11 @@ pub struct IndexArgs {
     /// Tests and aliases to run [default: index]
     #[arg(value_name = "TEST")]
     pub tests: Vec<String>,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
 }
 
-pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
+pub fn exec(args: &IndexArgs, argv: Vec<String>) -> Result<i32> {
     if args.list {
         // With names, the tests they name (each checked as a run would check it).
         let named = if args.tests.is_empty() {
@@ -118,7 +120,7 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         workdir,
         display,
     )?;
-    config.cache_dir = Some(global.cache_dir()?);
+    config.cache_dir = Some(args.measure.cache_dir()?);
     let exe =
         std::env::current_exe().context("finding the hostbench binary for the test copies")?;
     let copies_note = args
@@ -135,7 +137,7 @@ pub fn exec(args: &IndexArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         verbose: args.verbose,
         results_dir: args.results_dir.clone(),
     };
-    measuring::run(&mut command, global, argv, environment)
+    measuring::run(&mut command, &args.measure, argv, environment)
 }
 
 struct IndexCommand {

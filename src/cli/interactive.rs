@@ -7,11 +7,11 @@ use anyhow::{Context, Result};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::Args;
 
+use super::args::{CalibrationArgs, MeasureArgs};
 use super::console::{Console, Reporter, Terminal};
 use super::measuring::{self, Ending, Measured, MeasuringCommand};
 use super::output::Output;
 use super::session::{prepare_workdir, Finished, Session};
-use super::{CalibrationArgs, GlobalArgs};
 use crate::error::UsageError;
 use crate::loads::registry::{self, Here, LOADS};
 use crate::model::interactive::{Bench, InteractiveSettings, Load};
@@ -35,7 +35,7 @@ fn bench_names() -> PossibleValuesParser {
     PossibleValuesParser::new(Bench::ALL.map(|b| PossibleValue::new(b.name())))
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct InteractiveArgs {
     /// Threads of the Burn and Ring loads (interbench: "cpu load"; set it to the CPU count)
     #[arg(
@@ -144,6 +144,8 @@ pub struct InteractiveArgs {
     pub explain: ExplainArgs,
     #[command(flatten)]
     pub calibration: CalibrationArgs,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
 }
 
 /// `--explain [N]`, shared by `interactive` and `run`.
@@ -163,7 +165,7 @@ impl ExplainArgs {
     }
 }
 
-pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
+pub fn exec(args: &InteractiveArgs, argv: Vec<String>) -> Result<i32> {
     let custom = interactive::custom_spec(args.custom_cpu, args.custom_interval)?;
     let environment = crate::model::Environment::collect();
     let file_bytes = match args.file_size_mb {
@@ -214,7 +216,7 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
     let config = InteractiveConfig::new(
         settings,
         &selection,
-        args.calibration.options(global)?,
+        args.calibration.options(&args.measure)?,
         workdir,
         &host,
     )?;
@@ -229,7 +231,7 @@ pub fn exec(args: &InteractiveArgs, global: &GlobalArgs, argv: Vec<String>) -> R
         log: None,
         failure: None,
     };
-    measuring::run(&mut command, global, argv, environment)
+    measuring::run(&mut command, &args.measure, argv, environment)
 }
 
 struct InteractiveCommand {
@@ -379,8 +381,7 @@ impl Reporter for InterbenchLines {
             return None;
         };
         let s = &self.settings;
-        let per_pair = s.duration_s as f64 + s.settle_ms as f64 / 1e3 + 0.3;
-        let left = (total - index) as f64 * per_pair;
+        let left = (total - index) as f64 * interactive::seconds_per_pair(s);
         Some(format!(
             "[{}/{total}] {} under {}: {} s, about {} left",
             index + 1,

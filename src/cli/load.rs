@@ -5,20 +5,45 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::GlobalArgs;
+use super::args::StoreArgs;
 use crate::error::UsageError;
 use crate::model::{RunResult, MAX_RESULT_BYTES, SCHEMA_VERSION};
 use crate::platform::files;
 use crate::store::ResultStore;
 
+/// A command's one read-only handle on the store: opened the first time a result is wanted
+/// from it (a command that names only files never opens it), then kept for the command's life.
+pub(super) struct Reader<'a> {
+    args: &'a StoreArgs,
+    opened: std::cell::OnceCell<(String, Option<Box<dyn ResultStore>>)>,
+}
+
+impl<'a> Reader<'a> {
+    pub(super) fn new(args: &'a StoreArgs) -> Self {
+        Reader {
+            args,
+            opened: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The store's name and the store (None where no result was ever stored there).
+    pub(super) fn get(&self) -> Result<(&str, Option<&dyn ResultStore>)> {
+        if self.opened.get().is_none() {
+            let _ = self.opened.set(self.args.open_read_only()?);
+        }
+        let (name, store) = self.opened.get().expect("set above");
+        Ok((name, store.as_deref()))
+    }
+}
+
 /// A result named by stored id or by the path of a result JSON file (`--json` output or
 /// `results export --format json`), with a label for reports. The store is opened only for an
 /// id, read-only.
-pub(super) fn load_result(global: &GlobalArgs, arg: &str) -> Result<(String, RunResult)> {
+pub(super) fn load_result(reader: &Reader<'_>, arg: &str) -> Result<(String, RunResult)> {
     let path = Path::new(arg);
     if let (Ok(id), false) = (arg.parse::<i64>(), path.exists()) {
-        let (db, store) = global.open_store_read_only()?;
-        let r = load_stored(store.as_deref(), &db, id)?;
+        let (db, store) = reader.get()?;
+        let r = load_stored(store, db, id)?;
         return Ok((format!("result {id}"), checked(r, &format!("result {id}"))?));
     }
     let r = load_file(arg)?;

@@ -11,9 +11,9 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::Result;
 
+use super::args::MeasureArgs;
 use super::console::{Console, Reporter};
 use super::session::{Finished, Session};
-use super::GlobalArgs;
 use crate::model::{Environment, SuiteResult};
 
 /// What a command measured.
@@ -67,23 +67,24 @@ pub trait MeasuringCommand {
 /// Runs `command` from the store's opening to its exit code.
 pub fn run(
     command: &mut impl MeasuringCommand,
-    global: &GlobalArgs,
+    measure: &MeasureArgs,
     argv: Vec<String>,
     environment: Environment,
 ) -> Result<i32> {
-    let mut session = Session::start(global, argv, environment)?;
+    let mut session = Session::start(measure, argv, environment)?;
+    let print = &measure.print;
     command.prepare(&session)?;
     session.check_noise();
     let reporter = command.reporter(&session)?;
     let stop = session.stop.clone();
-    let live = command.live() && global.shows_progress();
+    let live = command.live() && print.shows_progress();
     let mut console = Console::new(&mut session, reporter, live);
     let measured = command.measure(&mut console, stop.flag())?;
     console.term.finish();
     let reporter = console.reporter;
     let done = session.finish(measured.suites, measured.cut_short);
     let ending = command.ending(&done, reporter);
-    if global.json {
+    if print.json() {
         done.print_json();
     } else {
         if let Some(report) = &ending.report {
@@ -96,11 +97,11 @@ pub fn run(
     // A stored result's line is left out where the report says it, and with -q; a failed
     // store is always said.
     let stored = done.id().is_some();
-    let said_by_report = ending.report_says_stored && !global.json;
-    if !(stored && (said_by_report || global.quiet)) {
+    let said_by_report = ending.report_says_stored && !print.json();
+    if !(stored && (said_by_report || print.quiet())) {
         done.say_where_stored();
     }
-    if !global.json && !global.quiet {
+    if !print.json() && !print.quiet() {
         for line in &ending.after {
             done.out.out(line);
         }

@@ -3,10 +3,10 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Result;
 use clap::Args;
 
+use super::args::MeasureArgs;
 use super::console::{Console, Reporter, Terminal};
 use super::measuring::{self, Ending, Measured, MeasuringCommand};
 use super::session::{Finished, Session};
-use super::GlobalArgs;
 use crate::model::noise::{NoiseMode, NoiseSettings};
 use crate::model::{Environment, SuiteResult};
 use crate::platform::host::memory_available_bytes;
@@ -14,7 +14,7 @@ use crate::render;
 use crate::suites::event::Event;
 use crate::suites::noise::{self, NoiseConfig};
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct NoiseArgs {
     /// Verbose: per-run details (time, user and system CPU, involuntary context switches)
     #[arg(short, long, conflicts_with = "quiet")]
@@ -32,9 +32,11 @@ pub struct NoiseArgs {
     /// times TIME_MS (CPU job only)
     #[arg(short = 'l', long = "loops-per-ms", value_name = "N", value_parser = clap::value_parser!(u64).range(1..=crate::calibration::MAX_LOOPS_PER_MS))]
     pub loops_per_ms: Option<u64>,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
 }
 
-pub fn exec(args: &NoiseArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
+pub fn exec(args: &NoiseArgs, argv: Vec<String>) -> Result<i32> {
     let settings = NoiseSettings {
         mode: args
             .memory_mb
@@ -49,7 +51,7 @@ pub fn exec(args: &NoiseArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
         config,
         verbose: args.verbose,
     };
-    measuring::run(&mut command, global, argv, Environment::collect())
+    measuring::run(&mut command, &args.measure, argv, Environment::collect())
 }
 
 struct NoiseCommand {

@@ -127,7 +127,7 @@ pub fn format_values(shown: &[Shown]) -> impl clap::builder::TypedValueParser<Va
 }
 
 impl FormatArgs {
-    /// The format asked for: `--format`, or JSON with the global `--json`, else `default`.
+    /// The format asked for: `--format`, or JSON with `--json`, else `default`.
     /// The two disagreeing is a usage error.
     pub fn format(&self, json: bool, default: Format) -> Result<Format, UsageError> {
         match (self.format, json) {

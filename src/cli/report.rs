@@ -3,10 +3,9 @@ use std::path::Path;
 use anyhow::Result;
 use clap::{Arg, Args};
 
-use super::load::{load_result, load_stored};
-use super::output::{format_values, FormatArgs, Output};
-use super::results::Selection;
-use super::GlobalArgs;
+use super::args::{PrintArgs, Selection, StoreArgs};
+use super::load::{load_result, load_stored, Reader};
+use super::output::{format_values, FormatArgs};
 use crate::compare::compare;
 use crate::error::UsageError;
 use crate::fleet::Fleet;
@@ -32,9 +31,13 @@ pub struct ReportArgs {
     #[arg(long)]
     pub fleet: bool,
     #[command(flatten)]
+    pub output: FormatArgs,
+    #[command(flatten)]
     pub select: Selection,
     #[command(flatten)]
-    pub output: FormatArgs,
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub print: PrintArgs,
 }
 
 /// `--format`'s values here (`mut_arg` on the subcommand): the formats that show a report or
@@ -52,8 +55,8 @@ pub fn output(output: Arg) -> Arg {
     ))
 }
 
-pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
-    let narrows = args.select.narrows(global);
+pub fn exec(args: &ReportArgs) -> Result<i32> {
+    let narrows = args.select.narrows();
     if !args.results.is_empty() && narrows {
         return Err(UsageError::new(
             "give report results (ids, files) or --host/--tag/--since, not both",
@@ -67,7 +70,7 @@ pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
         .into());
     }
     // A format that cannot show what was asked is said before anything is loaded.
-    let format = args.output.format(global.json, Format::Html)?;
+    let format = args.output.format(args.print.json(), Format::Html)?;
     let shown = if args.fleet {
         Shown::Fleet
     } else {
@@ -76,23 +79,24 @@ pub fn exec(args: &ReportArgs, global: &GlobalArgs) -> Result<i32> {
     exporters::check(format, shown).map_err(|e| UsageError::new(e.to_string()))?;
     // A fleet of stored results is drawn from their stored figures (fleet_of_stored).
     let stored_fleet = if args.fleet && args.results.is_empty() {
-        Some(stored_fleet(args, global)?)
+        Some(stored_fleet(args)?)
     } else {
         None
     };
     let (results, selection) = if stored_fleet.is_some() {
         (Vec::new(), String::new())
     } else if args.results.is_empty() {
-        selected(args, global)?
+        selected(args)?
     } else {
+        let reader = Reader::new(&args.store);
         let results = args
             .results
             .iter()
-            .map(|a| load_result(global, a))
+            .map(|a| load_result(&reader, a))
             .collect::<Result<Vec<_>>>()?;
         (results, args.results.join(", "))
     };
-    let out = Output::new(global.json, global.quiet);
+    let out = args.print.output();
     let fleet;
     let mut comparisons = Vec::new();
     let fleet_selection;
@@ -142,9 +146,9 @@ struct Listed {
 }
 
 /// The stored results the selection takes; none is an error.
-fn listed(args: &ReportArgs, global: &GlobalArgs) -> Result<Listed> {
-    let filter = args.select.filter(global);
-    let (db, store, entries) = global.stored(&filter)?;
+fn listed(args: &ReportArgs) -> Result<Listed> {
+    let filter = args.select.filter();
+    let (db, store, entries) = args.store.stored(&filter)?;
     let selection = if filter == Filter::default() {
         format!("all {} stored results in {db}", entries.len())
     } else {
@@ -166,9 +170,9 @@ fn listed(args: &ReportArgs, global: &GlobalArgs) -> Result<Listed> {
 }
 
 /// `report --fleet` of stored results: the fleet, drawn from their stored headline figures.
-fn stored_fleet(args: &ReportArgs, global: &GlobalArgs) -> Result<(Fleet, String)> {
-    let l = listed(args, global)?;
-    let filter = args.select.filter(global);
+fn stored_fleet(args: &ReportArgs) -> Result<(Fleet, String)> {
+    let l = listed(args)?;
+    let filter = args.select.filter();
     let tags = l.store.tags(&filter)?;
     let figures = l.store.figures(&filter)?;
     let fleet = crate::fleet::fleet_of_stored(&l.entries, &tags, &figures, |id| {
@@ -178,13 +182,13 @@ fn stored_fleet(args: &ReportArgs, global: &GlobalArgs) -> Result<(Fleet, String
 }
 
 /// The stored results the selection takes, labelled `result ID`, and what it was.
-fn selected(args: &ReportArgs, global: &GlobalArgs) -> Result<(Vec<(String, RunResult)>, String)> {
+fn selected(args: &ReportArgs) -> Result<(Vec<(String, RunResult)>, String)> {
     let Listed {
         entries,
         store,
         db,
         selection,
-    } = listed(args, global)?;
+    } = listed(args)?;
     let results = entries
         .iter()
         .map(|e| {

@@ -1,45 +1,43 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::Utc;
 use clap::{Args, Subcommand};
 
+use super::args::{JsonArg, QuietArg, Selection, StoreArgs};
 use super::load::{load_file, load_stored};
 use super::output::{format_values, FormatArgs, Output};
-use super::GlobalArgs;
 use crate::error::{said_of, UsageError};
 use crate::model::Repeat;
 use crate::model::RunResult;
 use crate::render;
 use crate::render::exporters::{self, Format, Shown, Subject};
-use crate::store::{Filter, Put, ResultStore, StoreLocation};
+use crate::store::{Put, ResultStore, StoreLocation};
 
-/// Which stored results a command takes, beside the global `--tag KEY=VALUE`: those of a host,
-/// those started since a time.
-#[derive(Debug, Clone, Default, Args)]
-pub struct Selection {
-    /// Only the results of this host: its hostname or its --host-label
-    #[arg(long, value_name = "HOST")]
-    pub host: Option<String>,
-    /// Only the results started on or after this day (YYYY-MM-DD, UTC) or time (RFC 3339)
-    #[arg(long, value_name = "DATE", value_parser = parse_since)]
-    pub since: Option<DateTime<Utc>>,
+/// `hostbench results …`: the store and `-q`, for every one of its commands (`--json` only
+/// where the output has a JSON form).
+#[derive(Debug, Args)]
+pub struct ResultsArgs {
+    #[command(subcommand)]
+    pub command: ResultsCommand,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub quiet: QuietArg,
 }
 
-impl Selection {
-    /// The filter of this selection and the global `--tag`s.
-    pub fn filter(&self, global: &GlobalArgs) -> Filter {
-        Filter {
-            host: self.host.clone(),
-            tags: global.tags.clone(),
-            since: self.since,
-            until: None,
+impl ResultsCommand {
+    /// The selection of a command that takes one.
+    pub fn selection(&self) -> Option<&Selection> {
+        match self {
+            ResultsCommand::List { select }
+            | ResultsCommand::Hosts { select, .. }
+            | ResultsCommand::Push { select, .. }
+            | ResultsCommand::Pull { select, .. } => Some(select),
+            ResultsCommand::Show { .. }
+            | ResultsCommand::Export { .. }
+            | ResultsCommand::Import { .. } => None,
         }
-    }
-
-    /// Whether anything narrows the selection.
-    pub fn narrows(&self, global: &GlobalArgs) -> bool {
-        self.filter(global) != Filter::default()
     }
 }
 
@@ -54,11 +52,13 @@ pub enum ResultsCommand {
     /// One row per host: its latest result, how old it is, and whether that is older than
     /// --stale-hours (which hosts of a fleet are reporting); --json for a JSON array
     Hosts {
-        #[command(flatten)]
-        select: Selection,
         /// A host whose latest result started longer ago than this is marked stale
         #[arg(long, value_name = "HOURS", default_value_t = 24, value_parser = clap::value_parser!(u32).range(1..=87_600))]
         stale_hours: u32,
+        #[command(flatten)]
+        select: Selection,
+        #[command(flatten)]
+        json: JsonArg,
     },
     /// One stored result in full: text, or --format json, csv (a row per measurement),
     /// markdown or html
@@ -68,6 +68,8 @@ pub enum ResultsCommand {
         id: i64,
         #[command(flatten)]
         output: FormatArgs,
+        #[command(flatten)]
+        json: JsonArg,
     },
     /// One stored result for another program: as `results show`, the format required
     #[command(mut_arg("format", export_formats))]
@@ -76,6 +78,8 @@ pub enum ResultsCommand {
         id: i64,
         #[command(flatten)]
         output: FormatArgs,
+        #[command(flatten)]
+        json: JsonArg,
     },
     /// Store results from JSON files (`--json` output, `results export --format json`, or the
     /// file a run saved when the store failed); a result already stored is stored once
@@ -119,8 +123,15 @@ fn export_formats(format: clap::Arg) -> clap::Arg {
     formats(format).help("The output format (required; --json is --format json)")
 }
 
-pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
-    let out = Output::new(global.json, global.quiet);
+pub fn exec(args: &ResultsArgs) -> Result<i32> {
+    let (cmd, store_args) = (&args.command, &args.store);
+    let json = match cmd {
+        ResultsCommand::Hosts { json, .. }
+        | ResultsCommand::Show { json, .. }
+        | ResultsCommand::Export { json, .. } => json.on,
+        _ => false,
+    };
+    let out = Output::new(json, args.quiet.on);
     match cmd {
         ResultsCommand::Import { files } => {
             // Every file is read before anything is stored: a bad one stores none.
@@ -128,7 +139,7 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
                 .iter()
                 .map(|f| load_file(&f.to_string_lossy()))
                 .collect::<Result<Vec<RunResult>>>()?;
-            let mut store = global.open_store()?;
+            let mut store = store_args.open()?;
             for (file, result) in files.iter().zip(&results) {
                 store
                     .judge(result)
@@ -194,11 +205,11 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
             }
         }
         ResultsCommand::Push { to, ids, select } => {
-            let (from_name, from) = global.open_store_read_only()?;
+            let (from_name, from) = store_args.open_read_only()?;
             let location = StoreLocation::parse(to)?;
             let to = location.open().map_err(refused)?;
             let from = (from_name.as_str(), from.as_deref());
-            copy(global, &out, from, (location.display(), to), ids, select)?;
+            copy(&out, from, (location.display(), to), ids, select)?;
         }
         ResultsCommand::Pull { from, ids, select } => {
             let location = StoreLocation::parse(from)?;
@@ -212,9 +223,8 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
                 ))
                 .into());
             }
-            let to = global.open_store()?;
+            let to = store_args.open()?;
             copy(
-                global,
                 &out,
                 (&name, source.as_deref()),
                 (to.location(), to),
@@ -223,8 +233,8 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
             )?;
         }
         ResultsCommand::List { select } => {
-            let filter = select.filter(global);
-            let (path, store) = global.open_store_read_only()?;
+            let filter = select.filter();
+            let (path, store) = store_args.open_read_only()?;
             match store {
                 Some(store) => out.out(&render::results::list_table(&store.list(&filter)?)),
                 None => out.out(&format!("No stored results in {path}.\n")),
@@ -233,15 +243,16 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
         ResultsCommand::Hosts {
             select,
             stale_hours,
+            ..
         } => {
-            let (path, store) = global.open_store_read_only()?;
+            let (path, store) = store_args.open_read_only()?;
             let entries = match store {
-                Some(store) => store.list(&select.filter(global))?,
+                Some(store) => store.list(&select.filter())?,
                 None => Vec::new(),
             };
             let stale = chrono::Duration::hours(i64::from(*stale_hours));
             let rows = crate::fleet::status::host_status(&entries, Utc::now(), stale);
-            if global.json {
+            if json {
                 out.out(&format!("{}\n", serde_json::to_string_pretty(&rows)?));
             } else if rows.is_empty() {
                 out.out(&format!("No stored results in {path}.\n"));
@@ -249,19 +260,16 @@ pub fn exec(cmd: &ResultsCommand, global: &GlobalArgs) -> Result<i32> {
                 out.out(&render::results::hosts_table(&rows, *stale_hours));
             }
         }
-        ResultsCommand::Show { id, output } | ResultsCommand::Export { id, output } => {
-            if matches!(cmd, ResultsCommand::Export { .. })
-                && output.format.is_none()
-                && !global.json
-            {
+        ResultsCommand::Show { id, output, .. } | ResultsCommand::Export { id, output, .. } => {
+            if matches!(cmd, ResultsCommand::Export { .. }) && output.format.is_none() && !json {
                 return Err(UsageError::new(format!(
                     "results export needs --format: {}",
                     exporters::supported(Shown::Result).join(", ")
                 ))
                 .into());
             }
-            let format = output.format(global.json, Format::Text)?;
-            let result = load(global, *id)?;
+            let format = output.format(json, Format::Text)?;
+            let result = load(store_args, *id)?;
             let subject = Subject::Result {
                 id: *id,
                 result: &result,
@@ -286,22 +294,17 @@ fn refused(e: anyhow::Error) -> anyhow::Error {
 /// to the other, each stored once, and says what became of them. A run of a `--repeat` group
 /// keeps its group there: named after the id the group's first run has in that store.
 fn copy(
-    global: &GlobalArgs,
     out: &Output,
     (from_name, from): (&str, Option<&dyn ResultStore>),
     (to_name, mut to): (String, Box<dyn ResultStore>),
     ids: &[i64],
     select: &Selection,
 ) -> Result<()> {
-    if !ids.is_empty() && select.narrows(global) {
+    if !ids.is_empty() && select.narrows() {
         return Err(UsageError::new("give result ids or --host/--tag/--since, not both").into());
     }
     let chosen: Vec<i64> = match (from, ids.is_empty()) {
-        (Some(s), true) => s
-            .list(&select.filter(global))?
-            .iter()
-            .map(|e| e.id)
-            .collect(),
+        (Some(s), true) => s.list(&select.filter())?.iter().map(|e| e.id).collect(),
         (_, false) => ids.to_vec(),
         (None, true) => Vec::new(),
     };
@@ -418,17 +421,7 @@ fn first_run_there(
 }
 
 /// The stored result `id`; an id that is not there is the user's mistake (exit 2).
-fn load(global: &GlobalArgs, id: i64) -> Result<RunResult> {
-    let (path, store) = global.open_store_read_only()?;
+fn load(store_args: &StoreArgs, id: i64) -> Result<RunResult> {
+    let (path, store) = store_args.open_read_only()?;
     load_stored(store.as_deref(), &path, id)
-}
-
-/// `--since`: a day (midnight UTC) or an RFC 3339 time.
-pub(super) fn parse_since(s: &str) -> Result<DateTime<Utc>, String> {
-    if let Ok(d) = NaiveDate::parse_from_str(s, "%Y-%m-%d") {
-        return Ok(d.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc());
-    }
-    DateTime::parse_from_rfc3339(s)
-        .map(|t| t.with_timezone(&Utc))
-        .map_err(|_| format!("{s:?} is neither a day (YYYY-MM-DD) nor an RFC 3339 time"))
 }

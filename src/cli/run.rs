@@ -5,11 +5,11 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::Args;
 
+use super::args::{CalibrationArgs, MeasureArgs};
 use super::console::{Console, Reporter, Terminal};
 use super::measuring::{self, Ending, Measured, MeasuringCommand};
 use super::output::Output;
 use super::session::{prepare_workdir, Finished, Session};
-use super::{CalibrationArgs, GlobalArgs};
 use crate::error::UsageError;
 use crate::model::part::PartPlan;
 use crate::render;
@@ -17,7 +17,7 @@ use crate::standard::{self, Profile, StandardPlan};
 use crate::suites::event::Event;
 use crate::suites::HostLimits;
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// How long the run takes, and how precise it is
     #[arg(long, value_name = "PROFILE", value_enum, default_value = "standard")]
@@ -33,9 +33,11 @@ pub struct RunArgs {
     pub explain: crate::cli::interactive::ExplainArgs,
     #[command(flatten)]
     pub calibration: CalibrationArgs,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
 }
 
-pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
+pub fn exec(args: &RunArgs, argv: Vec<String>) -> Result<i32> {
     let environment = crate::model::Environment::collect();
     let workdir = args.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     if !workdir.is_dir() {
@@ -50,14 +52,14 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
     let mut plan = StandardPlan::new(
         args.profile,
         &host,
-        args.calibration.options(global)?,
+        args.calibration.options(&args.measure)?,
         &workdir,
     )?;
     plan.explain(args.explain.worst());
     if args.dry_run {
         let out = Output::new(false, false);
         let parts = plan.units().map(|p| p.planned());
-        out.out(&if global.json {
+        out.out(&if args.measure.print.json() {
             render::standard::plan_json(plan.profile.name(), cpus, &parts, &plan.skipped) + "\n"
         } else {
             render::standard::plan(plan.profile.name(), cpus, &parts, &plan.skipped)
@@ -72,7 +74,7 @@ pub fn exec(args: &RunArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i3
         cpus,
         failure: None,
     };
-    measuring::run(&mut command, global, argv, environment)
+    measuring::run(&mut command, &args.measure, argv, environment)
 }
 
 struct RunCommand {

@@ -3,10 +3,10 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Result;
 use clap::Args;
 
+use super::args::{CalibrationArgs, MeasureArgs};
 use super::console::{Console, Reporter, Terminal};
 use super::measuring::{self, Ending, Measured, MeasuringCommand};
 use super::session::{Finished, Session};
-use super::{CalibrationArgs, GlobalArgs};
 use crate::calibration::{burn_calibration, BurnLoop, CalibrationOptions};
 use crate::model::sched as sched_model;
 use crate::model::sched::confidence::ConfidenceRule;
@@ -16,7 +16,7 @@ use crate::render;
 use crate::suites::event::Event;
 use crate::suites::sched::{self, SchedConfig};
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct SchedArgs {
     /// % chance that a round hands the token on and blocks, instead of yielding (0-100)
     #[arg(short = 'w', long = "weight", value_name = "W", default_value_t = sched_model::DEFAULT_WEIGHT)]
@@ -69,9 +69,11 @@ pub struct SchedArgs {
     pub pin: bool,
     #[command(flatten)]
     pub calibration: CalibrationArgs,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
 }
 
-pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<i32> {
+pub fn exec(args: &SchedArgs, argv: Vec<String>) -> Result<i32> {
     let settings = SchedSettings {
         handoff_weight: args.weight,
         compute_us: args.compute_us,
@@ -87,11 +89,11 @@ pub fn exec(args: &SchedArgs, global: &GlobalArgs, argv: Vec<String>) -> Result<
     let config = SchedConfig::new(settings, args.threads, args.active, &args.sweep)?;
     config.check_limits()?;
     let mut command = SchedCommand {
-        calibration: args.calibration.options(global)?,
+        calibration: args.calibration.options(&args.measure)?,
         config,
         format: args.output,
     };
-    measuring::run(&mut command, global, argv, Environment::collect())
+    measuring::run(&mut command, &args.measure, argv, Environment::collect())
 }
 
 struct SchedCommand {

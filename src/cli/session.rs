@@ -12,10 +12,9 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 
-use super::compare::host_spread;
+use super::args::{MeasureArgs, Repeating};
 use super::output::Output;
-use super::{GlobalArgs, Repeating};
-use crate::compare::HostSpread;
+use crate::compare::{host_spread, HostSpread};
 use crate::error::UsageError;
 use crate::model::noise::NoiseCheck;
 use crate::model::{Environment, Repeat, RunResult, SuiteResult};
@@ -84,11 +83,15 @@ impl Session {
     /// Starts a measuring command once its options are valid: the store opens (a path that
     /// cannot be opened is the user's to fix, exit 2), the stop signal is installed, the clock
     /// starts.
-    pub fn start(global: &GlobalArgs, argv: Vec<String>, environment: Environment) -> Result<Self> {
-        let store = global.open_store()?;
+    pub fn start(
+        measure: &MeasureArgs,
+        argv: Vec<String>,
+        environment: Environment,
+    ) -> Result<Self> {
+        let store = measure.store.open()?;
         let stop = StopSignal::install()?;
         Ok(Session {
-            out: Output::new(global.json, global.quiet),
+            out: measure.print.output(),
             stop,
             environment,
             store,
@@ -97,10 +100,11 @@ impl Session {
             steal: StealClock::start(),
             row: None,
             last_checkpoint: None,
-            repeating: global.repeating.clone(),
-            checks_noise: !global.no_noise_check,
-            host_label: global.host_label.clone().map(Text::from),
-            tags: global
+            repeating: measure.own.repeating.clone(),
+            checks_noise: !measure.own.no_noise_check,
+            host_label: measure.own.host_label.clone().map(Text::from),
+            tags: measure
+                .own
                 .tags
                 .iter()
                 .map(|(k, v)| (Text::from(k), Text::from(v)))

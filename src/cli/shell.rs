@@ -2,11 +2,10 @@
 //! they list exactly the options the parser accepts.
 
 use anyhow::Result;
-use clap::{Args, CommandFactory};
+use clap::Args;
 use clap_complete::Shell;
 
 use super::output::Output;
-use super::{Cli, GlobalArgs};
 use crate::error::UsageError;
 
 #[derive(Debug, Args)]
@@ -18,11 +17,10 @@ pub struct CompletionsArgs {
 
 /// The completion script for the shell, on standard output (`hostbench completions bash >
 /// /etc/bash_completion.d/hostbench`).
-pub fn completions(args: &CompletionsArgs, global: &GlobalArgs) -> Result<i32> {
-    let mut cmd = Cli::command();
+pub fn completions(args: &CompletionsArgs, mut cmd: clap::Command) -> Result<i32> {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "hostbench", &mut script);
-    write(global, &script)
+    write(&script)
 }
 
 #[derive(Debug, Args)]
@@ -34,10 +32,9 @@ pub struct ManArgs {
 
 /// A manual page (roff) on standard output: hostbench(1), which lists the subcommands, or one
 /// subcommand's with its options (`hostbench man run > hostbench-run.1`).
-pub fn man(args: &ManArgs, global: &GlobalArgs) -> Result<i32> {
-    let mut cmd = Cli::command();
-    // Built, the global options are in every subcommand: a subcommand's page lists them, and
-    // an option of its that refers to one (noise's --verbose conflicts with --quiet) finds it.
+pub fn man(args: &ManArgs, mut cmd: clap::Command) -> Result<i32> {
+    // Built, each subcommand has its propagated options (`results`' store options on each of
+    // its commands), as its --help does.
     cmd.build();
     let page = match &args.subcommand {
         None => cmd,
@@ -54,11 +51,11 @@ pub fn man(args: &ManArgs, global: &GlobalArgs) -> Result<i32> {
     };
     let mut roff = Vec::new();
     clap_mangen::Man::new(page).render(&mut roff)?;
-    write(global, &roff)
+    write(&roff)
 }
 
-fn write(global: &GlobalArgs, bytes: &[u8]) -> Result<i32> {
-    let out = Output::new(false, global.quiet);
+fn write(bytes: &[u8]) -> Result<i32> {
+    let out = Output::new(false, false);
     out.out(&String::from_utf8_lossy(bytes));
     match out.stdout_error() {
         Some(e) => Err(anyhow::anyhow!("writing to standard output: {e}")),

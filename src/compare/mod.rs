@@ -13,15 +13,18 @@
 
 use serde::{Deserialize, Serialize};
 
+mod spread;
+
+pub use spread::{host_of, host_spread, HostSpread};
+
 use crate::error::UsageError;
 use crate::text::Text;
-use std::collections::HashMap;
 
-use crate::model::figures::{figures, Better, Figure, Kept};
+use crate::model::figures::{figures, Better, Figure};
 use crate::model::label::{self, printable};
 use crate::model::RunResult;
 use crate::stats::{
-    batch_means, log_ratio_test, ratio_of_means_test, two_run_bound, welch_test, RunBound, Summary,
+    batch_means, log_ratio_test, ratio_of_means_test, welch_test, RunBound, Summary,
 };
 
 /// The test behind verdicts on per-run figures, named in the output.
@@ -177,10 +180,7 @@ fn side(source: &str, runs: &[RunResult]) -> Side {
 fn by_host(runs: &[RunResult]) -> Vec<Vec<usize>> {
     let mut hosts: Vec<(Text, Vec<usize>)> = Vec::new();
     for (i, r) in runs.iter().enumerate() {
-        let name = r
-            .host_label
-            .clone()
-            .unwrap_or_else(|| r.environment.host.hostname.clone());
+        let name = r.host_name().clone();
         match hosts.iter_mut().find(|(h, _)| *h == name) {
             Some((_, idx)) => idx.push(i),
             None => hosts.push((name, vec![i])),
@@ -316,45 +316,6 @@ pub fn repeats_to_detect(r: &RunResult, change_pct: f64) -> Option<RepeatAdvice>
         floor_pct,
         runs: crate::stats::runs_to_detect(floor_pct, change_pct, 100),
     })
-}
-
-/// Each figure's run-to-run spread on one host, from its earlier runs of the same plan: what a
-/// comparison of one run a side takes as each figure's noise floor. Within one run, samples
-/// cannot show how far the next run will land (the CPU's speed drifts over minutes, a
-/// ping-pong lands on other CPUs); the host's own earlier runs can.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct HostSpread {
-    /// The earlier runs found (the spread is used from [`HostSpread::MIN_RUNS`] on).
-    pub runs: usize,
-    /// By figure key: the 95% bound of the change between two runs (`stats::two_run_bound`).
-    pub bounds: HashMap<String, RunBound>,
-}
-
-impl HostSpread {
-    /// The fewest earlier runs whose spread is used.
-    pub const MIN_RUNS: usize = 3;
-
-    /// From the figures of the earlier runs (what the store keeps beside each result).
-    pub fn of(earlier: &[&Kept]) -> HostSpread {
-        let mut values: HashMap<&str, Vec<f64>> = HashMap::new();
-        for k in earlier {
-            for f in &k.figures {
-                values.entry(f.key.raw()).or_default().push(f.value);
-            }
-        }
-        HostSpread {
-            runs: earlier.len(),
-            bounds: values
-                .into_iter()
-                .filter(|(_, v)| v.len() >= Self::MIN_RUNS)
-                .filter_map(|(key, v)| Some((key.to_string(), two_run_bound(&v)?)))
-                .collect(),
-        }
-    }
-
-    fn usable(&self) -> bool {
-        self.runs >= Self::MIN_RUNS
-    }
 }
 
 /// Samples within one run a side, as Welch's test takes them: the means of
@@ -938,6 +899,7 @@ mod tests {
 #[cfg(test)]
 mod host_tests {
     use super::*;
+    use crate::model::figures::Kept;
     use crate::model::noise::{summarize, NoiseMode, NoiseResult, NoiseRun, NoiseSettings};
     use crate::model::{Environment, SuiteResult};
 

@@ -166,10 +166,7 @@ pub struct Summary {
 impl Summary {
     pub fn of(source: &str, r: &RunResult) -> Summary {
         let figures = HeadlineFigures::of(r);
-        let name = r
-            .host_label
-            .as_ref()
-            .unwrap_or(&r.environment.host.hostname);
+        let name = r.host_name();
         Summary {
             source: source.to_string(),
             host: name.truncated(label::MAX_HOST_LABEL),

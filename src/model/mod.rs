@@ -69,6 +69,13 @@ pub struct RunResult {
 }
 
 impl RunResult {
+    /// The name its host goes by: its `--host-label`, else its hostname.
+    pub fn host_name(&self) -> &Text {
+        self.host_label
+            .as_ref()
+            .unwrap_or(&self.environment.host.hostname)
+    }
+
     /// The command line as it may be shown: each argument with any password replaced
     /// (`text::redact_argument`: a result stored by an older hostbench may hold one) and
     /// escaped, joined by spaces.

@@ -271,3 +271,29 @@ fn shared_lines(hs: &Histories) -> Vec<String> {
         })
         .collect()
 }
+
+/// `--fail-on worse`: the newest change, if it is a worsening, in one line.
+pub fn newest_worsening(h: &History) -> Option<String> {
+    let newest = h.changes.first()?;
+    let newest_at = newest.started_at;
+    // Changes at that same result: the worse among them speak.
+    let worse: Vec<_> = h
+        .changes
+        .iter()
+        .take_while(|c| c.started_at == newest_at)
+        .filter(|c| c.worse)
+        .collect();
+    let c = worse.first()?;
+    Some(format!(
+        "{} worse by {:+.1}% from result {} ({}){}",
+        c.name.cut(120),
+        c.change_pct,
+        c.result_id,
+        c.started_at.format("%Y-%m-%d %H:%M UTC"),
+        if worse.len() > 1 {
+            format!(", and {} more figures there", worse.len() - 1)
+        } else {
+            String::new()
+        }
+    ))
+}

@@ -10,4 +10,4 @@ pub mod trace;
 pub mod worker;
 
 pub use config::{custom_spec, InteractiveConfig, Selection};
-pub use run::{pairs, plan, run, InteractiveOutcome, Pairs};
+pub use run::{pairs, plan, run, seconds_per_pair, InteractiveOutcome, Pairs};

@@ -14,7 +14,8 @@ use crate::calibration::{
 use crate::loads::sim::Timekeeping;
 use crate::loads::{self, LoadSpec, RunInputs};
 use crate::model::interactive::{
-    Bench, DriftCheck, InteractiveResult, Load, LoadReport, Measurement, SkippedLoad,
+    Bench, DriftCheck, InteractiveResult, InteractiveSettings, Load, LoadReport, Measurement,
+    SkippedLoad,
 };
 use crate::model::SuiteResult;
 use crate::platform::clock::monotonic_ns;
@@ -57,11 +58,16 @@ pub fn pairs(config: &InteractiveConfig) -> Pairs {
     Pairs { pairs, skipped }
 }
 
+/// About how long one pair takes: its `-t` seconds after the load has settled, and the
+/// workers' start and stop (about 0.4 s here).
+pub fn seconds_per_pair(s: &InteractiveSettings) -> f64 {
+    s.duration_s as f64 + s.settle_ms as f64 / 1e3 + 0.4
+}
+
 /// What a run measures: the burn loop's calibration (and its check at the end), then every
-/// pair, each its `-t` seconds after the load has settled, and the workers' start and stop.
+/// pair ([`seconds_per_pair`]).
 pub fn plan(config: &InteractiveConfig) -> Plan {
-    let s = &config.settings;
-    let each = s.duration_s as f64 + s.settle_ms as f64 / 1e3 + 0.4;
+    let each = seconds_per_pair(&config.settings);
     let mut units = vec![Unit::new("calibration", 1, 3.0)];
     units.extend(
         pairs(config)
