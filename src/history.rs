@@ -391,6 +391,57 @@ pub fn stored_runs(
     Ok(each)
 }
 
+/// The change points of each series of a CSV text (`history --series FILE`: a header
+/// `series,value`, then rows of a series' name and a value, each series' values in order): the
+/// indices of the first point of each new level. How the method is checked against synthetic
+/// series and other tools (docs/history.md). Err says what is wrong with the text.
+pub fn series_change_points(
+    csv_text: &[u8],
+    settings: &Settings,
+) -> Result<BTreeMap<String, Vec<usize>>, String> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(csv_text);
+    // The header says what the columns are: without it the first row would be taken for one.
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|e| e.to_string())?
+        .iter()
+        .map(|h| h.trim().to_string())
+        .collect();
+    if header != ["series", "value"] {
+        return Err(format!(
+            "the first row must be the header series,value (it is {})",
+            crate::model::label::printable(&header.join(","), 60)
+        ));
+    }
+    let mut all: BTreeMap<String, Vec<f64>> = Default::default();
+    for (i, row) in reader.records().enumerate() {
+        let bad = |why: String| format!("row {}: {why}", i + 2);
+        let row = row.map_err(|e| bad(e.to_string()))?;
+        let (Some(name), Some(value)) = (row.get(0), row.get(1)) else {
+            return Err(bad("not `series,value`".into()));
+        };
+        let value: f64 = value
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite())
+            .ok_or_else(|| bad(format!("{value:?} is not a number")))?;
+        all.entry(name.to_string()).or_default().push(value);
+    }
+    Ok(all
+        .into_iter()
+        .map(|(name, values)| {
+            let at = edivisive::change_points(&values, settings)
+                .into_iter()
+                .map(|c| c.index)
+                .collect();
+            (name, at)
+        })
+        .collect())
+}
+
 /// The whole history of one host's `runs`.
 pub fn history(
     host: &Text,

@@ -184,48 +184,6 @@ fn series_file(
 ) -> Result<std::collections::BTreeMap<String, Vec<usize>>> {
     let bytes = crate::platform::files::read_regular(path, 1 << 30)
         .map_err(|e| UsageError::new(format!("cannot read {}: {e}", path.display())))?;
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(bytes.as_slice());
-    // The header says what the columns are: without it the first row would be taken for one.
-    let header: Vec<String> = reader
-        .headers()
-        .map_err(|e| UsageError::new(format!("{}: {e}", path.display())))?
-        .iter()
-        .map(|h| h.trim().to_string())
-        .collect();
-    if header != ["series", "value"] {
-        return Err(UsageError::new(format!(
-            "{}: the first row must be the header series,value (it is {})",
-            path.display(),
-            crate::model::label::printable(&header.join(","), 60)
-        ))
-        .into());
-    }
-    let mut all: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
-    for (i, row) in reader.records().enumerate() {
-        let bad =
-            |why: String| UsageError::new(format!("{}: row {}: {why}", path.display(), i + 2));
-        let row = row.map_err(|e| bad(e.to_string()))?;
-        let (Some(name), Some(value)) = (row.get(0), row.get(1)) else {
-            return Err(bad("not `series,value`".into()).into());
-        };
-        let value: f64 = value
-            .trim()
-            .parse()
-            .ok()
-            .filter(|v: &f64| v.is_finite())
-            .ok_or_else(|| bad(format!("{value:?} is not a number")))?;
-        all.entry(name.to_string()).or_default().push(value);
-    }
-    Ok(all
-        .into_iter()
-        .map(|(name, values)| {
-            let at = crate::stats::edivisive::change_points(&values, settings)
-                .into_iter()
-                .map(|c| c.index)
-                .collect();
-            (name, at)
-        })
-        .collect())
+    crate::history::series_change_points(&bytes, settings)
+        .map_err(|why| UsageError::new(format!("{}: {why}", path.display())).into())
 }

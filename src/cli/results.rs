@@ -8,11 +8,10 @@ use super::args::{JsonArg, QuietArg, Selection, StoreArgs};
 use super::load::{load_file, load_stored};
 use super::output::{format_values, FormatArgs, Output};
 use crate::error::{said_of, UsageError};
-use crate::model::Repeat;
 use crate::model::RunResult;
 use crate::render;
 use crate::render::exporters::{self, Format, Shown, Subject};
-use crate::store::{Put, ResultStore, StoreLocation};
+use crate::store::{Copied, Put, ResultStore, StoreLocation};
 
 /// `hostbench results …`: the store and `-q`, for every one of its commands (`--json` only
 /// where the output has a JSON form).
@@ -145,53 +144,8 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
                     .judge(result)
                     .map_err(|e| said_of(e, file.display()))?;
             }
-            // A run of a --repeat group keeps its group only where the group's first run is
-            // stored here, found by its UUID among the files: the group in a file is the id
-            // of that first run in the store it came from, which here names nothing, or
-            // another run. The files are stored in the order given, a group's first run brought
-            // forward to just before the first of its runs, so the others find it.
-            let firsts: std::collections::HashMap<i64, String> = results
-                .iter()
-                .filter_map(|r| {
-                    let rep = r.repeat.filter(|rep| rep.run == 1)?;
-                    Some((rep.group, crate::model::canonical_uuid(r.uuid.as_deref()?)?))
-                })
-                .collect();
-            let first_at = |group: i64| {
-                results
-                    .iter()
-                    .position(|r| r.repeat.is_some_and(|p| p.group == group && p.run == 1))
-            };
-            let mut order: Vec<usize> = Vec::with_capacity(results.len());
-            for (i, result) in results.iter().enumerate() {
-                let first = result.repeat.and_then(|r| first_at(r.group));
-                for j in first.into_iter().chain([i]) {
-                    if !order.contains(&j) {
-                        order.push(j);
-                    }
-                }
-            }
-            for i in order {
-                let (file, mut result) = (&files[i], results[i].clone());
-                if let Some(rep) = result.repeat {
-                    let first = match firsts.get(&rep.group) {
-                        Some(u) => store.find(u)?,
-                        None => None,
-                    };
-                    match first {
-                        Some(id) => result.repeat = Some(Repeat { group: id, ..rep }),
-                        None if rep.run == 1 => {}
-                        None => result.repeat = None,
-                    }
-                }
-                let (id, put) = store.put(&result, &render::headline::run(&result))?;
-                // A first run names its group after its own id here.
-                if let Some(rep) = result.repeat.filter(|r| r.run == 1 && r.group != id) {
-                    result.repeat = Some(Repeat { group: id, ..rep });
-                    if put != Put::AlreadyThere {
-                        store.replace(id, &result, &render::headline::run(&result))?;
-                    }
-                }
+            let stored = crate::store::import(&mut *store, &results, &render::headline::run)?;
+            for (i, id, put) in stored {
                 let what = match put {
                     Put::Added => "Imported",
                     Put::Updated => "Imported (in place of an earlier copy)",
@@ -199,7 +153,7 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
                 };
                 out.out(&format!(
                     "{what} {} as result {id} in {}.\n",
-                    file.display(),
+                    files[i].display(),
                     store.location()
                 ));
             }
@@ -310,70 +264,54 @@ fn copy(
     };
     let mut tally = [0usize; 3];
     let (mut left_out, mut refused) = (0, 0);
-    let mut groups = std::collections::HashMap::new();
     // A row of the selection that cannot be read or stored (another host's, malformed) is left
     // out with a line naming it: one bad row never stops a copy of the rest. One named by id
     // is an error.
     let listed = ids.is_empty();
-    for id in &chosen {
-        let mut result = match load_stored(from, from_name, *id) {
-            Ok(r) => r,
-            Err(e) if listed => {
-                out.err(&format!(
-                    "hostbench: result {id} of {from_name} left out: {e:#}\n"
+    let mut each = |c: Copied| match c {
+        Copied::Stored { from: id, to, put } => {
+            if put == Put::Updated {
+                out.chatter(&format!(
+                    "result {id} is {to} there, updated: it had finished since it was copied\n"
                 ));
-                left_out += 1;
-                continue;
             }
-            Err(e) => return Err(e),
-        };
-        let group = result.repeat.map(|r| r.group);
-        if let Some(g) = group {
-            let there = match groups.get(&g) {
-                Some(t) => Some(*t),
-                None => first_run_there(from, to.as_ref(), g)?,
-            };
-            if let (Some(t), Some(r)) = (there, &mut result.repeat) {
-                r.group = t;
-            }
+            tally[match put {
+                Put::Added => 0,
+                Put::Updated => 1,
+                Put::AlreadyThere => 2,
+            }] += 1;
         }
-        let headline = render::headline::run(&result);
-        let (new_id, put) = match to.put(&result, &headline) {
-            Ok(done) => done,
-            Err(e) if listed && e.downcast_ref::<UsageError>().is_some() => {
-                out.err(&format!(
-                    "hostbench: result {id} of {from_name} left out: {e:#}\n"
-                ));
-                left_out += 1;
-                refused += 1;
-                continue;
-            }
-            Err(e) => return Err(said_of(e, format!("result {id} of {from_name}"))),
-        };
-        if put == Put::Updated {
-            out.chatter(&format!(
-                "result {id} is {new_id} there, updated: it had finished since it was copied\n"
+        Copied::LeftOut {
+            from: id,
+            why,
+            refused: by_store,
+        } => {
+            out.err(&format!(
+                "hostbench: result {id} of {from_name} left out: {why:#}\n"
             ));
+            left_out += 1;
+            refused += usize::from(by_store);
         }
-        if let Some(g) = group {
-            let name = *groups.entry(g).or_insert(new_id);
-            // The copy there as it is now: the one just stored, or the one that was there (a
-            // push cut short between storing a group's first run and naming its group left it
-            // under the other store's number).
-            let mut there = match put {
-                Put::AlreadyThere => to.load(new_id)?.unwrap_or(result),
-                Put::Added | Put::Updated => result,
-            };
-            if let Some(r) = there.repeat.as_mut().filter(|r| r.group != name) {
-                r.group = name;
-                to.replace(new_id, &there, &render::headline::run(&there))?;
+    };
+    match from {
+        Some(from) => crate::store::copy(
+            from,
+            from_name,
+            &mut *to,
+            &chosen,
+            listed,
+            &render::headline::run,
+            &mut each,
+        )?,
+        // Nothing stored here: an id named is not here.
+        None => {
+            if let Some(id) = chosen.first() {
+                return Err(UsageError::new(format!(
+                    "no stored result with id {id} in {from_name}"
+                ))
+                .into());
             }
         }
-        tally[match put {
-            Put::Added => 0,
-            Put::Updated => 1,
-            Put::AlreadyThere => 2,
-        }] += 1;
     }
     let copied = chosen.len() - left_out;
     out.out(&format!(
@@ -399,25 +337,6 @@ fn copy(
         .into());
     }
     Ok(())
-}
-
-/// The id, in the store copied to, of the first run of group `group` of the store copied from,
-/// where it is there.
-fn first_run_there(
-    from: Option<&dyn ResultStore>,
-    to: &dyn ResultStore,
-    group: i64,
-) -> Result<Option<i64>> {
-    let Some(first) = from.map(|f| f.load(group)).transpose()?.flatten() else {
-        return Ok(None);
-    };
-    match first.uuid {
-        Some(u) => match crate::model::canonical_uuid(&u) {
-            Some(c) => to.find(&c),
-            None => Ok(None),
-        },
-        None => Ok(None),
-    }
 }
 
 /// The stored result `id`; an id that is not there is the user's mistake (exit 2).

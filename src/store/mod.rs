@@ -2,11 +2,13 @@
 //! and a PostgreSQL server shared by many hosts, chosen by what `--db` names. Both hold the
 //! same layout, made and migrated by one list of migrations (`migrations`).
 
+mod copy;
 pub mod fallback;
 mod migrations;
 mod postgres;
 mod sqlite;
 
+pub use self::copy::{copy, import, Copied, Headline};
 pub use self::postgres::{PgStore, STATEMENT_TIMEOUT};
 /// A stored result as `results list` shows it: the model's, since renderers read it.
 pub use crate::model::stored::StoredEntry;
