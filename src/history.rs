@@ -1,13 +1,5 @@
 //! `hostbench history`: each figure's series over the stored results of one host, in time
 //! order, and the runs where it changed, found by E-divisive means (`stats::edivisive`).
-//!
-//! A point is one result, or one `--repeat` group (its runs' mean, the runs kept). Free and
-//! pinned figures have different keys, so they are different series. A change is kept when
-//! its permutation p is at most `max_p` and its size at least the minimum: `--min-change`, or
-//! by default the host's noise floor before the change — the median of the noise floors
-//! (`RunResult::noise_floor_pct`, what `compare` uses for one result) of the results of the
-//! level the change leaves. The level after is not asked: a change that made the host noisier
-//! would otherwise raise its own bar.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -251,6 +243,14 @@ fn change_points(all: &[Series], settings: &Settings) -> Vec<Vec<edivisive::Chan
 }
 
 /// The changes of every series, newest first.
+///
+/// A point is one result, or one `--repeat` group (its runs' mean, the runs kept). Free and
+/// pinned figures have different keys, so they are different series. A change is kept when
+/// its permutation p is at most `max_p` and its size at least the minimum: `--min-change`, or
+/// by default the host's noise floor before the change — the median of the noise floors
+/// (`RunResult::noise_floor_pct`, what `compare` uses for one result) of the results of the
+/// level the change leaves. The level after is not asked: a change that made the host noisier
+/// would otherwise raise its own bar.
 pub fn changes(
     all: &[Series],
     runs: &[Run],

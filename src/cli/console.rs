@@ -3,11 +3,6 @@
 //! - the original tool's lines, on the report stream (see `Output`): the command's
 //!   [`Reporter`] (p1bench's, UnixBench's, interbench's, reflex's, `hostbench run`'s);
 //! - the live progress line, whose words the reporter gives.
-//!
-//! The live line is an indicatif bar on standard error, drawn only when standard error is a
-//! terminal that can rewrite a line (not `TERM=dumb`) and not `-q`. It has no steady tick: no
-//! thread wakes while a suite measures; it is redrawn when the suite reports something, and
-//! taken off the screen while a line is printed.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -96,6 +91,11 @@ pub trait Reporter {
 
 /// The one consumer a suite is given: each event goes to the store checkpoint, the command's
 /// reporter and the live line.
+///
+/// The live line is an indicatif bar on standard error, drawn only when standard error is a
+/// terminal that can rewrite a line (not `TERM=dumb`) and not `-q`. It has no steady tick: no
+/// thread wakes while a suite measures; it is redrawn when the suite reports something, and
+/// taken off the screen while a line is printed.
 pub struct Console<'s, R> {
     pub term: Terminal,
     pub reporter: R,

@@ -1,15 +1,5 @@
 //! `hostbench compare`: pairs the figures two results (or two sets of repeated runs) share and
 //! says which differences are real.
-//!
-//! The evidence is the per-run figures whenever the two sides have more than one run between
-//! them: on a shared host the largest variation is between runs (the CPU's speed drifts over
-//! minutes, placement changes a ping-pong threefold), which samples taken within one run do not
-//! see. The test is Welch's on the figures' logarithms (`stats::log_ratio_test`, where the
-//! choice is explained), and its interval is that of the ratio B/A. With one run a side the
-//! samples within each run are tested (as the means of ten stretches where there are enough,
-//! since successive samples are not independent), each figure against its own run-to-run
-//! spread where the host's earlier runs give one (`HostSpread`), else against the doubled
-//! noise floor, with a note that run-to-run variation is unknown.
 
 use serde::{Deserialize, Serialize};
 
@@ -574,6 +564,16 @@ pub fn compare(
 /// as `A1,A2,A3`). With more than one run between them, every figure is judged on its per-run
 /// values; with one run a side, on the samples within the runs, each figure against its own
 /// run-to-run spread where `spread` has the host's earlier runs (else the doubled noise floor).
+///
+/// The evidence is the per-run figures whenever the two sides have more than one run between
+/// them: on a shared host the largest variation is between runs (the CPU's speed drifts over
+/// minutes, placement changes a ping-pong threefold), which samples taken within one run do not
+/// see. The test is Welch's on the figures' logarithms (`stats::log_ratio_test`, where the
+/// choice is explained), and its interval is that of the ratio B/A. With one run a side the
+/// samples within each run are tested (as the means of ten stretches where there are enough,
+/// since successive samples are not independent), each figure against its own run-to-run
+/// spread where the host's earlier runs give one (`HostSpread`), else against the doubled
+/// noise floor, with a note that run-to-run variation is unknown.
 pub fn compare_runs(
     a_source: &str,
     a: &[RunResult],

@@ -53,10 +53,10 @@ impl HostSpread {
 
 /// Most earlier runs a single-run comparison takes each figure's spread from: the latest, as
 /// a host's speed and kernel move over months.
-const SPREAD_RUNS: usize = 20;
+pub const SPREAD_RUNS: usize = 20;
 
 /// Most earlier runs with the same figures looked through for those with the same plan.
-const SPREAD_LOOKED_AT: usize = 100;
+pub const SPREAD_LOOKED_AT: usize = 100;
 
 /// The host a result is of, as the store's filter names it.
 pub fn host_of(r: &RunResult) -> String {

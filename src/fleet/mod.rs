@@ -1,16 +1,5 @@
 //! `hostbench report --fleet`: the headline figures of many hosts side by side, and which
 //! hosts lie outside the group's range — "which machine in the rack is sick".
-//!
-//! A host is its `--host-label`, else its hostname. Each of its headline figures comes from its
-//! latest complete result that has it (a host may have run the index today and the standard
-//! run last week). A figure's range is only drawn among the hosts whose figures measure the
-//! same thing (the same index tests and copies, the same sched point, the same noise job); with
-//! fewer than [`MIN_HOSTS`] such hosts there is no range. The range is the median ± a tolerance:
-//! the largest of [`SPREAD_FACTOR`] times the hosts' robust spread (1.4826 × the median
-//! absolute deviation, the standard deviation of a normal population), [`NOISE_FACTOR`] times
-//! the median of the hosts' own noise floors (a result's run-to-run noise: two single runs of
-//! one host differ by that much; not for the noise figure, itself a spread), and
-//! [`MIN_TOLERANCE_PCT`].
 
 pub mod status;
 
@@ -286,6 +275,17 @@ pub fn fleet_of_stored(
 
 /// The fleet of `results` (a label, `result ID` or a file, and the result): incomplete
 /// results are left out.
+///
+/// A host is its `--host-label`, else its hostname. Each of its headline figures comes from its
+/// latest complete result that has it (a host may have run the index today and the standard
+/// run last week). A figure's range is only drawn among the hosts whose figures measure the
+/// same thing (the same index tests and copies, the same sched point, the same noise job); with
+/// fewer than [`MIN_HOSTS`] such hosts there is no range. The range is the median ± a tolerance:
+/// the largest of [`SPREAD_FACTOR`] times the hosts' robust spread (1.4826 × the median
+/// absolute deviation, the standard deviation of a normal population), [`NOISE_FACTOR`] times
+/// the median of the hosts' own noise floors (a result's run-to-run noise: two single runs of
+/// one host differ by that much; not for the noise figure, itself a spread), and
+/// [`MIN_TOLERANCE_PCT`].
 pub fn fleet(results: &[(String, RunResult)]) -> Fleet {
     let mut summaries: Vec<Summary> = results.iter().map(|(s, r)| Summary::of(s, r)).collect();
     let notes = drop_impossible(&mut summaries);

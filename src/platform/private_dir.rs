@@ -1,19 +1,6 @@
 //! A run's private directory for its temporary files, removed with everything in it when
 //! dropped: at the end of a run, after an error, and after Ctrl-C (which ends the run normally);
-//! a second Ctrl-C removes it through [`cleanup`](super::cleanup) before the process ends.
-//!
-//! The work directory it is made in is opened once and checked, with every directory above it
-//! ([`Trust::OwnOrSticky`]: this user's or root's, writable by others only with the sticky bit,
-//! as /tmp is): in a directory another user may write without that bit, they could rename the
-//! private directory away and put one of theirs in its place. The private directory is made in
-//! the held work directory with `mkdirat` (which fails on anything already there, a symlink
-//! included; tried again under another name), with a random part in its name and mode 0700, and
-//! is from then on used only through its descriptor: files are created in it with `openat`,
-//! workers `fchdir` into it, and it is removed through descriptors. Its name also says which
-//! process made it (`.hostbench-KIND-PID-START-RANDOM`, START the process's start time in clock
-//! ticks since boot): a run killed with SIGKILL cannot remove its directory, and
-//! [`sweep_stale`] lets a later run find and remove it — which a name of random characters
-//! alone would not allow.
+//! a second Ctrl-C removes it through [`cleanup`] before the process ends.
 
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -28,6 +15,20 @@ use super::procfs::process_start_ticks;
 
 const PREFIX: &str = ".hostbench-";
 
+/// A run's private directory, held by its descriptor.
+///
+/// The work directory it is made in is opened once and checked, with every directory above it
+/// ([`Trust::OwnOrSticky`]: this user's or root's, writable by others only with the sticky bit,
+/// as /tmp is): in a directory another user may write without that bit, they could rename the
+/// private directory away and put one of theirs in its place. The private directory is made in
+/// the held work directory with `mkdirat` (which fails on anything already there, a symlink
+/// included; tried again under another name), with a random part in its name and mode 0700, and
+/// is from then on used only through its descriptor: files are created in it with `openat`,
+/// workers `fchdir` into it, and it is removed through descriptors. Its name also says which
+/// process made it (`.hostbench-KIND-PID-START-RANDOM`, START the process's start time in clock
+/// ticks since boot): a run killed with SIGKILL cannot remove its directory, and
+/// [`sweep_stale`] lets a later run find and remove it — which a name of random characters
+/// alone would not allow.
 pub struct PrivateDir {
     parent: Dir,
     name: OsString,

@@ -4,17 +4,6 @@
 //! wait, after killing the workers' process groups and removing the private directories
 //! ([`cleanup::emergency`]). SIGHUP counts as a stop because it is what an ssh session that
 //! drops sends: the run is stored and its files removed, as after Ctrl-C.
-//!
-//! The signal handler itself only counts and, from the second signal on, writes a byte to a
-//! pipe (both async-signal-safe); a thread that waits on that pipe does the clean-up, which
-//! needs locks and file system calls a handler may not make.
-//!
-//! A wait for the stop ([`wait`]) sleeps in the kernel until the stop is asked for, and not in
-//! steps of a few milliseconds: the first stop (a signal, or [`StopSignal::request`]) also
-//! writes one byte to a second pipe, which is never read, so from then on it stays readable.
-//! A coordinator that looked at the flag every 20 ms while a test ran woke its host 50 times a
-//! second — enough to move the scheduler's placement of the test's own processes: UnixBench's
-//! context1 ran 1.5 times as fast beside a process that only slept 20 ms at a time.
 
 use std::io::{PipeReader, PipeWriter};
 use std::os::fd::{AsRawFd, RawFd};
@@ -30,6 +19,11 @@ use super::cleanup;
 /// The signals that stop a run.
 pub const STOP_SIGNALS: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 
+/// The installed stop.
+///
+/// The signal handler itself only counts and, from the second signal on, writes a byte to a
+/// pipe (both async-signal-safe); a thread that waits on that pipe does the clean-up, which
+/// needs locks and file system calls a handler may not make.
 #[derive(Clone)]
 pub struct StopSignal {
     requested: Arc<AtomicBool>,
@@ -200,6 +194,13 @@ const UNANNOUNCED_STEP_NS: u64 = 20_000_000;
 /// readable, whichever is first (a set flag wins a tie). When `stop` is the installed stop's
 /// flag the wait sleeps in the kernel until one of them happens, waking for nothing else; any
 /// other flag (a test's, or a suite's own) is looked at every 20 ms.
+///
+/// It sleeps in the kernel until the stop is asked for, not in
+/// steps of a few milliseconds: the first stop (a signal, or [`StopSignal::request`]) also
+/// writes one byte to a second pipe, which is never read, so from then on it stays readable.
+/// A coordinator that looked at the flag every 20 ms while a test ran woke its host 50 times a
+/// second — enough to move the scheduler's placement of the test's own processes: UnixBench's
+/// context1 ran 1.5 times as fast beside a process that only slept 20 ms at a time.
 pub fn wait(stop: &AtomicBool, deadline_ns: Option<u64>, ready: Option<RawFd>) -> Woke {
     let announced = INSTALLED
         .get()

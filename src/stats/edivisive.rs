@@ -1,31 +1,7 @@
 //! E-divisive means (Matteson & James, "A Nonparametric Approach for Multiple Change Point
 //! Analysis of Multivariate Data", JASA 2014), the method behind MongoDB's and Apache Otava's
-//! change detection, for one series of figures in time order.
-//!
-//! For a split of a segment into X (before) and Y (after), the energy statistic with α = 1
-//!
-//! ```text
-//! Ê(X, Y) = 2/(m·k) Σ|x−y| − Σ_{i<j}|x_i−x_j| / C(m,2) − Σ_{i<j}|y_i−y_j| / C(k,2)
-//! Q̂(X, Y) = m·k/(m+k) · Ê(X, Y)
-//! ```
-//!
-//! is large when the two sides' distributions differ. Hierarchically: the split with the
-//! largest Q̂ over every segment found so far is tested by permutation (the segment's points
-//! shuffled, the largest Q̂ of each shuffle compared with the observed one; seeded, so the same
-//! series gives the same answer), kept if p ≤ `max_p`, and the segment split in two; the first
-//! split that fails ends the search. A permutation test stops as soon as its p can no longer
-//! reach `max_p` (a series without a change is dismissed after a few shuffles).
-//!
-//! Cost. The figures are numbers (one dimension), so the sums of distances need no matrix:
-//! with the points ranked once, Σ_{i<t}|x_t − x_i| over the points before t is
-//! `x_t·(below − above) − sum(below) + sum(above)`, the counts and sums read from a Fenwick tree
-//! over the ranks in O(log n). Q̂ at every split of a segment of n points costs O(n log n) and
-//! O(n) memory, exactly — where the matrix cost O(n²) of both, which is why Otava searches a
-//! long series in windows of 50 points. A window bounds the cost but also the evidence: a
-//! change is then judged on the few points each side that share its window, and testing each
-//! window is many tests (an earlier version here, in windows of 60, missed most 10% steps in
-//! 12% noise and, at p ≤ 0.01 a window, would call a change in one 500-point series of six
-//! without any). Here every split is judged on the whole segment it lies in, by one test.
+//! change detection, for one series of figures in time order. docs/history.md tells how it
+//! works and how it was checked; [`change_points`] and `best_split` give the arithmetic.
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -66,6 +42,20 @@ pub struct ChangePoint {
 }
 
 /// The change points of `series`, in order.
+///
+/// For a split of a segment into X (before) and Y (after), the energy statistic with α = 1
+///
+/// ```text
+/// Ê(X, Y) = 2/(m·k) Σ|x−y| − Σ_{i<j}|x_i−x_j| / C(m,2) − Σ_{i<j}|y_i−y_j| / C(k,2)
+/// Q̂(X, Y) = m·k/(m+k) · Ê(X, Y)
+/// ```
+///
+/// is large when the two sides' distributions differ. Hierarchically: the split with the
+/// largest Q̂ over every segment found so far is tested by permutation (the segment's points
+/// shuffled, the largest Q̂ of each shuffle compared with the observed one; seeded, so the same
+/// series gives the same answer), kept if p ≤ `max_p`, and the segment split in two; the first
+/// split that fails ends the search. A permutation test stops as soon as its p can no longer
+/// reach `max_p` (a series without a change is dismissed after a few shuffles).
 pub fn change_points(series: &[f64], s: &Settings) -> Vec<ChangePoint> {
     let n = series.len();
     let min = s.min_size.max(2);
@@ -205,8 +195,18 @@ impl Scratch {
     }
 }
 
-/// The split of the points at hand with the largest Q̂: (points before it, Q̂). O(n log n):
-/// one pass in order, the points so far in a Fenwick tree over ranks.
+/// The split of the points at hand with the largest Q̂: (points before it, Q̂).
+///
+/// The figures are numbers (one dimension), so the sums of distances need no matrix: with the
+/// points ranked once, Σ_{i<t}|x_t − x_i| over the points before t is
+/// `x_t·(below − above) − sum(below) + sum(above)`, the counts and sums read from a Fenwick
+/// tree over the ranks in O(log n). Q̂ at every split of a segment of n points costs O(n log n)
+/// and O(n) memory, exactly, where the matrix cost O(n²) of both, which is why Otava searches
+/// a long series in windows of 50 points. A window bounds the cost but also the evidence: a
+/// change is then judged on the few points each side that share its window, and testing each
+/// window is many tests (an earlier version here, in windows of 60, missed most 10% steps in
+/// 12% noise and, at p ≤ 0.01 a window, would call a change in one 500-point series of six
+/// without any). Here every split is judged on the whole segment it lies in, by one test.
 fn best_split(min: usize, scratch: &mut Scratch) -> Option<(usize, f64)> {
     let len = scratch.points.len();
     if len < 2 * min {

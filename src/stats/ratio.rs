@@ -1,14 +1,4 @@
 //! The test `compare` uses on per-run figures: Welch's t-test on their logarithms.
-//!
-//! Why this one: per-run figures are few (3–10 a side) and skewed to the right (a run that a
-//! neighbour slowed is far slower; none is far faster), and a change is a factor — a kernel that
-//! makes pipes 10% faster does so at any pipe speed. On logarithms the skew shrinks and a factor
-//! becomes a difference, so the interval of the difference of the mean logarithms, raised back
-//! with `exp`, is the interval of the ratio B/A of the geometric means: a ratio's interval
-//! computed as one, not a difference's interval divided by A's mean. Welch's form does not
-//! assume the two sides spread alike (a noisy afternoon against a quiet night). A permutation
-//! test would assume less, but with three runs a side it has only 20 orderings, so its smallest
-//! two-sided p-value is 0.1: it could never call anything at 95%.
 
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -37,6 +27,16 @@ impl RatioTest {
 /// prediction interval, `se = s·√(1 + 1/n)`, n − 1 degrees of freedom), which assumes the single
 /// run spreads as the others do. None when both sides have one value or a side none, or a
 /// value is not a positive finite number (a ratio needs positive figures).
+///
+/// Why this one: per-run figures are few (3–10 a side) and skewed to the right (a run that a
+/// neighbour slowed is far slower; none is far faster), and a change is a factor — a kernel that
+/// makes pipes 10% faster does so at any pipe speed. On logarithms the skew shrinks and a factor
+/// becomes a difference, so the interval of the difference of the mean logarithms, raised back
+/// with `exp`, is the interval of the ratio B/A of the geometric means: a ratio's interval
+/// computed as one, not a difference's interval divided by A's mean. Welch's form does not
+/// assume the two sides spread alike (a noisy afternoon against a quiet night). A permutation
+/// test would assume less, but with three runs a side it has only 20 orderings, so its smallest
+/// two-sided p-value is 0.1: it could never call anything at 95%.
 pub fn log_ratio_test(a: &[f64], b: &[f64]) -> Option<RatioTest> {
     if a.iter().chain(b).any(|x| !(x.is_finite() && *x > 0.0)) {
         return None;

@@ -1,23 +1,6 @@
 //! Deadline accounting of a periodic simulated task, as interbench's `periodic_schedule()`
 //! does it (interbench.c, v0.31), kept apart from any clock so it can be tested on synthetic
-//! timelines.
-//!
-//! The state is one time, `deadline`: on entry to a period, the time the period began (the
-//! time the task was to be woken). When the task runs at `now`:
-//!
-//! 1. if it is already later than `deadline + interval`, the period's work is not done at all:
-//!    the period and every whole interval since are **missed deadlines** and **missed burns**,
-//!    and each adds one whole interval to the period's latency ("missed latency");
-//! 2. otherwise it burns the period's CPU (an **achieved burn**); the deadline moves one
-//!    interval on; finishing by it is a **deadline met**; finishing after it misses
-//!    `(now − deadline) / interval + 1` deadlines, each adding one whole interval to the
-//!    latency, and — when more than one — as many missed burns;
-//! 3. the task sleeps until the (moved) deadline, the start of its next period.
-//!
-//! Each period gives one latency sample: the wake-up delay (how late the task ran after its
-//! timer fired) plus the missed latency. `% Desired CPU` = achieved / (achieved + missed)
-//! burns; `% Deadlines Met` = met / (met + missed). An interval of 0 (X's 100% step) never
-//! sleeps and counts neither way.
+//! timelines. [`Schedule`] says how a period is counted.
 
 use serde::{Deserialize, Serialize};
 
@@ -73,6 +56,23 @@ pub struct End {
 }
 
 /// One task's schedule.
+///
+/// The state is one time, `deadline`: on entry to a period, the time the period began (the
+/// time the task was to be woken). When the task runs at `now`:
+///
+/// 1. if it is already later than `deadline + interval`, the period's work is not done at all:
+///    the period and every whole interval since are **missed deadlines** and **missed burns**,
+///    and each adds one whole interval to the period's latency ("missed latency");
+/// 2. otherwise it burns the period's CPU (an **achieved burn**); the deadline moves one
+///    interval on; finishing by it is a **deadline met**; finishing after it misses
+///    `(now − deadline) / interval + 1` deadlines, each adding one whole interval to the
+///    latency, and — when more than one — as many missed burns;
+/// 3. the task sleeps until the (moved) deadline, the start of its next period.
+///
+/// Each period gives one latency sample: the wake-up delay (how late the task ran after its
+/// timer fired) plus the missed latency. `% Desired CPU` = achieved / (achieved + missed)
+/// burns; `% Deadlines Met` = met / (met + missed). An interval of 0 (X's 100% step) never
+/// sleeps and counts neither way.
 #[derive(Debug, Clone)]
 pub struct Schedule {
     deadline_ns: u64,

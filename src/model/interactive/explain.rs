@@ -1,18 +1,18 @@
 //! `--explain`: for a pair's worst samples, what the CPUs did between the deadline and the task
 //! running, from the kernel's own scheduling trace of the same window.
-//!
-//! A sample's window, deadline → running, is cut in three phases at the instants the trace and
-//! the task's own marker give: the timer (deadline → the timekeeper's timer fired), the hand-off
-//! (fired → the task woken, `sched_waking`) and the wait (woken → the task switched in). Each
-//! phase is spent on one CPU — the timekeeper's for the first two, the task's for the wait — and
-//! every nanosecond of it is given to what that CPU was doing: an IRQ handler, a softirq, a
-//! task, or idle. What no event covers (before the first event seen on that CPU) is
-//! unaccounted, so the parts always add up to the window.
 
 use crate::text::Text;
 use serde::{Deserialize, Serialize};
 
 /// The explanations of one pair.
+///
+/// A sample's window, deadline → running, is cut in three phases at the instants the trace and
+/// the task's own marker give: the timer (deadline → the timekeeper's timer fired), the hand-off
+/// (fired → the task woken, `sched_waking`) and the wait (woken → the task switched in). Each
+/// phase is spent on one CPU — the timekeeper's for the first two, the task's for the wait — and
+/// every nanosecond of it is given to what that CPU was doing: an IRQ handler, a softirq, a
+/// task, or idle. What no event covers (before the first event seen on that CPU) is
+/// unaccounted, so the parts always add up to the window.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Explained {
     /// How many worst samples were asked for (`--explain N`).

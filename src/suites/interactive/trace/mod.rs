@@ -1,16 +1,5 @@
 //! `--explain`: the kernel's scheduling trace of a pair, recorded into hostbench's own tracefs
 //! instance and read while the pair runs, so that its worst samples can be explained after it.
-//!
-//! The bench task writes a marker line after each sample (its deadline, when its timekeeper's
-//! timer fired, when it ran: CLOCK_MONOTONIC, the instance's trace clock). A reader thread in
-//! the coordinator reads the instance's `trace_pipe` as it fills, keeps the last
-//! [`RETAIN_NS`] of events, and when a marker shows one of the N longest windows so far, copies
-//! that window's events (and each CPU's state at its start) aside. Memory stays bounded by the
-//! retention and N windows however long the pair runs; the kernel's ring is bounded by
-//! [`BUFFER_KB`] a CPU. After the pair, each kept window is explained (`explain`).
-//!
-//! No crate reads the kernel's trace without the trace-cmd C libraries, so the text format is
-//! parsed here (`parse`); it needs no clock matching and no event-format files.
 
 pub mod explain;
 pub mod parse;
@@ -64,6 +53,17 @@ pub struct Window {
 }
 
 /// A pair's trace being recorded.
+///
+/// The bench task writes a marker line after each sample (its deadline, when its timekeeper's
+/// timer fired, when it ran: CLOCK_MONOTONIC, the instance's trace clock). A reader thread in
+/// the coordinator reads the instance's `trace_pipe` as it fills, keeps the last
+/// [`RETAIN_NS`] of events, and when a marker shows one of the N longest windows so far, copies
+/// that window's events (and each CPU's state at its start) aside. Memory stays bounded by the
+/// retention and N windows however long the pair runs; the kernel's ring is bounded by
+/// [`BUFFER_KB`] a CPU. After the pair, each kept window is explained (`explain`).
+///
+/// No crate reads the kernel's trace without the trace-cmd C libraries, so the text format is
+/// parsed here (`parse`); it needs no clock matching and no event-format files.
 pub struct Recorder {
     instance: Instance,
     stop: Arc<AtomicBool>,
