@@ -4,9 +4,13 @@
 
 use std::fmt::Write;
 
+use super::exporters::html::esc;
 use crate::model::index::Category;
 use crate::model::index::{IndexPass, IndexResult, TestResult};
-use crate::model::{Environment, RunResult};
+use crate::model::{Environment, RunResult, SuiteResult};
+use crate::render::report::suites;
+use crate::render::svg::{bar_chart, BarRow};
+use crate::text::Text;
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
@@ -390,8 +394,6 @@ pub fn report(result: &RunResult, r: &IndexResult) -> String {
     out
 }
 
-use super::exporters::html::esc;
-
 /// The HTML report: the same tables, self-contained.
 pub fn html(result: &RunResult, r: &IndexResult) -> String {
     let env = &result.environment;
@@ -457,6 +459,76 @@ pub fn html(result: &RunResult, r: &IndexResult) -> String {
     }
     let _ = writeln!(out, "</body></html>");
     out
+}
+
+/// Its section of `report`'s HTML page: the index plots across `results`.
+pub fn report_section(out: &mut String, results: &[(String, RunResult)]) {
+    let all = suites(results, |s| match s {
+        SuiteResult::Index(i) => Some(i),
+        _ => None,
+    });
+    if all.is_empty() {
+        return;
+    }
+    out.push_str("<h2>index (UnixBench)</h2><p>Index value per test: 10 × score / the baseline machine's score, so the baseline (George, a SPARCstation 20-61) scores 10.</p>");
+    let series: Vec<String> = all.iter().map(|(l, _)| l.to_string()).collect();
+    let mut copies: Vec<usize> = all
+        .iter()
+        .flat_map(|(_, i)| i.passes.iter().map(|p| p.copies))
+        .collect();
+    copies.sort();
+    copies.dedup();
+    for c in copies {
+        let mut names: Vec<(Text, Text)> = Vec::new();
+        for (_, i) in &all {
+            for p in i.passes.iter().filter(|p| p.copies == c) {
+                for t in p.tests.iter().filter(|t| t.index.is_some()) {
+                    if !names.iter().any(|(n, _)| n == &t.name) {
+                        names.push((t.name.clone(), t.msg.clone()));
+                    }
+                }
+            }
+        }
+        let rows: Vec<BarRow> = names
+            .iter()
+            .map(|(name, msg)| BarRow {
+                label: msg.to_string(),
+                values: all
+                    .iter()
+                    .map(|(_, i)| {
+                        i.passes
+                            .iter()
+                            .filter(|p| p.copies == c)
+                            .flat_map(|p| p.tests.iter())
+                            .find(|t| &t.name == name)
+                            .and_then(|t| t.index)
+                    })
+                    .collect(),
+            })
+            .collect();
+        let scores: Vec<String> = all
+            .iter()
+            .filter_map(|(l, i)| {
+                i.passes
+                    .iter()
+                    .find(|p| p.copies == c)
+                    .and_then(|p| p.system_index)
+                    .map(|s| format!("{l}: {s:.1}"))
+            })
+            .collect();
+        out.push_str(&bar_chart(
+            "index",
+            &format!(
+                "Index per test, {c} cop{} (overall {})",
+                if c == 1 { "y" } else { "ies" },
+                scores.join(", ")
+            ),
+            "index value (baseline = 10)",
+            &series,
+            &rows,
+            Some((10.0, "baseline 10")),
+        ));
+    }
 }
 
 #[cfg(test)]

@@ -7,13 +7,19 @@ use std::fmt::Write;
 
 use super::cformat::g;
 use crate::calibration::CalibrationSource;
+use crate::model::interactive::explain::Culprit;
 use crate::model::interactive::explain::{ExplainedSample, Part, Phase};
 use crate::model::interactive::Bench;
 use crate::model::interactive::X_STEPS;
 use crate::model::interactive::{
     DeviceTraffic, InteractiveResult, InteractiveSettings, LoadReport, Measurement,
 };
+use crate::model::{RunResult, SuiteResult};
 use crate::platform::sched::Policy;
+use crate::render::report::suites;
+use crate::render::svg::{
+    bar_chart, esc, line_chart, timeline, BarRow, Series, TimelineBar, XScale,
+};
 use crate::units;
 
 /// interbench's opening lines.
@@ -560,6 +566,206 @@ pub fn unit_list(rows: &[UnitRow]) -> String {
         );
     }
     out
+}
+
+/// Points a latency CDF is drawn with, at most.
+const CDF_POINTS: usize = 120;
+
+/// The wake-up latency CDF of one measurement, in ms, from its raw samples (Gaming, which
+/// never sleeps: its frames' overruns).
+fn cdf(m: &Measurement) -> Vec<(f64, f64)> {
+    let raw = if m.wake_samples_ns.is_empty() {
+        &m.samples_ns
+    } else {
+        &m.wake_samples_ns
+    };
+    let mut s: Vec<u64> = raw.clone();
+    s.sort_unstable();
+    let n = s.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let step = n.div_ceil(CDF_POINTS).max(1);
+    let mut pts: Vec<(f64, f64)> = (0..n)
+        .step_by(step)
+        .map(|i| (units::ms(s[i] as f64), (i + 1) as f64 / n as f64))
+        .collect();
+    if pts.last().map(|p| p.1) != Some(1.0) {
+        pts.push((units::ms(s[n - 1] as f64), 1.0));
+    }
+    pts
+}
+
+/// Its section of `report`'s HTML page: latency CDFs and deadlines across `results`.
+pub fn report_section(out: &mut String, results: &[(String, RunResult)]) {
+    let all = suites(results, |s| match s {
+        SuiteResult::Interactive(i) => Some(i),
+        _ => None,
+    });
+    if all.is_empty() {
+        return;
+    }
+    out.push_str("<h2>interactive (interbench)</h2><p>Wake-up latency of each simulated task, as the fraction of wake-ups within a latency (a cumulative distribution on a log scale of latency: further left is better), one line per background load; then the share of deadlines met.</p>");
+    for (label, r) in &all {
+        let mut benches: Vec<_> = r.measurements.iter().map(|m| m.bench).collect();
+        benches.dedup();
+        for b in benches {
+            let series: Vec<Series> = r
+                .measurements
+                .iter()
+                .filter(|m| m.bench == b)
+                .map(|m| Series {
+                    name: format!("under {}", m.load.name()),
+                    points: cdf(m),
+                })
+                .collect();
+            out.push_str(&line_chart(
+                "interactive-latency",
+                &format!("{label}: {} wake-up latency", b.name()),
+                "wake-up latency (ms, log scale)",
+                "fraction of wake-ups",
+                &series,
+                XScale::Log10,
+            ));
+        }
+    }
+    for (label, r) in &all {
+        for m in &r.measurements {
+            explained_section(out, label, m);
+        }
+    }
+    let series: Vec<String> = all.iter().map(|(l, _)| l.to_string()).collect();
+    let mut pairs: Vec<String> = Vec::new();
+    for (_, r) in &all {
+        for m in r
+            .measurements
+            .iter()
+            .filter(|m| m.deadlines_met_pct.is_some())
+        {
+            let p = format!("{} under {}", m.bench.name(), m.load.name());
+            if !pairs.contains(&p) {
+                pairs.push(p);
+            }
+        }
+    }
+    let rows: Vec<BarRow> = pairs
+        .iter()
+        .map(|p| BarRow {
+            label: p.clone(),
+            values: all
+                .iter()
+                .map(|(_, r)| {
+                    r.measurements
+                        .iter()
+                        .find(|m| &format!("{} under {}", m.bench.name(), m.load.name()) == p)
+                        .and_then(|m| m.deadlines_met_pct)
+                })
+                .collect(),
+        })
+        .collect();
+    out.push_str(&bar_chart(
+        "interactive-deadlines",
+        "Deadlines met",
+        "deadlines met (%)",
+        &series,
+        &rows,
+        None,
+    ));
+}
+
+/// `--explain`: a timeline of each explained sample (one lane per CPU, a bar per stretch of
+/// what ran, the deadline, the timer, the wake-up and the task running marked) and its parts.
+fn explained_section(out: &mut String, run_label: &str, m: &Measurement) {
+    let Some(x) = &m.explained else { return };
+    let _ = write!(
+        out,
+        "<h3>{}: why {} under {} was late</h3><p>The {} worst samples, from the kernel's scheduling trace: each CPU's activity from the deadline to the task running (ms after the deadline).</p>",
+        esc(run_label),
+        m.bench.name(),
+        m.load.name(),
+        x.samples.len()
+    );
+    for s in &x.samples {
+        // Keys: each distinct culprit, the task itself and its timekeeper named as such.
+        let mut keys: Vec<String> = Vec::new();
+        let mut key_of = |c: &Culprit| {
+            let name = match c {
+                Culprit::Task { pid, .. } if *pid == s.task_pid => "the task itself".to_string(),
+                Culprit::Task { pid, .. } if *pid == s.timekeeper_pid => {
+                    "its timekeeper".to_string()
+                }
+                // The legend has room for about 24 characters; the bars' hover text is whole.
+                c => c.describe().cut(24).to_string(),
+            };
+            match keys.iter().position(|k| *k == name) {
+                Some(i) => i,
+                None => {
+                    keys.push(name);
+                    keys.len() - 1
+                }
+            }
+        };
+        let mut cpus: Vec<u32> = s.segments.iter().map(|g| g.cpu).collect();
+        cpus.sort_unstable();
+        cpus.dedup();
+        let bars: Vec<TimelineBar> = s
+            .segments
+            .iter()
+            .map(|g| TimelineBar {
+                lane: cpus.iter().position(|&c| c == g.cpu).unwrap_or(0),
+                start: g.start_ns as f64 / 1e6,
+                end: g.end_ns as f64 / 1e6,
+                key: key_of(&g.culprit),
+                text: format!(
+                    "CPU {}: {} for {}",
+                    g.cpu,
+                    g.culprit.describe(),
+                    crate::render::interactive::ms((g.end_ns - g.start_ns) as f64)
+                ),
+            })
+            .collect();
+        let mut marks = vec![
+            (0.0, "deadline".to_string()),
+            (s.fired_ns as f64 / 1e6, "timer".to_string()),
+        ];
+        if let Some(w) = s.woken_ns {
+            marks.push((w as f64 / 1e6, "woken".to_string()));
+        }
+        marks.push((s.window_ns as f64 / 1e6, "running".to_string()));
+        let lanes: Vec<String> = cpus.iter().map(|c| format!("CPU {c}")).collect();
+        out.push_str(&timeline(
+            "explain-timeline",
+            &format!(
+                "sample {}: {} from deadline to running",
+                s.seq,
+                crate::render::interactive::ms(s.window_ns as f64)
+            ),
+            "ms after the deadline",
+            &lanes,
+            &bars,
+            &marks,
+            &keys,
+        ));
+        out.push_str("<table><tr><th>phase</th><th>CPU</th><th>what ran</th><th>ms</th></tr>");
+        for p in &s.parts {
+            let _ = write!(
+                out,
+                "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{:.3}</td></tr>",
+                p.phase.name(),
+                p.cpu,
+                esc(&p.culprit.describe().to_string()),
+                p.ns as f64 / 1e6
+            );
+        }
+        if s.unaccounted_ns > 0 {
+            let _ = write!(
+                out,
+                "<tr><td colspan=\"3\">unaccounted (no trace event)</td><td class=\"n\">{:.3}</td></tr>",
+                s.unaccounted_ns as f64 / 1e6
+            );
+        }
+        out.push_str("</table>");
+    }
 }
 
 #[cfg(test)]

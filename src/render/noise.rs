@@ -8,8 +8,10 @@ use crate::model::noise::bins::{bar_len, BUCKETS};
 use crate::model::noise::{
     NoiseCalibration, NoiseLevel, NoiseMode, NoiseResult, NoiseRun, NoiseSettings,
 };
-use crate::model::RunResult;
+use crate::model::{RunResult, SuiteResult};
 
+use crate::render::report::suites;
+use crate::render::svg::{bar_chart, esc, BarRow};
 use crate::units::ms;
 
 /// How a rate was measured: its timings, their spread, and how much of the time the thread
@@ -306,6 +308,41 @@ pub fn check_line(result: &RunResult) -> Option<String> {
     }
     line.push('\n');
     Some(line)
+}
+
+/// Its section of `report`'s HTML page: the noise runs across `results`.
+pub fn report_section(out: &mut String, results: &[(String, RunResult)]) {
+    let all = suites(results, |s| match s {
+        SuiteResult::Noise(n) => Some(n),
+        _ => None,
+    });
+    if all.is_empty() {
+        return;
+    }
+    out.push_str("<h2>noise (p1bench)</h2><p>How many runs of the fixed job were how much slower than the fastest run.</p>");
+    for (label, n) in &all {
+        let Some(s) = &n.summary else { continue };
+        let rows: Vec<BarRow> = s
+            .histogram
+            .iter()
+            .map(|b| BarRow {
+                label: format!("{:.1}% slower", b.low_pct),
+                values: vec![Some(b.count as f64)],
+            })
+            .collect();
+        out.push_str(&bar_chart(
+            "noise",
+            &format!("{label}: {}", super::headline::noise(n)),
+            "runs",
+            &[label.to_string()],
+            &rows,
+            None,
+        ));
+        out.push_str(&format!(
+            "<p>{}</p>",
+            esc(&crate::render::noise::verdict_line(n))
+        ));
+    }
 }
 
 #[cfg(test)]

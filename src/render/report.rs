@@ -5,19 +5,10 @@
 use std::fmt::Write;
 
 use crate::compare::Comparison;
-use crate::model::interactive::explain::Culprit;
-use crate::model::interactive::Measurement;
 use crate::model::{RunResult, SuiteResult};
 use crate::render::environment::host_lines;
 use crate::render::noise::check_line;
-use crate::render::svg::{
-    bar_chart, esc, line_chart, timeline, BarRow, Series, TimelineBar, XScale,
-};
-use crate::text::Text;
-use crate::units;
-
-/// Points a latency CDF is drawn with, at most.
-const CDF_POINTS: usize = 120;
+use crate::render::svg::esc;
 
 /// The report pages' rules (the fleet page adds its own).
 pub(crate) const STYLE: &str = "body{font-family:sans-serif;margin:2em;color:#222;max-width:70em}\
@@ -63,10 +54,10 @@ pub fn html(results: &[(String, RunResult)], comparisons: &[Comparison]) -> Stri
             out.push_str(&comparison_table(c));
         }
     }
-    index_section(&mut out, results);
-    interactive_section(&mut out, results);
-    sched_section(&mut out, results);
-    noise_section(&mut out, results);
+    // Each suite's section: its plots across the results (render::REPORT_SECTIONS).
+    for section in super::REPORT_SECTIONS {
+        section(&mut out, results);
+    }
     out.push_str("</body></html>\n");
     out
 }
@@ -103,7 +94,7 @@ fn comparison_table(c: &Comparison) -> String {
 
 /// Each result's suites of one kind, with the result's label; a suite that measured pinned
 /// (`hostbench run`'s second pass over the ping-pongs) is labelled so, a series of its own.
-fn suites<'a, T>(
+pub(crate) fn suites<'a, T>(
     results: &'a [(String, RunResult)],
     pick: impl Fn(&'a SuiteResult) -> Option<&'a T>,
 ) -> Vec<(String, &'a T)> {
@@ -128,341 +119,13 @@ fn pinned(s: &SuiteResult) -> bool {
     s.data().pinned()
 }
 
-fn index_section(out: &mut String, results: &[(String, RunResult)]) {
-    let all = suites(results, |s| match s {
-        SuiteResult::Index(i) => Some(i),
-        _ => None,
-    });
-    if all.is_empty() {
-        return;
-    }
-    out.push_str("<h2>index (UnixBench)</h2><p>Index value per test: 10 × score / the baseline machine's score, so the baseline (George, a SPARCstation 20-61) scores 10.</p>");
-    let series: Vec<String> = all.iter().map(|(l, _)| l.to_string()).collect();
-    let mut copies: Vec<usize> = all
-        .iter()
-        .flat_map(|(_, i)| i.passes.iter().map(|p| p.copies))
-        .collect();
-    copies.sort();
-    copies.dedup();
-    for c in copies {
-        let mut names: Vec<(Text, Text)> = Vec::new();
-        for (_, i) in &all {
-            for p in i.passes.iter().filter(|p| p.copies == c) {
-                for t in p.tests.iter().filter(|t| t.index.is_some()) {
-                    if !names.iter().any(|(n, _)| n == &t.name) {
-                        names.push((t.name.clone(), t.msg.clone()));
-                    }
-                }
-            }
-        }
-        let rows: Vec<BarRow> = names
-            .iter()
-            .map(|(name, msg)| BarRow {
-                label: msg.to_string(),
-                values: all
-                    .iter()
-                    .map(|(_, i)| {
-                        i.passes
-                            .iter()
-                            .filter(|p| p.copies == c)
-                            .flat_map(|p| p.tests.iter())
-                            .find(|t| &t.name == name)
-                            .and_then(|t| t.index)
-                    })
-                    .collect(),
-            })
-            .collect();
-        let scores: Vec<String> = all
-            .iter()
-            .filter_map(|(l, i)| {
-                i.passes
-                    .iter()
-                    .find(|p| p.copies == c)
-                    .and_then(|p| p.system_index)
-                    .map(|s| format!("{l}: {s:.1}"))
-            })
-            .collect();
-        out.push_str(&bar_chart(
-            "index",
-            &format!(
-                "Index per test, {c} cop{} (overall {})",
-                if c == 1 { "y" } else { "ies" },
-                scores.join(", ")
-            ),
-            "index value (baseline = 10)",
-            &series,
-            &rows,
-            Some((10.0, "baseline 10")),
-        ));
-    }
-}
-
-/// The wake-up latency CDF of one measurement, in ms, from its raw samples (Gaming, which
-/// never sleeps: its frames' overruns).
-fn cdf(m: &Measurement) -> Vec<(f64, f64)> {
-    let raw = if m.wake_samples_ns.is_empty() {
-        &m.samples_ns
-    } else {
-        &m.wake_samples_ns
-    };
-    let mut s: Vec<u64> = raw.clone();
-    s.sort_unstable();
-    let n = s.len();
-    if n == 0 {
-        return Vec::new();
-    }
-    let step = n.div_ceil(CDF_POINTS).max(1);
-    let mut pts: Vec<(f64, f64)> = (0..n)
-        .step_by(step)
-        .map(|i| (units::ms(s[i] as f64), (i + 1) as f64 / n as f64))
-        .collect();
-    if pts.last().map(|p| p.1) != Some(1.0) {
-        pts.push((units::ms(s[n - 1] as f64), 1.0));
-    }
-    pts
-}
-
-fn interactive_section(out: &mut String, results: &[(String, RunResult)]) {
-    let all = suites(results, |s| match s {
-        SuiteResult::Interactive(i) => Some(i),
-        _ => None,
-    });
-    if all.is_empty() {
-        return;
-    }
-    out.push_str("<h2>interactive (interbench)</h2><p>Wake-up latency of each simulated task, as the fraction of wake-ups within a latency (a cumulative distribution on a log scale of latency: further left is better), one line per background load; then the share of deadlines met.</p>");
-    for (label, r) in &all {
-        let mut benches: Vec<_> = r.measurements.iter().map(|m| m.bench).collect();
-        benches.dedup();
-        for b in benches {
-            let series: Vec<Series> = r
-                .measurements
-                .iter()
-                .filter(|m| m.bench == b)
-                .map(|m| Series {
-                    name: format!("under {}", m.load.name()),
-                    points: cdf(m),
-                })
-                .collect();
-            out.push_str(&line_chart(
-                "interactive-latency",
-                &format!("{label}: {} wake-up latency", b.name()),
-                "wake-up latency (ms, log scale)",
-                "fraction of wake-ups",
-                &series,
-                XScale::Log10,
-            ));
-        }
-    }
-    for (label, r) in &all {
-        for m in &r.measurements {
-            explained_section(out, label, m);
-        }
-    }
-    let series: Vec<String> = all.iter().map(|(l, _)| l.to_string()).collect();
-    let mut pairs: Vec<String> = Vec::new();
-    for (_, r) in &all {
-        for m in r
-            .measurements
-            .iter()
-            .filter(|m| m.deadlines_met_pct.is_some())
-        {
-            let p = format!("{} under {}", m.bench.name(), m.load.name());
-            if !pairs.contains(&p) {
-                pairs.push(p);
-            }
-        }
-    }
-    let rows: Vec<BarRow> = pairs
-        .iter()
-        .map(|p| BarRow {
-            label: p.clone(),
-            values: all
-                .iter()
-                .map(|(_, r)| {
-                    r.measurements
-                        .iter()
-                        .find(|m| &format!("{} under {}", m.bench.name(), m.load.name()) == p)
-                        .and_then(|m| m.deadlines_met_pct)
-                })
-                .collect(),
-        })
-        .collect();
-    out.push_str(&bar_chart(
-        "interactive-deadlines",
-        "Deadlines met",
-        "deadlines met (%)",
-        &series,
-        &rows,
-        None,
-    ));
-}
-
-/// `--explain`: a timeline of each explained sample (one lane per CPU, a bar per stretch of
-/// what ran, the deadline, the timer, the wake-up and the task running marked) and its parts.
-fn explained_section(out: &mut String, run_label: &str, m: &Measurement) {
-    let Some(x) = &m.explained else { return };
-    let _ = write!(
-        out,
-        "<h3>{}: why {} under {} was late</h3><p>The {} worst samples, from the kernel's scheduling trace: each CPU's activity from the deadline to the task running (ms after the deadline).</p>",
-        esc(run_label),
-        m.bench.name(),
-        m.load.name(),
-        x.samples.len()
-    );
-    for s in &x.samples {
-        // Keys: each distinct culprit, the task itself and its timekeeper named as such.
-        let mut keys: Vec<String> = Vec::new();
-        let mut key_of = |c: &Culprit| {
-            let name = match c {
-                Culprit::Task { pid, .. } if *pid == s.task_pid => "the task itself".to_string(),
-                Culprit::Task { pid, .. } if *pid == s.timekeeper_pid => {
-                    "its timekeeper".to_string()
-                }
-                // The legend has room for about 24 characters; the bars' hover text is whole.
-                c => c.describe().cut(24).to_string(),
-            };
-            match keys.iter().position(|k| *k == name) {
-                Some(i) => i,
-                None => {
-                    keys.push(name);
-                    keys.len() - 1
-                }
-            }
-        };
-        let mut cpus: Vec<u32> = s.segments.iter().map(|g| g.cpu).collect();
-        cpus.sort_unstable();
-        cpus.dedup();
-        let bars: Vec<TimelineBar> = s
-            .segments
-            .iter()
-            .map(|g| TimelineBar {
-                lane: cpus.iter().position(|&c| c == g.cpu).unwrap_or(0),
-                start: g.start_ns as f64 / 1e6,
-                end: g.end_ns as f64 / 1e6,
-                key: key_of(&g.culprit),
-                text: format!(
-                    "CPU {}: {} for {}",
-                    g.cpu,
-                    g.culprit.describe(),
-                    crate::render::interactive::ms((g.end_ns - g.start_ns) as f64)
-                ),
-            })
-            .collect();
-        let mut marks = vec![
-            (0.0, "deadline".to_string()),
-            (s.fired_ns as f64 / 1e6, "timer".to_string()),
-        ];
-        if let Some(w) = s.woken_ns {
-            marks.push((w as f64 / 1e6, "woken".to_string()));
-        }
-        marks.push((s.window_ns as f64 / 1e6, "running".to_string()));
-        let lanes: Vec<String> = cpus.iter().map(|c| format!("CPU {c}")).collect();
-        out.push_str(&timeline(
-            "explain-timeline",
-            &format!(
-                "sample {}: {} from deadline to running",
-                s.seq,
-                crate::render::interactive::ms(s.window_ns as f64)
-            ),
-            "ms after the deadline",
-            &lanes,
-            &bars,
-            &marks,
-            &keys,
-        ));
-        out.push_str("<table><tr><th>phase</th><th>CPU</th><th>what ran</th><th>ms</th></tr>");
-        for p in &s.parts {
-            let _ = write!(
-                out,
-                "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{:.3}</td></tr>",
-                p.phase.name(),
-                p.cpu,
-                esc(&p.culprit.describe().to_string()),
-                p.ns as f64 / 1e6
-            );
-        }
-        if s.unaccounted_ns > 0 {
-            let _ = write!(
-                out,
-                "<tr><td colspan=\"3\">unaccounted (no trace event)</td><td class=\"n\">{:.3}</td></tr>",
-                s.unaccounted_ns as f64 / 1e6
-            );
-        }
-        out.push_str("</table>");
-    }
-}
-
-fn sched_section(out: &mut String, results: &[(String, RunResult)]) {
-    let all = suites(results, |s| match s {
-        SuiteResult::Sched(x) => Some(x),
-        _ => None,
-    });
-    if all.is_empty() {
-        return;
-    }
-    out.push_str("<h2>sched (reflex)</h2><p>Scheduler cost per round against the number of threads (log scale); lower is better.</p>");
-    let series: Vec<Series> = all
-        .iter()
-        .map(|(l, s)| Series {
-            name: l.to_string(),
-            points: s
-                .points
-                .iter()
-                .filter(|p| !p.runs.is_empty())
-                .map(|p| (p.threads as f64, p.mean_us_per_round))
-                .collect(),
-        })
-        .collect();
-    out.push_str(&line_chart(
-        "sched",
-        "Cost per round against threads",
-        "threads",
-        "us per round",
-        &series,
-        XScale::Log2,
-    ));
-}
-
-fn noise_section(out: &mut String, results: &[(String, RunResult)]) {
-    let all = suites(results, |s| match s {
-        SuiteResult::Noise(n) => Some(n),
-        _ => None,
-    });
-    if all.is_empty() {
-        return;
-    }
-    out.push_str("<h2>noise (p1bench)</h2><p>How many runs of the fixed job were how much slower than the fastest run.</p>");
-    for (label, n) in &all {
-        let Some(s) = &n.summary else { continue };
-        let rows: Vec<BarRow> = s
-            .histogram
-            .iter()
-            .map(|b| BarRow {
-                label: format!("{:.1}% slower", b.low_pct),
-                values: vec![Some(b.count as f64)],
-            })
-            .collect();
-        out.push_str(&bar_chart(
-            "noise",
-            &format!("{label}: {}", super::headline::noise(n)),
-            "runs",
-            &[label.to_string()],
-            &rows,
-            None,
-        ));
-        out.push_str(&format!(
-            "<p>{}</p>",
-            esc(&crate::render::noise::verdict_line(n))
-        ));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::interactive::explain::{Explained, ExplainedSample, Part, Phase, Segment};
-    use crate::model::interactive::{Bench, InteractiveResult};
+    use crate::model::interactive::explain::{
+        Culprit, Explained, ExplainedSample, Part, Phase, Segment,
+    };
+    use crate::model::interactive::{Bench, InteractiveResult, Measurement};
 
     /// A Video under Burn pair whose worst sample waited 4 ms behind a task that named itself
     /// with markup and a terminal escape.

@@ -6,6 +6,9 @@ use std::fmt::Write;
 use crate::model::sched::confidence::Verdict;
 use crate::model::sched::SchedRun;
 use crate::model::sched::{SchedPoint, SchedResult, SchedSettings};
+use crate::model::{RunResult, SuiteResult};
+use crate::render::report::suites;
+use crate::render::svg::{line_chart, Series, XScale};
 use crate::units;
 
 /// `-o 1`: one line per run.
@@ -188,6 +191,38 @@ pub fn placement(s: &SchedSettings) -> &'static str {
     } else {
         "free (not pinned)"
     }
+}
+
+/// Its section of `report`'s HTML page: the sched sweep across `results`.
+pub fn report_section(out: &mut String, results: &[(String, RunResult)]) {
+    let all = suites(results, |s| match s {
+        SuiteResult::Sched(x) => Some(x),
+        _ => None,
+    });
+    if all.is_empty() {
+        return;
+    }
+    out.push_str("<h2>sched (reflex)</h2><p>Scheduler cost per round against the number of threads (log scale); lower is better.</p>");
+    let series: Vec<Series> = all
+        .iter()
+        .map(|(l, s)| Series {
+            name: l.to_string(),
+            points: s
+                .points
+                .iter()
+                .filter(|p| !p.runs.is_empty())
+                .map(|p| (p.threads as f64, p.mean_us_per_round))
+                .collect(),
+        })
+        .collect();
+    out.push_str(&line_chart(
+        "sched",
+        "Cost per round against threads",
+        "threads",
+        "us per round",
+        &series,
+        XScale::Log2,
+    ));
 }
 
 #[cfg(test)]
