@@ -9,13 +9,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Result;
 
-use crate::calibration::{burn_calibration, BurnLoop, CalibrationOptions};
+use crate::calibration::CalibrationOptions;
 use crate::error::UsageError;
 use crate::loads;
 use crate::model::index::{IndexSettings, DEFAULT_ITERATIONS};
 use crate::model::interactive::{InteractiveSettings, DEFAULT_HACK_GROUPS};
 use crate::model::noise::{NoiseMode, NoiseSettings};
-use crate::model::part::{PartPlan, PartSettings};
+use crate::model::part::PartPlan;
 use crate::model::sched::confidence::ConfidenceRule;
 use crate::model::sched::{
     SchedSettings, DEFAULT_ACTIVE, DEFAULT_CI_PCT, DEFAULT_COMPUTE_US, DEFAULT_THREADS,
@@ -23,11 +23,11 @@ use crate::model::sched::{
 };
 use crate::model::SuiteResult;
 use crate::suites::event::{Event, Events};
-use crate::suites::index::{self, IndexConfig};
-use crate::suites::interactive::{self, InteractiveConfig, Selection};
-use crate::suites::noise::{self, NoiseConfig};
-use crate::suites::sched::{self, SchedConfig};
-use crate::suites::{HostLimits, Plan};
+use crate::suites::index::IndexConfig;
+use crate::suites::interactive::{InteractiveConfig, Selection};
+use crate::suites::noise::NoiseConfig;
+use crate::suites::sched::SchedConfig;
+use crate::suites::{self, HostLimits};
 
 /// How much time the run trades for precision (the `--profile` values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -317,13 +317,13 @@ impl StandardPlan {
     /// The parts in order: the four suites free, then the pipe ping-pongs pinned.
     pub fn units(&self) -> [Part<'_>; 7] {
         [
-            Part::Noise(&self.noise),
-            Part::Index(&self.index),
-            Part::Interactive(&self.interactive),
-            Part::Sched(&self.sched),
-            Part::Index(&self.pinned.index),
-            Part::Interactive(&self.pinned.interactive),
-            Part::Sched(&self.pinned.sched),
+            &self.noise,
+            &self.index,
+            &self.interactive,
+            &self.sched,
+            &self.pinned.index,
+            &self.pinned.interactive,
+            &self.pinned.sched,
         ]
     }
 
@@ -333,41 +333,14 @@ impl StandardPlan {
     }
 }
 
-/// One part of the run: an ordinary suite configuration.
-#[derive(Debug, Clone, Copy)]
-pub enum Part<'a> {
-    Noise(&'a NoiseConfig),
-    Index(&'a IndexConfig),
-    Interactive(&'a InteractiveConfig),
-    Sched(&'a SchedConfig),
-}
+/// One part of the run: an ordinary suite configuration, seen through `suites::Part`.
+pub type Part<'a> = &'a dyn suites::Part;
 
-impl<'a> Part<'a> {
-    /// The part as the plan shows it: its settings and about how long it takes.
-    pub fn planned(&self) -> PartPlan<'a> {
-        let settings = match *self {
-            Part::Noise(c) => PartSettings::Noise(&c.settings),
-            Part::Index(c) => PartSettings::Index {
-                settings: &c.settings,
-                tests: c.tests.len(),
-            },
-            Part::Interactive(c) => PartSettings::Interactive(&c.settings),
-            Part::Sched(c) => PartSettings::Sched(&c.settings),
-        };
-        PartPlan {
-            settings,
-            estimate_s: self.plan().estimate_s(),
-        }
-    }
-
-    /// What the part measures and about how long it takes: its suite's plan.
-    pub fn plan(&self) -> Plan {
-        match self {
-            Part::Noise(c) => noise::plan(c),
-            Part::Index(c) => c.plan(),
-            Part::Interactive(c) => interactive::plan(c),
-            Part::Sched(c) => sched::plan(c),
-        }
+/// The part as the plan shows it: its settings and about how long it takes.
+pub fn planned<'a>(part: Part<'a>) -> PartPlan<'a> {
+    PartPlan {
+        settings: part.settings(),
+        estimate_s: part.plan().estimate_s(),
     }
 }
 
@@ -393,9 +366,13 @@ pub fn run(
         }
         events.event(Event::PartBegins {
             index: i,
-            plan: &part.planned(),
+            plan: &planned(*part),
         });
-        match run_part(part, &plan.calibration, exe, stop, events) {
+        let with = suites::PartInputs {
+            calibration: &plan.calibration,
+            exe,
+        };
+        match part.measure_part(&with, stop, events) {
             Ok((r, part_failure)) => {
                 events.event(Event::PartDone {
                     index: i,
@@ -403,46 +380,17 @@ pub fn run(
                 });
                 suites.push(r);
                 if let Some(f) = part_failure {
-                    failure = Some(format!("{}: {f}", part.planned().settings.suite()));
+                    failure = Some(format!("{}: {f}", part.settings().suite()));
                     break;
                 }
             }
             Err(e) => {
-                failure = Some(format!("{}: {e:#}", part.planned().settings.suite()));
+                failure = Some(format!("{}: {e:#}", part.settings().suite()));
                 break;
             }
         }
     }
     StandardOutcome { suites, failure }
-}
-
-/// Measures one part. `calibration`: the run's, for the sched part's burn loop.
-fn run_part(
-    part: &Part<'_>,
-    calibration: &CalibrationOptions,
-    exe: &Path,
-    stop: &AtomicBool,
-    events: &mut dyn Events,
-) -> Result<(SuiteResult, Option<String>)> {
-    Ok(match *part {
-        Part::Noise(c) => (SuiteResult::Noise(noise::measure(c, stop, events)?), None),
-        Part::Index(c) => (SuiteResult::Index(index::run(c, exe, stop, events)?), None),
-        Part::Interactive(c) => {
-            let outcome = interactive::run(c, exe, stop, events)?;
-            (SuiteResult::Interactive(outcome.result), outcome.failure)
-        }
-        Part::Sched(c) => {
-            let burn = burn_calibration(calibration, BurnLoop::Chain, &mut |_| {});
-            events.event(Event::BurnCalibrated {
-                calibration: &burn.calibration,
-                cache_warning: burn.cache_warning.as_deref(),
-            });
-            (
-                SuiteResult::Sched(sched::measure(c, burn.calibration, stop, events)?),
-                None,
-            )
-        }
-    })
 }
 
 #[cfg(test)]
@@ -481,9 +429,9 @@ mod tests {
             Path::new("."),
         )
         .unwrap();
-        let units = |p: &Part| -> u64 { p.plan().units.iter().map(|u| u.count).sum() };
+        let units = |p: Part| -> u64 { p.plan().units.iter().map(|u| u.count).sum() };
         // noise: the calibration and every run.
-        assert_eq!(units(&Part::Noise(&plan.noise)), 1 + 30);
+        assert_eq!(units(&plan.noise), 1 + 30);
         // index: per pass, each test's pause and its iterations (quick: 3, slow tests 1).
         let index = &plan.index;
         let per_pass: u64 = index
@@ -491,13 +439,13 @@ mod tests {
             .iter()
             .map(|t| 1 + index.iterations(t) as u64)
             .sum();
-        assert_eq!(units(&Part::Index(index)), 2 * per_pass);
+        assert_eq!(units(index), 2 * per_pass);
         // interactive: the calibration and every pair the run measures.
-        let pairs = interactive::pairs(&plan.interactive).pairs.len() as u64;
+        let pairs = suites::interactive::pairs(&plan.interactive).pairs.len() as u64;
         assert_eq!(pairs, 16);
-        assert_eq!(units(&Part::Interactive(&plan.interactive)), 1 + pairs);
+        assert_eq!(units(&plan.interactive), 1 + pairs);
         // sched: every point, the middle of its runs each.
-        let sched = Part::Sched(&plan.sched).plan();
+        let sched = suites::Part::plan(&plan.sched);
         assert_eq!(sched.units.len(), plan.sched.settings.points.len());
         assert!(sched.units.iter().all(|u| u.count == 2));
         // The estimates are the plans' own.

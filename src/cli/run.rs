@@ -58,7 +58,7 @@ pub fn exec(args: &RunArgs, argv: Vec<String>) -> Result<i32> {
     plan.explain(args.explain.worst());
     if args.dry_run {
         let out = Output::new(false, false);
-        let parts = plan.units().map(|p| p.planned());
+        let parts = plan.units().map(standard::planned);
         out.out(&if args.measure.print.json() {
             render::standard::plan_json(plan.profile.name(), cpus, &parts, &plan.skipped) + "\n"
         } else {
@@ -96,7 +96,7 @@ impl MeasuringCommand for RunCommand {
     }
 
     fn reporter(&mut self, _session: &Session) -> Result<RunLines> {
-        Ok(RunLines::new(&self.plan.units().map(|p| p.planned())))
+        Ok(RunLines::new(&self.plan.units().map(standard::planned)))
     }
 
     fn measure(
@@ -104,7 +104,7 @@ impl MeasuringCommand for RunCommand {
         console: &mut Console<'_, RunLines>,
         stop: &AtomicBool,
     ) -> Result<Measured> {
-        let parts = self.plan.units().map(|p| p.planned());
+        let parts = self.plan.units().map(standard::planned);
         console.term.chatter(&render::standard::plan(
             self.plan.profile.name(),
             self.cpus,

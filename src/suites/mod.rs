@@ -12,6 +12,40 @@ pub mod sched;
 
 pub use crate::model::HostLimits;
 
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Result;
+
+use crate::calibration::CalibrationOptions;
+use crate::model::part::PartSettings;
+use crate::model::SuiteResult;
+use event::Events;
+
+/// A suite's validated configuration as a part of `hostbench run`: what it will measure, its
+/// settings as the run's plan shows them, and its measuring into a result. `hostbench run`
+/// goes through its parts by this trait alone.
+pub trait Part: std::fmt::Debug + Sync {
+    /// Its units and about how long each takes.
+    fn plan(&self) -> Plan;
+    /// Its settings, as the plan and the summary show them.
+    fn settings(&self) -> PartSettings<'_>;
+    /// Measures it: its result, and a failure that ended it early (the result is kept).
+    fn measure_part(
+        &self,
+        with: &PartInputs<'_>,
+        stop: &AtomicBool,
+        events: &mut dyn Events,
+    ) -> Result<(SuiteResult, Option<String>)>;
+}
+
+/// What the run gives every part: its calibration options (a part with a burn loop of its own
+/// calibrates it) and hostbench's own executable (for worker processes).
+pub struct PartInputs<'a> {
+    pub calibration: &'a CalibrationOptions,
+    pub exe: &'a Path,
+}
+
 /// What a suite will measure: its units in order, each with about how long it takes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {

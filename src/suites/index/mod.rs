@@ -778,3 +778,28 @@ pub fn run_copy(spec: IndexWorkerSpec) -> Result<()> {
         Err(e) => ch.say(&format!("error {e:#}")),
     }
 }
+
+impl crate::suites::Part for IndexConfig {
+    fn plan(&self) -> Plan {
+        IndexConfig::plan(self)
+    }
+
+    fn settings(&self) -> crate::model::part::PartSettings<'_> {
+        crate::model::part::PartSettings::Index {
+            settings: &self.settings,
+            tests: self.tests.len(),
+        }
+    }
+
+    fn measure_part(
+        &self,
+        with: &crate::suites::PartInputs<'_>,
+        stop: &AtomicBool,
+        events: &mut dyn Events,
+    ) -> Result<(crate::model::SuiteResult, Option<String>)> {
+        Ok((
+            crate::model::SuiteResult::Index(run(self, with.exe, stop, events)?),
+            None,
+        ))
+    }
+}

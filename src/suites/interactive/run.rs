@@ -400,3 +400,23 @@ fn run_pair(
         explained: None,
     }))
 }
+
+impl crate::suites::Part for InteractiveConfig {
+    fn plan(&self) -> Plan {
+        plan(self)
+    }
+
+    fn settings(&self) -> crate::model::part::PartSettings<'_> {
+        crate::model::part::PartSettings::Interactive(&self.settings)
+    }
+
+    fn measure_part(
+        &self,
+        with: &crate::suites::PartInputs<'_>,
+        stop: &AtomicBool,
+        events: &mut dyn Events,
+    ) -> Result<(SuiteResult, Option<String>)> {
+        let outcome = run(self, with.exe, stop, events)?;
+        Ok((SuiteResult::Interactive(outcome.result), outcome.failure))
+    }
+}

@@ -209,3 +209,25 @@ fn empty(settings: NoiseSettings) -> NoiseResult {
         summary: None,
     }
 }
+
+impl crate::suites::Part for NoiseConfig {
+    fn plan(&self) -> Plan {
+        plan(self)
+    }
+
+    fn settings(&self) -> crate::model::part::PartSettings<'_> {
+        crate::model::part::PartSettings::Noise(&self.settings)
+    }
+
+    fn measure_part(
+        &self,
+        _with: &crate::suites::PartInputs<'_>,
+        stop: &AtomicBool,
+        events: &mut dyn Events,
+    ) -> Result<(crate::model::SuiteResult, Option<String>)> {
+        Ok((
+            crate::model::SuiteResult::Noise(measure(self, stop, events)?),
+            None,
+        ))
+    }
+}

@@ -229,6 +229,39 @@ pub fn measure(
     })
 }
 
+impl crate::suites::Part for SchedConfig {
+    fn plan(&self) -> Plan {
+        plan(self)
+    }
+
+    fn settings(&self) -> crate::model::part::PartSettings<'_> {
+        crate::model::part::PartSettings::Sched(&self.settings)
+    }
+
+    /// A part of `run` calibrates the chain loop first (`sched` alone is given its
+    /// calibration by the command).
+    fn measure_part(
+        &self,
+        with: &crate::suites::PartInputs<'_>,
+        stop: &AtomicBool,
+        events: &mut dyn Events,
+    ) -> Result<(crate::model::SuiteResult, Option<String>)> {
+        let burn = crate::calibration::burn_calibration(
+            with.calibration,
+            crate::calibration::BurnLoop::Chain,
+            &mut |_| {},
+        );
+        events.event(Event::BurnCalibrated {
+            calibration: &burn.calibration,
+            cache_warning: burn.cache_warning.as_deref(),
+        });
+        Ok((
+            crate::model::SuiteResult::Sched(measure(self, burn.calibration, stop, events)?),
+            None,
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
