@@ -4,12 +4,11 @@
 
 use std::fmt::Write;
 
-use super::exporters::html::esc;
 use crate::model::index::Category;
 use crate::model::index::{IndexPass, IndexResult, TestResult};
 use crate::model::{Environment, RunResult, SuiteResult};
-use crate::render::report::suites;
-use crate::render::svg::{bar_chart, BarRow};
+use crate::render::labelled::suites;
+use crate::render::svg::{bar_chart, esc, BarRow};
 use crate::text::Text;
 
 fn plural(n: usize, one: &str, many: &str) -> String {

@@ -16,7 +16,7 @@ use crate::model::interactive::{
 };
 use crate::model::{RunResult, SuiteResult};
 use crate::platform::sched::Policy;
-use crate::render::report::suites;
+use crate::render::labelled::suites;
 use crate::render::svg::{
     bar_chart, esc, line_chart, timeline, BarRow, Series, TimelineBar, XScale,
 };

@@ -10,6 +10,7 @@ pub mod headline;
 pub mod history;
 pub mod index;
 pub mod interactive;
+pub mod labelled;
 pub mod noise;
 pub mod report;
 pub mod results;
@@ -52,18 +53,6 @@ pub trait SuiteView {
     /// Its line in `run`'s summary.
     fn summary_line(&self) -> String;
 }
-
-/// A suite's section of `report`'s HTML page: written to `out` from the labelled results.
-pub type ReportSection = fn(out: &mut String, results: &exporters::Labelled);
-
-/// Each suite's section of `report`'s HTML page, in the page's order: its plots across the
-/// results (a section whose suite none of them has writes nothing).
-pub const REPORT_SECTIONS: [ReportSection; 4] = [
-    index::report_section,
-    interactive::report_section,
-    sched::report_section,
-    noise::report_section,
-];
 
 /// A suite's result, as it is shown.
 pub fn view(suite: &SuiteResult) -> &dyn SuiteView {

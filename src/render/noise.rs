@@ -10,7 +10,7 @@ use crate::model::noise::{
 };
 use crate::model::{RunResult, SuiteResult};
 
-use crate::render::report::suites;
+use crate::render::labelled::suites;
 use crate::render::svg::{bar_chart, esc, BarRow};
 use crate::units::ms;
 

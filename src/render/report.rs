@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use crate::compare::Comparison;
-use crate::model::{RunResult, SuiteResult};
+use crate::model::RunResult;
 use crate::render::environment::host_lines;
 use crate::render::noise::check_line;
 use crate::render::svg::esc;
@@ -20,6 +20,18 @@ font-weight:bold}.tick{text-anchor:middle;fill:#444}.ytick{text-anchor:end}.labe
 fill:#222}.axis{stroke:#222}.grid{stroke:#eee}.reference{stroke:#000;stroke-dasharray:4 3}\
 .reftext{text-anchor:start;font-size:11px}.legend{fill:#222}.better{color:#070}.worse{color:#b00}\
 pre{background:#f6f6f6;padding:.5em}";
+
+/// A suite's section of `report`'s HTML page: written to `out` from the labelled results.
+pub type ReportSection = fn(out: &mut String, results: &[(String, RunResult)]);
+
+/// Each suite's section of `report`'s HTML page, in the page's order: its plots across the
+/// results (a section whose suite none of them has writes nothing).
+pub const REPORT_SECTIONS: [ReportSection; 4] = [
+    super::index::report_section,
+    super::interactive::report_section,
+    super::sched::report_section,
+    super::noise::report_section,
+];
 
 /// The whole page. `results` are (label, result) pairs in the order given.
 pub fn html(results: &[(String, RunResult)], comparisons: &[Comparison]) -> String {
@@ -54,8 +66,8 @@ pub fn html(results: &[(String, RunResult)], comparisons: &[Comparison]) -> Stri
             out.push_str(&comparison_table(c));
         }
     }
-    // Each suite's section: its plots across the results (render::REPORT_SECTIONS).
-    for section in super::REPORT_SECTIONS {
+    // Each suite's section: its plots across the results.
+    for section in REPORT_SECTIONS {
         section(&mut out, results);
     }
     out.push_str("</body></html>\n");
@@ -92,33 +104,6 @@ fn comparison_table(c: &Comparison) -> String {
     out
 }
 
-/// Each result's suites of one kind, with the result's label; a suite that measured pinned
-/// (`hostbench run`'s second pass over the ping-pongs) is labelled so, a series of its own.
-pub(crate) fn suites<'a, T>(
-    results: &'a [(String, RunResult)],
-    pick: impl Fn(&'a SuiteResult) -> Option<&'a T>,
-) -> Vec<(String, &'a T)> {
-    let mut out = Vec::new();
-    for (l, r) in results {
-        for s in &r.suites {
-            if let Some(t) = pick(s) {
-                let label = if pinned(s) {
-                    format!("{l}, pinned")
-                } else {
-                    l.clone()
-                };
-                out.push((label, t));
-            }
-        }
-    }
-    out
-}
-
-/// Whether a suite ran with its ping-pongs pinned to one CPU.
-fn pinned(s: &SuiteResult) -> bool {
-    s.data().pinned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,6 +111,7 @@ mod tests {
         Culprit, Explained, ExplainedSample, Part, Phase, Segment,
     };
     use crate::model::interactive::{Bench, InteractiveResult, Measurement};
+    use crate::model::SuiteResult;
 
     /// A Video under Burn pair whose worst sample waited 4 ms behind a task that named itself
     /// with markup and a terminal escape.

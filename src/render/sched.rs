@@ -7,7 +7,7 @@ use crate::model::sched::confidence::Verdict;
 use crate::model::sched::SchedRun;
 use crate::model::sched::{SchedPoint, SchedResult, SchedSettings};
 use crate::model::{RunResult, SuiteResult};
-use crate::render::report::suites;
+use crate::render::labelled::suites;
 use crate::render::svg::{line_chart, Series, XScale};
 use crate::units;
 

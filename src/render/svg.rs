@@ -14,7 +14,13 @@ pub fn colour(i: usize) -> &'static str {
     COLOURS[i % COLOURS.len()]
 }
 
-pub use super::exporters::html::esc;
+/// Escapes text for HTML and XML (SVG): element content and quoted attribute values.
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
 
 pub struct Series {
     pub name: String,
@@ -721,5 +727,13 @@ mod tests {
         assert_eq!(s.matches(r#"class="name""#).count(), 1);
         assert!(s.contains(">h-&lt;2&gt;</text>"));
         assert!(s.contains(r#"class="range""#) && s.contains(r#"class="median""#));
+    }
+
+    #[test]
+    fn markup_in_text_stays_text() {
+        assert_eq!(
+            esc(r#"<b a="1">x & y</b>"#),
+            "&lt;b a=&quot;1&quot;&gt;x &amp; y&lt;/b&gt;"
+        );
     }
 }

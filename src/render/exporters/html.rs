@@ -7,6 +7,10 @@ use crate::compare::Comparison;
 use crate::model::RunResult;
 use crate::render::report;
 
+/// The one HTML escape, kept beside the SVG builder (which every page uses) so that the
+/// renderers that need it need nothing of the exporters.
+pub use crate::render::svg::esc;
+
 pub(super) fn history(h: &crate::history::Histories) -> Result<String> {
     Ok(crate::render::history::html(h))
 }
@@ -27,25 +31,4 @@ pub(super) fn report(
     comparisons: &[Comparison],
 ) -> Result<String> {
     Ok(report::html(results, comparisons))
-}
-
-/// Escapes text for HTML and XML (SVG): element content and quoted attribute values.
-pub fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn markup_in_text_stays_text() {
-        assert_eq!(
-            esc(r#"<b a="1">x & y</b>"#),
-            "&lt;b a=&quot;1&quot;&gt;x &amp; y&lt;/b&gt;"
-        );
-    }
 }
