@@ -202,6 +202,10 @@ pub struct RestedCheck {
     /// The one CPU it ran on, when it could be pinned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<usize>,
+    /// A stop (Ctrl-C, SIGTERM, SIGHUP) ended it before a check was accepted. Left out when
+    /// false, as in results stored before it was said.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stopped: bool,
 }
 
 /// The limits of [`measure_like_interbench`].
@@ -391,6 +395,7 @@ pub fn measure_like_interbench(
             budget_ms: rule.budget_ms,
         });
     }
+    let stopped = !accepted && stop.load(Ordering::Relaxed);
     let per_ms = if accepted {
         guess as f64
     } else {
@@ -412,6 +417,7 @@ pub fn measure_like_interbench(
             accepted,
             policy: crate::platform::sched::current_thread_policy(),
             cpu: None,
+            stopped,
         }),
     }
 }
@@ -698,6 +704,15 @@ fn chain_allowed_pct(m: &RateMeasurement) -> f64 {
 /// check after a rest passed, or the chain's timings spread more than a steady CPU's.
 pub fn unsure(m: &RateMeasurement) -> Option<String> {
     match m.rested_check {
+        Some(c) if c.stopped => Some(format!(
+            "the calibration was stopped after {:.0} ms, before a check after a rest passed: {}",
+            m.elapsed_ms,
+            if m.samples == 0 {
+                "nothing was timed, so loops_per_ms is no speed of this host"
+            } else {
+                "loops_per_ms is the median speed of what it had timed"
+            }
+        )),
         Some(c) if !c.accepted => Some(format!(
             "no check after a {:.0} ms rest passed in {} tries within {:.0} s{}, so loops_per_ms is their median speed (interbench would go on trying)",
             c.rest_ms,
@@ -1301,6 +1316,33 @@ mod tests {
     }
 
     #[test]
+    fn a_calibration_stopped_before_it_timed_anything_says_it_was_stopped() {
+        // Ctrl-C before the rule began: nothing timed, and the figure says why it is none.
+        let m = measure_like_interbench(
+            &mut spin_slower_after_rest(false),
+            QUICK_RULE,
+            &mut |_| {},
+            &AtomicBool::new(true),
+        );
+        assert!(m.rested_check.unwrap().stopped, "{m:?}");
+        let why = unsure(&m).expect("flagged");
+        assert!(why.contains("the calibration was stopped after"), "{why}");
+        assert!(why.contains("nothing was timed"), "{why}");
+        // Its record says so; a calibration that was not stopped leaves the field out.
+        let json = serde_json::to_string(&m).unwrap();
+        assert!(json.contains("\"stopped\":true"), "{json}");
+        let quiet = measure_like_interbench(
+            &mut spin_slower_after_rest(false),
+            QUICK_RULE,
+            &mut |_| {},
+            &AtomicBool::new(false),
+        );
+        assert!(!quiet.rested_check.unwrap().stopped);
+        assert!(!serde_json::to_string(&quiet).unwrap().contains("stopped"));
+        assert!(unsure(&quiet).is_none_or(|w| !w.contains("stopped")));
+    }
+
+    #[test]
     fn a_calibration_that_never_passed_its_check_is_kept_unsure_and_never_cached() {
         let dir = tempfile::tempdir().unwrap();
         let opts = CalibrationOptions {
@@ -1369,6 +1411,7 @@ mod tests {
                 accepted: true,
                 policy: crate::platform::sched::Policy::Other,
                 cpu: None,
+                stopped: false,
             }),
         }
     }
