@@ -840,7 +840,6 @@ fn slower_than_cached(
     m: &RateMeasurement,
     cached: u64,
     at: Option<DateTime<Utc>>,
-    cache_file: &Path,
 ) -> Option<String> {
     let off = 100.0 * (m.per_ms / cached as f64 - 1.0);
     let allowed = match burn_loop {
@@ -849,11 +848,10 @@ fn slower_than_cached(
     };
     (off < -allowed).then(|| {
         format!(
-            "the loop ran at {:.0} loops/ms, {off:+.1}% from the {cached} this host's cache holds{} (allowed -{allowed:.1}%): the CPU ran slow while it calibrated (a busy neighbour or another tenant), so the figure is this run's speed only; if this CPU is slower for good, remove {}",
+            "the loop ran at {:.0} loops/ms, {off:+.1}% from the {cached} this host's cache holds{} (allowed -{allowed:.1}%): the CPU ran slow while it calibrated (a busy neighbour or another tenant), so the figure is this run's speed only; if this CPU is slower for good, delete calibration.json in the cache directory (--cache-dir)",
             m.per_ms,
             at.map(|t| format!(" (measured {})", t.format("%Y-%m-%d %H:%M UTC")))
                 .unwrap_or_default(),
-            cache_file.display()
         )
     })
 }
@@ -967,9 +965,7 @@ fn burn_calibration_with(
     }
     let measurement = measure();
     let unsure = unsure(&measurement).or_else(|| {
-        known.and_then(|(cached, at)| {
-            slower_than_cached(burn_loop, &measurement, cached, at, &opts.cache_file)
-        })
+        known.and_then(|(cached, at)| slower_than_cached(burn_loop, &measurement, cached, at))
     });
     let calibration = BurnCalibration {
         loops_per_ms: measurement.per_ms.round().max(1.0) as u64,
@@ -1462,6 +1458,13 @@ mod tests {
             why.contains("-50.0% from the 1000000 this host's cache holds"),
             "{why}"
         );
+        // The reason is stored with the result, which a fleet shares: it names the cache
+        // file, not where this user keeps it.
+        assert!(
+            why.contains("delete calibration.json in the cache directory"),
+            "{why}"
+        );
+        assert!(!why.contains(&dir.path().display().to_string()), "{why}");
         assert_eq!(cached_figure(&opts), Some(1_000_000));
         // The same with -b, which skips the check but not the judgement.
         opts.recalibrate = true;
