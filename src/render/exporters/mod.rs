@@ -66,14 +66,6 @@ pub enum Shown {
 }
 
 impl Shown {
-    pub const ALL: &'static [Shown] = &[
-        Shown::Result,
-        Shown::Comparison,
-        Shown::Report,
-        Shown::Fleet,
-        Shown::History,
-    ];
-
     fn what(self) -> &'static str {
         match self {
             Shown::Result => "a result",
@@ -119,7 +111,7 @@ impl Subject<'_> {
 }
 
 /// Results with their labels ("result 3", a file's name), as a report takes them.
-pub type Labelled = [(String, RunResult)];
+pub type LabelledResults = [(String, RunResult)];
 
 /// A renderer of one subject in one format. Its type says what it renders, so a row of
 /// [`TABLE`] cannot pair a format with a renderer of something else.
@@ -127,7 +119,7 @@ pub type Labelled = [(String, RunResult)];
 pub enum Renderer {
     Result(fn(i64, &RunResult) -> Result<String>),
     Comparison(fn(&Comparison) -> Result<String>),
-    Report(fn(&Labelled, &[Comparison]) -> Result<String>),
+    Report(fn(&LabelledResults, &[Comparison]) -> Result<String>),
     Fleet(fn(&Fleet, &str) -> Result<String>),
     History(fn(&Histories) -> Result<String>),
 }
