@@ -63,14 +63,14 @@ pub struct HostRow {
     pub tags: BTreeMap<Text, Text>,
     /// Its results the selection took.
     pub results: usize,
-    /// A cell a column, in [`Column::ALL`] order.
+    /// A cell a column, in [`Column::all`] order.
     pub cells: Vec<Option<Cell>>,
 }
 
 /// A figure's range among the hosts that measured `kind`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Range {
-    pub column: Column,
+    pub column: &'static Column,
     pub kind: String,
     pub hosts: usize,
     pub median: f64,
@@ -92,13 +92,13 @@ pub struct TagGroup {
     pub key: Text,
     pub value: Text,
     pub hosts: usize,
-    /// A median a column, in [`Column::ALL`] order.
+    /// A median a column, in [`Column::all`] order.
     pub medians: Vec<Option<f64>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Fleet {
-    pub columns: Vec<Column>,
+    pub columns: Vec<&'static Column>,
     pub rows: Vec<HostRow>,
     /// A range a column that has one, for the kind most hosts measured.
     pub ranges: Vec<Range>,
@@ -148,7 +148,7 @@ pub struct Summary {
     /// As they may be shown.
     tags: BTreeMap<Text, Text>,
     noise_floor_pct: Option<f64>,
-    /// A figure a column, in [`Column::ALL`] order.
+    /// A figure a column, in [`Column::all`] order.
     values: Vec<Option<Figure>>,
 }
 
@@ -312,7 +312,7 @@ fn drop_impossible(summaries: &mut [Summary]) -> Vec<String> {
                 notes.push(format!(
                     "{}: {} = {value:e} is no measurement: left out",
                     s.source,
-                    Column::ALL[i].name()
+                    Column::all()[i].name
                 ));
             }
         }
@@ -336,7 +336,7 @@ fn fleet_of(results: &[Summary]) -> Fleet {
     let mut floors = Vec::new();
     let mut rows = Vec::new();
     for runs in by_host.values() {
-        let picked: Vec<_> = (0..Column::ALL.len())
+        let picked: Vec<_> = (0..Column::all().len())
             .map(|i| latest(runs.iter().copied(), i))
             .collect();
         let own: Vec<f64> = picked
@@ -369,10 +369,10 @@ fn fleet_of(results: &[Summary]) -> Fleet {
     }
     let noise_pct = median(&floors);
     let mut ranges = Vec::new();
-    for (i, &column) in Column::ALL.iter().enumerate() {
+    for (i, &column) in Column::all().iter().enumerate() {
         // The noise figure is itself a spread: how far one host's may lie from the others'
         // is what their spread of it says, not the run-to-run noise of a figure.
-        let noise_pct = noise_pct.filter(|_| column != Column::Noise);
+        let noise_pct = noise_pct.filter(|_| !column.is_spread);
         if let Some(range) = range_of(&mut rows, i, column, noise_pct) {
             ranges.push(range);
         }
@@ -385,7 +385,7 @@ fn fleet_of(results: &[Summary]) -> Fleet {
         ));
     }
     Fleet {
-        columns: Column::ALL.to_vec(),
+        columns: Column::all().to_vec(),
         rows,
         ranges,
         tags: tag_groups(&complete),
@@ -416,7 +416,7 @@ pub fn tolerance(values: &[f64], noise_pct: Option<f64>) -> Option<(f64, f64, f6
 fn range_of(
     rows: &mut [HostRow],
     i: usize,
-    column: Column,
+    column: &'static Column,
     noise_pct: Option<f64>,
 ) -> Option<Range> {
     let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
@@ -438,7 +438,7 @@ fn range_of(
         .collect();
     let (m, spread_pct, tolerance_pct) = tolerance(&values, noise_pct)?;
     // Never past what the figure can be (no 111% of deadlines met, no negative spread).
-    let (floor, ceiling) = column.bounds();
+    let (floor, ceiling) = column.bounds;
     let (low, high) = (
         (m * (1.0 - tolerance_pct / 100.0)).max(floor),
         (m * (1.0 + tolerance_pct / 100.0)).min(ceiling),
@@ -450,7 +450,7 @@ fn range_of(
         cell.from_median_pct = Some(100.0 * (cell.value - m) / m);
         let above = cell.value > high;
         if above || cell.value < low {
-            let better = above == (column.better() == Better::Higher);
+            let better = above == (column.better == Better::Higher);
             cell.outside = Some(if better {
                 Outside::Better
             } else {
@@ -491,7 +491,7 @@ fn tag_groups(results: &[&Summary]) -> Vec<TagGroup> {
             key,
             value,
             hosts: hosts.len(),
-            medians: (0..Column::ALL.len())
+            medians: (0..Column::all().len())
                 .map(|i| {
                     let values: Vec<f64> = hosts
                         .values()
@@ -570,14 +570,14 @@ mod tests {
         let f = fleet(&results);
         assert_eq!(f.rows.len(), 4);
         assert_eq!(f.sick(), ["n4"]);
-        let i = Column::ALL
+        let i = Column::all()
             .iter()
-            .position(|&c| c == Column::IndexOne)
+            .position(|c| c.key == "index_one")
             .unwrap();
         let range = f
             .ranges
             .iter()
-            .find(|r| r.column == Column::IndexOne)
+            .find(|r| r.column.key == "index_one")
             .unwrap();
         assert_eq!(range.hosts, 4);
         let n4 = f.rows[3].cells[i].as_ref().unwrap();
@@ -613,9 +613,9 @@ mod tests {
         let f = fleet(&results);
         assert_eq!(f.rows.len(), 2);
         assert_eq!(f.rows[0].results, 2);
-        let i = Column::ALL
+        let i = Column::all()
             .iter()
-            .position(|&c| c == Column::IndexOne)
+            .position(|c| c.key == "index_one")
             .unwrap();
         assert_eq!(f.rows[0].cells[i].as_ref().unwrap().source, "result 2");
         assert!(f.ranges.is_empty());
@@ -636,7 +636,7 @@ mod tests {
             }
         }
         let f = fleet(&results);
-        let range = f.ranges.iter().find(|r| r.column == Column::Noise).unwrap();
+        let range = f.ranges.iter().find(|r| r.column.key == "noise").unwrap();
         assert_eq!(range.noise_pct, None);
         assert_eq!(f.sick(), ["n4"]);
     }
@@ -654,7 +654,7 @@ mod tests {
         let range = f
             .ranges
             .iter()
-            .find(|r| r.column == Column::IndexOne)
+            .find(|r| r.column.key == "index_one")
             .unwrap();
         assert_eq!(range.spread_pct, 0.0);
         let noise = results[0].1.noise_floor_pct().unwrap();
@@ -682,7 +682,7 @@ mod tests {
         let worst = f
             .ranges
             .iter()
-            .find(|r| r.column == Column::InteractiveWorst)
+            .find(|r| r.column.key == "interactive_worst")
             .unwrap();
         // The fixture's worst pair meets all its deadlines: the median is 100%.
         assert_eq!(worst.median, 100.0);

@@ -8,172 +8,63 @@ use serde::{Deserialize, Serialize};
 use super::figures::Better;
 use super::{RunResult, SuiteResult};
 
-/// A headline figure: a column of the fleet's table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Column {
-    /// UnixBench's System Benchmarks index of one copy.
-    IndexOne,
-    /// The index of the most copies run (usually one per CPU).
-    IndexMany,
-    /// interbench: the deadlines met by the worst bench × load pair.
-    InteractiveWorst,
-    /// reflex: microseconds per round at the point with the fewest threads.
-    Sched,
-    /// p1bench: the spread of the fixed job (the noise part, else the noise check).
-    Noise,
+/// A headline figure: a column of the fleet's table. A suite declares its columns beside its
+/// result types; [`super::COLUMNS`] lists them in the order a stored result keeps its figures.
+#[derive(Debug)]
+pub struct Column {
+    /// Its key in the fleet page (`#sort=`), the CSV and the JSON.
+    pub key: &'static str,
+    pub name: &'static str,
+    pub unit: &'static str,
+    /// The values the figure can take (a percentage of deadlines met lies in 0..=100): a range
+    /// drawn around a median is cut to them.
+    pub bounds: (f64, f64),
+    pub better: Better,
+    /// Whether the figure is itself a spread (p1bench's): the hosts' own noise floors do not
+    /// widen its range.
+    pub is_spread: bool,
+    /// The figure in a result: its value, what it measured (hosts are ranged only with those
+    /// that measured the same), and a note for the table.
+    pub of: fn(&RunResult) -> Option<Figure>,
 }
+
+/// A figure that is at least 0 and has no upper bound.
+pub const AT_LEAST_ZERO: (f64, f64) = (0.0, f64::INFINITY);
 
 impl Column {
-    pub const ALL: [Column; 5] = [
-        Column::IndexOne,
-        Column::IndexMany,
-        Column::InteractiveWorst,
-        Column::Sched,
-        Column::Noise,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Column::IndexOne => "index, 1 copy",
-            Column::IndexMany => "index, N copies",
-            Column::InteractiveWorst => "interactive, worst pair",
-            Column::Sched => "sched",
-            Column::Noise => "noise",
-        }
+    /// Every column, in the order a stored result keeps its figures.
+    pub fn all() -> &'static [&'static Column] {
+        super::COLUMNS
     }
 
-    pub fn unit(self) -> &'static str {
-        match self {
-            Column::IndexOne | Column::IndexMany => "index",
-            Column::InteractiveWorst => "% deadlines met",
-            Column::Sched => "us/round",
-            Column::Noise => "% spread",
-        }
-    }
-
-    /// The values the figure can take: a percentage of deadlines met lies in 0..=100, every
-    /// other figure is at least 0. A range drawn around a median is cut to them.
-    pub fn bounds(self) -> (f64, f64) {
-        match self {
-            Column::InteractiveWorst => (0.0, 100.0),
-            _ => (0.0, f64::INFINITY),
-        }
-    }
-
-    pub fn better(self) -> Better {
-        match self {
-            Column::IndexOne | Column::IndexMany | Column::InteractiveWorst => Better::Higher,
-            Column::Sched | Column::Noise => Better::Lower,
-        }
-    }
-
-    /// The figure in `r`: its value, what it measured (hosts are ranged only with those that
-    /// measured the same), and a note for the table.
-    pub fn of(self, r: &RunResult) -> Option<Figure> {
-        let suites = r.suites.iter();
-        match self {
-            Column::IndexOne | Column::IndexMany => {
-                let passes = suites.filter_map(|s| match s {
-                    SuiteResult::Index(i) => Some(i.passes.iter()),
-                    _ => None,
-                });
-                let mut passes = passes.flatten().filter(|p| p.system_index.is_some());
-                let pass = if self == Column::IndexOne {
-                    passes.find(|p| p.copies == 1)
-                } else {
-                    passes.filter(|p| p.copies > 1).max_by_key(|p| p.copies)
-                }?;
-                let partial = if pass.indexed < pass.index_tests {
-                    format!(", partial: {} of {}", pass.indexed, pass.index_tests)
-                } else {
-                    String::new()
-                };
-                Some(Figure {
-                    value: pass.system_index?,
-                    kind: format!(
-                        "{} cop{}, {} tests",
-                        pass.copies,
-                        plural_y(pass.copies),
-                        pass.index_tests
-                    ),
-                    note: format!("{} cop{}{partial}", pass.copies, plural_y(pass.copies)),
-                })
-            }
-            Column::InteractiveWorst => suites
-                .filter_map(|s| match s {
-                    SuiteResult::Interactive(i) => i.worst_by_deadlines(),
-                    _ => None,
-                })
-                .min_by(|a, b| {
-                    let met = |m: &super::interactive::Measurement| {
-                        m.deadlines_met_pct.unwrap_or(f64::INFINITY)
-                    };
-                    met(a).total_cmp(&met(b))
-                })
-                .and_then(|m| {
-                    Some(Figure {
-                        value: m.deadlines_met_pct?,
-                        kind: "the worst pair".into(),
-                        note: format!("{} under {}", m.bench.name(), m.load.name()),
-                    })
-                }),
-            Column::Sched => suites
-                .filter_map(|s| match s {
-                    SuiteResult::Sched(s) => Some((s.settings.pin, s.points.iter())),
-                    _ => None,
-                })
-                .flat_map(|(pin, points)| points.map(move |p| (pin, p)))
-                .filter(|(_, p)| !p.runs.is_empty())
-                .min_by_key(|(pin, p)| (*pin, p.threads, p.active_sets))
-                .map(|(pin, p)| {
-                    let what = format!(
-                        "c={} a={}{}",
-                        p.threads,
-                        p.active_sets,
-                        if pin { " pinned" } else { "" }
-                    );
-                    Figure {
-                        value: p.mean_us_per_round,
-                        kind: what.clone(),
-                        note: what,
-                    }
-                }),
-            Column::Noise => {
-                let part = r.suites.iter().find_map(|s| match s {
-                    SuiteResult::Noise(n) => n.summary.as_ref().map(|sum| (n, sum)),
-                    _ => None,
-                });
-                match part {
-                    Some((n, sum)) => {
-                        let job = super::noise::noise_job(&n.settings);
-                        Some(Figure {
-                            value: sum.verdict.spread_pct,
-                            note: format!(
-                                "p{} of {job}, {:?}",
-                                sum.verdict.percentile, sum.verdict.level
-                            )
-                            .to_lowercase(),
-                            kind: job,
-                        })
-                    }
-                    None => r.noise_check.as_ref().map(|c| Figure {
-                        value: c.spread_pct(),
-                        kind: "noise check".into(),
-                        note: "the noise check".into(),
-                    }),
-                }
-            }
-        }
+    /// The column with this key.
+    pub fn by_key(key: &str) -> Option<&'static Column> {
+        Self::all().iter().copied().find(|c| c.key == key)
     }
 }
 
-fn plural_y(n: usize) -> &'static str {
-    if n == 1 {
-        "y"
-    } else {
-        "ies"
+/// Columns are the same when their keys are.
+impl PartialEq for Column {
+    fn eq(&self, other: &Column) -> bool {
+        self.key == other.key
     }
+}
+
+impl Eq for Column {}
+
+/// A column is written as its key.
+impl Serialize for Column {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.key)
+    }
+}
+
+/// Each of a suite's results in `r`, as the variant `pick` takes out.
+pub fn each<'a, T: 'a>(
+    r: &'a RunResult,
+    pick: fn(&'a SuiteResult) -> Option<&'a T>,
+) -> impl Iterator<Item = &'a T> {
+    r.suites.iter().filter_map(pick)
 }
 
 /// A headline figure of a result: its value, what it measured (hosts are compared only with
@@ -186,7 +77,7 @@ pub struct Figure {
 }
 
 /// What a fleet reads of a result besides its list columns: its noise floor and a figure a
-/// column, in [`Column::ALL`] order.
+/// column, in [`Column::all`] order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HeadlineFigures {
     pub noise_floor_pct: Option<f64>,
@@ -197,15 +88,61 @@ impl HeadlineFigures {
     pub fn of(r: &RunResult) -> HeadlineFigures {
         HeadlineFigures {
             noise_floor_pct: r.noise_floor_pct(),
-            values: Column::ALL.iter().map(|c| c.of(r)).collect(),
+            values: Column::all().iter().map(|c| (c.of)(r)).collect(),
         }
     }
 
     /// As stored: None for what does not read back with a figure a column (a row of an earlier
     /// layout holds none; one edited by hand may hold anything).
     pub fn parse(json: &str) -> Option<HeadlineFigures> {
-        serde_json::from_str::<HeadlineFigures>(json)
-            .ok()
-            .filter(|f| f.values.len() == Column::ALL.len())
+        let mut f = serde_json::from_str::<HeadlineFigures>(json).ok()?;
+        // A row stored before a suite's columns existed has none of them: the suite had not
+        // measured there.
+        if f.values.len() > Column::all().len() {
+            return None;
+        }
+        f.values.resize(Column::all().len(), None);
+        Some(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_column_has_its_own_key() {
+        let mut keys: Vec<&str> = Column::all().iter().map(|c| c.key).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), Column::all().len());
+        for c in Column::all() {
+            assert_eq!(Column::by_key(c.key), Some(*c));
+        }
+    }
+
+    #[test]
+    fn a_row_stored_before_a_column_existed_reads_with_that_column_empty() {
+        let figure = Figure {
+            value: 1.0,
+            kind: "k".into(),
+            note: "n".into(),
+        };
+        let shorter = HeadlineFigures {
+            noise_floor_pct: Some(0.5),
+            values: vec![Some(figure.clone())],
+        };
+        let read = HeadlineFigures::parse(&serde_json::to_string(&shorter).unwrap()).unwrap();
+        assert_eq!(read.values.len(), Column::all().len());
+        assert_eq!(read.values[0], Some(figure.clone()));
+        assert!(read.values[1..].iter().all(Option::is_none));
+        let longer = HeadlineFigures {
+            noise_floor_pct: None,
+            values: vec![Some(figure); Column::all().len() + 1],
+        };
+        assert_eq!(
+            HeadlineFigures::parse(&serde_json::to_string(&longer).unwrap()),
+            None
+        );
     }
 }

@@ -105,6 +105,16 @@ pub struct Repeat {
     pub of: u32,
 }
 
+/// Every suite's columns of the fleet's table, in the order a stored result keeps its headline
+/// figures (layout 7): a new suite's columns go at the end.
+pub const COLUMNS: &[&headline::Column] = &[
+    &index::INDEX_ONE,
+    &index::INDEX_MANY,
+    &interactive::WORST_PAIR,
+    &sched::PER_ROUND,
+    &noise::SPREAD,
+];
+
 /// The data of one suite. Tagged by suite name in JSON: `{"suite": "noise", ...}`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "suite", rename_all = "lowercase")]

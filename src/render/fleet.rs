@@ -76,19 +76,8 @@ else if(k==='tag'){each.call(sel.options,function(o){if(o.getAttribute('data-tag
 else if(k==='page'){page=(parseInt(v,10)||1)-1;}});
 draw();})();"#;
 
-/// The key of a column in the page (`#sort=`), the CSV and the JSON.
-pub fn key(c: Column) -> &'static str {
-    match c {
-        Column::IndexOne => "index_one",
-        Column::IndexMany => "index_many",
-        Column::InteractiveWorst => "interactive_worst",
-        Column::Sched => "sched",
-        Column::Noise => "noise",
-    }
-}
-
-fn better_text(c: Column) -> &'static str {
-    match c.better() {
+fn better_text(c: &Column) -> &'static str {
+    match c.better {
         Better::Higher => "higher is better",
         Better::Lower => "lower is better",
     }
@@ -162,7 +151,7 @@ fn tag_options(f: &Fleet) -> Vec<((&Text, &Text), usize)> {
 /// One figure's strip plot and its caption: the hosts that measured what its range measured
 /// (all hosts with the figure when there is no range), the range, the median and the hosts
 /// outside, named and linked.
-fn figure_strip(out: &mut String, f: &Fleet, i: usize, c: Column) {
+fn figure_strip(out: &mut String, f: &Fleet, i: usize, c: &Column) {
     let range = f.ranges.iter().find(|r| r.column == c);
     // The hosts as they are shown (escaped), a row each.
     let shown: Vec<String> = f.rows.iter().map(|r| r.host.to_string()).collect();
@@ -195,7 +184,7 @@ fn figure_strip(out: &mut String, f: &Fleet, i: usize, c: Column) {
     if let Some(r) = range {
         values.extend([r.low, r.high]);
     }
-    let axis = Axis::over(&values, c.bounds());
+    let axis = Axis::over(&values, c.bounds);
     let points: Vec<StripPoint> = drawn
         .iter()
         .map(|&(n, host, cell)| StripPoint {
@@ -217,9 +206,9 @@ fn figure_strip(out: &mut String, f: &Fleet, i: usize, c: Column) {
     let _ = write!(
         out,
         "<figure class=\"strip\" data-key=\"{}\"><figcaption><b>{}</b> <small>{}, {}</small>: {}",
-        key(c),
-        esc(c.name()),
-        esc(c.unit()),
+        c.key,
+        esc(c.name),
+        esc(c.unit),
         better_text(c),
         plural(drawn.len(), "host")
     );
@@ -266,7 +255,7 @@ fn figure_strip(out: &mut String, f: &Fleet, i: usize, c: Column) {
     out.push_str("</figcaption>");
     out.push_str(&strip_plot(
         "fleet-strip",
-        &format!("{} across hosts ({})", c.name(), better_text(c)),
+        &format!("{} across hosts ({})", c.name, better_text(c)),
         axis,
         &points,
         range.map(|r| (r.low, r.high)),
@@ -347,9 +336,9 @@ figure's range, the line its median; <span class=\"worse\">red</span>: outside o
         let _ = write!(
             out,
             "<th data-key=\"{}\" data-type=\"num\">{} <small>{}, {}</small></th>",
-            key(c),
-            esc(c.name()),
-            esc(c.unit()),
+            c.key,
+            esc(c.name),
+            esc(c.unit),
             better_text(c)
         );
     }
@@ -410,14 +399,14 @@ figure's range, the line its median; <span class=\"worse\">red</span>: outside o
             let _ = write!(
                 out,
                 "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.2}%</td><td class=\"n\">{}</td><td class=\"n\">±{:.2}%</td><td class=\"n\">{} – {}</td></tr>",
-                esc(r.column.name()),
+                esc(r.column.name),
                 esc(&r.kind),
                 r.hosts,
                 num(r.median),
                 r.spread_pct,
                 match (r.noise_pct, r.column) {
                     (Some(n), _) => format!("{n:.2}%"),
-                    (None, Column::Noise) => "not applied (a spread)".into(),
+                    (None, c) if c.is_spread => "not applied (a spread)".into(),
                     (None, _) => "not measured".into(),
                 },
                 r.tolerance_pct,
@@ -460,8 +449,8 @@ such result), and how far it lies from the fleet's median.</p><table id=\"by-tag
         let _ = write!(
             out,
             "<th>{} <small>{}</small></th>",
-            esc(c.name()),
-            esc(c.unit())
+            esc(c.name),
+            esc(c.unit)
         );
     }
     out.push_str("</tr>");
@@ -496,11 +485,7 @@ such result), and how far it lies from the fleet's median.</p><table id=\"by-tag
 pub fn text(f: &Fleet, selection: &str) -> String {
     let mut out = format!("Fleet: {} hosts, of {selection}.\n\n", f.rows.len());
     let mut header = vec!["HOST".to_string(), "RESULTS".to_string()];
-    header.extend(
-        f.columns
-            .iter()
-            .map(|c| format!("{} ({})", c.name(), c.unit())),
-    );
+    header.extend(f.columns.iter().map(|c| format!("{} ({})", c.name, c.unit)));
     let mut lines = vec![header];
     for row in &f.rows {
         let mut line = vec![row.host.to_string(), row.results.to_string()];
@@ -542,7 +527,7 @@ pub fn text(f: &Fleet, selection: &str) -> String {
         let _ = writeln!(
             out,
             "{} ({}): {} hosts, median {}, range {} .. {} (±{:.2}%)",
-            r.column.name(),
+            r.column.name,
             r.kind,
             r.hosts,
             num(r.median),

@@ -7,7 +7,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::figures::{Better, Figure, Placement};
-use super::{implausible_s, SuiteData};
+use super::headline::{self, Column, Figure as HeadlineFigure, AT_LEAST_ZERO};
+use super::{implausible_s, RunResult, SuiteData, SuiteResult};
 use crate::platform::locale;
 use crate::text::Text;
 use scoring::{CopyReport, Pass};
@@ -248,6 +249,65 @@ pub struct NativeBuild {
     /// there): the programs were then built for this run alone, in its private directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub untrusted_cache: Option<Text>,
+}
+
+/// The fleet's column of UnixBench's System Benchmarks index of one copy.
+pub const INDEX_ONE: Column = Column {
+    key: "index_one",
+    name: "index, 1 copy",
+    unit: "index",
+    bounds: AT_LEAST_ZERO,
+    better: Better::Higher,
+    is_spread: false,
+    of: |r| index_headline(r, |passes| passes.into_iter().find(|p| p.copies == 1)),
+};
+
+/// The fleet's column of the index of the most copies run (usually one per CPU).
+pub const INDEX_MANY: Column = Column {
+    key: "index_many",
+    name: "index, N copies",
+    unit: "index",
+    bounds: AT_LEAST_ZERO,
+    better: Better::Higher,
+    is_spread: false,
+    of: |r| {
+        index_headline(r, |passes| {
+            passes
+                .into_iter()
+                .filter(|p| p.copies > 1)
+                .max_by_key(|p| p.copies)
+        })
+    },
+};
+
+/// The index of the pass `pick` chooses among the result's passes that have one.
+fn index_headline<'a>(
+    r: &'a RunResult,
+    pick: impl FnOnce(Vec<&'a IndexPass>) -> Option<&'a IndexPass>,
+) -> Option<HeadlineFigure> {
+    let results = headline::each(r, |s| match s {
+        SuiteResult::Index(i) => Some(i),
+        _ => None,
+    });
+    let passes = results
+        .flat_map(|i| i.passes.iter())
+        .filter(|p| p.system_index.is_some());
+    let pass = pick(passes.collect())?;
+    let copies = format!(
+        "{} cop{}",
+        pass.copies,
+        if pass.copies == 1 { "y" } else { "ies" }
+    );
+    let partial = if pass.indexed < pass.index_tests {
+        format!(", partial: {} of {}", pass.indexed, pass.index_tests)
+    } else {
+        String::new()
+    };
+    Some(HeadlineFigure {
+        value: pass.system_index?,
+        kind: format!("{copies}, {} tests", pass.index_tests),
+        note: format!("{copies}{partial}"),
+    })
 }
 
 impl SuiteData for IndexResult {

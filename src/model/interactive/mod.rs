@@ -8,7 +8,8 @@ pub mod explain;
 use serde::{Deserialize, Serialize};
 
 use super::figures::{batch_means_ms, Better, Figure, Placement, LATENCY_BATCHES};
-use super::SuiteData;
+use super::headline::{self, Column, Figure as HeadlineFigure};
+use super::{SuiteData, SuiteResult};
 use crate::calibration::{BurnCalibration, RateMeasurement};
 use crate::platform::sched::Policy;
 use crate::text::Text;
@@ -210,6 +211,31 @@ pub struct DriftCheck {
     pub noise_pct: f64,
     pub drifted: bool,
 }
+
+/// The fleet's column of interbench's worst pair: the deadlines met by the bench × load pair
+/// that met the fewest.
+pub const WORST_PAIR: Column = Column {
+    key: "interactive_worst",
+    name: "interactive, worst pair",
+    unit: "% deadlines met",
+    bounds: (0.0, 100.0),
+    better: Better::Higher,
+    is_spread: false,
+    of: |r| {
+        let met = |m: &Measurement| m.deadlines_met_pct.unwrap_or(f64::INFINITY);
+        let worst = headline::each(r, |s| match s {
+            SuiteResult::Interactive(i) => Some(i),
+            _ => None,
+        })
+        .filter_map(InteractiveResult::worst_by_deadlines)
+        .min_by(|a, b| met(a).total_cmp(&met(b)))?;
+        Some(HeadlineFigure {
+            value: worst.deadlines_met_pct?,
+            kind: "the worst pair".into(),
+            note: format!("{} under {}", worst.bench.name(), worst.load.name()),
+        })
+    },
+};
 
 impl DriftCheck {
     pub fn of(start: &RateMeasurement, end: &RateMeasurement) -> DriftCheck {

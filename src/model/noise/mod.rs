@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 pub use analysis::{summarize, NoiseLevel, NoiseSummary, PercentilePoint, Verdict};
 
 use super::figures::{Better, Figure};
-use super::{implausible_ns, SuiteData};
+use super::headline::{self, Column, Figure as HeadlineFigure, AT_LEAST_ZERO};
+use super::{implausible_ns, SuiteData, SuiteResult};
 use crate::calibration::{BurnCalibration, P1benchCalibration, RateMeasurement, TargetCalibration};
 
 /// The job: p1bench's CPU spin loop, or (`-m`) its memory read loop.
@@ -113,6 +114,42 @@ pub fn noise_job(settings: &NoiseSettings) -> String {
         }
     }
 }
+
+/// The fleet's column of p1bench's spread: the noise part's, else the run's noise check's.
+pub const SPREAD: Column = Column {
+    key: "noise",
+    name: "noise",
+    unit: "% spread",
+    bounds: AT_LEAST_ZERO,
+    better: Better::Lower,
+    is_spread: true,
+    of: |r| {
+        let part = headline::each(r, |s| match s {
+            SuiteResult::Noise(n) => Some(n),
+            _ => None,
+        })
+        .find_map(|n| n.summary.as_ref().map(|sum| (n, sum)));
+        match part {
+            Some((n, sum)) => {
+                let job = noise_job(&n.settings);
+                Some(HeadlineFigure {
+                    value: sum.verdict.spread_pct,
+                    note: format!(
+                        "p{} of {job}, {:?}",
+                        sum.verdict.percentile, sum.verdict.level
+                    )
+                    .to_lowercase(),
+                    kind: job,
+                })
+            }
+            None => r.noise_check.as_ref().map(|c| HeadlineFigure {
+                value: c.spread_pct(),
+                kind: "noise check".into(),
+                note: "the noise check".into(),
+            }),
+        }
+    },
+};
 
 impl SuiteData for NoiseResult {
     fn name(&self) -> &'static str {

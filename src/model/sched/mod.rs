@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 pub use confidence::{ConfidenceRule, Verdict};
 
 use super::figures::{Better, Figure, Placement};
-use super::{implausible_ns, SuiteData};
+use super::headline::{self, Column, Figure as HeadlineFigure, AT_LEAST_ZERO};
+use super::{implausible_ns, SuiteData, SuiteResult};
 use crate::calibration::BurnCalibration;
 use crate::stats::{confidence_interval_95, Interval, Summary};
 
@@ -96,6 +97,38 @@ pub struct SchedRun {
     /// so at most two threads of a set are ever holding or passing it.
     pub max_token_holders: u32,
 }
+
+/// The fleet's column of reflex's cost: microseconds per round at the point with the fewest
+/// threads (free before pinned).
+pub const PER_ROUND: Column = Column {
+    key: "sched",
+    name: "sched",
+    unit: "us/round",
+    bounds: AT_LEAST_ZERO,
+    better: Better::Lower,
+    is_spread: false,
+    of: |r| {
+        let results = headline::each(r, |s| match s {
+            SuiteResult::Sched(s) => Some(s),
+            _ => None,
+        });
+        let (pin, p) = results
+            .flat_map(|s| s.points.iter().map(move |p| (s.settings.pin, p)))
+            .filter(|(_, p)| !p.runs.is_empty())
+            .min_by_key(|(pin, p)| (*pin, p.threads, p.active_sets))?;
+        let what = format!(
+            "c={} a={}{}",
+            p.threads,
+            p.active_sets,
+            if pin { " pinned" } else { "" }
+        );
+        Some(HeadlineFigure {
+            value: p.mean_us_per_round,
+            kind: what.clone(),
+            note: what,
+        })
+    },
+};
 
 impl SuiteData for SchedResult {
     fn name(&self) -> &'static str {

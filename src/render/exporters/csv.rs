@@ -254,8 +254,8 @@ fn fleet_csv(f: &crate::fleet::Fleet) -> Result<String> {
             let Some(cell) = cell else { continue };
             w.row([
                 Cell::text(&row.host),
-                Cell::text(crate::render::fleet::key(*c)),
-                Cell::text(c.unit()),
+                Cell::text(c.key),
+                Cell::text(c.unit),
                 Cell::number(cell.value),
                 Cell::text(&cell.kind),
                 Cell::text(&cell.source),
