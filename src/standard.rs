@@ -337,9 +337,10 @@ impl StandardPlan {
 pub type Part<'a> = &'a dyn suites::Part;
 
 /// The part as the plan shows it: its settings and about how long it takes.
-pub fn planned<'a>(part: Part<'a>) -> PartPlan<'a> {
+pub fn planned(part: Part<'_>) -> PartPlan {
     PartPlan {
-        settings: part.settings(),
+        suite: part.suite(),
+        measures: part.measures(),
         estimate_s: part.plan().estimate_s(),
     }
 }
@@ -380,12 +381,12 @@ pub fn run(
                 });
                 suites.push(r);
                 if let Some(f) = part_failure {
-                    failure = Some(format!("{}: {f}", part.settings().suite()));
+                    failure = Some(format!("{}: {f}", part.suite()));
                     break;
                 }
             }
             Err(e) => {
-                failure = Some(format!("{}: {e:#}", part.settings().suite()));
+                failure = Some(format!("{}: {e:#}", part.suite()));
                 break;
             }
         }

@@ -163,10 +163,7 @@ struct RunLines {
 impl RunLines {
     fn new(parts: &[PartPlan]) -> Self {
         RunLines {
-            parts: parts
-                .iter()
-                .map(|p| (p.settings.suite(), p.estimate_s))
-                .collect(),
+            parts: parts.iter().map(|p| (p.suite, p.estimate_s)).collect(),
             part: 0,
             part_started: Instant::now(),
             notes: Vec::new(),

@@ -2,7 +2,7 @@
 
 use crate::compare::{HostSpread, RepeatAdvice};
 use crate::model::label::printable;
-use crate::model::part::{PartPlan, PartSettings};
+use crate::model::part::PartPlan;
 use crate::model::{RunResult, SuiteResult};
 use crate::stats::RunBound;
 
@@ -29,8 +29,8 @@ pub fn plan(profile: &str, cpus: usize, parts: &[PartPlan], skipped: &[String]) 
         out.push_str(&format!(
             "  {}. {:<12} {:<60} about {}\n",
             i + 1,
-            p.settings.suite(),
-            describe(&p.settings),
+            p.suite,
+            p.measures,
             duration(p.estimate_s)
         ));
     }
@@ -51,8 +51,8 @@ pub fn plan_json(profile: &str, cpus: usize, parts: &[PartPlan], skipped: &[Stri
         "parts": parts
             .iter()
             .map(|p| serde_json::json!({
-                "suite": p.settings.suite(),
-                "measures": describe(&p.settings),
+                "suite": p.suite,
+                "measures": p.measures,
                 "estimate_s": p.estimate_s,
             }))
             .collect::<Vec<_>>(),
@@ -66,64 +66,10 @@ pub fn part_line(index: usize, count: usize, part: &PartPlan) -> String {
     format!(
         "[{}/{count}] {}: {}, about {}",
         index + 1,
-        part.settings.suite(),
-        describe(&part.settings),
+        part.suite,
+        part.measures,
         duration(part.estimate_s)
     )
-}
-
-/// What a part measures, in a few words.
-pub fn describe(part: &PartSettings) -> String {
-    match *part {
-        PartSettings::Noise(n) => {
-            format!("{} runs of a {} ms CPU job", n.runs_requested, n.target_ms)
-        }
-        PartSettings::Index { settings: s, tests } => {
-            format!(
-                "{}{} test{}{}, {} pass{} ({} cop{})",
-                placement(s.pin),
-                tests,
-                if tests == 1 { "" } else { "s" },
-                if s.quick { " in the quick mode" } else { "" },
-                s.copies.len(),
-                if s.copies.len() == 1 { "" } else { "es" },
-                join(s.copies.iter()),
-                if s.copies == [1] { "y" } else { "ies" }
-            )
-        }
-        PartSettings::Interactive(i) => {
-            format!(
-                "{}{} under {}, {} s each",
-                placement(i.pinned_cpu.is_some()),
-                join(i.benches.iter().map(|b| b.name())),
-                join(i.loads.iter().map(|l| l.name())),
-                i.duration_s
-            )
-        }
-        PartSettings::Sched(s) => {
-            format!(
-                "{}{} threads, {} s runs, {} to {} runs each",
-                placement(s.pin),
-                join(s.points.iter().map(|p| p.0)),
-                s.duration_s,
-                s.rule.min_runs,
-                s.rule.max_runs
-            )
-        }
-    }
-}
-
-/// "pinned: " before what a pinned part runs.
-fn placement(pinned: bool) -> &'static str {
-    if pinned {
-        "pinned: "
-    } else {
-        ""
-    }
-}
-
-fn join<T: std::fmt::Display>(items: impl Iterator<Item = T>) -> String {
-    items.map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
 }
 
 /// The index tests that failed, with their errors.

@@ -33,7 +33,7 @@ pub enum Event<'a> {
     /// `hostbench run`: a part starts.
     PartBegins {
         index: usize,
-        plan: &'a PartPlan<'a>,
+        plan: &'a PartPlan,
     },
     /// `hostbench run`: a part is done, with its result.
     PartDone {

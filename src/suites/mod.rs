@@ -18,7 +18,6 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Result;
 
 use crate::calibration::CalibrationOptions;
-use crate::model::part::PartSettings;
 use crate::model::SuiteResult;
 use event::Events;
 
@@ -28,8 +27,10 @@ use event::Events;
 pub trait Part: std::fmt::Debug + Sync {
     /// Its units and about how long each takes.
     fn plan(&self) -> Plan;
-    /// Its settings, as the plan and the summary show them.
-    fn settings(&self) -> PartSettings<'_>;
+    /// Its suite's name.
+    fn suite(&self) -> &'static str;
+    /// What it measures, in a few words, as the run's plan shows it.
+    fn measures(&self) -> String;
     /// Measures it: its result, and a failure that ended it early (the result is kept).
     fn measure_part(
         &self,
@@ -37,6 +38,20 @@ pub trait Part: std::fmt::Debug + Sync {
         stop: &AtomicBool,
         events: &mut dyn Events,
     ) -> Result<(SuiteResult, Option<String>)>;
+}
+
+/// "pinned: " before what a pinned part measures.
+pub fn placement(pinned: bool) -> &'static str {
+    if pinned {
+        "pinned: "
+    } else {
+        ""
+    }
+}
+
+/// Items joined by ", ".
+pub fn listed<T: std::fmt::Display>(items: impl Iterator<Item = T>) -> String {
+    items.map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
 }
 
 /// What the run gives every part: its calibration options (a part with a burn loop of its own

@@ -784,11 +784,24 @@ impl crate::suites::Part for IndexConfig {
         IndexConfig::plan(self)
     }
 
-    fn settings(&self) -> crate::model::part::PartSettings<'_> {
-        crate::model::part::PartSettings::Index {
-            settings: &self.settings,
-            tests: self.tests.len(),
-        }
+    fn suite(&self) -> &'static str {
+        "index"
+    }
+
+    fn measures(&self) -> String {
+        let s = &self.settings;
+        let tests = self.tests.len();
+        format!(
+            "{}{} test{}{}, {} pass{} ({} cop{})",
+            crate::suites::placement(s.pin),
+            tests,
+            if tests == 1 { "" } else { "s" },
+            if s.quick { " in the quick mode" } else { "" },
+            s.copies.len(),
+            if s.copies.len() == 1 { "" } else { "es" },
+            crate::suites::listed(s.copies.iter()),
+            if s.copies == [1] { "y" } else { "ies" }
+        )
     }
 
     fn measure_part(

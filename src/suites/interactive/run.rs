@@ -406,8 +406,19 @@ impl crate::suites::Part for InteractiveConfig {
         plan(self)
     }
 
-    fn settings(&self) -> crate::model::part::PartSettings<'_> {
-        crate::model::part::PartSettings::Interactive(&self.settings)
+    fn suite(&self) -> &'static str {
+        "interactive"
+    }
+
+    fn measures(&self) -> String {
+        let i = &self.settings;
+        format!(
+            "{}{} under {}, {} s each",
+            crate::suites::placement(i.pinned_cpu.is_some()),
+            crate::suites::listed(i.benches.iter().map(|b| b.name())),
+            crate::suites::listed(i.loads.iter().map(|l| l.name())),
+            i.duration_s
+        )
     }
 
     fn measure_part(

@@ -215,8 +215,13 @@ impl crate::suites::Part for NoiseConfig {
         plan(self)
     }
 
-    fn settings(&self) -> crate::model::part::PartSettings<'_> {
-        crate::model::part::PartSettings::Noise(&self.settings)
+    fn suite(&self) -> &'static str {
+        "noise"
+    }
+
+    fn measures(&self) -> String {
+        let n = &self.settings;
+        format!("{} runs of a {} ms CPU job", n.runs_requested, n.target_ms)
     }
 
     fn measure_part(

@@ -234,8 +234,20 @@ impl crate::suites::Part for SchedConfig {
         plan(self)
     }
 
-    fn settings(&self) -> crate::model::part::PartSettings<'_> {
-        crate::model::part::PartSettings::Sched(&self.settings)
+    fn suite(&self) -> &'static str {
+        "sched"
+    }
+
+    fn measures(&self) -> String {
+        let s = &self.settings;
+        format!(
+            "{}{} threads, {} s runs, {} to {} runs each",
+            crate::suites::placement(s.pin),
+            crate::suites::listed(s.points.iter().map(|p| p.0)),
+            s.duration_s,
+            s.rule.min_runs,
+            s.rule.max_runs
+        )
     }
 
     /// A part of `run` calibrates the chain loop first (`sched` alone is given its
