@@ -16,7 +16,7 @@ use crate::platform::limits;
 use crate::render;
 use crate::suites::event::Event;
 use crate::suites::index::registry;
-use crate::suites::index::{self, IndexConfig};
+use crate::suites::index::{self, IndexConfig, IndexEvent};
 use crate::text::Text;
 
 #[derive(Debug, Clone, Args)]
@@ -225,21 +225,28 @@ struct UnixBenchLines {
 impl Reporter for UnixBenchLines {
     fn on(&mut self, event: &Event<'_>, term: &Terminal) {
         match event {
-            Event::PassBegins { copies } => term.chatter(&format!(
+            Event::Index(IndexEvent::PassBegins { copies }) => term.chatter(&format!(
                 "\n--- {copies} parallel cop{} of each test ---\n",
                 if *copies == 1 { "y" } else { "ies" }
             )),
-            Event::TestBegins { msg, copies, .. } => term.chatter(&format!("{copies} x {msg} ")),
-            Event::IterationDone { index, pass, .. } if self.verbose => term.chatter(&format!(
-                " {}:{:.1}/{:.1}s",
-                index + 1,
-                pass.count,
-                pass.time_s
-            )),
-            Event::IterationDone { index, .. } => term.chatter(&format!(" {}", index + 1)),
-            Event::TestDone(_) => term.chatter("\n"),
-            Event::TestSkipped(s) => term.chatter(&format!("{} skipped: {}\n", s.name, s.reason)),
-            Event::TestFailed(s) => {
+            Event::Index(IndexEvent::TestBegins { msg, copies, .. }) => {
+                term.chatter(&format!("{copies} x {msg} "))
+            }
+            Event::Index(IndexEvent::IterationDone { index, pass, .. }) if self.verbose => term
+                .chatter(&format!(
+                    " {}:{:.1}/{:.1}s",
+                    index + 1,
+                    pass.count,
+                    pass.time_s
+                )),
+            Event::Index(IndexEvent::IterationDone { index, .. }) => {
+                term.chatter(&format!(" {}", index + 1))
+            }
+            Event::Index(IndexEvent::TestDone(_)) => term.chatter("\n"),
+            Event::Index(IndexEvent::TestSkipped(s)) => {
+                term.chatter(&format!("{} skipped: {}\n", s.name, s.reason))
+            }
+            Event::Index(IndexEvent::TestFailed(s)) => {
                 term.chatter("\n");
                 term.err(&format!("hostbench: {} failed: {}\n", s.name, s.reason));
             }

@@ -21,6 +21,7 @@ use crate::render;
 use crate::render::interactive::UnitRow;
 use crate::suites::event::Event;
 use crate::suites::interactive::benches::BENCHES;
+use crate::suites::interactive::InteractiveEvent;
 use crate::suites::interactive::{self, InteractiveConfig, Selection};
 use crate::suites::HostLimits;
 
@@ -351,15 +352,17 @@ impl Reporter for InterbenchLines {
                 self.emit(&format!("\n{header}"), term);
             }
             Event::Note(note) => term.warn(note),
-            Event::PreparingFiles { bytes } => term.chatter_err(&format!(
-                "Creating a {} file for the Read load...\n",
-                crate::units::bytes(*bytes)
-            )),
-            Event::BenchBegins(bench) => {
+            Event::Interactive(InteractiveEvent::PreparingFiles { bytes }) => {
+                term.chatter_err(&format!(
+                    "Creating a {} file for the Read load...\n",
+                    crate::units::bytes(*bytes)
+                ))
+            }
+            Event::Interactive(InteractiveEvent::BenchBegins(bench)) => {
                 let header = render::interactive::bench_header(*bench, &self.settings);
                 self.emit(&header, term);
             }
-            Event::Measured(m) => {
+            Event::Interactive(InteractiveEvent::Measured(m)) => {
                 let row = render::interactive::row(m, self.settings.realtime);
                 self.emit(&format!("{row}\n"), term);
             }
@@ -371,12 +374,12 @@ impl Reporter for InterbenchLines {
         if let Event::CalibrationCheckMissed(c) = event {
             return Some(render::calibration::check_missed(c));
         }
-        let Event::PairBegins {
+        let Event::Interactive(InteractiveEvent::PairBegins {
             bench,
             load,
             index,
             total,
-        } = event
+        }) = event
         else {
             return None;
         };

@@ -12,6 +12,7 @@ use crate::model::{Environment, SuiteResult};
 use crate::platform::host::memory_available_bytes;
 use crate::render;
 use crate::suites::event::Event;
+use crate::suites::noise::NoiseEvent;
 use crate::suites::noise::{self, NoiseConfig};
 
 #[derive(Debug, Clone, Args)]
@@ -99,10 +100,10 @@ struct NoiseLines {
 impl Reporter for NoiseLines {
     fn on(&mut self, event: &Event<'_>, term: &Terminal) {
         match event {
-            Event::NoiseCalibrating(settings) => {
+            Event::Noise(NoiseEvent::Calibrating(settings)) => {
                 term.chatter(&render::noise::calibrating_line(settings))
             }
-            Event::NoiseCalibrated(calibration) => {
+            Event::Noise(NoiseEvent::Calibrated(calibration)) => {
                 term.chatter(&format!(
                     "{}\n",
                     render::noise::calibrated_line(calibration)
@@ -111,12 +112,12 @@ impl Reporter for NoiseLines {
                     term.chatter(&format!("{}\n", render::noise::verbose_header()));
                 }
             }
-            Event::NoiseRunDone {
+            Event::Noise(NoiseEvent::RunDone {
                 index,
                 run,
                 previous,
                 ..
-            } if self.verbose => term.chatter(&format!(
+            }) if self.verbose => term.chatter(&format!(
                 "{}\n",
                 render::noise::verbose_line(*index, run, *previous)
             )),
@@ -126,13 +127,13 @@ impl Reporter for NoiseLines {
 
     fn status(&self, event: &Event<'_>) -> Option<String> {
         match event {
-            Event::NoiseRunDone {
+            Event::Noise(NoiseEvent::RunDone {
                 index,
                 planned,
                 run,
                 previous,
                 fastest_ns,
-            } if !self.verbose => Some(render::noise::progress_line(
+            }) if !self.verbose => Some(render::noise::progress_line(
                 *index,
                 *planned,
                 run,

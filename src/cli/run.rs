@@ -227,40 +227,8 @@ impl Reporter for RunLines {
     fn status(&self, event: &Event<'_>) -> Option<String> {
         let status = match event {
             Event::PartBegins { .. } => "starting".into(),
-            Event::NoiseCalibrating(_) => "calibrating".into(),
             Event::CalibrationCheckMissed(c) => render::calibration::check_missed(c),
-            Event::NoiseRunDone { index, planned, .. } => format!("run {}/{planned}", index + 1),
-            Event::TestBegins {
-                name,
-                copies,
-                iterations,
-                ..
-            } => format!("{copies} x {name} (0/{iterations})"),
-            Event::IterationDone { name, index, .. } => {
-                format!("{name} iteration {} done", index + 1)
-            }
-            Event::PairBegins {
-                bench,
-                load,
-                index,
-                total,
-            } => format!(
-                "{} under {} ({}/{total})",
-                bench.name(),
-                load.name(),
-                index + 1
-            ),
-            Event::SchedRunDone {
-                threads,
-                active_sets,
-                index,
-                run,
-            } => format!(
-                "{threads} threads, {active_sets} active sets, run {}: {:.2} us/round",
-                index + 1,
-                run.us_per_round
-            ),
-            _ => return None,
+            _ => event.progress()?,
         };
         Some(self.with_time_left(status))
     }

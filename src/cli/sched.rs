@@ -14,6 +14,7 @@ use crate::model::sched::SchedSettings;
 use crate::model::{Environment, SuiteResult};
 use crate::render;
 use crate::suites::event::Event;
+use crate::suites::sched::SchedEvent;
 use crate::suites::sched::{self, SchedConfig};
 
 #[derive(Debug, Clone, Args)]
@@ -165,27 +166,29 @@ impl Reporter for ReflexLines {
     fn on(&mut self, event: &Event<'_>, term: &Terminal) {
         let line = match (event, self.format) {
             (
-                Event::SchedRunDone {
+                Event::Sched(SchedEvent::RunDone {
                     threads,
                     active_sets,
                     index,
                     run,
-                },
+                }),
                 OutputFormat::Runs,
             ) => render::sched::run_line_o1(*threads, *active_sets, *index, run),
             (
-                Event::SchedRunDone {
+                Event::Sched(SchedEvent::RunDone {
                     threads,
                     active_sets,
                     index,
                     run,
-                },
+                }),
                 OutputFormat::People,
             ) if !term.out.quiet => {
                 render::sched::run_line_human(*threads, *active_sets, *index, run)
             }
-            (Event::PointDone(point), OutputFormat::Points) => render::sched::point_line_o2(point),
-            (Event::PointDone(point), OutputFormat::People) => {
+            (Event::Sched(SchedEvent::PointDone(point)), OutputFormat::Points) => {
+                render::sched::point_line_o2(point)
+            }
+            (Event::Sched(SchedEvent::PointDone(point)), OutputFormat::People) => {
                 render::sched::point_human(point, &self.settings)
                     .trim_end()
                     .to_string()

@@ -5,13 +5,12 @@
 
 use std::time::Duration;
 
+use super::index::IndexEvent;
+use super::interactive::InteractiveEvent;
+use super::noise::NoiseEvent;
+use super::sched::SchedEvent;
 use crate::calibration::{BurnCalibration, CheckMissed};
-use crate::model::index::scoring::Pass;
-use crate::model::index::{Skipped, TestResult};
-use crate::model::interactive::{Bench, Load, Measurement};
-use crate::model::noise::{NoiseCalibration, NoiseRun, NoiseSettings};
 use crate::model::part::PartPlan;
-use crate::model::sched::{SchedPoint, SchedRun};
 use crate::model::SuiteResult;
 
 /// Checkpoint after every unit of measuring (a test's iteration, a pair, a sched run: seconds
@@ -41,73 +40,35 @@ pub enum Event<'a> {
         result: &'a SuiteResult,
     },
 
-    /// noise: the job is being calibrated to its target length.
-    NoiseCalibrating(&'a NoiseSettings),
-    NoiseCalibrated(&'a NoiseCalibration),
-    /// noise: a run is done (`index` 0-based, of `planned`), with the run before it and the
-    /// fastest so far.
-    NoiseRunDone {
-        index: usize,
-        planned: u64,
-        run: &'a NoiseRun,
-        previous: Option<&'a NoiseRun>,
-        fastest_ns: u64,
-    },
-
-    /// index: a pass at this many copies starts.
-    PassBegins {
-        copies: usize,
-    },
-    /// index: a test starts (its name, and UnixBench's words for it).
-    TestBegins {
-        name: &'a str,
-        msg: &'a str,
-        copies: usize,
-        iterations: usize,
-    },
-    /// index: an iteration of a test is done (`index` 0-based).
-    IterationDone {
-        name: &'a str,
-        index: usize,
-        pass: &'a Pass,
-    },
-    TestDone(&'a TestResult),
-    TestSkipped(&'a Skipped),
-    TestFailed(&'a Skipped),
-
-    /// interactive: the burn loop is calibrated (or its cached value read, with a warning when
+    /// The burn loop of a part (interactive, sched) is calibrated (or its cached value read, with a warning when
     /// the cache could not be used).
     BurnCalibrated {
         calibration: &'a BurnCalibration,
         cache_warning: Option<&'a str>,
     },
-    /// interactive: a check after a rest of interbench's calibration rule failed; it goes on
+    /// A check after a rest of interbench's calibration rule failed; it goes on
     /// trying.
     CalibrationCheckMissed(CheckMissed),
-    /// interactive: the Read load's file of this size is being made.
-    PreparingFiles {
-        bytes: u64,
-    },
-    BenchBegins(Bench),
-    /// interactive: a pair starts (`index` 0-based, of `total`).
-    PairBegins {
-        bench: Bench,
-        load: Load,
-        index: usize,
-        total: usize,
-    },
-    /// interactive: a pair is measured.
-    Measured(&'a Measurement),
+    /// What a suite says of its own measuring, in its own terms: the original tool's lines
+    /// are made from these by the suite's reporter.
+    Noise(NoiseEvent<'a>),
+    Index(IndexEvent<'a>),
+    Interactive(InteractiveEvent<'a>),
+    Sched(SchedEvent<'a>),
+}
 
-    /// sched: a run of a point is done (`index` 0-based).
-    SchedRunDone {
-        threads: usize,
-        active_sets: usize,
-        index: usize,
-        run: &'a SchedRun,
-    },
-    /// sched: a point is done.
-    PointDone(&'a SchedPoint),
+impl Event<'_> {
+    /// How far the part has come, in a few words, where this suite's event moves it
+    /// (`hostbench run`'s live line).
+    pub fn progress(&self) -> Option<String> {
+        match self {
+            Event::Noise(e) => e.progress(),
+            Event::Index(e) => e.progress(),
+            Event::Interactive(e) => e.progress(),
+            Event::Sched(e) => e.progress(),
+            _ => None,
+        }
+    }
 }
 
 /// Where a suite's events go.

@@ -2,6 +2,8 @@
 //! parallel copies, scored against the baseline machine George into the BYTE index.
 //! See docs/index.md.
 
+mod event;
+pub use event::IndexEvent;
 pub mod native;
 pub mod programs;
 pub mod registry;
@@ -360,7 +362,7 @@ pub fn run(
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        events.event(Event::PassBegins { copies });
+        events.event(Event::Index(IndexEvent::PassBegins { copies }));
         let started_at = Utc::now();
         let mut tests = Vec::new();
         let mut skipped = Vec::new();
@@ -382,7 +384,7 @@ pub fn run(
                     name: t.name.into(),
                     reason: reason.into(),
                 };
-                events.event(Event::TestSkipped(&s));
+                events.event(Event::Index(IndexEvent::TestSkipped(&s)));
                 skipped.push(s);
                 continue;
             }
@@ -411,7 +413,7 @@ pub fn run(
                 &snapshot,
             ) {
                 Ok(result) => {
-                    events.event(Event::TestDone(&result));
+                    events.event(Event::Index(IndexEvent::TestDone(&result)));
                     tests.push(result);
                 }
                 Err(_) if stop.load(Ordering::Relaxed) => break,
@@ -422,7 +424,7 @@ pub fn run(
                         name: t.name.into(),
                         reason: format!("{e:#}").into(),
                     };
-                    events.event(Event::TestFailed(&s));
+                    events.event(Event::Index(IndexEvent::TestFailed(&s)));
                     failed.push(s);
                 }
             }
@@ -569,12 +571,12 @@ fn run_test(
 ) -> Result<TestResult> {
     let native = ctx.native.is_some() && native::has_native(t.program);
     let iterations = config.iterations(t);
-    events.event(Event::TestBegins {
+    events.event(Event::Index(IndexEvent::TestBegins {
         name: t.name,
         msg: t.msg,
         copies,
         iterations,
-    });
+    }));
     let seconds = config.duration_s(t);
     let mut all = Vec::new();
     let mut passes = Vec::new();
@@ -588,11 +590,11 @@ fn run_test(
             break;
         };
         let pass = scoring::combine_copies(&reports);
-        events.event(Event::IterationDone {
+        events.event(Event::Index(IndexEvent::IterationDone {
             name: t.name,
             index: i,
             pass: &pass,
-        });
+        }));
         all.push(reports);
         passes.push(pass);
         events.event(Event::Partial {

@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use super::config::InteractiveConfig;
 use super::trace::Recorder;
 use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec};
+use super::InteractiveEvent;
 use crate::calibration::{
     burn_calibration_deferred, commit_to_cache, interbench_loops, measure_rate, unconfirmed,
     unconfirmed_by, BurnLoop, CalibrationSource, INTERBENCH_BUDGET,
@@ -171,9 +172,9 @@ pub fn run(
     // the first Read pass reads memory, not the disk.
     let mut read_file = None;
     if needs_read {
-        events.event(Event::PreparingFiles {
+        events.event(Event::Interactive(InteractiveEvent::PreparingFiles {
             bytes: settings.file_bytes,
-        });
+        }));
         let prepared = loads::create_unlinked(workdir.dir().fd(), "read.dat").and_then(|mut f| {
             loads::fill_file(&mut f, settings.file_bytes, stop, settings.page_cache)?;
             Ok(f)
@@ -196,15 +197,15 @@ pub fn run(
             break;
         }
         if current != Some(bench) {
-            events.event(Event::BenchBegins(bench));
+            events.event(Event::Interactive(InteractiveEvent::BenchBegins(bench)));
             current = Some(bench);
         }
-        events.event(Event::PairBegins {
+        events.event(Event::Interactive(InteractiveEvent::PairBegins {
             bench,
             load,
             index,
             total: plan.pairs.len(),
-        });
+        }));
         // As interbench's main process before every pair: whatever earlier pairs (or anything
         // else) left dirty is written out now, not while this pair is measured.
         loads::sync_flush();
@@ -251,7 +252,7 @@ pub fn run(
         match run_pair(exe, &settings, bench_spec, load_spec, stop) {
             Ok(Some(mut m)) => {
                 m.explained = recorder.map(Recorder::finish);
-                events.event(Event::Measured(&m));
+                events.event(Event::Interactive(InteractiveEvent::Measured(&m)));
                 measurements.push(m);
                 events.event(Event::Partial {
                     every: EVERY_UNIT,

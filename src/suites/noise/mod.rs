@@ -2,6 +2,8 @@
 //! set) calibrated to a target length, many times, and characterises how much the run time
 //! varies on this host.
 
+mod event;
+pub use event::NoiseEvent;
 mod check;
 mod workload;
 
@@ -111,7 +113,7 @@ pub fn measure(
 ) -> Result<NoiseResult> {
     let settings = config.settings;
     let target_ns = settings.target_ms * 1_000_000;
-    events.event(Event::NoiseCalibrating(&settings));
+    events.event(Event::Noise(NoiseEvent::Calibrating(&settings)));
 
     // p1bench's calibration for both jobs (find_count): the count of a 100 ms test run, timed
     // five times, scaled so that the fastest would take the target. With -l (CPU mode), the
@@ -150,7 +152,7 @@ pub fn measure(
             settings.target_ms
         ));
     }
-    events.event(Event::NoiseCalibrated(&calibration));
+    events.event(Event::Noise(NoiseEvent::Calibrated(&calibration)));
 
     let planned = settings.runs_requested;
     let mut runs: Vec<NoiseRun> = Vec::with_capacity(planned as usize);
@@ -173,13 +175,13 @@ pub fn measure(
         };
         fastest_ns = fastest_ns.min(run.time_ns);
         runs.push(run);
-        events.event(Event::NoiseRunDone {
+        events.event(Event::Noise(NoiseEvent::RunDone {
             index,
             planned,
             run: &run,
             previous: index.checked_sub(1).map(|i| &runs[i]),
             fastest_ns,
-        });
+        }));
         events.event(Event::Partial {
             every: CHECKPOINT_EVERY,
             build: &|| {

@@ -2,6 +2,8 @@
 //! yield versus block/wake mix. Runs repeat until the 95% confidence interval of µs/round is
 //! tight; a sweep measures several thread counts into one result. See docs/sched.md.
 
+mod event;
+pub use event::SchedEvent;
 pub mod ring;
 
 use std::sync::atomic::AtomicBool;
@@ -192,12 +194,12 @@ pub fn measure(
             let Some(run) = run_once(spec, stop)? else {
                 break;
             };
-            events.event(Event::SchedRunDone {
+            events.event(Event::Sched(SchedEvent::RunDone {
                 threads,
                 active_sets,
                 index: runs.len(),
                 run: &run,
-            });
+            }));
             runs.push(run);
             let values: Vec<f64> = runs.iter().map(|r| r.us_per_round).collect();
             verdict = s.rule.check(&values);
@@ -215,7 +217,7 @@ pub fn measure(
             });
         }
         let point = SchedPoint::of(threads, active_sets, runs, verdict);
-        events.event(Event::PointDone(&point));
+        events.event(Event::Sched(SchedEvent::PointDone(&point)));
         let interrupted = point.verdict.is_none();
         points.push(point);
         if interrupted {

@@ -1,0 +1,47 @@
+//! What the index suite says while it measures (`Event::Index`).
+
+use crate::model::index::scoring::Pass;
+use crate::model::index::{Skipped, TestResult};
+
+/// Something the index suite did, or measured.
+pub enum IndexEvent<'a> {
+    /// A pass at this many copies starts.
+    PassBegins {
+        copies: usize,
+    },
+    /// A test starts (its name, and UnixBench's words for it).
+    TestBegins {
+        name: &'a str,
+        msg: &'a str,
+        copies: usize,
+        iterations: usize,
+    },
+    /// An iteration of a test is done (`index` 0-based).
+    IterationDone {
+        name: &'a str,
+        index: usize,
+        pass: &'a Pass,
+    },
+    TestDone(&'a TestResult),
+    TestSkipped(&'a Skipped),
+    TestFailed(&'a Skipped),
+}
+
+impl IndexEvent<'_> {
+    /// How far the part has come, in a few words (`hostbench run`'s live line), where this
+    /// event moves it.
+    pub fn progress(&self) -> Option<String> {
+        match self {
+            IndexEvent::TestBegins {
+                name,
+                copies,
+                iterations,
+                ..
+            } => Some(format!("{copies} x {name} (0/{iterations})")),
+            IndexEvent::IterationDone { name, index, .. } => {
+                Some(format!("{name} iteration {} done", index + 1))
+            }
+            _ => None,
+        }
+    }
+}
