@@ -380,6 +380,27 @@ impl super::SuiteView for IndexResult {
     fn summary_line(&self) -> String {
         index_line(self)
     }
+
+    fn failed(&self) -> Vec<String> {
+        let copies = |n: usize| format!("{n} cop{}", if n == 1 { "y" } else { "ies" });
+        self.passes
+            .iter()
+            .flat_map(|p| {
+                p.failed
+                    .iter()
+                    .map(move |s| format!("index: {} ({}): {}", s.name, copies(p.copies), s.reason))
+            })
+            .collect()
+    }
+
+    fn skipped(&self) -> Vec<String> {
+        let first = self.passes.first().map(|p| p.skipped.as_slice());
+        first
+            .unwrap_or_default()
+            .iter()
+            .map(|s| format!("index: {} ({})", s.name, s.reason))
+            .collect()
+    }
 }
 
 /// The whole text report.

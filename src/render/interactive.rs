@@ -520,6 +520,29 @@ impl super::SuiteView for InteractiveResult {
     fn summary_line(&self) -> String {
         interactive_line(self)
     }
+
+    fn summary_notes(&self) -> Vec<String> {
+        let mut out: Vec<String> = worst_explained(self)
+            .into_iter()
+            .map(|l| format!("  {l}"))
+            .collect();
+        if let Some(d) = self.drift.filter(|d| d.drifted) {
+            out.push(format!(
+                "Calibration drift: the burn loop ran {:.1}% {} after the interactive part than before it (noise ±{:.1}%): the CPU's speed changed during the run",
+                d.slower_pct.abs(),
+                if d.slower_pct >= 0.0 { "slower" } else { "faster" },
+                d.noise_pct
+            ));
+        }
+        out
+    }
+
+    fn skipped(&self) -> Vec<String> {
+        self.skipped
+            .iter()
+            .map(|s| format!("interactive: the {} load ({})", s.load.name(), s.reason))
+            .collect()
+    }
 }
 
 /// The whole report of a stored result.

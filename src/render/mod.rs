@@ -52,7 +52,28 @@ pub trait SuiteView {
     fn headline(&self) -> String;
     /// Its line in `run`'s summary.
     fn summary_line(&self) -> String;
+    /// The lines under it in the summary (the worst samples explained, a drift).
+    fn summary_notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// What failed in it (`run`'s summary), each with its error.
+    fn failed(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// What it left out on this host (`run`'s summary), each with why.
+    fn skipped(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
+
+/// Each suite's section of `report`'s HTML page, in the page's order: its plots across the
+/// results (a section whose suite none of them has writes nothing).
+pub const REPORT_SECTIONS: &[report::ReportSection] = &[
+    index::report_section,
+    interactive::report_section,
+    sched::report_section,
+    noise::report_section,
+];
 
 /// A suite's result, as it is shown.
 pub fn view(suite: &SuiteResult) -> &dyn SuiteView {

@@ -24,15 +24,6 @@ pre{background:#f6f6f6;padding:.5em}";
 /// A suite's section of `report`'s HTML page: written to `out` from the labelled results.
 pub type ReportSection = fn(out: &mut String, results: &[(String, RunResult)]);
 
-/// Each suite's section of `report`'s HTML page, in the page's order: its plots across the
-/// results (a section whose suite none of them has writes nothing).
-pub const REPORT_SECTIONS: [ReportSection; 4] = [
-    super::index::report_section,
-    super::interactive::report_section,
-    super::sched::report_section,
-    super::noise::report_section,
-];
-
 /// The whole page. `results` are (label, result) pairs in the order given.
 pub fn html(results: &[(String, RunResult)], comparisons: &[Comparison]) -> String {
     let mut out = String::new();
@@ -67,7 +58,7 @@ pub fn html(results: &[(String, RunResult)], comparisons: &[Comparison]) -> Stri
         }
     }
     // Each suite's section: its plots across the results.
-    for section in REPORT_SECTIONS {
+    for section in super::REPORT_SECTIONS {
         section(&mut out, results);
     }
     out.push_str("</body></html>\n");

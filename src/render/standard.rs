@@ -3,7 +3,7 @@
 use crate::compare::{HostSpread, RepeatAdvice};
 use crate::model::label::printable;
 use crate::model::part::PartPlan;
-use crate::model::{RunResult, SuiteResult};
+use crate::model::RunResult;
 use crate::stats::RunBound;
 
 /// "45 s", "3 min 05 s", "1 h 02 min".
@@ -72,50 +72,22 @@ pub fn part_line(index: usize, count: usize, part: &PartPlan) -> String {
     )
 }
 
-/// The index tests that failed, with their errors.
+/// What failed in the suites (index tests, with their errors), from their results.
 pub fn failed_in(result: &RunResult) -> Vec<String> {
-    let mut out = Vec::new();
-    for suite in &result.suites {
-        if let SuiteResult::Index(i) = suite {
-            for p in &i.passes {
-                out.extend(p.failed.iter().map(|s| {
-                    format!(
-                        "index: {} ({} cop{}): {}",
-                        s.name,
-                        p.copies,
-                        if p.copies == 1 { "y" } else { "ies" },
-                        s.reason
-                    )
-                }));
-            }
-        }
-    }
-    out
+    result
+        .suites
+        .iter()
+        .flat_map(|s| super::view(s).failed())
+        .collect()
 }
 
 /// What the suites left out on this host, from their results.
 pub fn skipped_in(result: &RunResult) -> Vec<String> {
-    let mut out = Vec::new();
-    for suite in &result.suites {
-        match suite {
-            SuiteResult::Index(i) => {
-                if let Some(p) = i.passes.first() {
-                    out.extend(
-                        p.skipped
-                            .iter()
-                            .map(|s| format!("index: {} ({})", s.name, s.reason)),
-                    );
-                }
-            }
-            SuiteResult::Interactive(i) => out.extend(
-                i.skipped
-                    .iter()
-                    .map(|s| format!("interactive: the {} load ({})", s.load.name(), s.reason)),
-            ),
-            _ => {}
-        }
-    }
-    out
+    result
+        .suites
+        .iter()
+        .flat_map(|s| super::view(s).skipped())
+        .collect()
 }
 
 /// The end of a standard run: the headline figure of each suite, what was skipped, and what to
@@ -145,18 +117,8 @@ pub fn summary(
     for suite in &result.suites {
         let line = super::view(suite).summary_line();
         out.push_str(&format!("  {line}\n"));
-        if let SuiteResult::Interactive(i) = suite {
-            for line in super::interactive::worst_explained(i) {
-                out.push_str(&format!("    {line}\n"));
-            }
-            if let Some(d) = i.drift.filter(|d| d.drifted) {
-                out.push_str(&format!(
-                    "  Calibration drift: the burn loop ran {:.1}% {} after the interactive part than before it (noise ±{:.1}%): the CPU's speed changed during the run\n",
-                    d.slower_pct.abs(),
-                    if d.slower_pct >= 0.0 { "slower" } else { "faster" },
-                    d.noise_pct
-                ));
-            }
+        for line in super::view(suite).summary_notes() {
+            out.push_str(&format!("  {line}\n"));
         }
     }
     if let Some(line) = crate::render::noise::check_line(result) {
