@@ -200,6 +200,18 @@ fn per_host(values: &[Option<f64>], hosts: &[Vec<usize>]) -> Vec<f64> {
 }
 
 /// What differs between the two results' circumstances.
+/// What the result's suites' figures depend on beyond their settings: the first suite's value
+/// of each condition.
+fn conditions(r: &RunResult) -> Vec<(&'static str, &Text)> {
+    let mut seen: Vec<(&'static str, &Text)> = Vec::new();
+    for (name, value) in r.suites.iter().flat_map(|s| s.data().conditions()) {
+        if !seen.iter().any(|(n, _)| *n == name) {
+            seen.push((name, value));
+        }
+    }
+    seen
+}
+
 fn notes(a: &RunResult, b: &RunResult) -> Vec<String> {
     let (ea, eb) = (&a.environment, &b.environment);
     let mut notes = Vec::new();
@@ -241,18 +253,13 @@ fn notes(a: &RunResult, b: &RunResult) -> Vec<String> {
         ea.compiler.to_string(),
         eb.compiler.to_string(),
     );
-    // UnixBench's scores depend on the language its tests run under (sort, grep, the shell).
-    let language = |r: &RunResult| {
-        r.suites.iter().find_map(|s| match s {
-            crate::model::SuiteResult::Index(i) => Some(i.language.clone()),
-            _ => None,
-        })
-    };
-    if let (Some(la), Some(lb)) = (language(a), language(b)) {
-        if la != lb {
-            notes.push(format!(
-                "different language settings for the index tests: {la} vs {lb}"
-            ));
+    // What a suite's figures depend on beyond its settings, where the two differ.
+    let theirs = conditions(b);
+    for (name, la) in conditions(a) {
+        if let Some((_, lb)) = theirs.iter().find(|(n, _)| *n == name) {
+            if la != *lb {
+                notes.push(format!("different {name}: {la} vs {lb}"));
+            }
         }
     }
     for (name, r) in [("A", a), ("B", b)] {

@@ -148,6 +148,11 @@ pub trait SuiteData {
     }
     /// Its figures, appended to `out` (see `figures`).
     fn figures(&self, out: &mut Vec<figures::Figure>);
+    /// What its figures depend on beyond its settings, each named ("language settings for the
+    /// index tests"): `compare` notes one that differs between its two results.
+    fn conditions(&self) -> Vec<(&'static str, &Text)> {
+        Vec::new()
+    }
     /// The settings that decide what it measured, as JSON: two runs whose suites give equal
     /// settings ran the same plan (`figures::plan_digest`). Free text (a comment) is left out.
     fn settings(&self) -> serde_json::Value;

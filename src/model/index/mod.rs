@@ -319,6 +319,11 @@ impl SuiteData for IndexResult {
         serde_json::to_value(&self.settings).unwrap_or_default()
     }
 
+    /// UnixBench's scores depend on the language its tests run under (sort, grep, the shell).
+    fn conditions(&self) -> Vec<(&'static str, &Text)> {
+        vec![("language settings for the index tests", &self.language)]
+    }
+
     /// A failed test did not do what was planned; a skipped one (a missing program) could not
     /// be planned on this host.
     fn complete(&self) -> bool {
