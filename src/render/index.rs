@@ -365,7 +365,34 @@ pub fn index_line(i: &IndexResult) -> String {
         ""
     };
     let pinned = if i.settings.pin { ", pinned" } else { "" };
-    format!("Index{mode}{pinned}: {}", super::headline::index(i))
+    format!("Index{mode}{pinned}: {}", headline(i))
+}
+
+/// An index part: each pass's System Benchmarks index.
+pub fn headline(i: &IndexResult) -> String {
+    let parts: Vec<String> = i
+        .passes
+        .iter()
+        .map(|p| match p.system_index {
+            Some(i) => format!(
+                "{} cop{}: {:.1}{}",
+                p.copies,
+                if p.copies == 1 { "y" } else { "ies" },
+                i,
+                if p.indexed < p.index_tests {
+                    " (partial)"
+                } else {
+                    ""
+                }
+            ),
+            None => format!(
+                "{} cop{}: no index",
+                p.copies,
+                if p.copies == 1 { "y" } else { "ies" }
+            ),
+        })
+        .collect();
+    format!("index {}", parts.join(", "))
 }
 
 impl super::SuiteView for IndexResult {
@@ -374,7 +401,7 @@ impl super::SuiteView for IndexResult {
     }
 
     fn headline(&self) -> String {
-        super::headline::index(self)
+        headline(self)
     }
 
     fn summary_line(&self) -> String {

@@ -504,6 +504,22 @@ pub fn interactive_line(i: &InteractiveResult) -> String {
     }
 }
 
+/// An interactive part: its pairs and the worst for deadlines.
+pub fn headline(i: &InteractiveResult) -> String {
+    match i.worst_by_deadlines() {
+        Some(m) => format!(
+            "{} pair{}; worst {} under {}: {:.1}% deadlines met, {:.1}% desired CPU",
+            i.measurements.len(),
+            if i.measurements.len() == 1 { "" } else { "s" },
+            m.bench.name(),
+            m.load.name(),
+            m.deadlines_met_pct.unwrap_or(0.0),
+            m.desired_cpu_pct
+        ),
+        None => format!("{} pair(s), none with deadlines", i.measurements.len()),
+    }
+}
+
 impl super::SuiteView for InteractiveResult {
     fn report(&self, run: &crate::model::RunResult) -> String {
         report(
@@ -514,7 +530,7 @@ impl super::SuiteView for InteractiveResult {
     }
 
     fn headline(&self) -> String {
-        super::headline::interactive(self)
+        headline(self)
     }
 
     fn summary_line(&self) -> String {

@@ -146,13 +146,32 @@ pub fn noise_line(n: &NoiseResult) -> String {
     )
 }
 
+/// A noise part: the job, its spread and its median.
+pub fn headline(n: &NoiseResult) -> String {
+    let what = match n.settings.mode {
+        NoiseMode::Cpu => format!("{} ms CPU", n.settings.target_ms),
+        NoiseMode::Memory { working_set_mb } => {
+            format!("{} ms mem {working_set_mb} MB", n.settings.target_ms)
+        }
+    };
+    match &n.summary {
+        Some(s) => format!(
+            "{what}: p{} +{:.2}%, median {:.3} ms",
+            s.verdict.percentile,
+            s.verdict.spread_pct,
+            ms(s.median_ns as f64)
+        ),
+        None => format!("{what}: no runs"),
+    }
+}
+
 impl super::SuiteView for NoiseResult {
     fn report(&self, _run: &RunResult) -> String {
         report(self)
     }
 
     fn headline(&self) -> String {
-        super::headline::noise(self)
+        headline(self)
     }
 
     fn summary_line(&self) -> String {
@@ -332,7 +351,7 @@ pub fn report_section(out: &mut String, results: &[(String, RunResult)]) {
             .collect();
         out.push_str(&bar_chart(
             "noise",
-            &format!("{label}: {}", super::headline::noise(n)),
+            &format!("{label}: {}", headline(n)),
             "runs",
             &[label.to_string()],
             &rows,

@@ -147,13 +147,34 @@ pub fn sched_line(s: &SchedResult) -> String {
     format!("Scheduler{pinned}, us/round: {}", points.join(", "))
 }
 
+/// A sched part: its point, or its sweep's range.
+pub fn headline(s: &SchedResult) -> String {
+    let done: Vec<&SchedPoint> = s.points.iter().filter(|p| !p.runs.is_empty()).collect();
+    match done.as_slice() {
+        [] => "no run completed".into(),
+        [p] => format!(
+            "c={} a={}: {:.2} us/round",
+            p.threads, p.active_sets, p.mean_us_per_round
+        ),
+        many => format!(
+            "sweep c={}..{}: {:.2}..{:.2} us/round",
+            many[0].threads,
+            many[many.len() - 1].threads,
+            many.iter()
+                .map(|p| p.mean_us_per_round)
+                .fold(f64::INFINITY, f64::min),
+            many.iter().map(|p| p.mean_us_per_round).fold(0.0, f64::max)
+        ),
+    }
+}
+
 impl super::SuiteView for SchedResult {
     fn report(&self, _run: &crate::model::RunResult) -> String {
         report(self)
     }
 
     fn headline(&self) -> String {
-        super::headline::sched(self)
+        headline(self)
     }
 
     fn summary_line(&self) -> String {
