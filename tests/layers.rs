@@ -114,10 +114,17 @@ fn module_path(src: &Path, file: &Path) -> Vec<String> {
 /// for the crate root itself, `None` for a path that does not start in the crate (`std::…`,
 /// another crate, a local name, `::x`).
 fn resolve(module: &[String], path: &[String]) -> Option<String> {
+    resolve_path(module, path, &[]).map(|p| p.first().cloned().unwrap_or_default())
+}
+
+/// The whole module path a path names, as [`resolve`] finds it; a path that starts with one of
+/// `children` (the modules the file declares, `mod x;`) starts in the file's own module.
+fn resolve_path(module: &[String], path: &[String], children: &[String]) -> Option<Vec<String>> {
     let (mut base, rest) = match path.first().map(String::as_str) {
         Some("crate") => (Vec::new(), &path[1..]),
         Some("self") => (module.to_vec(), &path[1..]),
         Some("super") => (module.to_vec(), path),
+        Some(first) if children.iter().any(|c| c == first) => (module.to_vec(), path),
         _ => return None,
     };
     let mut rest = rest;
@@ -129,7 +136,7 @@ fn resolve(module: &[String], path: &[String]) -> Option<String> {
         rest = &rest[1..];
     }
     base.extend(rest.iter().cloned());
-    Some(base.first().cloned().unwrap_or_default())
+    Some(base)
 }
 
 /// Every crate-internal module one file names: (line, top-level module).
@@ -137,12 +144,19 @@ struct Uses {
     /// The module the visitor is in: the file's, plus any inline `mod x { … }` around it.
     module: Vec<String>,
     found: Vec<(usize, String)>,
+    /// The modules the file declares (`mod x;`), which its paths may start with.
+    children: Vec<String>,
+    /// Every module path named, whole.
+    paths: Vec<Vec<String>>,
 }
 
 impl Uses {
     fn note(&mut self, span: Span, path: &[String]) {
         if let Some(top) = resolve(&self.module, path) {
             self.found.push((span.start().line, top));
+        }
+        if let Some(whole) = resolve_path(&self.module, path, &self.children) {
+            self.paths.push(whole);
         }
     }
 
@@ -218,6 +232,11 @@ impl Uses {
 
 impl<'ast> Visit<'ast> for Uses {
     fn visit_item_mod(&mut self, item: &'ast syn::ItemMod) {
+        if item.content.is_none() {
+            let mut path = self.module.clone();
+            path.push(item.ident.to_string());
+            self.paths.push(path);
+        }
         if item.content.is_some() {
             self.module.push(item.ident.to_string());
             syn::visit::visit_item_mod(self, item);
@@ -255,9 +274,33 @@ fn used_modules(module: &[String], text: &str) -> Vec<(usize, String)> {
     let mut uses = Uses {
         module: module.to_vec(),
         found: Vec::new(),
+        children: Vec::new(),
+        paths: Vec::new(),
     };
     uses.visit_file(&file);
     uses.found
+}
+
+/// Every module path `text` (the file at `module`) names, whole: `use`s, paths in code and in
+/// macros, paths that start at a module the file declares, and the declarations themselves.
+fn named_paths(module: &[String], text: &str) -> Vec<Vec<String>> {
+    let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{module:?} does not parse: {e}"));
+    let children = file
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            syn::Item::Mod(m) if m.content.is_none() => Some(m.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    let mut uses = Uses {
+        module: module.to_vec(),
+        found: Vec::new(),
+        children,
+        paths: Vec::new(),
+    };
+    uses.visit_file(&file);
+    uses.paths
 }
 
 /// (file:line, from, to) of every use of a higher layer; tests of a module (below
@@ -511,4 +554,83 @@ fn the_suite_match_check_sees_an_exhaustive_match_and_not_a_partial_one() {
         exhaustive_suite_matches(dir.path()),
         vec![("a.rs".to_string(), vec![2])]
     );
+}
+
+/// The suites, and the layers where each has a folder or a file of its own (`model/<suite>/`,
+/// `suites/<suite>/`, `render/<suite>.rs`, `cli/<suite>.rs`).
+const SUITES: [&str; 4] = ["noise", "index", "interactive", "sched"];
+const SUITE_HOMES: [&str; 4] = ["model", "suites", "render", "cli"];
+
+/// The files outside every suite's own folders that name each suite (a module of it in one of
+/// its homes): the files a new suite adds a line to.
+fn files_naming_every_suite(src: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let module = module_path(src, &file);
+        let own = module.len() >= 2
+            && SUITE_HOMES.contains(&module[0].as_str())
+            && SUITES.contains(&module[1].as_str());
+        if own {
+            continue;
+        }
+        let paths = named_paths(&module, &fs::read_to_string(&file).unwrap());
+        let names = |suite: &str| {
+            paths
+                .iter()
+                .any(|p| p.len() >= 2 && SUITE_HOMES.contains(&p[0].as_str()) && p[1] == suite)
+        };
+        if SUITES.iter().all(|s| names(s)) {
+            out.push(file.strip_prefix(src).unwrap().display().to_string());
+        }
+    }
+    out
+}
+
+/// docs/architecture.md ("Add a measuring suite"): a suite that takes part in `run`, the live
+/// line, the report and the fleet touches five files outside its own folders, and a sixth for
+/// a command of its own. Only those files name every suite; one more would be one more file a
+/// new suite must touch.
+#[test]
+fn a_new_suite_touches_five_files_outside_its_folders_and_a_sixth_for_its_command() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    assert_eq!(
+        files_naming_every_suite(&src),
+        [
+            "cli/mod.rs",
+            "model/mod.rs",
+            "render/mod.rs",
+            "standard.rs",
+            "suites/event.rs",
+            "suites/mod.rs",
+        ]
+    );
+}
+
+#[test]
+fn the_suite_count_sees_declarations_relative_paths_and_uses() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("model/noise")).unwrap();
+    fs::create_dir_all(dir.path().join("render")).unwrap();
+    // A registry: declarations and paths from the module that declares them.
+    fs::write(
+        dir.path().join("model/mod.rs"),
+        "pub mod noise;\npub mod index;\nfn f() { interactive::x(); }\nuse sched::Y;\nmod interactive;\nmod sched;\n",
+    )
+    .unwrap();
+    // A suite's own file names itself and others freely.
+    fs::write(
+        dir.path().join("model/noise/mod.rs"),
+        "use crate::model::{index, interactive, sched};\n",
+    )
+    .unwrap();
+    // Three of four suites: not a registry.
+    fs::write(
+        dir.path().join("render/mod.rs"),
+        "use crate::model::noise::A;\nuse super::model::index::B;\nfn g() { crate::suites::sched::c(); }\n",
+    )
+    .unwrap();
+    assert_eq!(files_naming_every_suite(dir.path()), ["model/mod.rs"]);
 }
