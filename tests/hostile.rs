@@ -918,6 +918,51 @@ fn forged_text_in_a_result_reaches_no_terminal_and_no_spreadsheet_formula() {
     }
 }
 
+/// A fleet drawn from stored headline figures (what another host wrote into the shared store)
+/// shows their words only escaped: in text, Markdown and CSV alike.
+#[test]
+fn forged_words_in_a_stored_fleet_figure_reach_no_terminal() {
+    let sb = Sandbox::new();
+    // Three hosts: a range is drawn, and its line names what its figure measured.
+    for host in ["h1", "h2", "h3"] {
+        sb.json(&[
+            "index",
+            "syscall",
+            "-c",
+            "1",
+            "-i",
+            "1",
+            "--seconds",
+            "0.2",
+            "--host-label",
+            host,
+        ]);
+    }
+    let figures = serde_json::json!({
+        "noise_floor_pct": null,
+        "values": [{"value": 100.0, "kind": FORGED, "note": FORGED}, null, null, null, null],
+    });
+    let db = rusqlite::Connection::open(sb.db()).unwrap();
+    db.execute("UPDATE results SET figures = ?1", [figures.to_string()])
+        .unwrap();
+    drop(db);
+    for format in ["text", "markdown", "csv"] {
+        let out = sb
+            .cmd()
+            .args(["report", "--fleet", "--format", format, "-o", "-"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{format}: {out:?}");
+        let out = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            out.contains("fake row"),
+            "{format}: the figure is shown: {out}"
+        );
+        assert_eq!(hidden_in(&out), None, "{format}: {out}");
+        assert!(!out.contains("\nfake row"), "{format} split a line: {out}");
+    }
+}
+
 #[test]
 fn labels_that_are_empty_blank_hidden_or_lookalike_are_refused_or_made_plain() {
     let sb = Sandbox::new();

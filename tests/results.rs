@@ -220,3 +220,54 @@ fn a_stored_fleet_is_the_fleet_of_its_results_read_whole() {
     assert_eq!(stored["tags"], read["tags"]);
     assert_eq!(stored["rows"].as_array().unwrap().len(), 3);
 }
+
+/// `report` shows its results and a fleet in every format its `--format` offers: no pair of
+/// format and subject is refused when run.
+#[test]
+fn report_shows_results_and_a_fleet_in_every_format_it_offers() {
+    let sb = Sandbox::new();
+    for host in ["h1", "h2", "h3"] {
+        sb.cmd()
+            .args(["noise", "--no-noise-check", "--host-label", host, "5", "5"])
+            .assert()
+            .success();
+    }
+    let help = sb.cmd().args(["report", "-h"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    let offered = help
+        .split("[possible values: ")
+        .nth(1)
+        .and_then(|v| v.split(']').next())
+        .expect("--format's values in the help");
+    let formats: Vec<&str> = offered.split(',').map(str::trim).collect();
+    assert_eq!(formats, ["text", "json", "csv", "markdown", "html"]);
+    let run = |args: &[&str]| {
+        let out = sb.cmd().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for format in formats {
+        let report = run(&["report", "1", "2", "--format", format, "-o", "-"]);
+        let fleet = run(&["report", "--fleet", "--format", format, "-o", "-"]);
+        assert!(report.len() > 100, "{format}: {report}");
+        assert!(fleet.contains("h3"), "{format}: {fleet}");
+    }
+    // The report's CSV: each result's figures, named by the result's label.
+    let csv = run(&["report", "1", "2", "--format", "csv"]);
+    let mut rows = csv::Reader::from_reader(csv.as_bytes());
+    assert_eq!(
+        rows.headers().unwrap().iter().take(3).collect::<Vec<_>>(),
+        ["result", "suite", "key"]
+    );
+    let labels: Vec<String> = rows.records().map(|r| r.unwrap()[0].to_string()).collect();
+    assert!(labels.iter().any(|l| l == "result 1"), "{csv}");
+    assert!(labels.iter().any(|l| l == "result 2"), "{csv}");
+    assert!(!labels.iter().any(|l| l == "result 3"), "{csv}");
+    // The fleet's Markdown: a row a host, a column a headline figure.
+    let md = run(&["report", "--fleet", "--format", "markdown"]);
+    assert!(md.starts_with("## hostbench fleet\n\n3 hosts"), "{md}");
+    for host in ["| h1 | 1 |", "| h2 | 1 |", "| h3 | 1 |"] {
+        assert!(md.contains(host), "{host}: {md}");
+    }
+    assert!(md.contains("noise (% spread) |"), "{md}");
+}

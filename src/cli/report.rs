@@ -41,11 +41,11 @@ pub struct ReportArgs {
 }
 
 /// `--format`'s values here (`mut_arg` on the subcommand): the formats that show a report or
-/// a fleet (csv shows only a fleet, markdown only a report: checked when run).
+/// a fleet. Each shows both (the table's rows), so none is refused when run.
 pub fn formats(format: Arg) -> Arg {
     format
         .value_parser(format_values(&[Shown::Report, Shown::Fleet]))
-        .help("The output format [default: html]; csv for --fleet only, markdown not for --fleet")
+        .help("The output format [default: html]")
 }
 
 /// `-o`'s help here: the page goes to a file of its own by default.

@@ -43,8 +43,8 @@ pub enum Outside {
 pub struct Cell {
     pub value: f64,
     /// What it measured: hosts are ranged only against those that measured the same.
-    pub kind: String,
-    pub note: String,
+    pub kind: Text,
+    pub note: Text,
     /// The result it is from: `result ID` for a stored one, else its file.
     pub source: String,
     pub started_at: DateTime<Utc>,
@@ -71,7 +71,7 @@ pub struct HostRow {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Range {
     pub column: &'static Column,
-    pub kind: String,
+    pub kind: Text,
     pub hosts: usize,
     pub median: f64,
     /// 1.4826 × the median absolute deviation, percent of the median.
@@ -421,7 +421,7 @@ fn range_of(
 ) -> Option<Range> {
     let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
     for c in rows.iter().filter_map(|r| r.cells[i].as_ref()) {
-        *kinds.entry(c.kind.as_str()).or_default() += 1;
+        *kinds.entry(c.kind.raw()).or_default() += 1;
     }
     let (kind, hosts) = kinds
         .into_iter()
@@ -460,7 +460,7 @@ fn range_of(
     }
     Some(Range {
         column,
-        kind,
+        kind: kind.into(),
         hosts,
         median: m,
         spread_pct,

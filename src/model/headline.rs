@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::figures::Better;
 use super::{RunResult, SuiteResult};
+use crate::text::Text;
 
 /// A headline figure: a column of the fleet's table. A suite declares its columns beside its
 /// result types; [`super::COLUMNS`] lists them in the order a stored result keeps its figures.
@@ -72,8 +73,9 @@ pub fn each<'a, T: 'a>(
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
     pub value: f64,
-    pub kind: String,
-    pub note: String,
+    /// Read back from a store another host writes to: shown only escaped.
+    pub kind: Text,
+    pub note: Text,
 }
 
 /// What a fleet reads of a result besides its list columns: its noise floor and a figure a

@@ -376,7 +376,7 @@ figure's range, the line its median; <span class=\"worse\">red</span>: outside o
                         c.started_at.format("%Y-%m-%d %H:%M"),
                         num(c.value),
                         off_median(c),
-                        esc(&c.note)
+                        esc(&c.note.to_string())
                     );
                 }
             }
@@ -400,7 +400,7 @@ figure's range, the line its median; <span class=\"worse\">red</span>: outside o
                 out,
                 "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.2}%</td><td class=\"n\">{}</td><td class=\"n\">±{:.2}%</td><td class=\"n\">{} – {}</td></tr>",
                 esc(r.column.name),
-                esc(&r.kind),
+                esc(&r.kind.to_string()),
                 r.hosts,
                 num(r.median),
                 r.spread_pct,
@@ -482,6 +482,71 @@ such result), and how far it lies from the fleet's median.</p><table id=\"by-tag
 
 /// The table for a terminal: a row per host, `!` after a figure outside its range on the
 /// worse side, `+` on the better side; then the ranges.
+/// A host's cell in the text and Markdown tables: its value, `!` or `+` where it lies outside
+/// the range, and how far from the median.
+fn cell_text(c: &Option<Cell>) -> String {
+    match c {
+        None => "-".to_string(),
+        Some(c) => format!(
+            "{}{}{}",
+            num(c.value),
+            match c.outside {
+                Some(Outside::Worse) => " !",
+                Some(Outside::Better) => " +",
+                None => "",
+            },
+            off_median(c)
+        ),
+    }
+}
+
+const OUTSIDE_KEY: &str = "\n! outside the range on the worse side, + on the better side.\n";
+
+/// The fleet as Markdown (`report --fleet --format markdown`): the hosts' table, then each
+/// range. `cell` makes a string safe in a table cell; stored words are escaped first.
+pub fn markdown(f: &Fleet, selection: &str, cell: fn(&str) -> String) -> String {
+    let mut out = format!(
+        "## hostbench fleet\n\n{} hosts, of {}.\n\n| host | results |",
+        f.rows.len(),
+        cell(selection)
+    );
+    for c in &f.columns {
+        let _ = write!(out, " {} ({}) |", c.name, c.unit);
+    }
+    out.push_str("\n|---|---:|");
+    out.push_str(&"---:|".repeat(f.columns.len()));
+    out.push('\n');
+    for row in &f.rows {
+        let _ = write!(out, "| {} | {} |", cell(&row.host.to_string()), row.results);
+        for c in &row.cells {
+            let _ = write!(out, " {} |", cell_text(c));
+        }
+        out.push('\n');
+    }
+    out.push_str(OUTSIDE_KEY);
+    if !f.ranges.is_empty() {
+        out.push_str("\n| figure | measured as | hosts | median | range | tolerance |\n|---|---|---:|---:|---|---:|\n");
+        for r in &f.ranges {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} .. {} | ±{:.2}% |",
+                r.column.name,
+                cell(&r.kind.to_string()),
+                r.hosts,
+                num(r.median),
+                num(r.low),
+                num(r.high),
+                r.tolerance_pct
+            );
+        }
+    }
+    let _ = writeln!(out, "\nThe range: {}.", f.rule);
+    for n in &f.notes {
+        let _ = writeln!(out, "\nNote: {}.", cell(n));
+    }
+    out
+}
+
 pub fn text(f: &Fleet, selection: &str) -> String {
     let mut out = format!("Fleet: {} hosts, of {selection}.\n\n", f.rows.len());
     let mut header = vec!["HOST".to_string(), "RESULTS".to_string()];
@@ -489,19 +554,7 @@ pub fn text(f: &Fleet, selection: &str) -> String {
     let mut lines = vec![header];
     for row in &f.rows {
         let mut line = vec![row.host.to_string(), row.results.to_string()];
-        line.extend(row.cells.iter().map(|c| match c {
-            None => "-".to_string(),
-            Some(c) => format!(
-                "{}{}{}",
-                num(c.value),
-                match c.outside {
-                    Some(Outside::Worse) => " !",
-                    Some(Outside::Better) => " +",
-                    None => "",
-                },
-                off_median(c)
-            ),
-        }));
+        line.extend(row.cells.iter().map(cell_text));
         lines.push(line);
     }
     let widths: Vec<usize> = (0..lines[0].len())
@@ -522,7 +575,7 @@ pub fn text(f: &Fleet, selection: &str) -> String {
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
     }
-    out.push_str("\n! outside the range on the worse side, + on the better side.\n");
+    out.push_str(OUTSIDE_KEY);
     for r in &f.ranges {
         let _ = writeln!(
             out,

@@ -305,8 +305,8 @@ fn index_headline<'a>(
     };
     Some(HeadlineFigure {
         value: pass.system_index?,
-        kind: format!("{copies}, {} tests", pass.index_tests),
-        note: format!("{copies}{partial}"),
+        kind: format!("{copies}, {} tests", pass.index_tests).into(),
+        note: format!("{copies}{partial}").into(),
     })
 }
 

@@ -232,7 +232,7 @@ pub const WORST_PAIR: Column = Column {
         Some(HeadlineFigure {
             value: worst.deadlines_met_pct?,
             kind: "the worst pair".into(),
-            note: format!("{} under {}", worst.bench.name(), worst.load.name()),
+            note: format!("{} under {}", worst.bench.name(), worst.load.name()).into(),
         })
     },
 };

@@ -138,8 +138,9 @@ pub const SPREAD: Column = Column {
                         "p{} of {job}, {:?}",
                         sum.verdict.percentile, sum.verdict.level
                     )
-                    .to_lowercase(),
-                    kind: job,
+                    .to_lowercase()
+                    .into(),
+                    kind: job.into(),
                 })
             }
             None => r.noise_check.as_ref().map(|c| HeadlineFigure {

@@ -124,8 +124,8 @@ pub const PER_ROUND: Column = Column {
         );
         Some(HeadlineFigure {
             value: p.mean_us_per_round,
-            kind: what.clone(),
-            note: what,
+            kind: what.clone().into(),
+            note: what.into(),
         })
     },
 };

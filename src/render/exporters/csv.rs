@@ -3,6 +3,7 @@
 
 use anyhow::Result;
 
+use super::LabelledResults;
 use crate::compare::Comparison;
 use crate::history::Histories;
 use crate::model::figures::{figures, Better, Figure};
@@ -101,10 +102,43 @@ fn history_csv(hs: &Histories) -> Result<String> {
 /// One row per figure.
 fn figures_csv(id: i64, figures: &[Figure]) -> Result<String> {
     let mut w = CsvOut::new(&CSV_COLUMNS)?;
+    figure_rows(&mut w, || Cell::number(id), figures)?;
+    w.finish()
+}
+
+/// The columns of `report --format csv`: `results export`'s, the result named by its label.
+pub const REPORT_COLUMNS: [&str; 13] = [
+    "result",
+    "suite",
+    "key",
+    "name",
+    "unit",
+    "better",
+    "value",
+    "samples",
+    "sample_mean",
+    "sample_sd",
+    "sample_min",
+    "sample_max",
+    "sample_kind",
+];
+
+/// A report: every figure of each result, one row per figure and result, in the order given
+/// (the comparisons are `compare --format csv`'s).
+pub(super) fn report(results: &LabelledResults, _comparisons: &[Comparison]) -> Result<String> {
+    let mut w = CsvOut::new(&REPORT_COLUMNS)?;
+    for (label, r) in results {
+        figure_rows(&mut w, || Cell::text(label), &figures(r))?;
+    }
+    w.finish()
+}
+
+/// A row per figure, each after the cell `first` makes.
+fn figure_rows(w: &mut CsvOut, first: impl Fn() -> Cell, figures: &[Figure]) -> Result<()> {
     for f in figures {
         let s = Summary::of(&f.samples);
         w.row([
-            Cell::number(id),
+            first(),
             Cell::text(&f.suite),
             Cell::text(&f.key),
             Cell::text(&f.name),
@@ -119,7 +153,7 @@ fn figures_csv(id: i64, figures: &[Figure]) -> Result<String> {
             Cell::text(&f.sample_kind),
         ])?;
     }
-    w.finish()
+    Ok(())
 }
 
 /// The stable CSV columns of `compare --format csv`.

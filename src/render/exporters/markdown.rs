@@ -13,6 +13,10 @@ pub(super) fn history(h: &crate::history::Histories) -> Result<String> {
     Ok(crate::render::history::markdown(h, md_cell))
 }
 
+pub(super) fn fleet(f: &crate::fleet::Fleet, selection: &str) -> Result<String> {
+    Ok(crate::render::fleet::markdown(f, selection, md_cell))
+}
+
 pub(super) fn result(id: i64, result: &RunResult) -> Result<String> {
     Ok(figures_markdown(&format!("result {id}"), &figures(result)))
 }

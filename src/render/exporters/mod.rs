@@ -151,11 +151,13 @@ pub const TABLE: &[(Format, Renderer)] = &[
     (Format::Json, Renderer::History(json::history)),
     (Format::Csv, Renderer::Result(csv::result)),
     (Format::Csv, Renderer::Comparison(csv::comparison)),
+    (Format::Csv, Renderer::Report(csv::report)),
     (Format::Csv, Renderer::Fleet(csv::fleet)),
     (Format::Csv, Renderer::History(csv::history)),
     (Format::Markdown, Renderer::Result(markdown::result)),
     (Format::Markdown, Renderer::Comparison(markdown::comparison)),
     (Format::Markdown, Renderer::Report(markdown::report)),
+    (Format::Markdown, Renderer::Fleet(markdown::fleet)),
     (Format::Markdown, Renderer::History(markdown::history)),
     (Format::Html, Renderer::Result(html::result)),
     (Format::Html, Renderer::Report(html::report)),
@@ -239,12 +241,13 @@ pub fn supported(shown: Shown) -> Vec<&'static str> {
         .collect()
 }
 
-/// The `--format` values of a command that shows `shown`: each format that shows one of them,
-/// with its help.
+/// The `--format` values of a command that shows `shown`: each format that shows every one of
+/// them, with its help. A format that cannot show all a command shows is not offered, so clap
+/// refuses it before the command runs.
 pub fn formats(shown: &[Shown]) -> Vec<PossibleValue> {
     Format::ALL
         .into_iter()
-        .filter(|&f| shown.iter().any(|&s| renderer(f, s).is_some()))
+        .filter(|&f| shown.iter().all(|&s| renderer(f, s).is_some()))
         .filter_map(|f| f.to_possible_value())
         .collect()
 }
@@ -278,6 +281,23 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "--format html cannot show a comparison; it can be shown as text, json, csv, markdown"
+        );
+    }
+
+    #[test]
+    fn a_command_is_offered_only_the_formats_that_show_all_it_shows() {
+        let names = |shown: &[Shown]| -> Vec<String> {
+            formats(shown)
+                .iter()
+                .map(|v| v.get_name().to_string())
+                .collect()
+        };
+        // html shows a result but not a comparison: a command showing both is not offered it.
+        assert!(names(&[Shown::Result]).contains(&"html".to_string()));
+        assert!(!names(&[Shown::Result, Shown::Comparison]).contains(&"html".to_string()));
+        assert_eq!(
+            names(&[Shown::Report, Shown::Fleet]),
+            ["text", "json", "csv", "markdown", "html"]
         );
     }
 
@@ -342,8 +362,8 @@ mod tests {
         };
         assert_eq!(names(&[Shown::Result]), "text json csv markdown html");
         assert_eq!(names(&[Shown::Comparison]), "text json csv markdown");
-        assert_eq!(names(&[Shown::Report]), "text json markdown html");
-        assert_eq!(names(&[Shown::Fleet]), "text json csv html");
+        assert_eq!(names(&[Shown::Report]), "text json csv markdown html");
+        assert_eq!(names(&[Shown::Fleet]), "text json csv markdown html");
         assert_eq!(names(&[Shown::History]), "text json csv markdown html");
         assert_eq!(
             names(&[Shown::Report, Shown::Fleet]),
