@@ -5,10 +5,10 @@
 
 use std::time::Duration;
 
-use super::index::IndexEvent;
-use super::interactive::InteractiveEvent;
-use super::noise::NoiseEvent;
-use super::sched::SchedEvent;
+use super::index::event::IndexEvent;
+use super::interactive::event::InteractiveEvent;
+use super::noise::event::NoiseEvent;
+use super::sched::event::SchedEvent;
 use crate::calibration::{BurnCalibration, CheckMissed};
 use crate::model::part::PartPlan;
 use crate::model::SuiteResult;

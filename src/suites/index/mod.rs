@@ -2,7 +2,7 @@
 //! parallel copies, scored against the baseline machine George into the BYTE index.
 //! See docs/index.md.
 
-mod event;
+pub mod event;
 pub use event::IndexEvent;
 pub mod native;
 pub mod programs;

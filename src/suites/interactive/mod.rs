@@ -3,7 +3,7 @@
 //! process, waits for it to run, starts a bench worker process, lets both run `-t` seconds and
 //! collects the bench's figures. See docs/interactive.md for the method.
 
-mod event;
+pub mod event;
 pub use event::InteractiveEvent;
 pub mod benches;
 mod config;

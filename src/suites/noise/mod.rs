@@ -2,7 +2,7 @@
 //! set) calibrated to a target length, many times, and characterises how much the run time
 //! varies on this host.
 
-mod event;
+pub mod event;
 pub use event::NoiseEvent;
 mod check;
 mod workload;

@@ -2,7 +2,7 @@
 //! yield versus block/wake mix. Runs repeat until the 95% confidence interval of µs/round is
 //! tight; a sweep measures several thread counts into one result. See docs/sched.md.
 
-mod event;
+pub mod event;
 pub use event::SchedEvent;
 pub mod ring;
 
