@@ -214,3 +214,98 @@ fn sigint_stores_an_incomplete_result() {
 fn sigterm_stores_an_incomplete_result() {
     stop_mid_run(libc::SIGTERM, 143);
 }
+
+/// A thread on CPU 0 that, until stopped, spins `busy` then sleeps `idle`: it hits some of the
+/// noise runs held there and misses others, as a perturbed host does.
+struct Jitter {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Jitter {
+    fn start(busy: std::time::Duration, idle: std::time::Duration) -> Jitter {
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = std::sync::Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            common::pin_to_cpu0();
+            while !flag.load(Ordering::Relaxed) {
+                let start = std::time::Instant::now();
+                while start.elapsed() < busy {
+                    std::hint::spin_loop();
+                }
+                std::thread::sleep(idle);
+            }
+        });
+        Jitter { stop, thread }
+    }
+
+    fn stop(self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread.join().unwrap();
+    }
+}
+
+/// Five runs of thirty fixed 3 ms-ish jobs on CPU 0, stored as one group.
+fn noise_group(sb: &Sandbox) {
+    let mut cmd = sb.std_cmd();
+    cmd.args([
+        "noise",
+        "-l",
+        "1000000",
+        "--repeat",
+        "5",
+        "--no-noise-check",
+        "-q",
+    ]);
+    cmd.args(["5", "30"]);
+    common::on_cpu0(&mut cmd);
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+}
+
+/// p1bench's output is its percentiles: a host that perturbs some runs and not others is found
+/// by `compare` on them (worse), not only on the mean run time.
+#[test]
+fn a_perturbed_host_is_found_worse_by_its_percentiles() {
+    let sb = Sandbox::new();
+    noise_group(&sb);
+    // Half of CPU 0 taken in 10 ms slices: the runs it hits take two to four times the
+    // fastest (90th percentile 225-245% slower, measured here), while this VM's own noise
+    // left it 17-71% slower.
+    let jitter = Jitter::start(
+        std::time::Duration::from_millis(10),
+        std::time::Duration::from_millis(10),
+    );
+    noise_group(&sb);
+    jitter.stop();
+    let out = sb
+        .cmd()
+        .args(["compare", "g1", "g6", "--format", "json"])
+        .output()
+        .unwrap();
+    let list = sb.cmd().args(["results", "list"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{out:?}\n{}",
+        String::from_utf8_lossy(&list.stdout)
+    );
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = |suffix: &str| {
+        c["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["key"].as_str().unwrap().ends_with(suffix))
+            .unwrap_or_else(|| panic!("no {suffix} row: {c}"))
+            .clone()
+    };
+    for suffix in ["/p90 slower", "/max slower"] {
+        let r = row(suffix);
+        assert_eq!(r["verdict"], "worse", "{suffix}: {r}");
+        assert_eq!(
+            (r["unit"].as_str(), r["samples_a"].as_u64()),
+            (Some("%"), Some(5))
+        );
+    }
+}

@@ -441,10 +441,12 @@ impl Row {
 /// figure in B's first run).
 fn runs_row(fa: &Figure, fb: Option<&Figure>, va: &[f64], vb: &[f64], floor: Option<f64>) -> Row {
     let base = |a: f64, b: f64| Row::untested(fa, a, b, Basis::Runs, [va.len(), vb.len()]);
-    let positive = va.iter().chain(vb).all(|x| x.is_finite() && *x > 0.0);
+    // A percentage changes in points: its ratio means nothing near 0 (a percentile's % slower
+    // than the fastest run: 2% and 60% are a factor 30 apart in two quiet runs).
+    let positive = fa.unit != "%" && va.iter().chain(vb).all(|x| x.is_finite() && *x > 0.0);
     if !positive {
-        // A figure that can be zero (deadlines missed, an overrun) has no ratio: the difference
-        // of its means, in percent of A's.
+        // A figure that can be zero (deadlines missed, an overrun) or a percentage has no
+        // ratio: the difference of its means, in percent of A's.
         let mean = |v: &[f64]| Summary::of(v).map_or(0.0, |s| s.mean);
         let (ma, mb) = (mean(va), mean(vb));
         let mut r = base(ma, mb);
@@ -622,6 +624,8 @@ pub fn compare_runs(
         .iter()
         .filter_map(|first| {
             let other = fb[0].iter().find(|f| f.key == first.key)?;
+            // A figure that is itself the host's noise is not judged against it.
+            let floor = floor.filter(|_| !first.is_spread);
             Some(match basis {
                 Basis::Runs => runs_row(
                     first,
@@ -784,6 +788,7 @@ mod tests {
             samples: samples.to_vec(),
             sample_kind: "run".into(),
             resolution: None,
+            is_spread: false,
         }
     }
 
@@ -1051,6 +1056,7 @@ mod host_tests {
             samples: Vec::new(),
             sample_kind: "derived".into(),
             resolution: None,
+            is_spread: false,
         }
     }
 

@@ -36,6 +36,10 @@ pub struct Figure {
     /// % desired CPU, one deadline or one burn of the run. None: no such bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolution: Option<f64>,
+    /// The figure is itself a measure of the host's noise (p1bench's percentiles of % slower
+    /// than the fastest run): the host's noise floor does not apply to its changes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub is_spread: bool,
 }
 
 impl Figure {
@@ -58,6 +62,7 @@ impl Figure {
             samples: Vec::new(),
             sample_kind: "derived".into(),
             resolution: None,
+            is_spread: false,
         }
     }
 }

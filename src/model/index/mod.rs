@@ -384,6 +384,7 @@ impl SuiteData for IndexResult {
                         .collect(),
                     sample_kind: "iteration kept by the score".into(),
                     resolution: None,
+                    is_spread: false,
                 });
             }
             for (what, idx) in [

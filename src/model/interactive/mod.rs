@@ -502,6 +502,7 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
         samples: batch_means_ms(&m.samples_ns, LATENCY_BATCHES),
         sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
         resolution,
+        is_spread: false,
     });
     if let Some(w) = &m.wake {
         out.push(Figure {
@@ -514,6 +515,7 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
             samples: batch_means_ms(&m.wake_samples_ns, LATENCY_BATCHES),
             sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
             resolution,
+            is_spread: false,
         });
     }
     // A percentage moves by one deadline, or one burn, at the least: 99.2% of 120 deadlines

@@ -188,7 +188,93 @@ impl SuiteData for NoiseResult {
                 samples,
                 sample_kind: "run".into(),
                 resolution: None,
+                is_spread: false,
             });
+            // p1bench's output, its perturbation: each percentile it prints, as % slower than
+            // the fastest run (a noisier host has larger ones).
+            for p in &s.percentiles {
+                // p1bench's percentile is sorted[n * p / 100 - 1]: where that is the fastest
+                // run itself (the 50th of three runs) it is no measurement of the spread.
+                if (s.runs as f64 * p.percentile / 100.0) < 2.0 {
+                    continue;
+                }
+                let which = if p.percentile >= 100.0 {
+                    "max".to_string()
+                } else {
+                    format!("p{}", p.percentile)
+                };
+                out.push(Figure {
+                    is_spread: true,
+                    ..Figure::derived(
+                        format!("noise/{job}/{which} slower"),
+                        "noise",
+                        format!("noise: {which} run, % slower than the fastest, {job} job"),
+                        "%",
+                        Better::Lower,
+                        p.slower_pct,
+                    )
+                });
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(times_ms: &[u64]) -> NoiseResult {
+        let runs: Vec<NoiseRun> = times_ms
+            .iter()
+            .map(|&ms| NoiseRun {
+                time_ns: ms * 1_000_000,
+                ..NoiseRun::default()
+            })
+            .collect();
+        NoiseResult {
+            settings: NoiseSettings {
+                mode: NoiseMode::Cpu,
+                target_ms: 10,
+                runs_requested: runs.len() as u64,
+            },
+            calibration: None,
+            summary: summarize(&runs, 1000),
+            runs,
+        }
+    }
+
+    #[test]
+    fn the_percentiles_p1bench_prints_are_figures_beside_the_run_time() {
+        let r = result(&[100, 101, 102, 103, 104, 105, 106, 107, 110, 150]);
+        let mut figures = Vec::new();
+        r.figures(&mut figures);
+        let keys: Vec<&str> = figures.iter().map(|f| f.key.as_str()).collect();
+        // Ten runs: p1bench prints the 50th, the 90th and the maximum, not the 99th.
+        assert_eq!(
+            keys,
+            [
+                "noise/cpu 10 ms/run time",
+                "noise/cpu 10 ms/p50 slower",
+                "noise/cpu 10 ms/p90 slower",
+                "noise/cpu 10 ms/max slower",
+            ]
+        );
+        let value = |k: &str| figures.iter().find(|f| f.key.ends_with(k)).unwrap();
+        // p1bench's 50th is sorted[n * 50 / 100 - 1], the 5th of 10: 104 ms, 4% slower.
+        assert!((value("p50 slower").value - 4.0).abs() < 1e-9);
+        assert!((value("p90 slower").value - 10.0).abs() < 1e-9);
+        assert!((value("max slower").value - 50.0).abs() < 1e-9);
+        let max = value("max slower");
+        assert_eq!((max.unit.as_str(), max.better), ("%", Better::Lower));
+        assert!(max.samples.is_empty() && max.is_spread);
+        assert!(!value("run time").is_spread);
+        // Three runs: p1bench's 50th is the fastest run itself, no figure; the maximum is.
+        let mut three = Vec::new();
+        result(&[100, 101, 120]).figures(&mut three);
+        let keys: Vec<&str> = three.iter().map(|f| f.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            ["noise/cpu 10 ms/run time", "noise/cpu 10 ms/max slower"]
+        );
     }
 }

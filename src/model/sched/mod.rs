@@ -196,6 +196,7 @@ impl SuiteData for SchedResult {
                 samples: p.runs.iter().map(|r| r.us_per_round).collect(),
                 sample_kind: "run".into(),
                 resolution: None,
+                is_spread: false,
             });
         }
     }
