@@ -215,6 +215,13 @@ fn sigterm_stores_an_incomplete_result() {
     stop_mid_run(libc::SIGTERM, 143);
 }
 
+/// Held by each test that measures on CPU 0 with a thread of its own there: two at once would
+/// perturb each other's quiet runs.
+fn cpu0_alone() -> std::sync::MutexGuard<'static, ()> {
+    static CPU0: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    CPU0.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A thread on CPU 0 that, until stopped, spins `busy` then sleeps `idle`: it hits some of the
 /// noise runs held there and misses others, as a perturbed host does.
 struct Jitter {
@@ -268,6 +275,7 @@ fn noise_group(sb: &Sandbox) {
 /// by `compare` on them (worse), not only on the mean run time.
 #[test]
 fn a_perturbed_host_is_found_worse_by_its_percentiles() {
+    let _cpu0 = cpu0_alone();
     let sb = Sandbox::new();
     noise_group(&sb);
     // Half of CPU 0 taken in 10 ms slices: the runs it hits take two to four times the
@@ -308,4 +316,69 @@ fn a_perturbed_host_is_found_worse_by_its_percentiles() {
             (Some("%"), Some(5))
         );
     }
+}
+
+/// Each noise run carries the host's account (its CPU, the run's waits, switches and faults),
+/// and the report names what set the slowest runs apart: here a thread that takes CPU 0 in
+/// 10 ms slices makes the runs it hits wait on the run queue.
+#[test]
+fn each_run_has_the_hosts_account_and_the_slowest_runs_are_explained() {
+    let _cpu0 = cpu0_alone();
+    let sb = Sandbox::new();
+    let run = |jitter: bool, account: bool| {
+        let mut cmd = sb.std_cmd();
+        cmd.args(["noise", "-l", "1000000", "--no-noise-check", "5", "40"]);
+        cmd.arg("--json");
+        if !account {
+            cmd.env("HOSTBENCH_NO_ACCOUNT", "1");
+        }
+        common::on_cpu0(&mut cmd);
+        let j = jitter.then(|| {
+            Jitter::start(
+                std::time::Duration::from_millis(10),
+                std::time::Duration::from_millis(10),
+            )
+        });
+        let out = cmd.output().unwrap();
+        if let Some(j) = j {
+            j.stop();
+        }
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let r = run(true, true);
+    let runs = noise(&r)["runs"].as_array().unwrap().clone();
+    for a in runs.iter().map(|r| &r["account"]) {
+        // Held to CPU 0: that CPU's time is the one counted.
+        assert_eq!(a["cpus"], serde_json::json!([0]), "{a}");
+        assert!(a["wall_ns"].as_u64().unwrap() > 0, "{a}");
+    }
+    // The kernel brings a running task's CPU time up to date at its ticks: over the 40 runs
+    // it is most of their time.
+    let total = |field: &str| -> u64 {
+        runs.iter()
+            .map(|r| r["account"][field].as_u64().unwrap())
+            .sum()
+    };
+    assert!(total("run_ns") > total("wall_ns") / 3, "{runs:?}");
+    // The slowest run waited on the run queue; the fastest hardly did.
+    let by_time = |r: &Value| r["time_ns"].as_u64().unwrap();
+    let slowest = runs.iter().max_by_key(|r| by_time(r)).unwrap();
+    let fastest = runs.iter().min_by_key(|r| by_time(r)).unwrap();
+    let wait = |r: &Value| r["account"]["wait_ns"].as_u64().unwrap();
+    assert!(
+        wait(slowest) > 1_000_000 && wait(slowest) > 3 * wait(fastest),
+        "slowest {slowest}, fastest {fastest}"
+    );
+    let id = r["id"].as_i64().map_or("1".to_string(), |i| i.to_string());
+    let shown = sb.cmd().args(["results", "show", &id]).output().unwrap();
+    let shown = String::from_utf8(shown.stdout).unwrap();
+    let line = shown
+        .lines()
+        .find(|l| l.contains("slowest runs, by the host's account: "))
+        .unwrap_or_else(|| panic!("{shown}"));
+    assert!(line.contains("run-queue wait "), "{line}");
+    // Without accounts (HOSTBENCH_NO_ACCOUNT), the runs hold none and the report says nothing.
+    let bare = run(false, false);
+    assert!(noise(&bare)["runs"][0].get("account").is_none(), "{bare}");
 }

@@ -1,6 +1,7 @@
 //! The result model: one serde structure that every suite fills, the store saves, and every
 //! renderer reads. Raw samples are kept so analysis can be redone later.
 
+pub mod account;
 mod environment;
 pub mod figures;
 pub mod headline;

@@ -1,5 +1,6 @@
 //! Thin, safe wrappers over what the kernel offers: the clock, host facts, signals.
 
+pub mod account;
 pub mod blockdev;
 pub mod cleanup;
 pub mod clock;

@@ -1,5 +1,6 @@
 //! Renderers: they read the result model and return text. None of them measures anything.
 
+pub mod account;
 pub mod calibration;
 pub mod cformat;
 pub mod compare;

@@ -3,6 +3,8 @@
 
 use std::fmt::Write;
 
+use crate::model::account::{self, Account};
+
 use crate::calibration::{CalibrationSource, RateMeasurement};
 use crate::model::noise::bins::{bar_len, BUCKETS};
 use crate::model::noise::{
@@ -266,7 +268,41 @@ pub fn report(result: &NoiseResult) -> String {
         let _ = writeln!(out, "{}", calibration_detail(cal));
     }
     let _ = writeln!(out, "{}", verdict_line(result));
+    if let Some(line) = slowest_line(result) {
+        let _ = writeln!(out, "{line}");
+    }
     out
+}
+
+/// What the host's accounts show of the slowest tenth of the runs (at least one) against the
+/// others': the items that set them apart, largest first. None without accounts (results
+/// stored before hostbench kept them) or with fewer than four runs.
+pub fn slowest_line(result: &NoiseResult) -> Option<String> {
+    let mut runs: Vec<&NoiseRun> = result.runs.iter().filter(|r| r.account.is_some()).collect();
+    if runs.len() < 4 {
+        return None;
+    }
+    runs.sort_by_key(|r| r.time_ns);
+    let slow = (runs.len() / 10).max(1);
+    let (rest, slowest) = runs.split_at(runs.len() - slow);
+    fn accounts<'a>(rs: &[&'a NoiseRun]) -> Vec<&'a Account> {
+        rs.iter().filter_map(|r| r.account.as_ref()).collect()
+    }
+    let moved = account::moved(&accounts(rest), &accounts(slowest));
+    let which = if slow == 1 {
+        "The slowest run".to_string()
+    } else {
+        format!("The {slow} slowest runs")
+    };
+    Some(if moved.is_empty() {
+        format!("{which}: the host's account shows nothing the other runs' does not (the job itself, or what the kernel does not count).")
+    } else {
+        let items: Vec<String> = moved.iter().map(super::account::moved_text).collect();
+        format!(
+            "{which}, by the host's account: {} (the other runs' median in brackets).",
+            items.join(", ")
+        )
+    })
 }
 
 /// hostbench's one-line reading of the spread.
@@ -415,10 +451,11 @@ mod tests {
             sys_ns: 1_000_000,
             voluntary_csw: 0,
             involuntary_csw: 3,
+            account: None,
         };
         let b = NoiseRun {
             time_ns: 101_000_000,
-            ..a
+            ..a.clone()
         };
         assert_eq!(verbose_line(0, &a, None), "1 100.00 99.0 1.0 3 -");
         assert_eq!(verbose_line(1, &b, Some(&a)), "2 101.00 99.0 1.0 3 1.0");

@@ -32,13 +32,17 @@ pub struct NoiseSettings {
 }
 
 /// One timed run of the fixed job.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct NoiseRun {
     pub time_ns: u64,
     pub user_ns: u64,
     pub sys_ns: u64,
     pub voluntary_csw: u64,
     pub involuntary_csw: u64,
+    /// The host's account of the run (its CPU's time, the run's waits, faults and moves); None
+    /// in results stored before hostbench kept one, and with `HOSTBENCH_NO_ACCOUNT`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<super::account::Account>,
 }
 
 /// How the iteration count of each run was chosen.

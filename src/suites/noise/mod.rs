@@ -18,10 +18,12 @@ use super::event::{Event, Events};
 use super::{Plan, Unit};
 use crate::calibration::calibrate_like_p1bench;
 use crate::error::UsageError;
+use crate::model::account::Account;
 use crate::model::noise::{
     summarize, NoiseCalibration, NoiseMode, NoiseResult, NoiseRun, NoiseSettings,
 };
 use crate::model::SuiteResult;
+use crate::platform::account::{self, Probe, Task};
 use crate::platform::clock::monotonic_ns;
 use crate::platform::rusage::Usage;
 
@@ -154,6 +156,9 @@ pub fn measure(
     }
     events.event(Event::Noise(NoiseEvent::Calibrated(&calibration)));
 
+    // The host's account of each run: this thread's counters and its CPU's, read just before
+    // and just after the timed call.
+    let (probe, me, accounting) = (Probe::default(), [Task::this_thread()], account::enabled());
     let planned = settings.runs_requested;
     let mut runs: Vec<NoiseRun> = Vec::with_capacity(planned as usize);
     let mut fastest_ns = u64::MAX;
@@ -161,24 +166,27 @@ pub fn measure(
         if stop.load(Ordering::Relaxed) {
             break;
         }
+        let opened = accounting.then(|| probe.read(&me));
         let before = Usage::thread();
         let start = monotonic_ns();
         workload.run(calibration.iterations);
         let end = monotonic_ns();
         let used = Usage::thread().since(&before);
+        let account = opened.map(|o| Account::between(&o, &probe.read(&me)));
         let run = NoiseRun {
             time_ns: end - start,
             user_ns: used.user_ns,
             sys_ns: used.sys_ns,
             voluntary_csw: used.voluntary_csw,
             involuntary_csw: used.involuntary_csw,
+            account,
         };
         fastest_ns = fastest_ns.min(run.time_ns);
         runs.push(run);
         events.event(Event::Noise(NoiseEvent::RunDone {
             index,
             planned,
-            run: &run,
+            run: &runs[index],
             previous: index.checked_sub(1).map(|i| &runs[i]),
             fastest_ns,
         }));

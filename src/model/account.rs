@@ -1,0 +1,450 @@
+//! The host's own account of one measured stretch (a noise run, an index iteration, a sched run,
+//! an interactive pair): what the CPUs the measurement used did besides it, and what the
+//! measured tasks went through, from the kernel's counters at the stretch's start and end
+//! (`platform::account`). Stored beside the stretch's figure, so that a change of the figure can
+//! be read next to a change of its account.
+
+use serde::{Deserialize, Serialize};
+
+use crate::platform::account::{CpuTicks, Reading};
+
+/// What the host did during one stretch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Account {
+    /// The stretch's length, ns.
+    pub wall_ns: u64,
+    /// The CPUs the measured tasks were seen on, at the start or the end: the CPU time below
+    /// is theirs.
+    pub cpus: Vec<u32>,
+    /// Those CPUs' clock ticks in the stretch (`/proc/stat`, usually 10 ms each): the
+    /// resolution of the shares below.
+    pub ticks: u64,
+    /// Of those ticks, percent in each state: user (nice included), system, hardware and
+    /// software interrupts, stolen by the hypervisor, waiting for I/O, idle.
+    pub user_pct: f64,
+    pub system_pct: f64,
+    pub irq_pct: f64,
+    pub softirq_pct: f64,
+    pub steal_pct: f64,
+    pub iowait_pct: f64,
+    pub idle_pct: f64,
+    /// The measured tasks together: time on a CPU (brought up to date by the kernel at its
+    /// ticks while a task runs, so a stretch shorter than a tick may show none) and runnable
+    /// but waiting for one (ns), the
+    /// timeslices they ran, their context switches (asked for, forced), page faults (without,
+    /// with I/O) and moves between CPUs (None where the kernel does not show them).
+    pub run_ns: u64,
+    pub wait_ns: u64,
+    pub slices: u64,
+    pub voluntary: u64,
+    pub involuntary: u64,
+    pub minor_faults: u64,
+    pub major_faults: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub migrations: Option<u64>,
+    /// The mean clock of those CPUs at the start and the end, MHz (`scaling_cur_freq`), where
+    /// sysfs has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mhz: Option<f64>,
+    /// Their thermal throttle events in the stretch, where sysfs counts them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttles: Option<u64>,
+}
+
+impl Account {
+    /// The account of the stretch between two readings of the same tasks. A task gone by the
+    /// end counts for nothing.
+    pub fn between(start: &Reading, end: &Reading) -> Account {
+        let mut cpus: Vec<u32> = start
+            .tasks
+            .iter()
+            .chain(&end.tasks)
+            .flatten()
+            .map(|t| t.cpu)
+            .collect();
+        cpus.sort_unstable();
+        cpus.dedup();
+        let of = |r: &Reading, cpu: u32| r.cpus.iter().find(|c| c.0 == cpu).map(|c| c.1);
+        let mut ticks = CpuTicks::default();
+        for &cpu in &cpus {
+            if let (Some(a), Some(b)) = (of(start, cpu), of(end, cpu)) {
+                ticks.add(&b.since(&a));
+            }
+        }
+        let total = ticks.total();
+        let pct = |n: u64| {
+            if total == 0 {
+                0.0
+            } else {
+                100.0 * n as f64 / total as f64
+            }
+        };
+        let pairs = || {
+            start.tasks.iter().zip(&end.tasks).filter_map(|p| match p {
+                (Some(a), Some(b)) => Some((a, b)),
+                _ => None,
+            })
+        };
+        let sum = |f: fn(&crate::platform::account::TaskCounters) -> u64| -> u64 {
+            pairs().map(|(a, b)| f(b).saturating_sub(f(a))).sum()
+        };
+        let migrations = pairs()
+            .map(|(a, b)| Some(b.migrations?.saturating_sub(a.migrations?)))
+            .sum::<Option<u64>>()
+            .filter(|_| pairs().next().is_some());
+        let on_cpus = |v: &[(u32, u64)]| -> Vec<(u32, u64)> {
+            v.iter()
+                .filter(|(c, _)| cpus.contains(c))
+                .copied()
+                .collect()
+        };
+        let (khz_a, khz_b) = (on_cpus(&start.khz), on_cpus(&end.khz));
+        let mhz = (!khz_a.is_empty() && !khz_b.is_empty()).then(|| {
+            let all: Vec<u64> = khz_a.iter().chain(&khz_b).map(|k| k.1).collect();
+            all.iter().sum::<u64>() as f64 / all.len() as f64 / 1000.0
+        });
+        let (thr_a, thr_b) = (on_cpus(&start.throttles), on_cpus(&end.throttles));
+        let throttles = (!thr_b.is_empty()).then(|| {
+            thr_b
+                .iter()
+                .map(|&(cpu, n)| {
+                    let before = thr_a.iter().find(|t| t.0 == cpu).map_or(n, |t| t.1);
+                    n.saturating_sub(before)
+                })
+                .sum()
+        });
+        Account {
+            wall_ns: end.at_ns.saturating_sub(start.at_ns),
+            cpus,
+            ticks: total,
+            user_pct: pct(ticks.user + ticks.nice),
+            system_pct: pct(ticks.system),
+            irq_pct: pct(ticks.irq),
+            softirq_pct: pct(ticks.softirq),
+            steal_pct: pct(ticks.steal),
+            iowait_pct: pct(ticks.iowait),
+            idle_pct: pct(ticks.idle),
+            run_ns: sum(|t| t.run_ns),
+            wait_ns: sum(|t| t.wait_ns),
+            slices: sum(|t| t.slices),
+            voluntary: sum(|t| t.voluntary),
+            involuntary: sum(|t| t.involuntary),
+            minor_faults: sum(|t| t.minor_faults),
+            major_faults: sum(|t| t.major_faults),
+            migrations,
+            mhz,
+            throttles,
+        }
+    }
+
+    /// Run-queue wait per second of the stretch, ms/s: how long the measured tasks stood ready
+    /// while something else had their CPU.
+    pub fn wait_ms_per_s(&self) -> f64 {
+        if self.wall_ns == 0 {
+            0.0
+        } else {
+            self.wait_ns as f64 / 1e6 / (self.wall_ns as f64 / 1e9)
+        }
+    }
+}
+
+/// An item of an account, as a rate or a share that stretches of any length can be compared on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Item {
+    /// Run-queue wait of the measured tasks, ms per second of the stretch.
+    Wait,
+    /// Context switches forced on them (preemptions), per second.
+    Involuntary,
+    /// Context switches they asked for (blocking), per second.
+    Voluntary,
+    /// Their moves between CPUs, per second.
+    Migrations,
+    /// Their page faults without and with I/O, per second.
+    MinorFaults,
+    MajorFaults,
+    /// Of the CPUs they used: % stolen by the hypervisor, in hardware and software interrupts,
+    /// in the kernel, waiting for I/O.
+    Steal,
+    Irq,
+    Softirq,
+    System,
+    Iowait,
+    /// The CPUs' clock, MHz.
+    Clock,
+    /// Their thermal throttle events, per second.
+    Throttles,
+}
+
+impl Item {
+    pub const ALL: [Item; 13] = [
+        Item::Wait,
+        Item::Involuntary,
+        Item::Voluntary,
+        Item::Migrations,
+        Item::MinorFaults,
+        Item::MajorFaults,
+        Item::Steal,
+        Item::Irq,
+        Item::Softirq,
+        Item::System,
+        Item::Iowait,
+        Item::Clock,
+        Item::Throttles,
+    ];
+
+    /// Its name in a line of text, and its unit.
+    pub fn name(self) -> (&'static str, &'static str) {
+        match self {
+            Item::Wait => ("run-queue wait", "ms/s"),
+            Item::Involuntary => ("involuntary switches", "/s"),
+            Item::Voluntary => ("voluntary switches", "/s"),
+            Item::Migrations => ("migrations", "/s"),
+            Item::MinorFaults => ("minor faults", "/s"),
+            Item::MajorFaults => ("major faults", "/s"),
+            Item::Steal => ("steal", "%"),
+            Item::Irq => ("IRQ", "%"),
+            Item::Softirq => ("softirq", "%"),
+            Item::System => ("system", "%"),
+            Item::Iowait => ("iowait", "%"),
+            Item::Clock => ("clock", "MHz"),
+            Item::Throttles => ("thermal throttles", "/s"),
+        }
+    }
+
+    /// The least change of the item that is more than the counters' own grain: a share moves
+    /// by whole ticks (10 ms of a CPU), a rate by one event a stretch.
+    pub fn grain(self, a: &Account) -> f64 {
+        let per_s = |n: f64| {
+            if a.wall_ns == 0 {
+                f64::INFINITY
+            } else {
+                n / (a.wall_ns as f64 / 1e9)
+            }
+        };
+        match self {
+            Item::Steal | Item::Irq | Item::Softirq | Item::System | Item::Iowait => {
+                if a.ticks == 0 {
+                    f64::INFINITY
+                } else {
+                    100.0 / a.ticks as f64
+                }
+            }
+            Item::Wait => per_s(0.1),
+            Item::Clock => 50.0,
+            _ => per_s(1.0),
+        }
+    }
+}
+
+impl Account {
+    /// The item's value in this stretch; None where the host does not count it.
+    pub fn item(&self, item: Item) -> Option<f64> {
+        let per_s = |n: u64| (self.wall_ns > 0).then(|| n as f64 / (self.wall_ns as f64 / 1e9));
+        match item {
+            Item::Wait => Some(self.wait_ms_per_s()),
+            Item::Involuntary => per_s(self.involuntary),
+            Item::Voluntary => per_s(self.voluntary),
+            Item::Migrations => per_s(self.migrations?),
+            Item::MinorFaults => per_s(self.minor_faults),
+            Item::MajorFaults => per_s(self.major_faults),
+            Item::Steal => Some(self.steal_pct),
+            Item::Irq => Some(self.irq_pct),
+            Item::Softirq => Some(self.softirq_pct),
+            Item::System => Some(self.system_pct),
+            Item::Iowait => Some(self.iowait_pct),
+            Item::Clock => self.mhz,
+            Item::Throttles => per_s(self.throttles?),
+        }
+    }
+}
+
+/// An item that differs between two sets of stretches: its median in each.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Moved {
+    pub item: Item,
+    pub typical: f64,
+    pub these: f64,
+}
+
+/// The items whose median over `these` stretches differs from their median over `typical` ones
+/// by more than twice the counters' grain and by half the typical value or more, largest
+/// change first (by the factor between them, a clock by its difference): what set these
+/// stretches apart.
+pub fn moved(typical: &[&Account], these: &[&Account]) -> Vec<Moved> {
+    let median = |accounts: &[&Account], item: Item| -> Option<f64> {
+        let mut v: Vec<f64> = accounts.iter().filter_map(|a| a.item(item)).collect();
+        v.sort_by(f64::total_cmp);
+        (!v.is_empty()).then(|| v[v.len() / 2])
+    };
+    let grain = |item: Item| -> f64 {
+        let mut g: Vec<f64> = these.iter().map(|a| item.grain(a)).collect();
+        g.sort_by(f64::total_cmp);
+        g.get(g.len() / 2).copied().unwrap_or(f64::INFINITY)
+    };
+    let mut out: Vec<(f64, Moved)> = Item::ALL
+        .iter()
+        .filter_map(|&item| {
+            let (t, h) = (median(typical, item)?, median(these, item)?);
+            let d = (h - t).abs();
+            if d <= 2.0 * grain(item) || d < 0.5 * t.abs() {
+                return None;
+            }
+            let size = if item == Item::Clock {
+                d / t.abs().max(1.0)
+            } else {
+                (h.max(t) + grain(item)) / (h.min(t) + grain(item))
+            };
+            Some((
+                size,
+                Moved {
+                    item,
+                    typical: t,
+                    these: h,
+                },
+            ))
+        })
+        .collect();
+    out.sort_by(|a, b| b.0.total_cmp(&a.0));
+    out.into_iter().map(|(_, m)| m).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platform::account::TaskCounters;
+
+    fn ticks(user: u64, steal: u64, idle: u64) -> CpuTicks {
+        CpuTicks {
+            user,
+            steal,
+            idle,
+            ..CpuTicks::default()
+        }
+    }
+
+    fn task(cpu: u32, wait_ns: u64, involuntary: u64, migrations: Option<u64>) -> TaskCounters {
+        TaskCounters {
+            run_ns: 1_000,
+            wait_ns,
+            slices: 3,
+            voluntary: 1,
+            involuntary,
+            minor_faults: 10,
+            major_faults: 0,
+            cpu,
+            migrations,
+        }
+    }
+
+    #[test]
+    fn the_account_counts_the_cpus_the_tasks_used_and_their_changes() {
+        let start = Reading {
+            at_ns: 1_000_000_000,
+            cpus: vec![
+                (0, ticks(100, 10, 50)),
+                (1, ticks(0, 0, 0)),
+                (2, ticks(5, 5, 5)),
+            ],
+            tasks: vec![Some(task(0, 0, 0, Some(1))), Some(task(2, 0, 0, Some(0)))],
+            khz: vec![(0, 2_000_000), (2, 1_000_000), (1, 9_000_000)],
+            throttles: vec![(0, 4)],
+        };
+        let end = Reading {
+            at_ns: 1_500_000_000,
+            // CPU 0: 30 user, 10 steal; CPU 1 (unused) is busy and must not count; CPU 2:
+            // 10 user, 50 idle.
+            cpus: vec![
+                (0, ticks(130, 20, 50)),
+                (1, ticks(999, 999, 0)),
+                (2, ticks(15, 5, 55)),
+            ],
+            tasks: vec![
+                Some(task(0, 40_000_000, 7, Some(3))),
+                Some(task(2, 10_000_000, 1, Some(0))),
+            ],
+            khz: vec![(0, 2_000_000), (2, 1_000_000)],
+            throttles: vec![(0, 6)],
+        };
+        let a = Account::between(&start, &end);
+        assert_eq!(a.cpus, vec![0, 2]);
+        assert_eq!(a.wall_ns, 500_000_000);
+        assert_eq!(a.ticks, 100);
+        assert!((a.user_pct - 40.0).abs() < 1e-9);
+        assert!((a.steal_pct - 10.0).abs() < 1e-9);
+        assert!((a.idle_pct - 50.0).abs() < 1e-9);
+        assert_eq!(
+            (a.wait_ns, a.involuntary, a.migrations),
+            (50_000_000, 8, Some(2))
+        );
+        assert!((a.wait_ms_per_s() - 100.0).abs() < 1e-9);
+        assert_eq!(a.mhz, Some(1500.0));
+        assert_eq!(a.throttles, Some(2));
+    }
+
+    #[test]
+    fn a_task_gone_or_a_counter_not_shown_counts_for_nothing() {
+        let start = Reading {
+            tasks: vec![Some(task(0, 5, 1, None)), Some(task(1, 5, 1, Some(0)))],
+            ..Reading::default()
+        };
+        let end = Reading {
+            tasks: vec![Some(task(0, 15, 2, None)), None],
+            ..Reading::default()
+        };
+        let a = Account::between(&start, &end);
+        assert_eq!((a.wait_ns, a.involuntary), (10, 1));
+        assert_eq!((a.migrations, a.mhz, a.throttles), (None, None, None));
+        assert_eq!((a.ticks, a.steal_pct), (0, 0.0));
+    }
+}
+
+#[cfg(test)]
+mod moved_tests {
+    use super::*;
+
+    fn stretch(wait_ms: u64, involuntary: u64, steal_pct: f64) -> Account {
+        Account {
+            wall_ns: 100_000_000,
+            cpus: vec![0],
+            ticks: 10,
+            user_pct: 100.0 - steal_pct,
+            system_pct: 0.0,
+            irq_pct: 0.0,
+            softirq_pct: 0.0,
+            steal_pct,
+            iowait_pct: 0.0,
+            idle_pct: 0.0,
+            run_ns: 100_000_000,
+            wait_ns: wait_ms * 1_000_000,
+            slices: 1,
+            voluntary: 0,
+            involuntary,
+            minor_faults: 0,
+            major_faults: 0,
+            migrations: Some(0),
+            mhz: None,
+            throttles: None,
+        }
+    }
+
+    #[test]
+    fn the_items_that_set_slow_stretches_apart_are_named_largest_first() {
+        let quiet: Vec<Account> = (0..9).map(|_| stretch(0, 0, 0.0)).collect();
+        let slow = [stretch(40, 8, 0.0), stretch(50, 9, 0.0)];
+        let typical: Vec<&Account> = quiet.iter().collect();
+        let these: Vec<&Account> = slow.iter().collect();
+        let m = moved(&typical, &these);
+        let items: Vec<Item> = m.iter().map(|m| m.item).collect();
+        // 500 ms/s of wait against 0, 90 switches/s against 0: both named, wait first.
+        assert_eq!(items, [Item::Wait, Item::Involuntary]);
+        assert!((m[0].these - 500.0).abs() < 1e-9 && m[0].typical == 0.0);
+        // Within the grain (one tick of ten is 10%): a 10% steal is not named.
+        let one_tick = [stretch(0, 0, 10.0)];
+        let these: Vec<&Account> = one_tick.iter().collect();
+        assert!(moved(&typical, &these).is_empty());
+        // Steal of 50% of the CPU is.
+        let stolen = [stretch(0, 0, 50.0)];
+        let these: Vec<&Account> = stolen.iter().collect();
+        assert_eq!(moved(&typical, &these)[0].item, Item::Steal);
+    }
+}

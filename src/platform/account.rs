@@ -1,0 +1,368 @@
+//! The kernel's own counters around a measured stretch, read at its start and at its end only
+//! (never inside a timed loop): each CPU's time by state (`/proc/stat`), each measured task's
+//! CPU time, run-queue wait, timeslices, context switches, page faults and migrations
+//! (`/proc/PID/task/TID/{schedstat,status,stat,sched}`), and each CPU's clock and thermal
+//! throttles where sysfs has them. The model turns two readings into an account.
+
+use std::path::{Path, PathBuf};
+
+/// Whether accounts are taken: yes unless `HOSTBENCH_NO_ACCOUNT` is set (for measuring what
+/// taking them costs, `scripts/account-overhead.sh`).
+pub fn enabled() -> bool {
+    std::env::var_os("HOSTBENCH_NO_ACCOUNT").is_none()
+}
+
+/// One CPU's time by state, in clock ticks (`USER_HZ`), as `/proc/stat` counts it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CpuTicks {
+    pub user: u64,
+    pub nice: u64,
+    pub system: u64,
+    pub idle: u64,
+    pub iowait: u64,
+    pub irq: u64,
+    pub softirq: u64,
+    pub steal: u64,
+}
+
+impl CpuTicks {
+    /// What was counted between `earlier` and `self`.
+    pub fn since(&self, earlier: &CpuTicks) -> CpuTicks {
+        CpuTicks {
+            user: self.user.saturating_sub(earlier.user),
+            nice: self.nice.saturating_sub(earlier.nice),
+            system: self.system.saturating_sub(earlier.system),
+            idle: self.idle.saturating_sub(earlier.idle),
+            iowait: self.iowait.saturating_sub(earlier.iowait),
+            irq: self.irq.saturating_sub(earlier.irq),
+            softirq: self.softirq.saturating_sub(earlier.softirq),
+            steal: self.steal.saturating_sub(earlier.steal),
+        }
+    }
+
+    /// Every state together.
+    pub fn total(&self) -> u64 {
+        self.user
+            + self.nice
+            + self.system
+            + self.idle
+            + self.iowait
+            + self.irq
+            + self.softirq
+            + self.steal
+    }
+
+    /// Each field added to `self`'s.
+    pub fn add(&mut self, other: &CpuTicks) {
+        self.user += other.user;
+        self.nice += other.nice;
+        self.system += other.system;
+        self.idle += other.idle;
+        self.iowait += other.iowait;
+        self.irq += other.irq;
+        self.softirq += other.softirq;
+        self.steal += other.steal;
+    }
+}
+
+/// Each CPU's line of `/proc/stat` (`cpuN user nice system idle iowait irq softirq steal …`);
+/// the summary line `cpu` and everything else is skipped. A line with fewer fields (an old
+/// kernel) counts the missing ones as 0.
+pub fn parse_proc_stat(text: &str) -> Vec<(u32, CpuTicks)> {
+    text.lines()
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let cpu: u32 = fields.next()?.strip_prefix("cpu")?.parse().ok()?;
+            let mut n = || {
+                fields
+                    .next()
+                    .and_then(|f| f.parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
+            Some((
+                cpu,
+                CpuTicks {
+                    user: n(),
+                    nice: n(),
+                    system: n(),
+                    idle: n(),
+                    iowait: n(),
+                    irq: n(),
+                    softirq: n(),
+                    steal: n(),
+                },
+            ))
+        })
+        .collect()
+}
+
+/// One task's counters, as the kernel keeps them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TaskCounters {
+    /// `schedstat`: time on a CPU, time runnable but waiting for one (run-queue wait), both ns,
+    /// and the timeslices it ran.
+    pub run_ns: u64,
+    pub wait_ns: u64,
+    pub slices: u64,
+    /// `status`: context switches it asked for (blocking) and those forced on it (preemption).
+    pub voluntary: u64,
+    pub involuntary: u64,
+    /// `stat` fields 10 and 12: page faults without and with I/O.
+    pub minor_faults: u64,
+    pub major_faults: u64,
+    /// `stat` field 39: the CPU it last ran on.
+    pub cpu: u32,
+    /// `sched`'s `se.nr_migrations`: moves between CPUs; None where the kernel does not show it.
+    pub migrations: Option<u64>,
+}
+
+/// `/proc/…/schedstat`: run ns, wait ns, slices.
+pub fn parse_schedstat(text: &str) -> Option<(u64, u64, u64)> {
+    let mut f = text.split_whitespace().map(|v| v.parse::<u64>().ok());
+    Some((f.next()??, f.next()??, f.next()??))
+}
+
+/// `/proc/…/status`'s two context-switch counts: (voluntary, involuntary).
+pub fn parse_status_switches(text: &str) -> Option<(u64, u64)> {
+    let value = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim_start_matches(':').trim().parse::<u64>().ok())
+    };
+    Some((
+        value("voluntary_ctxt_switches")?,
+        value("nonvoluntary_ctxt_switches")?,
+    ))
+}
+
+/// `/proc/…/stat`'s minor faults, major faults and last CPU (fields 10, 12 and 39). The
+/// command name (field 2) may hold spaces and parentheses: fields resume after the last ')'.
+pub fn parse_stat_faults_cpu(text: &str) -> Option<(u64, u64, u32)> {
+    let rest = &text[text.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // Field n (from 1) is fields[n - 3].
+    let at = |n: usize| fields.get(n - 3).and_then(|v| v.parse::<u64>().ok());
+    Some((at(10)?, at(12)?, u32::try_from(at(39)?).ok()?))
+}
+
+/// A counter of `/proc/…/sched` (`se.nr_migrations`, `nr_voluntary_switches`, …).
+pub fn parse_sched_field(text: &str, name: &str) -> Option<u64> {
+    text.lines()
+        .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
+        .and_then(|l| l.rsplit(':').next())
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// A measured task: a process and one of its threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Task {
+    pub pid: u32,
+    pub tid: u32,
+}
+
+impl Task {
+    /// The calling thread.
+    pub fn this_thread() -> Task {
+        Task {
+            pid: std::process::id(),
+            // SAFETY: gettid has no arguments and cannot fail.
+            tid: unsafe { libc::gettid() } as u32,
+        }
+    }
+}
+
+/// Where the counters are read: `/proc` and `/sys`, or a copy of their layout (tests). Each
+/// file read costs some 20-30 µs on a VM: the sysfs files that exist are found once, and a
+/// task's switches come from its `sched` file where the kernel has one (one file fewer).
+#[derive(Debug, Clone)]
+pub struct Probe {
+    proc: PathBuf,
+    /// Each CPU's clock and throttle count files that exist.
+    khz: Vec<(u32, PathBuf)>,
+    throttles: Vec<(u32, PathBuf)>,
+}
+
+impl Default for Probe {
+    fn default() -> Self {
+        Probe::at(Path::new("/proc"), Path::new("/sys"))
+    }
+}
+
+/// Everything read at one moment.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reading {
+    /// CLOCK_MONOTONIC, ns.
+    pub at_ns: u64,
+    pub cpus: Vec<(u32, CpuTicks)>,
+    /// Each measured task's counters; None for one that is gone (or unreadable).
+    pub tasks: Vec<Option<TaskCounters>>,
+    /// Each CPU's clock, kHz (`cpufreq/scaling_cur_freq`), where sysfs has it.
+    pub khz: Vec<(u32, u64)>,
+    /// Each CPU's thermal throttle events (`thermal_throttle/core_throttle_count`), where
+    /// sysfs has them.
+    pub throttles: Vec<(u32, u64)>,
+}
+
+impl Probe {
+    /// Reads under `proc` and `sys` instead of `/proc` and `/sys`.
+    pub fn at(proc: &Path, sys: &Path) -> Probe {
+        let cpus = std::fs::read_to_string(proc.join("stat"))
+            .map(|t| parse_proc_stat(&t))
+            .unwrap_or_default();
+        let existing = |file: &str| -> Vec<(u32, PathBuf)> {
+            cpus.iter()
+                .map(|&(cpu, _)| (cpu, sys.join(format!("devices/system/cpu/cpu{cpu}/{file}"))))
+                .filter(|(_, path)| path.is_file())
+                .collect()
+        };
+        Probe {
+            proc: proc.to_path_buf(),
+            khz: existing("cpufreq/scaling_cur_freq"),
+            throttles: existing("thermal_throttle/core_throttle_count"),
+        }
+    }
+
+    /// The counters now: every CPU's, and those of `tasks`.
+    pub fn read(&self, tasks: &[Task]) -> Reading {
+        let cpus = std::fs::read_to_string(self.proc.join("stat"))
+            .map(|t| parse_proc_stat(&t))
+            .unwrap_or_default();
+        let per_cpu = |files: &[(u32, PathBuf)]| -> Vec<(u32, u64)> {
+            files
+                .iter()
+                .filter_map(|(cpu, path)| {
+                    let v = std::fs::read_to_string(path).ok()?.trim().parse().ok()?;
+                    Some((*cpu, v))
+                })
+                .collect()
+        };
+        let khz = per_cpu(&self.khz);
+        let throttles = per_cpu(&self.throttles);
+        Reading {
+            at_ns: super::clock::monotonic_ns(),
+            tasks: tasks.iter().map(|t| self.task(*t)).collect(),
+            cpus,
+            khz,
+            throttles,
+        }
+    }
+
+    /// One task's counters; None when it is gone.
+    pub fn task(&self, t: Task) -> Option<TaskCounters> {
+        let dir = self.proc.join(format!("{}/task/{}", t.pid, t.tid));
+        let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
+        let (run_ns, wait_ns, slices) = parse_schedstat(&read("schedstat")?)?;
+        let sched = read("sched");
+        let field = |name| sched.as_deref().and_then(|s| parse_sched_field(s, name));
+        let (voluntary, involuntary) = match (
+            field("nr_voluntary_switches"),
+            field("nr_involuntary_switches"),
+        ) {
+            (Some(v), Some(i)) => (v, i),
+            _ => parse_status_switches(&read("status")?)?,
+        };
+        let (minor_faults, major_faults, cpu) = parse_stat_faults_cpu(&read("stat")?)?;
+        Some(TaskCounters {
+            run_ns,
+            wait_ns,
+            slices,
+            voluntary,
+            involuntary,
+            minor_faults,
+            major_faults,
+            cpu,
+            migrations: field("se.nr_migrations"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_stat_gives_each_cpu_and_skips_the_summary() {
+        let text = "cpu  10 1 5 100 2 0 3 4 0 0\ncpu0 6 1 3 50 1 0 2 4 0 0\ncpu1 4 0 2 50 1 0 1 0\nintr 5\n";
+        let cpus = parse_proc_stat(text);
+        assert_eq!(cpus.len(), 2);
+        assert_eq!(cpus[0].0, 0);
+        assert_eq!(cpus[0].1.steal, 4);
+        assert_eq!(cpus[1].1.total(), 58);
+        assert_eq!(
+            cpus[0].1.since(&CpuTicks {
+                user: 1,
+                ..CpuTicks::default()
+            }),
+            CpuTicks {
+                user: 5,
+                ..cpus[0].1
+            }
+        );
+    }
+
+    #[test]
+    fn a_tasks_files_give_its_counters() {
+        assert_eq!(
+            parse_schedstat("236411383 47042231 1379\n"),
+            Some((236411383, 47042231, 1379))
+        );
+        assert_eq!(parse_schedstat("12 x 3"), None);
+        let status = "Name:\tx\nvoluntary_ctxt_switches:\t7\nnonvoluntary_ctxt_switches:\t2\n";
+        assert_eq!(parse_status_switches(status), Some((7, 2)));
+        // A command name with spaces and a parenthesis does not shift the fields.
+        let mut stat = String::from("42 (a) b) S");
+        for n in 4..=52 {
+            stat.push_str(&format!(" {n}"));
+        }
+        assert_eq!(parse_stat_faults_cpu(&stat), Some((10, 12, 39)));
+        let sched = "x (1, #threads: 1)\n---\nse.exec_start : 1.5\nse.nr_migrations  :   17\nnr_switches : 9\nnr_voluntary_switches : 4\n";
+        assert_eq!(parse_sched_field(sched, "se.nr_migrations"), Some(17));
+        assert_eq!(parse_sched_field(sched, "nr_voluntary_switches"), Some(4));
+        assert_eq!(parse_sched_field(sched, "nr_involuntary_switches"), None);
+        assert_eq!(parse_sched_field("nothing", "nr_switches"), None);
+    }
+
+    #[test]
+    fn this_threads_counters_are_read_and_grow_as_it_runs() {
+        let probe = Probe::default();
+        let me = Task::this_thread();
+        let before = probe.task(me).expect("this thread's counters");
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_millis(30) {
+            std::hint::spin_loop();
+        }
+        let after = probe.task(me).unwrap();
+        assert!(
+            after.run_ns >= before.run_ns + 20_000_000,
+            "{before:?} {after:?}"
+        );
+        let r = probe.read(&[me]);
+        assert!(!r.cpus.is_empty() && r.tasks[0].is_some());
+        let gone = Task {
+            pid: u32::MAX,
+            tid: u32::MAX,
+        };
+        assert_eq!(probe.read(&[gone]).tasks, vec![None]);
+    }
+
+    #[test]
+    fn clocks_and_throttles_are_read_where_sysfs_has_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let (proc, sys) = (dir.path().join("proc"), dir.path().join("sys"));
+        std::fs::create_dir_all(&proc).unwrap();
+        std::fs::write(
+            proc.join("stat"),
+            "cpu0 1 0 1 1 0 0 0 0\ncpu1 1 0 1 1 0 0 0 0\n",
+        )
+        .unwrap();
+        let cpu1 = sys.join("devices/system/cpu/cpu1");
+        std::fs::create_dir_all(cpu1.join("cpufreq")).unwrap();
+        std::fs::create_dir_all(cpu1.join("thermal_throttle")).unwrap();
+        std::fs::write(cpu1.join("cpufreq/scaling_cur_freq"), "1800000\n").unwrap();
+        std::fs::write(cpu1.join("thermal_throttle/core_throttle_count"), "3\n").unwrap();
+        let r = Probe::at(&proc, &sys).read(&[]);
+        assert_eq!(r.cpus.len(), 2);
+        assert_eq!(r.khz, vec![(1, 1_800_000)]);
+        assert_eq!(r.throttles, vec![(1, 3)]);
+    }
+}
