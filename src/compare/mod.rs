@@ -10,6 +10,7 @@ pub use spread::{host_of, host_spread, HostSpread};
 use crate::error::UsageError;
 use crate::text::Text;
 
+use crate::model::account::{item_verdicts, Account, ItemVerdicts};
 use crate::model::figures::{figures, Better, Figure};
 use crate::model::label::{self, printable};
 use crate::model::RunResult;
@@ -100,6 +101,10 @@ pub struct Row {
     /// figure whose history was all positive), not on the difference's (±f% of A).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub floor_on_ratio: bool,
+    /// For a figure called better or worse whose stretches have the host's account (two or
+    /// more a side): the items that changed with it and those that did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<ItemVerdicts>,
 }
 
 /// Where a compared result came from, and its identity.
@@ -433,6 +438,7 @@ impl Row {
             why_not_tested: None,
             floor_pct: None,
             floor_on_ratio: false,
+            account: None,
         }
     }
 }
@@ -620,7 +626,7 @@ pub fn compare_runs(
     let values = |runs: &[Vec<Figure>], key: &str| -> Vec<f64> {
         each_run(runs, key).into_iter().flatten().collect()
     };
-    let rows: Vec<Row> = fa[0]
+    let mut rows: Vec<Row> = fa[0]
         .iter()
         .filter_map(|first| {
             let other = fb[0].iter().find(|f| f.key == first.key)?;
@@ -666,6 +672,20 @@ pub fn compare_runs(
             })
         })
         .collect();
+    // Beside each figure that changed, what the host's accounts of its stretches say: the
+    // items that changed with it, and those that did not.
+    fn accounts<'a>(runs: &'a [Vec<Figure>], key: &str) -> Vec<&'a Account> {
+        runs.iter()
+            .filter_map(|figs| figs.iter().find(|f| f.key == key))
+            .flat_map(|f| f.accounts.iter())
+            .collect()
+    }
+    for r in rows
+        .iter_mut()
+        .filter(|r| matches!(r.verdict, Verdict::Better | Verdict::Worse))
+    {
+        r.account = item_verdicts(&accounts(&fa, &r.key), &accounts(&fb, &r.key));
+    }
     if rows.is_empty() {
         return Err(UsageError::new(format!(
             "{a_source} ({}) and {b_source} ({}) share no measurement to compare",
@@ -789,6 +809,7 @@ mod tests {
             sample_kind: "run".into(),
             resolution: None,
             is_spread: false,
+            accounts: Vec::new(),
         }
     }
 
@@ -1057,6 +1078,7 @@ mod host_tests {
             sample_kind: "derived".into(),
             resolution: None,
             is_spread: false,
+            accounts: Vec::new(),
         }
     }
 

@@ -28,6 +28,9 @@ pub struct Account {
     pub steal_pct: f64,
     pub iowait_pct: f64,
     pub idle_pct: f64,
+    /// The readings are not instantaneous: a task preempted while it reads its counters at the
+    /// start brings that wait into the stretch (a window of some microseconds), so one stretch's
+    /// wait may exceed its length; medians over stretches are what to read.
     /// The measured tasks together: time on a CPU (brought up to date by the kernel at its
     /// ticks while a task runs, so a stretch shorter than a tick may show none) and runnable
     /// but waiting for one (ns), the
@@ -308,6 +311,68 @@ pub fn moved(typical: &[&Account], these: &[&Account]) -> Vec<Moved> {
     out.into_iter().map(|(_, m)| m).collect()
 }
 
+/// What the accounts of two sets of stretches say beside a figure that changed between them:
+/// the items that changed with it (significant by Welch's test at 95%, and moved as [`moved`]
+/// requires), largest first, and those tested that did not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ItemVerdicts {
+    pub changed: Vec<ItemChange>,
+    /// The items both sides count that did not change (their names).
+    pub unchanged: Vec<String>,
+}
+
+/// An item that changed: its name, unit, and its median on each side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ItemChange {
+    pub item: String,
+    pub unit: String,
+    pub a: f64,
+    pub b: f64,
+}
+
+/// Tests each item of the accounts of A's stretches against B's; None with fewer than two
+/// stretches a side.
+pub fn item_verdicts(a: &[&Account], b: &[&Account]) -> Option<ItemVerdicts> {
+    if a.len() < 2 || b.len() < 2 {
+        return None;
+    }
+    let values = |side: &[&Account], item: Item| -> Vec<f64> {
+        side.iter().filter_map(|x| x.item(item)).collect()
+    };
+    let significant: Vec<Item> = Item::ALL
+        .iter()
+        .copied()
+        .filter(|&item| {
+            crate::stats::welch_test(&values(a, item), &values(b, item))
+                .is_some_and(|t| t.significant())
+        })
+        .collect();
+    let moved = moved(a, b);
+    let changed: Vec<ItemChange> = moved
+        .iter()
+        .filter(|m| significant.contains(&m.item))
+        .map(|m| {
+            let (name, unit) = m.item.name();
+            ItemChange {
+                item: name.into(),
+                unit: unit.into(),
+                a: m.typical,
+                b: m.these,
+            }
+        })
+        .collect();
+    let unchanged = Item::ALL
+        .iter()
+        .filter(|&&item| {
+            !values(a, item).is_empty()
+                && !values(b, item).is_empty()
+                && !changed.iter().any(|c| c.item == item.name().0)
+        })
+        .map(|item| item.name().0.to_string())
+        .collect();
+    Some(ItemVerdicts { changed, unchanged })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -446,5 +511,28 @@ mod moved_tests {
         let stolen = [stretch(0, 0, 50.0)];
         let these: Vec<&Account> = stolen.iter().collect();
         assert_eq!(moved(&typical, &these)[0].item, Item::Steal);
+    }
+
+    #[test]
+    fn an_item_changed_with_a_figure_only_when_significant_and_beyond_its_grain() {
+        let quiet: Vec<Account> = (0..8).map(|i| stretch(i % 2, 0, 0.0)).collect();
+        let waited: Vec<Account> = (0..8).map(|i| stretch(40 + i % 3, 0, 0.0)).collect();
+        let a: Vec<&Account> = quiet.iter().collect();
+        let b: Vec<&Account> = waited.iter().collect();
+        let v = item_verdicts(&a, &b).unwrap();
+        assert_eq!(v.changed.len(), 1, "{v:?}");
+        assert_eq!(v.changed[0].item, "run-queue wait");
+        assert!(v.changed[0].a <= 10.0 && v.changed[0].b >= 400.0, "{v:?}");
+        assert!(v.unchanged.contains(&"steal".to_string()), "{v:?}");
+        // Clock and throttles are not counted here: neither is said unchanged.
+        assert!(!v
+            .unchanged
+            .iter()
+            .any(|u| u == "clock" || u == "thermal throttles"));
+        // The same stretches on both sides: nothing changed.
+        let same = item_verdicts(&a, &a).unwrap();
+        assert!(same.changed.is_empty());
+        // One stretch a side is no test.
+        assert_eq!(item_verdicts(&a[..1], &b), None);
     }
 }

@@ -40,6 +40,11 @@ pub struct Figure {
     /// than the fastest run): the host's noise floor does not apply to its changes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_spread: bool,
+    /// The host's account of each sample's stretch, in the samples' order, where the suite
+    /// keeps one (`compare` tests each item beside the figure); empty otherwise. Not written
+    /// out: the result holds them.
+    #[serde(skip)]
+    pub accounts: Vec<super::account::Account>,
 }
 
 impl Figure {
@@ -63,6 +68,7 @@ impl Figure {
             sample_kind: "derived".into(),
             resolution: None,
             is_spread: false,
+            accounts: Vec::new(),
         }
     }
 }

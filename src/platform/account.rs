@@ -222,8 +222,46 @@ impl Probe {
         }
     }
 
-    /// The counters now: every CPU's, and those of `tasks`.
-    pub fn read(&self, tasks: &[Task]) -> Reading {
+    /// The counters at the start of a stretch: the CPUs' first, the tasks' last (their
+    /// run-queue wait the very last), and the time after all, so that little of the reading
+    /// falls inside the stretch.
+    pub fn before(&self, tasks: &[Task]) -> Reading {
+        let (cpus, khz, throttles) = self.cpus();
+        let tasks = tasks
+            .iter()
+            .map(|t| self.task(*t, Order::WaitLast))
+            .collect();
+        Reading {
+            at_ns: super::clock::monotonic_ns(),
+            cpus,
+            tasks,
+            khz,
+            throttles,
+        }
+    }
+
+    /// The counters at the end of a stretch: the time first, then the tasks' (their run-queue
+    /// wait first), then the CPUs'. A wait of the reading itself (the thread preempted while it
+    /// reads) then hardly falls inside the stretch.
+    pub fn after(&self, tasks: &[Task]) -> Reading {
+        let at_ns = super::clock::monotonic_ns();
+        let tasks = tasks
+            .iter()
+            .map(|t| self.task(*t, Order::WaitFirst))
+            .collect();
+        let (cpus, khz, throttles) = self.cpus();
+        Reading {
+            at_ns,
+            cpus,
+            tasks,
+            khz,
+            throttles,
+        }
+    }
+
+    /// The CPUs' times, clocks and throttle counts.
+    #[allow(clippy::type_complexity)]
+    fn cpus(&self) -> (Vec<(u32, CpuTicks)>, Vec<(u32, u64)>, Vec<(u32, u64)>) {
         let cpus = std::fs::read_to_string(self.proc.join("stat"))
             .map(|t| parse_proc_stat(&t))
             .unwrap_or_default();
@@ -236,23 +274,24 @@ impl Probe {
                 })
                 .collect()
         };
-        let khz = per_cpu(&self.khz);
-        let throttles = per_cpu(&self.throttles);
-        Reading {
-            at_ns: super::clock::monotonic_ns(),
-            tasks: tasks.iter().map(|t| self.task(*t)).collect(),
-            cpus,
-            khz,
-            throttles,
-        }
+        (cpus, per_cpu(&self.khz), per_cpu(&self.throttles))
     }
 
     /// One task's counters; None when it is gone.
-    pub fn task(&self, t: Task) -> Option<TaskCounters> {
+    pub fn task(&self, t: Task, order: Order) -> Option<TaskCounters> {
         let dir = self.proc.join(format!("{}/task/{}", t.pid, t.tid));
         let read = |name: &str| std::fs::read_to_string(dir.join(name)).ok();
-        let (run_ns, wait_ns, slices) = parse_schedstat(&read("schedstat")?)?;
-        let sched = read("sched");
+        let (schedstat, sched, stat) = match order {
+            Order::WaitFirst => {
+                let schedstat = read("schedstat");
+                (schedstat, read("sched"), read("stat"))
+            }
+            Order::WaitLast => {
+                let (stat, sched) = (read("stat"), read("sched"));
+                (read("schedstat"), sched, stat)
+            }
+        };
+        let (run_ns, wait_ns, slices) = parse_schedstat(&schedstat?)?;
         let field = |name| sched.as_deref().and_then(|s| parse_sched_field(s, name));
         let (voluntary, involuntary) = match (
             field("nr_voluntary_switches"),
@@ -261,7 +300,7 @@ impl Probe {
             (Some(v), Some(i)) => (v, i),
             _ => parse_status_switches(&read("status")?)?,
         };
-        let (minor_faults, major_faults, cpu) = parse_stat_faults_cpu(&read("stat")?)?;
+        let (minor_faults, major_faults, cpu) = parse_stat_faults_cpu(&stat?)?;
         Some(TaskCounters {
             run_ns,
             wait_ns,
@@ -274,6 +313,14 @@ impl Probe {
             migrations: field("se.nr_migrations"),
         })
     }
+}
+
+/// Which of a task's files is read first: its run-queue wait (`schedstat`) at the end of a
+/// stretch, last at its start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    WaitFirst,
+    WaitLast,
 }
 
 #[cfg(test)]
@@ -326,23 +373,26 @@ mod tests {
     fn this_threads_counters_are_read_and_grow_as_it_runs() {
         let probe = Probe::default();
         let me = Task::this_thread();
-        let before = probe.task(me).expect("this thread's counters");
-        let start = std::time::Instant::now();
-        while start.elapsed() < std::time::Duration::from_millis(30) {
+        let before = probe
+            .task(me, Order::WaitLast)
+            .expect("this thread's counters");
+        // 30 ms on a CPU (not of the clock: the tests beside this one share the CPUs).
+        let start = crate::platform::rusage::Usage::thread().cpu_ns();
+        while crate::platform::rusage::Usage::thread().cpu_ns() < start + 30_000_000 {
             std::hint::spin_loop();
         }
-        let after = probe.task(me).unwrap();
+        let after = probe.task(me, Order::WaitFirst).unwrap();
         assert!(
             after.run_ns >= before.run_ns + 20_000_000,
             "{before:?} {after:?}"
         );
-        let r = probe.read(&[me]);
-        assert!(!r.cpus.is_empty() && r.tasks[0].is_some());
+        let (a, b) = (probe.before(&[me]), probe.after(&[me]));
+        assert!(!a.cpus.is_empty() && a.tasks[0].is_some() && b.at_ns >= a.at_ns);
         let gone = Task {
             pid: u32::MAX,
             tid: u32::MAX,
         };
-        assert_eq!(probe.read(&[gone]).tasks, vec![None]);
+        assert_eq!(probe.after(&[gone]).tasks, vec![None]);
     }
 
     #[test]
@@ -360,7 +410,7 @@ mod tests {
         std::fs::create_dir_all(cpu1.join("thermal_throttle")).unwrap();
         std::fs::write(cpu1.join("cpufreq/scaling_cur_freq"), "1800000\n").unwrap();
         std::fs::write(cpu1.join("thermal_throttle/core_throttle_count"), "3\n").unwrap();
-        let r = Probe::at(&proc, &sys).read(&[]);
+        let r = Probe::at(&proc, &sys).before(&[]);
         assert_eq!(r.cpus.len(), 2);
         assert_eq!(r.khz, vec![(1, 1_800_000)]);
         assert_eq!(r.throttles, vec![(1, 3)]);

@@ -1,6 +1,6 @@
 //! A stretch's account in words: its items that moved, with their units.
 
-use crate::model::account::{Item, Moved};
+use crate::model::account::{Item, ItemVerdicts, Moved};
 
 /// A number with as many digits as its size deserves.
 fn num(v: f64) -> String {
@@ -25,6 +25,38 @@ pub fn moved_text(m: &Moved) -> String {
     format!("{name} {}{sep}{unit} ({})", num(m.these), num(m.typical))
 }
 
+/// What the host's accounts say beside a figure that changed: "run-queue wait 2.44 → 596
+/// ms/s, involuntary switches 0 → 12.0/s; unchanged: steal, IRQ", or that no item changed (then
+/// the cause is in what the kernel does not count: the code, or the kernel's path for it).
+pub fn verdicts_text(v: &ItemVerdicts) -> String {
+    let unchanged = if v.unchanged.is_empty() {
+        String::new()
+    } else {
+        format!("unchanged: {}", v.unchanged.join(", "))
+    };
+    if v.changed.is_empty() {
+        return format!("by the host's account: no item changed ({unchanged})");
+    }
+    let changed: Vec<String> = v
+        .changed
+        .iter()
+        .map(|c| {
+            let sep = if c.unit.starts_with('%') || c.unit.starts_with('/') {
+                ""
+            } else {
+                " "
+            };
+            format!("{} {} → {}{sep}{}", c.item, num(c.a), num(c.b), c.unit)
+        })
+        .collect();
+    let mut out = format!("by the host's account: {}", changed.join(", "));
+    if !unchanged.is_empty() {
+        out.push_str("; ");
+        out.push_str(&unchanged);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,5 +77,35 @@ mod tests {
             "involuntary switches 12.0/s (0.50)"
         );
         assert_eq!(m(Item::Clock, 2600.0, 1200.0), "clock 1200 MHz (2600)");
+    }
+
+    #[test]
+    fn the_items_beside_a_changed_figure_read_as_a_line() {
+        use crate::model::account::ItemChange;
+        let change = |item: &str, unit: &str, a, b| ItemChange {
+            item: item.into(),
+            unit: unit.into(),
+            a,
+            b,
+        };
+        let v = ItemVerdicts {
+            changed: vec![
+                change("run-queue wait", "ms/s", 2.44, 596.0),
+                change("involuntary switches", "/s", 0.0, 12.0),
+            ],
+            unchanged: vec!["steal".into(), "IRQ".into()],
+        };
+        assert_eq!(
+            verdicts_text(&v),
+            "by the host's account: run-queue wait 2.44 → 596 ms/s, involuntary switches 0 → 12.0/s; unchanged: steal, IRQ"
+        );
+        let none = ItemVerdicts {
+            changed: Vec::new(),
+            unchanged: vec!["steal".into()],
+        };
+        assert_eq!(
+            verdicts_text(&none),
+            "by the host's account: no item changed (unchanged: steal)"
+        );
     }
 }

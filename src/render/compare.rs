@@ -223,6 +223,9 @@ pub fn text(c: &Comparison) -> String {
                 ci(r),
                 verdict(r)
             ));
+            if let Some(v) = &r.account {
+                out.push_str(&format!("    {}\n", super::account::verdicts_text(v)));
+            }
         }
     }
     out.push('\n');

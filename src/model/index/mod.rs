@@ -385,6 +385,7 @@ impl SuiteData for IndexResult {
                     sample_kind: "iteration kept by the score".into(),
                     resolution: None,
                     is_spread: false,
+                    accounts: Vec::new(),
                 });
             }
             for (what, idx) in [

@@ -503,6 +503,7 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
         sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
         resolution,
         is_spread: false,
+        accounts: Vec::new(),
     });
     if let Some(w) = &m.wake {
         out.push(Figure {
@@ -516,6 +517,7 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
             sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
             resolution,
             is_spread: false,
+            accounts: Vec::new(),
         });
     }
     // A percentage moves by one deadline, or one burn, at the least: 99.2% of 120 deadlines

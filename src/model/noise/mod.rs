@@ -193,6 +193,13 @@ impl SuiteData for NoiseResult {
                 sample_kind: "run".into(),
                 resolution: None,
                 is_spread: false,
+                // Each run's account, where every run has one.
+                accounts: self
+                    .runs
+                    .iter()
+                    .map(|r| r.account.clone())
+                    .collect::<Option<Vec<_>>>()
+                    .unwrap_or_default(),
             });
             // p1bench's output, its perturbation: each percentile it prints, as % slower than
             // the fastest run (a noisier host has larger ones).

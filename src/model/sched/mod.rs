@@ -197,6 +197,7 @@ impl SuiteData for SchedResult {
                 sample_kind: "run".into(),
                 resolution: None,
                 is_spread: false,
+                accounts: Vec::new(),
             });
         }
     }

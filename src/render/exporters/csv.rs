@@ -157,7 +157,7 @@ fn figure_rows(w: &mut CsvOut, first: impl Fn() -> Cell, figures: &[Figure]) -> 
 }
 
 /// The stable CSV columns of `compare --format csv`.
-pub const COMPARE_COLUMNS: [&str; 15] = [
+pub const COMPARE_COLUMNS: [&str; 16] = [
     "key",
     "suite",
     "name",
@@ -173,6 +173,7 @@ pub const COMPARE_COLUMNS: [&str; 15] = [
     "samples_b",
     "verdict",
     "why_not_tested",
+    "account",
 ];
 
 /// One row per compared figure.
@@ -195,6 +196,12 @@ fn comparison_csv(c: &Comparison) -> Result<String> {
             Cell::number(r.samples_b),
             Cell::text(r.verdict.label()),
             Cell::text(r.why_not_tested.as_deref().unwrap_or_default()),
+            Cell::text(
+                r.account
+                    .as_ref()
+                    .map(crate::render::account::verdicts_text)
+                    .unwrap_or_default(),
+            ),
         ])?;
     }
     w.finish()

@@ -70,7 +70,7 @@ fn comparison_md(c: &Comparison) -> String {
             "\n### {}\n\n| measurement | unit | A | B | change | 95% CI of change | verdict |\n|---|---|---:|---:|---:|---|---|\n",
             md_cell(title)
         ));
-        for r in rows {
+        for r in &rows {
             out.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} | {} |\n",
                 md_cell(&r.name),
@@ -81,6 +81,21 @@ fn comparison_md(c: &Comparison) -> String {
                 ci(r),
                 md_cell(&verdict(r))
             ));
+        }
+        // What the host's accounts say beside each changed figure, under the table.
+        let explained: Vec<&crate::compare::Row> =
+            rows.into_iter().filter(|r| r.account.is_some()).collect();
+        if !explained.is_empty() {
+            out.push('\n');
+        }
+        for r in explained {
+            if let Some(v) = &r.account {
+                out.push_str(&format!(
+                    "- {}: {}\n",
+                    md_cell(&r.name),
+                    md_cell(&crate::render::account::verdicts_text(v))
+                ));
+            }
         }
     }
     out.push_str(&format!("\n{}\n", totals(c)));
