@@ -275,3 +275,48 @@ fn ctrl_c_keeps_the_completed_runs() {
     let n = p["runs"].as_array().unwrap().len();
     assert!((1..30).contains(&n), "{n} runs kept");
 }
+
+/// Each sched run carries the host's account of its threads from the start to the stop: their
+/// CPU time is about the run's length times the CPUs they kept busy, they switched as often as
+/// tokens were handed on, and the CPUs they ran on are named.
+#[test]
+fn each_run_has_the_hosts_account_of_its_threads() {
+    let sb = Sandbox::new();
+    let mut args = vec!["sched", "-c", "4", "-a", "2", "-w", "100", "-r", "20"];
+    args.extend(ONE_RUN);
+    let r = sb.json(&args);
+    let run = &runs(&r, 0)[0];
+    let a = &run["account"];
+    let wall = a["wall_ns"].as_u64().unwrap() as f64;
+    assert!((0.9e9..1.5e9).contains(&wall), "{a}");
+    // Two active sets: two threads on a CPU at any time, on this host's CPUs.
+    let cpus = std::thread::available_parallelism().unwrap().get();
+    let busy = a["run_ns"].as_u64().unwrap() as f64 / wall;
+    assert!(busy > 0.5 && busy <= 2.0 * 1.05, "{busy} CPUs busy: {a}");
+    assert!(
+        !a["cpus"].as_array().unwrap().is_empty() && cpus >= 1,
+        "{a}"
+    );
+    // A hand-off wakes the successor, and the giver then waits for the token: switches, of
+    // either kind, come with the hand-offs (here 0.7 a hand-off), and make the timeslices.
+    let switches = (a["voluntary"].as_u64().unwrap() + a["involuntary"].as_u64().unwrap()) as f64;
+    let handoffs = run["handoffs"].as_u64().unwrap() as f64;
+    assert!(
+        switches > 0.3 * handoffs && switches < 2.0 * handoffs,
+        "{switches} switches, {handoffs} hand-offs: {a}"
+    );
+    assert!(
+        a["slices"].as_u64().unwrap() as f64 >= 0.5 * switches,
+        "{a}"
+    );
+    // Without accounts, none.
+    let bare = sb
+        .cmd()
+        .env("HOSTBENCH_NO_ACCOUNT", "1")
+        .args(&args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let bare: Value = serde_json::from_slice(&bare.stdout).unwrap();
+    assert!(runs(&bare, 0)[0].get("account").is_none());
+}

@@ -262,6 +262,7 @@ mod tests {
             voluntary_csw: 1000,
             involuntary_csw: 10,
             max_token_holders: 1,
+            account: None,
         }
     }
 

@@ -96,6 +96,10 @@ pub struct SchedRun {
     /// exactly one token (a thread holds it from reading it until just before handing it on),
     /// so at most two threads of a set are ever holding or passing it.
     pub max_token_holders: u32,
+    /// The host's account of the run's threads from the start to the stop; None in results
+    /// stored before hostbench kept one, and with `HOSTBENCH_NO_ACCOUNT`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<super::account::Account>,
 }
 
 /// The fleet's column of reflex's cost: microseconds per round at the point with the fewest
@@ -197,7 +201,13 @@ impl SuiteData for SchedResult {
                 sample_kind: "run".into(),
                 resolution: None,
                 is_spread: false,
-                accounts: Vec::new(),
+                // Each run's account, where every run has one.
+                accounts: p
+                    .runs
+                    .iter()
+                    .map(|r| r.account.clone())
+                    .collect::<Option<Vec<_>>>()
+                    .unwrap_or_default(),
             });
         }
     }

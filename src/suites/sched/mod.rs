@@ -190,8 +190,11 @@ pub fn measure(
         };
         let mut runs: Vec<SchedRun> = Vec::new();
         let mut verdict = None;
+        // The host's account of each run's threads.
+        let probe =
+            crate::platform::account::enabled().then(crate::platform::account::Probe::default);
         while verdict.is_none() {
-            let Some(run) = run_once(spec, stop)? else {
+            let Some(run) = run_once(spec, stop, probe.as_ref())? else {
                 break;
             };
             events.event(Event::Sched(SchedEvent::RunDone {

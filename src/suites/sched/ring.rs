@@ -13,7 +13,9 @@ use std::sync::{Arc, RwLock};
 use anyhow::{anyhow, Context, Result};
 
 use crate::calibration::{BurnLoop, Burner};
+use crate::model::account::Account;
 use crate::model::sched::SchedRun;
+use crate::platform::account::{Probe, Task};
 use crate::platform::clock::monotonic_ns;
 use crate::platform::rusage::Usage;
 use crate::platform::sched;
@@ -35,6 +37,8 @@ pub struct RingSpec {
 
 struct Member {
     index: usize,
+    /// Where the thread writes its thread id, for the run's account.
+    tid: Arc<AtomicU32>,
     own: Arc<OwnedFd>,
     successor: Arc<OwnedFd>,
     holders: Arc<AtomicU32>,
@@ -125,6 +129,9 @@ fn member_loop(
     // The chance of a hand-off, scaled to the generator's range.
     let handoff_below = (u64::MAX / 100) * u64::from(spec.handoff_weight);
     let mut tally = Tally::default();
+    // SAFETY: gettid has no arguments and cannot fail.
+    m.tid
+        .store(unsafe { libc::gettid() } as u32, Ordering::SeqCst);
     start.ready.fetch_add(1, Ordering::SeqCst);
     drop(start.gate.read());
     'rounds: while read_token(&m.own) {
@@ -178,8 +185,13 @@ fn member_loop(
     tally
 }
 
-/// Runs the workload once for `spec.duration_ns`, or until `stop` is set (then None).
-pub fn run_once(spec: RingSpec, stop: &AtomicBool) -> Result<Option<SchedRun>> {
+/// Runs the workload once for `spec.duration_ns`, or until `stop` is set (then None). With
+/// `probe`, the run carries the host's account of its threads from the start to the stop.
+pub fn run_once(
+    spec: RingSpec,
+    stop: &AtomicBool,
+    probe: Option<&Probe>,
+) -> Result<Option<SchedRun>> {
     let c = spec.threads;
     let a = spec.active_sets;
     if c == 0 || a == 0 || !c.is_multiple_of(a) {
@@ -210,6 +222,7 @@ pub fn run_once(spec: RingSpec, stop: &AtomicBool) -> Result<Option<SchedRun>> {
     let mut set_holders = Vec::with_capacity(a);
     let max_holders = Arc::new(AtomicU32::new(0));
     let mut handles = Vec::with_capacity(c);
+    let tids: Vec<Arc<AtomicU32>> = (0..c).map(|_| Arc::new(AtomicU32::new(0))).collect();
     for set in 0..a {
         let holders = Arc::new(AtomicU32::new(0));
         set_holders.push(Arc::clone(&holders));
@@ -218,6 +231,7 @@ pub fn run_once(spec: RingSpec, stop: &AtomicBool) -> Result<Option<SchedRun>> {
             let succ = set * per_set + (j + 1) % per_set;
             let member = Member {
                 index: i,
+                tid: Arc::clone(&tids[i]),
                 own: Arc::clone(&reads[i]),
                 successor: Arc::clone(&writes[succ]),
                 holders: Arc::clone(&holders),
@@ -250,6 +264,16 @@ pub fn run_once(spec: RingSpec, stop: &AtomicBool) -> Result<Option<SchedRun>> {
     while start_gate.ready.load(Ordering::SeqCst) < c {
         std::thread::yield_now();
     }
+    // Every thread has written its id and waits at the gate: read their counters now.
+    let pid = std::process::id();
+    let tasks: Vec<Task> = tids
+        .iter()
+        .map(|t| Task {
+            pid,
+            tid: t.load(Ordering::SeqCst),
+        })
+        .collect();
+    let opened = probe.map(|p| p.before(&tasks));
     let usage = Usage::process();
     drop(closed);
     let start = monotonic_ns();
@@ -257,6 +281,9 @@ pub fn run_once(spec: RingSpec, stop: &AtomicBool) -> Result<Option<SchedRun>> {
     run_stop.store(true, Ordering::SeqCst);
     let wall_ns = monotonic_ns() - start;
     let used = Usage::process().since(&usage);
+    let account = probe
+        .zip(opened)
+        .map(|(p, o)| Account::between(&o, &p.after(&tasks)));
     // Wake every thread blocked on its pipe so it sees the stop.
     for w in &writes {
         write_token(w);
@@ -284,6 +311,7 @@ pub fn run_once(spec: RingSpec, stop: &AtomicBool) -> Result<Option<SchedRun>> {
         voluntary_csw: used.voluntary_csw,
         involuntary_csw: used.involuntary_csw,
         max_token_holders: max_holders.load(Ordering::SeqCst),
+        account,
     }))
 }
 
@@ -305,7 +333,7 @@ mod tests {
 
     #[test]
     fn handoffs_only_keep_at_most_two_holders_per_set() {
-        let r = run_once(spec(8, 2, 100), &AtomicBool::new(false))
+        let r = run_once(spec(8, 2, 100), &AtomicBool::new(false), None)
             .unwrap()
             .unwrap();
         assert_eq!(r.yields, 0);
@@ -323,7 +351,7 @@ mod tests {
 
     #[test]
     fn yields_only_never_hand_off() {
-        let r = run_once(spec(4, 2, 0), &AtomicBool::new(false))
+        let r = run_once(spec(4, 2, 0), &AtomicBool::new(false), None)
             .unwrap()
             .unwrap();
         assert_eq!(r.handoffs, 0);
@@ -335,13 +363,13 @@ mod tests {
 
     #[test]
     fn a_stop_abandons_the_run() {
-        assert!(run_once(spec(2, 1, 100), &AtomicBool::new(true))
+        assert!(run_once(spec(2, 1, 100), &AtomicBool::new(true), None)
             .unwrap()
             .is_none());
     }
 
     #[test]
     fn uneven_sets_are_refused() {
-        assert!(run_once(spec(6, 4, 50), &AtomicBool::new(false)).is_err());
+        assert!(run_once(spec(6, 4, 50), &AtomicBool::new(false), None).is_err());
     }
 }
