@@ -877,3 +877,43 @@ fn a_default_run_on_fewer_cpus_than_are_online_names_both_counts() {
     // Only one pass ran: the one CPU's.
     assert!(!text.contains("parallel copies of each test"), "{text}");
 }
+
+/// Each iteration carries the host's account of its copies: the system call test spends most
+/// of its CPU's time in the kernel, Dhrystone almost none, and each copy was on its CPU for
+/// about the whole iteration.
+#[test]
+fn each_iteration_has_the_hosts_account_of_its_copies() {
+    let sb = Sandbox::new();
+    let (r, _) = index_json(
+        &sb,
+        &[
+            "syscall",
+            "dhry2reg",
+            "-c",
+            "1",
+            "-i",
+            "3",
+            "--seconds",
+            "0.3",
+        ],
+    );
+    let tests = tests_of(&r, 0);
+    let share = |t: &Value, field: &str| -> f64 {
+        let a = t["accounts"].as_array().unwrap();
+        assert_eq!(a.len(), t["passes"].as_array().unwrap().len(), "{t}");
+        a.iter().map(|x| x[field].as_f64().unwrap()).sum::<f64>() / a.len() as f64
+    };
+    let by_name = |n: &str| tests.iter().find(|t| t["name"] == n).unwrap().clone();
+    let (syscall, dhry) = (by_name("syscall"), by_name("dhry2reg"));
+    assert!(
+        share(&syscall, "system_pct") > share(&dhry, "system_pct") + 30.0,
+        "{syscall} {dhry}"
+    );
+    assert!(share(&dhry, "user_pct") > 80.0, "{dhry}");
+    for t in [&syscall, &dhry] {
+        for a in t["accounts"].as_array().unwrap() {
+            let on_cpu = a["run_ns"].as_f64().unwrap() / a["wall_ns"].as_f64().unwrap();
+            assert!((0.5..=1.05).contains(&on_cpu), "{on_cpu}: {a}");
+        }
+    }
+}

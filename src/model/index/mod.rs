@@ -63,6 +63,11 @@ pub struct TestResult {
     /// Every iteration: each copy's report.
     pub iterations: Vec<Vec<CopyReport>>,
     pub passes: Vec<Pass>,
+    /// The host's account of each iteration (its copies' processes, the CPUs they used), in
+    /// the passes' order; empty in results stored before hostbench kept them, and with
+    /// `HOSTBENCH_NO_ACCOUNT`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accounts: Vec<super::account::Account>,
     pub score: Option<scoring::TestScore>,
     pub baseline: Option<f64>,
     pub index: Option<f64>,
@@ -385,7 +390,15 @@ impl SuiteData for IndexResult {
                     sample_kind: "iteration kept by the score".into(),
                     resolution: None,
                     is_spread: false,
-                    accounts: Vec::new(),
+                    // The kept iterations' accounts, in the samples' order.
+                    accounts: if t.accounts.len() == t.passes.len() {
+                        scoring::kept_indices(&t.passes)
+                            .into_iter()
+                            .map(|i| t.accounts[i].clone())
+                            .collect()
+                    } else {
+                        Vec::new()
+                    },
                 });
             }
             for (what, idx) in [

@@ -61,8 +61,16 @@ pub struct TestScore {
 /// script's combinePassResults drops them. The spread shown beside a score and the samples
 /// `compare` tests are these, so both describe the same set as the score.
 pub fn kept(passes: &[Pass]) -> Vec<Pass> {
-    let mut sorted: Vec<Pass> = passes.to_vec();
-    sorted.sort_by(|a, b| a.count.total_cmp(&b.count));
+    kept_indices(passes)
+        .into_iter()
+        .map(|i| passes[i])
+        .collect()
+}
+
+/// Where the passes [`kept`] keeps are among `passes`, in its order.
+pub fn kept_indices(passes: &[Pass]) -> Vec<usize> {
+    let mut sorted: Vec<usize> = (0..passes.len()).collect();
+    sorted.sort_by(|&a, &b| passes[a].count.total_cmp(&passes[b].count));
     let dropped = sorted.len() / 3;
     sorted.split_off(dropped)
 }

@@ -19,10 +19,12 @@ use serde::{Deserialize, Serialize};
 use super::event::{Event, Events, EVERY_UNIT};
 use super::{Plan, Unit};
 use crate::error::UsageError;
+use crate::model::account::Account;
 use crate::model::index::scoring::{self, CopyReport, Pass};
 use crate::model::index::Category;
 use crate::model::index::{IndexPass, IndexResult, IndexSettings, Skipped, Spread, TestResult};
 use crate::model::SuiteResult;
+use crate::platform::account::{Probe, Task};
 use crate::platform::clock::monotonic_ns;
 use crate::platform::dir::Dir;
 use crate::platform::locale;
@@ -346,6 +348,7 @@ pub fn run(
         cpus: &cpus,
         pin: config.settings.pin,
         native: native.as_ref(),
+        probe: crate::platform::account::enabled().then(Probe::default),
     };
     // The result without its passes: what checkpoints and the end fill in.
     let base = IndexResult {
@@ -469,6 +472,8 @@ struct CopyContext<'a> {
     cpus: &'a [usize],
     pin: bool,
     native: Option<&'a native::Programs>,
+    /// Where each iteration's account is read; None with `HOSTBENCH_NO_ACCOUNT`.
+    probe: Option<Probe>,
 }
 
 /// Where the graphics tests drew, for the report.
@@ -580,15 +585,18 @@ fn run_test(
     let seconds = config.duration_s(t);
     let mut all = Vec::new();
     let mut passes = Vec::new();
+    let mut accounts = Vec::new();
     let mut adaptive_stop = false;
     for i in 0..iterations {
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let Some(reports) = run_iteration(t, copies, display.as_deref(), seconds, ctx, stop)?
+        let Some((reports, account)) =
+            run_iteration(t, copies, display.as_deref(), seconds, ctx, stop)?
         else {
             break;
         };
+        accounts.extend(account);
         let pass = scoring::combine_copies(&reports);
         events.event(Event::Index(IndexEvent::IterationDone {
             name: t.name,
@@ -605,6 +613,7 @@ fn run_test(
                     copies,
                     all.clone(),
                     passes.clone(),
+                    accounts.clone(),
                     false,
                     native,
                 )))
@@ -622,7 +631,15 @@ fn run_test(
             }
         }
     }
-    Ok(test_result(t, copies, all, passes, adaptive_stop, native))
+    Ok(test_result(
+        t,
+        copies,
+        all,
+        passes,
+        accounts,
+        adaptive_stop,
+        native,
+    ))
 }
 
 /// A test's result from its iterations: UnixBench's score, the index value, the spread.
@@ -631,9 +648,16 @@ fn test_result(
     copies: usize,
     all: Vec<Vec<CopyReport>>,
     passes: Vec<Pass>,
+    accounts: Vec<Account>,
     adaptive_stop: bool,
     native: bool,
 ) -> TestResult {
+    // One account an iteration, or none at all.
+    let accounts = if accounts.len() == passes.len() {
+        accounts
+    } else {
+        Vec::new()
+    };
     let score = scoring::score(&passes, t.timebase);
     // The spread of the iterations the score keeps.
     let rates: Vec<f64> = scoring::kept(&passes)
@@ -659,6 +683,7 @@ fn test_result(
         baseline: t.baseline,
         in_index: t.in_index,
         passes,
+        accounts,
         score,
         spread,
         adaptive_stop,
@@ -670,9 +695,11 @@ fn test_result(
     }
 }
 
-/// Starts `copies` workers, lets them go together, and collects their reports. None when a
-/// stop was requested: a watcher then kills the copies at once rather than waiting out a test
-/// that may last a minute.
+/// Starts `copies` workers, lets them go together, and collects their reports, with the host's
+/// account of the copies' own processes from the start to the last report (read before they
+/// are reaped; the processes a copy starts are not among them). None when a stop was
+/// requested: a watcher then kills the copies at once rather than waiting out a test that may
+/// last a minute.
 #[allow(clippy::too_many_arguments)]
 fn run_iteration(
     t: &TestInfo,
@@ -681,7 +708,7 @@ fn run_iteration(
     seconds: f64,
     ctx: &CopyContext<'_>,
     stop: &AtomicBool,
-) -> Result<Option<Vec<CopyReport>>> {
+) -> Result<Option<(Vec<CopyReport>, Option<Account>)>> {
     let mut workers = Vec::with_capacity(copies);
     // The program, opened once for every copy of the iteration through the held build
     // directory, and closed here when they have all started.
@@ -714,6 +741,14 @@ fn run_iteration(
         w.expect("ready")?;
         workers.push(w);
     }
+    let tasks: Vec<Task> = workers
+        .iter()
+        .map(|w| Task {
+            pid: w.pid(),
+            tid: w.pid(),
+        })
+        .collect();
+    let opened = ctx.probe.as_ref().map(|p| p.before(&tasks));
     for w in &mut workers {
         w.send("start")?;
     }
@@ -728,10 +763,15 @@ fn run_iteration(
         return Ok(None);
     }
     let reports = collected?;
+    let account = ctx
+        .probe
+        .as_ref()
+        .zip(opened)
+        .map(|(p, o)| Account::between(&o, &p.after(&tasks)));
     for w in workers {
         w.finish()?;
     }
-    Ok(Some(reports))
+    Ok(Some((reports, account)))
 }
 
 /// The worker side of one copy (the role `index`): waits for `start`, runs the test, reports.
