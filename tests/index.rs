@@ -917,3 +917,51 @@ fn each_iteration_has_the_hosts_account_of_its_copies() {
         }
     }
 }
+
+/// A planted cause, found and named first: a thread spinning on the CPU that `index --pin`
+/// holds the copy to makes dhry2reg worse, and `compare` says the copy waited on the run queue.
+#[test]
+fn compare_names_a_busy_loop_on_the_pinned_cpu_as_the_cause() {
+    let sb = Sandbox::new();
+    let args = [
+        "dhry2reg",
+        "-c",
+        "1",
+        "--pin",
+        "-i",
+        "6",
+        "--seconds",
+        "0.3",
+        "--no-noise-check",
+    ];
+    index_json(&sb, &args);
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = std::sync::Arc::clone(&stop);
+    let spinner = std::thread::spawn(move || {
+        // The copy's CPU: --pin takes the first this process may use, CPU 0 here.
+        common::pin_to_cpu0();
+        while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+            std::hint::spin_loop();
+        }
+    });
+    index_json(&sb, &args);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    spinner.join().unwrap();
+    let out = sb
+        .cmd()
+        .args(["compare", "1", "2", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"].as_str().unwrap().ends_with("/dhry2reg"))
+        .unwrap()
+        .clone();
+    assert_eq!(row["verdict"], "worse", "{row}");
+    let changed = row["account"]["changed"].as_array().unwrap();
+    assert_eq!(changed[0]["item"], "run-queue wait", "{row}");
+}
