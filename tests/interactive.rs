@@ -1090,3 +1090,34 @@ fn a_cached_calibration_is_checked_and_a_wrong_one_measured_again() {
         "{text}"
     );
 }
+
+/// Each pair carries the host's account of the bench worker's threads from the task's start to
+/// its stop: Audio wakes 20 times a second (voluntary switches), and under Burn, which keeps
+/// every CPU busy, it waits on the run queue more than alone.
+#[test]
+fn each_pair_has_the_hosts_account_of_the_simulated_task() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let r = sb.json(&short_run(
+        "2",
+        "200",
+        &["-W", "Audio", "-w", "None", "-w", "Burn"],
+    ));
+    let ms = r["suites"][0]["measurements"].as_array().unwrap().clone();
+    let account = |load: &str| {
+        ms.iter()
+            .find(|m| m["load"] == load)
+            .unwrap_or_else(|| panic!("no {load} pair: {r}"))["account"]
+            .clone()
+    };
+    let (alone, burn) = (account("None"), account("Burn"));
+    for a in [&alone, &burn] {
+        let seconds = f(&a["wall_ns"]) / 1e9;
+        assert!((1.5..4.0).contains(&seconds), "{a}");
+        // interbench's Audio: a frame every 50 ms, each after a voluntary sleep.
+        let per_s = f(&a["voluntary"]) / seconds;
+        assert!((15.0..100.0).contains(&per_s), "{per_s}/s: {a}");
+    }
+    let wait = |a: &Value| f(&a["wait_ns"]) / f(&a["wall_ns"]);
+    assert!(wait(&burn) > wait(&alone), "alone {alone}, burn {burn}");
+}

@@ -40,8 +40,10 @@ pub struct Figure {
     /// than the fastest run): the host's noise floor does not apply to its changes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_spread: bool,
-    /// The host's account of each sample's stretch, in the samples' order, where the suite
-    /// keeps one (`compare` tests each item beside the figure); empty otherwise. Not written
+    /// The host's account of each stretch the figure was measured over, where the suite keeps
+    /// one: each sample's, in the samples' order (a noise run, a sched run, an index iteration),
+    /// or the one of its interactive pair (whose samples are batches within it). `compare`
+    /// tests each item beside the figure, on two or more a side. Empty otherwise. Not written
     /// out: the result holds them.
     #[serde(skip)]
     pub accounts: Vec<super::account::Account>,

@@ -277,6 +277,19 @@ impl Probe {
         (cpus, per_cpu(&self.khz), per_cpu(&self.throttles))
     }
 
+    /// Every thread of process `pid` now (none when it is gone).
+    pub fn threads(&self, pid: u32) -> Vec<Task> {
+        let Ok(dir) = std::fs::read_dir(self.proc.join(format!("{pid}/task"))) else {
+            return Vec::new();
+        };
+        let mut tasks: Vec<Task> = dir
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+            .map(|tid| Task { pid, tid })
+            .collect();
+        tasks.sort_by_key(|t| t.tid);
+        tasks
+    }
+
     /// One task's counters; None when it is gone.
     pub fn task(&self, t: Task, order: Order) -> Option<TaskCounters> {
         let dir = self.proc.join(format!("{}/task/{}", t.pid, t.tid));
@@ -393,6 +406,10 @@ mod tests {
             tid: u32::MAX,
         };
         assert_eq!(probe.after(&[gone]).tasks, vec![None]);
+        // This process's threads: this one among them.
+        let threads = probe.threads(me.pid);
+        assert!(threads.contains(&me), "{threads:?}");
+        assert!(probe.threads(u32::MAX).is_empty());
     }
 
     #[test]

@@ -172,6 +172,11 @@ pub struct Measurement {
     /// `--explain`: the pair's worst samples, explained from the kernel's trace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explained: Option<explain::Explained>,
+    /// The host's account of the pair: the bench worker's threads and their CPUs from the
+    /// task's start to its stop; None in results stored before hostbench kept one, and with
+    /// `HOSTBENCH_NO_ACCOUNT`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<super::account::Account>,
 }
 
 /// An `interactive` run.
@@ -503,7 +508,7 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
         sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
         resolution,
         is_spread: false,
-        accounts: Vec::new(),
+        accounts: m.account.iter().cloned().collect(),
     });
     if let Some(w) = &m.wake {
         out.push(Figure {
@@ -517,7 +522,7 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
             sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
             resolution,
             is_spread: false,
-            accounts: Vec::new(),
+            accounts: m.account.iter().cloned().collect(),
         });
     }
     // A percentage moves by one deadline, or one burn, at the least: 99.2% of 120 deadlines
@@ -683,6 +688,7 @@ impl Measurement {
             memory_locked: true,
             load_report: LoadReport::default(),
             explained: None,
+            account: None,
         }
     }
 }

@@ -14,11 +14,13 @@ use crate::calibration::{
 };
 use crate::loads::sim::Timekeeping;
 use crate::loads::{self, LoadSpec, RunInputs};
+use crate::model::account::Account;
 use crate::model::interactive::{
     Bench, DriftCheck, InteractiveResult, InteractiveSettings, Load, LoadReport, Measurement,
     SkippedLoad,
 };
 use crate::model::SuiteResult;
+use crate::platform::account::Probe;
 use crate::platform::clock::monotonic_ns;
 use crate::platform::private_dir::PrivateDir;
 use crate::platform::rusage::Usage;
@@ -151,6 +153,8 @@ pub fn run(
                 .to_string(),
         );
     }
+    // Where each pair's account is read; none with HOSTBENCH_NO_ACCOUNT.
+    let probe = crate::platform::account::enabled().then(Probe::default);
     for n in &notes {
         events.event(Event::Note(n));
     }
@@ -249,7 +253,7 @@ pub fn run(
             duration_ns: settings.duration_s * 1_000_000_000,
             trace_marker: recorder.as_ref().map(Recorder::marker),
         };
-        match run_pair(exe, &settings, bench_spec, load_spec, stop) {
+        match run_pair(exe, &settings, bench_spec, load_spec, probe.as_ref(), stop) {
             Ok(Some(mut m)) => {
                 m.explained = recorder.map(Recorder::finish);
                 events.event(Event::Interactive(InteractiveEvent::Measured(&m)));
@@ -328,6 +332,7 @@ fn run_pair(
     settings: &crate::model::interactive::InteractiveSettings,
     bench_spec: BenchSpec,
     load_spec: LoadSpec,
+    probe: Option<&Probe>,
     stop: &AtomicBool,
 ) -> Result<Option<Measurement>> {
     let (bench, load) = (bench_spec.bench, load_spec.load());
@@ -362,16 +367,25 @@ fn run_pair(
         }
         bench_worker.send("start")?;
         bench_worker.expect("started")?;
+        // The pair's account: the bench worker's threads (the simulated task, its timekeeper)
+        // and their CPUs, from its start to its stop.
+        let tasks = probe
+            .map(|p| p.threads(bench_worker.pid()))
+            .unwrap_or_default();
+        let opened = probe.map(|p| p.before(&tasks));
         if !sleep_unless_stopped(settings.duration_s * 1000, stop) {
             return Ok(None);
         }
+        let account = probe
+            .zip(opened)
+            .map(|(p, o)| Account::between(&o, &p.after(&tasks)));
         bench_worker.send("stop")?;
         load_worker.send("stop")?;
         let report: BenchReport = bench_worker.read_report()?;
         let load_report: LoadReport = load_worker.read_report()?;
-        Ok(Some((report, load_report)))
+        Ok(Some((report, load_report, account)))
     });
-    let (report, load_report) = match measured {
+    let (report, load_report, account) = match measured {
         Ok(Some(m)) => m,
         Ok(None) => return Ok(None),
         Err(_) if stop.load(Ordering::Relaxed) => return Ok(None),
@@ -398,6 +412,7 @@ fn run_pair(
         timer: report.timer,
         memory_locked: report.memory_locked,
         load_report,
+        account,
         explained: None,
     }))
 }
