@@ -964,4 +964,28 @@ fn compare_names_a_busy_loop_on_the_pinned_cpu_as_the_cause() {
     assert_eq!(row["verdict"], "worse", "{row}");
     let changed = row["account"]["changed"].as_array().unwrap();
     assert_eq!(changed[0]["item"], "run-queue wait", "{row}");
+    // The result itself says what was not quiet while each test ran: in its text and its page.
+    let shown = sb.cmd().args(["results", "show", "2"]).output().unwrap();
+    let shown = String::from_utf8(shown.stdout).unwrap();
+    assert!(
+        shown.contains("not quiet while each was measured")
+            && shown.contains("  dhry2reg, 1 copy, pinned: run-queue wait "),
+        "{shown}"
+    );
+    let quiet = sb.cmd().args(["results", "show", "1"]).output().unwrap();
+    let quiet = String::from_utf8(quiet.stdout).unwrap();
+    assert!(
+        !quiet.contains("dhry2reg, 1 copy, pinned: run-queue wait"),
+        "{quiet}"
+    );
+    let page = sb.dir.path().join("r.html");
+    sb.cmd()
+        .args(["report", "2", "-o", page.to_str().unwrap()])
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(page).unwrap();
+    assert!(
+        page.contains("<td>dhry2reg, 1 copy, pinned</td><td>run-queue wait "),
+        "the page's table"
+    );
 }

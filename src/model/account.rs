@@ -13,6 +13,9 @@ use crate::platform::account::{CpuTicks, Reading};
 pub struct Account {
     /// The stretch's length, ns.
     pub wall_ns: u64,
+    /// The measured tasks read at both ends (a thread, a run's threads, an iteration's copies).
+    #[serde(default)]
+    pub tasks: u32,
     /// The CPUs the measured tasks were seen on, at the start or the end: the CPU time below
     /// is theirs.
     pub cpus: Vec<u32>,
@@ -118,6 +121,7 @@ impl Account {
         });
         Account {
             wall_ns: end.at_ns.saturating_sub(start.at_ns),
+            tasks: pairs().count() as u32,
             cpus,
             ticks: total,
             user_pct: pct(ticks.user + ticks.nice),
@@ -259,6 +263,68 @@ impl Account {
             Item::Throttles => per_s(self.throttles?),
         }
     }
+}
+
+impl Item {
+    /// The value above which the item is worth a reader's look, whatever the figure did: a
+    /// measured task that waits more than 1% of the time on the run queue, is preempted more
+    /// than 50 times a second (a quiet pinned copy here: about 10) or moved more than 10 times,
+    /// faults with I/O at all; CPUs more than 1% stolen,
+    /// in interrupts, or waiting for I/O; any thermal throttle. None for what has no such
+    /// level (the kernel's own share, voluntary switches, minor faults, the clock): those are
+    /// the job's own.
+    pub fn busy_above(self) -> Option<f64> {
+        match self {
+            Item::Wait => Some(10.0),
+            Item::Involuntary => Some(50.0),
+            Item::Migrations => Some(10.0),
+            Item::MajorFaults | Item::Throttles => Some(0.0),
+            Item::Steal | Item::Irq | Item::Softirq | Item::Iowait => Some(1.0),
+            Item::Voluntary | Item::MinorFaults | Item::System | Item::Clock => None,
+        }
+    }
+}
+
+/// A suite's measured stretches of one kind (an index test's iterations, a sched point's runs,
+/// an interactive pair, the noise runs) with their accounts.
+#[derive(Debug, Clone)]
+pub struct Stretches<'a> {
+    /// What they measured ("dhry2reg, 1 copy").
+    pub what: String,
+    pub accounts: Vec<&'a Account>,
+    /// Whether the measured tasks' waits and preemptions are the workload itself (sched's
+    /// threads contend for the CPUs by design): then only the CPUs' items can be not quiet.
+    pub own_waits: bool,
+}
+
+/// The items whose median over `stretches` lies above their [`Item::busy_above`] level (each
+/// per measured task for the task items: a point of 80 threads waits 80 times as long in all),
+/// with that median: what was not quiet while they were measured.
+pub fn not_quiet(stretches: &[&Account], own_waits: bool) -> Vec<(Item, f64)> {
+    Item::ALL
+        .iter()
+        .filter_map(|&item| {
+            let level = item.busy_above()?;
+            let task_item = matches!(item, Item::Wait | Item::Involuntary | Item::Migrations);
+            if own_waits && task_item {
+                return None;
+            }
+            let per_task = matches!(item, Item::Wait | Item::Involuntary | Item::Migrations);
+            let mut v: Vec<f64> = stretches
+                .iter()
+                .filter_map(|a| {
+                    let share = if per_task { a.tasks.max(1) as f64 } else { 1.0 };
+                    Some(a.item(item)? / share)
+                })
+                .collect();
+            if v.is_empty() {
+                return None;
+            }
+            v.sort_by(f64::total_cmp);
+            let m = v[v.len() / 2];
+            (m > level).then_some((item, m))
+        })
+        .collect()
 }
 
 /// An item that differs between two sets of stretches: its median in each.
@@ -464,12 +530,13 @@ mod tests {
 }
 
 #[cfg(test)]
-mod moved_tests {
+mod stretch_tests {
     use super::*;
 
-    fn stretch(wait_ms: u64, involuntary: u64, steal_pct: f64) -> Account {
+    pub fn stretch(wait_ms: u64, involuntary: u64, steal_pct: f64) -> Account {
         Account {
             wall_ns: 100_000_000,
+            tasks: 1,
             cpus: vec![0],
             ticks: 10,
             user_pct: 100.0 - steal_pct,
@@ -534,5 +601,34 @@ mod moved_tests {
         assert!(same.changed.is_empty());
         // One stretch a side is no test.
         assert_eq!(item_verdicts(&a[..1], &b), None);
+    }
+}
+
+#[cfg(test)]
+mod quiet_tests {
+    use super::stretch_tests::stretch;
+    use super::*;
+
+    #[test]
+    fn what_was_not_quiet_is_named_per_task() {
+        let quiet = [stretch(0, 0, 0.0), stretch(0, 0, 0.0)];
+        assert!(not_quiet(&quiet.iter().collect::<Vec<_>>(), false).is_empty());
+        // 40 ms of 100 waited: 400 ms/s, over the 10 ms/s level; 30% stolen.
+        let busy = [stretch(40, 0, 30.0), stretch(40, 0, 30.0)];
+        let items: Vec<Item> = not_quiet(&busy.iter().collect::<Vec<_>>(), false)
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(items, [Item::Wait, Item::Steal]);
+        // The same wait over 80 threads is 5 ms/s each: quiet.
+        let mut many = stretch(40, 0, 0.0);
+        many.tasks = 80;
+        assert!(not_quiet(&[&many], false).is_empty());
+        // Where waiting is the workload's own, only the CPUs' items count.
+        let items: Vec<Item> = not_quiet(&busy.iter().collect::<Vec<_>>(), true)
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(items, [Item::Steal]);
     }
 }

@@ -149,6 +149,11 @@ pub trait SuiteData {
     }
     /// Its figures, appended to `out` (see `figures`).
     fn figures(&self, out: &mut Vec<figures::Figure>);
+    /// Its measured stretches that carry the host's account, by what they measured: an index
+    /// test's iterations, a sched point's runs, an interactive pair, the noise runs.
+    fn stretches(&self) -> Vec<account::Stretches<'_>> {
+        Vec::new()
+    }
     /// What its figures depend on beyond its settings, each named ("language settings for the
     /// index tests"): `compare` notes one that differs between its two results.
     fn conditions(&self) -> Vec<(&'static str, &Text)> {

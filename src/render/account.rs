@@ -1,6 +1,7 @@
 //! A stretch's account in words: its items that moved, with their units.
 
-use crate::model::account::{Item, ItemVerdicts, Moved};
+use crate::model::account::{not_quiet, Item, ItemVerdicts, Moved};
+use crate::model::RunResult;
 
 /// A number with as many digits as its size deserves.
 fn num(v: f64) -> String {
@@ -53,6 +54,64 @@ pub fn verdicts_text(v: &ItemVerdicts) -> String {
     if !unchanged.is_empty() {
         out.push_str("; ");
         out.push_str(&unchanged);
+    }
+    out
+}
+
+/// "run-queue wait 502 ms/s a task, involuntary switches 126/s a task".
+fn busy_text(items: &[(Item, f64)]) -> String {
+    items
+        .iter()
+        .map(|&(item, v)| {
+            let (name, unit) = item.name();
+            let sep = if matches!(item, Item::Wait) { " " } else { "" };
+            let each = if matches!(item, Item::Wait | Item::Involuntary | Item::Migrations) {
+                " a task"
+            } else {
+                ""
+            };
+            format!("{name} {}{sep}{unit}{each}", num(v))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Each of a result's measured stretches that was not quiet, by the host's account: (what it
+/// measured, the items above their level). Empty when every one was quiet or none has an
+/// account.
+pub fn not_quiet_rows(result: &RunResult) -> Vec<(String, String)> {
+    result
+        .suites
+        .iter()
+        .flat_map(|s| s.data().stretches())
+        .filter_map(|s| {
+            let busy = not_quiet(&s.accounts, s.own_waits);
+            (!busy.is_empty()).then(|| (s.what, busy_text(&busy)))
+        })
+        .collect()
+}
+
+/// The text report's lines on the host's account: what was not quiet, a line each; or that
+/// all was; nothing for a result without accounts.
+pub fn text_section(result: &RunResult) -> String {
+    let counted = result
+        .suites
+        .iter()
+        .any(|s| !s.data().stretches().is_empty());
+    if !counted {
+        return String::new();
+    }
+    let rows = not_quiet_rows(result);
+    if rows.is_empty() {
+        return "\nThe host's account: every measured stretch was quiet (medians: run-queue wait \
+                and preemptions of a task, steal, interrupts, iowait, major faults, throttles).\n"
+            .into();
+    }
+    let mut out = String::from(
+        "\nThe host's account, what was not quiet while each was measured (medians):\n",
+    );
+    for (what, busy) in rows {
+        out.push_str(&format!("  {what}: {busy}\n"));
     }
     out
 }

@@ -41,6 +41,7 @@ pub fn text_report(result: &RunResult) -> String {
         out.push('\n');
         out.push_str(&view(suite).report(result));
     }
+    out.push_str(&account::text_section(result));
     out
 }
 

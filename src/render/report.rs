@@ -50,6 +50,20 @@ pub fn html(results: &[(String, RunResult)], comparisons: &[Comparison]) -> Stri
             esc(&host_lines(&r.environment)),
             esc(&check_line(r).unwrap_or_else(|| "No noise check (--no-noise-check).".into()))
         );
+        // What was not quiet while it was measured, by the host's account.
+        let busy = super::account::not_quiet_rows(r);
+        if !busy.is_empty() {
+            out.push_str("<table><tr><th>measured</th><th>not quiet, by the host's account (medians)</th></tr>");
+            for (what, items) in busy {
+                let _ = write!(
+                    out,
+                    "<tr><td>{}</td><td>{}</td></tr>",
+                    esc(&what),
+                    esc(&items)
+                );
+            }
+            out.push_str("</table>");
+        }
     }
     if !comparisons.is_empty() {
         out.push_str("<h2>Comparison</h2>");

@@ -320,6 +320,24 @@ impl SuiteData for IndexResult {
         "index"
     }
 
+    fn stretches(&self) -> Vec<super::account::Stretches<'_>> {
+        let pinned = if self.settings.pin { ", pinned" } else { "" };
+        self.passes
+            .iter()
+            .flat_map(|p| p.tests.iter())
+            .filter(|t| !t.accounts.is_empty())
+            .map(|t| {
+                let copies = if t.copies == 1 { "copy" } else { "copies" };
+                super::account::Stretches {
+                    what: format!("{}, {} {copies}{pinned}", t.name, t.copies),
+                    accounts: t.accounts.iter().collect(),
+                    // Copies wait for each other where they outnumber the CPUs.
+                    own_waits: t.copies > 1,
+                }
+            })
+            .collect()
+    }
+
     fn settings(&self) -> serde_json::Value {
         serde_json::to_value(&self.settings).unwrap_or_default()
     }

@@ -450,6 +450,24 @@ impl SuiteData for InteractiveResult {
         "interactive"
     }
 
+    fn stretches(&self) -> Vec<super::account::Stretches<'_>> {
+        let pinned = if self.settings.pinned_cpu.is_some() {
+            ", pinned"
+        } else {
+            ""
+        };
+        self.measurements
+            .iter()
+            .filter_map(|m| {
+                Some(super::account::Stretches {
+                    what: format!("{} under {}{pinned}", m.bench.name(), m.load.name()),
+                    accounts: vec![m.account.as_ref()?],
+                    own_waits: false,
+                })
+            })
+            .collect()
+    }
+
     fn calibration(&self) -> Option<&crate::calibration::BurnCalibration> {
         Some(&self.calibration)
     }

@@ -169,6 +169,22 @@ impl SuiteData for NoiseResult {
         self.runs.len() as u64 >= self.settings.runs_requested
     }
 
+    fn stretches(&self) -> Vec<super::account::Stretches<'_>> {
+        let accounts: Vec<_> = self
+            .runs
+            .iter()
+            .filter_map(|r| r.account.as_ref())
+            .collect();
+        if accounts.is_empty() {
+            return Vec::new();
+        }
+        vec![super::account::Stretches {
+            what: format!("{} runs", noise_job(&self.settings)),
+            accounts,
+            own_waits: false,
+        }]
+    }
+
     fn implausible(&self) -> Option<String> {
         let (i, r) = self
             .runs

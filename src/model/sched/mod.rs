@@ -139,6 +139,23 @@ impl SuiteData for SchedResult {
         "sched"
     }
 
+    fn stretches(&self) -> Vec<super::account::Stretches<'_>> {
+        let pinned = if self.settings.pin { ", pinned" } else { "" };
+        self.points
+            .iter()
+            .map(|p| super::account::Stretches {
+                what: format!(
+                    "{} threads, {} active sets{pinned}",
+                    p.threads, p.active_sets
+                ),
+                accounts: p.runs.iter().filter_map(|r| r.account.as_ref()).collect(),
+                // The threads wait for each other's tokens and for the CPUs by design.
+                own_waits: true,
+            })
+            .filter(|s| !s.accounts.is_empty())
+            .collect()
+    }
+
     fn calibration(&self) -> Option<&crate::calibration::BurnCalibration> {
         Some(&self.calibration)
     }
