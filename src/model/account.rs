@@ -632,3 +632,103 @@ mod quiet_tests {
         assert_eq!(items, [Item::Steal]);
     }
 }
+
+#[cfg(test)]
+mod planted_tests {
+    use super::*;
+    use crate::platform::account::{Probe, Task};
+
+    /// A fake /proc and /sys: CPU 0's ticks, one task on CPU 0, CPU 0's clock.
+    struct FakeHost {
+        _dir: tempfile::TempDir,
+        proc: std::path::PathBuf,
+        sys: std::path::PathBuf,
+    }
+
+    impl FakeHost {
+        fn new() -> FakeHost {
+            let dir = tempfile::tempdir().unwrap();
+            let (proc, sys) = (dir.path().join("proc"), dir.path().join("sys"));
+            std::fs::create_dir_all(proc.join("7/task/7")).unwrap();
+            std::fs::create_dir_all(sys.join("devices/system/cpu/cpu0/cpufreq")).unwrap();
+            let host = FakeHost {
+                _dir: dir,
+                proc,
+                sys,
+            };
+            host.set(0, 0, 0, 2_600_000);
+            host
+        }
+
+        /// The counters so far: user and steal ticks of CPU 0, the task's run ns, the clock.
+        fn set(&self, user: u64, steal: u64, run_ns: u64, khz: u64) {
+            let w = |p: std::path::PathBuf, s: String| std::fs::write(p, s).unwrap();
+            w(
+                self.proc.join("stat"),
+                format!("cpu0 {user} 0 0 0 0 0 0 {steal}\n"),
+            );
+            let task = self.proc.join("7/task/7");
+            w(task.join("schedstat"), format!("{run_ns} 0 1\n"));
+            w(
+                task.join("status"),
+                "voluntary_ctxt_switches:\t0\nnonvoluntary_ctxt_switches:\t0\n".into(),
+            );
+            let mut stat = String::from("7 (job) R");
+            for n in 4..=52 {
+                stat.push_str(&format!(" {}", if n == 39 { 0 } else { 1 }));
+            }
+            w(task.join("stat"), stat);
+            w(
+                self.sys
+                    .join("devices/system/cpu/cpu0/cpufreq/scaling_cur_freq"),
+                format!("{khz}\n"),
+            );
+        }
+    }
+
+    /// Eight stretches of 10 ticks each on the fake host, each with `steal` of them stolen
+    /// and the clock at `khz`.
+    fn stretches(host: &FakeHost, steal: u64, khz: u64) -> Vec<Account> {
+        let probe = Probe::at(&host.proc, &host.sys);
+        let task = [Task { pid: 7, tid: 7 }];
+        let (mut user, mut stolen, mut run) = (0, 0, 0);
+        (0..8)
+            .map(|i| {
+                host.set(user, stolen, run, khz);
+                let a = probe.before(&task);
+                user += 10 - steal + i % 2;
+                stolen += steal;
+                run += 100_000_000;
+                host.set(user, stolen, run, khz);
+                Account::between(&a, &probe.after(&task))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_steal_jump_and_a_lower_clock_are_named_from_the_kernels_files() {
+        let host = FakeHost::new();
+        let quiet = stretches(&host, 0, 2_600_000);
+        let stolen = stretches(&host, 4, 1_200_000);
+        let v = item_verdicts(
+            &quiet.iter().collect::<Vec<_>>(),
+            &stolen.iter().collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let named: Vec<&str> = v.changed.iter().map(|c| c.item.as_str()).collect();
+        assert!(named.contains(&"steal"), "{v:?}");
+        assert!(named.contains(&"clock"), "{v:?}");
+        let clock = v.changed.iter().find(|c| c.item == "clock").unwrap();
+        assert_eq!((clock.a, clock.b), (2600.0, 1200.0));
+        let steal = v.changed.iter().find(|c| c.item == "steal").unwrap();
+        assert!(steal.a == 0.0 && steal.b >= 35.0, "{steal:?}");
+        // The same host unchanged: nothing named.
+        let again = stretches(&host, 0, 2_600_000);
+        let same = item_verdicts(
+            &quiet.iter().collect::<Vec<_>>(),
+            &again.iter().collect::<Vec<_>>(),
+        )
+        .unwrap();
+        assert!(same.changed.is_empty(), "{same:?}");
+    }
+}
