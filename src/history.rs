@@ -83,6 +83,11 @@ pub struct Change {
     /// Points on each side.
     pub points_before: usize,
     pub points_after: usize,
+    /// What the host's account says beside the change: the items whose per-result summaries
+    /// changed at the same point, and those that did not; None where fewer than two results a
+    /// side kept one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<crate::model::account::ItemVerdicts>,
 }
 
 /// A host's history.
@@ -306,6 +311,17 @@ pub fn changes(
             let interval_pct = welch_test(before, after)
                 .map(|w| (w.ci_low / b.abs() * 100.0, w.ci_high / b.abs() * 100.0));
             let point = &s.points[c.index];
+            let summaries = |points: &[Point]| -> Vec<&[(String, f64)]> {
+                points
+                    .iter()
+                    .flat_map(|p| &p.ids)
+                    .filter_map(|id| Some(by_id.get(id)?.kept.account.as_slice()))
+                    .collect()
+            };
+            let account = crate::model::account::summary_verdicts(
+                &summaries(&s.points[from..c.index]),
+                &summaries(&s.points[c.index..to]),
+            );
             out.push(Change {
                 key: s.key.clone(),
                 name: s.name.clone(),
@@ -326,6 +342,7 @@ pub fn changes(
                 min_change_pct: least,
                 points_before: before.len(),
                 points_after: after.len(),
+                account,
             });
         }
     }

@@ -166,6 +166,9 @@ fn planted_slowdown(sb: &Sandbox, db: &str) {
     assert_eq!(c["worse"], true);
     assert!(c["change_pct"].as_f64().unwrap() > 30.0, "{c}");
     assert!(c["p"].as_f64().unwrap() <= 0.01);
+    // The host's account at the same point: the runs began to wait on the run queue.
+    let named = c["account"]["changed"].as_array().unwrap();
+    assert_eq!(named[0]["item"], "run-queue wait", "{c}");
     // Judged against the noise of the level it left — the median of the spreads of the runs
     // before it (these runs have no noise check: a noise result's floor is its own spread) —
     // not of all runs, the noisier level it made included.

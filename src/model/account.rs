@@ -327,6 +327,95 @@ pub fn not_quiet(stretches: &[&Account], own_waits: bool) -> Vec<(Item, f64)> {
         .collect()
 }
 
+/// A result's account in a few numbers, for `history` (kept beside its figures, layout 9):
+/// each item's median over all its measured stretches, per task for the task items (left out
+/// where the tasks' waits are the workload's own), by the item's name. Empty without accounts.
+pub fn summary(stretches: &[Stretches<'_>]) -> Vec<(String, f64)> {
+    Item::ALL
+        .iter()
+        .filter_map(|&item| {
+            let task_item = matches!(item, Item::Wait | Item::Involuntary | Item::Migrations);
+            let mut v: Vec<f64> = stretches
+                .iter()
+                .filter(|s| !(s.own_waits && task_item))
+                .flat_map(|s| s.accounts.iter())
+                .filter_map(|a| {
+                    let share = if task_item {
+                        a.tasks.max(1) as f64
+                    } else {
+                        1.0
+                    };
+                    Some(a.item(item)? / share)
+                })
+                .collect();
+            if v.is_empty() {
+                return None;
+            }
+            v.sort_by(f64::total_cmp);
+            Some((item.name().0.to_string(), v[v.len() / 2]))
+        })
+        .collect()
+}
+
+/// What the results' account summaries say beside a figure that changed between two sets of
+/// results (a history's level before a change and after it): the items whose per-result values
+/// differ by Welch's test at 95%, by half the earlier median or more, and by more than the
+/// item's level worth a look (or 1 a second, 1%, 50 MHz where it has none). None with fewer
+/// than two results a side that have summaries.
+pub fn summary_verdicts(
+    before: &[&[(String, f64)]],
+    after: &[&[(String, f64)]],
+) -> Option<ItemVerdicts> {
+    let before: Vec<_> = before.iter().filter(|s| !s.is_empty()).collect();
+    let after: Vec<_> = after.iter().filter(|s| !s.is_empty()).collect();
+    if before.len() < 2 || after.len() < 2 {
+        return None;
+    }
+    let values = |side: &[&&[(String, f64)]], name: &str| -> Vec<f64> {
+        side.iter()
+            .filter_map(|s| s.iter().find(|(n, _)| n == name).map(|(_, v)| *v))
+            .collect()
+    };
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let mut changed = Vec::new();
+    let mut unchanged = Vec::new();
+    for item in Item::ALL {
+        let (name, unit) = item.name();
+        let (a, b) = (values(&before, name), values(&after, name));
+        if a.len() < 2 || b.len() < 2 {
+            continue;
+        }
+        let floor = item.busy_above().unwrap_or(match item {
+            Item::Clock => 50.0,
+            _ => 1.0,
+        });
+        let (ma, mb) = (median(a.clone()), median(b.clone()));
+        let d = (mb - ma).abs();
+        let significant = crate::stats::welch_test(&a, &b).is_some_and(|t| t.significant());
+        if significant && d > floor && d >= 0.5 * ma.abs() {
+            changed.push((
+                (ma.max(mb) + floor) / (ma.min(mb) + floor),
+                ItemChange {
+                    item: name.into(),
+                    unit: unit.into(),
+                    a: ma,
+                    b: mb,
+                },
+            ));
+        } else {
+            unchanged.push(name.to_string());
+        }
+    }
+    changed.sort_by(|x, y| y.0.total_cmp(&x.0));
+    Some(ItemVerdicts {
+        changed: changed.into_iter().map(|(_, c)| c).collect(),
+        unchanged,
+    })
+}
+
 /// An item that differs between two sets of stretches: its median in each.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Moved {
@@ -730,5 +819,43 @@ mod planted_tests {
         )
         .unwrap();
         assert!(same.changed.is_empty(), "{same:?}");
+    }
+}
+
+#[cfg(test)]
+mod summary_tests {
+    use super::stretch_tests::stretch;
+    use super::*;
+
+    #[test]
+    fn a_results_summary_and_the_items_that_moved_at_a_change() {
+        let quiet = [stretch(0, 0, 0.0), stretch(1, 0, 0.0), stretch(0, 0, 0.0)];
+        let s = summary(&[Stretches {
+            what: "x".into(),
+            accounts: quiet.iter().collect(),
+            own_waits: false,
+        }]);
+        assert_eq!(s[0], ("run-queue wait".to_string(), 0.0));
+        // A workload's own waits are left out.
+        let own = summary(&[Stretches {
+            what: "x".into(),
+            accounts: quiet.iter().collect(),
+            own_waits: true,
+        }]);
+        assert!(own.iter().all(|(n, _)| n != "run-queue wait"));
+        let with = |wait: f64| vec![("run-queue wait".to_string(), wait), ("steal".into(), 0.0)];
+        let before = [with(0.0), with(0.5), with(0.2)];
+        let after = [with(400.0), with(420.0), with(390.0)];
+        let refs = |v: &[Vec<(String, f64)>]| -> Vec<Vec<(String, f64)>> { v.to_vec() };
+        let (b, a) = (refs(&before), refs(&after));
+        let b: Vec<&[(String, f64)]> = b.iter().map(Vec::as_slice).collect();
+        let a: Vec<&[(String, f64)]> = a.iter().map(Vec::as_slice).collect();
+        let v = summary_verdicts(&b, &a).unwrap();
+        assert_eq!(v.changed.len(), 1);
+        assert_eq!(v.changed[0].item, "run-queue wait");
+        assert_eq!(v.unchanged, ["steal"]);
+        // One result a side, or results without summaries: nothing to say.
+        assert_eq!(summary_verdicts(&b[..1], &a), None);
+        assert_eq!(summary_verdicts(&[&[], &[]], &a), None);
     }
 }

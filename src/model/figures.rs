@@ -154,6 +154,10 @@ pub struct Kept {
     /// The host's /etc/machine-id, where it has one (None too in rows kept before it was).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine_id: Option<Text>,
+    /// The result's account in a few numbers (`account::summary`), by item name; empty in rows
+    /// kept before it was, and for results without accounts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub account: Vec<(String, f64)>,
 }
 
 impl Kept {
@@ -174,6 +178,13 @@ impl Kept {
                 .collect(),
             plan: Some(plan_digest(result).into()),
             machine_id: result.environment.host.machine_id.clone(),
+            account: super::account::summary(
+                &result
+                    .suites
+                    .iter()
+                    .flat_map(|s| s.data().stretches())
+                    .collect::<Vec<_>>(),
+            ),
         }
     }
 

@@ -58,6 +58,9 @@ fn host_text(h: &History) -> String {
             c.points_after,
             tags.join(" ")
         );
+        if let Some(v) = &c.account {
+            let _ = writeln!(out, "    {}", super::account::verdicts_text(v));
+        }
     }
     out
 }
@@ -131,6 +134,22 @@ fn host_markdown(h: &History, cell: fn(&str) -> String) -> String {
             if c.worse { "worse" } else { "better" },
             cell(&tags.join(" "))
         );
+    }
+    // What the host's account says beside each change, under the table.
+    let explained: Vec<_> = h.changes.iter().filter(|c| c.account.is_some()).collect();
+    if !explained.is_empty() {
+        out.push('\n');
+    }
+    for c in explained {
+        if let Some(v) = &c.account {
+            let _ = writeln!(
+                out,
+                "- {} at result {}: {}",
+                cell(&c.name.to_string()),
+                c.result_id,
+                cell(&super::account::verdicts_text(v))
+            );
+        }
     }
     out
 }

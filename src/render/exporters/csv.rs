@@ -51,7 +51,7 @@ pub(super) fn better(b: Better) -> &'static str {
 }
 
 /// The stable columns of `history --format csv`, a row a change.
-const HISTORY_COLUMNS: [&str; 15] = [
+const HISTORY_COLUMNS: [&str; 16] = [
     "host",
     "key",
     "name",
@@ -67,6 +67,7 @@ const HISTORY_COLUMNS: [&str; 15] = [
     "direction",
     "p",
     "tags",
+    "account",
 ];
 
 /// One row per change a history found.
@@ -94,6 +95,12 @@ fn history_csv(hs: &Histories) -> Result<String> {
             Cell::text(if c.worse { "worse" } else { "better" }),
             Cell::number(c.p),
             Cell::text(tags.join(" ")),
+            Cell::text(
+                c.account
+                    .as_ref()
+                    .map(crate::render::account::verdicts_text)
+                    .unwrap_or_default(),
+            ),
         ])?;
     }
     w.finish()
