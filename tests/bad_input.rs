@@ -317,6 +317,7 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["report", &f.good, "--format", "xml"], 2, "(possible values: text, json, csv, markdown, html;"),
         case(&["compare", "--json", &f.good, &f.good, "--format", "csv"], 2, "--json and --format csv ask for two formats"),
         case(&["results", "export", "1"], 2, "results export needs --format"),
+        case(&["results", "export", "1", "--format", "json", "--account"], 2, "--account adds columns to --format csv, not to --format json"),
         case(&["noise", "--tag", "nokey", "10", "2"], 2, "\"nokey\" is not KEY=VALUE"),
         case(&["results", "show", "--tag", "a=b", "1"], 2, "unexpected argument '--tag'"),
         case(&["results", "list", "--host-label", "x"], 2, "unexpected argument '--host-label'"),

@@ -392,6 +392,27 @@ fn each_run_has_the_hosts_account_and_the_slowest_runs_are_explained() {
         .find(|l| l.contains("slowest runs, by the host's account: "))
         .unwrap_or_else(|| panic!("{shown}"));
     assert!(line.contains("run-queue wait "), "{line}");
+    // The CSV export carries the account's medians when asked: the run time's wait is there.
+    let csv = sb
+        .cmd()
+        .args(["results", "export", &id, "--format", "csv", "--account"])
+        .output()
+        .unwrap();
+    assert!(csv.status.success(), "{csv:?}");
+    let mut rows = csv::Reader::from_reader(&csv.stdout[..]);
+    let header = rows.headers().unwrap().clone();
+    let col = header
+        .iter()
+        .position(|h| h == "account_run_queue_wait_ms_per_s")
+        .unwrap_or_else(|| panic!("{header:?}"));
+    let run_time = rows
+        .records()
+        .map(|r| r.unwrap())
+        .find(|r| r[2].ends_with("/run time"))
+        .unwrap();
+    // A number (the median run waited little: most runs were not hit), over all 40 runs.
+    assert!(run_time[col].parse::<f64>().is_ok(), "{run_time:?}");
+    assert_eq!(&run_time[run_time.len() - 1], "40", "{run_time:?}");
     // Without accounts (HOSTBENCH_NO_ACCOUNT), the runs hold none and the report says nothing.
     let bare = run(false, false);
     assert!(noise(&bare)["runs"][0].get("account").is_none(), "{bare}");

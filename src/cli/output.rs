@@ -154,6 +154,16 @@ impl FormatArgs {
     ) -> anyhow::Result<Option<PathBuf>> {
         let text =
             exporters::render(format, subject).map_err(|e| UsageError::new(e.to_string()))??;
+        self.write(out, &text, default_file)
+    }
+
+    /// Writes rendered `text` where -o says, else to `default_file`, else standard output.
+    pub fn write(
+        &self,
+        out: &Output,
+        text: &str,
+        default_file: Option<&Path>,
+    ) -> anyhow::Result<Option<PathBuf>> {
         match self.output.as_deref().or(default_file) {
             Some(path) if path != Path::new("-") => {
                 files::write_output(path, text.as_bytes()).map_err(|e| {
@@ -162,7 +172,7 @@ impl FormatArgs {
                 Ok(Some(path.to_path_buf()))
             }
             _ => {
-                out.out(&text);
+                out.out(text);
                 Ok(None)
             }
         }

@@ -75,6 +75,10 @@ pub enum ResultsCommand {
     Export {
         /// The result's id, as `results list` shows it
         id: i64,
+        /// With --format csv: each figure's host's account too, the median of each item over
+        /// its measured stretches (run-queue wait ms/s, steal %, …)
+        #[arg(long)]
+        account: bool,
         #[command(flatten)]
         output: FormatArgs,
         #[command(flatten)]
@@ -223,12 +227,26 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
                 .into());
             }
             let format = output.format(json, Format::Text)?;
+            let account = matches!(cmd, ResultsCommand::Export { account: true, .. });
+            if account && format != Format::Csv {
+                return Err(UsageError::new(format!(
+                    "--account adds columns to --format csv, not to --format {}",
+                    format.name()
+                ))
+                .into());
+            }
             let result = load(store_args, *id)?;
-            let subject = Subject::Result {
-                id: *id,
-                result: &result,
+            let written = if account {
+                let text = render::exporters::csv::result_with_account(*id, &result)?;
+                output.write(&out, &text, None)?
+            } else {
+                let subject = Subject::Result {
+                    id: *id,
+                    result: &result,
+                };
+                output.emit(&out, format, subject, None)?
             };
-            if let Some(path) = output.emit(&out, format, subject, None)? {
+            if let Some(path) = written {
                 out.chatter(&format!("Written: {}\n", path.display()));
             }
         }

@@ -113,6 +113,68 @@ fn figures_csv(id: i64, figures: &[Figure]) -> Result<String> {
     w.finish()
 }
 
+/// `results export --format csv --account`: the figures' rows, each with the median of every
+/// account item over the figure's stretches (empty where it has none) and their number.
+pub fn result_with_account(id: i64, result: &RunResult) -> Result<String> {
+    use crate::model::account::Item;
+    let columns: Vec<String> = Item::ALL
+        .iter()
+        .map(|i| account_column(*i))
+        .chain(std::iter::once("account_stretches".to_string()))
+        .collect();
+    let header: Vec<&str> = CSV_COLUMNS
+        .iter()
+        .copied()
+        .chain(columns.iter().map(String::as_str))
+        .collect();
+    let mut w = CsvOut::new(&header)?;
+    for f in figures(result) {
+        let s = Summary::of(&f.samples);
+        let medians = Item::ALL.iter().map(|&item| {
+            let mut v: Vec<f64> = f.accounts.iter().filter_map(|a| a.item(item)).collect();
+            v.sort_by(f64::total_cmp);
+            Cell::maybe((!v.is_empty()).then(|| v[v.len() / 2]))
+        });
+        let cells: Vec<Cell> = [
+            Cell::number(id),
+            Cell::text(&f.suite),
+            Cell::text(&f.key),
+            Cell::text(&f.name),
+            Cell::text(&f.unit),
+            Cell::text(better(f.better)),
+            Cell::number(f.value),
+            Cell::number(f.samples.len()),
+            Cell::maybe(s.map(|s| s.mean)),
+            Cell::maybe(s.filter(|s| s.count > 1).map(|s| s.sd)),
+            Cell::maybe(s.map(|s| s.min)),
+            Cell::maybe(s.map(|s| s.max)),
+            Cell::text(&f.sample_kind),
+        ]
+        .into_iter()
+        .chain(medians)
+        .chain(std::iter::once(Cell::number(f.accounts.len())))
+        .collect();
+        w.row(cells)?;
+    }
+    w.finish()
+}
+
+/// An account item's CSV column: `account_run_queue_wait_ms_per_s`, `account_steal_pct`.
+fn account_column(item: crate::model::account::Item) -> String {
+    let (name, unit) = item.name();
+    let unit = match unit {
+        "%" => "pct",
+        "ms/s" => "ms_per_s",
+        "/s" => "per_s",
+        "MHz" => "mhz",
+        other => other,
+    };
+    format!(
+        "account_{}_{unit}",
+        name.replace([' ', '-'], "_").to_lowercase()
+    )
+}
+
 /// The columns of `report --format csv`: `results export`'s, the result named by its label.
 pub const REPORT_COLUMNS: [&str; 13] = [
     "result",
