@@ -267,7 +267,8 @@ impl Account {
 
 impl Item {
     /// The value above which the item is worth a reader's look, whatever the figure did: a
-    /// measured task that waits more than 1% of the time on the run queue, is preempted more
+    /// measured task that waits more than 5% of the time on the run queue (a quiet pinned copy
+    /// beside other tests here: up to about 1%), is preempted more
     /// than 50 times a second (a quiet pinned copy here: about 10) or moved more than 10 times,
     /// faults with I/O at all; CPUs more than 1% stolen,
     /// in interrupts, or waiting for I/O; any thermal throttle. None for what has no such
@@ -275,7 +276,7 @@ impl Item {
     /// the job's own.
     pub fn busy_above(self) -> Option<f64> {
         match self {
-            Item::Wait => Some(10.0),
+            Item::Wait => Some(50.0),
             Item::Involuntary => Some(50.0),
             Item::Migrations => Some(10.0),
             Item::MajorFaults | Item::Throttles => Some(0.0),
@@ -702,7 +703,7 @@ mod quiet_tests {
     fn what_was_not_quiet_is_named_per_task() {
         let quiet = [stretch(0, 0, 0.0), stretch(0, 0, 0.0)];
         assert!(not_quiet(&quiet.iter().collect::<Vec<_>>(), false).is_empty());
-        // 40 ms of 100 waited: 400 ms/s, over the 10 ms/s level; 30% stolen.
+        // 40 ms of 100 waited: 400 ms/s, over the 50 ms/s level; 30% stolen.
         let busy = [stretch(40, 0, 30.0), stretch(40, 0, 30.0)];
         let items: Vec<Item> = not_quiet(&busy.iter().collect::<Vec<_>>(), false)
             .into_iter()
