@@ -31,14 +31,13 @@ pub struct Account {
     pub steal_pct: f64,
     pub iowait_pct: f64,
     pub idle_pct: f64,
-    /// The readings are not instantaneous: a task preempted while it reads its counters at the
-    /// start brings that wait into the stretch (a window of some microseconds), so one stretch's
-    /// wait may exceed its length; medians over stretches are what to read.
     /// The measured tasks together: time on a CPU (brought up to date by the kernel at its
     /// ticks while a task runs, so a stretch shorter than a tick may show none) and runnable
-    /// but waiting for one (ns), the
-    /// timeslices they ran, their context switches (asked for, forced), page faults (without,
-    /// with I/O) and moves between CPUs (None where the kernel does not show them).
+    /// but waiting for one (ns), the timeslices they ran, their context switches (asked for,
+    /// forced), page faults (without, with I/O) and moves between CPUs (None where the kernel
+    /// does not show them). The readings are not instantaneous: a task preempted while it
+    /// reads its counters at the start brings that wait into the stretch (a window of some
+    /// microseconds), so one stretch's wait may exceed its length; read medians over stretches.
     pub run_ns: u64,
     pub wait_ns: u64,
     pub slices: u64,
@@ -153,6 +152,18 @@ impl Account {
             self.wait_ns as f64 / 1e6 / (self.wall_ns as f64 / 1e9)
         }
     }
+}
+
+/// The middle value of `v` (the upper one of an even count), as every account median is read;
+/// None when empty.
+fn middle(mut v: Vec<f64>) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
+/// The middle value of `item` over `accounts` (the stretches that count it).
+pub fn median_item(accounts: &[&Account], item: Item) -> Option<f64> {
+    middle(accounts.iter().filter_map(|a| a.item(item)).collect())
 }
 
 /// An item of an account, as a rate or a share that stretches of any length can be compared on.
@@ -311,18 +322,14 @@ pub fn not_quiet(stretches: &[&Account], own_waits: bool) -> Vec<(Item, f64)> {
                 return None;
             }
             let per_task = matches!(item, Item::Wait | Item::Involuntary | Item::Migrations);
-            let mut v: Vec<f64> = stretches
+            let v: Vec<f64> = stretches
                 .iter()
                 .filter_map(|a| {
                     let share = if per_task { a.tasks.max(1) as f64 } else { 1.0 };
                     Some(a.item(item)? / share)
                 })
                 .collect();
-            if v.is_empty() {
-                return None;
-            }
-            v.sort_by(f64::total_cmp);
-            let m = v[v.len() / 2];
+            let m = middle(v)?;
             (m > level).then_some((item, m))
         })
         .collect()
@@ -336,7 +343,7 @@ pub fn summary(stretches: &[Stretches<'_>]) -> Vec<(String, f64)> {
         .iter()
         .filter_map(|&item| {
             let task_item = matches!(item, Item::Wait | Item::Involuntary | Item::Migrations);
-            let mut v: Vec<f64> = stretches
+            let v: Vec<f64> = stretches
                 .iter()
                 .filter(|s| !(s.own_waits && task_item))
                 .flat_map(|s| s.accounts.iter())
@@ -349,11 +356,7 @@ pub fn summary(stretches: &[Stretches<'_>]) -> Vec<(String, f64)> {
                     Some(a.item(item)? / share)
                 })
                 .collect();
-            if v.is_empty() {
-                return None;
-            }
-            v.sort_by(f64::total_cmp);
-            Some((item.name().0.to_string(), v[v.len() / 2]))
+            Some((item.name().0.to_string(), middle(v)?))
         })
         .collect()
 }
@@ -377,10 +380,6 @@ pub fn summary_verdicts(
             .filter_map(|s| s.iter().find(|(n, _)| n == name).map(|(_, v)| *v))
             .collect()
     };
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
     let mut changed = Vec::new();
     let mut unchanged = Vec::new();
     for item in Item::ALL {
@@ -393,7 +392,9 @@ pub fn summary_verdicts(
             Item::Clock => 50.0,
             _ => 1.0,
         });
-        let (ma, mb) = (median(a.clone()), median(b.clone()));
+        let (Some(ma), Some(mb)) = (middle(a.clone()), middle(b.clone())) else {
+            continue;
+        };
         let d = (mb - ma).abs();
         let significant = crate::stats::welch_test(&a, &b).is_some_and(|t| t.significant());
         if significant && d > floor && d >= 0.5 * ma.abs() {
@@ -430,15 +431,9 @@ pub struct Moved {
 /// change first (by the factor between them, a clock by its difference): what set these
 /// stretches apart.
 pub fn moved(typical: &[&Account], these: &[&Account]) -> Vec<Moved> {
-    let median = |accounts: &[&Account], item: Item| -> Option<f64> {
-        let mut v: Vec<f64> = accounts.iter().filter_map(|a| a.item(item)).collect();
-        v.sort_by(f64::total_cmp);
-        (!v.is_empty()).then(|| v[v.len() / 2])
-    };
+    let median = median_item;
     let grain = |item: Item| -> f64 {
-        let mut g: Vec<f64> = these.iter().map(|a| item.grain(a)).collect();
-        g.sort_by(f64::total_cmp);
-        g.get(g.len() / 2).copied().unwrap_or(f64::INFINITY)
+        middle(these.iter().map(|a| item.grain(a)).collect()).unwrap_or(f64::INFINITY)
     };
     let mut out: Vec<(f64, Moved)> = Item::ALL
         .iter()

@@ -129,31 +129,15 @@ pub fn result_with_account(id: i64, result: &RunResult) -> Result<String> {
         .collect();
     let mut w = CsvOut::new(&header)?;
     for f in figures(result) {
-        let s = Summary::of(&f.samples);
-        let medians = Item::ALL.iter().map(|&item| {
-            let mut v: Vec<f64> = f.accounts.iter().filter_map(|a| a.item(item)).collect();
-            v.sort_by(f64::total_cmp);
-            Cell::maybe((!v.is_empty()).then(|| v[v.len() / 2]))
-        });
-        let cells: Vec<Cell> = [
-            Cell::number(id),
-            Cell::text(&f.suite),
-            Cell::text(&f.key),
-            Cell::text(&f.name),
-            Cell::text(&f.unit),
-            Cell::text(better(f.better)),
-            Cell::number(f.value),
-            Cell::number(f.samples.len()),
-            Cell::maybe(s.map(|s| s.mean)),
-            Cell::maybe(s.filter(|s| s.count > 1).map(|s| s.sd)),
-            Cell::maybe(s.map(|s| s.min)),
-            Cell::maybe(s.map(|s| s.max)),
-            Cell::text(&f.sample_kind),
-        ]
-        .into_iter()
-        .chain(medians)
-        .chain(std::iter::once(Cell::number(f.accounts.len())))
-        .collect();
+        let accounts: Vec<&crate::model::account::Account> = f.accounts.iter().collect();
+        let medians = Item::ALL
+            .iter()
+            .map(|&item| Cell::maybe(crate::model::account::median_item(&accounts, item)));
+        let cells: Vec<Cell> = figure_cells(Cell::number(id), &f)
+            .into_iter()
+            .chain(medians)
+            .chain(std::iter::once(Cell::number(f.accounts.len())))
+            .collect();
         w.row(cells)?;
     }
     w.finish()
@@ -205,24 +189,29 @@ pub(super) fn report(results: &LabelledResults, _comparisons: &[Comparison]) -> 
 /// A row per figure, each after the cell `first` makes.
 fn figure_rows(w: &mut CsvOut, first: impl Fn() -> Cell, figures: &[Figure]) -> Result<()> {
     for f in figures {
-        let s = Summary::of(&f.samples);
-        w.row([
-            first(),
-            Cell::text(&f.suite),
-            Cell::text(&f.key),
-            Cell::text(&f.name),
-            Cell::text(&f.unit),
-            Cell::text(better(f.better)),
-            Cell::number(f.value),
-            Cell::number(f.samples.len()),
-            Cell::maybe(s.map(|s| s.mean)),
-            Cell::maybe(s.filter(|s| s.count > 1).map(|s| s.sd)),
-            Cell::maybe(s.map(|s| s.min)),
-            Cell::maybe(s.map(|s| s.max)),
-            Cell::text(&f.sample_kind),
-        ])?;
+        w.row(figure_cells(first(), f))?;
     }
     Ok(())
+}
+
+/// A figure's cells in `results export`'s columns, after `first` (its result).
+fn figure_cells(first: Cell, f: &Figure) -> [Cell; 13] {
+    let s = Summary::of(&f.samples);
+    [
+        first,
+        Cell::text(&f.suite),
+        Cell::text(&f.key),
+        Cell::text(&f.name),
+        Cell::text(&f.unit),
+        Cell::text(better(f.better)),
+        Cell::number(f.value),
+        Cell::number(f.samples.len()),
+        Cell::maybe(s.map(|s| s.mean)),
+        Cell::maybe(s.filter(|s| s.count > 1).map(|s| s.sd)),
+        Cell::maybe(s.map(|s| s.min)),
+        Cell::maybe(s.map(|s| s.max)),
+        Cell::text(&f.sample_kind),
+    ]
 }
 
 /// The stable CSV columns of `compare --format csv`.
