@@ -392,6 +392,22 @@ fn each_run_has_the_hosts_account_and_the_slowest_runs_are_explained() {
         .find(|l| l.contains("slowest runs, by the host's account: "))
         .unwrap_or_else(|| panic!("{shown}"));
     assert!(line.contains("run-queue wait "), "{line}");
+    // The hardware counters: counted where the host has a CPU PMU, else one line says so.
+    let pmu = ["cpu", "cpu_core"].iter().any(|p| {
+        std::path::Path::new(&format!("/sys/bus/event_source/devices/{p}/type")).is_file()
+    });
+    let first = &runs[0]["account"];
+    let no_pmu_line = shown.contains("No CPU PMU on this host");
+    if pmu {
+        assert!(first["hardware"]["cycles"].as_u64().unwrap() > 0, "{first}");
+        assert!(!no_pmu_line, "{shown}");
+    } else {
+        assert_eq!(first["no_pmu"], true, "{first}");
+        assert!(
+            first.get("hardware").is_none() && no_pmu_line,
+            "{first} {shown}"
+        );
+    }
     // The CSV export carries the account's medians when asked: the run time's wait is there.
     let csv = sb
         .cmd()
@@ -413,6 +429,8 @@ fn each_run_has_the_hosts_account_and_the_slowest_runs_are_explained() {
     // A number (the median run waited little: most runs were not hit), over all 40 runs.
     assert!(run_time[col].parse::<f64>().is_ok(), "{run_time:?}");
     assert_eq!(&run_time[run_time.len() - 1], "40", "{run_time:?}");
+    let ipc = header.iter().position(|h| h == "account_ipc").unwrap();
+    assert_eq!(run_time[ipc].parse::<f64>().is_ok(), pmu, "{run_time:?}");
     // Without accounts (HOSTBENCH_NO_ACCOUNT), the runs hold none and the report says nothing.
     let bare = run(false, false);
     assert!(noise(&bare)["runs"][0].get("account").is_none(), "{bare}");

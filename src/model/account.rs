@@ -47,13 +47,31 @@ pub struct Account {
     pub major_faults: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub migrations: Option<u64>,
-    /// The mean clock of those CPUs at the start and the end, MHz (`scaling_cur_freq`), where
-    /// sysfs has it.
+    /// The clock, MHz: where the host has perf's msr PMU with APERF and MPERF, the mean clock
+    /// the measured tasks ran at (`mhz_counted`); else the mean of those CPUs' clocks at the
+    /// start and the end (`scaling_cur_freq`), where sysfs has it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mhz: Option<f64>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mhz_counted: bool,
+    /// The measured tasks' hardware counters together (kernel time included), where the host
+    /// has a CPU PMU; `no_pmu` when it has none (most VMs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<Hardware>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_pmu: bool,
     /// Their thermal throttle events in the stretch, where sysfs counts them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttles: Option<u64>,
+}
+
+/// The hardware counters of a stretch's measured tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hardware {
+    pub instructions: u64,
+    pub cycles: u64,
+    pub cache_misses: u64,
+    pub branch_misses: u64,
 }
 
 impl Account {
@@ -104,9 +122,12 @@ impl Account {
                 .collect()
         };
         let (khz_a, khz_b) = (on_cpus(&start.khz), on_cpus(&end.khz));
-        let mhz = (!khz_a.is_empty() && !khz_b.is_empty()).then(|| {
-            let all: Vec<u64> = khz_a.iter().chain(&khz_b).map(|k| k.1).collect();
-            all.iter().sum::<u64>() as f64 / all.len() as f64 / 1000.0
+        let counted_mhz = end.clock.and_then(|c| c.mhz());
+        let mhz = counted_mhz.or_else(|| {
+            (!khz_a.is_empty() && !khz_b.is_empty()).then(|| {
+                let all: Vec<u64> = khz_a.iter().chain(&khz_b).map(|k| k.1).collect();
+                all.iter().sum::<u64>() as f64 / all.len() as f64 / 1000.0
+            })
         });
         let (thr_a, thr_b) = (on_cpus(&start.throttles), on_cpus(&end.throttles));
         let throttles = (!thr_b.is_empty()).then(|| {
@@ -139,8 +160,21 @@ impl Account {
             major_faults: sum(|t| t.major_faults),
             migrations,
             mhz,
+            mhz_counted: counted_mhz.is_some(),
+            hardware: end.hardware.map(|h| Hardware {
+                instructions: h.instructions,
+                cycles: h.cycles,
+                cache_misses: h.cache_misses,
+                branch_misses: h.branch_misses,
+            }),
+            no_pmu: end.pmus.is_some_and(|p| !p.hardware),
             throttles,
         }
+    }
+
+    /// The account of a stretch from its two readings ([`crate::platform::account::Probe::end`]).
+    pub fn of((start, end): (Reading, Reading)) -> Account {
+        Account::between(&start, &end)
     }
 
     /// Run-queue wait per second of the stretch, ms/s: how long the measured tasks stood ready
@@ -191,10 +225,15 @@ pub enum Item {
     Clock,
     /// Their thermal throttle events, per second.
     Throttles,
+    /// The measured tasks' instructions per cycle, and their cache and branch misses per
+    /// thousand instructions (hardware counters).
+    Ipc,
+    CacheMisses,
+    BranchMisses,
 }
 
 impl Item {
-    pub const ALL: [Item; 13] = [
+    pub const ALL: [Item; 16] = [
         Item::Wait,
         Item::Involuntary,
         Item::Voluntary,
@@ -208,6 +247,9 @@ impl Item {
         Item::Iowait,
         Item::Clock,
         Item::Throttles,
+        Item::Ipc,
+        Item::CacheMisses,
+        Item::BranchMisses,
     ];
 
     /// Its name in a line of text, and its unit.
@@ -226,6 +268,9 @@ impl Item {
             Item::Iowait => ("iowait", "%"),
             Item::Clock => ("clock", "MHz"),
             Item::Throttles => ("thermal throttles", "/s"),
+            Item::Ipc => ("IPC", ""),
+            Item::CacheMisses => ("cache misses", "/k instr"),
+            Item::BranchMisses => ("branch misses", "/k instr"),
         }
     }
 
@@ -249,8 +294,37 @@ impl Item {
             }
             Item::Wait => per_s(0.1),
             Item::Clock => 50.0,
+            Item::Ipc => 0.01,
+            Item::CacheMisses | Item::BranchMisses => match a.hardware {
+                Some(h) if h.instructions > 0 => 1000.0 / h.instructions as f64,
+                _ => f64::INFINITY,
+            },
             _ => per_s(1.0),
         }
+    }
+
+    /// The least share of its earlier value by which the item must move to be named: half for
+    /// counts and rates (their spread between quiet stretches is wide), a tenth for the clock
+    /// and IPC (steady where nothing changes, and a 10% lower clock is a 10% slower job), a
+    /// quarter for miss rates.
+    pub fn least_share(self) -> f64 {
+        match self {
+            Item::Clock | Item::Ipc => 0.1,
+            Item::CacheMisses | Item::BranchMisses => 0.25,
+            _ => 0.5,
+        }
+    }
+
+    /// The least change worth naming between results' summaries (history), in the item's
+    /// unit: its level worth a look where it has one, else 50 MHz of clock, 0.05 IPC, 0.1 miss
+    /// per thousand instructions, 1 a second or 1%.
+    pub fn floor(self) -> f64 {
+        self.busy_above().unwrap_or(match self {
+            Item::Clock => 50.0,
+            Item::Ipc => 0.05,
+            Item::CacheMisses | Item::BranchMisses => 0.1,
+            _ => 1.0,
+        })
     }
 }
 
@@ -272,6 +346,19 @@ impl Account {
             Item::Iowait => Some(self.iowait_pct),
             Item::Clock => self.mhz,
             Item::Throttles => per_s(self.throttles?),
+            Item::Ipc => {
+                let h = self.hardware?;
+                (h.cycles > 0).then(|| h.instructions as f64 / h.cycles as f64)
+            }
+            Item::CacheMisses | Item::BranchMisses => {
+                let h = self.hardware?;
+                let n = if item == Item::CacheMisses {
+                    h.cache_misses
+                } else {
+                    h.branch_misses
+                };
+                (h.instructions > 0).then(|| n as f64 * 1000.0 / h.instructions as f64)
+            }
         }
     }
 }
@@ -292,7 +379,13 @@ impl Item {
             Item::Migrations => Some(10.0),
             Item::MajorFaults | Item::Throttles => Some(0.0),
             Item::Steal | Item::Irq | Item::Softirq | Item::Iowait => Some(1.0),
-            Item::Voluntary | Item::MinorFaults | Item::System | Item::Clock => None,
+            Item::Voluntary
+            | Item::MinorFaults
+            | Item::System
+            | Item::Clock
+            | Item::Ipc
+            | Item::CacheMisses
+            | Item::BranchMisses => None,
         }
     }
 }
@@ -363,8 +456,8 @@ pub fn summary(stretches: &[Stretches<'_>]) -> Vec<(String, f64)> {
 
 /// What the results' account summaries say beside a figure that changed between two sets of
 /// results (a history's level before a change and after it): the items whose per-result values
-/// differ by Welch's test at 95%, by half the earlier median or more, and by more than the
-/// item's level worth a look (or 1 a second, 1%, 50 MHz where it has none). None with fewer
+/// differ by Welch's test at 95%, by the item's least share of the earlier median or more
+/// ([`Item::least_share`]), and by more than its [`Item::floor`]. None with fewer
 /// than two results a side that have summaries.
 pub fn summary_verdicts(
     before: &[&[(String, f64)]],
@@ -388,16 +481,13 @@ pub fn summary_verdicts(
         if a.len() < 2 || b.len() < 2 {
             continue;
         }
-        let floor = item.busy_above().unwrap_or(match item {
-            Item::Clock => 50.0,
-            _ => 1.0,
-        });
+        let floor = item.floor();
         let (Some(ma), Some(mb)) = (middle(a.clone()), middle(b.clone())) else {
             continue;
         };
         let d = (mb - ma).abs();
         let significant = crate::stats::welch_test(&a, &b).is_some_and(|t| t.significant());
-        if significant && d > floor && d >= 0.5 * ma.abs() {
+        if significant && d > floor && d >= item.least_share() * ma.abs() {
             changed.push((
                 (ma.max(mb) + floor) / (ma.min(mb) + floor),
                 ItemChange {
@@ -427,8 +517,9 @@ pub struct Moved {
 }
 
 /// The items whose median over `these` stretches differs from their median over `typical` ones
-/// by more than twice the counters' grain and by half the typical value or more, largest
-/// change first (by the factor between them, a clock by its difference): what set these
+/// by more than twice the counters' grain and by the item's least share of the typical value
+/// or more ([`Item::least_share`]: half for most), largest
+/// change first (by the factor between them): what set these
 /// stretches apart.
 pub fn moved(typical: &[&Account], these: &[&Account]) -> Vec<Moved> {
     let median = median_item;
@@ -440,14 +531,10 @@ pub fn moved(typical: &[&Account], these: &[&Account]) -> Vec<Moved> {
         .filter_map(|&item| {
             let (t, h) = (median(typical, item)?, median(these, item)?);
             let d = (h - t).abs();
-            if d <= 2.0 * grain(item) || d < 0.5 * t.abs() {
+            if d <= 2.0 * grain(item) || d < item.least_share() * t.abs() {
                 return None;
             }
-            let size = if item == Item::Clock {
-                d / t.abs().max(1.0)
-            } else {
-                (h.max(t) + grain(item)) / (h.min(t) + grain(item))
-            };
+            let size = (h.max(t) + grain(item)) / (h.min(t) + grain(item));
             Some((
                 size,
                 Moved {
@@ -564,6 +651,7 @@ mod tests {
             tasks: vec![Some(task(0, 0, 0, Some(1))), Some(task(2, 0, 0, Some(0)))],
             khz: vec![(0, 2_000_000), (2, 1_000_000), (1, 9_000_000)],
             throttles: vec![(0, 4)],
+            ..Reading::default()
         };
         let end = Reading {
             at_ns: 1_500_000_000,
@@ -580,6 +668,7 @@ mod tests {
             ],
             khz: vec![(0, 2_000_000), (2, 1_000_000)],
             throttles: vec![(0, 6)],
+            ..Reading::default()
         };
         let a = Account::between(&start, &end);
         assert_eq!(a.cpus, vec![0, 2]);
@@ -640,6 +729,9 @@ mod stretch_tests {
             major_faults: 0,
             migrations: Some(0),
             mhz: None,
+            mhz_counted: false,
+            hardware: None,
+            no_pmu: false,
             throttles: None,
         }
     }
@@ -815,6 +907,83 @@ mod planted_tests {
         )
         .unwrap();
         assert!(same.changed.is_empty(), "{same:?}");
+    }
+
+    /// Eight stretches on the fake host whose tasks' PMU counts (which no file can fake: the
+    /// kernel gives them through `perf_event_open`) are as [`Probe::end`] puts them: `ipc`
+    /// instructions a cycle, and the clock they ran at, from APERF over MPERF at a 2 GHz TSC.
+    fn counted(host: &FakeHost, ipc: f64, mhz: f64, pmu: bool) -> Vec<Account> {
+        use crate::platform::counters::{Available, ClockCounts, HardwareCounts};
+        let probe = Probe::at(&host.proc, &host.sys);
+        let task = [Task { pid: 7, tid: 7 }];
+        (0..8u64)
+            .map(|i| {
+                host.set(0, 0, 0, 2_600_000);
+                let a = probe.before(&task);
+                host.set(10, 0, 100_000_000, 2_600_000);
+                let mut b = probe.after(&task);
+                let cycles = 200_000_000 + i * 1_000_000;
+                b.pmus = Some(Available {
+                    hardware: pmu,
+                    clock: true,
+                });
+                b.hardware = pmu.then_some(HardwareCounts {
+                    instructions: (cycles as f64 * ipc) as u64,
+                    cycles,
+                    cache_misses: (cycles as f64 * ipc) as u64 / 1_000,
+                    branch_misses: (cycles as f64 * ipc) as u64 / 200,
+                });
+                b.clock = Some(ClockCounts {
+                    aperf: (200_000_000.0 * mhz / 2000.0) as u64 + i,
+                    mperf: 200_000_000,
+                    tsc: 200_000_000,
+                    running_ns: 100_000_000,
+                });
+                Account::between(&a, &b)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_lower_ipc_and_a_lower_counted_clock_are_named_and_a_vm_says_it_has_no_pmu() {
+        let host = FakeHost::new();
+        let before = counted(&host, 2.0, 2_600.0, true);
+        assert!(before[0].mhz_counted && !before[0].no_pmu);
+        // The counted clock wins over sysfs's (2600 MHz there too, but from APERF/MPERF here).
+        assert!(
+            (before[0].mhz.unwrap() - 2_600.0).abs() < 1.0,
+            "{:?}",
+            before[0]
+        );
+        assert!((before[0].item(Item::Ipc).unwrap() - 2.0).abs() < 1e-3);
+        let slower = counted(&host, 1.2, 2_100.0, true);
+        let v = item_verdicts(
+            &before.iter().collect::<Vec<_>>(),
+            &slower.iter().collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let named: Vec<&str> = v.changed.iter().map(|c| c.item.as_str()).collect();
+        // IPC by 40%, the clock by 19%: both past their tenth, the larger factor first; the
+        // miss rates per thousand instructions stayed.
+        assert_eq!(named, ["IPC", "clock"], "{v:?}");
+        // The same counts again: nothing named.
+        let again = counted(&host, 2.0, 2_600.0, true);
+        let same = item_verdicts(
+            &before.iter().collect::<Vec<_>>(),
+            &again.iter().collect::<Vec<_>>(),
+        )
+        .unwrap();
+        assert!(same.changed.is_empty(), "{same:?}");
+        assert!(same.unchanged.contains(&"IPC".to_string()), "{same:?}");
+        // A host without a CPU PMU: no IPC, not tested, and the account says why.
+        let vm = counted(&host, 2.0, 2_600.0, false);
+        assert!(vm[0].no_pmu && vm[0].hardware.is_none());
+        let v = item_verdicts(
+            &vm.iter().collect::<Vec<_>>(),
+            &vm.iter().collect::<Vec<_>>(),
+        )
+        .unwrap();
+        assert!(!v.unchanged.iter().any(|i| i == "IPC"), "{v:?}");
     }
 }
 

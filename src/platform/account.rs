@@ -6,6 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::counters::{Available, ClockCounts, HardwareCounts, Open};
+
 /// Whether accounts are taken: yes unless `HOSTBENCH_NO_ACCOUNT` is set (for measuring what
 /// taking them costs, `scripts/account-overhead.sh`).
 pub fn enabled() -> bool {
@@ -180,6 +182,8 @@ pub struct Probe {
     /// Each CPU's clock and throttle count files that exist.
     khz: Vec<(u32, PathBuf)>,
     throttles: Vec<(u32, PathBuf)>,
+    /// The PMUs the host has: hardware counters, the msr clock counters.
+    pmus: Available,
 }
 
 impl Default for Probe {
@@ -201,6 +205,18 @@ pub struct Reading {
     /// Each CPU's thermal throttle events (`thermal_throttle/core_throttle_count`), where
     /// sysfs has them.
     pub throttles: Vec<(u32, u64)>,
+    /// At a stretch's end: the PMUs the host has, and the measured tasks' counts of each since
+    /// the start (None where not counted). At its start: nothing.
+    pub pmus: Option<Available>,
+    pub hardware: Option<HardwareCounts>,
+    pub clock: Option<ClockCounts>,
+}
+
+/// A stretch begun: its first reading, and the counters opened on its tasks.
+#[derive(Debug)]
+pub struct Start {
+    reading: Reading,
+    counters: Open,
 }
 
 impl Probe {
@@ -219,7 +235,32 @@ impl Probe {
             proc: proc.to_path_buf(),
             khz: existing("cpufreq/scaling_cur_freq"),
             throttles: existing("thermal_throttle/core_throttle_count"),
+            pmus: Available::at(sys),
         }
+    }
+
+    /// Begins a stretch of `tasks`: reads their counters and the CPUs', then opens the PMUs'
+    /// counters on the tasks (counting from zero).
+    pub fn start(&self, tasks: &[Task]) -> Start {
+        let reading = self.before(tasks);
+        Start {
+            reading,
+            counters: Open::start(self.pmus, tasks),
+        }
+    }
+
+    /// Ends a stretch begun by [`Probe::start`]: the PMUs' counts first (they count the reading
+    /// too), then the rest as [`Probe::after`]. The stretch's two readings.
+    pub fn end(&self, start: Start, tasks: &[Task]) -> (Reading, Reading) {
+        let Start {
+            reading,
+            mut counters,
+        } = start;
+        let (hardware, clock) = counters.read();
+        drop(counters);
+        let mut end = self.after(tasks);
+        (end.pmus, end.hardware, end.clock) = (Some(self.pmus), hardware, clock);
+        (reading, end)
     }
 
     /// The counters at the start of a stretch: the CPUs' first, the tasks' last (their
@@ -237,6 +278,7 @@ impl Probe {
             tasks,
             khz,
             throttles,
+            ..Reading::default()
         }
     }
 
@@ -256,6 +298,7 @@ impl Probe {
             tasks,
             khz,
             throttles,
+            ..Reading::default()
         }
     }
 

@@ -4,6 +4,7 @@ pub mod account;
 pub mod blockdev;
 pub mod cleanup;
 pub mod clock;
+pub mod counters;
 pub mod dir;
 pub mod files;
 pub mod host;

@@ -91,6 +91,21 @@ pub fn not_quiet_rows(result: &RunResult) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The line that says what a host without a CPU PMU leaves out of its accounts, when every
+/// stretch of `result` was taken on such a host; None otherwise.
+pub fn no_pmu_line(result: &RunResult) -> Option<&'static str> {
+    let mut accounts = result
+        .suites
+        .iter()
+        .flat_map(|s| s.data().stretches())
+        .flat_map(|s| s.accounts)
+        .peekable();
+    accounts.peek()?;
+    accounts.all(|a| a.no_pmu).then_some(
+        "No CPU PMU on this host (as in most VMs): IPC, cache and branch misses are not in its account.",
+    )
+}
+
 /// The text report's lines on the host's account: what was not quiet, a line each; or that
 /// all was; nothing for a result without accounts.
 pub fn text_section(result: &RunResult) -> String {
@@ -102,16 +117,22 @@ pub fn text_section(result: &RunResult) -> String {
         return String::new();
     }
     let rows = not_quiet_rows(result);
-    if rows.is_empty() {
-        return "\nThe host's account: every measured stretch was quiet (medians: run-queue wait \
-                and preemptions of a task, steal, interrupts, iowait, major faults, throttles).\n"
-            .into();
-    }
-    let mut out = String::from(
-        "\nThe host's account, what was not quiet while each was measured (medians):\n",
-    );
-    for (what, busy) in rows {
-        out.push_str(&format!("  {what}: {busy}\n"));
+    let mut out = if rows.is_empty() {
+        "\nThe host's account: every measured stretch was quiet (medians: run-queue wait \
+         and preemptions of a task, steal, interrupts, iowait, major faults, throttles).\n"
+            .to_string()
+    } else {
+        let mut out = String::from(
+            "\nThe host's account, what was not quiet while each was measured (medians):\n",
+        );
+        for (what, busy) in rows {
+            out.push_str(&format!("  {what}: {busy}\n"));
+        }
+        out
+    };
+    if let Some(line) = no_pmu_line(result) {
+        out.push_str(line);
+        out.push('\n');
     }
     out
 }

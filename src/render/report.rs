@@ -64,6 +64,9 @@ pub fn html(results: &[(String, RunResult)], comparisons: &[Comparison]) -> Stri
             }
             out.push_str("</table>");
         }
+        if let Some(line) = super::account::no_pmu_line(r) {
+            let _ = write!(out, "<p>{}</p>", esc(line));
+        }
     }
     if !comparisons.is_empty() {
         out.push_str("<h2>Comparison</h2>");

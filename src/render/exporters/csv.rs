@@ -151,12 +151,15 @@ fn account_column(item: crate::model::account::Item) -> String {
         "ms/s" => "ms_per_s",
         "/s" => "per_s",
         "MHz" => "mhz",
+        "/k instr" => "per_k_instr",
         other => other,
     };
-    format!(
-        "account_{}_{unit}",
-        name.replace([' ', '-'], "_").to_lowercase()
-    )
+    let name = name.replace([' ', '-'], "_").to_lowercase();
+    if unit.is_empty() {
+        format!("account_{name}")
+    } else {
+        format!("account_{name}_{unit}")
+    }
 }
 
 /// The columns of `report --format csv`: `results export`'s, the result named by its label.

@@ -748,7 +748,7 @@ fn run_iteration(
             tid: w.pid(),
         })
         .collect();
-    let opened = ctx.probe.as_ref().map(|p| p.before(&tasks));
+    let opened = ctx.probe.as_ref().map(|p| p.start(&tasks));
     for w in &mut workers {
         w.send("start")?;
     }
@@ -767,7 +767,7 @@ fn run_iteration(
         .probe
         .as_ref()
         .zip(opened)
-        .map(|(p, o)| Account::between(&o, &p.after(&tasks)));
+        .map(|(p, o)| Account::of(p.end(o, &tasks)));
     for w in workers {
         w.finish()?;
     }

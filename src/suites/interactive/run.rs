@@ -372,13 +372,13 @@ fn run_pair(
         let tasks = probe
             .map(|p| p.threads(bench_worker.pid()))
             .unwrap_or_default();
-        let opened = probe.map(|p| p.before(&tasks));
+        let opened = probe.map(|p| p.start(&tasks));
         if !sleep_unless_stopped(settings.duration_s * 1000, stop) {
             return Ok(None);
         }
         let account = probe
             .zip(opened)
-            .map(|(p, o)| Account::between(&o, &p.after(&tasks)));
+            .map(|(p, o)| Account::of(p.end(o, &tasks)));
         bench_worker.send("stop")?;
         load_worker.send("stop")?;
         let report: BenchReport = bench_worker.read_report()?;

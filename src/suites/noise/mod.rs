@@ -166,13 +166,13 @@ pub fn measure(
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let opened = accounting.then(|| probe.before(&me));
+        let opened = accounting.then(|| probe.start(&me));
         let before = Usage::thread();
         let start = monotonic_ns();
         workload.run(calibration.iterations);
         let end = monotonic_ns();
         let used = Usage::thread().since(&before);
-        let account = opened.map(|o| Account::between(&o, &probe.after(&me)));
+        let account = opened.map(|o| Account::of(probe.end(o, &me)));
         let run = NoiseRun {
             time_ns: end - start,
             user_ns: used.user_ns,

@@ -273,7 +273,7 @@ pub fn run_once(
             tid: t.load(Ordering::SeqCst),
         })
         .collect();
-    let opened = probe.map(|p| p.before(&tasks));
+    let opened = probe.map(|p| p.start(&tasks));
     let usage = Usage::process();
     drop(closed);
     let start = monotonic_ns();
@@ -283,7 +283,7 @@ pub fn run_once(
     let used = Usage::process().since(&usage);
     let account = probe
         .zip(opened)
-        .map(|(p, o)| Account::between(&o, &p.after(&tasks)));
+        .map(|(p, o)| Account::of(p.end(o, &tasks)));
     // Wake every thread blocked on its pipe so it sees the stop.
     for w in &writes {
         write_token(w);
