@@ -198,6 +198,14 @@ impl SuiteData for NoiseResult {
         let job = noise_job(&self.settings);
         let samples: Vec<f64> = self.runs.iter().map(|r| r.time_ns as f64 / 1e6).collect();
         if let Some(s) = &self.summary {
+            // Each run's account, where every run has one: the run time's and the
+            // percentiles', which all the runs make.
+            let accounts: Vec<_> = self
+                .runs
+                .iter()
+                .map(|r| r.account.clone())
+                .collect::<Option<Vec<_>>>()
+                .unwrap_or_default();
             out.push(Figure {
                 key: format!("noise/{job}/run time"),
                 suite: "noise".into(),
@@ -209,13 +217,7 @@ impl SuiteData for NoiseResult {
                 sample_kind: "run".into(),
                 resolution: None,
                 is_spread: false,
-                // Each run's account, where every run has one.
-                accounts: self
-                    .runs
-                    .iter()
-                    .map(|r| r.account.clone())
-                    .collect::<Option<Vec<_>>>()
-                    .unwrap_or_default(),
+                accounts: accounts.clone(),
             });
             // p1bench's output, its perturbation: each percentile it prints, as % slower than
             // the fastest run (a noisier host has larger ones).
@@ -232,6 +234,7 @@ impl SuiteData for NoiseResult {
                 };
                 out.push(Figure {
                     is_spread: true,
+                    accounts: accounts.clone(),
                     ..Figure::derived(
                         format!("noise/{job}/{which} slower"),
                         "noise",
@@ -302,6 +305,25 @@ mod tests {
         assert_eq!(
             keys,
             ["noise/cpu 10 ms/run time", "noise/cpu 10 ms/max slower"]
+        );
+        // With the runs' accounts, every figure carries all of them: the percentiles are made
+        // by all the runs, so compare tests their accounts beside a percentile that changed.
+        let mut accounted = result(&[100, 101, 102, 103, 104, 105, 106, 107, 110, 150]);
+        let account: crate::model::account::Account = serde_json::from_str(
+            r#"{"wall_ns":1,"cpus":[0],"ticks":0,"user_pct":0,"system_pct":0,"irq_pct":0,
+            "softirq_pct":0,"steal_pct":0,"iowait_pct":0,"idle_pct":0,"run_ns":0,"wait_ns":0,
+            "slices":0,"voluntary":0,"involuntary":0,"minor_faults":0,"major_faults":3}"#,
+        )
+        .unwrap();
+        accounted
+            .runs
+            .iter_mut()
+            .for_each(|r| r.account = Some(account.clone()));
+        let mut figures = Vec::new();
+        accounted.figures(&mut figures);
+        assert!(
+            figures.iter().all(|f| f.accounts.len() == 10),
+            "{figures:?}"
         );
     }
 }
