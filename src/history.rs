@@ -78,7 +78,8 @@ pub struct Change {
     pub interval_pct: Option<(f64, f64)>,
     pub worse: bool,
     pub p: f64,
-    /// The smallest change that would have been kept here, %.
+    /// The smallest change that would have been kept here, %: in points for a percentage
+    /// ([`in_points`]), whose change is said in points too.
     pub min_change_pct: f64,
     /// Points on each side.
     pub points_before: usize,
@@ -251,7 +252,8 @@ fn change_points(all: &[Series], settings: &Settings) -> Vec<Vec<edivisive::Chan
 ///
 /// A point is one result, or one `--repeat` group (its runs' mean, the runs kept). Free and
 /// pinned figures have different keys, so they are different series. A change is kept when
-/// its permutation p is at most `max_p` and its size at least the minimum: `--min-change`, or
+/// its permutation p is at most `max_p` and its size (in points for a percentage) at least the
+/// minimum: `--min-change`, or
 /// by default the host's noise floor before the change — the median of the noise floors
 /// (`RunResult::noise_floor_pct`, what `compare` uses for one result) of the results of the
 /// level the change leaves. The level after is not asked: a change that made the host noisier
@@ -285,7 +287,11 @@ pub fn changes(
                     let to = found.get(i + 1).map_or(values.len(), |n| n.index);
                     let c = found[i].index;
                     let (b, a) = (mean(&values[from..c]), mean(&values[c..to]));
-                    let pct = if b == 0.0 {
+                    // A percentage changes in points (a percentile's "% slower" from 3 to 11
+                    // is 8 points, not 267%), anything else in percent of its level.
+                    let pct = if in_points(s.unit.raw()) {
+                        (a - b).abs()
+                    } else if b == 0.0 {
                         0.0
                     } else {
                         (a / b - 1.0).abs() * 100.0
@@ -352,6 +358,11 @@ pub fn changes(
             .then_with(|| x.key.cmp(&y.key))
     });
     out
+}
+
+/// Whether a series of this unit changes in points: a percentage, as `compare` says it.
+pub fn in_points(unit: &str) -> bool {
+    unit == "%"
 }
 
 /// The host's noise floor: the median of the results' own noise floors (None when none had a
@@ -575,6 +586,64 @@ mod tests {
             Some(25.0),
         );
         assert!(h.changes.is_empty());
+    }
+
+    /// A noise result whose ten runs take 100 ms but the last two, `pct` % slower: its p90
+    /// run is that much slower than the fastest.
+    fn spread(id: i64, minute: u32, pct: f64) -> Run {
+        let mut r = RunResult::example("h", false);
+        r.started_at = chrono::TimeZone::with_ymd_and_hms(&Utc, 2026, 11, 1, 0, minute, 0).unwrap();
+        if let crate::model::SuiteResult::Noise(n) = &mut r.suites[0] {
+            n.runs = (0..10)
+                .map(|i| crate::model::noise::NoiseRun {
+                    time_ns: if i < 8 {
+                        100_000_000
+                    } else {
+                        (1e8 * (1.0 + pct / 100.0)) as u64
+                    },
+                    ..Default::default()
+                })
+                .collect();
+            n.summary = crate::model::noise::summarize(&n.runs, 1000);
+        }
+        Run::of(id, &r)
+    }
+
+    #[test]
+    fn a_percentage_changes_in_points() {
+        let step = |low: f64, high: f64| -> Vec<Run> {
+            (0..30)
+                .map(|i| {
+                    let level = if i < 15 { low } else { high };
+                    spread(i + 1, i as u32, level + 0.02 * (i % 3) as f64)
+                })
+                .collect()
+        };
+        let p90 = ["p90 slower".to_string()];
+        // 3% → 11% slower: 8 points, kept from 5 points.
+        let h = history(
+            &"h".into(),
+            &step(3.0, 11.0),
+            &p90,
+            &Settings::default(),
+            Some(5.0),
+        );
+        assert_eq!(h.changes.len(), 1, "{h:?}");
+        let c = &h.changes[0];
+        assert_eq!((c.unit.raw(), c.result_id, c.worse), ("%", 16, true));
+        assert!((c.after - c.before - 8.0).abs() < 0.1, "{c:?}");
+        // Said in points.
+        let line = crate::render::history::newest_worsening(&h).unwrap();
+        assert!(line.contains("worse by +8.0 pt"), "{line}");
+        // 0.2% → 0.6% slower is +200% of the level but 0.4 points: not kept from 1 point.
+        let h = history(
+            &"h".into(),
+            &step(0.2, 0.6),
+            &p90,
+            &Settings::default(),
+            Some(1.0),
+        );
+        assert!(h.changes.is_empty(), "{h:?}");
     }
 
     #[test]

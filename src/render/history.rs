@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::history::{Histories, History};
+use crate::history::{Change, Histories, History};
 use crate::model::label::printable;
 
 /// One host's history.
@@ -35,9 +35,7 @@ fn host_text(h: &History) -> String {
         "when", "result", "figure", "before", "after", "change", "95% CI", "", "points"
     );
     for c in &h.changes {
-        let ci = c.interval_pct.map_or("-".to_string(), |(lo, hi)| {
-            format!("[{lo:+.1}%, {hi:+.1}%]")
-        });
+        let ci = ci_text(c);
         let tags: Vec<String> = c
             .tags
             .iter()
@@ -45,13 +43,13 @@ fn host_text(h: &History) -> String {
             .collect();
         let _ = writeln!(
             out,
-            "{:<17} {:>7}  {:<48} {:>14} {:>14} {:>+8.1}% {:>19}  {:<6} {:>3}/{:<3}  {}",
+            "{:<17} {:>7}  {:<48} {:>14} {:>14} {:>9} {:>19}  {:<6} {:>3}/{:<3}  {}",
             c.started_at.format("%Y-%m-%d %H:%M"),
             c.result_id,
             printable(&format!("{} ({})", c.name, c.unit), 48),
             short(c.before),
             short(c.after),
-            c.change_pct,
+            change_text(c),
             ci,
             if c.worse { "worse" } else { "better" },
             c.points_before,
@@ -63,6 +61,28 @@ fn host_text(h: &History) -> String {
         }
     }
     out
+}
+
+/// A change on its figure's scale: points for a percentage (a percentile's "% slower" from
+/// 3.0 to 11.0 is "+8.0 pt"), else percent of the level before.
+fn change_text(c: &Change) -> String {
+    if crate::history::in_points(c.unit.raw()) {
+        format!("{:+.1} pt", c.after - c.before)
+    } else {
+        format!("{:+.1}%", c.change_pct)
+    }
+}
+
+/// A change's 95% interval, on the same scale as [`change_text`]; "-" without one.
+fn ci_text(c: &Change) -> String {
+    match c.interval_pct {
+        Some((lo, hi)) if crate::history::in_points(c.unit.raw()) => {
+            let pt = |x: f64| x / 100.0 * c.before.abs();
+            format!("[{:+.1}, {:+.1}] pt", pt(lo), pt(hi))
+        }
+        Some((lo, hi)) => format!("[{lo:+.1}%, {hi:+.1}%]"),
+        None => "-".into(),
+    }
 }
 
 /// A level with four significant digits.
@@ -117,19 +137,17 @@ fn host_markdown(h: &History, cell: fn(&str) -> String) -> String {
     out.push_str("| when | result | figure | before | after | change | 95% CI | | tags |\n");
     out.push_str("| --- | ---: | --- | ---: | ---: | ---: | --- | --- | --- |\n");
     for c in &h.changes {
-        let ci = c.interval_pct.map_or("-".to_string(), |(lo, hi)| {
-            format!("[{lo:+.1}%, {hi:+.1}%]")
-        });
+        let ci = ci_text(c);
         let tags: Vec<String> = c.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {:+.1}% | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             c.started_at.format("%Y-%m-%d %H:%M"),
             c.result_id,
             cell(&format!("{} ({})", c.name, c.unit)),
             short(c.before),
             short(c.after),
-            c.change_pct,
+            change_text(c),
             ci,
             if c.worse { "worse" } else { "better" },
             cell(&tags.join(" "))
@@ -304,9 +322,9 @@ pub fn newest_worsening(h: &History) -> Option<String> {
         .collect();
     let c = worse.first()?;
     Some(format!(
-        "{} worse by {:+.1}% from result {} ({}){}",
+        "{} worse by {} from result {} ({}){}",
         c.name.cut(120),
-        c.change_pct,
+        change_text(c),
         c.result_id,
         c.started_at.format("%Y-%m-%d %H:%M UTC"),
         if worse.len() > 1 {
