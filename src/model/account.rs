@@ -48,8 +48,10 @@ pub struct Account {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub migrations: Option<u64>,
     /// The clock, MHz: where the host has perf's msr PMU with APERF and MPERF, the mean clock
-    /// the measured tasks ran at (`mhz_counted`); else the mean of those CPUs' clocks at the
-    /// start and the end (`scaling_cur_freq`), where sysfs has it.
+    /// the measured tasks ran at (`mhz_counted`); else, where `/dev/cpu/N/msr` is readable,
+    /// the mean clock of their CPUs while busy, from the same registers read at both ends (also
+    /// `mhz_counted`); else the mean of those CPUs' clocks at the start and the end
+    /// (`scaling_cur_freq`), where sysfs has it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mhz: Option<f64>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -122,7 +124,21 @@ impl Account {
                 .collect()
         };
         let (khz_a, khz_b) = (on_cpus(&start.khz), on_cpus(&end.khz));
-        let counted_mhz = end.clock.and_then(|c| c.mhz());
+        let counted_mhz = end.clock.and_then(|c| c.mhz()).or_else(|| {
+            // Else the CPUs' own registers (`/dev/cpu/N/msr`), read at both ends: their clock
+            // while they ran, whoever ran on them.
+            let mut sum = crate::platform::counters::ClockCounts::default();
+            for (cpu, b) in end.msr.iter().filter(|(c, _)| cpus.contains(c)) {
+                let Some((_, a)) = start.msr.iter().find(|(c, _)| c == cpu) else {
+                    continue;
+                };
+                sum.aperf += b.aperf.wrapping_sub(a.aperf);
+                sum.mperf += b.mperf.wrapping_sub(a.mperf);
+                sum.tsc += b.tsc.wrapping_sub(a.tsc);
+                sum.running_ns += end.at_ns.saturating_sub(start.at_ns);
+            }
+            sum.mhz()
+        });
         let mhz = counted_mhz.or_else(|| {
             (!khz_a.is_empty() && !khz_b.is_empty()).then(|| {
                 let all: Vec<u64> = khz_a.iter().chain(&khz_b).map(|k| k.1).collect();
@@ -942,6 +958,61 @@ mod planted_tests {
                 Account::between(&a, &b)
             })
             .collect()
+    }
+
+    /// Six stretches of at least 20 ms on the fake host whose CPU 0 ran at `ratio` of its
+    /// 2.6 GHz base, by its APERF, MPERF and TSC as `/dev/cpu/0/msr` gives them (a regular
+    /// file cannot stand in for it: its registers are 8 bytes wide a byte apart; the reading
+    /// itself is `platform::account`'s test).
+    fn by_registers(host: &FakeHost, ratio: f64) -> Vec<Account> {
+        use crate::platform::account::MsrClock;
+        let probe = Probe::at(&host.proc, &host.sys);
+        let task = [Task { pid: 7, tid: 7 }];
+        (0..6)
+            .map(|_| {
+                let mut a = probe.before(&task);
+                a.msr = vec![(
+                    0,
+                    MsrClock {
+                        aperf: 1_000,
+                        mperf: 1_000,
+                        tsc: 1_000,
+                    },
+                )];
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                let mut b = probe.after(&task);
+                let ticks = (b.at_ns - a.at_ns) as f64 * 2.6;
+                b.msr = vec![(
+                    0,
+                    MsrClock {
+                        aperf: 1_000 + (ticks * ratio) as u64,
+                        mperf: 1_000 + ticks as u64,
+                        tsc: 1_000 + ticks as u64,
+                    },
+                )];
+                Account::between(&a, &b)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_lower_clock_is_read_from_the_cpus_registers_where_the_msr_driver_is() {
+        let host = FakeHost::new();
+        let full = by_registers(&host, 1.0);
+        let slow = by_registers(&host, 0.6);
+        let m = |a: &[Account]| median_item(&a.iter().collect::<Vec<_>>(), Item::Clock).unwrap();
+        assert!((m(&full) - 2_600.0).abs() < 1.0, "{full:?}");
+        assert!((m(&slow) - 1_560.0).abs() < 1.0, "{slow:?}");
+        assert!(full[0].mhz_counted);
+        let v = item_verdicts(
+            &full.iter().collect::<Vec<_>>(),
+            &slow.iter().collect::<Vec<_>>(),
+        )
+        .unwrap();
+        assert_eq!(v.changed[0].item, "clock", "{v:?}");
+        // Without the files: sysfs's 2600 MHz, not counted.
+        let sampled = stretches(&host, 0, 2_600_000);
+        assert!(!sampled[0].mhz_counted && sampled[0].mhz == Some(2_600.0));
     }
 
     #[test]

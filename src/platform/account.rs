@@ -4,7 +4,10 @@
 //! (`/proc/PID/task/TID/{schedstat,status,stat,sched}`), and each CPU's clock and thermal
 //! throttles where sysfs has them. The model turns two readings into an account.
 
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::counters::{Available, ClockCounts, HardwareCounts, Open};
 
@@ -184,12 +187,37 @@ pub struct Probe {
     throttles: Vec<(u32, PathBuf)>,
     /// The PMUs the host has: hardware counters, the msr clock counters.
     pmus: Available,
+    /// Where the msr PMU does not count APERF and MPERF: each CPU's `/dev/cpu/N/msr`, opened
+    /// once, where the msr driver is loaded and readable.
+    msr: Vec<(u32, Arc<File>)>,
 }
 
 impl Default for Probe {
     fn default() -> Self {
-        Probe::at(Path::new("/proc"), Path::new("/sys"))
+        Probe::at(Path::new("/proc"), Path::new("/sys")).with_dev(Path::new("/dev"))
     }
+}
+
+/// The model-specific registers read through `/dev/cpu/N/msr` (the file offset is the
+/// register's address): the time stamp counter, MPERF (the base clock's ticks while the CPU
+/// runs), APERF (the clock's actual ticks while it runs).
+const MSR_TSC: u64 = 0x10;
+const MSR_MPERF: u64 = 0xE7;
+const MSR_APERF: u64 = 0xE8;
+
+/// One register of `/dev/cpu/N/msr`: 8 bytes at its address.
+fn read_register(f: &File, at: u64) -> Option<u64> {
+    let mut b = [0u8; 8];
+    f.read_exact_at(&mut b, at).ok()?;
+    Some(u64::from_le_bytes(b))
+}
+
+/// A CPU's APERF, MPERF and TSC at one moment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MsrClock {
+    pub aperf: u64,
+    pub mperf: u64,
+    pub tsc: u64,
 }
 
 /// Everything read at one moment.
@@ -210,6 +238,9 @@ pub struct Reading {
     pub pmus: Option<Available>,
     pub hardware: Option<HardwareCounts>,
     pub clock: Option<ClockCounts>,
+    /// Each CPU's APERF, MPERF and TSC from `/dev/cpu/N/msr`, for the CPUs the tasks were last
+    /// seen on, where the msr PMU does not count them and the driver is readable.
+    pub msr: Vec<(u32, MsrClock)>,
 }
 
 /// A stretch begun: its first reading, and the counters opened on its tasks.
@@ -236,7 +267,52 @@ impl Probe {
             khz: existing("cpufreq/scaling_cur_freq"),
             throttles: existing("thermal_throttle/core_throttle_count"),
             pmus: Available::at(sys),
+            msr: Vec::new(),
         }
+    }
+
+    /// Reads APERF and MPERF from `dev`'s `cpu/N/msr` (`/dev`, or a copy of its layout in
+    /// tests) where the msr PMU does not count them per task and the files open.
+    pub fn with_dev(mut self, dev: &Path) -> Probe {
+        if self.pmus.clock {
+            return self;
+        }
+        let cpus = std::fs::read_to_string(self.proc.join("stat"))
+            .map(|t| parse_proc_stat(&t))
+            .unwrap_or_default();
+        self.msr = cpus
+            .iter()
+            .filter_map(|&(cpu, _)| {
+                let f = File::open(dev.join(format!("cpu/{cpu}/msr"))).ok()?;
+                Some((cpu, Arc::new(f)))
+            })
+            .collect();
+        self
+    }
+
+    /// The clock registers of the CPUs `tasks` were last seen on.
+    fn msr_of(&self, tasks: &[Option<TaskCounters>]) -> Vec<(u32, MsrClock)> {
+        if self.msr.is_empty() {
+            return Vec::new();
+        }
+        let mut cpus: Vec<u32> = tasks.iter().flatten().map(|t| t.cpu).collect();
+        cpus.sort_unstable();
+        cpus.dedup();
+        let read = read_register;
+        self.msr
+            .iter()
+            .filter(|(cpu, _)| cpus.contains(cpu))
+            .filter_map(|(cpu, f)| {
+                Some((
+                    *cpu,
+                    MsrClock {
+                        aperf: read(f, MSR_APERF)?,
+                        mperf: read(f, MSR_MPERF)?,
+                        tsc: read(f, MSR_TSC)?,
+                    },
+                ))
+            })
+            .collect()
     }
 
     /// Begins a stretch of `tasks`: reads their counters and the CPUs', then opens the PMUs'
@@ -268,16 +344,18 @@ impl Probe {
     /// falls inside the stretch.
     pub fn before(&self, tasks: &[Task]) -> Reading {
         let (cpus, khz, throttles) = self.cpus();
-        let tasks = tasks
+        let tasks: Vec<_> = tasks
             .iter()
             .map(|t| self.task(*t, Order::WaitLast))
             .collect();
+        let msr = self.msr_of(&tasks);
         Reading {
             at_ns: super::clock::monotonic_ns(),
             cpus,
             tasks,
             khz,
             throttles,
+            msr,
             ..Reading::default()
         }
     }
@@ -287,10 +365,11 @@ impl Probe {
     /// reads) then hardly falls inside the stretch.
     pub fn after(&self, tasks: &[Task]) -> Reading {
         let at_ns = super::clock::monotonic_ns();
-        let tasks = tasks
+        let tasks: Vec<_> = tasks
             .iter()
             .map(|t| self.task(*t, Order::WaitFirst))
             .collect();
+        let msr = self.msr_of(&tasks);
         let (cpus, khz, throttles) = self.cpus();
         Reading {
             at_ns,
@@ -298,6 +377,7 @@ impl Probe {
             tasks,
             khz,
             throttles,
+            msr,
             ..Reading::default()
         }
     }
@@ -382,6 +462,7 @@ pub enum Order {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     #[test]
     fn proc_stat_gives_each_cpu_and_skips_the_summary() {
@@ -453,6 +534,46 @@ mod tests {
         let threads = probe.threads(me.pid);
         assert!(threads.contains(&me), "{threads:?}");
         assert!(probe.threads(u32::MAX).is_empty());
+    }
+
+    #[test]
+    fn a_cpus_registers_are_read_at_their_address_where_the_driver_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let (proc, sys, dev) = (
+            dir.path().join("proc"),
+            dir.path().join("sys"),
+            dir.path().join("dev"),
+        );
+        std::fs::create_dir_all(&proc).unwrap();
+        std::fs::create_dir_all(dev.join("cpu/1")).unwrap();
+        std::fs::write(proc.join("stat"), "cpu0 1 0 1 1\ncpu1 1 0 1 1\n").unwrap();
+        // A regular file holds one register at its address (the TSC's, 0x10).
+        let msr = dev.join("cpu/1/msr");
+        std::fs::write(&msr, [0u8; 0x10]).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&msr)
+            .unwrap()
+            .write_all(&123_456_789u64.to_le_bytes())
+            .unwrap();
+        let probe = Probe::at(&proc, &sys).with_dev(&dev);
+        assert_eq!(probe.msr.iter().map(|m| m.0).collect::<Vec<_>>(), [1]);
+        assert_eq!(read_register(&probe.msr[0].1, MSR_TSC), Some(123_456_789));
+        // Past the file's end (APERF's address here): unreadable, no clock.
+        assert_eq!(read_register(&probe.msr[0].1, MSR_APERF), None);
+        let on_cpu = |cpu| {
+            Some(TaskCounters {
+                cpu,
+                ..TaskCounters::default()
+            })
+        };
+        assert!(probe.msr_of(&[on_cpu(1)]).is_empty());
+        assert!(probe.msr_of(&[on_cpu(0)]).is_empty());
+        // This host's own: none where the driver is not loaded (this VM), else every CPU's.
+        let here = Probe::default();
+        let me = here.task(Task::this_thread(), Order::WaitLast);
+        let read = here.msr_of(&[me]);
+        assert!(read.len() <= 1, "{read:?}");
     }
 
     #[test]
