@@ -253,10 +253,15 @@ pub fn as_user(cmd: &mut std::process::Command, uid: u32) {
 
 /// Holds the calling thread to CPU 0.
 pub fn pin_to_cpu0() {
-    // SAFETY: a zeroed cpu_set_t is valid; CPU_SET on it is in bounds.
+    pin_to(0);
+}
+
+/// Holds the calling thread to CPU `cpu`.
+pub fn pin_to(cpu: usize) {
+    // SAFETY: a zeroed cpu_set_t is valid; CPU_SET on it is in bounds for cpu < 1024.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(0, &mut set);
+        libc::CPU_SET(cpu, &mut set);
         libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
     }
 }
