@@ -321,7 +321,7 @@ impl Probe {
         let reading = self.before(tasks);
         Start {
             reading,
-            counters: Open::start(self.pmus, tasks),
+            counters: Open::start(self.pmus, &tasks.iter().map(|t| t.tid).collect::<Vec<_>>()),
         }
     }
 

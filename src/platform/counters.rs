@@ -12,8 +12,6 @@ use perf_event::events::x86::{Msr, MsrId};
 use perf_event::events::Hardware;
 use perf_event::{Builder, Counter, Group};
 
-use super::account::Task;
-
 /// Which counters the host has, found once from sysfs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Available {
@@ -79,10 +77,10 @@ struct Opened {
 }
 
 impl Opened {
-    /// A group on task `t` of the events `each` builds, enabled: None if any will not open
-    /// (the task is gone, or the PMU refuses one).
-    fn on(t: Task, events: &[Builder<'_>]) -> Option<Opened> {
-        let pid = i32::try_from(t.tid).ok()?;
+    /// A group on thread `tid` of the events `each` builds, enabled: None if any will not
+    /// open (the thread is gone, or the PMU refuses one).
+    fn on(tid: u32, events: &[Builder<'_>]) -> Option<Opened> {
+        let pid = i32::try_from(tid).ok()?;
         let mut group = Group::builder()
             .observe_pid(pid)
             .any_cpu()
@@ -147,13 +145,13 @@ fn event<E: perf_event::events::Event>(e: E, pid: i32) -> Builder<'static> {
 }
 
 impl Open {
-    /// Opens what `available` has on each of `tasks`. A task whose counters will not open
-    /// leaves that kind uncounted for the stretch (a sum over some tasks would mislead).
-    pub fn start(available: Available, tasks: &[Task]) -> Open {
+    /// Opens what `available` has on each of the threads `tids`. A thread whose counters will
+    /// not open leaves that kind uncounted for the stretch (a sum over some would mislead).
+    pub fn start(available: Available, tids: &[u32]) -> Open {
         let on_all = |events: &dyn Fn(i32) -> Option<Vec<Builder<'static>>>| -> Vec<Opened> {
-            let opened: Option<Vec<Opened>> = tasks
+            let opened: Option<Vec<Opened>> = tids
                 .iter()
-                .map(|t| Opened::on(*t, &events(i32::try_from(t.tid).ok()?)?))
+                .map(|&tid| Opened::on(tid, &events(i32::try_from(tid).ok()?)?))
                 .collect();
             opened.unwrap_or_default()
         };
@@ -226,6 +224,12 @@ impl Open {
 mod tests {
     use super::*;
 
+    /// The calling thread's id.
+    fn me() -> u32 {
+        // SAFETY: gettid has no arguments and cannot fail.
+        unsafe { libc::gettid() as u32 }
+    }
+
     #[test]
     fn sysfs_says_which_pmus_the_host_has() {
         let dir = tempfile::tempdir().unwrap();
@@ -261,13 +265,10 @@ mod tests {
 
     #[test]
     fn a_host_without_the_pmus_counts_nothing_and_a_gone_task_leaves_them_uncounted() {
-        let me = Task::this_thread();
+        let me = me();
         let mut none = Open::start(Available::default(), &[me]);
         assert_eq!(none.read(), (None, None));
-        let gone = Task {
-            pid: u32::MAX >> 1,
-            tid: u32::MAX >> 1,
-        };
+        let gone = u32::MAX >> 1;
         let all = Available {
             hardware: true,
             clock: true,
@@ -279,8 +280,8 @@ mod tests {
     /// msr PMU where the host lists it: the opening, enabling and reading work on this kernel.
     #[test]
     fn a_group_on_a_task_counts_while_it_runs() {
-        let me = Task::this_thread();
-        let pid = i32::try_from(me.tid).unwrap();
+        let me = me();
+        let pid = i32::try_from(me).unwrap();
         let mut events = vec![event(perf_event::events::Software::TASK_CLOCK, pid)];
         let tsc = Path::new("/sys/bus/event_source/devices/msr/events/tsc").is_file();
         if tsc {
@@ -292,14 +293,14 @@ mod tests {
             std::hint::spin_loop();
         }
         let (counts, running) = opened.read().unwrap();
-        assert!(counts[0] >= 15_000_000, "task clock {counts:?}");
-        assert!(running >= 15_000_000, "{running}");
+        // The group counts while it is on the CPU with its thread: most of the 20 ms (on this
+        // VM, beside the other tests, at times only 12 ms of them).
+        assert!(counts[0] >= 5_000_000, "task clock {counts:?}");
+        assert!(running >= 5_000_000, "{running}");
         if tsc {
-            // At least 100 MHz over the time it ran.
-            assert!(
-                counts[1] as f64 >= running as f64 * 0.1,
-                "{counts:?} {running}"
-            );
+            // The TSC over the task's clock: between 100 MHz and 10 GHz.
+            let ghz = counts[1] as f64 / counts[0] as f64;
+            assert!(ghz > 0.1 && ghz < 10.0, "{counts:?} {running}");
         }
     }
 
@@ -308,7 +309,7 @@ mod tests {
     #[test]
     fn this_hosts_counters_count_a_spin() {
         let available = Available::at(Path::new("/sys"));
-        let me = Task::this_thread();
+        let me = me();
         let spin = |n: u64| {
             let mut open = Open::start(available, &[me]);
             let mut x = 0u64;
