@@ -632,9 +632,6 @@ mod tests {
         let c = &h.changes[0];
         assert_eq!((c.unit.raw(), c.result_id, c.worse), ("%", 16, true));
         assert!((c.after - c.before - 8.0).abs() < 0.1, "{c:?}");
-        // Said in points.
-        let line = crate::render::history::newest_worsening(&h).unwrap();
-        assert!(line.contains("worse by +8.0 pt"), "{line}");
         // 0.2% → 0.6% slower is +200% of the level but 0.4 points: not kept from 1 point.
         let h = history(
             &"h".into(),

@@ -334,3 +334,41 @@ pub fn newest_worsening(h: &History) -> Option<String> {
         }
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(unit: &str, before: f64, after: f64) -> Change {
+        Change {
+            key: "k".into(),
+            name: "n".into(),
+            unit: unit.into(),
+            point: 3,
+            result_id: 4,
+            started_at: chrono::DateTime::UNIX_EPOCH,
+            tags: Default::default(),
+            before,
+            after,
+            change_pct: (after / before - 1.0) * 100.0,
+            interval_pct: Some((100.0, 400.0)),
+            worse: true,
+            p: 0.01,
+            min_change_pct: 1.0,
+            points_before: 3,
+            points_after: 3,
+            account: None,
+        }
+    }
+
+    #[test]
+    fn a_percentage_is_said_in_points_and_the_rest_in_percent() {
+        // A p90 from 3% to 11% slower: +8.0 points, its interval as points of the level.
+        let p = change("%", 3.0, 11.0);
+        assert_eq!(change_text(&p), "+8.0 pt");
+        assert_eq!(ci_text(&p), "[+3.0, +12.0] pt");
+        let ms = change("ms", 10.0, 12.0);
+        assert_eq!(change_text(&ms), "+20.0%");
+        assert_eq!(ci_text(&ms), "[+100.0%, +400.0%]");
+    }
+}
