@@ -916,6 +916,32 @@ fn each_iteration_has_the_hosts_account_of_its_copies() {
             assert!((0.5..=1.05).contains(&on_cpu), "{on_cpu}: {a}");
         }
     }
+    // The index score carries the accounts of every iteration its tests' scores keep, so
+    // compare can test them beside a score that moved: the export counts them.
+    let csv = sb
+        .cmd()
+        .args(["results", "export", "1", "--format", "csv", "--account"])
+        .output()
+        .unwrap();
+    assert!(csv.status.success(), "{csv:?}");
+    let mut rows = csv::Reader::from_reader(&csv.stdout[..]);
+    let header = rows.headers().unwrap().clone();
+    let col = header
+        .iter()
+        .position(|h| h == "account_stretches")
+        .unwrap();
+    let stretches: Vec<(String, usize)> = rows
+        .records()
+        .map(|r| r.unwrap())
+        .map(|r| (r[2].to_string(), r[col].parse().unwrap()))
+        .collect();
+    let of = |end: &str| stretches.iter().find(|s| s.0.ends_with(end)).unwrap().1;
+    assert!(of("/syscall") > 0 && of("/dhry2reg") > 0, "{stretches:?}");
+    assert_eq!(
+        of("/System Benchmarks Index Score"),
+        of("/syscall") + of("/dhry2reg"),
+        "{stretches:?}"
+    );
 }
 
 /// A planted cause, found and named first: a thread spinning on the CPU that `index --pin`

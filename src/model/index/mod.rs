@@ -380,6 +380,27 @@ impl SuiteData for IndexResult {
     }
 
     fn figures(&self, out: &mut Vec<Figure>) {
+        /// The accounts of the iterations kept by the scores of a category's tests in `pass`
+        /// (the System index: its BYTE index tests); none unless every such test has them.
+        fn score_accounts(pass: &IndexPass, cat: Category) -> Vec<super::account::Account> {
+            let tests: Vec<&TestResult> = pass
+                .tests
+                .iter()
+                .filter(|t| t.category == cat && t.score.is_some())
+                .filter(|t| cat != Category::System || t.in_index)
+                .collect();
+            if tests.is_empty() || tests.iter().any(|t| t.accounts.len() != t.passes.len()) {
+                return Vec::new();
+            }
+            tests
+                .iter()
+                .flat_map(|t| {
+                    scoring::kept_indices(&t.passes)
+                        .into_iter()
+                        .map(|i| t.accounts[i].clone())
+                })
+                .collect()
+        }
         let placement = Placement::of(self.pinned());
         for pass in &self.passes {
             let copies = format!(
@@ -419,24 +440,29 @@ impl SuiteData for IndexResult {
                     },
                 });
             }
-            for (what, idx) in [
-                ("2D Graphics", pass.index_2d),
-                ("3D Graphics", pass.index_3d),
-                ("Non-Index", pass.index_misc),
-                ("System", pass.system_index),
+            for (what, cat, idx) in [
+                ("2D Graphics", Category::TwoD, pass.index_2d),
+                ("3D Graphics", Category::ThreeD, pass.index_3d),
+                ("Non-Index", Category::Misc, pass.index_misc),
+                ("System", Category::System, pass.system_index),
             ] {
                 if let Some(idx) = idx {
-                    out.push(Figure::derived(
-                        format!("index/{keyed}/{what} Benchmarks Index Score"),
-                        "index",
-                        format!(
-                            "{what} Benchmarks Index Score, {copies}{}",
-                            placement.name_suffix()
-                        ),
-                        "index",
-                        Better::Higher,
-                        idx,
-                    ));
+                    out.push(Figure {
+                        // The kept iterations' accounts of every test the score is made of,
+                        // where each has them: compare tests them beside a score that moved.
+                        accounts: score_accounts(pass, cat),
+                        ..Figure::derived(
+                            format!("index/{keyed}/{what} Benchmarks Index Score"),
+                            "index",
+                            format!(
+                                "{what} Benchmarks Index Score, {copies}{}",
+                                placement.name_suffix()
+                            ),
+                            "index",
+                            Better::Higher,
+                            idx,
+                        )
+                    });
                 }
             }
         }
