@@ -918,22 +918,10 @@ fn each_iteration_has_the_hosts_account_of_its_copies() {
     }
     // The index score carries the accounts of every iteration its tests' scores keep, so
     // compare can test them beside a score that moved: the export counts them.
-    let csv = sb
-        .cmd()
-        .args(["results", "export", "1", "--format", "csv", "--account"])
-        .output()
-        .unwrap();
-    assert!(csv.status.success(), "{csv:?}");
-    let mut rows = csv::Reader::from_reader(&csv.stdout[..]);
-    let header = rows.headers().unwrap().clone();
-    let col = header
+    let stretches: Vec<(String, usize)> = sb
+        .account_rows("1")
         .iter()
-        .position(|h| h == "account_stretches")
-        .unwrap();
-    let stretches: Vec<(String, usize)> = rows
-        .records()
-        .map(|r| r.unwrap())
-        .map(|r| (r[2].to_string(), r[col].parse().unwrap()))
+        .map(|r| (r["key"].clone(), r["account_stretches"].parse().unwrap()))
         .collect();
     let of = |end: &str| stretches.iter().find(|s| s.0.ends_with(end)).unwrap().1;
     assert!(of("/syscall") > 0 && of("/dhry2reg") > 0, "{stretches:?}");

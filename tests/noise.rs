@@ -253,19 +253,12 @@ impl Jitter {
     }
 }
 
-/// Five runs of thirty fixed 3 ms-ish jobs on CPU 0, stored as one group.
-fn noise_group(sb: &Sandbox) {
+/// `repeat` runs of `jobs` fixed jobs of `ms` on CPU 0 (a million spin loops a millisecond),
+/// stored as one group.
+fn noise_group(sb: &Sandbox, repeat: &str, ms: &str, jobs: &str) {
     let mut cmd = sb.std_cmd();
-    cmd.args([
-        "noise",
-        "-l",
-        "1000000",
-        "--repeat",
-        "5",
-        "--no-noise-check",
-        "-q",
-    ]);
-    cmd.args(["5", "30"]);
+    cmd.args(["noise", "-l", "1000000", "--no-noise-check", "-q"]);
+    cmd.args(["--repeat", repeat, ms, jobs]);
     common::on_cpu0(&mut cmd);
     let out = cmd.output().unwrap();
     assert!(out.status.success(), "{out:?}");
@@ -277,7 +270,7 @@ fn noise_group(sb: &Sandbox) {
 fn a_perturbed_host_is_found_worse_by_its_percentiles() {
     let _cpu0 = cpu0_alone();
     let sb = Sandbox::new();
-    noise_group(&sb);
+    noise_group(&sb, "5", "5", "30");
     // Half of CPU 0 taken in 10 ms slices: the runs it hits take two to four times the
     // fastest (90th percentile 225-245% slower, measured here), while this VM's own noise
     // left it 17-71% slower.
@@ -285,7 +278,7 @@ fn a_perturbed_host_is_found_worse_by_its_percentiles() {
         std::time::Duration::from_millis(10),
         std::time::Duration::from_millis(10),
     );
-    noise_group(&sb);
+    noise_group(&sb, "5", "5", "30");
     jitter.stop();
     let out = sb
         .cmd()
@@ -409,28 +402,20 @@ fn each_run_has_the_hosts_account_and_the_slowest_runs_are_explained() {
         );
     }
     // The CSV export carries the account's medians when asked: the run time's wait is there.
-    let csv = sb
-        .cmd()
-        .args(["results", "export", &id, "--format", "csv", "--account"])
-        .output()
-        .unwrap();
-    assert!(csv.status.success(), "{csv:?}");
-    let mut rows = csv::Reader::from_reader(&csv.stdout[..]);
-    let header = rows.headers().unwrap().clone();
-    let col = header
-        .iter()
-        .position(|h| h == "account_run_queue_wait_ms_per_s")
-        .unwrap_or_else(|| panic!("{header:?}"));
+    let rows = sb.account_rows(&id);
     let run_time = rows
-        .records()
-        .map(|r| r.unwrap())
-        .find(|r| r[2].ends_with("/run time"))
+        .iter()
+        .find(|r| r["key"].ends_with("/run time"))
         .unwrap();
     // A number (the median run waited little: most runs were not hit), over all 40 runs.
-    assert!(run_time[col].parse::<f64>().is_ok(), "{run_time:?}");
-    assert_eq!(&run_time[run_time.len() - 1], "40", "{run_time:?}");
-    let ipc = header.iter().position(|h| h == "account_ipc").unwrap();
-    assert_eq!(run_time[ipc].parse::<f64>().is_ok(), pmu, "{run_time:?}");
+    let wait = &run_time["account_run_queue_wait_ms_per_s"];
+    assert!(wait.parse::<f64>().is_ok(), "{run_time:?}");
+    assert_eq!(run_time["account_stretches"], "40", "{run_time:?}");
+    assert_eq!(
+        run_time["account_ipc"].parse::<f64>().is_ok(),
+        pmu,
+        "{run_time:?}"
+    );
     // Without accounts (HOSTBENCH_NO_ACCOUNT), the runs hold none and the report says nothing.
     let bare = run(false, false);
     assert!(noise(&bare)["runs"][0].get("account").is_none(), "{bare}");
@@ -548,22 +533,7 @@ fn compare_names_a_softirq_load_steered_to_the_measured_cpu() {
     // Three runs a side: one flooded run's spread alone can be wider than its change (the
     // noise floor), and its run time then "within the host's noise"; across runs the change
     // is tested on each figure, the percentiles too.
-    let run = || {
-        let mut cmd = sb.std_cmd();
-        cmd.args([
-            "noise",
-            "-l",
-            "1000000",
-            "--no-noise-check",
-            "-q",
-            "--repeat",
-            "3",
-        ]);
-        cmd.args(["20", "30"]);
-        common::on_cpu0(&mut cmd);
-        let out = cmd.output().unwrap();
-        assert!(out.status.success(), "{out:?}");
-    };
+    let run = || noise_group(&sb, "3", "20", "30");
     run();
     {
         let _steered = Steered::to_cpu0();

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::platform::account::{CpuTicks, Reading};
+use crate::platform::counters::HardwareCounts;
 
 /// What the host did during one stretch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,21 +60,12 @@ pub struct Account {
     /// The measured tasks' hardware counters together (kernel time included), where the host
     /// has a CPU PMU; `no_pmu` when it has none (most VMs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hardware: Option<Hardware>,
+    pub hardware: Option<HardwareCounts>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_pmu: bool,
     /// Their thermal throttle events in the stretch, where sysfs counts them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttles: Option<u64>,
-}
-
-/// The hardware counters of a stretch's measured tasks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Hardware {
-    pub instructions: u64,
-    pub cycles: u64,
-    pub cache_misses: u64,
-    pub branch_misses: u64,
 }
 
 impl Account {
@@ -177,12 +169,7 @@ impl Account {
             migrations,
             mhz,
             mhz_counted: counted_mhz.is_some(),
-            hardware: end.hardware.map(|h| Hardware {
-                instructions: h.instructions,
-                cycles: h.cycles,
-                cache_misses: h.cache_misses,
-                branch_misses: h.branch_misses,
-            }),
+            hardware: end.hardware,
             no_pmu: end.pmus.is_some_and(|p| !p.hardware),
             throttles,
         }
@@ -418,25 +405,40 @@ pub struct Stretches<'a> {
     pub own_waits: bool,
 }
 
-/// The items whose median over `stretches` lies above their [`Item::busy_above`] level (each
-/// per measured task for the task items: a point of 80 threads waits 80 times as long in all),
-/// with that median: what was not quiet while they were measured.
+impl Item {
+    /// Whether the item is the measured tasks' own (their waits, preemptions, moves), read per
+    /// task: a point of 80 threads waits 80 times as long in all.
+    pub fn per_task(self) -> bool {
+        matches!(self, Item::Wait | Item::Involuntary | Item::Migrations)
+    }
+}
+
+impl Account {
+    /// The item's value, per measured task for the tasks' own items ([`Item::per_task`]).
+    fn item_per_task(&self, item: Item) -> Option<f64> {
+        let share = if item.per_task() {
+            self.tasks.max(1) as f64
+        } else {
+            1.0
+        };
+        Some(self.item(item)? / share)
+    }
+}
+
+/// The items whose median over `stretches` lies above their [`Item::busy_above`] level (per
+/// task for the tasks' own items), with that median: what was not quiet while they were
+/// measured.
 pub fn not_quiet(stretches: &[&Account], own_waits: bool) -> Vec<(Item, f64)> {
     Item::ALL
         .iter()
         .filter_map(|&item| {
             let level = item.busy_above()?;
-            let task_item = matches!(item, Item::Wait | Item::Involuntary | Item::Migrations);
-            if own_waits && task_item {
+            if own_waits && item.per_task() {
                 return None;
             }
-            let per_task = matches!(item, Item::Wait | Item::Involuntary | Item::Migrations);
             let v: Vec<f64> = stretches
                 .iter()
-                .filter_map(|a| {
-                    let share = if per_task { a.tasks.max(1) as f64 } else { 1.0 };
-                    Some(a.item(item)? / share)
-                })
+                .filter_map(|a| a.item_per_task(item))
                 .collect();
             let m = middle(v)?;
             (m > level).then_some((item, m))
@@ -451,19 +453,11 @@ pub fn summary(stretches: &[Stretches<'_>]) -> Vec<(String, f64)> {
     Item::ALL
         .iter()
         .filter_map(|&item| {
-            let task_item = matches!(item, Item::Wait | Item::Involuntary | Item::Migrations);
             let v: Vec<f64> = stretches
                 .iter()
-                .filter(|s| !(s.own_waits && task_item))
+                .filter(|s| !(s.own_waits && item.per_task()))
                 .flat_map(|s| s.accounts.iter())
-                .filter_map(|a| {
-                    let share = if task_item {
-                        a.tasks.max(1) as f64
-                    } else {
-                        1.0
-                    };
-                    Some(a.item(item)? / share)
-                })
+                .filter_map(|a| a.item_per_task(item))
                 .collect();
             Some((item.name().0.to_string(), middle(v)?))
         })

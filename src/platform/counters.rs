@@ -38,8 +38,9 @@ impl Available {
 }
 
 /// The hardware counters of the measured tasks together, each scaled up for the share of the
-/// stretch the PMU counted it (when more groups than counters took turns).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// stretch the PMU counted it (when more groups than counters took turns). Kept as they are in
+/// a stretch's account.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HardwareCounts {
     pub instructions: u64,
     pub cycles: u64,

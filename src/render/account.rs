@@ -65,11 +65,7 @@ fn busy_text(items: &[(Item, f64)]) -> String {
         .map(|&(item, v)| {
             let (name, unit) = item.name();
             let sep = if matches!(item, Item::Wait) { " " } else { "" };
-            let each = if matches!(item, Item::Wait | Item::Involuntary | Item::Migrations) {
-                " a task"
-            } else {
-                ""
-            };
+            let each = if item.per_task() { " a task" } else { "" };
             format!("{name} {}{sep}{unit}{each}", num(v))
         })
         .collect::<Vec<_>>()

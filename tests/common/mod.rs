@@ -73,6 +73,28 @@ impl Sandbox {
         );
         serde_json::from_slice(&out.stdout).expect("stdout is one JSON document")
     }
+
+    /// `results export ID --format csv --account`: each figure's row, by column name.
+    pub fn account_rows(&self, id: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+        let out = self
+            .cmd()
+            .args(["results", "export", id, "--format", "csv", "--account"])
+            .output()
+            .expect("run hostbench");
+        assert!(out.status.success(), "{out:?}");
+        let mut rows = csv::Reader::from_reader(&out.stdout[..]);
+        let header = rows.headers().unwrap().clone();
+        rows.records()
+            .map(|r| {
+                let r = r.unwrap();
+                header
+                    .iter()
+                    .map(String::from)
+                    .zip(r.iter().map(String::from))
+                    .collect()
+            })
+            .collect()
+    }
 }
 
 /// The single noise suite of a result.
