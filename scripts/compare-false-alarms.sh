@@ -28,10 +28,9 @@
 #   scripts/compare-false-alarms.sh planted [PAIRS] [HISTORY] [GROUP_PAIRS]     (default 6 3 3)
 #        Power: three small jobs, each with a change planted in B —
 #          index   dhry2reg whetstone-double syscall pipe execl, --quick, 1 copy, on CPU $CPU;
-#                  B shares that CPU with scripts/duty-hog.py spinning 0.12 ms of every 1
-#                  (12%; 10% measured 8.6% lower scores): every test's score and the index
-#                  score about 10% lower; execl has one sample a run, the others two, the
-#                  index score none;
+#                  B shares that CPU with scripts/duty-hog.py spinning SCHED_FIFO 1 ms of
+#                  every 10 (jittered): every test's score and the index score about 10%
+#                  lower; execl has one sample a run, the others two, the index score none;
 #          interactive  Audio, Video, X and Gaming under None and Burn, 2 s a pair, on CPU $CPU;
 #                  B shares it with a SCHED_FIFO spinner of 1 ms every 5 to 15 ms (--jitter,
 #                  so it never locks in step with a task's period): the tail latencies of the
@@ -47,7 +46,8 @@
 #        this mode without the check (--no-noise-check), so that the verdicts rest on the
 #        runs' figures and the history alone.
 # KEEP=FILE writes every judged row there (JSON lines; scripts/compare-power-summary.py makes
-# the tables again from it); KEEP_DB=DIR keeps the stores; nothing is asserted.
+# the tables again from it); KEEP_DB=DIR keeps the stores (scripts/compare-history-length.py
+# judges the kept index rows again with shorter histories); nothing is asserted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
