@@ -9,7 +9,8 @@ use serde::Serialize;
 use crate::model::figures::{Better, Kept};
 use crate::model::stored::StoredEntry;
 use crate::model::RunResult;
-use crate::stats::edivisive::{self, Settings};
+use crate::stats::edivisive::{self, ChangePoint, Settings};
+use crate::stats::newest::{self, Newest};
 use crate::stats::{median, welch_test};
 use crate::store::{Filter, ResultStore};
 use crate::text::Text;
@@ -84,11 +85,79 @@ pub struct Change {
     /// Points on each side.
     pub points_before: usize,
     pub points_after: usize,
+    /// Found by the newest-runs test (`stats::newest`: the newest points against the level
+    /// before them), not by a split.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub newest_runs: bool,
     /// What the host's account says beside the change: the items whose per-result summaries
     /// changed at the same point, and those that did not; None where fewer than two results a
     /// side kept one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account: Option<crate::model::account::ItemVerdicts>,
+}
+
+/// Newest runs that would be a change if the noise were normal, but are not yet one by the
+/// test (which assumes no shape of noise): one newest run of forty is the most extreme of them
+/// one time in forty, however far it lies.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Suspect {
+    pub key: Text,
+    pub name: Text,
+    pub unit: Text,
+    /// The first of the newest runs at the new level: its result, time and tags.
+    pub result_id: i64,
+    pub started_at: DateTime<Utc>,
+    /// How many newest points are at the new level.
+    pub points_after: usize,
+    pub points_before: usize,
+    pub before: f64,
+    pub after: f64,
+    pub change_pct: f64,
+    pub worse: bool,
+    /// The test's p (no shape of noise assumed), and Student's t's (normal noise).
+    pub p: f64,
+    pub p_normal: f64,
+    /// More runs at the new level that would make it a change; None: more than
+    /// `stats::newest::MAX_NEWEST` points would be needed.
+    pub runs_to_certain: Option<usize>,
+}
+
+/// The share of `--p` the newest-runs test (`stats::newest`) is judged at; the split search
+/// gets the rest, so a series without a change is called changed at most `--p` of the time.
+pub const NEWEST_SHARE: f64 = 0.2;
+
+/// What the search found in one series: the change points (a change in the newest points
+/// last, where there is one), and newest points that are only suspected.
+#[derive(Debug, Clone, Default)]
+struct Found {
+    points: Vec<ChangePoint>,
+    suspect: Option<Newest>,
+}
+
+/// The change points of one series: E-divisive at `max_p` less the newest test's share, then
+/// the newest points of the last level it found against the rest of that level.
+fn find(values: &[f64], settings: &Settings) -> Found {
+    let split = Settings {
+        max_p: settings.max_p * (1.0 - NEWEST_SHARE),
+        ..*settings
+    };
+    let mut points = edivisive::change_points(values, &split);
+    let from = points.last().map_or(0, |c| c.index);
+    let max_p = settings.max_p * NEWEST_SHARE;
+    let mut suspect = None;
+    if let Some(n) = newest::newest(&values[from..], max_p, settings.seed) {
+        if n.p <= max_p {
+            points.push(ChangePoint {
+                index: values.len() - n.k,
+                q: n.t,
+                p: n.p,
+                newest: true,
+            });
+        } else if n.p_normal <= max_p {
+            suspect = Some(n);
+        }
+    }
+    Found { points, suspect }
 }
 
 /// A host's history.
@@ -106,6 +175,8 @@ pub struct History {
     pub noise_floor_pct: Option<f64>,
     /// Newest first.
     pub changes: Vec<Change>,
+    /// Newest runs suspected of a change that the test does not make certain yet.
+    pub suspected: Vec<Suspect>,
     /// The series that changed, whole (for plots).
     pub changed: Vec<Series>,
 }
@@ -216,14 +287,14 @@ pub fn series(runs: &[Run], patterns: &[String]) -> Vec<Series> {
 
 /// The change points of each series, the series shared among the CPUs (each one's search is
 /// seeded alike, so the answer does not depend on how they were shared).
-fn change_points(all: &[Series], settings: &Settings) -> Vec<Vec<edivisive::ChangePoint>> {
+fn change_points(all: &[Series], settings: &Settings) -> Vec<Found> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let next = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(all.len())
         .max(1);
-    let mut found: Vec<Vec<edivisive::ChangePoint>> = vec![Vec::new(); all.len()];
+    let mut found: Vec<Found> = vec![Found::default(); all.len()];
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
@@ -233,7 +304,7 @@ fn change_points(all: &[Series], settings: &Settings) -> Vec<Vec<edivisive::Chan
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(s) = all.get(i) else { break };
                         let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
-                        done.push((i, edivisive::change_points(&values, settings)));
+                        done.push((i, find(&values, settings)));
                     }
                     done
                 })
@@ -263,7 +334,7 @@ pub fn changes(
     runs: &[Run],
     settings: &Settings,
     min_change_pct: Option<f64>,
-) -> Vec<Change> {
+) -> (Vec<Change>, Vec<Suspect>) {
     let by_id: HashMap<i64, &Run> = runs.iter().map(|r| (r.id, r)).collect();
     let floor_of = |points: &[Point]| -> f64 {
         let floors: Vec<f64> = points
@@ -275,9 +346,63 @@ pub fn changes(
     };
     let tags_of = |id: i64| by_id.get(&id).map(|r| r.tags.clone()).unwrap_or_default();
     let mut out = Vec::new();
-    for (s, mut found) in all.iter().zip(change_points(all, settings)) {
+    let mut suspected = Vec::new();
+    for (
+        s,
+        Found {
+            points: mut found,
+            suspect,
+        },
+    ) in all.iter().zip(change_points(all, settings))
+    {
         let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        let worse = |b: f64, a: f64| match s.better {
+            Better::Higher => a < b,
+            Better::Lower => a > b,
+        };
+        // The size of a change from level b to a: in points for a percentage (a percentile's
+        // "% slower" from 3 to 11 is 8 points, not 267%), anything else in percent of b.
+        let size = |b: f64, a: f64| {
+            if in_points(s.unit.raw()) {
+                (a - b).abs()
+            } else if b == 0.0 {
+                0.0
+            } else {
+                (a / b - 1.0).abs() * 100.0
+            }
+        };
+        if let Some(n) = suspect {
+            let from = found.last().map_or(0, |c| c.index);
+            let at = values.len() - n.k;
+            let (b, a) = (mean(&values[from..at]), mean(&values[at..]));
+            let least = min_change_pct.unwrap_or_else(|| floor_of(&s.points[from..at]));
+            if b != 0.0 && size(b, a) >= least {
+                let point = &s.points[at];
+                let max_p = settings.max_p * NEWEST_SHARE;
+                suspected.push(Suspect {
+                    key: s.key.clone(),
+                    name: s.name.clone(),
+                    unit: s.unit.clone(),
+                    result_id: point.ids[0],
+                    started_at: point.started_at,
+                    points_after: n.k,
+                    points_before: at - from,
+                    before: b,
+                    after: a,
+                    change_pct: (a / b - 1.0) * 100.0,
+                    worse: worse(b, a),
+                    p: n.p,
+                    p_normal: n.p_normal,
+                    runs_to_certain: newest::runs_to_certain(
+                        &values[from..],
+                        &n,
+                        max_p,
+                        settings.seed,
+                    ),
+                });
+            }
+        }
         // A change too small to keep is not a boundary of its neighbours' levels either: drop
         // the smallest such in turn, measuring the levels again, until every one left is kept.
         loop {
@@ -287,15 +412,7 @@ pub fn changes(
                     let to = found.get(i + 1).map_or(values.len(), |n| n.index);
                     let c = found[i].index;
                     let (b, a) = (mean(&values[from..c]), mean(&values[c..to]));
-                    // A percentage changes in points (a percentile's "% slower" from 3 to 11
-                    // is 8 points, not 267%), anything else in percent of its level.
-                    let pct = if in_points(s.unit.raw()) {
-                        (a - b).abs()
-                    } else if b == 0.0 {
-                        0.0
-                    } else {
-                        (a / b - 1.0).abs() * 100.0
-                    };
+                    let pct = size(b, a);
                     let least = min_change_pct.unwrap_or_else(|| floor_of(&s.points[from..c]));
                     (pct < least || b == 0.0).then_some((i, pct))
                 })
@@ -340,14 +457,12 @@ pub fn changes(
                 after: a,
                 change_pct,
                 interval_pct,
-                worse: match s.better {
-                    Better::Higher => a < b,
-                    Better::Lower => a > b,
-                },
+                worse: worse(b, a),
                 p: c.p,
                 min_change_pct: least,
                 points_before: before.len(),
                 points_after: after.len(),
+                newest_runs: c.newest,
                 account,
             });
         }
@@ -357,7 +472,8 @@ pub fn changes(
             .cmp(&x.started_at)
             .then_with(|| x.key.cmp(&y.key))
     });
-    out
+    suspected.sort_by(|x, y| x.key.cmp(&y.key));
+    (out, suspected)
 }
 
 /// Whether a series of this unit changes in points: a percentage, as `compare` says it.
@@ -461,7 +577,8 @@ pub fn series_change_points(
     Ok(all
         .into_iter()
         .map(|(name, values)| {
-            let at = edivisive::change_points(&values, settings)
+            let at = find(&values, settings)
+                .points
                 .into_iter()
                 .map(|c| c.index)
                 .collect();
@@ -479,7 +596,7 @@ pub fn history(
     min_change_pct: Option<f64>,
 ) -> History {
     let all = series(runs, patterns);
-    let changes = changes(&all, runs, settings, min_change_pct);
+    let (changes, suspected) = changes(&all, runs, settings, min_change_pct);
     let changed = all
         .iter()
         .filter(|s| changes.iter().any(|c| c.key == s.key))
@@ -494,6 +611,7 @@ pub fn history(
         min_change_pct,
         noise_floor_pct: noise_floor_pct(runs),
         changes,
+        suspected,
         changed,
     }
 }

@@ -31,8 +31,10 @@ pub struct HistoryArgs {
     /// the level it leaves, the median of those results' own noise checks]
     #[arg(long = "min-change", value_name = "PCT", value_parser = parse_pct)]
     pub min_change: Option<f64>,
-    /// Exit with 3 when the newest change in the selection is a worsening (for nightly jobs)
-    #[arg(long = "fail-on", value_name = "WHAT", value_parser = ["worse"])]
+    /// Exit with 3 when the newest change in the selection is a worsening (for nightly jobs);
+    /// `suspected` also when the newest runs are a worsening that normal noise would call a
+    /// change, before the test is certain (the night it happened)
+    #[arg(long = "fail-on", value_name = "WHAT", value_parser = ["worse", "suspected"])]
     pub fail_on: Option<String>,
     /// Every host of the selection, each its own history, and the changes seen on several
     /// hosts at one tag (a kernel that slowed the fleet, not one host)
@@ -161,7 +163,11 @@ pub fn exec(args: &HistoryArgs) -> Result<i32> {
             .hosts
             .iter()
             .filter_map(|one| {
-                let line = render::history::newest_worsening(one)?;
+                let line = render::history::newest_worsening(one).or_else(|| {
+                    (args.fail_on.as_deref() == Some("suspected"))
+                        .then(|| render::history::suspected_worsening(one))
+                        .flatten()
+                })?;
                 Some(if h.fleet {
                     format!("{}: {line}", one.host.cut(64))
                 } else {

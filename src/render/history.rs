@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::history::{Change, Histories, History};
+use crate::history::{Change, Histories, History, Suspect};
 use crate::model::label::printable;
 
 /// One host's history.
@@ -27,8 +27,54 @@ fn host_text(h: &History) -> String {
     );
     if h.changes.is_empty() {
         out.push_str("No change found.\n");
-        return out;
+    } else {
+        changes_table(&mut out, h);
     }
+    if !h.suspected.is_empty() {
+        let _ = writeln!(out, "{SUSPECTED}:");
+        for x in &h.suspected {
+            let _ = writeln!(out, "  {}", suspect_line(x));
+        }
+    }
+    out
+}
+
+/// The heading of the suspected changes, in text and Markdown.
+const SUSPECTED: &str = "Suspected in the newest runs, not yet certain (normal noise would call it a change; the test assumes no shape of noise)";
+
+/// One suspected change: the figure, its size, where it starts, both p and how many more runs
+/// at the new level would make it certain.
+fn suspect_line(x: &Suspect) -> String {
+    let size = if crate::history::in_points(x.unit.raw()) {
+        format!("{:+.1} pt", x.after - x.before)
+    } else {
+        format!("{:+.1}%", x.change_pct)
+    };
+    let more = match x.runs_to_certain {
+        Some(1) => "one more run at this level would make it certain".to_string(),
+        Some(n) => format!("{n} more runs at this level would make it certain"),
+        None => format!(
+            "more than {} more runs would be needed",
+            crate::stats::newest::MAX_NEWEST - x.points_after
+        ),
+    };
+    format!(
+        "{} ({}): {} {} from result {} ({}), the newest {} against {} before; p {:.3} (normal noise: {:.1e}); {more}",
+        x.name.cut(120),
+        x.unit.cut(16),
+        if x.worse { "worse" } else { "better" },
+        size,
+        x.result_id,
+        x.started_at.format("%Y-%m-%d %H:%M"),
+        x.points_after,
+        x.points_before,
+        x.p,
+        x.p_normal,
+    )
+}
+
+/// The changes' table of one host's text.
+fn changes_table(out: &mut String, h: &History) {
     let _ = writeln!(
         out,
         "{:<17} {:>7}  {:<48} {:>14} {:>14} {:>9} {:>19}  {:<6} {:>7}  tags",
@@ -60,7 +106,6 @@ fn host_text(h: &History) -> String {
             let _ = writeln!(out, "    {}", super::account::verdicts_text(v));
         }
     }
-    out
 }
 
 /// A change on its figure's scale: points for a percentage (a percentile's "% slower" from
@@ -130,6 +175,13 @@ fn host_markdown(h: &History, cell: fn(&str) -> String) -> String {
         h.series,
         h.max_p
     );
+    if !h.suspected.is_empty() {
+        let _ = writeln!(out, "{SUSPECTED}:\n");
+        for x in &h.suspected {
+            let _ = writeln!(out, "- {}", cell(&suspect_line(x)));
+        }
+        out.push('\n');
+    }
     if h.changes.is_empty() {
         out.push_str("No change found.\n");
         return out;
@@ -309,6 +361,13 @@ fn shared_lines(hs: &Histories) -> Vec<String> {
         .collect()
 }
 
+/// `--fail-on suspected`: a worsening suspected in the newest runs, in one line (the first by
+/// figure key).
+pub fn suspected_worsening(h: &History) -> Option<String> {
+    let x = h.suspected.iter().find(|x| x.worse)?;
+    Some(format!("suspected: {}", suspect_line(x)))
+}
+
 /// `--fail-on worse`: the newest change, if it is a worsening, in one line.
 pub fn newest_worsening(h: &History) -> Option<String> {
     let newest = h.changes.first()?;
@@ -357,6 +416,7 @@ mod tests {
             min_change_pct: 1.0,
             points_before: 3,
             points_after: 3,
+            newest_runs: false,
             account: None,
         }
     }
@@ -370,5 +430,62 @@ mod tests {
         let ms = change("ms", 10.0, 12.0);
         assert_eq!(change_text(&ms), "+20.0%");
         assert_eq!(ci_text(&ms), "[+100.0%, +400.0%]");
+    }
+
+    fn suspect(unit: &str, before: f64, after: f64, more: Option<usize>) -> Suspect {
+        Suspect {
+            key: "k".into(),
+            name: "n".into(),
+            unit: unit.into(),
+            result_id: 16,
+            started_at: chrono::DateTime::UNIX_EPOCH,
+            points_after: 1,
+            points_before: 15,
+            before,
+            after,
+            change_pct: (after / before - 1.0) * 100.0,
+            worse: true,
+            p: 0.0625,
+            p_normal: 4e-5,
+            runs_to_certain: more,
+        }
+    }
+
+    #[test]
+    fn a_suspicion_says_its_size_both_p_and_how_many_more_runs() {
+        let line = suspect_line(&suspect("ms", 10.0, 20.0, Some(2)));
+        assert_eq!(
+            line,
+            "n (ms): worse +100.0% from result 16 (1970-01-01 00:00), the newest 1 against 15 \
+             before; p 0.062 (normal noise: 4.0e-5); 2 more runs at this level would make it \
+             certain"
+        );
+        assert!(suspect_line(&suspect("ms", 10.0, 20.0, Some(1)))
+            .ends_with("one more run at this level would make it certain"));
+        assert!(suspect_line(&suspect("ms", 10.0, 20.0, None))
+            .ends_with("more than 4 more runs would be needed"));
+        assert!(suspect_line(&suspect("%", 3.0, 11.0, None)).contains("worse +8.0 pt"));
+        // Listed under its heading when nothing is certain yet, and in Markdown too.
+        let mut h = History {
+            host: "h".into(),
+            results: 16,
+            points: 16,
+            series: 1,
+            max_p: 0.01,
+            min_change_pct: None,
+            noise_floor_pct: None,
+            changes: Vec::new(),
+            suspected: vec![suspect("ms", 10.0, 20.0, Some(2))],
+            changed: Vec::new(),
+        };
+        let text = host_text(&h);
+        assert!(
+            text.contains("No change found.\nSuspected in the newest runs"),
+            "{text}"
+        );
+        let md = host_markdown(&h, |s| s.to_string());
+        assert!(md.contains("- n (ms): worse +100.0%"), "{md}");
+        h.suspected[0].worse = false;
+        assert!(suspected_worsening(&h).is_none());
     }
 }

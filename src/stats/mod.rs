@@ -3,6 +3,7 @@
 
 pub mod edivisive;
 mod histogram;
+pub mod newest;
 mod ratio;
 mod summary;
 mod welch;
