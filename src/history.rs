@@ -122,6 +122,59 @@ pub struct Suspect {
     pub runs_to_certain: Option<usize>,
 }
 
+/// Where nothing was kept: a figure's best cut, how near it came (`History::closest`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Closest {
+    pub key: Text,
+    pub name: Text,
+    pub unit: Text,
+    /// The first point of the level after the cut: its result and time.
+    pub result_id: i64,
+    pub started_at: DateTime<Utc>,
+    pub before: f64,
+    pub after: f64,
+    pub change_pct: f64,
+    /// Its permutation p (at most [`CLOSEST_P`] × `--p`: a cut further off is no close call).
+    pub p: f64,
+}
+
+/// How far above `--p` a closest call's p is measured (5: up to 0.05 at the default 0.01).
+pub const CLOSEST_P: f64 = 5.0;
+
+/// The most closest calls a history shows.
+pub const CLOSEST_SHOWN: usize = 3;
+
+/// Where no change was kept: each series' best cut of the whole series whose p is within
+/// `CLOSEST_P` × `max_p`, the nearest [`CLOSEST_SHOWN`] of them, nearest first.
+fn closest(all: &[Series], settings: &Settings) -> Vec<Closest> {
+    let loose = (settings.max_p * CLOSEST_P).min(1.0);
+    let mut found: Vec<Closest> = all
+        .iter()
+        .filter_map(|s| {
+            let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
+            let c = edivisive::closest_split(&values, settings, loose)
+                .filter(|c| c.p <= loose * (1.0 + 1e-9))?;
+            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+            let (b, a) = (mean(&values[..c.index]), mean(&values[c.index..]));
+            let point = &s.points[c.index];
+            Some(Closest {
+                key: s.key.clone(),
+                name: s.name.clone(),
+                unit: s.unit.clone(),
+                result_id: point.ids[0],
+                started_at: point.started_at,
+                before: b,
+                after: a,
+                change_pct: if b == 0.0 { 0.0 } else { (a / b - 1.0) * 100.0 },
+                p: c.p,
+            })
+        })
+        .collect();
+    found.sort_by(|x, y| x.p.total_cmp(&y.p).then_with(|| x.key.cmp(&y.key)));
+    found.truncate(CLOSEST_SHOWN);
+    found
+}
+
 /// The share of `--p` the newest-runs test (`stats::newest`) is judged at; the split search
 /// gets the rest, so a series without a change is called changed at most `--p` of the time.
 pub const NEWEST_SHARE: f64 = 0.2;
@@ -177,8 +230,14 @@ pub struct History {
     pub changes: Vec<Change>,
     /// Newest runs suspected of a change that the test does not make certain yet.
     pub suspected: Vec<Suspect>,
+    /// Where no change was kept: the figures whose best cut came nearest, nearest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub closest: Vec<Closest>,
     /// The series that changed, whole (for plots).
     pub changed: Vec<Series>,
+    /// The series that did not, whole, where asked for (the HTML page draws every series).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unchanged: Vec<Series>,
 }
 
 /// What `history` shows: one host's history, or with `--fleet` each host's and the changes
@@ -594,14 +653,20 @@ pub fn history(
     patterns: &[String],
     settings: &Settings,
     min_change_pct: Option<f64>,
+    every_series: bool,
 ) -> History {
     let all = series(runs, patterns);
     let (changes, suspected) = changes(&all, runs, settings, min_change_pct);
-    let changed = all
+    let (changed, unchanged): (Vec<Series>, Vec<Series>) = all
         .iter()
-        .filter(|s| changes.iter().any(|c| c.key == s.key))
         .cloned()
-        .collect();
+        .partition(|s| changes.iter().any(|c| c.key == s.key));
+    let unchanged = if every_series { unchanged } else { Vec::new() };
+    let closest = if changes.is_empty() {
+        closest(&all, settings)
+    } else {
+        Vec::new()
+    };
     History {
         host: host.truncated(crate::model::label::MAX_HOST_LABEL),
         results: runs.len(),
@@ -612,7 +677,9 @@ pub fn history(
         noise_floor_pct: noise_floor_pct(runs),
         changes,
         suspected,
+        closest,
         changed,
+        unchanged,
     }
 }
 
@@ -686,6 +753,7 @@ mod tests {
             &["run time".into()],
             &Settings::default(),
             Some(5.0),
+            false,
         );
         assert_eq!(h.changes.len(), 1, "{h:?}");
         let c = &h.changes[0];
@@ -702,6 +770,7 @@ mod tests {
             &["run time".into()],
             &Settings::default(),
             Some(25.0),
+            false,
         );
         assert!(h.changes.is_empty());
     }
@@ -745,6 +814,7 @@ mod tests {
             &p90,
             &Settings::default(),
             Some(5.0),
+            false,
         );
         assert_eq!(h.changes.len(), 1, "{h:?}");
         let c = &h.changes[0];
@@ -757,6 +827,7 @@ mod tests {
             &p90,
             &Settings::default(),
             Some(1.0),
+            false,
         );
         assert!(h.changes.is_empty(), "{h:?}");
     }
@@ -786,6 +857,7 @@ mod tests {
             &run_time,
             &Settings::default(),
             Some(4.0),
+            false,
         );
         assert_eq!(both.changes.len(), 2, "{both:?}");
         let h = history(
@@ -794,6 +866,7 @@ mod tests {
             &run_time,
             &Settings::default(),
             Some(8.0),
+            false,
         );
         assert_eq!(h.changes.len(), 1, "{h:?}");
         let c = &h.changes[0];

@@ -230,9 +230,26 @@ fn planted_slowdown(sb: &Sandbox, db: &str) {
         .output()
         .unwrap();
     let page = String::from_utf8(page.stdout).unwrap();
-    assert!(
-        page.contains(r#"data-plot="history" data-points="#),
+    // Every series asked for is drawn, changed or not (the run time and three percentiles),
+    // and a plot names a change by its result, as the table does.
+    assert_eq!(
+        page.matches(r#"data-plot="history" data-points="#).count(),
+        4,
         "{page}"
+    );
+    let title = "noise: run time of the cpu 5 ms job — changes at result ";
+    let named: Vec<&str> = page
+        .split(title)
+        .nth(1)
+        .and_then(|rest| rest.split('<').next())
+        .unwrap_or_else(|| panic!("{page}"))
+        .split(", ")
+        .collect();
+    assert!(named.contains(&at.to_string().as_str()), "{named:?}");
+    // The text says each change's p, under its heading.
+    assert!(
+        stdout.contains(" direction ") && stdout.contains("      p "),
+        "{stdout}"
     );
 
     // Before the change there is nothing of its size to find (this VM's speed drifts by a few
@@ -256,7 +273,29 @@ fn planted_slowdown(sb: &Sandbox, db: &str) {
         "{}",
         String::from_utf8_lossy(&first.stderr)
     );
-    assert!(String::from_utf8_lossy(&first.stdout).contains("No change found."));
+    let first = String::from_utf8_lossy(&first.stdout);
+    assert!(first.contains("No change found."), "{first}");
+    // What almost passed is said, or that nothing came near.
+    assert!(
+        first.contains("Closest calls") || first.contains("No figure's best cut came within"),
+        "{first}"
+    );
+
+    // The spinner's change held below a --min-change it cannot reach: nothing kept, and the
+    // closest call is that cut, at its result, with the p no shuffle could match.
+    let held = cmd()
+        .args(["history", "/run time", "--min-change", "1000"])
+        .output()
+        .unwrap();
+    let held = String::from_utf8_lossy(&held.stdout);
+    assert!(held.contains("No change found.\nClosest calls"), "{held}");
+    let line = held
+        .lines()
+        .find(|l| l.contains("noise: run time"))
+        .unwrap_or_else(|| panic!("{held}"));
+    assert!(line.contains(&format!("from result {at} ")), "{line}");
+    let p: f64 = line.rsplit("p ").next().unwrap().parse().unwrap();
+    assert!(p <= 0.01, "{line}");
 
     // A history reads each result's figures from the table kept beside it (layout 9); with
     // those rows gone (a row a migration could not fill in), the results are read whole and
@@ -440,7 +479,8 @@ fn a_history_is_one_hosts_and_an_empty_store_says_so() {
         "{}",
         String::from_utf8_lossy(&one.stderr)
     );
-    assert!(String::from_utf8_lossy(&one.stdout).contains("History of other: 1 results"));
+    assert!(String::from_utf8_lossy(&one.stdout)
+        .contains("History of other: 1 result (1 point), 2 figures"));
 }
 
 /// Two hosts, twelve runs each at kernel=6.1 and twelve with a spinner at kernel=6.2: the

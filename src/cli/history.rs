@@ -140,7 +140,11 @@ pub fn exec(args: &HistoryArgs) -> Result<i32> {
     let each: Vec<History> = hosts
         .iter()
         .zip(&runs)
-        .map(|(host, runs)| history(host, runs, &args.figures, &settings, args.min_change))
+        .map(|(host, runs)| {
+            // One host's page draws every series asked for; a fleet's, the changed ones.
+            let every = format == Format::Html && !args.fleet;
+            history(host, runs, &args.figures, &settings, args.min_change, every)
+        })
         .collect();
     let h = Histories {
         fleet: args.fleet,

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::history::{Change, Histories, History, Suspect};
+use crate::history::{Change, Closest, Histories, History, Suspect};
 use crate::model::label::printable;
 
 /// One host's history.
@@ -18,15 +18,21 @@ fn host_text(h: &History) -> String {
     };
     let _ = writeln!(
         out,
-        "History of {}: {} results ({} points), {} figures; changes kept at p <= {} and {least}",
+        "History of {}: {}; changes kept at p <= {} and {least}",
         h.host.cut(64),
-        h.results,
-        h.points,
-        h.series,
+        sizes(h),
         h.max_p,
     );
     if h.changes.is_empty() {
         out.push_str("No change found.\n");
+        if h.closest.is_empty() {
+            let _ = writeln!(out, "{}", no_close_call(h));
+        } else {
+            let _ = writeln!(out, "{CLOSEST}:");
+            for c in &h.closest {
+                let _ = writeln!(out, "  {}", closest_line(c));
+            }
+        }
     } else {
         changes_table(&mut out, h);
     }
@@ -37,6 +43,34 @@ fn host_text(h: &History) -> String {
         }
     }
     out
+}
+
+/// The heading of the closest calls, in text and Markdown.
+const CLOSEST: &str = "Closest calls (the best cut of each series, none kept)";
+
+/// Where no series' best cut came near: the line that says so.
+fn no_close_call(h: &History) -> String {
+    format!(
+        "No figure's best cut came within p {} (five times the p changes are kept at).",
+        p_text(h.max_p * crate::history::CLOSEST_P)
+    )
+}
+
+/// One closest call: the figure, the cut's size, where it starts and its p.
+fn closest_line(c: &Closest) -> String {
+    let size = if crate::history::in_points(c.unit.raw()) {
+        format!("{:+.1} pt", c.after - c.before)
+    } else {
+        format!("{:+.1}%", c.change_pct)
+    };
+    format!(
+        "{} ({}): {size} from result {} ({}), p {}",
+        c.name.cut(120),
+        c.unit.cut(16),
+        c.result_id,
+        c.started_at.format("%Y-%m-%d %H:%M"),
+        p_text(c.p),
+    )
 }
 
 /// The heading of the suspected changes, in text and Markdown.
@@ -73,12 +107,43 @@ fn suspect_line(x: &Suspect) -> String {
     )
 }
 
+/// "16 results (16 points), 1 figure": what a history read.
+fn sizes(h: &History) -> String {
+    let n = |count: usize, one: &str, many: &str| {
+        format!("{count} {}", if count == 1 { one } else { many })
+    };
+    format!(
+        "{} ({}), {}",
+        n(h.results, "result", "results"),
+        n(h.points, "point", "points"),
+        n(h.series, "figure", "figures")
+    )
+}
+
+/// A change's p as its table shows it: the permutation p, to three places where it has them.
+fn p_text(p: f64) -> String {
+    if p >= 0.001 {
+        format!("{p:.3}")
+    } else {
+        format!("{p:.0e}")
+    }
+}
+
 /// The changes' table of one host's text.
 fn changes_table(out: &mut String, h: &History) {
     let _ = writeln!(
         out,
-        "{:<17} {:>7}  {:<48} {:>14} {:>14} {:>9} {:>19}  {:<6} {:>7}  tags",
-        "when", "result", "figure", "before", "after", "change", "95% CI", "", "points"
+        "{:<17} {:>7}  {:<48} {:>14} {:>14} {:>9} {:>19}  {:<9} {:>6} {:>7}  tags",
+        "when",
+        "result",
+        "figure",
+        "before",
+        "after",
+        "change",
+        "95% CI",
+        "direction",
+        "p",
+        "points"
     );
     for c in &h.changes {
         let ci = ci_text(c);
@@ -89,7 +154,7 @@ fn changes_table(out: &mut String, h: &History) {
             .collect();
         let _ = writeln!(
             out,
-            "{:<17} {:>7}  {:<48} {:>14} {:>14} {:>9} {:>19}  {:<6} {:>3}/{:<3}  {}",
+            "{:<17} {:>7}  {:<48} {:>14} {:>14} {:>9} {:>19}  {:<9} {:>6} {:>3}/{:<3}  {}",
             c.started_at.format("%Y-%m-%d %H:%M"),
             c.result_id,
             printable(&format!("{} ({})", c.name, c.unit), 48),
@@ -98,6 +163,7 @@ fn changes_table(out: &mut String, h: &History) {
             change_text(c),
             ci,
             if c.worse { "worse" } else { "better" },
+            p_text(c.p),
             c.points_before,
             c.points_after,
             tags.join(" ")
@@ -168,11 +234,9 @@ pub fn markdown(hs: &Histories, cell: fn(&str) -> String) -> String {
 
 fn host_markdown(h: &History, cell: fn(&str) -> String) -> String {
     let mut out = format!(
-        "## hostbench history: {}\n\n{} results ({} points), {} figures; p <= {}\n\n",
+        "## hostbench history: {}\n\n{}; p <= {}\n\n",
         cell(&h.host.to_string()),
-        h.results,
-        h.points,
-        h.series,
+        sizes(h),
         h.max_p
     );
     if !h.suspected.is_empty() {
@@ -184,16 +248,26 @@ fn host_markdown(h: &History, cell: fn(&str) -> String) -> String {
     }
     if h.changes.is_empty() {
         out.push_str("No change found.\n");
+        if h.closest.is_empty() {
+            let _ = writeln!(out, "\n{}", no_close_call(h));
+        } else {
+            let _ = writeln!(out, "\n{CLOSEST}:\n");
+            for c in &h.closest {
+                let _ = writeln!(out, "- {}", cell(&closest_line(c)));
+            }
+        }
         return out;
     }
-    out.push_str("| when | result | figure | before | after | change | 95% CI | | tags |\n");
-    out.push_str("| --- | ---: | --- | ---: | ---: | ---: | --- | --- | --- |\n");
+    out.push_str(
+        "| when | result | figure | before | after | change | 95% CI | direction | p | points before / after | tags |\n",
+    );
+    out.push_str("| --- | ---: | --- | ---: | ---: | ---: | --- | --- | ---: | ---: | --- |\n");
     for c in &h.changes {
         let ci = ci_text(c);
         let tags: Vec<String> = c.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |",
             c.started_at.format("%Y-%m-%d %H:%M"),
             c.result_id,
             cell(&format!("{} ({})", c.name, c.unit)),
@@ -202,6 +276,9 @@ fn host_markdown(h: &History, cell: fn(&str) -> String) -> String {
             change_text(c),
             ci,
             if c.worse { "worse" } else { "better" },
+            p_text(c.p),
+            c.points_before,
+            c.points_after,
             cell(&tags.join(" "))
         );
     }
@@ -256,15 +333,15 @@ fn host_html(out: &mut String, h: &History) {
     use super::svg::{esc, line_chart, Series, XScale};
     let _ = write!(
         out,
-        "<h2>{}</h2><p>{} results ({} points), {} figures; changes kept at p &lt;= {}.</p><pre>{}</pre>",
+        "<h2>{}</h2><p>{}; changes kept at p &lt;= {}.</p><pre>{}</pre>",
         esc(&h.host.to_string()),
-        h.results,
-        h.points,
-        h.series,
+        esc(&sizes(h)),
         h.max_p,
         esc(&host_text(h))
     );
-    for s in &h.changed {
+    // Every series asked for (the changed ones first), each point at its result's number, as
+    // the table names results.
+    for s in h.changed.iter().chain(&h.unchanged) {
         let at: Vec<usize> = {
             let mut v: Vec<usize> = h
                 .changes
@@ -275,11 +352,9 @@ fn host_html(out: &mut String, h: &History) {
             v.sort_unstable();
             v
         };
-        let values: Vec<(f64, f64)> = s
-            .points
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (i as f64, p.value))
+        let x = |i: usize| s.points[i].ids[0] as f64;
+        let values: Vec<(f64, f64)> = (0..s.points.len())
+            .map(|i| (x(i), s.points[i].value))
             .collect();
         // The level of each stretch between changes, drawn as a step.
         let mut levels = Vec::new();
@@ -290,17 +365,20 @@ fn host_html(out: &mut String, h: &History) {
             let (a, b) = (w[0], w[1]);
             if b > a {
                 let mean = s.points[a..b].iter().map(|p| p.value).sum::<f64>() / (b - a) as f64;
-                levels.push((a as f64, mean));
-                levels.push(((b - 1) as f64, mean));
+                levels.push((x(a), mean));
+                levels.push((x(b - 1), mean));
             }
         }
+        let title = if at.is_empty() {
+            format!("{} — no change", s.name)
+        } else {
+            let results: Vec<String> = at.iter().map(|&i| s.points[i].ids[0].to_string()).collect();
+            format!("{} — changes at result {}", s.name, results.join(", "))
+        };
         out.push_str(&line_chart(
             "history",
-            &format!("{} — changes at point {}", s.name, {
-                let v: Vec<String> = at.iter().map(|i| i.to_string()).collect();
-                v.join(", ")
-            }),
-            "point (oldest first)",
+            &title,
+            "result (oldest first)",
             &s.unit.to_string(),
             &[
                 Series {
@@ -476,11 +554,14 @@ mod tests {
             noise_floor_pct: None,
             changes: Vec::new(),
             suspected: vec![suspect("ms", 10.0, 20.0, Some(2))],
+            closest: Vec::new(),
             changed: Vec::new(),
+            unchanged: Vec::new(),
         };
         let text = host_text(&h);
         assert!(
-            text.contains("No change found.\nSuspected in the newest runs"),
+            text.contains("No change found.\nNo figure's best cut came within p 0.050")
+                && text.contains("\nSuspected in the newest runs"),
             "{text}"
         );
         let md = host_markdown(&h, |s| s.to_string());

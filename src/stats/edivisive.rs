@@ -113,6 +113,35 @@ fn above(p: f64, max_p: f64) -> bool {
     p > max_p * (1.0 + 1e-9)
 }
 
+/// The best split of the whole `series` and its permutation p, measured up to `loose` (a
+/// level above `s.max_p`: the test stops once p is above it, and the p returned is then only
+/// known to be above `loose`). What `history` shows as the closest call where it kept nothing.
+/// None where the series is too short to split.
+pub fn closest_split(series: &[f64], s: &Settings, loose: f64) -> Option<ChangePoint> {
+    let min = s.min_size.max(2);
+    if series.len() < 2 * min || series.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    let s = Settings {
+        max_p: loose,
+        permutations: s
+            .permutations
+            .max(((2.0 / s.max_p).round() as usize).saturating_sub(1)),
+        min_size: min,
+        ..*s
+    };
+    let mut scratch = Scratch::new(series.len());
+    let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
+    let (at, q) = segment_best(series, min, &mut scratch)?;
+    let p = permutation_p(series, q, &s, &mut rng, &mut scratch);
+    Some(ChangePoint {
+        index: at,
+        q,
+        p,
+        newest: false,
+    })
+}
+
 /// A stretch [a, b) of the series and its best split.
 struct Segment {
     a: usize,

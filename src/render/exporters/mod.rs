@@ -316,6 +316,7 @@ mod tests {
                 &[],
                 &Default::default(),
                 None,
+                false,
             )],
             shared: Vec::new(),
         };
