@@ -66,6 +66,18 @@ with open(f"{work}/series.csv", "w", newline="") as f:
                 for i in range(40):
                     level = 110.0 if newest and i >= 40 - newest else 100.0
                     w.writerow([name, f"{level * (1 + rng.gauss(0, sd / 100)):.6f}"])
+    # A dip: 10% lower for 5, 10 or 20 runs in the middle of 40 or 200, then back (a regression
+    # later fixed): two changes, at its start and its end (truth: both, as "START,END").
+    for sd in sds:
+        for n in (40, 200):
+            for width in (5, 10, 20):
+                for k in range(100):
+                    name = f"sd{sd}/n{n}/dip{width}/{k}"
+                    start = rng.randint(n // 4, n - n // 4 - width)
+                    truth[name] = f"{start},{start + width}"
+                    for i in range(n):
+                        level = 90.0 if start <= i < start + width else 100.0
+                        w.writerow([name, f"{level * (1 + rng.gauss(0, sd / 100)):.6f}"])
 json.dump(truth, open(f"{work}/truth.json", "w"))
 PY
 
@@ -91,7 +103,8 @@ stricter = {}
 for p in ("0.001", "0.0001", "1e-05", "1e-06"):
     stricter[p] = {name: [int(cp.index) for cp in compute_change_points(v, max_pvalue=float(p))[0]]
                    for name, v in series.items()
-                   if "/step0/" in name or "/step10/" in name or "/newest" in name}
+                   if "/step0/" in name or "/step10/" in name or "/newest" in name
+                   or "/dip" in name}
 json.dump(stricter, open(f"{work}/otava-stricter.json", "w"))
 PY
 
@@ -105,6 +118,8 @@ near = lambda a, b: abs(a - b) <= 1
 stats = defaultdict(lambda: defaultdict(lambda: [0, 0, 0, 0]))  # tool -> group -> [hits, reported, true_reports, series]
 agree = defaultdict(lambda: [0, 0, 0, 0])  # group -> [agree, differ, hostbench right, otava right]
 for name, at in truth.items():
+    if isinstance(at, str):
+        continue  # a dip: its own table below
     sd, n, step, _ = name.split("/")
     group = (sd, n, step)
     right = {}
@@ -196,6 +211,33 @@ for sd in sorted({n.split("/")[0] for n in truth}, key=lambda s: float(s[2:])):
         print(f"{sd:<6} {newest:>6}  {hb_false:15d}  {hb:6.2f}   {false(found['otava']):16d}  {ot:6.2f}   {m}")
         if newest == 3 and float(sd[2:]) <= 3:
             checks.append((hb >= 0.95 and hb_false <= 1, f"{sd} newest 3 of 40: hostbench's recall {hb:.2f} with {hb_false} false changes in 100 series without one (goal >= 0.95 at <= 1)"))
+
+# Dips: both changes found (each within ±1), and both placed exactly; Otava at 0.01 and at the
+# p matching hostbench's false changes in change-free series of that length (n40 from the
+# newest shapes' change-free series; 200 points has none of its own, so the 100-point ones).
+print("\nA 10% dip and its return (both found within ±1; exact: both at their point):")
+print("sd     n    dip  hostbench both  exact   otava@0.01 both  exact   otava p   both  exact")
+for sd in sorted({n.split("/")[0] for n in truth}, key=lambda s: float(s[2:])):
+    for n, free in (("n40", "n40/newest0"), ("n200", "n100/step0")):
+        names_free = [k for k in truth if k.startswith(f"{sd}/{free}/")]
+        false = lambda f: sum(len(f.get(k, [])) for k in names_free)
+        hb_false = false(found["hostbench"])
+        matched = next((p for p in ("0.01", "0.001", "0.0001", "1e-05", "1e-06")
+                        if false(stricter[p]) <= hb_false), None)
+        for width in (5, 10, 20):
+            names = [k for k in truth if k.startswith(f"{sd}/{n}/dip{width}/")]
+            def score(f):
+                both = exact = 0
+                for k in names:
+                    a, b = (int(x) for x in truth[k].split(","))
+                    cps = f.get(k, [])
+                    both += any(near(c, a) for c in cps) and any(near(c, b) for c in cps)
+                    exact += a in cps and b in cps
+                return both / len(names), exact / len(names)
+            hb, ot = score(found["hostbench"]), score(found["otava"])
+            m = (f"{matched:>7}  {score(stricter[matched])[0]:5.2f}  {score(stricter[matched])[1]:5.2f}"
+                 if matched else "(none as few down to 1e-6)")
+            print(f"{sd:<6} {n:<4} {width:>3}  {hb[0]:14.2f}  {hb[1]:5.2f}   {ot[0]:15.2f}  {ot[1]:5.2f}   {m}")
 
 print("\nChecks")
 for ok, text in checks:

@@ -12,14 +12,17 @@
 # costs O(n log n) a shuffle (stats/edivisive.rs), so the time per figure and result should
 # stay about flat.
 #
-#   scripts/history-speed.sh RESULT.json [N]
+#   [HB=PATH] scripts/history-speed.sh RESULT.json [N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] && [ -f "$1" ] || { echo "usage: scripts/history-speed.sh RESULT.json [N]" >&2; exit 2; }
 RESULT=$(realpath "$1")
 N=${2:-10000}
-cargo build --release --quiet
-HB=$PWD/target/release/hostbench
+# HB=PATH times another build's binary (the commit before a change, to compare).
+if [ -z "${HB:-}" ]; then
+  cargo build --release --quiet
+  HB=$PWD/target/release/hostbench
+fi
 WORK=$(mktemp -d /var/tmp/history-speed.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
