@@ -9,7 +9,9 @@
 # throwaway virtual environment here: a check, never a dependency of hostbench), both at p 0.01.
 #
 # Also a 10% step in only the newest 1, 3 or 5 of 40 runs (what a nightly job asks of last
-# night), with 40-run series without a change for the false-alarm rate at that length.
+# night), with 40-run series without a change for the false-alarm rate at that length; 10%
+# dips of 5, 10 and 20 runs in 40 and 200; a +5% drift over 200 runs with and without a step;
+# heavy-tailed noise with and without a 15% step; one +30% outlier run.
 #
 # Prints, per SD, length and step: recall (the step found within ±1 point) and precision (the
 # share of reported changes that are the step, ±1) of each tool; false changes per 100 series
@@ -78,6 +80,43 @@ with open(f"{work}/series.csv", "w", newline="") as f:
                     for i in range(n):
                         level = 90.0 if start <= i < start + width else 100.0
                         w.writerow([name, f"{level * (1 + rng.gauss(0, sd / 100)):.6f}"])
+    # Shapes a step search can mistake (from their own seed): a +5% drift over 200 runs and no
+    # step; the same drift with a 10% step at a random place; heavy-tailed noise (Student's t
+    # with 3 degrees of freedom, scaled to the SD) without a change and with a 15% step, in 40
+    # and 200 points; one +30% outlier run at a random place in 40 and 200 points.
+    rng = random.Random(seed + 2)
+    def heavy(sd):
+        # t(3) = N / sqrt(chi2(3) / 3), whose SD is sqrt(3): scaled to sd.
+        chi = sum(rng.gauss(0, 1) ** 2 for _ in range(3))
+        return rng.gauss(0, 1) / (chi / 3) ** 0.5 / 3 ** 0.5 * sd / 100
+    for sd in sds:
+        for k in range(100):
+            name = f"sd{sd}/n200/drift/{k}"
+            truth[name] = -1
+            for i in range(200):
+                w.writerow([name, f"{100.0 * (1 + 0.05 * i / 199) * (1 + rng.gauss(0, sd / 100)):.6f}"])
+            name = f"sd{sd}/n200/driftstep/{k}"
+            at = rng.randint(40, 160)
+            truth[name] = at
+            for i in range(200):
+                level = 100.0 * (1 + 0.05 * i / 199) * (1.1 if i >= at else 1.0)
+                w.writerow([name, f"{level * (1 + rng.gauss(0, sd / 100)):.6f}"])
+        for n in (40, 200):
+            for step in (0, 15):
+                for k in range(100):
+                    name = f"sd{sd}/n{n}/heavy{step}/{k}"
+                    at = rng.randint(n // 5, n - n // 5) if step else -1
+                    truth[name] = at
+                    for i in range(n):
+                        level = 100.0 * (1 + step / 100) if step and i >= at else 100.0
+                        w.writerow([name, f"{level * (1 + heavy(sd)):.6f}"])
+            for k in range(100):
+                name = f"sd{sd}/n{n}/outlier/{k}"
+                truth[name] = -1
+                at = rng.randrange(n)
+                for i in range(n):
+                    level = 130.0 if i == at else 100.0
+                    w.writerow([name, f"{level * (1 + rng.gauss(0, sd / 100)):.6f}"])
 json.dump(truth, open(f"{work}/truth.json", "w"))
 PY
 
@@ -104,7 +143,7 @@ for p in ("0.001", "0.0001", "1e-05", "1e-06"):
     stricter[p] = {name: [int(cp.index) for cp in compute_change_points(v, max_pvalue=float(p))[0]]
                    for name, v in series.items()
                    if "/step0/" in name or "/step10/" in name or "/newest" in name
-                   or "/dip" in name}
+                   or "/dip" in name or "/drift" in name or "/heavy" in name or "/outlier" in name}
 json.dump(stricter, open(f"{work}/otava-stricter.json", "w"))
 PY
 
@@ -238,6 +277,37 @@ for sd in sorted({n.split("/")[0] for n in truth}, key=lambda s: float(s[2:])):
             m = (f"{matched:>7}  {score(stricter[matched])[0]:5.2f}  {score(stricter[matched])[1]:5.2f}"
                  if matched else "(none as few down to 1e-6)")
             print(f"{sd:<6} {n:<4} {width:>3}  {hb[0]:14.2f}  {hb[1]:5.2f}   {ot[0]:15.2f}  {ot[1]:5.2f}   {m}")
+
+# The shapes a step search can mistake: changes reported where there is no step (drift,
+# heavy-tailed noise, one outlier), and the step found where there is one (within ±1), for
+# hostbench at 0.01, Otava at 0.01, at its own default 0.001, and at the p where it reports
+# no more in the same shape's change-free series than hostbench.
+print("\nDrift, heavy-tailed noise, one outlier: changes where there is no step (series with any / changes);")
+print("where there is one, recall and precision. Otava at 0.01, at its default 0.001, and matched:")
+print("sd     n    shape              hostbench      otava@0.01     otava@0.001  otava matched")
+def shape_cell(f, names, stepped):
+    if stepped:
+        hits = sum(any(near(c, truth[k]) for c in f.get(k, [])) for k in names)
+        reported = sum(len(f.get(k, [])) for k in names)
+        true = sum(sum(near(c, truth[k]) for c in f.get(k, [])) for k in names)
+        return f"{hits / len(names):.2f} / {true / reported if reported else 1:.2f}"
+    return f"{sum(bool(f.get(k)) for k in names)} / {sum(len(f.get(k, [])) for k in names)}"
+for sd in sorted({n.split("/")[0] for n in truth}, key=lambda s: float(s[2:])):
+    for n, shape, free in (("n200", "drift", "drift"), ("n200", "driftstep", "drift"),
+                           ("n40", "heavy0", "heavy0"), ("n40", "heavy15", "heavy0"),
+                           ("n200", "heavy0", "heavy0"), ("n200", "heavy15", "heavy0"),
+                           ("n40", "outlier", "outlier"), ("n200", "outlier", "outlier")):
+        names = [k for k in truth if k.startswith(f"{sd}/{n}/{shape}/")]
+        free_names = [k for k in truth if k.startswith(f"{sd}/{n}/{free}/")]
+        stepped = shape in ("driftstep", "heavy15")
+        false = lambda f: sum(len(f.get(k, [])) for k in free_names)
+        hb_false = false(found["hostbench"])
+        matched = next((p for p in ("0.01", "0.001", "0.0001", "1e-05", "1e-06")
+                        if false(stricter[p]) <= hb_false), None)
+        cells = [shape_cell(found["hostbench"], names, stepped), shape_cell(found["otava"], names, stepped),
+                 shape_cell(stricter["0.001"], names, stepped)]
+        cells.append(f"{matched}: {shape_cell(stricter[matched], names, stepped)}" if matched else "(none)")
+        print(f"{sd:<6} {n:<4} {shape:<10} " + "".join(f"{c:>16}" for c in cells[:3]) + f"  {cells[3]}")
 
 print("\nChecks")
 for ok, text in checks:
