@@ -180,16 +180,148 @@ fn closest(all: &[Series], settings: &Settings) -> Vec<Closest> {
 pub const NEWEST_SHARE: f64 = 0.2;
 
 /// What the search found in one series: the change points (a change in the newest points
-/// last, where there is one), and newest points that are only suspected.
+/// last, where there is one), newest points that are only suspected, and a steady drift where
+/// one explains the series better than steps do (its line: value at the first point, slope a
+/// point).
 #[derive(Debug, Clone, Default)]
 struct Found {
     points: Vec<ChangePoint>,
     suspect: Option<Newest>,
+    drift: Option<(f64, f64)>,
 }
 
-/// The change points of one series: E-divisive at `max_p` less the newest test's share, then
-/// the newest points of the last level it found against the rest of that level.
+/// The change points of one series, and whether they are a drift.
+///
+/// A series that drifts (a clock that slows a little each night) has no step, but a step
+/// search cuts it into a staircase. So where two or more steps were found and all go one
+/// way, the series is also read as a straight line plus steps on what the line leaves (searched the same way),
+/// and the one with the smaller Bayesian information criterion is kept: n ln(RSS/n) + k ln n,
+/// k counting a mean a level and a start a step, and the line's slope. A step is sharper than a line and keeps its steps; a drift is
+/// reported once, as a drift, with any step on top of it.
 fn find(values: &[f64], settings: &Settings) -> Found {
+    let steps = search(values, settings);
+    let n = values.len();
+    // One step is a step: only a staircase of two or more is asked whether it is a drift.
+    if steps.points.len() < 2 || n < 4 {
+        return steps;
+    }
+    let cuts = |f: &Found| -> Vec<usize> { f.points.iter().map(|c| c.index).collect() };
+    let levels = segment_means(values, &cuts(&steps));
+    let rising = levels.windows(2).all(|w| w[1] > w[0]);
+    let falling = levels.windows(2).all(|w| w[1] < w[0]);
+    if !(rising || falling) {
+        return steps;
+    }
+    // A slope a step hardly tilts (the median rise over a tenth of the series: few such
+    // pairs straddle a step), the steps on what that line leaves, then the slope with those
+    // steps held apart and the steps once more.
+    let mut slope = lag_slope(values);
+    let mut on_line = Found::default();
+    for _ in 0..2 {
+        let rest: Vec<f64> = values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v - slope * i as f64)
+            .collect();
+        on_line = search(&rest, settings);
+        slope = common_slope(values, &cuts(&on_line));
+    }
+    let rest: Vec<f64> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| v - slope * i as f64)
+        .collect();
+    let bic = |rss: f64, k: usize| {
+        let nf = n as f64;
+        nf * (rss.max(f64::MIN_POSITIVE) / nf).ln() + k as f64 * nf.ln()
+    };
+    // Parameters: a mean a level and a start a step; the line adds its slope.
+    let staircase = bic(rss(values, &cuts(&steps)), 2 * steps.points.len() + 1);
+    let drift = bic(rss(&rest, &cuts(&on_line)), 2 * on_line.points.len() + 2);
+    if drift < staircase {
+        // The line through the first level's points, with the common slope.
+        let first = cuts(&on_line).first().copied().unwrap_or(n);
+        let start = rest[..first].iter().sum::<f64>() / first as f64;
+        Found {
+            drift: Some((start, slope)),
+            ..on_line
+        }
+    } else {
+        steps
+    }
+}
+
+/// The slope a point common to every stretch between `cuts`, each with its own level (least
+/// squares).
+fn common_slope(values: &[f64], cuts: &[usize]) -> f64 {
+    let mut bounds = vec![0];
+    bounds.extend(cuts.iter().copied().filter(|&c| c > 0 && c < values.len()));
+    bounds.push(values.len());
+    bounds.sort_unstable();
+    bounds.dedup();
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for w in bounds.windows(2) {
+        let part = &values[w[0]..w[1]];
+        let m = part.len() as f64;
+        let mx = w[0] as f64 + (m - 1.0) / 2.0;
+        let my = part.iter().sum::<f64>() / m;
+        for (j, v) in part.iter().enumerate() {
+            let dx = (w[0] + j) as f64 - mx;
+            sxy += dx * (v - my);
+            sxx += dx * dx;
+        }
+    }
+    if sxx > 0.0 {
+        sxy / sxx
+    } else {
+        0.0
+    }
+}
+
+/// The mean of each stretch between `cuts` (indices of the first point of a new level).
+fn segment_means(values: &[f64], cuts: &[usize]) -> Vec<f64> {
+    let mut bounds = vec![0];
+    bounds.extend(cuts.iter().copied().filter(|&c| c > 0 && c < values.len()));
+    bounds.push(values.len());
+    bounds.sort_unstable();
+    bounds.dedup();
+    bounds
+        .windows(2)
+        .map(|w| values[w[0]..w[1]].iter().sum::<f64>() / (w[1] - w[0]) as f64)
+        .collect()
+}
+
+/// The squares of each point's distance from its stretch's mean, summed.
+fn rss(values: &[f64], cuts: &[usize]) -> f64 {
+    let mut bounds = vec![0];
+    bounds.extend(cuts.iter().copied().filter(|&c| c > 0 && c < values.len()));
+    bounds.push(values.len());
+    bounds.sort_unstable();
+    bounds.dedup();
+    bounds
+        .windows(2)
+        .map(|w| {
+            let part = &values[w[0]..w[1]];
+            let mean = part.iter().sum::<f64>() / part.len() as f64;
+            part.iter().map(|v| (v - mean).powi(2)).sum::<f64>()
+        })
+        .sum()
+}
+
+/// The median of (y[i + d] − y[i]) / d over the series, d a tenth of its length: a slope that
+/// a step moves little, as only the pairs across it (about a tenth) see it.
+fn lag_slope(values: &[f64]) -> f64 {
+    let d = (values.len() / 10).max(1);
+    let rises: Vec<f64> = values
+        .windows(d + 1)
+        .map(|w| (w[d] - w[0]) / d as f64)
+        .collect();
+    median(&rises).unwrap_or(0.0)
+}
+
+/// The steps of one series: E-divisive at `max_p` less the newest test's share, then the
+/// newest points of the last level it found against the rest of that level.
+fn search(values: &[f64], settings: &Settings) -> Found {
     let split = Settings {
         max_p: settings.max_p * (1.0 - NEWEST_SHARE),
         ..*settings
@@ -210,7 +342,11 @@ fn find(values: &[f64], settings: &Settings) -> Found {
             suspect = Some(n);
         }
     }
-    Found { points, suspect }
+    Found {
+        points,
+        suspect,
+        drift: None,
+    }
 }
 
 /// A host's history.
@@ -233,6 +369,9 @@ pub struct History {
     /// Where no change was kept: the figures whose best cut came nearest, nearest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub closest: Vec<Closest>,
+    /// Series that drifted steadily rather than stepped, each reported once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drifts: Vec<Drift>,
     /// The series that changed, whole (for plots).
     pub changed: Vec<Series>,
     /// The series that did not, whole, where asked for (the HTML page draws every series).
@@ -393,7 +532,7 @@ pub fn changes(
     runs: &[Run],
     settings: &Settings,
     min_change_pct: Option<f64>,
-) -> (Vec<Change>, Vec<Suspect>) {
+) -> Findings {
     let by_id: HashMap<i64, &Run> = runs.iter().map(|r| (r.id, r)).collect();
     let floor_of = |points: &[Point]| -> f64 {
         let floors: Vec<f64> = points
@@ -406,11 +545,13 @@ pub fn changes(
     let tags_of = |id: i64| by_id.get(&id).map(|r| r.tags.clone()).unwrap_or_default();
     let mut out = Vec::new();
     let mut suspected = Vec::new();
+    let mut drifts = Vec::new();
     for (
         s,
         Found {
             points: mut found,
             suspect,
+            drift,
         },
     ) in all.iter().zip(change_points(all, settings))
     {
@@ -420,6 +561,32 @@ pub fn changes(
             Better::Higher => a < b,
             Better::Lower => a > b,
         };
+        if let Some((start, slope)) = drift {
+            let n = values.len();
+            let end = start + slope * (n - 1) as f64;
+            // Said as a percentage's points, or as a share of the line's first value.
+            let (per_point, span) = if in_points(s.unit.raw()) {
+                (slope, end - start)
+            } else if start != 0.0 {
+                (slope / start * 100.0, (end / start - 1.0) * 100.0)
+            } else {
+                (0.0, 0.0)
+            };
+            let least = min_change_pct.unwrap_or_else(|| floor_of(&s.points));
+            if span.abs() >= least && start != 0.0 {
+                drifts.push(Drift {
+                    key: s.key.clone(),
+                    name: s.name.clone(),
+                    unit: s.unit.clone(),
+                    from_result: s.points[0].ids[0],
+                    to_result: s.points[n - 1].ids[0],
+                    points: n,
+                    per_point,
+                    over_span: span,
+                    worse: worse(start, end),
+                });
+            }
+        }
         // The size of a change from level b to a: in points for a percentage (a percentile's
         // "% slower" from 3 to 11 is 8 points, not 267%), anything else in percent of b.
         let size = |b: f64, a: f64| {
@@ -532,7 +699,37 @@ pub fn changes(
             .then_with(|| x.key.cmp(&y.key))
     });
     suspected.sort_by(|x, y| x.key.cmp(&y.key));
-    (out, suspected)
+    Findings {
+        changes: out,
+        suspected,
+        drifts,
+    }
+}
+
+/// What [`changes`] found in every series.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Findings {
+    /// Newest first.
+    pub changes: Vec<Change>,
+    pub suspected: Vec<Suspect>,
+    pub drifts: Vec<Drift>,
+}
+
+/// A series that drifted steadily rather than stepped (`find`): reported once, with its rate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Drift {
+    pub key: Text,
+    pub name: Text,
+    pub unit: Text,
+    /// The results of its first and last points.
+    pub from_result: i64,
+    pub to_result: i64,
+    pub points: usize,
+    /// The line's rise a point and over the whole series: in points for a percentage, else
+    /// in percent of the line's first value.
+    pub per_point: f64,
+    pub over_span: f64,
+    pub worse: bool,
 }
 
 /// Whether a series of this unit changes in points: a percentage, as `compare` says it.
@@ -656,14 +853,24 @@ pub fn history(
     every_series: bool,
 ) -> History {
     let all = series(runs, patterns);
-    let (changes, suspected) = changes(&all, runs, settings, min_change_pct);
+    let Findings {
+        changes,
+        suspected,
+        drifts,
+    } = changes(&all, runs, settings, min_change_pct);
     let (changed, unchanged): (Vec<Series>, Vec<Series>) = all
         .iter()
         .cloned()
         .partition(|s| changes.iter().any(|c| c.key == s.key));
     let unchanged = if every_series { unchanged } else { Vec::new() };
+    // A drifting series' best cut is no close call: its drift is reported.
     let closest = if changes.is_empty() {
-        closest(&all, settings)
+        let steady: Vec<Series> = all
+            .iter()
+            .filter(|s| drifts.iter().all(|d| d.key != s.key))
+            .cloned()
+            .collect();
+        closest(&steady, settings)
     } else {
         Vec::new()
     };
@@ -678,6 +885,7 @@ pub fn history(
         changes,
         suspected,
         closest,
+        drifts,
         changed,
         unchanged,
     }
@@ -874,5 +1082,55 @@ mod tests {
         // The level after runs to the end: the dropped change is no boundary.
         assert_eq!((c.points_before, c.points_after), (15, 30));
         assert!((c.after - 12.3).abs() < 0.05, "{c:?}");
+    }
+
+    /// 200 points: a level of 100 that rises by `drift` percent over the series, with a step
+    /// of `step` percent at point 120, in 1% noise (seeded).
+    fn drifting(drift: f64, step: f64, seed: u64) -> Vec<f64> {
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, Normal};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let noise = Normal::new(0.0, 0.01).unwrap();
+        (0..200)
+            .map(|i| {
+                let level = 100.0 * (1.0 + drift / 100.0 * i as f64 / 199.0);
+                let level = if i >= 120 {
+                    level * (1.0 + step / 100.0)
+                } else {
+                    level
+                };
+                level * (1.0 + noise.sample(&mut rng))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_drift_is_one_drift_a_step_a_step_and_a_step_on_a_drift_both() {
+        let settings = Settings::default();
+        for seed in 1..=3 {
+            // A +5% drift: a line, no step (a step search alone cuts it into a staircase).
+            let staircase = search(&drifting(5.0, 0.0, seed), &settings);
+            assert!(!staircase.points.is_empty(), "seed {seed}");
+            let d = find(&drifting(5.0, 0.0, seed), &settings);
+            assert!(d.points.is_empty(), "seed {seed}: {:?}", d.points);
+            let (start, slope) = d.drift.expect("a drift");
+            assert!(
+                (slope * 199.0 / start - 0.05).abs() < 0.01,
+                "{start} {slope}"
+            );
+            // A 10% step alone: a step, no drift.
+            let s = find(&drifting(0.0, 10.0, seed), &settings);
+            assert!(s.drift.is_none(), "seed {seed}");
+            assert_eq!(s.points.iter().map(|c| c.index).collect::<Vec<_>>(), [120]);
+            // A 10% step on the drift: both, the step where it is.
+            let b = find(&drifting(5.0, 10.0, seed), &settings);
+            assert!(b.drift.is_some(), "seed {seed}");
+            assert!(
+                b.points.iter().any(|c| c.index.abs_diff(120) <= 1),
+                "seed {seed}: {:?}",
+                b.points
+            );
+            assert!(b.points.len() <= 2, "seed {seed}: {:?}", b.points);
+        }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::history::{Change, Closest, Histories, History, Suspect};
+use crate::history::{Change, Closest, Drift, Histories, History, Suspect};
 use crate::model::label::printable;
 
 /// One host's history.
@@ -36,6 +36,12 @@ fn host_text(h: &History) -> String {
     } else {
         changes_table(&mut out, h);
     }
+    if !h.drifts.is_empty() {
+        let _ = writeln!(out, "{DRIFTS}:");
+        for d in &h.drifts {
+            let _ = writeln!(out, "  {}", drift_line(d));
+        }
+    }
     if !h.suspected.is_empty() {
         let _ = writeln!(out, "{SUSPECTED}:");
         for x in &h.suspected {
@@ -43,6 +49,33 @@ fn host_text(h: &History) -> String {
         }
     }
     out
+}
+
+/// The heading of the drifts, in text and Markdown.
+const DRIFTS: &str = "Drifts (a steady change over the whole series, not a step)";
+
+/// One drift: its rate a point and over the series, and which way.
+fn drift_line(d: &Drift) -> String {
+    let (per, span) = if crate::history::in_points(d.unit.raw()) {
+        (
+            format!("{:+.3} pt", d.per_point),
+            format!("{:+.1} pt", d.over_span),
+        )
+    } else {
+        (
+            format!("{:+.3}%", d.per_point),
+            format!("{:+.1}%", d.over_span),
+        )
+    };
+    format!(
+        "{} ({}): {per} a point, {span} over {} points (results {} to {}), {}",
+        d.name.cut(120),
+        d.unit.cut(16),
+        d.points,
+        d.from_result,
+        d.to_result,
+        if d.worse { "worse" } else { "better" }
+    )
 }
 
 /// The heading of the closest calls, in text and Markdown.
@@ -239,6 +272,13 @@ fn host_markdown(h: &History, cell: fn(&str) -> String) -> String {
         sizes(h),
         h.max_p
     );
+    if !h.drifts.is_empty() {
+        let _ = writeln!(out, "{DRIFTS}:\n");
+        for d in &h.drifts {
+            let _ = writeln!(out, "- {}", cell(&drift_line(d)));
+        }
+        out.push('\n');
+    }
     if !h.suspected.is_empty() {
         let _ = writeln!(out, "{SUSPECTED}:\n");
         for x in &h.suspected {
@@ -555,6 +595,7 @@ mod tests {
             changes: Vec::new(),
             suspected: vec![suspect("ms", 10.0, 20.0, Some(2))],
             closest: Vec::new(),
+            drifts: Vec::new(),
             changed: Vec::new(),
             unchanged: Vec::new(),
         };
@@ -568,5 +609,47 @@ mod tests {
         assert!(md.contains("- n (ms): worse +100.0%"), "{md}");
         h.suspected[0].worse = false;
         assert!(suspected_worsening(&h).is_none());
+    }
+
+    #[test]
+    fn a_drift_is_said_once_with_its_rate_and_span() {
+        let d = Drift {
+            key: "k".into(),
+            name: "n".into(),
+            unit: "ms".into(),
+            from_result: 1,
+            to_result: 200,
+            points: 200,
+            per_point: 0.025,
+            over_span: 5.0,
+            worse: true,
+        };
+        assert_eq!(
+            drift_line(&d),
+            "n (ms): +0.025% a point, +5.0% over 200 points (results 1 to 200), worse"
+        );
+        let pt = Drift {
+            unit: "%".into(),
+            ..d.clone()
+        };
+        assert!(drift_line(&pt).contains("+0.025 pt a point, +5.0 pt over"));
+        let h = History {
+            host: "h".into(),
+            results: 200,
+            points: 200,
+            series: 1,
+            max_p: 0.01,
+            min_change_pct: None,
+            noise_floor_pct: None,
+            changes: Vec::new(),
+            suspected: Vec::new(),
+            closest: Vec::new(),
+            drifts: vec![d],
+            changed: Vec::new(),
+            unchanged: Vec::new(),
+        };
+        let text = host_text(&h);
+        assert!(text.contains("\nDrifts (a steady change"), "{text}");
+        assert!(host_markdown(&h, |s| s.to_string()).contains("- n (ms): +0.025% a point"));
     }
 }
