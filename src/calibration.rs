@@ -1512,7 +1512,10 @@ mod tests {
         let check = out.cache_check.expect("the cached figure was checked");
         assert!(!check.kept, "{check:?}");
         assert_eq!(check.cached_loops_per_ms, first.loops_per_ms / 2);
-        assert!(check.off_pct() > 50.0, "{check:?}");
+        // Off by more than it allows (the planted half is about 50% off where the host kept
+        // its speed; a host that slowed between the two measurements, as under CI's other
+        // tests, moves the figure measured again: seen 37%).
+        assert!(check.off_pct().abs() > check.allowed_pct, "{check:?}");
         assert_eq!(out.source, CalibrationSource::Measured);
         // The figure measured again replaced it when it was sure; else nothing is cached.
         let now = CalibrationCache::load(&opts.cache_file);
