@@ -254,11 +254,7 @@ fn find(values: &[f64], settings: &Settings) -> Found {
 /// The slope a point common to every stretch between `cuts`, each with its own level (least
 /// squares).
 fn common_slope(values: &[f64], cuts: &[usize]) -> f64 {
-    let mut bounds = vec![0];
-    bounds.extend(cuts.iter().copied().filter(|&c| c > 0 && c < values.len()));
-    bounds.push(values.len());
-    bounds.sort_unstable();
-    bounds.dedup();
+    let bounds = stretches(values.len(), cuts);
     let (mut sxy, mut sxx) = (0.0, 0.0);
     for w in bounds.windows(2) {
         let part = &values[w[0]..w[1]];
@@ -278,13 +274,20 @@ fn common_slope(values: &[f64], cuts: &[usize]) -> f64 {
     }
 }
 
-/// The mean of each stretch between `cuts` (indices of the first point of a new level).
-fn segment_means(values: &[f64], cuts: &[usize]) -> Vec<f64> {
+/// The bounds of the stretches between `cuts` (indices of the first point of a new level) in a
+/// series of `len` points: 0, each cut inside it, `len`, in order.
+fn stretches(len: usize, cuts: &[usize]) -> Vec<usize> {
     let mut bounds = vec![0];
-    bounds.extend(cuts.iter().copied().filter(|&c| c > 0 && c < values.len()));
-    bounds.push(values.len());
+    bounds.extend(cuts.iter().copied().filter(|&c| c > 0 && c < len));
+    bounds.push(len);
     bounds.sort_unstable();
     bounds.dedup();
+    bounds
+}
+
+/// The mean of each stretch between `cuts` (indices of the first point of a new level).
+fn segment_means(values: &[f64], cuts: &[usize]) -> Vec<f64> {
+    let bounds = stretches(values.len(), cuts);
     bounds
         .windows(2)
         .map(|w| values[w[0]..w[1]].iter().sum::<f64>() / (w[1] - w[0]) as f64)
@@ -293,11 +296,7 @@ fn segment_means(values: &[f64], cuts: &[usize]) -> Vec<f64> {
 
 /// The squares of each point's distance from its stretch's mean, summed.
 fn rss(values: &[f64], cuts: &[usize]) -> f64 {
-    let mut bounds = vec![0];
-    bounds.extend(cuts.iter().copied().filter(|&c| c > 0 && c < values.len()));
-    bounds.push(values.len());
-    bounds.sort_unstable();
-    bounds.dedup();
+    let bounds = stretches(values.len(), cuts);
     bounds
         .windows(2)
         .map(|w| {

@@ -91,11 +91,7 @@ fn no_close_call(h: &History) -> String {
 
 /// One closest call: the figure, the cut's size, where it starts and its p.
 fn closest_line(c: &Closest) -> String {
-    let size = if crate::history::in_points(c.unit.raw()) {
-        format!("{:+.1} pt", c.after - c.before)
-    } else {
-        format!("{:+.1}%", c.change_pct)
-    };
+    let size = size_text(&c.unit, c.before, c.after, c.change_pct);
     format!(
         "{} ({}): {size} from result {} ({}), p {}",
         c.name.cut(120),
@@ -112,11 +108,7 @@ const SUSPECTED: &str = "Suspected in the newest runs, not yet certain (normal n
 /// One suspected change: the figure, its size, where it starts, both p and how many more runs
 /// at the new level would make it certain.
 fn suspect_line(x: &Suspect) -> String {
-    let size = if crate::history::in_points(x.unit.raw()) {
-        format!("{:+.1} pt", x.after - x.before)
-    } else {
-        format!("{:+.1}%", x.change_pct)
-    };
+    let size = size_text(&x.unit, x.before, x.after, x.change_pct);
     let more = match x.runs_to_certain {
         Some(1) => "one more run at this level would make it certain".to_string(),
         Some(n) => format!("{n} more runs at this level would make it certain"),
@@ -210,10 +202,16 @@ fn changes_table(out: &mut String, h: &History) {
 /// A change on its figure's scale: points for a percentage (a percentile's "% slower" from
 /// 3.0 to 11.0 is "+8.0 pt"), else percent of the level before.
 fn change_text(c: &Change) -> String {
-    if crate::history::in_points(c.unit.raw()) {
-        format!("{:+.1} pt", c.after - c.before)
+    size_text(&c.unit, c.before, c.after, c.change_pct)
+}
+
+/// A move from `before` to `after` on its unit's scale: points for a percentage, else
+/// `change_pct` percent.
+fn size_text(unit: &crate::text::Text, before: f64, after: f64, change_pct: f64) -> String {
+    if crate::history::in_points(unit.raw()) {
+        format!("{:+.1} pt", after - before)
     } else {
-        format!("{:+.1}%", c.change_pct)
+        format!("{change_pct:+.1}%")
     }
 }
 
