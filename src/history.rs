@@ -175,9 +175,11 @@ fn closest(all: &[Series], settings: &Settings) -> Vec<Closest> {
     found
 }
 
-/// The share of `--p` the newest-runs test (`stats::newest`) is judged at; the split search
-/// gets the rest, so a series without a change is called changed at most `--p` of the time.
+/// The share of `--p` the newest-runs test (`stats::newest`) is judged at; the stretch
+/// search (`edivisive::stretches`) gets [`STRETCH_SHARE`] and the split search the rest, so
+/// a series without a change is called changed at most `--p` of the time.
 pub const NEWEST_SHARE: f64 = 0.2;
+pub const STRETCH_SHARE: f64 = 0.2;
 
 /// What the search found in one series: the change points (a change in the newest points
 /// last, where there is one), newest points that are only suspected, and a steady drift where
@@ -318,14 +320,23 @@ fn lag_slope(values: &[f64]) -> f64 {
     median(&rises).unwrap_or(0.0)
 }
 
-/// The steps of one series: E-divisive at `max_p` less the newest test's share, then the
-/// newest points of the last level it found against the rest of that level.
+/// The steps of one series: E-divisive's splits, the stretches that stand apart inside the
+/// levels they leave, then the newest points of the last level against the rest of that
+/// level, each at its share of `max_p`.
 fn search(values: &[f64], settings: &Settings) -> Found {
     let split = Settings {
-        max_p: settings.max_p * (1.0 - NEWEST_SHARE),
+        max_p: settings.max_p * (1.0 - NEWEST_SHARE - STRETCH_SHARE),
         ..*settings
     };
     let mut points = edivisive::change_points(values, &split);
+    let cuts: Vec<usize> = points.iter().map(|c| c.index).collect();
+    let stretch = Settings {
+        max_p: settings.max_p * STRETCH_SHARE,
+        ..*settings
+    };
+    points.extend(edivisive::stretches(values, &cuts, &stretch));
+    points.sort_by_key(|c| c.index);
+    edivisive::refine(values, &mut points, settings.min_size);
     let from = points.last().map_or(0, |c| c.index);
     let max_p = settings.max_p * NEWEST_SHARE;
     let mut suspect = None;

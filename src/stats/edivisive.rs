@@ -65,16 +65,7 @@ pub fn change_points(series: &[f64], s: &Settings) -> Vec<ChangePoint> {
     if n < 2 * min || series.iter().any(|x| !x.is_finite()) {
         return Vec::new();
     }
-    let s = Settings {
-        // Enough shuffles that two of them may do as well and p still reach max_p: with 199
-        // at a max_p of 0.008 (history's share beside its newest-runs test) only one could,
-        // and the test would be one at 0.005.
-        permutations: s
-            .permutations
-            .max(((2.0 / s.max_p).round() as usize).saturating_sub(1)),
-        min_size: min,
-        ..*s
-    };
+    let s = prepared(s, s.max_p);
     let mut scratch = Scratch::new(n);
     let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
     // The segments [a, b) long enough to split, each with its best split (absolute index, Q̂).
@@ -90,7 +81,7 @@ pub fn change_points(series: &[f64], s: &Settings) -> Vec<ChangePoint> {
         (0..segments.len()).max_by(|&i, &j| segments[i].q.total_cmp(&segments[j].q))
     {
         let Segment { a, b, at, q } = segments.swap_remove(si);
-        let p = permutation_p(&series[a..b], q, &s, &mut rng, &mut scratch);
+        let p = permutation_p(&series[a..b], q, &s, &mut rng, &mut scratch, split_q);
         if above(p, s.max_p) {
             break;
         }
@@ -105,6 +96,82 @@ pub fn change_points(series: &[f64], s: &Settings) -> Vec<ChangePoint> {
     }
     changes.sort_by_key(|c| c.index);
     changes
+}
+
+/// `s` as a test runs it, stopping above `stop` (its `max_p`, or a looser level): enough
+/// shuffles that two of them may do as well and p still reach `s.max_p` (2/p − 1, rounded up:
+/// with 199 at a max_p of 0.006, history's share for splits, none could and the test would
+/// be one at 0.005; with 2/p rounded to the nearest, 332, one at 0.003), and at least two
+/// points a side.
+fn prepared(s: &Settings, stop: f64) -> Settings {
+    Settings {
+        max_p: stop,
+        permutations: s
+            .permutations
+            .max(((2.0 / s.max_p - 1e-9).ceil() as usize).saturating_sub(1)),
+        min_size: s.min_size.max(2),
+        ..*s
+    }
+}
+
+/// The stretches of `series` that stand apart from what surrounds them (a regression that was
+/// fixed; a spell of a noisy neighbour), searched inside each segment between `cuts` (the
+/// first points of new levels, as [`change_points`] gives them): a segment's best stretch (see
+/// `best_stretch`, at most [`STRETCH_WIDEST`] points, at least `min_size` points each side)
+/// is tested by permutation like a split and kept if p ≤ `max_p`. A kept stretch is two
+/// changes, at its first point and at the first point after it, both with its p.
+pub fn stretches(series: &[f64], cuts: &[usize], s: &Settings) -> Vec<ChangePoint> {
+    let n = series.len();
+    if series.iter().any(|x| !x.is_finite()) {
+        return Vec::new();
+    }
+    let s = prepared(s, s.max_p);
+    let mut scratch = Scratch::new(n);
+    let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
+    let mut bounds = vec![0, n];
+    bounds.extend(cuts.iter().copied().filter(|&c| c > 0 && c < n));
+    bounds.sort_unstable();
+    bounds.dedup();
+    let mut found = Vec::new();
+    for w in bounds.windows(2) {
+        let (a, z) = (w[0], &series[w[0]..w[1]]);
+        scratch.rank(z);
+        let Some((t, k, q)) = best_stretch(s.min_size, &mut scratch) else {
+            continue;
+        };
+        let p = permutation_p(z, q, &s, &mut rng, &mut scratch, stretch_q);
+        if !above(p, s.max_p) {
+            for index in [a + t, a + t + k] {
+                found.push(ChangePoint {
+                    index,
+                    q,
+                    p,
+                    newest: false,
+                });
+            }
+        }
+    }
+    found
+}
+
+/// Each of `cuts` (in order) moved to the best split of the stretch between its neighbours,
+/// once, first to last. A cut is found in the segment it was tested in, where a change nearby
+/// (the other end of a dip; a step the split had not yet found) can pull it a point or two
+/// off; between its neighbours it is the one change. Nothing is tested again: the cuts stay
+/// as many, with their p.
+pub fn refine(series: &[f64], cuts: &mut [ChangePoint], min_size: usize) {
+    let n = series.len();
+    let min = min_size.max(2);
+    let mut scratch = Scratch::new(n);
+    for i in 0..cuts.len() {
+        let a = if i == 0 { 0 } else { cuts[i - 1].index };
+        let b = cuts.get(i + 1).map_or(n, |c| c.index);
+        if a < b && b <= n {
+            if let Some((t, _)) = segment_best(&series[a..b], min, &mut scratch) {
+                cuts[i].index = a + t;
+            }
+        }
+    }
 }
 
 /// Whether a permutation p is above `max_p`: a share of whole shuffles such as 2/250 and a
@@ -122,18 +189,11 @@ pub fn closest_split(series: &[f64], s: &Settings, loose: f64) -> Option<ChangeP
     if series.len() < 2 * min || series.iter().any(|x| !x.is_finite()) {
         return None;
     }
-    let s = Settings {
-        max_p: loose,
-        permutations: s
-            .permutations
-            .max(((2.0 / s.max_p).round() as usize).saturating_sub(1)),
-        min_size: min,
-        ..*s
-    };
+    let s = prepared(s, loose);
     let mut scratch = Scratch::new(series.len());
     let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
     let (at, q) = segment_best(series, min, &mut scratch)?;
-    let p = permutation_p(series, q, &s, &mut rng, &mut scratch);
+    let p = permutation_p(series, q, &s, &mut rng, &mut scratch, split_q);
     Some(ChangePoint {
         index: at,
         q,
@@ -156,22 +216,33 @@ fn segment_best(z: &[f64], min: usize, scratch: &mut Scratch) -> Option<(usize, 
     best_split(min, scratch)
 }
 
-/// The permutation p of a segment whose best split has statistic `q`: the share of shuffles
-/// (counting the observed order) whose best split reaches `q`. Stops once p must exceed
-/// `max_p`, returning the p reached so far (already above it).
+/// The best split's Q̂ of the points at hand.
+fn split_q(min: usize, scratch: &mut Scratch) -> Option<f64> {
+    best_split(min, scratch).map(|(_, q)| q)
+}
+
+/// The best stretch's Q̂ of the points at hand.
+fn stretch_q(min: usize, scratch: &mut Scratch) -> Option<f64> {
+    best_stretch(min, scratch).map(|(_, _, q)| q)
+}
+
+/// The permutation p of a segment whose best `statistic` (a split's or a stretch's Q̂) is
+/// `q`: the share of shuffles (counting the observed order) whose best reaches `q`. Stops once
+/// p must exceed `max_p`, returning the p reached so far (already above it).
 fn permutation_p(
     z: &[f64],
     q: f64,
     s: &Settings,
     rng: &mut ChaCha8Rng,
     scratch: &mut Scratch,
+    statistic: fn(usize, &mut Scratch) -> Option<f64>,
 ) -> f64 {
     let total = (s.permutations + 1) as f64;
     scratch.rank(z);
     let mut reached = 1usize;
     for _ in 0..s.permutations {
         scratch.points.shuffle(rng);
-        if best_split(s.min_size, scratch).is_some_and(|(_, pq)| pq >= q) {
+        if statistic(s.min_size, scratch).is_some_and(|pq| pq >= q) {
             reached += 1;
             if above(reached as f64 / total, s.max_p) {
                 break;
@@ -190,6 +261,12 @@ struct Scratch {
     left: Vec<f64>,
     /// Σ over the segment's pairs of |x_i − x_j|.
     all: f64,
+    /// The sums within every stretch of one width, and of the two widths below it (the
+    /// diagonals of the pairwise sums that the search over second sides walks along).
+    width: [Vec<f64>; 3],
+    /// Σ of the first j points' distances to all, and the sum within the last n − j points.
+    to_prefix: Vec<f64>,
+    right: Vec<f64>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -207,6 +284,9 @@ impl Scratch {
             tree: vec![(0.0, 0.0); n + 1],
             left: vec![0.0; n + 1],
             all: 0.0,
+            width: [vec![0.0; n + 1], vec![0.0; n + 1], vec![0.0; n + 1]],
+            to_prefix: vec![0.0; n + 1],
+            right: vec![0.0; n + 1],
         }
     }
 
@@ -262,6 +342,7 @@ fn best_split(min: usize, scratch: &mut Scratch) -> Option<(usize, f64)> {
         tree,
         left,
         all,
+        ..
     } = scratch;
     tree[..=len].fill((0.0, 0.0));
     left[0] = 0.0;
@@ -305,6 +386,77 @@ fn best_split(min: usize, scratch: &mut Scratch) -> Option<(usize, f64)> {
     best
 }
 
+/// The best stretch of the points at hand (τ, k, Q̂): Y = [τ, τ + k) the stretch and X the
+/// points outside it, before and after, at least `min` of each. A dip in the middle of a long
+/// segment is a level apart only from what surrounds it; no single split of the segment
+/// separates it. None where the segment is too short for one.
+///
+/// The sums come from `left[j]` (within the first j points, from [`best_split`]), the same from
+/// the other end, the prefix sums of each point's distance to all, and the sum within each
+/// stretch [i, i + k), which comes from the two narrower widths (the pairs of [i, i+k−1) and
+/// of [i+1, i+k), less those of [i+1, i+k−1) counted twice, plus the pair of its ends): every
+/// width costs O(n), and each (τ, k) a few sums.
+fn best_stretch(min: usize, scratch: &mut Scratch) -> Option<(usize, usize, f64)> {
+    best_split(min, scratch)?;
+    let len = scratch.points.len();
+    let widest = STRETCH_WIDEST.min(len.saturating_sub(2 * min));
+    let mut best: Option<(usize, usize, f64)> = None;
+    let Scratch {
+        points,
+        left,
+        all,
+        width,
+        to_prefix,
+        right,
+        ..
+    } = scratch;
+    let all = *all;
+    to_prefix[0] = 0.0;
+    for t in 0..len {
+        to_prefix[t + 1] = to_prefix[t] + points[t].to_all;
+    }
+    // Within [t, len): all pairs less those within [0, t) and those across t.
+    for t in 0..=len {
+        right[t] = all + left[t] - to_prefix[t];
+    }
+    let [two_below, one_below, this] = width;
+    two_below[..=len].fill(0.0);
+    one_below[..=len].fill(0.0);
+    let pairs = |k: usize| (k * (k - 1) / 2) as f64;
+    for k in 2..=widest {
+        for i in 0..=len - k {
+            this[i] = one_below[i] + one_below[i + 1] - two_below[i + 1]
+                + (points[i].x - points[i + k - 1].x).abs();
+        }
+        if k >= min {
+            let (m, kf) = ((len - k) as f64, k as f64);
+            let (per_pair_x, per_pair_y) = (1.0 / pairs(len - k), 1.0 / pairs(k));
+            for tau in min..=len - k - min {
+                let kappa = tau + k;
+                let within_y = this[tau];
+                let cross = to_prefix[kappa] - to_prefix[tau] - 2.0 * within_y;
+                // Before, after, and the pairs across the stretch (all pairs, less those
+                // within [0, κ) and within [τ, len), which count the stretch's twice).
+                let within_x = left[tau] + right[kappa] + all - left[kappa] - right[tau] + within_y;
+                // Q̂ = m·k/n · (2·cross/(m·k) − within X/C(m,2) − within Y/C(k,2)), n the same
+                // for every stretch (divided by below).
+                let q = 2.0 * cross - m * kf * (within_x * per_pair_x + within_y * per_pair_y);
+                if best.is_none_or(|(_, _, bq)| q > bq) {
+                    best = Some((tau, k, q));
+                }
+            }
+        }
+        std::mem::swap(two_below, one_below);
+        std::mem::swap(one_below, this);
+    }
+    best.map(|(tau, k, q)| (tau, k, q / len as f64))
+}
+
+/// The widest stretch searched: a level that returns within this many runs (a regression
+/// found and fixed) is a stretch; a wider one is two splits, which the split search finds. A
+/// shuffle costs O(n · this), which bounds the cost in long series.
+pub const STRETCH_WIDEST: usize = 64;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,6 +475,30 @@ mod tests {
     /// Q̂ at every split by the definition, pair by pair (O(n²)).
     fn q_by_definition(z: &[f64], t: usize) -> f64 {
         let (x, y) = z.split_at(t);
+        q_of(x, y)
+    }
+
+    /// The best stretch (τ, k, Q̂) by the definition: Y = z[τ..τ+k], X the rest, at least
+    /// `min` points before and after it and in it, at most `STRETCH_WIDEST` in it.
+    fn stretch_by_definition(z: &[f64], min: usize) -> (usize, usize, f64) {
+        let mut best = (0, 0, f64::MIN);
+        for tau in min..z.len() {
+            for k in min..=STRETCH_WIDEST {
+                if tau + k + min > z.len() {
+                    break;
+                }
+                let outside: Vec<f64> = [&z[..tau], &z[tau + k..]].concat();
+                let q = q_of(&outside, &z[tau..tau + k]);
+                if q > best.2 {
+                    best = (tau, k, q);
+                }
+            }
+        }
+        best
+    }
+
+    /// Q̂ of two samples by the definition.
+    fn q_of(x: &[f64], y: &[f64]) -> f64 {
         let within = |v: &[f64]| {
             let mut s = 0.0;
             for i in 0..v.len() {
@@ -365,7 +541,63 @@ mod tests {
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .unwrap();
         assert_eq!(t, bt);
-        assert!((q - bq).abs() < 1e-9 * bq.abs(), "{q} {bq}");
+        assert!((q - bq).abs() < 1e-8 * bq.abs(), "{q} {bq}");
+    }
+
+    #[test]
+    fn the_best_stretch_is_the_one_the_definition_finds() {
+        // A dip in the middle, a tie, and far from zero: the sums along widths against the
+        // pairs of each stretch and its outside, one by one.
+        let mut z = noisy(&[(25, 100.0), (6, 91.0), (22, 100.0)], 0.02, 9);
+        z[40] = z[3];
+        let shifted: Vec<f64> = z.iter().map(|x| x + 1e6).collect();
+        let mut scratch = Scratch::new(z.len());
+        scratch.rank(&shifted);
+        let (t, k, q) = best_stretch(3, &mut scratch).unwrap();
+        let best = stretch_by_definition(&z, 3);
+        assert_eq!((t, k), (best.0, best.1));
+        assert_eq!((t, k), (25, 6));
+        assert!((q - best.2).abs() < 1e-8 * best.2.abs(), "{q} {best:?}");
+        // No split of the whole separates the dip as well.
+        let plain = (3..=z.len() - 3)
+            .map(|t| q_by_definition(&z, t))
+            .fold(f64::MIN, f64::max);
+        assert!(q > 2.0 * plain, "{q} against {plain}");
+    }
+
+    #[test]
+    fn a_dip_that_is_fixed_is_two_changes() {
+        // 10% lower for ten runs in the middle of 200, 1.7% noise: no split of the series is
+        // kept, the stretch is, as its start and its end.
+        for seed in 0..5 {
+            let z = noisy(&[(95, 100.0), (10, 90.0), (95, 100.0)], 0.017, seed);
+            let s = Settings::default();
+            let cuts: Vec<usize> = change_points(&z, &s).iter().map(|c| c.index).collect();
+            let at: Vec<usize> = stretches(&z, &cuts, &s).iter().map(|c| c.index).collect();
+            assert_eq!(at.len(), 2, "seed {seed}: {cuts:?} {at:?}");
+            assert!(
+                (94..=96).contains(&at[0]) && (104..=106).contains(&at[1]),
+                "seed {seed}: {at:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn noise_alone_rarely_makes_a_stretch() {
+        let false_changes: usize = (0..100)
+            .map(|seed| {
+                stretches(
+                    &noisy(&[(100, 100.0)], 0.03, seed),
+                    &[],
+                    &Settings::default(),
+                )
+                .len()
+            })
+            .sum();
+        assert!(
+            false_changes <= 8,
+            "{false_changes} false changes (two a stretch) in 100 series"
+        );
     }
 
     #[test]
