@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::model::figures::{Better, Kept};
 use crate::model::stored::StoredEntry;
@@ -196,22 +197,27 @@ struct Found {
 ///
 /// A series that drifts (a clock that slows a little each night) has no step, but a step
 /// search cuts it into a staircase. So where two or more steps were found and all go one
-/// way, the series is also read as a straight line plus steps on what the line leaves (searched the same way),
+/// way, or the levels between the steps found themselves slope (`slope_within`), the series
+/// is also read as a straight line plus steps on what the line leaves (searched the same way),
 /// and the one with the smaller Bayesian information criterion is kept: n ln(RSS/n) + k ln n,
 /// k counting a mean a level and a start a step, and the line's slope. A step is sharper than a line and keeps its steps; a drift is
 /// reported once, as a drift, with any step on top of it.
 fn find(values: &[f64], settings: &Settings) -> Found {
     let steps = search(values, settings);
     let n = values.len();
-    // One step is a step: only a staircase of two or more is asked whether it is a drift.
-    if steps.points.len() < 2 || n < 4 {
+    if steps.points.is_empty() || n < 4 {
         return steps;
     }
     let cuts = |f: &Found| -> Vec<usize> { f.points.iter().map(|c| c.index).collect() };
     let levels = segment_means(values, &cuts(&steps));
     let rising = levels.windows(2).all(|w| w[1] > w[0]);
     let falling = levels.windows(2).all(|w| w[1] < w[0]);
-    if !(rising || falling) {
+    // A staircase of two or more steps one way may be a drift. So may steps whose levels
+    // themselves slope: a drift the search cut only once, or one where a stretch of it was
+    // taken for a dip (a drifting level is no level, so a stretch of it stands apart).
+    if !(steps.points.len() >= 2 && (rising || falling))
+        && slope_within(values, &cuts(&steps)).1 > DRIFT_SLOPE_P
+    {
         return steps;
     }
     // A slope a step hardly tilts (the median rise over a tenth of the series: few such
@@ -237,8 +243,23 @@ fn find(values: &[f64], settings: &Settings) -> Found {
         let nf = n as f64;
         nf * (rss.max(f64::MIN_POSITIVE) / nf).ln() + k as f64 * nf.ln()
     };
-    // Parameters: a mean a level and a start a step; the line adds its slope.
+    // Parameters: a mean a level and a start a step; the line adds its slope. The line alone
+    // is a reading too: steps found on what a slope estimated off the mark leaves are the
+    // slope's error, not steps.
     let staircase = bic(rss(values, &cuts(&steps)), 2 * steps.points.len() + 1);
+    let line_slope = common_slope(values, &[]);
+    let line: Vec<f64> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| v - line_slope * i as f64)
+        .collect();
+    let (rest, slope, on_line) = if bic(rss(&line, &[]), 2)
+        <= bic(rss(&rest, &cuts(&on_line)), 2 * on_line.points.len() + 2)
+    {
+        (line, line_slope, Found::default())
+    } else {
+        (rest, slope, on_line)
+    };
     let drift = bic(rss(&rest, &cuts(&on_line)), 2 * on_line.points.len() + 2);
     if drift < staircase {
         // The line through the first level's points, with the common slope.
@@ -251,6 +272,38 @@ fn find(values: &[f64], settings: &Settings) -> Found {
     } else {
         steps
     }
+}
+
+/// How sure the levels between steps must slope before the series is also read as a drift: the
+/// p of Student's t on that slope (`slope_within`). Steps on flat levels pass it one time in
+/// a hundred, and are then still kept as steps by the information criterion.
+const DRIFT_SLOPE_P: f64 = 0.05;
+
+/// The slope common to the stretches between `cuts` (as `common_slope`) and the two-sided p of
+/// Student's t on it (its standard error from the spread about each stretch's line).
+fn slope_within(values: &[f64], cuts: &[usize]) -> (f64, f64) {
+    let slope = common_slope(values, cuts);
+    let bounds = stretches(values.len(), cuts);
+    let (mut sxx, mut rss) = (0.0, 0.0);
+    for w in bounds.windows(2) {
+        let part = &values[w[0]..w[1]];
+        let m = part.len() as f64;
+        let mx = (m - 1.0) / 2.0;
+        let my = part.iter().sum::<f64>() / m;
+        for (j, v) in part.iter().enumerate() {
+            let dx = j as f64 - mx;
+            sxx += dx * dx;
+            rss += (v - my - slope * dx).powi(2);
+        }
+    }
+    // A mean a stretch and the common slope.
+    let df = values.len() as f64 - (bounds.len() - 1) as f64 - 1.0;
+    if df < 1.0 || sxx <= 0.0 || rss <= 0.0 {
+        return (slope, 1.0);
+    }
+    let t = slope / (rss / df / sxx).sqrt();
+    let p = StudentsT::new(0.0, 1.0, df).map_or(1.0, |d| 2.0 * (1.0 - d.cdf(t.abs())));
+    (slope, p)
 }
 
 /// The slope a point common to every stretch between `cuts`, each with its own level (least
@@ -1097,10 +1150,14 @@ mod tests {
     /// 200 points: a level of 100 that rises by `drift` percent over the series, with a step
     /// of `step` percent at point 120, in 1% noise (seeded).
     fn drifting(drift: f64, step: f64, seed: u64) -> Vec<f64> {
+        drifting_in(drift, step, 0.01, seed)
+    }
+
+    fn drifting_in(drift: f64, step: f64, sd: f64, seed: u64) -> Vec<f64> {
         use rand::SeedableRng;
         use rand_distr::{Distribution, Normal};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let noise = Normal::new(0.0, 0.01).unwrap();
+        let noise = Normal::new(0.0, sd).unwrap();
         (0..200)
             .map(|i| {
                 let level = 100.0 * (1.0 + drift / 100.0 * i as f64 / 199.0);
@@ -1141,6 +1198,34 @@ mod tests {
                 b.points
             );
             assert!(b.points.len() <= 2, "seed {seed}: {:?}", b.points);
+        }
+    }
+
+    #[test]
+    fn a_drift_cut_once_is_a_drift() {
+        // A +5% drift in 2.5% noise: the step search cuts many such series only once. Such a
+        // lone step, whose levels slope its way, is read as the drift it is.
+        let settings = Settings::default();
+        let (mut once, mut drifts) = (0, 0);
+        for seed in 1..=12 {
+            let z = drifting_in(5.0, 0.0, 0.025, seed);
+            if search(&z, &settings).points.len() != 1 {
+                continue;
+            }
+            once += 1;
+            let d = find(&z, &settings);
+            if d.points.is_empty() && d.drift.is_some() {
+                drifts += 1;
+            }
+        }
+        eprintln!("{drifts} drifts of {once} series cut once");
+        assert!(once >= 3, "{once}");
+        assert!(drifts * 4 >= once * 3, "{drifts} of {once}");
+        // A lone step on flat levels stays a step (its levels do not slope).
+        for seed in 1..=5 {
+            let s = find(&drifting_in(0.0, 5.0, 0.025, seed), &settings);
+            assert!(s.drift.is_none(), "seed {seed}");
+            assert_eq!(s.points.len(), 1, "seed {seed}: {:?}", s.points);
         }
     }
 }
