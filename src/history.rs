@@ -276,7 +276,8 @@ fn find(values: &[f64], settings: &Settings) -> Found {
 
 /// How sure the levels between steps must slope before the series is also read as a drift: the
 /// p of Student's t on that slope (`slope_within`). Steps on flat levels pass it one time in
-/// a hundred, and are then still kept as steps by the information criterion.
+/// twenty, and are then nearly always kept as steps by the information criterion (measured:
+/// docs/history.md, "A drift cut once").
 const DRIFT_SLOPE_P: f64 = 0.05;
 
 /// The slope common to the stretches between `cuts` (as `common_slope`) and the two-sided p of
@@ -1204,7 +1205,7 @@ mod tests {
     #[test]
     fn a_drift_cut_once_is_a_drift() {
         // A +5% drift in 2.5% noise: the step search cuts many such series only once. Such a
-        // lone step, whose levels slope its way, is read as the drift it is.
+        // lone step, whose levels themselves slope, is read as the drift it is.
         let settings = Settings::default();
         let (mut once, mut drifts) = (0, 0);
         for seed in 1..=12 {

@@ -1,7 +1,8 @@
 //! E-divisive means (Matteson & James, "A Nonparametric Approach for Multiple Change Point
 //! Analysis of Multivariate Data", JASA 2014), the method behind MongoDB's and Apache Otava's
-//! change detection, for one series of figures in time order. docs/history.md tells how it
-//! works and how it was checked; [`change_points`] and `best_split` give the arithmetic.
+//! change detection, for one series of figures in time order, and a search for stretches that
+//! return to the level around them ([`stretches`]). docs/history.md tells how it works and how
+//! it was checked; [`change_points`], `best_split` and `best_stretch` give the arithmetic.
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -262,7 +263,7 @@ struct Scratch {
     /// Σ over the segment's pairs of |x_i − x_j|.
     all: f64,
     /// The sums within every stretch of one width, and of the two widths below it (the
-    /// diagonals of the pairwise sums that the search over second sides walks along).
+    /// diagonals of the pairwise sums that the search over stretches walks along).
     width: [Vec<f64>; 3],
     /// Σ of the first j points' distances to all, and the sum within the last n − j points.
     to_prefix: Vec<f64>,
