@@ -283,67 +283,61 @@ const DRIFT_SLOPE_P: f64 = 0.05;
 /// The slope common to the stretches between `cuts` (as `common_slope`) and the two-sided p of
 /// Student's t on it (its standard error from the spread about each stretch's line).
 fn slope_within(values: &[f64], cuts: &[usize]) -> (f64, f64) {
-    let slope = common_slope(values, cuts);
-    let bounds = stretches(values.len(), cuts);
-    let (mut sxx, mut rss) = (0.0, 0.0);
+    let fit = fit_slope(values, cuts);
+    // A mean a stretch and the common slope.
+    let df = values.len() as f64 - fit.stretches as f64 - 1.0;
+    let rss = fit.syy - fit.slope * fit.sxy;
+    if df < 1.0 || fit.sxx <= 0.0 || rss <= 0.0 {
+        return (fit.slope, 1.0);
+    }
+    let t = fit.slope / (rss / df / fit.sxx).sqrt();
+    let p = StudentsT::new(0.0, 1.0, df).map_or(1.0, |d| 2.0 * (1.0 - d.cdf(t.abs())));
+    (fit.slope, p)
+}
+
+/// The slope a point common to every stretch between `cuts`, each with its own level (least
+/// squares).
+fn common_slope(values: &[f64], cuts: &[usize]) -> f64 {
+    fit_slope(values, cuts).slope
+}
+
+/// The least-squares line with one slope and a level a stretch: the sums about each stretch's
+/// means (of its places and of its values) and the slope they give.
+struct SlopeFit {
+    slope: f64,
+    sxx: f64,
+    sxy: f64,
+    syy: f64,
+    stretches: usize,
+}
+
+fn fit_slope(values: &[f64], cuts: &[usize]) -> SlopeFit {
+    let bounds = edivisive::bounds(values.len(), cuts);
+    let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
     for w in bounds.windows(2) {
         let part = &values[w[0]..w[1]];
         let m = part.len() as f64;
         let mx = (m - 1.0) / 2.0;
         let my = part.iter().sum::<f64>() / m;
         for (j, v) in part.iter().enumerate() {
-            let dx = j as f64 - mx;
+            let (dx, dy) = (j as f64 - mx, v - my);
             sxx += dx * dx;
-            rss += (v - my - slope * dx).powi(2);
+            sxy += dx * dy;
+            syy += dy * dy;
         }
     }
-    // A mean a stretch and the common slope.
-    let df = values.len() as f64 - (bounds.len() - 1) as f64 - 1.0;
-    if df < 1.0 || sxx <= 0.0 || rss <= 0.0 {
-        return (slope, 1.0);
+    SlopeFit {
+        slope: if sxx > 0.0 { sxy / sxx } else { 0.0 },
+        sxx,
+        sxy,
+        syy,
+        stretches: bounds.len() - 1,
     }
-    let t = slope / (rss / df / sxx).sqrt();
-    let p = StudentsT::new(0.0, 1.0, df).map_or(1.0, |d| 2.0 * (1.0 - d.cdf(t.abs())));
-    (slope, p)
-}
-
-/// The slope a point common to every stretch between `cuts`, each with its own level (least
-/// squares).
-fn common_slope(values: &[f64], cuts: &[usize]) -> f64 {
-    let bounds = stretches(values.len(), cuts);
-    let (mut sxy, mut sxx) = (0.0, 0.0);
-    for w in bounds.windows(2) {
-        let part = &values[w[0]..w[1]];
-        let m = part.len() as f64;
-        let mx = w[0] as f64 + (m - 1.0) / 2.0;
-        let my = part.iter().sum::<f64>() / m;
-        for (j, v) in part.iter().enumerate() {
-            let dx = (w[0] + j) as f64 - mx;
-            sxy += dx * (v - my);
-            sxx += dx * dx;
-        }
-    }
-    if sxx > 0.0 {
-        sxy / sxx
-    } else {
-        0.0
-    }
-}
-
-/// The bounds of the stretches between `cuts` (indices of the first point of a new level) in a
-/// series of `len` points: 0, each cut inside it, `len`, in order.
-fn stretches(len: usize, cuts: &[usize]) -> Vec<usize> {
-    let mut bounds = vec![0];
-    bounds.extend(cuts.iter().copied().filter(|&c| c > 0 && c < len));
-    bounds.push(len);
-    bounds.sort_unstable();
-    bounds.dedup();
-    bounds
 }
 
 /// The mean of each stretch between `cuts` (indices of the first point of a new level).
 fn segment_means(values: &[f64], cuts: &[usize]) -> Vec<f64> {
-    let bounds = stretches(values.len(), cuts);
+    let bounds = edivisive::bounds(values.len(), cuts);
     bounds
         .windows(2)
         .map(|w| values[w[0]..w[1]].iter().sum::<f64>() / (w[1] - w[0]) as f64)
@@ -352,7 +346,7 @@ fn segment_means(values: &[f64], cuts: &[usize]) -> Vec<f64> {
 
 /// The squares of each point's distance from its stretch's mean, summed.
 fn rss(values: &[f64], cuts: &[usize]) -> f64 {
-    let bounds = stretches(values.len(), cuts);
+    let bounds = edivisive::bounds(values.len(), cuts);
     bounds
         .windows(2)
         .map(|w| {

@@ -129,12 +129,8 @@ pub fn stretches(series: &[f64], cuts: &[usize], s: &Settings) -> Vec<ChangePoin
     let s = prepared(s, s.max_p);
     let mut scratch = Scratch::new(n);
     let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
-    let mut bounds = vec![0, n];
-    bounds.extend(cuts.iter().copied().filter(|&c| c > 0 && c < n));
-    bounds.sort_unstable();
-    bounds.dedup();
     let mut found = Vec::new();
-    for w in bounds.windows(2) {
+    for w in bounds(n, cuts).windows(2) {
         let (a, z) = (w[0], &series[w[0]..w[1]]);
         scratch.rank(z);
         let Some((t, k, q)) = best_stretch(s.min_size, &mut scratch) else {
@@ -153,6 +149,17 @@ pub fn stretches(series: &[f64], cuts: &[usize], s: &Settings) -> Vec<ChangePoin
         }
     }
     found
+}
+
+/// The bounds of the segments between `cuts` (indices of the first point of a new level) in a
+/// series of `len` points: 0, each cut inside it, `len`, in order.
+pub fn bounds(len: usize, cuts: &[usize]) -> Vec<usize> {
+    let mut bounds = vec![0];
+    bounds.extend(cuts.iter().copied().filter(|&c| c > 0 && c < len));
+    bounds.push(len);
+    bounds.sort_unstable();
+    bounds.dedup();
+    bounds
 }
 
 /// Each of `cuts` (in order) moved to the best split of the stretch between its neighbours,
