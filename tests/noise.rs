@@ -10,6 +10,7 @@ use serde_json::Value;
 
 #[test]
 fn json_result_has_every_run_and_ordered_percentiles() {
+    let _alone = alone();
     let sb = Sandbox::new();
     let r = sb.json(&["noise", "20", "10"]);
     assert_eq!(r["schema_version"], 2);
@@ -48,6 +49,7 @@ fn json_result_has_every_run_and_ordered_percentiles() {
 
 #[test]
 fn a_longer_target_gives_longer_runs() {
+    let _alone = alone();
     let sb = Sandbox::new();
     let median = |ms: &str| {
         let r = sb.json(&["noise", ms, "7"]);
@@ -68,6 +70,7 @@ fn a_longer_target_gives_longer_runs() {
 
 #[test]
 fn memory_mode_reads_a_working_set() {
+    let _alone = alone();
     let sb = Sandbox::new();
     let r = sb.json(&["noise", "-m", "64", "20", "5"]);
     let n = noise(&r);
@@ -85,6 +88,7 @@ fn memory_mode_reads_a_working_set() {
 
 #[test]
 fn calibration_follows_p1bench_and_l_fixes_the_count() {
+    let _alone = alone();
     let sb = Sandbox::new();
     // p1bench's find_count: the count of a 100 ms test run, timed five times, scaled so that
     // the fastest of the five takes the target.
@@ -122,6 +126,7 @@ fn calibration_follows_p1bench_and_l_fixes_the_count() {
 
 #[test]
 fn text_report_is_p1bench_shaped() {
+    let _alone = alone();
     let sb = Sandbox::new();
     let out = sb.cmd().args(["noise", "10", "12"]).output().unwrap();
     assert!(out.status.success());
@@ -152,6 +157,7 @@ fn text_report_is_p1bench_shaped() {
 
 #[test]
 fn verbose_prints_a_line_per_run() {
+    let _alone = alone();
     let sb = Sandbox::new();
     let out = sb.cmd().args(["noise", "-v", "10", "4"]).output().unwrap();
     assert!(out.status.success());
@@ -169,6 +175,7 @@ fn verbose_prints_a_line_per_run() {
 /// Starts a long noise run, waits until it is in its runs, sends `signal`, and checks that it
 /// stops, reports and stores what it measured, marked incomplete.
 fn stop_mid_run(signal: i32, expected_code: i32) {
+    let _alone = alone();
     let sb = Sandbox::new();
     let mut child = sb
         .std_cmd()
@@ -215,9 +222,10 @@ fn sigterm_stores_an_incomplete_result() {
     stop_mid_run(libc::SIGTERM, 143);
 }
 
-/// Held by each test that measures on CPU 0 with a thread of its own there: two at once would
-/// perturb each other's quiet runs.
-fn cpu0_alone() -> std::sync::MutexGuard<'static, ()> {
+/// Held by every test of this file while it runs: the tests that plant a load on CPU 0 (a
+/// real-time thread, spinners, a packet flood) would slow another test's runs there, and two
+/// tests measuring at once would perturb each other's quiet runs.
+fn alone() -> std::sync::MutexGuard<'static, ()> {
     static CPU0: std::sync::Mutex<()> = std::sync::Mutex::new(());
     CPU0.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -226,16 +234,35 @@ fn cpu0_alone() -> std::sync::MutexGuard<'static, ()> {
 /// noise runs held there and misses others, as a perturbed host does.
 struct Jitter {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    thread: std::thread::JoinHandle<()>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Jitter {
+    /// A thread of the normal class: a run it hits shares CPU 0 with it while it spins.
     fn start(busy: std::time::Duration, idle: std::time::Duration) -> Jitter {
+        Jitter::spawn(busy, idle, false)
+    }
+
+    /// A real-time (SCHED_FIFO) thread, as an interrupt storm or a real-time task would be: a
+    /// run it hits stops for the whole of `busy`. A run's delay is then `busy` on every host,
+    /// however fast its CPU is at the time (this VM's ran one job at 3.3 to 13 ms within a
+    /// minute, more than a shared slice's delay).
+    fn preempting(busy: std::time::Duration, idle: std::time::Duration) -> Jitter {
+        Jitter::spawn(busy, idle, true)
+    }
+
+    fn spawn(busy: std::time::Duration, idle: std::time::Duration, fifo: bool) -> Jitter {
         use std::sync::atomic::Ordering;
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = std::sync::Arc::clone(&stop);
         let thread = std::thread::spawn(move || {
             common::pin_to_cpu0();
+            if fifo {
+                let param = libc::sched_param { sched_priority: 1 };
+                // SAFETY: sets this thread's own policy from a valid sched_param.
+                let rc = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
+                assert_eq!(rc, 0, "SCHED_FIFO (run the tests as root)");
+            }
             while !flag.load(Ordering::Relaxed) {
                 let start = std::time::Instant::now();
                 while start.elapsed() < busy && !flag.load(Ordering::Relaxed) {
@@ -244,12 +271,27 @@ impl Jitter {
                 std::thread::sleep(idle);
             }
         });
-        Jitter { stop, thread }
+        Jitter {
+            stop,
+            thread: Some(thread),
+        }
     }
 
-    fn stop(self) {
+    fn stop(mut self) {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        self.thread.join().unwrap();
+        if let Some(t) = self.thread.take() {
+            t.join().unwrap();
+        }
+    }
+}
+
+impl Drop for Jitter {
+    /// A failed assertion leaves no thread spinning on CPU 0 under the other tests.
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }
 
@@ -268,15 +310,16 @@ fn noise_group(sb: &Sandbox, repeat: &str, ms: &str, jobs: &str) {
 /// by `compare` on them (worse), not only on the mean run time.
 #[test]
 fn a_perturbed_host_is_found_worse_by_its_percentiles() {
-    let _cpu0 = cpu0_alone();
+    let _alone = alone();
     let sb = Sandbox::new();
     noise_group(&sb, "5", "5", "30");
-    // Half of CPU 0 taken in 10 ms slices: the runs it hits take two to four times the
-    // fastest (90th percentile 225-245% slower, measured here), while this VM's own noise
-    // left it 17-71% slower.
-    let jitter = Jitter::start(
-        std::time::Duration::from_millis(10),
-        std::time::Duration::from_millis(10),
+    // CPU 0 taken for 60 ms of every 80: about one run in four stops for the 60 ms, so the
+    // 90th percentile is a run that took 60 ms more than the fastest (13 times a 5 ms job).
+    // This VM's own noise has left the 90th percentile 17-283% slower; a thread of the normal
+    // class, sharing the CPU in 10 ms slices, made it 225-245% slower, within that.
+    let jitter = Jitter::preempting(
+        std::time::Duration::from_millis(60),
+        std::time::Duration::from_millis(20),
     );
     noise_group(&sb, "5", "5", "30");
     jitter.stop();
@@ -317,11 +360,11 @@ fn a_perturbed_host_is_found_worse_by_its_percentiles() {
 }
 
 /// Each noise run carries the host's account (its CPU, the run's waits, switches and faults),
-/// and the report names what set the slowest runs apart: here a thread that takes CPU 0 in
-/// 10 ms slices makes the runs it hits wait on the run queue.
+/// and the report names what set the slowest runs apart: here a real-time thread that takes
+/// CPU 0 for 30 ms of every 55 makes the runs it hits wait on the run queue.
 #[test]
 fn each_run_has_the_hosts_account_and_the_slowest_runs_are_explained() {
-    let _cpu0 = cpu0_alone();
+    let _alone = alone();
     let sb = Sandbox::new();
     let run = |jitter: bool, account: bool| {
         let mut cmd = sb.std_cmd();
@@ -331,10 +374,14 @@ fn each_run_has_the_hosts_account_and_the_slowest_runs_are_explained() {
             cmd.env("HOSTBENCH_NO_ACCOUNT", "1");
         }
         common::on_cpu0(&mut cmd);
+        // The run under way when it starts waits the 30 ms; the runs in its 25 ms pauses do
+        // not wait: on this VM, where one 5 ms job took 3.3-13 ms within a minute, one run in
+        // eight to one in three is hit. (Beside a thread of the normal class a run shares the
+        // CPU instead, and then every run had a few milliseconds' wait.)
         let j = jitter.then(|| {
-            Jitter::start(
-                std::time::Duration::from_millis(10),
-                std::time::Duration::from_millis(10),
+            Jitter::preempting(
+                std::time::Duration::from_millis(30),
+                std::time::Duration::from_millis(25),
             )
         });
         let out = cmd.output().unwrap();
@@ -361,7 +408,7 @@ fn each_run_has_the_hosts_account_and_the_slowest_runs_are_explained() {
     assert!(total("run_ns") > total("wall_ns") / 3, "{runs:?}");
     // The slowest runs waited on the run queue; the fastest hardly did. (Medians: a reading
     // preempted in its few microseconds between the counters and the clock brings a wait into
-    // a run that did not have one.)
+    // a run that did not have one. The slowest tenth, as the report's: it is all hit runs.)
     let mut by_time = runs.clone();
     by_time.sort_by_key(|r| r["time_ns"].as_u64().unwrap());
     let median_wait = |rs: &[Value]| {
@@ -372,10 +419,10 @@ fn each_run_has_the_hosts_account_and_the_slowest_runs_are_explained() {
         w.sort_unstable();
         w[w.len() / 2]
     };
-    let (fastest, slowest) = (median_wait(&by_time[..20]), median_wait(&by_time[30..]));
+    let (fastest, slowest) = (median_wait(&by_time[..20]), median_wait(&by_time[36..]));
     assert!(
         slowest > 1_000_000 && slowest > 3 * fastest,
-        "slowest quarter's wait {slowest} ns, fastest half's {fastest} ns: {runs:?}"
+        "slowest tenth's wait {slowest} ns, fastest half's {fastest} ns: {runs:?}"
     );
     let id = r["id"].as_i64().map_or("1".to_string(), |i| i.to_string());
     let shown = sb.cmd().args(["results", "show", &id]).output().unwrap();
@@ -421,26 +468,27 @@ fn each_run_has_the_hosts_account_and_the_slowest_runs_are_explained() {
     assert!(noise(&bare)["runs"][0].get("account").is_none(), "{bare}");
 }
 
-/// `compare` names the cause beside a figure that changed: a run with two threads spinning on
-/// CPU 0 (every run takes about three times as long, alike: more than the noise floor, which
-/// the noise suite takes from its own spread) is worse than one without, and the host's
-/// account says the runs waited on the run queue.
+/// `compare` names the cause beside a figure that changed: a run with six threads spinning on
+/// CPU 0 (every run takes about seven times as long, alike: more than the noise floor, which
+/// the noise suite takes from its own spread, and this VM's has reached 283%) is worse than
+/// one without, and the host's account says the runs waited on the run queue.
 #[test]
 fn compare_names_what_changed_with_a_worse_run_time() {
-    let _cpu0 = cpu0_alone();
+    let _alone = alone();
     let sb = Sandbox::new();
     let run = |spinners: bool| {
         let mut cmd = sb.std_cmd();
-        // Jobs of some 27 ms: many of the scheduler's slices each, so that every run shares
-        // the CPU alike (a job shorter than a slice is slowed by a slice or not at all).
+        // Jobs of 10-40 ms (as fast as this VM's CPU is at the time): several of the
+        // scheduler's slices each, so that every run shares the CPU alike (a job shorter than
+        // a slice is slowed by a slice or not at all).
         cmd.args([
             "noise",
             "-l",
             "1000000",
             "--no-noise-check",
             "-q",
-            "50",
             "20",
+            "10",
         ]);
         common::on_cpu0(&mut cmd);
         let spin = || {
@@ -450,7 +498,7 @@ fn compare_names_what_changed_with_a_worse_run_time() {
             )
         };
         let j: Vec<Jitter> = if spinners {
-            vec![spin(), spin()]
+            (0..6).map(|_| spin()).collect()
         } else {
             Vec::new()
         };
@@ -528,14 +576,44 @@ fn compare_names_a_softirq_load_steered_to_the_measured_cpu() {
         eprintln!("one CPU: no other CPU to flood from");
         return;
     }
-    let _cpu0 = cpu0_alone();
+    let _alone = alone();
+    // Three runs a side, alone and flooded in turn, so that a minute in which this VM's CPU
+    // is slower falls on both sides. One flooded run's spread alone can be wider than its
+    // change (the noise floor: here the flooded runs' 90th percentile reached 747% while their
+    // run time rose 300%), and its run time is then "within the host's noise"; across runs the
+    // change is tested on each figure, the percentiles too. Even so the VM's own noise hid the
+    // change in one try of six, so up to three tries are made; a try that finds a figure
+    // worse must name softirq beside it.
+    let mut tries = Vec::new();
+    let c = loop {
+        let c = softirq_pairs(3);
+        let found = c["rows"].as_array().unwrap().iter().any(|r| {
+            let key = r["key"].as_str().unwrap();
+            r["verdict"] == "worse" && (key.ends_with("/run time") || key.ends_with("/p90 slower"))
+        });
+        if found {
+            break c;
+        }
+        tries.push(c);
+        assert!(tries.len() < 3, "no figure worse in three tries: {tries:?}");
+    };
+    let rows = c["rows"].as_array().unwrap();
+    let worse: Vec<&Value> = rows.iter().filter(|r| r["verdict"] == "worse").collect();
+    // Beside every figure called worse, softirq first.
+    for row in worse {
+        let changed = row["account"]["changed"].as_array().unwrap();
+        assert_eq!(changed[0]["item"], "softirq", "{row}");
+        assert!(changed[0]["b"].as_f64().unwrap() >= 10.0, "{row}");
+    }
+}
+
+/// `pairs` noise runs (30 jobs of 20 ms on CPU 0) alone and `pairs` during a loopback UDP flood
+/// from CPU 1 steered to CPU 0, in turn, in a store of their own; `compare` of the ones alone
+/// against the flooded ones, as JSON.
+fn softirq_pairs(pairs: usize) -> Value {
     let sb = Sandbox::new();
-    // Three runs a side: one flooded run's spread alone can be wider than its change (the
-    // noise floor), and its run time then "within the host's noise"; across runs the change
-    // is tested on each figure, the percentiles too.
-    let run = || noise_group(&sb, "3", "20", "30");
-    run();
-    {
+    for _ in 0..pairs {
+        noise_group(&sb, "1", "20", "30");
         let _steered = Steered::to_cpu0();
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = std::sync::Arc::clone(&stop);
@@ -551,29 +629,21 @@ fn compare_names_a_softirq_load_steered_to_the_measured_cpu() {
             }
         });
         std::thread::sleep(std::time::Duration::from_millis(200));
-        run();
+        noise_group(&sb, "1", "20", "30");
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         flood.join().unwrap();
     }
+    let ids = |first: usize| {
+        (0..pairs)
+            .map(|i| (first + 2 * i).to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     let out = sb
         .cmd()
-        .args(["compare", "1,2,3", "4,5,6", "--format", "json"])
+        .args(["compare", &ids(1), &ids(2), "--format", "json"])
         .output()
         .unwrap();
-    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rows = c["rows"].as_array().unwrap();
-    let worse: Vec<&Value> = rows.iter().filter(|r| r["verdict"] == "worse").collect();
-    assert!(
-        worse
-            .iter()
-            .any(|r| r["key"].as_str().unwrap().ends_with("/run time")
-                || r["key"].as_str().unwrap().ends_with("/p90 slower")),
-        "{c}"
-    );
-    // Beside every figure called worse, softirq first.
-    for row in worse {
-        let changed = row["account"]["changed"].as_array().unwrap();
-        assert_eq!(changed[0]["item"], "softirq", "{row}");
-        assert!(changed[0]["b"].as_f64().unwrap() >= 10.0, "{row}");
-    }
+    assert!(out.status.success(), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
 }
