@@ -55,16 +55,18 @@ fn a_longer_target_gives_longer_runs() {
         let r = sb.json(&["noise", ms, "7"]);
         noise(&r)["summary"]["median_ns"].as_f64().unwrap() / 1e6
     };
-    let short = median("20");
-    let long = median("40");
-    // Sanity, not precision: the host is shared and noisy.
+    let short = median("5");
+    let long = median("80");
+    // Sanity, not precision: the host is shared and noisy. Each command calibrates anew, and
+    // this VM's CPU has run one job at 3.3 to 13 ms within a minute (a 20 ms target then ran
+    // in 8.8 ms), so the targets are 16 times apart and the bounds four times wide.
     assert!(
-        (10.0..60.0).contains(&short),
-        "20 ms target: median {short} ms"
+        (1.25..20.0).contains(&short),
+        "5 ms target: median {short} ms"
     );
     assert!(
-        long > 1.2 * short,
-        "40 ms target: median {long} ms vs {short} ms"
+        long > 2.0 * short,
+        "80 ms target: median {long} ms vs {short} ms"
     );
 }
 
@@ -108,9 +110,11 @@ fn calibration_follows_p1bench_and_l_fixes_the_count() {
     let want = test_count as u128 * 20_000_000 / fastest as u128;
     assert_eq!(u128::from(cal["iterations"].as_u64().unwrap()), want);
     assert!(cal["burn"].is_null() && cal["target"].is_null());
-    // The test run lasted about 100 ms of the spin loop, and a run of its count about as long.
+    // The test run lasted about 100 ms of the spin loop, and a run of its count about as long
+    // (within four times: this VM's CPU has changed speed that much within a minute, and a
+    // count made for 100 ms once ran in 46.7 ms).
     assert!(
-        (50_000_000..400_000_000).contains(&fastest),
+        (25_000_000..400_000_000).contains(&fastest),
         "{test_count} iterations took {fastest} ns"
     );
 
