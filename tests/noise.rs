@@ -230,8 +230,8 @@ fn sigterm_stores_an_incomplete_result() {
 /// real-time thread, spinners, a packet flood) would slow another test's runs there, and two
 /// tests measuring at once would perturb each other's quiet runs.
 fn alone() -> std::sync::MutexGuard<'static, ()> {
-    static CPU0: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    CPU0.lock().unwrap_or_else(|e| e.into_inner())
+    static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ALONE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A thread on CPU 0 that, until stopped, spins `busy` then sleeps `idle`: it hits some of the
