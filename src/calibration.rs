@@ -139,7 +139,7 @@ const INTERBENCH_LOOP_VERSION: u32 = 4;
 
 /// The calling thread's CPU time, ns (`CLOCK_THREAD_CPUTIME_ID`): time it actually ran.
 #[inline]
-fn thread_cpu_ns() -> u64 {
+pub(crate) fn thread_cpu_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

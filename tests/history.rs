@@ -343,19 +343,9 @@ fn planted_slowdown(sb: &Sandbox, db: &str) -> Result<(), String> {
     // allowed, as for the kept change), and large. Most often it is the spinners' own cut;
     // when this VM's speed moved by half again within the runs beside them, that move was as
     // large in milliseconds, and the best single cut (seen: +357% from result 18).
-    let cut: i64 = line
-        .split("from result ")
-        .nth(1)
-        .and_then(|r| r.split(' ').next())
-        .and_then(|r| r.parse().ok())
-        .unwrap_or_else(|| panic!("{line}"));
+    let cut: i64 = between(line, "from result ", ' ');
     assert!((11..=24).contains(&cut), "{line}");
-    let pct: f64 = line
-        .split(": +")
-        .nth(1)
-        .and_then(|r| r.split('%').next())
-        .and_then(|r| r.parse().ok())
-        .unwrap_or_else(|| panic!("{line}"));
+    let pct: f64 = between(line, ": +", '%');
     assert!(pct > 100.0, "{line}");
     let p: f64 = line.rsplit("p ").next().unwrap().parse().unwrap();
     assert!(p <= 0.01, "{line}");
@@ -378,6 +368,15 @@ fn planted_slowdown(sb: &Sandbox, db: &str) -> Result<(), String> {
     assert_eq!(whole["hosts"][0]["changes"], h["changes"]);
     assert_eq!(whole["hosts"][0]["results"], 24);
     Ok(())
+}
+
+/// The number in `line` after the first `after`, up to the next `until`.
+fn between<T: std::str::FromStr>(line: &str, after: &str, until: char) -> T {
+    line.split(after)
+        .nth(1)
+        .and_then(|r| r.split(until).next())
+        .and_then(|r| r.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {after:?} in {line}"))
 }
 
 /// The run-time series' entries of `list` (the history's "changes" or "suspected") at the

@@ -121,15 +121,7 @@ mod tests {
         p1bench_spin(0);
         // This thread's CPU time, not the wall clock's: the other tests run beside this one,
         // and a 4x count once took 27x the wall time here between their slices.
-        let cpu = || {
-            let mut ts = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            };
-            // SAFETY: clock_gettime fills in the timespec it is given.
-            unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-            ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
-        };
+        let cpu = || crate::calibration::thread_cpu_ns() as f64 / 1e9;
         let time = |n: u64| {
             let t = cpu();
             p1bench_spin(n);
