@@ -196,9 +196,10 @@ struct Found {
 /// The change points of one series, and whether they are a drift.
 ///
 /// A series that drifts (a clock that slows a little each night) has no step, but a step
-/// search cuts it into a staircase. So where two or more steps were found and all go one
-/// way, or the levels between the steps found themselves slope (`slope_within`), the series
-/// is also read as a straight line plus steps on what the line leaves (searched the same way),
+/// search cuts it into a staircase, or once. So where two or more steps were found and all go
+/// one way, where the one step found fits worse than a line alone, or where the levels between
+/// the steps found themselves slope (`slope_within`), the series is also read as a straight
+/// line plus steps on what the line leaves (searched the same way),
 /// and the one with the smaller Bayesian information criterion is kept: n ln(RSS/n) + k ln n,
 /// k counting a mean a level and a start a step, and the line's slope. A step is sharper than a line and keeps its steps; a drift is
 /// reported once, as a drift, with any step on top of it.
@@ -212,10 +213,26 @@ fn find(values: &[f64], settings: &Settings) -> Found {
     let levels = segment_means(values, &cuts(&steps));
     let rising = levels.windows(2).all(|w| w[1] > w[0]);
     let falling = levels.windows(2).all(|w| w[1] < w[0]);
-    // A staircase of two or more steps one way may be a drift. So may steps whose levels
-    // themselves slope: a drift the search cut only once, or one where a stretch of it was
-    // taken for a dip (a drifting level is no level, so a stretch of it stands apart).
+    // A staircase of two or more steps one way may be a drift. So may one step that a line
+    // fits better, and steps whose levels themselves slope: a drift where a stretch of it
+    // was taken for a dip (a drifting level is no level, so a stretch of it stands apart).
+    let bic = |rss: f64, k: usize| {
+        let nf = n as f64;
+        nf * (rss.max(f64::MIN_POSITIVE) / nf).ln() + k as f64 * nf.ln()
+    };
+    let line_slope = common_slope(values, &[]);
+    let line: Vec<f64> = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| v - line_slope * i as f64)
+        .collect();
+    // One step against the line alone: the same criterion, each with its parameters (two
+    // means and the step's start; a start and a slope). A drift cut once is a line more often
+    // than its levels slope on their own (those levels were picked to look flat).
+    let line_beats_one_step =
+        steps.points.len() == 1 && bic(rss(&line, &[]), 2) < bic(rss(values, &cuts(&steps)), 3);
     if !(steps.points.len() >= 2 && (rising || falling))
+        && !line_beats_one_step
         && slope_within(values, &cuts(&steps)).1 > DRIFT_SLOPE_P
     {
         return steps;
@@ -239,20 +256,10 @@ fn find(values: &[f64], settings: &Settings) -> Found {
         .enumerate()
         .map(|(i, v)| v - slope * i as f64)
         .collect();
-    let bic = |rss: f64, k: usize| {
-        let nf = n as f64;
-        nf * (rss.max(f64::MIN_POSITIVE) / nf).ln() + k as f64 * nf.ln()
-    };
     // Parameters: a mean a level and a start a step; the line adds its slope. The line alone
     // is a reading too: steps found on what a slope estimated off the mark leaves are the
     // slope's error, not steps.
     let staircase = bic(rss(values, &cuts(&steps)), 2 * steps.points.len() + 1);
-    let line_slope = common_slope(values, &[]);
-    let line: Vec<f64> = values
-        .iter()
-        .enumerate()
-        .map(|(i, v)| v - line_slope * i as f64)
-        .collect();
     let (rest, slope, on_line) = if bic(rss(&line, &[]), 2)
         <= bic(rss(&rest, &cuts(&on_line)), 2 * on_line.points.len() + 2)
     {
@@ -1198,24 +1205,24 @@ mod tests {
 
     #[test]
     fn a_drift_cut_once_is_a_drift() {
-        // A +5% drift in 2.5% noise: the step search cuts many such series only once. Such a
-        // lone step, whose levels themselves slope, is read as the drift it is.
+        // A +5% drift in 3% noise: the step search cuts nearly every such series once. A lone
+        // step that a line alone fits better is the drift it is. (Judged by the levels' own
+        // slope only, 18 of these 40 kept their step: the levels the cut leaves look flat, since
+        // that is where it was put.)
         let settings = Settings::default();
-        let (mut once, mut drifts) = (0, 0);
-        for seed in 1..=12 {
-            let z = drifting_in(5.0, 0.0, 0.025, seed);
-            if search(&z, &settings).points.len() != 1 {
-                continue;
-            }
-            once += 1;
+        let (mut once, mut stepped) = (0, 0);
+        for seed in 1..=40 {
+            let z = drifting_in(5.0, 0.0, 0.03, seed);
+            once += usize::from(search(&z, &settings).points.len() == 1);
             let d = find(&z, &settings);
-            if d.points.is_empty() && d.drift.is_some() {
-                drifts += 1;
+            if !d.points.is_empty() {
+                stepped += 1;
+            } else {
+                assert!(d.drift.is_some(), "seed {seed}");
             }
         }
-        eprintln!("{drifts} drifts of {once} series cut once");
-        assert!(once >= 3, "{once}");
-        assert!(drifts * 4 >= once * 3, "{drifts} of {once}");
+        assert!(once >= 30, "{once} of 40 cut once");
+        assert!(stepped <= 6, "{stepped} of 40 drifts kept a step");
         // A lone step on flat levels stays a step (its levels do not slope).
         for seed in 1..=5 {
             let s = find(&drifting_in(0.0, 5.0, 0.025, seed), &settings);
