@@ -7,6 +7,7 @@ pub mod clock;
 pub mod counters;
 pub mod dir;
 pub mod files;
+pub mod futex;
 pub mod host;
 pub mod limits;
 pub mod locale;

@@ -4,6 +4,7 @@
 pub mod edivisive;
 mod histogram;
 pub mod newest;
+pub mod plat;
 mod ratio;
 mod summary;
 mod welch;

@@ -1,0 +1,833 @@
+//! One run of schbench's workload (`hostbench wakeup`; docs/wakeup.md tells the model).
+//!
+//! Message threads hand requests to their worker threads. In the default, saturating mode a
+//! worker puts itself on its message thread's list, wakes it, and sleeps on its own futex; the
+//! message thread takes the whole list, reads the clock once and wakes each worker with that
+//! time. The worker's wakeup latency is the time from then until it runs. Its request is a
+//! sleep (`-s` µs: the network or the disk) and `-n` naive multiplications of three matrices
+//! that fill `-F` KB, done under a spinlock of the CPU it runs on, so that a worker preempted
+//! in the middle holds up the next one to run there. The request latency is the sleep and the
+//! math. With `-R`, the message threads post that many requests a second instead (round
+//! robin over their workers); with `-p`, a worker and its message thread only hand a page of
+//! that many bytes to each other (the pipe test, wakeup latency alone); with `-C`, the sleep
+//! is left out of the request latency and no lock is taken.
+//!
+//! Nothing here prints or allocates while measuring: each worker records into histograms of
+//! its own (`stats::plat`, schbench's buckets), made before the threads start.
+
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use anyhow::{anyhow, Context, Result};
+
+use crate::platform::clock::monotonic_ns;
+use crate::platform::futex::Flag;
+use crate::platform::sched;
+use crate::platform::signals::sleep_until_unless;
+use crate::stats::plat::{Plat, SharedPlat};
+
+/// The most bytes a pipe-mode hand-off writes (schbench's cap: 1 MiB).
+pub const MAX_PIPE_BYTES: usize = 1 << 20;
+
+/// Most requests posted to one worker and not yet taken before a fixed-rate message thread
+/// skips that worker for 100 µs (schbench's batch of 128).
+const MOST_PENDING: u64 = 128;
+
+/// The workload of one run, its options already resolved (schbench's defaults and the rules
+/// between them applied by the caller).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    /// `-m`.
+    pub message_threads: usize,
+    /// `-t`: workers of each message thread.
+    pub workers: usize,
+    /// `-r`, seconds.
+    pub runtime_s: u64,
+    /// `-w`, seconds: the statistics are zeroed once this much has passed (0: never). Only in
+    /// the saturating mode, as schbench.
+    pub warmup_s: u64,
+    /// `-z`, seconds: the statistics are zeroed this often (0: never).
+    pub zero_s: u64,
+    /// `-F`, KB: the three matrices of each worker together.
+    pub footprint_kb: u64,
+    /// `-n`: matrix multiplications a request.
+    pub operations: u64,
+    /// `-s`, µs: the sleep of a request.
+    pub sleep_us: u64,
+    /// `-L` off: the per-CPU spinlock around the math.
+    pub locking: bool,
+    /// `-C`: the sleep is left out of the request latency (and no lock is taken).
+    pub calibrate: bool,
+    /// `-R`: requests a second over all message threads (0: saturate).
+    pub rps: u64,
+    /// `-A`: grow or shrink `-R` each second until the CPUs are this busy, % (0: off).
+    pub auto_rps_pct: u32,
+    /// `-p`: bytes a hand-off writes (0: off).
+    pub pipe_bytes: usize,
+    /// `-M`: each message thread on one of these CPUs in turn (None: not pinned).
+    pub message_cpus: Option<Vec<usize>>,
+    /// `-W`: the workers on these CPUs (None: not pinned).
+    pub worker_cpus: Option<Vec<usize>>,
+}
+
+impl Spec {
+    /// The side of each matrix: three of them fill the footprint, 8-byte elements.
+    pub fn matrix_side(&self) -> usize {
+        ((self.footprint_kb * 1024 / 3 / 8) as f64).sqrt() as usize
+    }
+
+    fn rps_mode(&self) -> bool {
+        self.rps > 0
+    }
+}
+
+/// What one run measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// µs from a worker's wake-up to its running, since the warm-up.
+    pub wakeup: Plat,
+    /// µs of each request (its sleep and its math; with `-C`, the math), since the warm-up.
+    pub request: Plat,
+    /// Requests a second, one sample a second (schbench's RPS table), since the warm-up.
+    pub rps: Plat,
+    /// Requests done in the whole run, warm-up included (schbench's average rps divides this
+    /// by the run time).
+    pub requests: u64,
+    /// The workers' run times summed, µs (the pipe test's ops/sec per worker).
+    pub worker_runtime_us: u64,
+    /// Each second: seconds since the start and the requests a second over that second.
+    pub per_second: Vec<(f64, f64)>,
+    /// With `-A`: the request rate it ended at.
+    pub final_rps_goal: u64,
+    /// The run's length, ns.
+    pub elapsed_ns: u64,
+    /// A stop ended it before its run time.
+    pub stopped: bool,
+}
+
+/// A spinlock of one CPU, on a cache line of its own.
+#[repr(align(64))]
+#[derive(Default)]
+struct CpuLock(AtomicBool);
+
+/// A page that a worker and its message thread write in turn (the pipe test). The futex
+/// hand-off orders the two: one writes, posts, and the other writes only after its wait.
+struct Page(UnsafeCell<Vec<u8>>);
+
+// SAFETY: the two writers never run at once (above); the page is never read.
+unsafe impl Sync for Page {}
+
+impl Page {
+    /// # Safety
+    /// Only the thread that the hand-off has made the page's holder may call it.
+    #[inline]
+    unsafe fn fill(&self, byte: u8) {
+        let page = &mut *self.0.get();
+        std::ptr::write_bytes(page.as_mut_ptr(), byte, page.len());
+    }
+}
+
+struct Worker {
+    flag: Flag,
+    /// When it was woken (ns): set by its message thread, or by itself when it posts.
+    woken_ns: AtomicU64,
+    /// The next worker on its message thread's list, as index + 1 (0: the end).
+    next: AtomicUsize,
+    /// Fixed rate: requests posted and not yet taken.
+    queued: AtomicU64,
+    /// Fixed rate: requests posted since it last looked (the message thread's brake).
+    pending: AtomicU64,
+    wakeup: SharedPlat,
+    request: SharedPlat,
+    requests: AtomicU64,
+    runtime_us: AtomicU64,
+    tid: AtomicI32,
+    page: Page,
+}
+
+struct Message {
+    flag: Flag,
+    /// The workers waiting to be woken, a stack of index + 1 (0: empty).
+    head: AtomicUsize,
+}
+
+struct Shared {
+    spec: Spec,
+    stopping: AtomicBool,
+    /// Requests a second for each message thread (fixed-rate mode).
+    goal: AtomicU64,
+    locks: Vec<CpuLock>,
+    workers: Vec<Worker>,
+    messages: Vec<Message>,
+}
+
+/// Runs the workload until its run time has passed or `stop` is set.
+pub fn run(spec: &Spec, stop: &AtomicBool) -> Result<Outcome> {
+    let total = spec.message_threads * spec.workers;
+    if total == 0 {
+        return Err(anyhow!("no worker threads"));
+    }
+    let cpus = usize::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) })
+        .unwrap_or(1)
+        .max(1);
+    let page_bytes = spec.pipe_bytes.min(MAX_PIPE_BYTES);
+    let shared = Arc::new(Shared {
+        spec: spec.clone(),
+        stopping: AtomicBool::new(false),
+        goal: AtomicU64::new(spec.rps / spec.message_threads as u64),
+        locks: (0..cpus).map(|_| CpuLock::default()).collect(),
+        workers: (0..total)
+            .map(|_| Worker {
+                flag: Flag::default(),
+                woken_ns: AtomicU64::new(0),
+                next: AtomicUsize::new(0),
+                queued: AtomicU64::new(0),
+                pending: AtomicU64::new(0),
+                wakeup: SharedPlat::default(),
+                request: SharedPlat::default(),
+                requests: AtomicU64::new(0),
+                runtime_us: AtomicU64::new(0),
+                tid: AtomicI32::new(0),
+                page: Page(UnsafeCell::new(vec![0; page_bytes])),
+            })
+            .collect(),
+        messages: (0..spec.message_threads)
+            .map(|_| Message {
+                flag: Flag::default(),
+                head: AtomicUsize::new(0),
+            })
+            .collect(),
+    });
+    let mut threads = Vec::with_capacity(spec.message_threads);
+    for m in 0..spec.message_threads {
+        let s = Arc::clone(&shared);
+        let t = std::thread::Builder::new()
+            .name("hb-wakeup-msg".into())
+            .spawn(move || message_thread(s, m));
+        match t {
+            Ok(t) => threads.push(t),
+            Err(e) => {
+                shared.stopping.store(true, Ordering::SeqCst);
+                for m in &shared.messages {
+                    m.flag.post();
+                }
+                for t in threads {
+                    let _ = t.join();
+                }
+                return Err(e).context("starting a message thread");
+            }
+        }
+    }
+    let outcome = control(&shared, stop);
+    shared.stopping.store(true, Ordering::SeqCst);
+    let mut failed = None;
+    for (m, t) in threads.into_iter().enumerate() {
+        shared.messages[m].flag.post();
+        match t.join() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => failed = failed.or(Some(e)),
+            Err(_) => failed = failed.or(Some(anyhow!("a message thread panicked"))),
+        }
+    }
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let mut outcome = outcome;
+    for w in &shared.workers {
+        w.wakeup.add_to(&mut outcome.wakeup);
+        w.request.add_to(&mut outcome.request);
+        outcome.requests += w.requests.load(Ordering::Relaxed);
+        outcome.worker_runtime_us += w.runtime_us.load(Ordering::Relaxed);
+    }
+    Ok(outcome)
+}
+
+/// schbench's main thread: once a second, the requests a second into the RPS histogram; the
+/// warm-up's end and each `-z` zero the statistics; `-A` steers the rate.
+fn control(shared: &Shared, stop: &AtomicBool) -> Outcome {
+    let spec = &shared.spec;
+    let start = monotonic_ns();
+    let runtime_ns = spec.runtime_s.saturating_mul(1_000_000_000);
+    let warmup_ns = spec.warmup_s.saturating_mul(1_000_000_000);
+    let zero_ns = spec.zero_s.saturating_mul(1_000_000_000);
+    let mut rps = Plat::default();
+    let mut per_second = Vec::with_capacity(spec.runtime_s.min(100_000) as usize + 2);
+    let (mut last_ns, mut last_requests, mut zeroed_ns) = (start, 0u64, start);
+    let mut warmed = false;
+    let mut steer = spec.auto_rps_pct > 0;
+    let mut busy = crate::platform::procfs::read_cpu_times().ok();
+    let mut target_hit = false;
+    let mut stopped = false;
+    loop {
+        let now = monotonic_ns();
+        let elapsed = now - start;
+        let done = elapsed >= runtime_ns;
+        if !spec.rps_mode()
+            && spec.pipe_bytes == 0
+            && warmup_ns > 0
+            && !warmed
+            && elapsed > warmup_ns
+        {
+            warmed = true;
+            zeroed_ns = now;
+            zero(shared, &mut rps);
+        } else if spec.pipe_bytes == 0 {
+            let requests: u64 = shared
+                .workers
+                .iter()
+                .map(|w| w.requests.load(Ordering::Relaxed))
+                .sum();
+            let us = (now - last_ns) as f64 / 1000.0;
+            let rate = (requests - last_requests) as f64 * 1e6 / us;
+            let rate = if rate.is_finite() { rate } else { 0.0 };
+            (last_requests, last_ns) = (requests, now);
+            if spec.auto_rps_pct == 0 || target_hit {
+                rps.record(rate as u32);
+            }
+            per_second.push((elapsed as f64 / 1e9, rate));
+        }
+        if zero_ns > 0 && now - zeroed_ns > zero_ns {
+            zeroed_ns = now;
+            zero(shared, &mut rps);
+        }
+        if steer {
+            match crate::platform::procfs::read_cpu_times() {
+                Ok(times) => {
+                    if let Some(before) = busy {
+                        let goal = shared.goal.load(Ordering::Relaxed);
+                        let (next, hit) =
+                            steer_rate(goal, spec.auto_rps_pct, before.busy_pct_until(&times));
+                        if hit && !target_hit {
+                            target_hit = true;
+                            rps = Plat::default();
+                        }
+                        shared.goal.store(next, Ordering::Relaxed);
+                    }
+                    busy = Some(times);
+                }
+                Err(_) => steer = false,
+            }
+        }
+        if done {
+            break;
+        }
+        if !sleep_until_unless(now + 1_000_000_000, stop) {
+            stopped = true;
+            break;
+        }
+    }
+    Outcome {
+        wakeup: Plat::default(),
+        request: Plat::default(),
+        rps,
+        requests: 0,
+        worker_runtime_us: 0,
+        per_second,
+        final_rps_goal: shared.goal.load(Ordering::Relaxed) * spec.message_threads as u64,
+        elapsed_ns: monotonic_ns() - start,
+        stopped,
+    }
+}
+
+fn zero(shared: &Shared, rps: &mut Plat) {
+    *rps = Plat::default();
+    for w in &shared.workers {
+        w.wakeup.zero();
+        w.request.zero();
+    }
+}
+
+/// schbench's `-A` step: the next requests a second from this second's, the target and how
+/// busy the CPUs were (%); and whether the rate is now near enough the target to start
+/// counting (within 5%). Far below, the rate at most triples; far above, it falls to no less
+/// than 0.3 of itself; near, it moves by an eighth or a quarter of the way.
+pub fn steer_rate(goal: u64, target_pct: u32, busy_pct: f64) -> (u64, bool) {
+    let target = f64::from(target_pct);
+    let goal_f = goal as f64;
+    if busy_pct < target {
+        let mut d = if busy_pct > 0.0 {
+            target / busy_pct
+        } else {
+            3.0
+        };
+        let mut hit = false;
+        if d > 3.0 {
+            d = 3.0;
+        } else if d < 1.2 {
+            d = 1.0 + (d - 1.0) / 8.0;
+            hit = d < 1.05;
+        } else if d < 1.5 {
+            d = 1.0 + (d - 1.0) / 4.0;
+        }
+        let next = (goal_f * d).ceil();
+        (
+            if next >= 2f64.powi(31) {
+                goal
+            } else {
+                next as u64
+            },
+            hit,
+        )
+    } else if busy_pct > target {
+        let mut d = target / busy_pct;
+        let mut hit = false;
+        if d < 0.3 {
+            d = 0.3;
+        } else if d > 0.9 {
+            d += (1.0 - d) / 8.0;
+            hit = d > 0.95;
+        } else if d > 0.8 {
+            d += (1.0 - d) / 4.0;
+        }
+        ((goal_f * d).floor().max(0.0) as u64, hit)
+    } else {
+        (goal, true)
+    }
+}
+
+fn message_thread(shared: Arc<Shared>, m: usize) -> Result<()> {
+    let spec = &shared.spec;
+    // The workers inherit the worker CPUs; then this thread takes its own.
+    if let Some(cpus) = &spec.worker_cpus {
+        sched::set_current_thread_cpus(cpus).context("pinning the worker threads")?;
+    }
+    let mine = m * spec.workers..(m + 1) * spec.workers;
+    let mut workers = Vec::with_capacity(spec.workers);
+    let mut started = Ok(());
+    for w in mine.clone() {
+        let s = Arc::clone(&shared);
+        match std::thread::Builder::new()
+            .name("hb-wakeup-worker".into())
+            .spawn(move || worker_thread(&s, m, w))
+        {
+            Ok(t) => workers.push(t),
+            Err(e) => {
+                started = Err(anyhow!(e).context("starting a worker thread"));
+                break;
+            }
+        }
+    }
+    if started.is_ok() {
+        if let Some(cpus) = &spec.message_cpus {
+            let cpu = cpus[m % cpus.len()];
+            if let Err(e) = sched::pin_to_cpu(cpu) {
+                started =
+                    Err(anyhow!(e).context(format!("pinning message thread {m} to CPU {cpu}")));
+            }
+        }
+    }
+    if started.is_ok() {
+        if spec.rps_mode() {
+            post_at_rate(&shared, mine.clone());
+        } else {
+            answer(&shared, m);
+        }
+    }
+    shared.stopping.store(true, Ordering::SeqCst);
+    for (i, t) in mine.zip(workers) {
+        shared.workers[i].flag.post();
+        let _ = t.join();
+    }
+    started
+}
+
+/// The saturating and pipe modes: wake whoever has asked, until the run stops.
+fn answer(shared: &Shared, m: usize) {
+    let me = &shared.messages[m];
+    loop {
+        me.flag.block();
+        wake_all(shared, m);
+        if shared.stopping.load(Ordering::SeqCst) {
+            wake_all(shared, m);
+            break;
+        }
+        me.flag.wait();
+    }
+}
+
+/// Takes the message thread's whole list and wakes each worker on it. The clock is read once
+/// for the list (a waker that the scheduler preempts while it wakes shows in every latency
+/// after), except in the pipe test, where each worker's page is written first and the clock
+/// read after it.
+fn wake_all(shared: &Shared, m: usize) {
+    let pipe = shared.spec.pipe_bytes > 0;
+    let mut next = shared.messages[m].head.swap(0, Ordering::SeqCst);
+    let now = monotonic_ns();
+    while next != 0 {
+        let w = &shared.workers[next - 1];
+        next = w.next.load(Ordering::SeqCst);
+        if pipe {
+            // SAFETY: the worker is on the list, so it has written its page and posted: this
+            // thread holds the page until it posts back.
+            unsafe { w.page.fill(1) };
+            w.woken_ns.store(monotonic_ns(), Ordering::SeqCst);
+        } else {
+            w.woken_ns.store(now, Ordering::SeqCst);
+        }
+        w.flag.post();
+    }
+}
+
+/// Fixed rate (`-R`): each second, the second's requests posted round robin, then a sleep to
+/// the second's end. A worker with more than 128 posted and not taken is passed over for
+/// 100 µs instead (that request is not made).
+fn post_at_rate(shared: &Shared, mine: std::ops::Range<usize>) {
+    let mut turn = 0usize;
+    let stopping = &shared.stopping;
+    while !stopping.load(Ordering::SeqCst) {
+        let start = monotonic_ns();
+        let goal = shared.goal.load(Ordering::Relaxed);
+        for _ in 0..goal {
+            if stopping.load(Ordering::Relaxed) {
+                break;
+            }
+            let now = monotonic_ns();
+            let w = &shared.workers[mine.start + turn % mine.len()];
+            turn = turn.wrapping_add(1);
+            if w.pending.load(Ordering::SeqCst) > MOST_PENDING {
+                std::thread::sleep(std::time::Duration::from_micros(100));
+                continue;
+            }
+            w.pending.fetch_add(1, Ordering::SeqCst);
+            w.queued.fetch_add(1, Ordering::SeqCst);
+            w.woken_ns.store(now, Ordering::SeqCst);
+            w.flag.post();
+        }
+        sleep_until_unless(start + 1_000_000_000, stopping);
+    }
+    for w in &shared.workers[mine] {
+        w.flag.post();
+    }
+}
+
+fn worker_thread(shared: &Shared, m: usize, index: usize) {
+    let spec = &shared.spec;
+    let me = &shared.workers[index];
+    let message = &shared.messages[m];
+    me.tid.store(
+        // SAFETY: gettid has no failure mode.
+        unsafe { libc::syscall(libc::SYS_gettid) } as i32,
+        Ordering::Relaxed,
+    );
+    let side = spec.matrix_side();
+    // Zeroed and never written but for the product: as schbench's malloc of more than 128 KB,
+    // the two factors read the kernel's zero page until something writes them.
+    let mut data = vec![0u64; 3 * side * side];
+    let pipe = spec.pipe_bytes > 0;
+    let lock = spec.locking && !spec.calibrate;
+    let start = monotonic_ns();
+    let stopping = &shared.stopping;
+    while !stopping.load(Ordering::SeqCst) {
+        // Ask: write the page, say when, get on the list (or take what was posted), post.
+        if pipe {
+            // SAFETY: this worker holds its page until it is on the list.
+            unsafe { me.page.fill(2) };
+        }
+        me.flag.block();
+        me.woken_ns.store(monotonic_ns(), Ordering::SeqCst);
+        let mut take = 1;
+        if spec.rps_mode() {
+            me.pending.store(0, Ordering::SeqCst);
+            take = me.queued.swap(0, Ordering::SeqCst);
+            if take > 0 {
+                // Work to do: a post meanwhile need not wake anyone.
+                me.flag.run();
+            }
+        } else {
+            let mut head = message.head.load(Ordering::SeqCst);
+            loop {
+                me.next.store(head, Ordering::SeqCst);
+                match message.head.compare_exchange(
+                    head,
+                    index + 1,
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                ) {
+                    Ok(_) => break,
+                    Err(now) => head = now,
+                }
+            }
+        }
+        if take == 0 || !spec.rps_mode() {
+            message.flag.post();
+            if !stopping.load(Ordering::SeqCst) {
+                me.flag.wait();
+            }
+            let now = monotonic_ns();
+            let us = now.saturating_sub(me.woken_ns.load(Ordering::SeqCst)) / 1000;
+            // schbench keeps only latencies of at least 1 µs.
+            if us > 0 {
+                me.wakeup.record(u32::try_from(us).unwrap_or(u32::MAX));
+            }
+            if spec.rps_mode() {
+                continue;
+            }
+        }
+        for _ in 0..take {
+            let work_start;
+            if pipe {
+                work_start = monotonic_ns();
+            } else {
+                if spec.calibrate {
+                    nap(spec.sleep_us);
+                    work_start = monotonic_ns();
+                } else {
+                    work_start = monotonic_ns();
+                    nap(spec.sleep_us);
+                }
+                let held = lock.then(|| lock_this_cpu(&shared.locks));
+                for _ in 0..spec.operations {
+                    multiply(&mut data, side);
+                }
+                if let Some(l) = held {
+                    l.0.store(false, Ordering::Release);
+                }
+            }
+            let now = monotonic_ns();
+            me.runtime_us.store((now - start) / 1000, Ordering::Relaxed);
+            me.requests.fetch_add(1, Ordering::Relaxed);
+            let us = (now - work_start) / 1000;
+            if us > 0 {
+                me.request.record(u32::try_from(us).unwrap_or(u32::MAX));
+            }
+        }
+    }
+    me.runtime_us
+        .store((monotonic_ns() - start) / 1000, Ordering::Relaxed);
+}
+
+fn nap(us: u64) {
+    if us > 0 {
+        std::thread::sleep(std::time::Duration::from_micros(us));
+    }
+}
+
+/// Takes the spinlock of the CPU this thread runs on, spinning until it is free; if the thread
+/// moved to another CPU meanwhile, lets go and takes that one's instead.
+fn lock_this_cpu(locks: &[CpuLock]) -> &CpuLock {
+    loop {
+        let cpu = current_cpu() % locks.len();
+        let lock = &locks[cpu];
+        while lock
+            .0
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            std::hint::spin_loop();
+        }
+        if current_cpu() % locks.len() == cpu {
+            return lock;
+        }
+        lock.0.store(false, Ordering::Release);
+    }
+}
+
+fn current_cpu() -> usize {
+    // SAFETY: no arguments; returns -1 only where the call is unsupported.
+    usize::try_from(unsafe { libc::sched_getcpu() }).unwrap_or(0)
+}
+
+/// One naive multiplication of the first two `side`² matrices of `data` into the third: for
+/// each element, the dot product of a row and a column, the running sum stored at every step.
+/// That is how gcc -O2 compiles schbench's loop (its three matrices are one buffer, so the sum
+/// cannot stay out of memory), and how long a step takes sets the request latency; the step is
+/// written out in assembly on x86-64, because Rust's compiler unrolls the same loop and ran
+/// it about 1.4 times as fast as schbench's (docs/wakeup.md).
+fn multiply(data: &mut [u64], side: usize) {
+    let n = side * side;
+    if n == 0 {
+        return;
+    }
+    let (ab, c) = data.split_at_mut(2 * n);
+    let (a, b) = ab.split_at(n);
+    for i in 0..side {
+        let row = &a[i * side..(i + 1) * side];
+        for j in 0..side {
+            let out: *mut u64 = &mut c[i * side + j];
+            // SAFETY: `out` points into `c`, live and exclusively borrowed here; the row has
+            // `side` (> 0) elements and column j of `b` holds j + k·side < side² for k < side.
+            unsafe { dot(out, row.as_ptr(), b.as_ptr().add(j), side) };
+        }
+    }
+}
+
+/// `*out` = the sum over k < `len` of x[k] · y[k · `len`], stored after every step.
+///
+/// # Safety
+/// `len` > 0; `x` readable for `len` elements, `y` for `len` elements `len` apart, `out`
+/// writable.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+unsafe fn dot(out: *mut u64, x: *const u64, y: *const u64, len: usize) {
+    std::arch::asm!(
+        "mov qword ptr [{out}], 0",
+        "xor {sum}, {sum}",
+        "2:",
+        "mov {t}, qword ptr [{x}]",
+        "imul {t}, qword ptr [{y}]",
+        "add {x}, 8",
+        "add {y}, {stride}",
+        "add {sum}, {t}",
+        "mov qword ptr [{out}], {sum}",
+        "cmp {x}, {end}",
+        "jne 2b",
+        out = in(reg) out,
+        x = inout(reg) x => _,
+        y = inout(reg) y => _,
+        end = in(reg) x.add(len),
+        stride = in(reg) len * 8,
+        sum = out(reg) _,
+        t = out(reg) _,
+        options(nostack),
+    );
+}
+
+/// The same in Rust, elsewhere (its speed against schbench's not measured there).
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+unsafe fn dot(out: *mut u64, mut x: *const u64, mut y: *const u64, len: usize) {
+    let end = x.add(len);
+    let mut sum = 0u64;
+    std::ptr::write_volatile(out, 0);
+    while x != end {
+        sum = sum.wrapping_add((*x).wrapping_mul(*y));
+        std::ptr::write_volatile(out, sum);
+        x = x.add(1);
+        y = y.add(len);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> Spec {
+        Spec {
+            message_threads: 1,
+            workers: 2,
+            runtime_s: 2,
+            warmup_s: 0,
+            zero_s: 0,
+            footprint_kb: 64,
+            operations: 1,
+            sleep_us: 100,
+            locking: true,
+            calibrate: false,
+            rps: 0,
+            auto_rps_pct: 0,
+            pipe_bytes: 0,
+            message_cpus: None,
+            worker_cpus: None,
+        }
+    }
+
+    #[test]
+    fn the_math_is_a_matrix_product() {
+        // A = [[1, 2], [3, 4]], B = [[5, 6], [7, 8]]: A·B = [[19, 22], [43, 50]].
+        let mut d = vec![1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0];
+        multiply(&mut d, 2);
+        assert_eq!(&d[8..], &[19, 22, 43, 50]);
+    }
+
+    #[test]
+    fn the_matrix_side_fills_the_footprint() {
+        // 256 KB: three 104 x 104 matrices of 8 bytes (259,584 bytes), as schbench's.
+        let s = Spec {
+            footprint_kb: 256,
+            ..spec()
+        };
+        assert_eq!(s.matrix_side(), 104);
+    }
+
+    #[test]
+    fn a_saturating_run_measures_wakeups_requests_and_rate() {
+        let stop = AtomicBool::new(false);
+        let o = run(&spec(), &stop).unwrap();
+        assert!(!o.stopped);
+        assert!(o.requests > 100, "{o:?}");
+        assert!(o.wakeup.samples > 100, "{}", o.wakeup.samples);
+        assert!(o.request.samples >= o.requests / 2, "{}", o.request.samples);
+        // A request sleeps 100 µs before its math.
+        assert!(o.request.min().unwrap() >= 100, "{:?}", o.request.min());
+        // One rate sample at the start (0, as schbench's) and one a second after.
+        assert_eq!(o.rps.samples, 3, "{:?}", o.per_second);
+        let rate = o.per_second.last().unwrap().1;
+        assert!(rate > 50.0, "{:?}", o.per_second);
+        assert!(
+            (1.9e9..4e9).contains(&(o.elapsed_ns as f64)),
+            "{}",
+            o.elapsed_ns
+        );
+    }
+
+    #[test]
+    fn a_fixed_rate_is_kept() {
+        let stop = AtomicBool::new(false);
+        let o = run(
+            &Spec {
+                rps: 200,
+                runtime_s: 3,
+                ..spec()
+            },
+            &stop,
+        )
+        .unwrap();
+        // 200 a second, posted at the start of each second: three seconds' worth, and a
+        // fourth where the run's end finds them posted at its last instant.
+        assert!((550..=800).contains(&o.requests), "{}", o.requests);
+        for &(at, rate) in &o.per_second[1..] {
+            assert!((100.0..300.0).contains(&rate), "{at} s: {:?}", o.per_second);
+        }
+    }
+
+    #[test]
+    fn the_pipe_test_measures_wakeups_alone() {
+        let stop = AtomicBool::new(false);
+        let o = run(
+            &Spec {
+                pipe_bytes: 65536,
+                workers: 1,
+                runtime_s: 1,
+                ..spec()
+            },
+            &stop,
+        )
+        .unwrap();
+        assert!(o.wakeup.samples > 1000, "{}", o.wakeup.samples);
+        assert_eq!(o.rps.samples, 0);
+        assert!(o.worker_runtime_us > 500_000, "{}", o.worker_runtime_us);
+    }
+
+    #[test]
+    fn a_stop_ends_a_run_at_once() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let s2 = Arc::clone(&stop);
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            s2.store(true, Ordering::SeqCst);
+        });
+        let started = std::time::Instant::now();
+        let o = run(
+            &Spec {
+                runtime_s: 60,
+                ..spec()
+            },
+            &stop,
+        )
+        .unwrap();
+        t.join().unwrap();
+        assert!(o.stopped);
+        assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn the_rate_steers_towards_the_target() {
+        // Half as busy as asked: the rate doubles; far over: it drops to 0.3 of itself; near:
+        // it moves a little and counts from then on.
+        assert_eq!(steer_rate(100, 50, 25.0), (200, false));
+        assert_eq!(steer_rate(100, 50, 500.0), (30, false));
+        assert_eq!(steer_rate(100, 50, 49.0), (101, true));
+        assert_eq!(steer_rate(100, 50, 50.0), (100, true));
+    }
+}
