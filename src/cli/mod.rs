@@ -18,6 +18,7 @@ mod run;
 mod sched;
 mod session;
 mod shell;
+mod wakeup;
 pub mod worker;
 
 use anyhow::Result;
@@ -48,6 +49,8 @@ pub enum Command {
     Interactive(Box<interactive::InteractiveArgs>),
     /// reflex: scheduler cost per round with a tunable number of runnable threads
     Sched(sched::SchedArgs),
+    /// schbench: wakeup latency, request latency and requests a second of message and worker threads
+    Wakeup(wakeup::WakeupArgs),
     /// UnixBench: micro-benchmarks scored into the BYTE index against the baseline machine George
     Index(index::IndexArgs),
     /// Two results (or two sets of runs) side by side: the change of each shared measurement and whether it is real
@@ -96,6 +99,7 @@ impl Command {
             Command::Noise(a) => Some(&a.measure),
             Command::Interactive(a) => Some(&a.measure),
             Command::Sched(a) => Some(&a.measure),
+            Command::Wakeup(a) => Some(&a.measure),
             Command::Index(a) => Some(&a.measure),
             _ => None,
         }
@@ -107,6 +111,7 @@ impl Command {
             Command::Noise(a) => Some(&mut a.measure),
             Command::Interactive(a) => Some(&mut a.measure),
             Command::Sched(a) => Some(&mut a.measure),
+            Command::Wakeup(a) => Some(&mut a.measure),
             Command::Index(a) => Some(&mut a.measure),
             _ => None,
         }
@@ -154,6 +159,7 @@ fn exec_once(command: &Command, argv: Vec<String>) -> Result<i32> {
         Command::Report(args) => report::exec(args),
         Command::History(args) => history::exec(args),
         Command::Sched(args) => sched::exec(args, argv),
+        Command::Wakeup(args) => wakeup::exec(args, argv),
         Command::Completions(args) => shell::completions(args, Cli::command()),
         Command::Man(args) => shell::man(args, Cli::command()),
     }

@@ -12,6 +12,7 @@ pub mod noise;
 pub mod part;
 pub mod sched;
 pub mod stored;
+pub mod wakeup;
 
 pub use environment::{CgroupCpuLimit, Environment, HostLimits};
 
@@ -25,6 +26,7 @@ use index::IndexResult;
 use interactive::InteractiveResult;
 use noise::{NoiseCheck, NoiseResult};
 use sched::SchedResult;
+use wakeup::WakeupResult;
 
 /// Bumped whenever a stored result's shape changes incompatibly.
 /// 2: interactive latency as interbench defines it (missed intervals included), the pure
@@ -114,6 +116,7 @@ pub const COLUMNS: &[&headline::Column] = &[
     &interactive::WORST_PAIR,
     &sched::PER_ROUND,
     &noise::SPREAD,
+    &wakeup::WAKEUP_P99,
 ];
 
 /// The data of one suite. Tagged by suite name in JSON: `{"suite": "noise", ...}`.
@@ -124,6 +127,7 @@ pub enum SuiteResult {
     Interactive(InteractiveResult),
     Sched(SchedResult),
     Index(IndexResult),
+    Wakeup(WakeupResult),
 }
 
 /// What each suite's result says of itself, so that code over any result — completeness, the
@@ -172,6 +176,7 @@ impl SuiteResult {
             SuiteResult::Interactive(i) => i,
             SuiteResult::Sched(s) => s,
             SuiteResult::Index(i) => i,
+            SuiteResult::Wakeup(w) => w,
         }
     }
 

@@ -223,9 +223,53 @@ pub fn timer_slack_ns() -> u64 {
     unsafe { libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0) as u64 }
 }
 
+/// A CPU list as the kernel and schbench write one ("0-3,8,10-11"): the CPUs in order, each
+/// once. None for anything else (an empty list, a range that runs backwards, a CPU past
+/// `CPU_SETSIZE`).
+pub fn parse_cpu_list(text: &str) -> Option<Vec<usize>> {
+    let mut cpus = std::collections::BTreeSet::new();
+    for part in text.trim().split(',') {
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (
+                a.trim().parse::<usize>().ok()?,
+                b.trim().parse::<usize>().ok()?,
+            ),
+            None => {
+                let c = part.trim().parse::<usize>().ok()?;
+                (c, c)
+            }
+        };
+        if a > b || b >= libc::CPU_SETSIZE as usize {
+            return None;
+        }
+        cpus.extend(a..=b);
+    }
+    (!cpus.is_empty()).then(|| cpus.into_iter().collect())
+}
+
+/// The CPUs online now (`/sys/devices/system/cpu/online`); None where it cannot be read.
+pub fn online_cpus() -> Option<Vec<usize>> {
+    parse_cpu_list(&std::fs::read_to_string("/sys/devices/system/cpu/online").ok()?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_lists_are_read_as_the_kernel_writes_them() {
+        assert_eq!(
+            parse_cpu_list("0-3,8,10-11"),
+            Some(vec![0, 1, 2, 3, 8, 10, 11])
+        );
+        assert_eq!(parse_cpu_list("2,1,1"), Some(vec![1, 2]));
+        assert_eq!(parse_cpu_list("0\n"), Some(vec![0]));
+        for bad in ["", "3-1", "a", "1,,2", "-1", "0-99999"] {
+            assert_eq!(parse_cpu_list(bad), None, "{bad:?}");
+        }
+        let online = online_cpus().unwrap();
+        assert!(online.contains(&first_allowed_cpu().unwrap()));
+    }
 
     #[test]
     fn timer_slack_is_set_per_thread() {

@@ -18,6 +18,7 @@ pub mod results;
 pub mod sched;
 pub mod standard;
 pub mod svg;
+pub mod wakeup;
 
 use crate::model::{RunResult, SuiteResult};
 
@@ -75,6 +76,7 @@ pub const REPORT_SECTIONS: &[report::ReportSection] = &[
     interactive::report_section,
     sched::report_section,
     noise::report_section,
+    wakeup::report_section,
 ];
 
 /// A suite's result, as it is shown.
@@ -84,5 +86,6 @@ pub fn view(suite: &SuiteResult) -> &dyn SuiteView {
         SuiteResult::Interactive(i) => i,
         SuiteResult::Sched(s) => s,
         SuiteResult::Index(i) => i,
+        SuiteResult::Wakeup(w) => w,
     }
 }

@@ -141,6 +141,16 @@ impl Plat {
         (self.samples > 0).then_some(self.max)
     }
 
+    /// The buckets that hold anything: each one's value and count, in order.
+    pub fn nonzero(&self) -> Vec<(u32, u64)> {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(i, &c)| (bucket_value(i), c))
+            .collect()
+    }
+
     /// The values at `pcts` (ascending), by schbench's rule: walking the buckets, the first at
     /// which the running count reaches pct% of the samples. With no samples every percentile
     /// is the first bucket, 0, as schbench prints it.

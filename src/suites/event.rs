@@ -9,6 +9,7 @@ use super::index::event::IndexEvent;
 use super::interactive::event::InteractiveEvent;
 use super::noise::event::NoiseEvent;
 use super::sched::event::SchedEvent;
+use super::wakeup::event::WakeupEvent;
 use crate::calibration::{BurnCalibration, CheckMissed};
 use crate::model::part::PartPlan;
 use crate::model::SuiteResult;
@@ -55,6 +56,7 @@ pub enum Event<'a> {
     Index(IndexEvent<'a>),
     Interactive(InteractiveEvent<'a>),
     Sched(SchedEvent<'a>),
+    Wakeup(WakeupEvent<'a>),
 }
 
 impl Event<'_> {
@@ -66,6 +68,7 @@ impl Event<'_> {
             Event::Index(e) => e.progress(),
             Event::Interactive(e) => e.progress(),
             Event::Sched(e) => e.progress(),
+            Event::Wakeup(e) => e.progress(),
             _ => None,
         }
     }

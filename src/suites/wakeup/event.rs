@@ -1,0 +1,33 @@
+//! What the wakeup suite says while it measures (`Event::Wakeup`).
+
+use crate::model::wakeup::WakeupResult;
+
+/// Something the wakeup suite did, or measured.
+pub enum WakeupEvent<'a> {
+    /// A second of the run has passed: seconds since the start, of how many, and the requests
+    /// a second over it (0 in the pipe test, which counts none).
+    Second {
+        elapsed_s: f64,
+        runtime_s: u64,
+        rate: f64,
+    },
+    /// The run is done.
+    Done(&'a WakeupResult),
+}
+
+impl WakeupEvent<'_> {
+    /// How far the part has come, in a few words (`hostbench run`'s live line).
+    pub fn progress(&self) -> Option<String> {
+        match self {
+            WakeupEvent::Second {
+                elapsed_s,
+                runtime_s,
+                rate,
+            } => Some(format!(
+                "{:.0} of {runtime_s} s: {rate:.0} requests/s",
+                elapsed_s
+            )),
+            WakeupEvent::Done(_) => None,
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! `hostbench wakeup` (schbench) driven as a user would: real message and worker threads, real
+//! futexes, a real SQLite store. Runs last one to three seconds; bounds are loose, this is a
+//! shared 2-CPU machine.
+
+mod common;
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::Sandbox;
+use serde_json::Value;
+
+fn wakeup(r: &Value) -> &Value {
+    let suites = r["suites"].as_array().unwrap();
+    assert_eq!(suites[0]["suite"], "wakeup");
+    &suites[0]
+}
+
+fn at(table: &Value, pct: f64) -> u64 {
+    table["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["pct"].as_f64() == Some(pct))
+        .unwrap_or_else(|| panic!("no p{pct} in {table}"))["value"]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn a_saturating_run_measures_wakeups_requests_and_the_rate() {
+    let sb = Sandbox::new();
+    let r = sb.json(&["wakeup", "-r", "2", "-t", "2", "-F", "64", "-n", "1"]);
+    let w = wakeup(&r);
+    assert_eq!(r["incomplete"], false);
+    let requests = w["request"]["samples"].as_u64().unwrap();
+    assert!(w["wakeup"]["samples"].as_u64().unwrap() > 100, "{w}");
+    assert!(requests > 100, "{w}");
+    // A request sleeps 100 us before its math: none is shorter.
+    assert!(w["request"]["min"].as_u64().unwrap() >= 100, "{w}");
+    // Percentiles only grow; the rate is the requests over the run time.
+    let (p50, p99) = (at(&w["wakeup"], 50.0), at(&w["wakeup"], 99.0));
+    assert!(p50 <= p99, "{w}");
+    let avg = w["average_rps"].as_f64().unwrap();
+    assert!(
+        (avg * 2.0 - requests as f64).abs() <= requests as f64 * 0.5 + 50.0,
+        "{avg} rps, {requests} requests"
+    );
+    // One rate sample at the start (0, as schbench's) and one a second after.
+    assert_eq!(w["rps"]["samples"], 3, "{w}");
+    // The text is schbench's tables.
+    let out = sb.cmd().args(["results", "show", "1"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    for line in [
+        "Wakeup Latencies percentiles (usec) runtime 2 (s)",
+        "Request Latencies percentiles (usec) runtime 2 (s)",
+        "RPS percentiles (requests) runtime 2 (s)",
+        "\t* 99.0th: ",
+        "average rps: ",
+    ] {
+        assert!(text.contains(line), "{line:?} not in {text}");
+    }
+    // The report page draws both latencies' CDFs and the rate through the run.
+    let page = sb.work_dir().join("r.html");
+    let out = sb
+        .cmd()
+        .args(["report", "1", "-o"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    for title in [
+        "Wakeup latency, cumulative",
+        "Request latency, cumulative",
+        "Requests a second",
+    ] {
+        assert!(html.contains(title), "{title} not on the page");
+    }
+}
+
+#[test]
+fn more_math_makes_longer_requests() {
+    let sb = Sandbox::new();
+    let p50 = |n: &str| {
+        let r = sb.json(&["wakeup", "-r", "1", "-t", "1", "-L", "-s", "0", "-n", n]);
+        at(&wakeup(&r)["request"], 50.0)
+    };
+    let (one, eight) = (p50("1"), p50("8"));
+    assert!(eight > one * 3, "-n 1: {one} us, -n 8: {eight} us");
+}
+
+#[test]
+fn a_fixed_rate_is_kept() {
+    let sb = Sandbox::new();
+    let r = sb.json(&[
+        "wakeup", "-r", "3", "-t", "2", "-R", "200", "-F", "64", "-n", "1",
+    ]);
+    let w = wakeup(&r);
+    let seconds = w["per_second"].as_array().unwrap();
+    assert!(seconds.len() >= 3, "{w}");
+    for s in &seconds[1..] {
+        let rate = s[1].as_f64().unwrap();
+        assert!((100.0..300.0).contains(&rate), "{seconds:?}");
+    }
+}
+
+#[test]
+fn the_pipe_test_measures_wakeups_alone() {
+    let sb = Sandbox::new();
+    let r = sb.json(&["wakeup", "-r", "1", "-t", "1", "-p", "65536"]);
+    let w = wakeup(&r);
+    assert!(w["wakeup"]["samples"].as_u64().unwrap() > 1000, "{w}");
+    assert!(w.get("request").is_none() && w.get("rps").is_none(), "{w}");
+    let ops = w["pipe_ops_per_s"].as_f64().unwrap();
+    let bytes = w["pipe_bytes_per_s"].as_f64().unwrap();
+    assert!(ops > 1000.0 && (bytes / ops - 65536.0).abs() < 1.0, "{w}");
+    // The pipe table has the 20th percentile too.
+    at(&w["wakeup"], 20.0);
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let sb = Sandbox::new();
+    for (args, says) in [
+        (vec!["-m", "0"], "-m must be at least 1"),
+        (vec!["-t", "0"], "-t must be at least 1"),
+        (
+            vec!["-R", "100", "-A", "50"],
+            "-R and -A cannot be used together",
+        ),
+        (vec!["-W", "0-1023"], "which is not online"),
+        (vec!["-M", "one"], "-M takes a CPU list"),
+        (vec!["-F", "1000000000", "-t", "2"], "more than the"),
+        (vec!["-t", "-1"], "-1"),
+    ] {
+        let out = sb.cmd().arg("wakeup").args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        if says != "-1" {
+            assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        }
+    }
+}
+
+#[test]
+fn sigterm_ends_a_run_at_once_and_keeps_what_it_measured() {
+    let sb = Sandbox::new();
+    let child = sb
+        .std_cmd()
+        .args(["wakeup", "-r", "60", "-t", "2", "-F", "64", "-n", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    std::thread::sleep(Duration::from_millis(3000));
+    let sent = Instant::now();
+    // SAFETY: kill(2) to our own child.
+    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(143));
+    let r = sb.json(&["results", "show", "1"]);
+    assert_eq!(r["incomplete"], true);
+    let w = wakeup(&r);
+    assert_eq!(w["stopped"], true);
+    assert!(w["request"]["samples"].as_u64().unwrap() > 0, "{w}");
+    // Its threads went with it.
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
+}
