@@ -1,6 +1,6 @@
-//! `hostbench run`: the standard run. A profile becomes a plan of the four suites (noise, index,
-//! interactive, sched) and, after them, the pipe ping-pongs measured again pinned (context1,
-//! the tasks under Ring, sched's two threads): seven parts, each an ordinary suite
+//! `hostbench run`: the standard run. A profile becomes a plan of the five suites (noise, index,
+//! interactive, sched, wakeup) and, after them, the pipe ping-pongs measured again pinned
+//! (context1, the tasks under Ring, sched's two threads): eight parts, each an ordinary suite
 //! configuration; `run` measures them in order and returns every suite's result for one stored
 //! result.
 
@@ -27,6 +27,7 @@ use crate::suites::index::IndexConfig;
 use crate::suites::interactive::{InteractiveConfig, Selection};
 use crate::suites::noise::NoiseConfig;
 use crate::suites::sched::SchedConfig;
+use crate::suites::wakeup::{Options as WakeupOptions, WakeupConfig};
 use crate::suites::{self, HostLimits};
 
 /// How much time the run trades for precision (the `--profile` values).
@@ -69,7 +70,15 @@ pub struct ProfileParams {
     pub sched_s: u64,
     pub sched_runs: (usize, usize),
     pub sched_sweep: &'static [(usize, usize)],
+    /// wakeup: seconds of schbench's workload at a fixed rate of `WAKEUP_RPS_PER_CPU`.
+    pub wakeup_s: u64,
 }
+
+/// The wakeup part's requests a second, each CPU: with schbench's default request (about 2.5
+/// ms of math on this project's VM) the CPUs are about an eighth busy, so the part measures the
+/// wakeup latency of a host that is mostly idle, the case the scheduler's wakeup path serves
+/// most; a saturating run is `hostbench wakeup`'s default.
+pub const WAKEUP_RPS_PER_CPU: u64 = 50;
 
 const TASKS: &[&str] = &["Audio", "Video", "X", "Gaming"];
 
@@ -78,19 +87,19 @@ const PROFILES: [ProfileParams; 4] = [
     ProfileParams { profile: Profile::Quick, name: "quick", noise_ms: 100, noise_runs: 30,
         index_tests: &[], index_quick: true, index_seconds: None,
         benches: TASKS, interactive_s: 3, settle_ms: 500, file_mb: 128, light_loads: false,
-        sched_s: 1, sched_runs: (2, 3), sched_sweep: &[(2, 0), (0, 4), (0, 32)] },
+        sched_s: 1, sched_runs: (2, 3), sched_sweep: &[(2, 0), (0, 4), (0, 32)], wakeup_s: 3 },
     ProfileParams { profile: Profile::Standard, name: "standard", noise_ms: 100, noise_runs: 100,
         index_tests: &[], index_quick: true, index_seconds: None,
         benches: TASKS, interactive_s: 20, settle_ms: 1000, file_mb: 256, light_loads: false,
-        sched_s: 3, sched_runs: (3, 5), sched_sweep: &[(2, 0), (0, 4), (0, 16), (0, 64)] },
+        sched_s: 3, sched_runs: (3, 5), sched_sweep: &[(2, 0), (0, 4), (0, 16), (0, 64)], wakeup_s: 10 },
     ProfileParams { profile: Profile::Full, name: "full", noise_ms: 100, noise_runs: 100,
         index_tests: &[], index_quick: false, index_seconds: None,
         benches: TASKS, interactive_s: 30, settle_ms: 1000, file_mb: 1024, light_loads: false,
-        sched_s: 20, sched_runs: (3, 10), sched_sweep: &[(2, 0), (8, 0), (32, 0), (80, 0), (128, 0)] },
+        sched_s: 20, sched_runs: (3, 10), sched_sweep: &[(2, 0), (8, 0), (32, 0), (80, 0), (128, 0)], wakeup_s: 30 },
     ProfileParams { profile: Profile::Smoke, name: "smoke", noise_ms: 20, noise_runs: 5,
         index_tests: &["dhry2reg", "syscall", "spawn"], index_quick: false, index_seconds: Some(0.2),
         benches: &["Audio", "Video"], interactive_s: 1, settle_ms: 100, file_mb: 8, light_loads: true,
-        sched_s: 1, sched_runs: (1, 1), sched_sweep: &[(2, 0), (4, 0)] },
+        sched_s: 1, sched_runs: (1, 1), sched_sweep: &[(2, 0), (4, 0)], wakeup_s: 1 },
 ];
 
 impl Profile {
@@ -115,6 +124,7 @@ pub struct StandardPlan {
     pub index: IndexConfig,
     pub interactive: InteractiveConfig,
     pub sched: SchedConfig,
+    pub wakeup: WakeupConfig,
     /// The placement-sensitive figures measured again with each ping-pong's ends on one CPU.
     pub pinned: PinnedPlan,
     /// What the plan left out on this host, and why.
@@ -290,6 +300,18 @@ impl StandardPlan {
             )
         };
         let sched = sched_config(false, &sweep)?;
+
+        // wakeup: schbench's workload at a fixed, light rate, a worker a CPU.
+        let wakeup = WakeupConfig::on(
+            &WakeupOptions {
+                workers: Some(cpus),
+                runtime_s: params.wakeup_s,
+                rps: Some(WAKEUP_RPS_PER_CPU * cpus as u64),
+                ..WakeupOptions::default()
+            },
+            &(0..cpus).collect::<Vec<_>>(),
+            Some(host.memory_available_bytes),
+        )?;
         let pinned = PinnedPlan {
             index: pinned_index,
             interactive: pinned_interactive,
@@ -301,6 +323,7 @@ impl StandardPlan {
             index,
             interactive,
             sched,
+            wakeup,
             pinned,
             skipped,
             calibration,
@@ -314,13 +337,14 @@ impl StandardPlan {
         self.pinned.interactive.settings.explain = worst;
     }
 
-    /// The parts in order: the four suites free, then the pipe ping-pongs pinned.
-    pub fn units(&self) -> [Part<'_>; 7] {
+    /// The parts in order: the five suites free, then the pipe ping-pongs pinned.
+    pub fn units(&self) -> [Part<'_>; 8] {
         [
             &self.noise,
             &self.index,
             &self.interactive,
             &self.sched,
+            &self.wakeup,
             &self.pinned.index,
             &self.pinned.interactive,
             &self.pinned.sched,
@@ -449,6 +473,12 @@ mod tests {
         let sched = suites::Part::plan(&plan.sched);
         assert_eq!(sched.units.len(), plan.sched.settings.points.len());
         assert!(sched.units.iter().all(|u| u.count == 2));
+        // wakeup: one run at 50 requests a second a CPU, its seconds and a little.
+        let wakeup = suites::Part::plan(&plan.wakeup);
+        assert_eq!(wakeup.units.len(), 1);
+        assert_eq!(plan.wakeup.settings.rps, 100);
+        assert_eq!(plan.wakeup.settings.workers, 2);
+        assert!(wakeup.estimate_s() >= 3.0);
         // The estimates are the plans' own.
         let sum: f64 = plan.units().iter().map(|p| p.plan().estimate_s()).sum();
         assert_eq!(plan.estimate_s(), sum);

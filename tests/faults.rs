@@ -617,7 +617,7 @@ fn a_killed_run_keeps_the_parts_it_finished_marked_incomplete() {
     // Kill it with SIGKILL once the interactive part (the third) has begun.
     let lines = BufReader::new(child.stdout.take().unwrap()).lines();
     for line in lines.map_while(Result::ok) {
-        if line.starts_with("[3/7]") {
+        if line.starts_with("[3/8]") {
             break;
         }
     }

@@ -90,11 +90,11 @@ fn the_live_line_of_a_run_follows_each_part_in_its_suites_words() {
     let shown = on_a_terminal(&sandbox, "xterm", "run --profile smoke --no-noise-check");
     // Each part's progress, as its suite words it, after the part's place in the run.
     for words in [
-        "[1/7] noise: run 1/5",
-        "[2/7] index: 1 x dhry2reg (0/",
-        "[2/7] index: dhry2reg iteration 1 done",
-        "[3/7] interactive: Audio under None (1/",
-        "[4/7] sched: 2 threads, 1 active sets, run 1: ",
+        "[1/8] noise: run 1/5",
+        "[2/8] index: 1 x dhry2reg (0/",
+        "[2/8] index: dhry2reg iteration 1 done",
+        "[3/8] interactive: Audio under None (1/",
+        "[4/8] sched: 2 threads, 1 active sets, run 1: ",
     ] {
         assert!(shown.contains(words), "{words:?} not drawn: {shown:?}");
     }

@@ -175,6 +175,10 @@ fn the_report_renders_in_chromium_with_every_plot_and_no_request() {
     let noise = plots(&dom, "noise");
     assert_eq!(noise.len(), 1);
     assert!(noise[0] >= 1);
+    // Wakeup (the run's fixed-rate part): the wakeup and request latency CDFs and the rate.
+    let wakeup = plots(&dom, "wakeup");
+    assert_eq!(wakeup.len(), 3, "{wakeup:?}");
+    assert!(wakeup.iter().all(|&n| n >= 1), "{wakeup:?}");
     // The marks are really in the DOM, as many as each plot says.
     let marks = dom.matches("class=\"point\"").count() + dom.matches("class=\"bar\"").count();
     let said: usize = [
@@ -183,6 +187,7 @@ fn the_report_renders_in_chromium_with_every_plot_and_no_request() {
         "interactive-deadlines",
         "sched",
         "noise",
+        "wakeup",
     ]
     .iter()
     .flat_map(|k| plots(&dom, k))

@@ -1,4 +1,4 @@
-//! `hostbench run`: the standard run stores one result holding all four suites.
+//! `hostbench run`: the standard run stores one result holding all five suites.
 
 mod common;
 
@@ -23,17 +23,18 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
         String::from_utf8_lossy(&out.stderr)
     );
     // The plan with each part's time comes first, the summary last.
-    let plan = stdout.find("profile smoke: 7 parts").expect(&stdout);
+    let plan = stdout.find("profile smoke: 8 parts").expect(&stdout);
     let summary = stdout.find("Summary of result 1").expect(&stdout);
     assert!(plan < summary);
     for part in [
-        "[1/7] noise",
-        "[2/7] index",
-        "[3/7] interactive",
-        "[4/7] sched",
-        "[5/7] index: pinned: 1 test",
-        "[6/7] interactive: pinned: Audio, Video under Ring",
-        "[7/7] sched: pinned: 2 threads",
+        "[1/8] noise",
+        "[2/8] index",
+        "[3/8] interactive",
+        "[4/8] sched",
+        "[5/8] wakeup: schbench, 100 rps, m=1 t=2",
+        "[6/8] index: pinned: 1 test",
+        "[7/8] interactive: pinned: Audio, Video under Ring",
+        "[8/8] sched: pinned: 2 threads",
     ] {
         let at = stdout.find(part).expect(part);
         assert!(at > plan && at < summary, "{part} out of place:\n{stdout}");
@@ -44,6 +45,7 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
         "Index: ",
         "Worst interactive case: ",
         "Scheduler, us/round: 2 threads",
+        "wakeup (schbench, 100 rps, m=1 t=2): wakeup p99 ",
         "Index, pinned: ",
         "Worst interactive case, pinned: ",
         "Scheduler, pinned, us/round: 2 threads",
@@ -68,7 +70,7 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
     // Nothing left in the working directory.
     assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
 
-    // One stored result with the four suites, then the ping-pongs pinned, complete.
+    // One stored result with the five suites, then the ping-pongs pinned, complete.
     let shown = sb.json(&["results", "show", "1"]);
     let suites: Vec<&str> = shown["suites"]
         .as_array()
@@ -83,6 +85,7 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
             "index",
             "interactive",
             "sched",
+            "wakeup",
             "index",
             "interactive",
             "sched"
@@ -100,6 +103,7 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
         "interactive/Audio/Ring pinned/latency mean",
         "sched/2 threads 1 sets pinned/us per round",
         "sched/2 threads 1 sets/us per round",
+        "wakeup/100 rps, m=1 t=2 F=256 n=5 s=100/wakeup latency p99",
     ] {
         assert!(csv.contains(key), "{key} missing:\n{csv}");
     }
@@ -116,7 +120,7 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
     assert_eq!(interactive["measurements"].as_array().unwrap().len(), 4);
     // run --explain reached both interactive parts: every pair with deadlines is explained,
     // and the summary gives a line for each.
-    for part in [2, 5] {
+    for part in [2, 6] {
         let settings = &shown["suites"][part]["settings"];
         assert_eq!(settings["explain"], 1, "{settings}");
         for m in shown["suites"][part]["measurements"].as_array().unwrap() {
@@ -139,6 +143,17 @@ fn the_smoke_profile_runs_every_suite_into_one_result() {
     }
     let sched = &shown["suites"][3];
     assert_eq!(sched["points"].as_array().unwrap().len(), 2);
+    // wakeup: schbench's workload at 50 requests a second a CPU, woken and served.
+    let wakeup = &shown["suites"][4];
+    assert_eq!(wakeup["settings"]["rps"], 100);
+    assert!(
+        wakeup["wakeup"]["samples"].as_u64().unwrap() > 0,
+        "{wakeup}"
+    );
+    assert!(
+        wakeup["request"]["samples"].as_u64().unwrap() > 0,
+        "{wakeup}"
+    );
     // No earlier run of this plan on this host: nothing to say of how figures move.
     assert!(!stdout.contains("Between runs on this host"), "{stdout}");
 
@@ -248,9 +263,9 @@ fn a_dry_run_shows_the_plan_and_measures_and_stores_nothing() {
         .unwrap();
     assert!(out.status.success(), "{out:?}");
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.contains("profile quick: 7 parts"), "{stdout}");
+    assert!(stdout.contains("profile quick: 8 parts"), "{stdout}");
     assert!(
-        stdout.contains("7. sched        pinned: 2 threads"),
+        stdout.contains("8. sched        pinned: 2 threads"),
         "{stdout}"
     );
     assert!(!stdout.contains("Summary"), "{stdout}");

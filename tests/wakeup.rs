@@ -81,6 +81,25 @@ fn a_saturating_run_measures_wakeups_requests_and_the_rate() {
     ] {
         assert!(html.contains(title), "{title} not on the page");
     }
+    // The fleet page has its p99 wakeup latency as a headline column.
+    let fleet = sb.work_dir().join("fleet.html");
+    let out = sb
+        .cmd()
+        .args(["report", "--fleet", "-o"])
+        .arg(&fleet)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&fleet).unwrap();
+    assert!(html.contains("wakeup p99 across hosts"), "no wakeup column");
+    assert!(
+        html.contains("data-key=\"wakeup\"") && html.contains(&format!("data-v=\"{p99}\"")),
+        "p99 {p99} not in the table"
+    );
 }
 
 #[test]
