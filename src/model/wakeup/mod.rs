@@ -247,7 +247,13 @@ impl SuiteData for WakeupResult {
         }
         if let Some(avg) = self.average_rps {
             out.push(Figure {
-                samples: self.per_second.iter().skip(1).map(|s| s.1).collect(),
+                // Each second's rate after the warm-up (and after the start's 0).
+                samples: self
+                    .per_second
+                    .iter()
+                    .filter(|s| s.0 > (self.settings.warmup_s as f64).max(0.5))
+                    .map(|s| s.1)
+                    .collect(),
                 sample_kind: "second".into(),
                 ..Figure::derived(
                     format!("wakeup/{key}/average rps"),
@@ -269,5 +275,67 @@ impl SuiteData for WakeupResult {
                 ops,
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(warmup_s: u64) -> WakeupResult {
+        let mut plat = Plat::default();
+        for v in [3, 4, 5, 40] {
+            plat.record(v);
+        }
+        WakeupResult {
+            settings: WakeupSettings {
+                message_threads: 1,
+                workers: 2,
+                runtime_s: 8,
+                warmup_s,
+                zero_s: 0,
+                footprint_kb: 256,
+                operations: 5,
+                sleep_us: 100,
+                locking: true,
+                calibrate: false,
+                rps: 0,
+                auto_rps_pct: 0,
+                pipe_bytes: 0,
+                message_cpus: None,
+                worker_cpus: None,
+            },
+            wakeup: Table::of(&plat, &LATENCY_PCTS),
+            request: Some(Table::of(&plat, &LATENCY_PCTS)),
+            rps: None,
+            average_rps: Some(100.0),
+            final_rps_goal: None,
+            pipe_ops_per_s: None,
+            pipe_bytes_per_s: None,
+            per_second: (0..=8).map(|t| (t as f64, 100.0 + t as f64)).collect(),
+            elapsed_s: 8.0,
+            stopped: false,
+        }
+    }
+
+    #[test]
+    fn figures_name_the_mode_and_the_rate_has_a_sample_a_second_after_the_warm_up() {
+        let mut out = Vec::new();
+        result(0).figures(&mut out);
+        let keys: Vec<&str> = out.iter().map(|f| f.key.as_str()).collect();
+        assert!(keys.contains(&"wakeup/saturating, m=1 t=2 F=256 n=5 s=100/wakeup latency p99"));
+        let rps = out.iter().find(|f| f.key.ends_with("average rps")).unwrap();
+        // The start's 0 left out: seconds 1 to 8.
+        assert_eq!(rps.samples.len(), 8);
+        let mut out = Vec::new();
+        result(5).figures(&mut out);
+        let rps = out.iter().find(|f| f.key.ends_with("average rps")).unwrap();
+        assert_eq!(rps.samples, [106.0, 107.0, 108.0]);
+        // p99 of 3, 4, 5, 40 is the largest.
+        let p99 = out
+            .iter()
+            .find(|f| f.key.ends_with("wakeup latency p99"))
+            .unwrap();
+        assert_eq!(p99.value, 40.0);
     }
 }

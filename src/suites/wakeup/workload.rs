@@ -16,7 +16,7 @@
 //! its own (`stats::plat`, schbench's buckets), made before the threads start.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use anyhow::{anyhow, Context, Result};
@@ -142,7 +142,6 @@ struct Worker {
     request: SharedPlat,
     requests: AtomicU64,
     runtime_us: AtomicU64,
-    tid: AtomicI32,
     page: Page,
 }
 
@@ -173,6 +172,8 @@ pub fn run(spec: &Spec, stop: &AtomicBool, tick: &mut Tick<'_>) -> Result<Outcom
     if total == 0 {
         return Err(anyhow!("no worker threads"));
     }
+    // A lock for every CPU the kernel may bring online, not only those online now.
+    // SAFETY: sysconf takes a constant name and has no other effect.
     let cpus = usize::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) })
         .unwrap_or(1)
         .max(1);
@@ -193,7 +194,6 @@ pub fn run(spec: &Spec, stop: &AtomicBool, tick: &mut Tick<'_>) -> Result<Outcom
                 request: SharedPlat::default(),
                 requests: AtomicU64::new(0),
                 runtime_us: AtomicU64::new(0),
-                tid: AtomicI32::new(0),
                 page: Page(UnsafeCell::new(vec![0; page_bytes])),
             })
             .collect(),
@@ -266,7 +266,9 @@ fn control(shared: &Shared, stop: &AtomicBool, tick: &mut Tick<'_>) -> Outcome {
     let (mut last_ns, mut last_requests, mut zeroed_ns) = (start, 0u64, start);
     let mut warmed = false;
     let mut steer = spec.auto_rps_pct > 0;
-    let mut busy = crate::platform::procfs::read_cpu_times().ok();
+    let mut busy = steer
+        .then(|| crate::platform::procfs::read_cpu_times().ok())
+        .flatten();
     let mut target_hit = false;
     let mut stopped = false;
     loop {
@@ -335,7 +337,8 @@ fn control(shared: &Shared, stop: &AtomicBool, tick: &mut Tick<'_>) -> Outcome {
                 Err(_) => steer = false,
             }
         }
-        if done {
+        // A message thread that could not start its workers has ended the run.
+        if done || shared.stopping.load(Ordering::SeqCst) {
             break;
         }
         if !sleep_until_unless(now + 1_000_000_000, stop) {
@@ -531,11 +534,6 @@ fn worker_thread(shared: &Shared, m: usize, index: usize) {
     let spec = &shared.spec;
     let me = &shared.workers[index];
     let message = &shared.messages[m];
-    me.tid.store(
-        // SAFETY: gettid has no failure mode.
-        unsafe { libc::syscall(libc::SYS_gettid) } as i32,
-        Ordering::Relaxed,
-    );
     let side = spec.matrix_side();
     // Zeroed and never written but for the product: as schbench's malloc of more than 128 KB,
     // the two factors read the kernel's zero page until something writes them.
