@@ -27,6 +27,18 @@ fn at(table: &Value, pct: f64) -> u64 {
         .unwrap()
 }
 
+/// The HTML page `args` writes with `-o`.
+fn page(sb: &Sandbox, args: &[&str]) -> String {
+    let file = sb.work_dir().join("page.html");
+    let out = sb.cmd().args(args).arg("-o").arg(&file).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&file).unwrap()
+}
+
 #[test]
 fn a_saturating_run_measures_wakeups_requests_and_the_rate() {
     let sb = Sandbox::new();
@@ -61,19 +73,7 @@ fn a_saturating_run_measures_wakeups_requests_and_the_rate() {
         assert!(text.contains(line), "{line:?} not in {text}");
     }
     // The report page draws both latencies' CDFs and the rate through the run.
-    let page = sb.work_dir().join("r.html");
-    let out = sb
-        .cmd()
-        .args(["report", "1", "-o"])
-        .arg(&page)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let html = std::fs::read_to_string(&page).unwrap();
+    let html = page(&sb, &["report", "1"]);
     for title in [
         "Wakeup latency, cumulative",
         "Request latency, cumulative",
@@ -82,19 +82,7 @@ fn a_saturating_run_measures_wakeups_requests_and_the_rate() {
         assert!(html.contains(title), "{title} not on the page");
     }
     // The fleet page has its p99 wakeup latency as a headline column.
-    let fleet = sb.work_dir().join("fleet.html");
-    let out = sb
-        .cmd()
-        .args(["report", "--fleet", "-o"])
-        .arg(&fleet)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let html = std::fs::read_to_string(&fleet).unwrap();
+    let html = page(&sb, &["report", "--fleet"]);
     assert!(html.contains("wakeup p99 across hosts"), "no wakeup column");
     assert!(
         html.contains("data-key=\"wakeup\"") && html.contains(&format!("data-v=\"{p99}\"")),

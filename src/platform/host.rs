@@ -230,13 +230,7 @@ impl StealClock {
 }
 
 fn steal_ticks() -> Option<u64> {
-    parse_steal_ticks(&fs::read_to_string("/proc/stat").ok()?)
-}
-
-/// The 8th value of the aggregate "cpu" line: user nice system idle iowait irq softirq steal.
-fn parse_steal_ticks(stat: &str) -> Option<u64> {
-    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
-    line.split_whitespace().nth(8)?.parse().ok()
+    super::procfs::read_cpu_times().ok().map(|t| t.steal)
 }
 
 #[cfg(test)]
@@ -265,7 +259,8 @@ mod tests {
         let info = "processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t: fpu\n";
         assert_eq!(parse_cpu_model(info).as_deref(), Some("AMD EPYC 7B13"));
         let stat = "cpu  10 0 5 100 1 0 2 37 0 0\ncpu0 5 0 2 50 0 0 1 20 0 0\n";
-        assert_eq!(parse_steal_ticks(stat), Some(37));
+        let times = super::super::procfs::parse_cpu_times(stat);
+        assert_eq!(times.map(|t| t.steal), Some(37));
     }
 
     #[test]

@@ -19,11 +19,12 @@ pub fn stat_field(id: i64, n: usize) -> Option<String> {
 }
 
 /// The CPUs' time since boot, all of them together, in clock ticks (the first line of
-/// `/proc/stat`): every kind summed, and idle.
+/// `/proc/stat`): every kind summed, idle, and stolen by the hypervisor.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CpuTimes {
     pub total: u64,
     pub idle: u64,
+    pub steal: u64,
 }
 
 impl CpuTimes {
@@ -46,15 +47,17 @@ pub fn read_cpu_times() -> std::io::Result<CpuTimes> {
     })
 }
 
-fn parse_cpu_times(stat: &str) -> Option<CpuTimes> {
+pub fn parse_cpu_times(stat: &str) -> Option<CpuTimes> {
     let mut fields = stat.lines().next()?.split_whitespace();
     if fields.next()? != "cpu" {
         return None;
     }
     let values: Vec<u64> = fields.map(|f| f.parse().ok()).collect::<Option<_>>()?;
+    // user nice system idle iowait irq softirq steal ...
     Some(CpuTimes {
         total: values.iter().sum(),
         idle: *values.get(3)?,
+        steal: values.get(7).copied().unwrap_or(0),
     })
 }
 
@@ -69,12 +72,14 @@ mod tests {
             t,
             CpuTimes {
                 total: 1000,
-                idle: 800
+                idle: 800,
+                steal: 0
             }
         );
         let later = CpuTimes {
             total: 1100,
             idle: 875,
+            steal: 0,
         };
         assert!((t.busy_pct_until(&later) - 25.0).abs() < 1e-9);
         assert_eq!(parse_cpu_times("intr 1 2\n"), None);

@@ -51,6 +51,18 @@ pub struct WakeupSettings {
     pub worker_cpus: Option<Vec<usize>>,
 }
 
+impl WakeupSettings {
+    /// The side of each matrix: three of them fill the footprint, 8-byte elements.
+    pub fn matrix_side(&self) -> usize {
+        ((self.footprint_kb * 1024 / 3 / 8) as f64).sqrt() as usize
+    }
+
+    /// Requests are posted at a rate (`-R`, `-A`) rather than asked for by idle workers.
+    pub fn rps_mode(&self) -> bool {
+        self.rps > 0
+    }
+}
+
 /// One row of a schbench table.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Row {

@@ -18,7 +18,7 @@ use super::{Plan, Unit};
 use crate::error::UsageError;
 use crate::model::wakeup::{self as model, Table, WakeupResult, WakeupSettings};
 use crate::model::SuiteResult;
-use workload::{Outcome, Spec, MAX_PIPE_BYTES};
+use workload::{Outcome, MAX_PIPE_BYTES};
 
 /// Most threads of a run, message threads and workers together.
 pub const MAX_THREADS: usize = 16_384;
@@ -203,27 +203,6 @@ impl WakeupConfig {
         };
         Ok(WakeupConfig { settings, notes })
     }
-
-    fn spec(&self) -> Spec {
-        let s = &self.settings;
-        Spec {
-            message_threads: s.message_threads,
-            workers: s.workers,
-            runtime_s: s.runtime_s,
-            warmup_s: s.warmup_s,
-            zero_s: s.zero_s,
-            footprint_kb: s.footprint_kb,
-            operations: s.operations,
-            sleep_us: s.sleep_us,
-            locking: s.locking,
-            calibrate: s.calibrate,
-            rps: s.rps,
-            auto_rps_pct: s.auto_rps_pct,
-            pipe_bytes: s.pipe_bytes,
-            message_cpus: s.message_cpus.clone(),
-            worker_cpus: s.worker_cpus.clone(),
-        }
-    }
 }
 
 /// `-M` and `-W`: CPU lists whose CPUs must be online, or "auto" (either one): each message
@@ -282,7 +261,7 @@ pub fn measure(
         events.event(Event::Note(n));
     }
     let s = &config.settings;
-    let outcome = workload::run(&config.spec(), stop, &mut |elapsed_s, rate, so_far| {
+    let outcome = workload::run(&config.settings, stop, &mut |elapsed_s, rate, so_far| {
         events.event(Event::Wakeup(WakeupEvent::Second {
             elapsed_s,
             runtime_s: s.runtime_s,

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, Context, Result};
 
+use crate::model::wakeup::WakeupSettings;
 use crate::platform::clock::monotonic_ns;
 use crate::platform::futex::Flag;
 use crate::platform::sched;
@@ -33,54 +34,6 @@ pub const MAX_PIPE_BYTES: usize = 1 << 20;
 /// Most requests posted to one worker and not yet taken before a fixed-rate message thread
 /// skips that worker for 100 µs (schbench's batch of 128).
 const MOST_PENDING: u64 = 128;
-
-/// The workload of one run, its options already resolved (schbench's defaults and the rules
-/// between them applied by the caller).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Spec {
-    /// `-m`.
-    pub message_threads: usize,
-    /// `-t`: workers of each message thread.
-    pub workers: usize,
-    /// `-r`, seconds.
-    pub runtime_s: u64,
-    /// `-w`, seconds: the statistics are zeroed once this much has passed (0: never). Only in
-    /// the saturating mode, as schbench.
-    pub warmup_s: u64,
-    /// `-z`, seconds: the statistics are zeroed this often (0: never).
-    pub zero_s: u64,
-    /// `-F`, KB: the three matrices of each worker together.
-    pub footprint_kb: u64,
-    /// `-n`: matrix multiplications a request.
-    pub operations: u64,
-    /// `-s`, µs: the sleep of a request.
-    pub sleep_us: u64,
-    /// `-L` off: the per-CPU spinlock around the math.
-    pub locking: bool,
-    /// `-C`: the sleep is left out of the request latency (and no lock is taken).
-    pub calibrate: bool,
-    /// `-R`: requests a second over all message threads (0: saturate).
-    pub rps: u64,
-    /// `-A`: grow or shrink `-R` each second until the CPUs are this busy, % (0: off).
-    pub auto_rps_pct: u32,
-    /// `-p`: bytes a hand-off writes (0: off).
-    pub pipe_bytes: usize,
-    /// `-M`: each message thread on one of these CPUs in turn (None: not pinned).
-    pub message_cpus: Option<Vec<usize>>,
-    /// `-W`: the workers on these CPUs (None: not pinned).
-    pub worker_cpus: Option<Vec<usize>>,
-}
-
-impl Spec {
-    /// The side of each matrix: three of them fill the footprint, 8-byte elements.
-    pub fn matrix_side(&self) -> usize {
-        ((self.footprint_kb * 1024 / 3 / 8) as f64).sqrt() as usize
-    }
-
-    fn rps_mode(&self) -> bool {
-        self.rps > 0
-    }
-}
 
 /// What one run measured.
 #[derive(Debug, Clone, PartialEq)]
@@ -152,7 +105,7 @@ struct Message {
 }
 
 struct Shared {
-    spec: Spec,
+    spec: WakeupSettings,
     stopping: AtomicBool,
     /// Requests a second for each message thread (fixed-rate mode).
     goal: AtomicU64,
@@ -167,7 +120,7 @@ pub type Tick<'a> = dyn FnMut(f64, f64, &dyn Fn() -> Outcome) + 'a;
 
 /// Runs the workload until its run time has passed or `stop` is set; `tick` hears of each
 /// second.
-pub fn run(spec: &Spec, stop: &AtomicBool, tick: &mut Tick<'_>) -> Result<Outcome> {
+pub fn run(spec: &WakeupSettings, stop: &AtomicBool, tick: &mut Tick<'_>) -> Result<Outcome> {
     let total = spec.message_threads * spec.workers;
     if total == 0 {
         return Err(anyhow!("no worker threads"));
@@ -733,8 +686,8 @@ unsafe fn dot(out: *mut u64, mut x: *const u64, mut y: *const u64, len: usize) {
 mod tests {
     use super::*;
 
-    fn spec() -> Spec {
-        Spec {
+    fn spec() -> WakeupSettings {
+        WakeupSettings {
             message_threads: 1,
             workers: 2,
             runtime_s: 2,
@@ -764,7 +717,7 @@ mod tests {
     #[test]
     fn the_matrix_side_fills_the_footprint() {
         // 256 KB: three 104 x 104 matrices of 8 bytes (259,584 bytes), as schbench's.
-        let s = Spec {
+        let s = WakeupSettings {
             footprint_kb: 256,
             ..spec()
         };
