@@ -453,11 +453,17 @@ fn wake_all(shared: &Shared, m: usize) {
 
 /// Fixed rate (`-R`): each second, the second's requests posted round robin, then a sleep to
 /// the second's end. A worker with more than 128 posted and not taken is passed over for
-/// 100 µs instead (that request is not made).
+/// 100 µs instead (that request is not made). A run of `-r` seconds posts `-r` seconds'
+/// requests: schbench's message thread starts after the clock of the run has, so its last
+/// batch would fall after the run's end, where this thread's exact seconds could still make
+/// it (and one second's requests more than asked, 198 a second for `-R 165 -r 5`).
 fn post_at_rate(shared: &Shared, mine: std::ops::Range<usize>) {
     let mut turn = 0usize;
     let stopping = &shared.stopping;
-    while !stopping.load(Ordering::SeqCst) {
+    for _ in 0..shared.spec.runtime_s {
+        if stopping.load(Ordering::SeqCst) {
+            break;
+        }
         let start = monotonic_ns();
         let goal = shared.goal.load(Ordering::Relaxed);
         for _ in 0..goal {
@@ -477,6 +483,10 @@ fn post_at_rate(shared: &Shared, mine: std::ops::Range<usize>) {
             w.flag.post();
         }
         sleep_until_unless(start + 1_000_000_000, stopping);
+    }
+    // The run's seconds are posted: wait for its end.
+    while !stopping.load(Ordering::SeqCst) {
+        sleep_until_unless(monotonic_ns() + 1_000_000_000, stopping);
     }
     for w in &shared.workers[mine] {
         w.flag.post();
