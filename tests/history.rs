@@ -61,7 +61,7 @@ fn noise_run(sb: &Sandbox, db: &str, tags: &[&str]) {
 fn labelled_run(sb: &Sandbox, db: &str, label: Option<&str>, tags: &[&str]) {
     let mut cmd = sb.std_cmd();
     cmd.env("HOSTBENCH_DB", db);
-    cmd.args(["noise", "-l", "1000000", "5", "10"]);
+    cmd.args(["noise", "-l", common::loops_per_ms(), "5", "10"]);
     if let Some(l) = label {
         cmd.args(["--host-label", l]);
     }
@@ -396,15 +396,17 @@ fn a_slowdown_in_the_newest_runs_is_suspected_the_first_night_and_certain_later(
     let _g = serial();
     let sb = Sandbox::new();
     let db = sb.db().to_string_lossy().into_owned();
-    // A noise run of ten jobs of LOOPS iterations (`-l`), held to CPU 0: four times the loops,
+    // A noise run of ten jobs of TIMES 5 ms' iterations (`-l`), held to CPU 0: four times the loops,
     // four times the run time — far steadier than a spinner beside the runs, and beyond what
     // this shared VM's own moves do to the runs before (seen: 1.75× for ten runs).
-    let run = |loops: &str| {
+    let base: u64 = common::loops_per_ms().parse().unwrap();
+    let run = |times: u64| {
+        let loops = (base * times).to_string();
         let mut cmd = sb.std_cmd();
         cmd.env("HOSTBENCH_DB", &db).args([
             "noise",
             "-l",
-            loops,
+            &loops,
             "5",
             "10",
             "--no-noise-check",
@@ -426,12 +428,12 @@ fn a_slowdown_in_the_newest_runs_is_suspected_the_first_night_and_certain_later(
         json_of(c.output().unwrap())["hosts"][0].clone()
     };
     for _ in 0..15 {
-        run("1000000");
+        run(1);
     }
     // The first night of the slower job (result 16). One newest run of sixteen is the slowest
     // of them one time in sixteen, however far it lies: suspected, not certain, and the output
     // says when it would be.
-    run("4000000");
+    run(4);
     let h = json();
     assert!(run_time_at(&h, "changes", 16).is_empty(), "{h}");
     let s = run_time_at(&h, "suspected", 16);
@@ -490,7 +492,7 @@ fn a_slowdown_in_the_newest_runs_is_suspected_the_first_night_and_certain_later(
 
     // As many more nights at that level as it said: a change, at the first of them.
     for _ in 0..more {
-        run("4000000");
+        run(4);
     }
     let h = json();
     let c = run_time_at(&h, "changes", 16);
@@ -519,7 +521,7 @@ fn a_history_is_one_hosts_and_an_empty_store_says_so() {
             "--host-label",
             "other",
             "-l",
-            "1000000",
+            common::loops_per_ms(),
             "5",
             "3",
         ])

@@ -234,27 +234,6 @@ fn alone() -> std::sync::MutexGuard<'static, ()> {
     ALONE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The spin loop's count for one millisecond on CPU 0 of this host, from one calibrated run
-/// (p1bench's rule), measured once for the file: the tests fix the count with `-l` so that
-/// every run of a comparison does the same work, and the jobs' lengths in their comments
-/// (5 ms, 20 ms) then hold on a fast CPU as on a slow one.
-fn loops_per_ms() -> &'static str {
-    static LOOPS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    LOOPS.get_or_init(|| {
-        let sb = Sandbox::new();
-        let mut cmd = sb.std_cmd();
-        cmd.args(["noise", "--no-noise-check", "-q", "--json", "20", "1"]);
-        common::on_cpu0(&mut cmd);
-        let out = cmd.output().unwrap();
-        assert!(out.status.success(), "{out:?}");
-        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let iterations = r["suites"][0]["calibration"]["iterations"]
-            .as_u64()
-            .unwrap();
-        (iterations / 20).max(1).to_string()
-    })
-}
-
 /// A thread on CPU 0 that, until stopped, spins `busy` then sleeps `idle`: it hits some of the
 /// noise runs held there and misses others, as a perturbed host does.
 struct Jitter {
@@ -324,7 +303,13 @@ impl Drop for Jitter {
 /// stored as one group.
 fn noise_group(sb: &Sandbox, repeat: &str, ms: &str, jobs: &str) {
     let mut cmd = sb.std_cmd();
-    cmd.args(["noise", "-l", loops_per_ms(), "--no-noise-check", "-q"]);
+    cmd.args([
+        "noise",
+        "-l",
+        common::loops_per_ms(),
+        "--no-noise-check",
+        "-q",
+    ]);
     cmd.args(["--repeat", repeat, ms, jobs]);
     common::on_cpu0(&mut cmd);
     let out = cmd.output().unwrap();
@@ -393,7 +378,14 @@ fn each_run_has_the_hosts_account_and_the_slowest_runs_are_explained() {
     let sb = Sandbox::new();
     let run = |jitter: bool, account: bool| {
         let mut cmd = sb.std_cmd();
-        cmd.args(["noise", "-l", loops_per_ms(), "--no-noise-check", "5", "40"]);
+        cmd.args([
+            "noise",
+            "-l",
+            common::loops_per_ms(),
+            "--no-noise-check",
+            "5",
+            "40",
+        ]);
         cmd.arg("--json");
         if !account {
             cmd.env("HOSTBENCH_NO_ACCOUNT", "1");
@@ -509,7 +501,7 @@ fn compare_names_what_changed_with_a_worse_run_time() {
         cmd.args([
             "noise",
             "-l",
-            loops_per_ms(),
+            common::loops_per_ms(),
             "--no-noise-check",
             "-q",
             "20",

@@ -307,3 +307,24 @@ pub fn fresh_uuid() -> String {
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     format!("{:08x}-0000-4000-8000-{:012x}", std::process::id(), n)
 }
+
+/// The spin loop's count for one millisecond on CPU 0 of this host, from one calibrated run
+/// (p1bench's rule), measured once for the test binary: the tests fix the count with `-l` so that
+/// every run of a comparison does the same work, and the jobs' lengths in their comments
+/// (5 ms, 20 ms) then hold on a fast CPU as on a slow one.
+pub fn loops_per_ms() -> &'static str {
+    static LOOPS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LOOPS.get_or_init(|| {
+        let sb = Sandbox::new();
+        let mut cmd = sb.std_cmd();
+        cmd.args(["noise", "--no-noise-check", "-q", "--json", "20", "1"]);
+        on_cpu0(&mut cmd);
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let iterations = r["suites"][0]["calibration"]["iterations"]
+            .as_u64()
+            .unwrap();
+        (iterations / 20).max(1).to_string()
+    })
+}
