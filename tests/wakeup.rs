@@ -69,6 +69,7 @@ fn a_saturating_run_measures_wakeups_requests_and_the_rate() {
         "RPS percentiles (requests) runtime 2 (s)",
         "\t* 99.0th: ",
         "average rps: ",
+        "sched delay: message ",
     ] {
         assert!(text.contains(line), "{line:?} not in {text}");
     }
@@ -101,6 +102,30 @@ fn more_math_makes_longer_requests() {
     assert!(eight > one * 3, "-n 1: {one} us, -n 8: {eight} us");
 }
 
+/// schbench's "sched delay" is each thread's run-queue wait a slice, from the kernel: three
+/// workers held on one CPU wait far longer for it than one worker alone there.
+#[test]
+fn workers_crowded_on_one_cpu_show_a_longer_sched_delay() {
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        eprintln!("one CPU: no second CPU for the message thread");
+        return;
+    }
+    let sb = Sandbox::new();
+    let delay = |workers: &str| {
+        let r = sb.json(&[
+            "wakeup", "-r", "2", "-t", workers, "-W", "0", "-M", "1", "-n", "2",
+        ]);
+        let d = &wakeup(&r)["sched_delay"];
+        assert!(d["message_us"].is_u64(), "{d}");
+        d["worker_us"].as_u64().unwrap()
+    };
+    let (alone, crowded) = (delay("1"), delay("3"));
+    assert!(
+        crowded > 100 && crowded > 5 * alone.max(1),
+        "one worker: {alone} us, three: {crowded} us"
+    );
+}
+
 #[test]
 fn a_fixed_rate_is_kept() {
     let sb = Sandbox::new();
@@ -126,6 +151,8 @@ fn the_pipe_test_measures_wakeups_alone() {
     let w = wakeup(&r);
     assert!(w["wakeup"]["samples"].as_u64().unwrap() > 1000, "{w}");
     assert!(w.get("request").is_none() && w.get("rps").is_none(), "{w}");
+    // schbench prints no sched delay for the pipe test.
+    assert!(w.get("sched_delay").is_none(), "{w}");
     let ops = w["pipe_ops_per_s"].as_f64().unwrap();
     let bytes = w["pipe_bytes_per_s"].as_f64().unwrap();
     assert!(ops > 1000.0 && (bytes / ops - 65536.0).abs() < 1.0, "{w}");

@@ -127,6 +127,15 @@ pub fn parse_schedstat(text: &str) -> Option<(u64, u64, u64)> {
     Some((f.next()??, f.next()??, f.next()??))
 }
 
+/// The average run-queue wait of one slice of thread `tid` of this process, ns: its
+/// `schedstat` wait over the slices it ran (schbench's "sched delay"). None when the thread
+/// is gone or has not run.
+pub fn wait_per_slice_ns(tid: u32) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
+    let (_, wait_ns, slices) = parse_schedstat(&text)?;
+    wait_ns.checked_div(slices)
+}
+
 /// `/proc/…/status`'s two context-switch counts: (voluntary, involuntary).
 pub fn parse_status_switches(text: &str) -> Option<(u64, u64)> {
     let value = |name: &str| {

@@ -70,6 +70,13 @@ pub fn report(r: &WakeupResult) -> String {
     if let Some(goal) = r.final_rps_goal {
         let _ = writeln!(out, "final rps goal was {goal}");
     }
+    if let Some(d) = r.sched_delay {
+        let _ = writeln!(
+            out,
+            "sched delay: message {} (usec) worker {} (usec)",
+            d.message_us, d.worker_us
+        );
+    }
     if let (Some(ops), Some(bytes)) = (r.pipe_ops_per_s, r.pipe_bytes_per_s) {
         let (n, unit) = pretty_size(bytes);
         let _ = writeln!(out, "avg worker transfer: {ops:.2} ops/sec {n:.2}{unit}/s");

@@ -146,6 +146,18 @@ pub struct WakeupResult {
     /// A stop ended it before its run time.
     #[serde(default)]
     pub stopped: bool,
+    /// schbench's "sched delay" line as the run ended (not in the pipe test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sched_delay: Option<SchedDelay>,
+}
+
+/// schbench's "sched delay": the threads' average run-queue wait a slice, from the kernel's
+/// schedstat over each thread's whole life (warm-up included), averaged over the message
+/// threads and over the workers, µs (schbench's integer division).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SchedDelay {
+    pub message_us: u64,
+    pub worker_us: u64,
 }
 
 /// The fleet's column: the p99 wakeup latency, µs.
@@ -327,6 +339,7 @@ mod tests {
             per_second: (0..=8).map(|t| (t as f64, 100.0 + t as f64)).collect(),
             elapsed_s: 8.0,
             stopped: false,
+            sched_delay: None,
         }
     }
 

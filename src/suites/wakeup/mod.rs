@@ -316,6 +316,12 @@ fn result(s: &WakeupSettings, o: &Outcome) -> WakeupResult {
         per_second: o.per_second.clone(),
         elapsed_s,
         stopped: o.stopped,
+        sched_delay: o.sched_delay_ns.filter(|_| !pipe).map(|(message, worker)| {
+            model::SchedDelay {
+                message_us: message / 1000,
+                worker_us: worker / 1000,
+            }
+        }),
     }
 }
 

@@ -16,12 +16,13 @@
 //! its own (`stats::plat`, schbench's buckets), made before the threads start.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use anyhow::{anyhow, Context, Result};
 
 use crate::model::wakeup::WakeupSettings;
+use crate::platform::account::wait_per_slice_ns;
 use crate::platform::clock::monotonic_ns;
 use crate::platform::futex::Flag;
 use crate::platform::sched;
@@ -57,6 +58,9 @@ pub struct Outcome {
     pub elapsed_ns: u64,
     /// A stop ended it before its run time.
     pub stopped: bool,
+    /// schbench's "sched delay" as the run ended: the average over the message threads, and
+    /// over the workers, of each thread's run-queue wait a slice, ns (None: none could be read).
+    pub sched_delay_ns: Option<(u64, u64)>,
 }
 
 /// A spinlock of one CPU, on a cache line of its own.
@@ -96,12 +100,16 @@ struct Worker {
     requests: AtomicU64,
     runtime_us: AtomicU64,
     page: Page,
+    /// Its thread id, once it has started (0 before).
+    tid: AtomicU32,
 }
 
 struct Message {
     flag: Flag,
     /// The workers waiting to be woken, a stack of index + 1 (0: empty).
     head: AtomicUsize,
+    /// Its thread id, once it has started (0 before).
+    tid: AtomicU32,
 }
 
 struct Shared {
@@ -148,12 +156,14 @@ pub fn run(spec: &WakeupSettings, stop: &AtomicBool, tick: &mut Tick<'_>) -> Res
                 requests: AtomicU64::new(0),
                 runtime_us: AtomicU64::new(0),
                 page: Page(UnsafeCell::new(vec![0; page_bytes])),
+                tid: AtomicU32::new(0),
             })
             .collect(),
         messages: (0..spec.message_threads)
             .map(|_| Message {
                 flag: Flag::default(),
                 head: AtomicUsize::new(0),
+                tid: AtomicU32::new(0),
             })
             .collect(),
     });
@@ -263,6 +273,7 @@ fn control(shared: &Shared, stop: &AtomicBool, tick: &mut Tick<'_>) -> Outcome {
                         * spec.message_threads as u64,
                     elapsed_ns: elapsed,
                     stopped: true,
+                    sched_delay_ns: None,
                 };
                 gather(shared, &mut o);
                 o
@@ -309,7 +320,24 @@ fn control(shared: &Shared, stop: &AtomicBool, tick: &mut Tick<'_>) -> Outcome {
         final_rps_goal: shared.goal.load(Ordering::Relaxed) * spec.message_threads as u64,
         elapsed_ns: monotonic_ns() - start,
         stopped,
+        sched_delay_ns: sched_delay(shared),
     }
+}
+
+/// schbench's "sched delay", read while every thread still runs: the mean over the message
+/// threads, and over the workers, of each one's run-queue wait a slice, ns. schbench reads it
+/// after its threads have ended, when the files are gone, and so prints 0 at the end of a run.
+fn sched_delay(shared: &Shared) -> Option<(u64, u64)> {
+    let mean = |tids: &mut dyn Iterator<Item = u32>| -> Option<u64> {
+        let waits: Vec<u64> = tids
+            .filter(|&t| t != 0)
+            .filter_map(wait_per_slice_ns)
+            .collect();
+        (!waits.is_empty()).then(|| waits.iter().sum::<u64>() / waits.len() as u64)
+    };
+    let message = mean(&mut shared.messages.iter().map(|m| m.tid.load(Ordering::SeqCst)));
+    let worker = mean(&mut shared.workers.iter().map(|w| w.tid.load(Ordering::SeqCst)));
+    Some((message?, worker?))
 }
 
 fn zero(shared: &Shared, rps: &mut Plat) {
@@ -370,6 +398,9 @@ pub fn steer_rate(goal: u64, target_pct: u32, busy_pct: f64) -> (u64, bool) {
 
 fn message_thread(shared: Arc<Shared>, m: usize) -> Result<()> {
     let spec = &shared.spec;
+    shared.messages[m]
+        .tid
+        .store(current_tid(), Ordering::SeqCst);
     // The workers inherit the worker CPUs; then this thread takes its own.
     if let Some(cpus) = &spec.worker_cpus {
         sched::set_current_thread_cpus(cpus).context("pinning the worker threads")?;
@@ -496,6 +527,7 @@ fn post_at_rate(shared: &Shared, mine: std::ops::Range<usize>) {
 fn worker_thread(shared: &Shared, m: usize, index: usize) {
     let spec = &shared.spec;
     let me = &shared.workers[index];
+    me.tid.store(current_tid(), Ordering::SeqCst);
     let message = &shared.messages[m];
     let side = spec.matrix_side();
     // Zeroed and never written but for the product: as schbench's malloc of more than 128 KB,
@@ -608,6 +640,11 @@ fn lock_this_cpu(locks: &[CpuLock]) -> &CpuLock {
         }
         lock.0.store(false, Ordering::Release);
     }
+}
+
+fn current_tid() -> u32 {
+    // SAFETY: gettid has no arguments and cannot fail.
+    unsafe { libc::gettid() }.unsigned_abs()
 }
 
 fn current_cpu() -> usize {
