@@ -331,10 +331,11 @@ impl StandardPlan {
     }
 
     /// `run --explain N`: the interactive part explains each pair's N worst samples (the
-    /// pinned Ring pairs too).
+    /// pinned Ring pairs too), the wakeup part its N worst wakeups.
     pub fn explain(&mut self, worst: Option<u32>) {
         self.interactive.settings.explain = worst;
         self.pinned.interactive.settings.explain = worst;
+        self.wakeup.settings.explain = worst;
     }
 
     /// The parts in order: the five suites free, then the pipe ping-pongs pinned.

@@ -277,6 +277,67 @@ fn the_worst_sample_is_explained_by_the_fifo_thread_that_held_its_cpu() {
     assert_eq!(tracefs_mounted().is_some(), mounted_before);
 }
 
+/// `wakeup --explain`: the worker held on CPU 0, where a SCHED_FIFO thread spins 5 ms of every
+/// 12, the message thread on CPU 1. The worst wakeups wait behind the spinner, and their
+/// explanation names it, in the wait for the CPU.
+#[test]
+fn the_worst_wakeups_are_explained_by_the_fifo_thread_that_held_the_workers_cpu() {
+    let _g = serial();
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        eprintln!("one CPU: no second CPU for the message thread");
+        return;
+    }
+    let sb = Sandbox::new();
+    let spinner = Interferer::start();
+    let out = sb
+        .std_cmd()
+        .args(["wakeup", "-r", "2", "-t", "1", "-W", "0", "-M", "1"])
+        .args(["-F", "64", "-n", "1", "--explain", "2", "--json"])
+        .output()
+        .unwrap();
+    let spinner_tid = spinner.tid;
+    spinner.stop();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let w = &r["suites"][0];
+    let x = &w["explained"];
+    assert_eq!(x["requested"], 2, "{w}");
+    let samples = x["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), 2, "{x}");
+    let worst = &samples[0];
+    // The worst wakeup waited behind a spin (up to 5 ms), and it is the table's worst too.
+    let window = worst["window_ns"].as_u64().unwrap();
+    assert!(window > 1_000_000, "{worst}");
+    let max_us = w["wakeup"]["max"].as_u64().unwrap();
+    assert!(max_us * 1000 >= window * 9 / 10, "max {max_us} us: {worst}");
+    // No timer between the post and the waker: the window starts at the post.
+    assert_eq!(worst["fired_ns"], 0, "{worst}");
+    let main = worst["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .max_by_key(|p| p["ns"].as_u64())
+        .unwrap();
+    assert_eq!(main["phase"], "Wait", "{worst}");
+    assert_eq!(main["culprit"]["Task"]["pid"], spinner_tid, "{worst}");
+    assert_eq!(main["culprit"]["Task"]["comm"], "hb-interferer", "{worst}");
+    assert!(main["ns"].as_u64().unwrap() > window / 2, "{worst}");
+    // The text says it after schbench's lines, and the summary names the spinner.
+    let shown = sb.cmd().args(["results", "show", "1"]).output().unwrap();
+    let text = String::from_utf8(shown.stdout).unwrap();
+    assert!(
+        text.contains("Why the worst wakeups were late: the 2 worst of "),
+        "{text}"
+    );
+    assert!(text.contains("  wakeup "), "{text}");
+    assert!(text.contains("waiting to run"), "{text}");
+    assert!(hostbench_instances().is_empty());
+}
+
 #[test]
 fn sigterm_a_second_ctrl_c_and_sigkill_leave_no_trace_instance_behind() {
     let _g = serial();

@@ -67,6 +67,12 @@ pub struct WakeupArgs {
     /// CPUs of the worker threads ("0-3,8"), or "auto"
     #[arg(short = 'W', long = "worker-cpus", value_name = "LIST")]
     pub worker_cpus: Option<String>,
+    /// Explain the N worst wakeups (default 3) from the kernel's scheduling trace: what held
+    /// the message thread and the worker's CPU between the post and the worker running.
+    /// Needs root and tracefs; without them, one line says why and the run goes on
+    #[arg(long = "explain", value_name = "N", num_args = 0..=1, default_missing_value = "3",
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub explain: Option<u32>,
     #[command(flatten)]
     pub measure: MeasureArgs,
 }
@@ -88,6 +94,7 @@ pub fn exec(args: &WakeupArgs, argv: Vec<String>) -> Result<i32> {
         pipe_bytes: args.pipe,
         message_cpus: args.message_cpus.clone(),
         worker_cpus: args.worker_cpus.clone(),
+        explain: args.explain,
     })?;
     let mut command = WakeupCommand { config };
     measuring::run(&mut command, &args.measure, argv, Environment::collect())

@@ -216,7 +216,7 @@ pub struct PeriodicRecorders<'a> {
 
 /// What the task writes to a trace instance's `trace_marker` after each sample under
 /// `--explain`: `hostbench-sample seq=K deadline=NS fired=NS ran=NS tk=TID`, CLOCK_MONOTONIC
-/// times (the instance's trace clock), read back by `suites::interactive::trace`.
+/// times (the instance's trace clock), read back by `suites::trace`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Marker {
     pub seq: u64,
@@ -241,6 +241,14 @@ impl Marker {
             self.seq, self.deadline_ns, self.fired_ns, self.ran_ns, self.timekeeper
         );
         cursor.position() as usize
+    }
+
+    /// Writes the marker to the trace instance's marker file: one write(2) of a stack buffer
+    /// (a refused write loses this marker only).
+    pub fn write_to(&self, file: &std::fs::File) {
+        let mut line = [0u8; 128];
+        let n = self.format(&mut line);
+        let _ = std::io::Write::write(&mut &*file, &line[..n]);
     }
 }
 
@@ -464,10 +472,7 @@ fn run_periodic_delayed(
                 ran_ns: ran,
                 timekeeper: shared.tid.load(Ordering::Acquire),
             };
-            let mut line = [0u8; 128];
-            let n = marker.format(&mut line);
-            // One write(2) of a stack buffer; a refused write loses that sample's marker only.
-            let _ = std::io::Write::write(&mut &*file, &line[..n]);
+            marker.write_to(file);
         }
     }
     shared.quit.store(true, Ordering::Release);

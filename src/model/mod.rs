@@ -3,6 +3,7 @@
 
 pub mod account;
 mod environment;
+pub mod explain;
 pub mod figures;
 pub mod headline;
 pub mod index;

@@ -7,8 +7,7 @@ use std::fmt::Write;
 
 use super::cformat::g;
 use crate::calibration::CalibrationSource;
-use crate::model::interactive::explain::Culprit;
-use crate::model::interactive::explain::{ExplainedSample, Part, Phase};
+use crate::model::explain::Culprit;
 use crate::model::interactive::Bench;
 use crate::model::interactive::X_STEPS;
 use crate::model::interactive::{
@@ -154,7 +153,7 @@ pub fn explanations(r: &InteractiveResult) -> String {
             out.push_str("  no sample's marker was seen in the trace\n");
         }
         for s in &x.samples {
-            explained_sample(&mut out, s);
+            super::explain::sample(&mut out, s, &super::explain::INTERACTIVE);
         }
     }
     out
@@ -167,17 +166,7 @@ pub fn worst_explained(r: &InteractiveResult) -> Vec<String> {
         .iter()
         .filter_map(|m| {
             let s = m.explained.as_ref()?.samples.first()?;
-            let main = s
-                .main_culprit()
-                .map_or("nothing the trace showed".to_string(), |p| {
-                    format!(
-                        "mostly {} ({}, {} on CPU {})",
-                        p.culprit.describe().cut(60),
-                        ms(p.ns as f64),
-                        p.phase.name(),
-                        p.cpu
-                    )
-                });
+            let main = super::explain::mostly(s);
             Some(format!(
                 "{} under {}: worst {} from deadline to running, {main}",
                 m.bench.name(),
@@ -186,66 +175,6 @@ pub fn worst_explained(r: &InteractiveResult) -> Vec<String> {
             ))
         })
         .collect()
-}
-
-fn explained_sample(out: &mut String, s: &ExplainedSample) {
-    let woken_on = s
-        .woken_on_cpu
-        .map_or("woken (no wake-up in the trace)".to_string(), |c| {
-            format!("woken on CPU {c}")
-        });
-    let moved = match (s.woken_on_cpu, s.ran_on_cpu) {
-        (Some(a), Some(b)) if a != b => format!("{woken_on}, migrated, ran on CPU {b}"),
-        (_, Some(b)) => format!("{woken_on}, ran on CPU {b}"),
-        (_, None) => format!("{woken_on}; the trace shows no switch to it"),
-    };
-    let _ = writeln!(
-        out,
-        "  sample {}: {} — timer fired at +{}, task woken at +{}, running at +{}; {moved}",
-        s.seq,
-        ms(s.window_ns as f64),
-        ms(s.fired_ns as f64),
-        s.woken_ns.map_or("?".to_string(), |w| ms(w as f64)),
-        ms(s.window_ns as f64),
-    );
-    for phase in [Phase::Timer, Phase::HandOff, Phase::Wait] {
-        let parts: Vec<&Part> = s.parts.iter().filter(|p| p.phase == phase).collect();
-        if parts.is_empty() {
-            continue;
-        }
-        let total: u64 = parts.iter().map(|p| p.ns).sum();
-        let shown: Vec<String> = parts
-            .iter()
-            .take(4)
-            .map(|p| {
-                format!(
-                    "{} {} (CPU {})",
-                    p.culprit.describe().cut(60),
-                    ms(p.ns as f64),
-                    p.cpu
-                )
-            })
-            .collect();
-        let more = if parts.len() > 4 {
-            format!(", {} more", parts.len() - 4)
-        } else {
-            String::new()
-        };
-        let _ = writeln!(
-            out,
-            "    {:<15} {}: {}{more}",
-            phase.name(),
-            ms(total as f64),
-            shown.join(", ")
-        );
-    }
-    if s.unaccounted_ns > 0 {
-        let _ = writeln!(
-            out,
-            "    unaccounted     {} (no trace event showed what the CPU was doing)",
-            ms(s.unaccounted_ns as f64)
-        );
-    }
 }
 
 /// What hostbench adds after the tables: how the run went and how far to trust it.

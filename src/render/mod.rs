@@ -5,6 +5,7 @@ pub mod calibration;
 pub mod cformat;
 pub mod compare;
 pub mod environment;
+pub mod explain;
 pub mod exporters;
 pub mod fleet;
 pub mod headline;

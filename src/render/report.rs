@@ -115,9 +115,7 @@ fn comparison_table(c: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::interactive::explain::{
-        Culprit, Explained, ExplainedSample, Part, Phase, Segment,
-    };
+    use crate::model::explain::{Culprit, Explained, ExplainedSample, Part, Phase, Segment};
     use crate::model::interactive::{Bench, InteractiveResult, Measurement};
     use crate::model::SuiteResult;
 

@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use crate::model::wakeup::{mode, Table, WakeupResult};
 use crate::model::{RunResult, SuiteResult};
+use crate::render::interactive::ms;
 use crate::render::labelled::suites;
 use crate::render::svg::{line_chart, Series, XScale};
 
@@ -77,11 +78,33 @@ pub fn report(r: &WakeupResult) -> String {
             d.message_us, d.worker_us
         );
     }
+    explanations(&mut out, r);
     if let (Some(ops), Some(bytes)) = (r.pipe_ops_per_s, r.pipe_bytes_per_s) {
         let (n, unit) = pretty_size(bytes);
         let _ = writeln!(out, "avg worker transfer: {ops:.2} ops/sec {n:.2}{unit}/s");
     }
     out
+}
+
+/// `--explain`: the run's worst wakeups, post to running, a few lines each.
+fn explanations(out: &mut String, r: &WakeupResult) {
+    let Some(x) = &r.explained else { return };
+    let _ = writeln!(
+        out,
+        "\nWhy the worst wakeups were late: the {} worst of {} wakeups, post to running, from the kernel's trace ({} events read, {} dropped by the ring; reading took {} of CPU, explaining {})",
+        x.samples.len(),
+        r.wakeup.samples,
+        x.events,
+        x.overruns,
+        ms(x.reader_cpu_ns as f64),
+        ms(x.explain_ns as f64),
+    );
+    if x.samples.is_empty() {
+        out.push_str("  no wakeup's marker was seen in the trace\n");
+    }
+    for s in &x.samples {
+        super::explain::sample(out, s, &super::explain::WAKEUP);
+    }
 }
 
 /// One short figure: the p99 wakeup latency and the rate.
@@ -104,6 +127,20 @@ impl super::SuiteView for WakeupResult {
 
     fn headline(&self) -> String {
         headline(self)
+    }
+
+    fn summary_notes(&self) -> Vec<String> {
+        let worst = self.explained.as_ref().and_then(|x| x.samples.first());
+        worst
+            .map(|s| {
+                format!(
+                    "  wakeup: worst {} from post to running, {}",
+                    ms(s.window_ns as f64),
+                    super::explain::mostly(s)
+                )
+            })
+            .into_iter()
+            .collect()
     }
 
     fn summary_line(&self) -> String {

@@ -9,6 +9,7 @@ pub mod index;
 pub mod interactive;
 pub mod noise;
 pub mod sched;
+pub mod trace;
 pub mod wakeup;
 
 pub use crate::model::HostLimits;

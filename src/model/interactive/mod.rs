@@ -3,7 +3,6 @@
 //! accounting, which those figures come from, is in `deadline`.
 
 pub mod deadline;
-pub mod explain;
 
 use serde::{Deserialize, Serialize};
 
@@ -171,7 +170,7 @@ pub struct Measurement {
     pub load_report: LoadReport,
     /// `--explain`: the pair's worst samples, explained from the kernel's trace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub explained: Option<explain::Explained>,
+    pub explained: Option<crate::model::explain::Explained>,
     /// The host's account of the pair: the bench worker's threads and their CPUs from the
     /// task's start to its stop; None in results stored before hostbench kept one, and with
     /// `HOSTBENCH_NO_ACCOUNT`.

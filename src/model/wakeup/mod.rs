@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::explain::Explained;
 use super::figures::{Better, Figure};
 use super::headline::{self, Column, Figure as HeadlineFigure, AT_LEAST_ZERO};
 use super::{implausible_s, SuiteData, SuiteResult};
@@ -49,6 +50,9 @@ pub struct WakeupSettings {
     pub message_cpus: Option<Vec<usize>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker_cpus: Option<Vec<usize>>,
+    /// `--explain N`: the N worst wakeups explained from the kernel's scheduling trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<u32>,
 }
 
 impl WakeupSettings {
@@ -149,6 +153,9 @@ pub struct WakeupResult {
     /// schbench's "sched delay" line as the run ended (not in the pipe test).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sched_delay: Option<SchedDelay>,
+    /// `--explain`: the worst wakeups, post to running, explained from the kernel's trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explained: Option<Explained>,
 }
 
 /// schbench's "sched delay": the threads' average run-queue wait a slice, from the kernel's
@@ -328,6 +335,7 @@ mod tests {
                 pipe_bytes: 0,
                 message_cpus: None,
                 worker_cpus: None,
+                explain: None,
             },
             wakeup: Table::of(&plat, &LATENCY_PCTS),
             request: Some(Table::of(&plat, &LATENCY_PCTS)),
@@ -340,6 +348,7 @@ mod tests {
             elapsed_s: 8.0,
             stopped: false,
             sched_delay: None,
+            explained: None,
         }
     }
 

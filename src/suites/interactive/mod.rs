@@ -8,7 +8,6 @@ pub use event::InteractiveEvent;
 pub mod benches;
 mod config;
 mod run;
-pub mod trace;
 pub mod worker;
 
 pub use config::{custom_spec, InteractiveConfig, Selection};

@@ -5,7 +5,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, Result};
 
 use super::config::InteractiveConfig;
-use super::trace::Recorder;
 use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec};
 use super::InteractiveEvent;
 use crate::calibration::{
@@ -27,6 +26,7 @@ use crate::platform::rusage::Usage;
 use crate::platform::sched;
 use crate::platform::signals::sleep_until_unless;
 use crate::suites::event::{Event, Events, EVERY_UNIT};
+use crate::suites::trace::Recorder;
 use crate::suites::{Plan, Unit};
 use crate::text::Text;
 use crate::workers::{self, killing_on_stop, Worker};

@@ -8,12 +8,14 @@ pub mod workload;
 
 pub use event::WakeupEvent;
 
+use std::os::unix::fs::OpenOptionsExt;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::Result;
 
 use super::event::{Event, Events};
+use super::trace::Recorder;
 use super::{Plan, Unit};
 use crate::error::UsageError;
 use crate::model::wakeup::{self as model, Table, WakeupResult, WakeupSettings};
@@ -48,6 +50,8 @@ pub struct Options {
     /// `-M` and `-W`: a CPU list or "auto".
     pub message_cpus: Option<String>,
     pub worker_cpus: Option<String>,
+    /// `--explain N`.
+    pub explain: Option<u32>,
 }
 
 impl Default for Options {
@@ -68,6 +72,7 @@ impl Default for Options {
             pipe_bytes: None,
             message_cpus: None,
             worker_cpus: None,
+            explain: None,
         }
     }
 }
@@ -200,6 +205,7 @@ impl WakeupConfig {
             pipe_bytes,
             message_cpus,
             worker_cpus,
+            explain: o.explain,
         };
         Ok(WakeupConfig { settings, notes })
     }
@@ -261,20 +267,53 @@ pub fn measure(
         events.event(Event::Note(n));
     }
     let s = &config.settings;
-    let outcome = workload::run(&config.settings, stop, &mut |elapsed_s, rate, so_far| {
-        events.event(Event::Wakeup(WakeupEvent::Second {
-            elapsed_s,
-            runtime_s: s.runtime_s,
-            rate,
-        }));
-        events.event(Event::Partial {
-            every: CHECKPOINT,
-            build: &|| SuiteResult::Wakeup(result(s, &so_far())),
-        });
-    })?;
-    let r = result(s, &outcome);
+    let (recorder, marker) = match s.explain.map(start_trace) {
+        Some(Ok((r, m))) => (Some(r), Some(m)),
+        Some(Err(why)) => {
+            events.event(Event::Note(&format!(
+                "--explain: {why}; the run is measured without explanations"
+            )));
+            (None, None)
+        }
+        None => (None, None),
+    };
+    let outcome = workload::run(
+        &config.settings,
+        marker,
+        stop,
+        &mut |elapsed_s, rate, so_far| {
+            events.event(Event::Wakeup(WakeupEvent::Second {
+                elapsed_s,
+                runtime_s: s.runtime_s,
+                rate,
+            }));
+            events.event(Event::Partial {
+                every: CHECKPOINT,
+                build: &|| SuiteResult::Wakeup(result(s, &so_far())),
+            });
+        },
+    )?;
+    let mut r = result(s, &outcome);
+    r.explained = recorder.map(Recorder::finish);
     events.event(Event::Wakeup(WakeupEvent::Done(&r)));
     Ok(r)
+}
+
+/// `--explain N`: the kernel's scheduling trace of every CPU, read as the run goes to keep the
+/// N longest wakeups, and its marker file for the workers; Err is why it cannot be.
+fn start_trace(worst: u32) -> Result<(Recorder, std::fs::File), String> {
+    let recorder = Recorder::start(&[], worst)?;
+    let marker = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(recorder.marker())
+        .map_err(|e| {
+            format!(
+                "opening the trace marker {}: {e}",
+                recorder.marker().display()
+            )
+        })?;
+    Ok((recorder, marker))
 }
 
 /// The result of an outcome: schbench's tables and its figures.
@@ -322,6 +361,7 @@ fn result(s: &WakeupSettings, o: &Outcome) -> WakeupResult {
                 worker_us: worker / 1000,
             }
         }),
+        explained: None,
     }
 }
 

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, Context, Result};
 
+use crate::loads::sim::Marker;
 use crate::model::wakeup::WakeupSettings;
 use crate::platform::account::wait_per_slice_ns;
 use crate::platform::clock::monotonic_ns;
@@ -120,6 +121,9 @@ struct Shared {
     locks: Vec<CpuLock>,
     workers: Vec<Worker>,
     messages: Vec<Message>,
+    /// `--explain`: the trace instance's marker file, where each worker writes each wakeup's
+    /// post and running instants.
+    marker: Option<std::fs::File>,
 }
 
 /// Each second of a run: seconds since the start, the requests a second over that second,
@@ -127,8 +131,13 @@ struct Shared {
 pub type Tick<'a> = dyn FnMut(f64, f64, &dyn Fn() -> Outcome) + 'a;
 
 /// Runs the workload until its run time has passed or `stop` is set; `tick` hears of each
-/// second.
-pub fn run(spec: &WakeupSettings, stop: &AtomicBool, tick: &mut Tick<'_>) -> Result<Outcome> {
+/// second. With a trace `marker`, each wakeup is written to it (`--explain`).
+pub fn run(
+    spec: &WakeupSettings,
+    marker: Option<std::fs::File>,
+    stop: &AtomicBool,
+    tick: &mut Tick<'_>,
+) -> Result<Outcome> {
     let total = spec.message_threads * spec.workers;
     if total == 0 {
         return Err(anyhow!("no worker threads"));
@@ -166,6 +175,7 @@ pub fn run(spec: &WakeupSettings, stop: &AtomicBool, tick: &mut Tick<'_>) -> Res
                 tid: AtomicU32::new(0),
             })
             .collect(),
+        marker,
     });
     let mut threads = Vec::with_capacity(spec.message_threads);
     for m in 0..spec.message_threads {
@@ -537,6 +547,7 @@ fn worker_thread(shared: &Shared, m: usize, index: usize) {
     let lock = spec.locking && !spec.calibrate;
     let start = monotonic_ns();
     let stopping = &shared.stopping;
+    let mut wakeups = 0u64;
     while !stopping.load(Ordering::SeqCst) {
         // Ask: write the page, say when, get on the list (or take what was posted), post.
         if pipe {
@@ -574,10 +585,21 @@ fn worker_thread(shared: &Shared, m: usize, index: usize) {
                 me.flag.wait();
             }
             let now = monotonic_ns();
-            let us = now.saturating_sub(me.woken_ns.load(Ordering::SeqCst)) / 1000;
+            let posted = me.woken_ns.load(Ordering::SeqCst);
+            let us = now.saturating_sub(posted) / 1000;
             // schbench keeps only latencies of at least 1 µs.
             if us > 0 {
                 me.wakeup.record(u32::try_from(us).unwrap_or(u32::MAX));
+            }
+            if let Some(file) = &shared.marker {
+                wakeups += 1;
+                mark(
+                    file,
+                    wakeups,
+                    posted,
+                    now,
+                    message.tid.load(Ordering::Relaxed),
+                );
             }
             if spec.rps_mode() {
                 continue;
@@ -614,6 +636,19 @@ fn worker_thread(shared: &Shared, m: usize, index: usize) {
     }
     me.runtime_us
         .store((monotonic_ns() - start) / 1000, Ordering::Relaxed);
+}
+
+/// `--explain`: one wakeup's marker, as the interactive tasks mark a sample: the post is the
+/// "deadline" and the "timer" both (nothing runs between them), the message thread the waker.
+fn mark(file: &std::fs::File, seq: u64, posted_ns: u64, ran_ns: u64, waker: u32) {
+    Marker {
+        seq,
+        deadline_ns: posted_ns,
+        fired_ns: posted_ns,
+        ran_ns,
+        timekeeper: i32::try_from(waker).unwrap_or(0),
+    }
+    .write_to(file);
 }
 
 fn nap(us: u64) {
@@ -750,6 +785,7 @@ mod tests {
             pipe_bytes: 0,
             message_cpus: None,
             worker_cpus: None,
+            explain: None,
         }
     }
 

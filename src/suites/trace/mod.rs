@@ -15,7 +15,7 @@ use std::sync::Arc;
 use explain::CpuState;
 use parse::{Event, Kind, Marker};
 
-use crate::model::interactive::explain::Explained;
+use crate::model::explain::Explained;
 use crate::platform::cleanup;
 use crate::platform::clock::monotonic_ns;
 use crate::platform::rusage::Usage;

@@ -1,11 +1,11 @@
 //! A captured window → its explanation: each phase of deadline → running given, nanosecond by
-//! nanosecond, to what its CPU was doing (see `model::interactive::explain`).
+//! nanosecond, to what its CPU was doing (see `model::explain`).
 
 use std::collections::BTreeMap;
 
 use super::parse::{softirq_name, Event, Kind, Name};
 use super::Window;
-use crate::model::interactive::explain::{Culprit, ExplainedSample, Part, Phase, Segment};
+use crate::model::explain::{Culprit, ExplainedSample, Part, Phase, Segment};
 
 /// Who was current on a CPU: pid, comm, the kernel's priority (None when only an event's
 /// header named the task, which carries no priority).
