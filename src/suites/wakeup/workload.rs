@@ -584,6 +584,11 @@ fn worker_thread(shared: &Shared, m: usize, index: usize) {
             if !stopping.load(Ordering::SeqCst) {
                 me.flag.wait();
             }
+            // At a fixed rate the wake-up that ends the run is no request's post: its time
+            // counts from when the worker went to sleep, up to a second before.
+            if spec.rps_mode() && stopping.load(Ordering::SeqCst) {
+                break;
+            }
             let now = monotonic_ns();
             let posted = me.woken_ns.load(Ordering::SeqCst);
             let us = now.saturating_sub(posted) / 1000;
