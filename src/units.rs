@@ -16,6 +16,11 @@ pub fn ms(ns: f64) -> f64 {
     ns / NS_PER_MS
 }
 
+/// Nanoseconds as milliseconds to three places, with the unit: "2.500 ms".
+pub fn ms_text(ns: f64) -> String {
+    format!("{:.3} ms", ms(ns))
+}
+
 /// Nanoseconds as seconds.
 pub fn secs(ns: f64) -> f64 {
     ns / NS_PER_S

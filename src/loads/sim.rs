@@ -312,8 +312,7 @@ struct HandOffDelays {
 /// notes how late its own timer fired, and posts the semaphore that wakes the task.
 fn timekeeper(shared: Arc<TimekeeperShared>, how: Timekeeping) -> TimerStats {
     sched::name_current_thread("hb-timekeeper");
-    // SAFETY: plain syscall; gettid is the calling thread.
-    let tid = unsafe { libc::syscall(libc::SYS_gettid) } as i32;
+    let tid = i32::try_from(sched::current_tid()).unwrap_or(0);
     shared.tid.store(tid, Ordering::Release);
     sched::set_timer_slack_ns(1);
     if let Some(cpus) = &how.cpus {

@@ -179,8 +179,7 @@ impl Task {
     pub fn this_thread() -> Task {
         Task {
             pid: std::process::id(),
-            // SAFETY: gettid has no arguments and cannot fail.
-            tid: unsafe { libc::gettid() } as u32,
+            tid: super::sched::current_tid(),
         }
     }
 }

@@ -232,8 +232,7 @@ mod tests {
 
     /// The calling thread's id.
     fn me() -> u32 {
-        // SAFETY: gettid has no arguments and cannot fail.
-        unsafe { libc::gettid() as u32 }
+        crate::platform::sched::current_tid()
     }
 
     #[test]

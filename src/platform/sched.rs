@@ -98,11 +98,17 @@ pub fn rt_throttle() -> Option<(u64, u64)> {
     (runtime >= 0 && period > 0).then_some((runtime as u64, period as u64))
 }
 
+/// The calling thread's id (its tid, as /proc/PID/task and the kernel's trace name it).
+pub fn current_tid() -> u32 {
+    // SAFETY: gettid has no arguments and cannot fail; a tid is positive.
+    unsafe { libc::gettid() }.unsigned_abs()
+}
+
 /// Sets the nice level of the calling thread (Linux nice is per thread; threads started
 /// afterwards inherit it).
 pub fn set_nice(nice: i32) -> io::Result<()> {
-    // SAFETY: plain syscall. gettid is the calling thread.
-    let tid = unsafe { libc::syscall(libc::SYS_gettid) } as libc::id_t;
+    let tid = current_tid();
+    // SAFETY: plain syscall on the calling thread.
     let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, nice) };
     if rc == 0 {
         Ok(())
@@ -303,9 +309,11 @@ mod tests {
     fn nice_is_per_thread() {
         std::thread::spawn(|| {
             set_nice(5).unwrap();
-            // SAFETY: plain syscalls.
-            let tid = unsafe { libc::syscall(libc::SYS_gettid) } as libc::id_t;
-            assert_eq!(unsafe { libc::getpriority(libc::PRIO_PROCESS, tid) }, 5);
+            // SAFETY: plain syscall on the calling thread.
+            assert_eq!(
+                unsafe { libc::getpriority(libc::PRIO_PROCESS, current_tid()) },
+                5
+            );
         })
         .join()
         .unwrap();

@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
-use super::interactive::ms;
-use crate::model::explain::{ExplainedSample, Part, Phase};
+use crate::model::explain::{Explained, ExplainedSample, Part, Phase};
+use crate::units::ms_text;
 
 /// How a suite names a sample and the instants of its window.
 pub struct Words {
@@ -32,8 +32,28 @@ pub const WAKEUP: Words = Words {
     timer: false,
 };
 
+/// A traced measurement's explanations: a heading that starts with `lead` (whose samples, how
+/// many of how many, from when to when) and says what reading the trace cost, then each
+/// sample's lines.
+pub fn explained(out: &mut String, lead: std::fmt::Arguments<'_>, x: &Explained, words: &Words) {
+    let _ = writeln!(
+        out,
+        "\n{lead}, from the kernel's trace ({} events read, {} dropped by the ring; reading took {} of CPU, explaining {})",
+        x.events,
+        x.overruns,
+        ms_text(x.reader_cpu_ns as f64),
+        ms_text(x.explain_ns as f64),
+    );
+    if x.samples.is_empty() {
+        let _ = writeln!(out, "  no {}'s marker was seen in the trace", words.sample);
+    }
+    for s in &x.samples {
+        sample(out, s, words);
+    }
+}
+
 /// A sample's lines: its instants, where it was woken and ran, and each phase's culprits.
-pub fn sample(out: &mut String, s: &ExplainedSample, words: &Words) {
+fn sample(out: &mut String, s: &ExplainedSample, words: &Words) {
     let woken_on = s
         .woken_on_cpu
         .map_or("woken (no wake-up in the trace)".to_string(), |c| {
@@ -45,7 +65,7 @@ pub fn sample(out: &mut String, s: &ExplainedSample, words: &Words) {
         (_, None) => format!("{woken_on}; the trace shows no switch to it"),
     };
     let timer = if words.timer {
-        format!("timer fired at +{}, ", ms(s.fired_ns as f64))
+        format!("timer fired at +{}, ", ms_text(s.fired_ns as f64))
     } else {
         String::new()
     };
@@ -54,10 +74,10 @@ pub fn sample(out: &mut String, s: &ExplainedSample, words: &Words) {
         "  {} {}: {} — {timer}{} woken at +{}, running at +{}; {moved}",
         words.sample,
         s.seq,
-        ms(s.window_ns as f64),
+        ms_text(s.window_ns as f64),
         words.task,
-        s.woken_ns.map_or("?".to_string(), |w| ms(w as f64)),
-        ms(s.window_ns as f64),
+        s.woken_ns.map_or("?".to_string(), |w| ms_text(w as f64)),
+        ms_text(s.window_ns as f64),
     );
     for phase in [Phase::Timer, Phase::HandOff, Phase::Wait] {
         let parts: Vec<&Part> = s.parts.iter().filter(|p| p.phase == phase).collect();
@@ -72,7 +92,7 @@ pub fn sample(out: &mut String, s: &ExplainedSample, words: &Words) {
                 format!(
                     "{} {} (CPU {})",
                     p.culprit.describe().cut(60),
-                    ms(p.ns as f64),
+                    ms_text(p.ns as f64),
                     p.cpu
                 )
             })
@@ -86,7 +106,7 @@ pub fn sample(out: &mut String, s: &ExplainedSample, words: &Words) {
             out,
             "    {:<15} {}: {}{more}",
             phase.name(),
-            ms(total as f64),
+            ms_text(total as f64),
             shown.join(", ")
         );
     }
@@ -94,7 +114,7 @@ pub fn sample(out: &mut String, s: &ExplainedSample, words: &Words) {
         let _ = writeln!(
             out,
             "    unaccounted     {} (no trace event showed what the CPU was doing)",
-            ms(s.unaccounted_ns as f64)
+            ms_text(s.unaccounted_ns as f64)
         );
     }
 }
@@ -106,7 +126,7 @@ pub fn mostly(s: &ExplainedSample) -> String {
             format!(
                 "mostly {} ({}, {} on CPU {})",
                 p.culprit.describe().cut(60),
-                ms(p.ns as f64),
+                ms_text(p.ns as f64),
                 p.phase.name(),
                 p.cpu
             )

@@ -137,24 +137,18 @@ pub fn explanations(r: &InteractiveResult) -> String {
     let mut out = String::new();
     for m in &r.measurements {
         let Some(x) = &m.explained else { continue };
-        let _ = writeln!(
-            out,
-            "\nWhy {} under {} was late: its {} worst of {} samples, deadline to running, from the kernel's trace ({} events read, {} dropped by the ring; reading took {} of CPU, explaining {})",
-            m.bench.name(),
-            m.load.name(),
-            x.samples.len(),
-            m.latency.count,
-            x.events,
-            x.overruns,
-            ms(x.reader_cpu_ns as f64),
-            ms(x.explain_ns as f64),
+        super::explain::explained(
+            &mut out,
+            format_args!(
+                "Why {} under {} was late: its {} worst of {} samples, deadline to running",
+                m.bench.name(),
+                m.load.name(),
+                x.samples.len(),
+                m.latency.count
+            ),
+            x,
+            &super::explain::INTERACTIVE,
         );
-        if x.samples.is_empty() {
-            out.push_str("  no sample's marker was seen in the trace\n");
-        }
-        for s in &x.samples {
-            super::explain::sample(&mut out, s, &super::explain::INTERACTIVE);
-        }
     }
     out
 }
@@ -171,7 +165,7 @@ pub fn worst_explained(r: &InteractiveResult) -> Vec<String> {
                 "{} under {}: worst {} from deadline to running, {main}",
                 m.bench.name(),
                 m.load.name(),
-                ms(s.window_ns as f64)
+                units::ms_text(s.window_ns as f64)
             ))
         })
         .collect()
@@ -402,11 +396,6 @@ fn policies(seen: impl Iterator<Item = Policy>) -> String {
     }
 }
 
-/// Milliseconds, as `run`'s summary shows them.
-pub(crate) fn ms(ns: f64) -> String {
-    format!("{:.3} ms", units::ms(ns))
-}
-
 /// `run`'s summary line of an interactive part.
 pub fn interactive_line(i: &InteractiveResult) -> String {
     match i.worst() {
@@ -425,9 +414,9 @@ pub fn interactive_line(i: &InteractiveResult) -> String {
                     m.desired_cpu_pct
                 ))
                 .unwrap_or_default(),
-            ms(m.latency.mean_ns),
-            ms(m.latency.p99_ns as f64),
-            ms(m.latency.max_ns as f64)
+            units::ms_text(m.latency.mean_ns),
+            units::ms_text(m.latency.p99_ns as f64),
+            units::ms_text(m.latency.max_ns as f64)
         ),
         None => "Interactive: nothing measured".into(),
     }
@@ -688,7 +677,7 @@ fn explained_section(out: &mut String, run_label: &str, m: &Measurement) {
                     "CPU {}: {} for {}",
                     g.cpu,
                     g.culprit.describe(),
-                    crate::render::interactive::ms((g.end_ns - g.start_ns) as f64)
+                    units::ms_text((g.end_ns - g.start_ns) as f64)
                 ),
             })
             .collect();
@@ -706,7 +695,7 @@ fn explained_section(out: &mut String, run_label: &str, m: &Measurement) {
             &format!(
                 "sample {}: {} from deadline to running",
                 s.seq,
-                crate::render::interactive::ms(s.window_ns as f64)
+                units::ms_text(s.window_ns as f64)
             ),
             "ms after the deadline",
             &lanes,

@@ -5,7 +5,6 @@ use std::fmt::Write;
 
 use crate::model::wakeup::{mode, Table, WakeupResult};
 use crate::model::{RunResult, SuiteResult};
-use crate::render::interactive::ms;
 use crate::render::labelled::suites;
 use crate::render::svg::{line_chart, Series, XScale};
 
@@ -89,22 +88,16 @@ pub fn report(r: &WakeupResult) -> String {
 /// `--explain`: the run's worst wakeups, post to running, a few lines each.
 fn explanations(out: &mut String, r: &WakeupResult) {
     let Some(x) = &r.explained else { return };
-    let _ = writeln!(
+    super::explain::explained(
         out,
-        "\nWhy the worst wakeups were late: the {} worst of {} wakeups, post to running, from the kernel's trace ({} events read, {} dropped by the ring; reading took {} of CPU, explaining {})",
-        x.samples.len(),
-        r.wakeup.samples,
-        x.events,
-        x.overruns,
-        ms(x.reader_cpu_ns as f64),
-        ms(x.explain_ns as f64),
+        format_args!(
+            "Why the worst wakeups were late: the {} worst of {} wakeups, post to running",
+            x.samples.len(),
+            r.wakeup.samples
+        ),
+        x,
+        &super::explain::WAKEUP,
     );
-    if x.samples.is_empty() {
-        out.push_str("  no wakeup's marker was seen in the trace\n");
-    }
-    for s in &x.samples {
-        super::explain::sample(out, s, &super::explain::WAKEUP);
-    }
 }
 
 /// One short figure: the p99 wakeup latency and the rate.
@@ -135,7 +128,7 @@ impl super::SuiteView for WakeupResult {
             .map(|s| {
                 format!(
                     "  wakeup: worst {} from post to running, {}",
-                    ms(s.window_ns as f64),
+                    crate::units::ms_text(s.window_ns as f64),
                     super::explain::mostly(s)
                 )
             })

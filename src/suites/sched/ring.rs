@@ -129,9 +129,7 @@ fn member_loop(
     // The chance of a hand-off, scaled to the generator's range.
     let handoff_below = (u64::MAX / 100) * u64::from(spec.handoff_weight);
     let mut tally = Tally::default();
-    // SAFETY: gettid has no arguments and cannot fail.
-    m.tid
-        .store(unsafe { libc::gettid() } as u32, Ordering::SeqCst);
+    m.tid.store(sched::current_tid(), Ordering::SeqCst);
     start.ready.fetch_add(1, Ordering::SeqCst);
     drop(start.gate.read());
     'rounds: while read_token(&m.own) {

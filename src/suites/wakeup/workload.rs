@@ -410,7 +410,7 @@ fn message_thread(shared: Arc<Shared>, m: usize) -> Result<()> {
     let spec = &shared.spec;
     shared.messages[m]
         .tid
-        .store(current_tid(), Ordering::SeqCst);
+        .store(sched::current_tid(), Ordering::SeqCst);
     // The workers inherit the worker CPUs; then this thread takes its own.
     if let Some(cpus) = &spec.worker_cpus {
         sched::set_current_thread_cpus(cpus).context("pinning the worker threads")?;
@@ -537,7 +537,7 @@ fn post_at_rate(shared: &Shared, mine: std::ops::Range<usize>) {
 fn worker_thread(shared: &Shared, m: usize, index: usize) {
     let spec = &shared.spec;
     let me = &shared.workers[index];
-    me.tid.store(current_tid(), Ordering::SeqCst);
+    me.tid.store(sched::current_tid(), Ordering::SeqCst);
     let message = &shared.messages[m];
     let side = spec.matrix_side();
     // Zeroed and never written but for the product: as schbench's malloc of more than 128 KB,
@@ -680,11 +680,6 @@ fn lock_this_cpu(locks: &[CpuLock]) -> &CpuLock {
         }
         lock.0.store(false, Ordering::Release);
     }
-}
-
-fn current_tid() -> u32 {
-    // SAFETY: gettid has no arguments and cannot fail.
-    unsafe { libc::gettid() }.unsigned_abs()
 }
 
 fn current_cpu() -> usize {
