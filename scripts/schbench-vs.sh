@@ -7,9 +7,9 @@
 #   git clone https://github.com/masoncl/schbench ~/schbench && make -C ~/schbench
 #   scripts/schbench-vs.sh ~/schbench/schbench [PAIRS]
 #
-# Modes (MODES in the environment, default "default rps pipe nolock"): default, schbench's
-# saturating run; rps, -R at half the rate schbench's default runs reached (median); pipe,
-# -p 65536 -t 1; nolock, -L. Each PAIRS times (default 3), which tool goes first alternating,
+# Modes (MODES in the environment, default "default rps pipe nolock split"): default,
+# schbench's saturating run; rps, -R at half the rate schbench's default runs reached
+# (median); pipe, -p 65536 -t 1; nolock, -L; split, --split 50 (half the footprint shared). Each PAIRS times (default 3), which tool goes first alternating,
 # each run RUNTIME seconds (default 10; runs under 30 s have no warm-up in either tool) with
 # THREADS workers (default: the CPUs). PIN=LIST in the environment runs both tools under
 # `taskset -c LIST` (the harness cost: the same CPUs for both).
@@ -24,11 +24,11 @@ SB=$(realpath "$1")
 PAIRS=${2:-3}
 RUNTIME=${RUNTIME:-10}
 THREADS=${THREADS:-$(nproc)}
-MODES=${MODES:-default rps pipe nolock}
+MODES=${MODES:-default rps pipe nolock split}
 [ -x "$SB" ] || { echo "schbench-vs: $SB is not a program" >&2; exit 2; }
 [ "$PAIRS" -ge 1 ] 2>/dev/null || { echo "schbench-vs: PAIRS must be a number, at least 1" >&2; exit 2; }
 for m in $MODES; do
-  case $m in default | rps | pipe | nolock) ;; *) echo "schbench-vs: MODES holds $m: default, rps, pipe or nolock" >&2; exit 2 ;; esac
+  case $m in default | rps | pipe | nolock | split) ;; *) echo "schbench-vs: MODES holds $m: default, rps, pipe, nolock or split" >&2; exit 2 ;; esac
 done
 cargo build --release --quiet
 HB=$PWD/target/release/hostbench
@@ -100,6 +100,7 @@ for mode in $MODES; do
   case $mode in
     default) pairs default -t "$THREADS" ;;
     nolock) pairs nolock -t "$THREADS" -L ;;
+    split) pairs split -t "$THREADS" --split 50 ;;
     pipe) pairs pipe -t 1 -p 65536 ;;
     rps)
       if ! ls "$WORK"/default.sb.* >/dev/null 2>&1; then pairs default -t "$THREADS"; fi

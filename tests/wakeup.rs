@@ -102,6 +102,44 @@ fn more_math_makes_longer_requests() {
     assert!(eight > one * 3, "-n 1: {one} us, -n 8: {eight} us");
 }
 
+/// `--split 50`: half the footprint each worker's own and half shared, half the operations
+/// on each. At -F 2048 -n 2 a request is two products of 295² matrices without it, and one
+/// each of 209² with it: about a third of the steps.
+#[test]
+fn split_shares_the_footprint_and_the_operations_as_schbench() {
+    let sb = Sandbox::new();
+    let run = |split: &[&str]| {
+        let mut args = vec![
+            "wakeup", "-r", "1", "-t", "1", "-C", "-F", "2048", "-n", "2",
+        ];
+        args.extend_from_slice(split);
+        sb.json(&args)
+    };
+    let (whole, halves) = (run(&[]), run(&["--split", "50"]));
+    let (whole, halves) = (wakeup(&whole), wakeup(&halves));
+    assert_eq!(halves["settings"]["split_pct"], 50, "{halves}");
+    assert!(whole["settings"].get("split_pct").is_none(), "{whole}");
+    let (a, b) = (at(&whole["request"], 50.0), at(&halves["request"], 50.0));
+    assert!(b * 10 < a * 6, "no split: {a} us, --split 50: {b} us");
+    // schbench's lines as it starts.
+    let out = sb
+        .cmd()
+        .args([
+            "wakeup", "-r", "1", "-t", "1", "-F", "256", "-n", "1", "--split", "25",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("split mode: 25% private (64 KB per thread), 75% shared (192 KB total)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("matrix sizes: private=52, shared=90"),
+        "{text}"
+    );
+}
+
 /// schbench's "sched delay" is each thread's run-queue wait a slice, from the kernel: three
 /// workers held on one CPU wait far longer for it than one worker alone there.
 #[test]
@@ -177,6 +215,10 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["-M", "one"], "-M takes a CPU list"),
         (vec!["-F", "1000000000", "-t", "2"], "more than the"),
         (vec!["-t", "-1"], "-1"),
+        (
+            vec!["--split", "101"],
+            "--split must be a percent from 0 to 100",
+        ),
     ] {
         let out = sb.cmd().arg("wakeup").args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);

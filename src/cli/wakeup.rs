@@ -43,6 +43,11 @@ pub struct WakeupArgs {
     /// Matrix multiplications a request
     #[arg(short = 'n', long = "operations", value_name = "N", default_value_t = model::DEFAULT_OPERATIONS)]
     pub operations: u64,
+    /// Percent of the cache footprint that is each worker's own; the rest is one set of
+    /// matrices all workers share, and the same percent of a request's operations use the
+    /// worker's own [default: all its own]
+    #[arg(long = "split", value_name = "PERCENT")]
+    pub split: Option<u32>,
     /// Microseconds a request sleeps
     #[arg(short = 's', long = "sleep-usec", value_name = "US", default_value_t = model::DEFAULT_SLEEP_US)]
     pub sleep_us: u64,
@@ -86,6 +91,7 @@ pub fn exec(args: &WakeupArgs, argv: Vec<String>) -> Result<i32> {
         zero_s: args.zero_s,
         footprint_kb: args.footprint_kb,
         operations: args.operations,
+        split_pct: args.split,
         sleep_us: args.sleep_us,
         no_locking: args.no_locking,
         calibrate: args.calibrate,

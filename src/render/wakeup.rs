@@ -50,6 +50,21 @@ pub fn report(r: &WakeupResult) -> String {
         s.warmup_s,
         if r.stopped { " (stopped early)" } else { "" }
     );
+    if let (Some(p), Some(shared)) = (s.split_pct, s.shared_side()) {
+        // schbench's two lines as it starts.
+        let own_kb = s.footprint_kb * u64::from(p) / 100;
+        let _ = writeln!(
+            out,
+            "split mode: {p}% private ({own_kb} KB per thread), {}% shared ({} KB total)",
+            100 - p,
+            s.footprint_kb * u64::from(100 - p) / 100
+        );
+        let _ = writeln!(
+            out,
+            "matrix sizes: private={}, shared={shared}",
+            s.matrix_side()
+        );
+    }
     table(
         &mut out,
         "Wakeup Latencies",

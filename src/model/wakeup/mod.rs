@@ -37,6 +37,10 @@ pub struct WakeupSettings {
     pub zero_s: u64,
     pub footprint_kb: u64,
     pub operations: u64,
+    /// `--split P`: P% of the footprint is each worker's own and the rest one set of matrices
+    /// all workers share; P% of a request's operations use the worker's own (None: all own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split_pct: Option<u32>,
     pub sleep_us: u64,
     pub locking: bool,
     pub calibrate: bool,
@@ -56,15 +60,42 @@ pub struct WakeupSettings {
 }
 
 impl WakeupSettings {
-    /// The side of each matrix: three of them fill the footprint, 8-byte elements.
+    /// The side of each of a worker's own matrices: three of them fill the footprint, 8-byte
+    /// elements; with `--split`, its private share of it (schbench's integer KB).
     pub fn matrix_side(&self) -> usize {
-        ((self.footprint_kb * 1024 / 3 / 8) as f64).sqrt() as usize
+        let kb = match self.split_pct {
+            Some(p) => self.footprint_kb * u64::from(p) / 100,
+            None => self.footprint_kb,
+        };
+        side_of(kb)
+    }
+
+    /// With `--split`: the side of the shared matrices (the footprint's other share).
+    pub fn shared_side(&self) -> Option<usize> {
+        self.split_pct
+            .map(|p| side_of(self.footprint_kb * u64::from(100 - p) / 100))
+    }
+
+    /// A request's operations on the worker's own matrices, and on the shared ones.
+    pub fn operations_split(&self) -> (u64, u64) {
+        match self.split_pct {
+            Some(p) => {
+                let own = self.operations * u64::from(p) / 100;
+                (own, self.operations - own)
+            }
+            None => (self.operations, 0),
+        }
     }
 
     /// Requests are posted at a rate (`-R`, `-A`) rather than asked for by idle workers.
     pub fn rps_mode(&self) -> bool {
         self.rps > 0
     }
+}
+
+/// The side of three square matrices of 8-byte elements in `kb` KB, as schbench rounds it.
+fn side_of(kb: u64) -> usize {
+    ((kb * 1024 / 3 / 8) as f64).sqrt() as usize
 }
 
 /// One row of a schbench table.
@@ -214,6 +245,9 @@ impl WakeupResult {
                 " F={} n={} s={}",
                 s.footprint_kb, s.operations, s.sleep_us
             ));
+            if let Some(p) = s.split_pct {
+                k.push_str(&format!(" split={p}"));
+            }
             if !s.locking {
                 k.push_str(" L");
             }
@@ -313,6 +347,24 @@ impl SuiteData for WakeupResult {
 mod tests {
     use super::*;
 
+    #[test]
+    fn split_divides_the_footprint_and_the_operations_as_schbench() {
+        let mut s = result(0).settings;
+        assert_eq!((s.matrix_side(), s.shared_side()), (104, None));
+        assert_eq!(s.operations_split(), (5, 0));
+        // 33% of 256 KB: 84 KB own (sides 59), 171 KB shared (85); 5·33/100 = 1 op own.
+        s.split_pct = Some(33);
+        assert_eq!((s.matrix_side(), s.shared_side()), (59, Some(85)));
+        assert_eq!(s.operations_split(), (1, 4));
+        // All shared: no matrices of its own.
+        s.split_pct = Some(0);
+        assert_eq!((s.matrix_side(), s.shared_side()), (0, Some(104)));
+        assert_eq!(s.operations_split(), (0, 5));
+        s.split_pct = Some(100);
+        assert_eq!((s.matrix_side(), s.shared_side()), (104, Some(0)));
+        assert_eq!(s.operations_split(), (5, 0));
+    }
+
     fn result(warmup_s: u64) -> WakeupResult {
         let mut plat = Plat::default();
         for v in [3, 4, 5, 40] {
@@ -327,6 +379,7 @@ mod tests {
                 zero_s: 0,
                 footprint_kb: 256,
                 operations: 5,
+                split_pct: None,
                 sleep_us: 100,
                 locking: true,
                 calibrate: false,

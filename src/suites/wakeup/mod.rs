@@ -41,6 +41,8 @@ pub struct Options {
     pub zero_s: u64,
     pub footprint_kb: u64,
     pub operations: u64,
+    /// `--split P`: the footprint's private percent (None: all private).
+    pub split_pct: Option<u32>,
     pub sleep_us: u64,
     pub no_locking: bool,
     pub calibrate: bool,
@@ -64,6 +66,7 @@ impl Default for Options {
             zero_s: 0,
             footprint_kb: model::DEFAULT_FOOTPRINT_KB,
             operations: model::DEFAULT_OPERATIONS,
+            split_pct: None,
             sleep_us: model::DEFAULT_SLEEP_US,
             no_locking: false,
             calibrate: false,
@@ -153,11 +156,20 @@ impl WakeupConfig {
                     o.message_threads
                 ))
             })?;
-        // Three matrices a worker fill the footprint.
-        let need = o
-            .footprint_kb
+        if let Some(p) = o.split_pct.filter(|&p| p > 100) {
+            return Err(UsageError::new(format!(
+                "--split must be a percent from 0 to 100 (got {p})"
+            )));
+        }
+        // Three matrices a worker fill the footprint; with --split, the worker's private
+        // share of it, and the shared share once.
+        let private_kb = o.split_pct.map_or(o.footprint_kb, |p| {
+            o.footprint_kb.saturating_mul(u64::from(p)) / 100
+        });
+        let need = private_kb
             .saturating_mul(1024)
-            .saturating_mul((threads - o.message_threads) as u64);
+            .saturating_mul((threads - o.message_threads) as u64)
+            .saturating_add((o.footprint_kb - private_kb).saturating_mul(1024));
         if let Some(have) = memory.filter(|&have| need > have) {
             return Err(UsageError::new(format!(
                 "-F {} KB for each of {} workers is {} MiB, more than the {} MiB of memory available",
@@ -193,6 +205,7 @@ impl WakeupConfig {
             zero_s: o.zero_s,
             footprint_kb: o.footprint_kb,
             operations: o.operations,
+            split_pct: o.split_pct,
             sleep_us: o.sleep_us,
             // Calibration takes no lock.
             locking: !o.no_locking && !o.calibrate,

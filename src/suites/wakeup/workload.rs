@@ -86,6 +86,27 @@ impl Page {
     }
 }
 
+/// `--split`: the matrices every worker multiplies, as schbench's shared data. Several workers
+/// write the product at once; it is never read, so whatever the race leaves in it does not
+/// matter (schbench races the same way). Zeroed at allocation, as `Worker`'s own: the factors
+/// read the kernel's zero page.
+struct SharedMatrices(Box<[UnsafeCell<u64>]>);
+
+// SAFETY: written only through raw pointers, by `multiply`, whose product no one reads.
+unsafe impl Sync for SharedMatrices {}
+
+impl SharedMatrices {
+    fn zeroed(len: usize) -> SharedMatrices {
+        let raw = Box::into_raw(vec![0u64; len].into_boxed_slice());
+        // SAFETY: UnsafeCell<u64> has u64's layout (repr(transparent)), and the box is whole.
+        SharedMatrices(unsafe { Box::from_raw(raw as *mut [UnsafeCell<u64>]) })
+    }
+
+    fn as_ptr(&self) -> *mut u64 {
+        UnsafeCell::raw_get(self.0.as_ptr())
+    }
+}
+
 struct Worker {
     flag: Flag,
     /// When it was woken (ns): set by its message thread, or by itself when it posts.
@@ -119,6 +140,8 @@ struct Shared {
     /// Requests a second for each message thread (fixed-rate mode).
     goal: AtomicU64,
     locks: Vec<CpuLock>,
+    /// `--split`: the shared matrices (empty without).
+    matrices: SharedMatrices,
     workers: Vec<Worker>,
     messages: Vec<Message>,
     /// `--explain`: the trace instance's marker file, where each worker writes each wakeup's
@@ -153,6 +176,7 @@ pub fn run(
         stopping: AtomicBool::new(false),
         goal: AtomicU64::new(spec.rps / spec.message_threads as u64),
         locks: (0..cpus).map(|_| CpuLock::default()).collect(),
+        matrices: SharedMatrices::zeroed(3 * spec.shared_side().unwrap_or(0).pow(2)),
         workers: (0..total)
             .map(|_| Worker {
                 flag: Flag::default(),
@@ -540,6 +564,8 @@ fn worker_thread(shared: &Shared, m: usize, index: usize) {
     me.tid.store(sched::current_tid(), Ordering::SeqCst);
     let message = &shared.messages[m];
     let side = spec.matrix_side();
+    let shared_side = spec.shared_side().unwrap_or(0);
+    let (own_ops, shared_ops) = spec.operations_split();
     // Zeroed and never written but for the product: as schbench's malloc of more than 128 KB,
     // the two factors read the kernel's zero page until something writes them.
     let mut data = vec![0u64; 3 * side * side];
@@ -623,8 +649,14 @@ fn worker_thread(shared: &Shared, m: usize, index: usize) {
                     nap(spec.sleep_us);
                 }
                 let held = lock.then(|| lock_this_cpu(&shared.locks));
-                for _ in 0..spec.operations {
-                    multiply(&mut data, side);
+                // schbench: the shared matrices' operations first, then the worker's own.
+                for _ in 0..shared_ops {
+                    // SAFETY: 3·shared_side² elements; the product may race (SharedMatrices).
+                    unsafe { multiply(shared.matrices.as_ptr(), shared_side) };
+                }
+                for _ in 0..own_ops {
+                    // SAFETY: `data` holds 3·side² elements and is this thread's alone.
+                    unsafe { multiply(data.as_mut_ptr(), side) };
                 }
                 if let Some(l) = held {
                     l.0.store(false, Ordering::Release);
@@ -694,20 +726,21 @@ fn current_cpu() -> usize {
 /// written out in assembly on x86-64, as gcc emits it and where gcc puts it, because Rust's
 /// compiler unrolls the same loop and ran it about 1.4 times as fast as schbench's, and the
 /// same instructions elsewhere in memory about 1.3 times (docs/wakeup.md).
-fn multiply(data: &mut [u64], side: usize) {
+///
+/// # Safety
+/// `data` points to 3·`side`² elements, all readable and the last third writable. Only the
+/// last third is written (`--split`'s shared matrices: by several threads at once).
+unsafe fn multiply(data: *mut u64, side: usize) {
     let n = side * side;
     if n == 0 {
         return;
     }
-    let (ab, c) = data.split_at_mut(2 * n);
-    let (a, b) = ab.split_at(n);
+    let (a, b, c) = (data.cast_const(), data.add(n).cast_const(), data.add(2 * n));
     for i in 0..side {
-        let row = &a[i * side..(i + 1) * side];
         for j in 0..side {
-            let out: *mut u64 = &mut c[i * side + j];
-            // SAFETY: `out` points into `c`, live and exclusively borrowed here; the row has
-            // `side` (> 0) elements and column j of `b` holds j + k·side < side² for k < side.
-            unsafe { dot(out, row.as_ptr(), b.as_ptr().add(j), side) };
+            // SAFETY: row i of `a` is i·side + k < side² for k < side; column j of `b` holds
+            // j + k·side < side²; element (i, j) of `c` is within its side².
+            dot(c.add(i * side + j), a.add(i * side), b.add(j), side);
         }
     }
 }
@@ -777,6 +810,7 @@ mod tests {
             zero_s: 0,
             footprint_kb: 64,
             operations: 1,
+            split_pct: None,
             sleep_us: 100,
             locking: true,
             calibrate: false,
@@ -793,7 +827,8 @@ mod tests {
     fn the_math_is_a_matrix_product() {
         // A = [[1, 2], [3, 4]], B = [[5, 6], [7, 8]]: A·B = [[19, 22], [43, 50]].
         let mut d = vec![1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0];
-        multiply(&mut d, 2);
+        // SAFETY: 3·2² elements.
+        unsafe { multiply(d.as_mut_ptr(), 2) };
         assert_eq!(&d[8..], &[19, 22, 43, 50]);
     }
 
