@@ -722,78 +722,121 @@ fn current_cpu() -> usize {
 /// One naive multiplication of the first two `side`² matrices of `data` into the third: for
 /// each element, the dot product of a row and a column, the running sum stored at every step.
 /// That is how gcc -O2 compiles schbench's loop (its three matrices are one buffer, so the sum
-/// cannot stay out of memory), and how long a step takes sets the request latency; the step is
-/// written out in assembly on x86-64, as gcc emits it and where gcc puts it, because Rust's
-/// compiler unrolls the same loop and ran it about 1.4 times as fast as schbench's, and the
-/// same instructions elsewhere in memory about 1.3 times (docs/wakeup.md).
+/// cannot stay out of memory), and how long a step takes sets the request latency. On x86-64
+/// the whole function is written out in assembly, the instructions gcc emits for it and where
+/// gcc puts them: Rust's compiler unrolls the same loop and ran it about 1.4 times as fast as
+/// schbench's, the same inner loop elsewhere in memory about 1.3 times, and the same inner
+/// loop at the same place, entered from Rust's outer loops, 1.06 times (docs/wakeup.md).
 ///
 /// # Safety
 /// `data` points to 3·`side`² elements, all readable and the last third writable. Only the
 /// last third is written (`--split`'s shared matrices: by several threads at once).
-unsafe fn multiply(data: *mut u64, side: usize) {
-    let n = side * side;
-    if n == 0 {
-        return;
-    }
-    let (a, b, c) = (data.cast_const(), data.add(n).cast_const(), data.add(2 * n));
-    for i in 0..side {
-        for j in 0..side {
-            // SAFETY: row i of `a` is i·side + k < side² for k < side; column j of `b` holds
-            // j + k·side < side²; element (i, j) of `c` is within its side².
-            dot(c.add(i * side + j), a.add(i * side), b.add(j), side);
-        }
-    }
-}
-
-/// `*out` = the sum over k < `len` of x[k] · y[k · `len`], stored after every step.
-///
-/// # Safety
-/// `len` > 0; `x` readable for `len` elements, `y` for `len` elements `len` apart, `out`
-/// writable.
 #[cfg(target_arch = "x86_64")]
-#[inline]
-unsafe fn dot(out: *mut u64, x: *const u64, y: *const u64, len: usize) {
+#[inline(never)]
+unsafe fn multiply(data: *mut u64, side: usize) {
     std::arch::asm!(
-        "mov qword ptr [{out}], 0",
-        "xor {sum}, {sum}",
         "jmp 2f",
-        // The loop starts 0x8b0 bytes into a 4 KiB page, where gcc -O2 puts schbench's in a
-        // build from its Makefile (docs/wakeup.md): where the same loop lies changed how fast
-        // this CPU ran it by up to 40%. The padding is never run.
+        // The function starts 0x850 bytes into a 4 KiB page, its row loop at 0x890, its column
+        // loop at 0x8a0 and the dot product's at 0x8b0, where gcc -O2 puts schbench's in a
+        // build from its Makefile (docs/wakeup.md). The padding is never run.
         ".p2align 12",
-        ".skip 0x8b0, 0xcc",
+        ".skip 0x850, 0xcc",
         "2:",
-        "mov {t}, qword ptr [{x}]",
-        "imul {t}, qword ptr [{y}]",
-        "add {x}, 8",
-        "add {y}, {stride}",
-        "add {sum}, {t}",
-        "mov qword ptr [{out}], {sum}",
-        "cmp {x}, {end}",
-        "jne 2b",
-        out = in(reg) out,
-        x = inout(reg) x => _,
-        y = inout(reg) y => _,
-        end = in(reg) x.add(len),
-        stride = in(reg) len * 8,
-        sum = out(reg) _,
-        t = out(reg) _,
-        options(nostack),
+        "push r15",
+        "push r14",
+        "mov r14, rsi",
+        "imul r14, rsi",
+        "push r13",
+        "push r12",
+        "push rbp",
+        "mov r15, r14",
+        "push rbx",
+        // r15: the third matrix's offset in bytes (2·side²·8).
+        "shl r15, 4",
+        "test rsi, rsi",
+        "je 7f",
+        "mov rbx, r14",
+        // r11: row i of the first matrix; r13: side; r12: i; r8: a row's bytes.
+        "mov r11, rdi",
+        "mov r13, rsi",
+        "xor r12d, r12d",
+        "lea r8, [8*rsi]",
+        "neg rbx",
+        // rbp: where the column counter r10 (side² + j) ends; r9: the end of row i.
+        "lea rbp, [r14 + rsi]",
+        "lea r9, [rdi + r8]",
+        // rbx: from the product's element (i, j) back to column j of the second matrix.
+        "shl rbx, 3",
+        ".p2align 4",
+        "3:",
+        "lea rdi, [r15 + r11]",
+        "mov r10, r14",
+        ".p2align 4",
+        "4:",
+        "mov qword ptr [rdi], 0",
+        "lea rsi, [rdi + rbx]",
+        "mov rax, r11",
+        "xor ecx, ecx",
+        "5:",
+        "mov rdx, qword ptr [rax]",
+        "imul rdx, qword ptr [rsi]",
+        "add rax, 8",
+        "add rsi, r8",
+        "add rcx, rdx",
+        "mov qword ptr [rdi], rcx",
+        "cmp rax, r9",
+        "jne 5b",
+        "add r10, 1",
+        "add rdi, 8",
+        "cmp r10, rbp",
+        "jne 4b",
+        "add r12, 1",
+        "add r11, r8",
+        "add r9, r8",
+        "sub rbx, r8",
+        "cmp r13, r12",
+        "jne 3b",
+        "7:",
+        "pop rbx",
+        "pop rbp",
+        "pop r12",
+        "pop r13",
+        "pop r14",
+        "pop r15",
+        inout("rdi") data => _,
+        inout("rsi") side => _,
+        out("rax") _,
+        out("rcx") _,
+        out("rdx") _,
+        out("r8") _,
+        out("r9") _,
+        out("r10") _,
+        out("r11") _,
     );
 }
 
-/// The same in Rust, elsewhere (its speed against schbench's not measured there).
+/// The same in Rust elsewhere (its speed against schbench's not measured there): the sum
+/// stored at every step, as gcc does.
+///
+/// # Safety
+/// As the x86-64 version's.
 #[cfg(not(target_arch = "x86_64"))]
-#[inline]
-unsafe fn dot(out: *mut u64, mut x: *const u64, mut y: *const u64, len: usize) {
-    let end = x.add(len);
-    let mut sum = 0u64;
-    std::ptr::write_volatile(out, 0);
-    while x != end {
-        sum = sum.wrapping_add((*x).wrapping_mul(*y));
-        std::ptr::write_volatile(out, sum);
-        x = x.add(1);
-        y = y.add(len);
+unsafe fn multiply(data: *mut u64, side: usize) {
+    let n = side * side;
+    let (a, b, c) = (data.cast_const(), data.add(n).cast_const(), data.add(2 * n));
+    for i in 0..side {
+        for j in 0..side {
+            let out = c.add(i * side + j);
+            let (mut x, mut y) = (a.add(i * side), b.add(j));
+            let mut sum = 0u64;
+            std::ptr::write_volatile(out, 0);
+            for _ in 0..side {
+                sum = sum.wrapping_add((*x).wrapping_mul(*y));
+                std::ptr::write_volatile(out, sum);
+                x = x.add(1);
+                y = y.add(side);
+            }
+        }
     }
 }
 
