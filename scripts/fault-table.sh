@@ -24,7 +24,7 @@
 # The disk-full, immutable and planted-cache rows need root (tmpfs, chattr, chown); the lock
 # rows need python3; the PostgreSQL rows need PostgreSQL's initdb (Debian: postgresql).
 #
-# Usage: scripts/fault-table.sh [SUITE ...]   (default: noise sched index interactive run)
+# Usage: scripts/fault-table.sh [SUITE ...]   (default: noise sched index interactive wakeup run)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet || exit 1
@@ -45,7 +45,7 @@ trap cleanup EXIT
 trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 export HOSTBENCH_CACHE_DIR=$ROOT/cache
 SUITES=("$@")
-[ ${#SUITES[@]} -gt 0 ] || SUITES=(noise sched index interactive run)
+[ ${#SUITES[@]} -gt 0 ] || SUITES=(noise sched index interactive wakeup run)
 IS_ROOT=0; [ "$(id -u)" = 0 ] && IS_ROOT=1
 HAS_PY=0; command -v python3 >/dev/null && HAS_PY=1
 # PostgreSQL's programs: Debian's newest, else wherever initdb is on PATH.
@@ -81,11 +81,12 @@ command_of() { # suite workdir
     sched) echo "sched -c 8 -a 4 -t 2 --min-runs 3 --max-runs 3" ;;
     index) echo "index -c 1 -i 3 --seconds 2 syscall fstime --workdir $2" ;;
     interactive) echo "interactive -W Audio -W Video -w None -w Read -t 3 --file-size 64 --settle-ms 200 -c --workdir $2" ;;
+    wakeup) echo "wakeup -r 12 -t 2 -F 64 -n 1" ;;
     run) echo "run --profile smoke --workdir $2" ;;
   esac
 }
 delay_of() {
-  case $1 in noise) echo 3 ;; sched) echo 3 ;; index) echo 4 ;; interactive) echo 5 ;; run) echo 8 ;; esac
+  case $1 in noise) echo 3 ;; sched) echo 3 ;; index) echo 4 ;; interactive) echo 5 ;; wakeup) echo 6 ;; run) echo 8 ;; esac
 }
 
 # Processes that work in or name the directory $1 (not this script).
@@ -264,8 +265,9 @@ while time.time() < end and os.path.exists(sys.argv[2]):
       row "cache swapped" "$s" "$code" "$(stored "$DIR")" "$(strays "$DIR")" "$(left "$WORK")" "ran:$ran"
     fi
 
-    # A work directory of another user's: refused before anything is made or measured.
-    if [ "$s" != noise ] && [ "$s" != sched ]; then
+    # A work directory of another user's: refused before anything is made or measured (the
+    # suites that use one: noise, sched and wakeup make no files).
+    if [ "$s" != noise ] && [ "$s" != sched ] && [ "$s" != wakeup ]; then
       theirs=$ROOT/theirs-work-$s; mkdir -p "$theirs"; chown nobody "$theirs"
       start "workdir theirs" "$s" "$theirs"
       wait "$PID"; code=$?
