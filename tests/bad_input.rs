@@ -371,6 +371,7 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         // Stores: only SQLite paths and PostgreSQL URLs; another program's database untouched.
         case(&["results", "list", "--db", "mysql://me@db/results"], 2, "not mysql://"),
         case(&["noise", "--db", "POSTGRES://me@db/results", "10", "2"], 2, "in lower case), not POSTGRES://"),
+        case(&["noise", "--db", "host=db dbname=hb password=s3cret", "10", "2"], 2, "a libpq connection string (keywords host, dbname, password) is not taken"),
         case(&["noise", "--db", &f.notes_db, "10", "2"], 2, "it holds other tables (notes): not a hostbench result store"),
         case(&["results", "list", "--db", &f.notes_db], 2, "it holds other tables (notes)"),
     ]

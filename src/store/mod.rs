@@ -334,11 +334,84 @@ pub enum StoreLocation {
     },
 }
 
+/// libpq's connection keywords (PostgreSQL 17's documentation, "Parameter Key Words").
+const LIBPQ_KEYWORDS: &[&str] = &[
+    "host",
+    "hostaddr",
+    "port",
+    "dbname",
+    "user",
+    "password",
+    "passfile",
+    "require_auth",
+    "channel_binding",
+    "connect_timeout",
+    "client_encoding",
+    "options",
+    "application_name",
+    "fallback_application_name",
+    "keepalives",
+    "keepalives_idle",
+    "keepalives_interval",
+    "keepalives_count",
+    "tcp_user_timeout",
+    "replication",
+    "gssencmode",
+    "sslmode",
+    "requiressl",
+    "sslnegotiation",
+    "sslcompression",
+    "sslcert",
+    "sslkey",
+    "sslpassword",
+    "sslcertmode",
+    "sslrootcert",
+    "sslcrl",
+    "sslcrldir",
+    "sslsni",
+    "requirepeer",
+    "ssl_min_protocol_version",
+    "ssl_max_protocol_version",
+    "krbsrvname",
+    "gsslib",
+    "gssdelegation",
+    "service",
+    "target_session_attrs",
+    "load_balance_hosts",
+];
+
+/// Where `s` reads as a libpq keyword/value string (its first word `keyword=`, spaces around
+/// `=` allowed as libpq allows them), the keywords of its words, in order; None for anything
+/// else (a path such as `runs/host=a.sqlite`).
+fn libpq_keywords(s: &str) -> Option<Vec<&'static str>> {
+    let keyword = |word: &str| {
+        let (k, _) = word.split_once('=')?;
+        LIBPQ_KEYWORDS.iter().copied().find(|&known| known == k)
+    };
+    let compact = s.split('=').map(str::trim).collect::<Vec<_>>().join("=");
+    let mut words = compact.split_whitespace();
+    let first = keyword(words.next()?)?;
+    Some(
+        std::iter::once(first)
+            .chain(words.filter_map(keyword))
+            .collect(),
+    )
+}
+
 impl StoreLocation {
     /// A PostgreSQL URL, an SQLite path, or — for anything else of the form `scheme://` (a
-    /// `mysql://` URL, `POSTGRES://`) — a refusal, rather than an SQLite file of that name.
+    /// `mysql://` URL, `POSTGRES://`) and for a libpq keyword string (`host=db dbname=hb`) — a
+    /// refusal, rather than an SQLite file of that name (with the password in its name).
     pub fn parse(db: &Path) -> Result<StoreLocation, UsageError> {
         let s = db.to_string_lossy();
+        if let Some(keys) = libpq_keywords(&s) {
+            // The values are never shown: one of them may be a password.
+            return Err(UsageError::new(format!(
+                "--db: a libpq connection string (keywords {}) is not taken: name a PostgreSQL server by URL (postgresql://user@host/db, the password in ~/.pgpass or PGPASSWORD), or an SQLite file by a path (./{}=… for a file of that name)",
+                keys.join(", "),
+                keys[0]
+            )));
+        }
         if s.starts_with("postgres://") || s.starts_with("postgresql://") {
             return Ok(StoreLocation::Postgres {
                 url: s.into_owned(),
@@ -403,6 +476,41 @@ impl StoreLocation {
         match self {
             StoreLocation::Sqlite(p) => p.display().to_string(),
             StoreLocation::Postgres { url, .. } => self::postgres::without_password(url),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_libpq_keyword_string_is_refused_and_its_values_never_shown() {
+        for db in [
+            "host=db.example dbname=hb user=bench password=s3cret",
+            "  host = db.example password = 's3 cret'",
+            "dbname=hb",
+        ] {
+            let e = StoreLocation::parse(Path::new(db)).unwrap_err().to_string();
+            assert!(e.contains("a libpq connection string"), "{e}");
+            assert!(!e.contains("s3") && !e.contains("db.example"), "{e}");
+        }
+        let e = StoreLocation::parse(Path::new("host=a password=b"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("(keywords host, password)"), "{e}");
+        // Paths that only hold a `=`: SQLite files.
+        for db in [
+            "runs/host=a.sqlite",
+            "./host=a",
+            "results=old.sqlite",
+            "r.sqlite",
+        ] {
+            assert_eq!(
+                StoreLocation::parse(Path::new(db)).unwrap(),
+                StoreLocation::Sqlite(PathBuf::from(db)),
+                "{db}"
+            );
         }
     }
 }
