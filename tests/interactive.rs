@@ -473,9 +473,11 @@ fn spawn_interactive(sb: &Sandbox, args: &[&str]) -> std::process::Child {
 fn every_timekeeper_is_real_time_as_interbenchs_and_every_task_is_not() {
     let _g = serial();
     let sb = Sandbox::new();
+    // A 6 s pair: CI once ended a 3 s one before this test's poller (a plain thread, on two
+    // CPUs busy with the X load and the other tests) had seen both workers at once.
     let mut child = spawn_interactive(
         &sb,
-        &short_run("3", "200", &["-W", "Audio", "-w", "X", "--json"]),
+        &short_run("6", "200", &["-W", "Audio", "-w", "X", "--json"]),
     );
     let pid = child.id();
     // Wait until both workers are up and the bench's timekeeper exists.
