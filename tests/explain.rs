@@ -279,7 +279,9 @@ fn the_worst_sample_is_explained_by_the_fifo_thread_that_held_its_cpu() {
 
 /// `wakeup --explain`: the worker held on CPU 0, where a SCHED_FIFO thread spins 5 ms of every
 /// 12, the message thread on CPU 1. The worst wakeups wait behind the spinner, and their
-/// explanation names it, in the wait for the CPU.
+/// explanation names it, in the wait for the CPU. (Not always the very worst: this VM's own
+/// agent, nice -10, once held CPU 0 for 9.3 ms in CI, and the worst wakeup's explanation named
+/// it, rightly. So three are explained, and one of them must be the spinner's.)
 #[test]
 fn the_worst_wakeups_are_explained_by_the_fifo_thread_that_held_the_workers_cpu() {
     let _g = serial();
@@ -292,7 +294,7 @@ fn the_worst_wakeups_are_explained_by_the_fifo_thread_that_held_the_workers_cpu(
     let out = sb
         .std_cmd()
         .args(["wakeup", "-r", "2", "-t", "1", "-W", "0", "-M", "1"])
-        .args(["-F", "64", "-n", "1", "--explain", "2", "--json"])
+        .args(["-F", "64", "-n", "1", "--explain", "3", "--json"])
         .output()
         .unwrap();
     let spinner_tid = spinner.tid;
@@ -305,32 +307,42 @@ fn the_worst_wakeups_are_explained_by_the_fifo_thread_that_held_the_workers_cpu(
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
     let w = &r["suites"][0];
     let x = &w["explained"];
-    assert_eq!(x["requested"], 2, "{w}");
+    assert_eq!(x["requested"], 3, "{w}");
     let samples = x["samples"].as_array().unwrap();
-    assert_eq!(samples.len(), 2, "{x}");
+    assert_eq!(samples.len(), 3, "{x}");
     let worst = &samples[0];
-    // The worst wakeup waited behind a spin (up to 5 ms), and it is the table's worst too.
+    // The worst wakeup waited behind something (a spin is up to 5 ms), and it is the table's
+    // worst too.
     let window = worst["window_ns"].as_u64().unwrap();
     assert!(window > 1_000_000, "{worst}");
     let max_us = w["wakeup"]["max"].as_u64().unwrap();
     assert!(max_us * 1000 >= window * 9 / 10, "max {max_us} us: {worst}");
     // No timer between the post and the waker: the window starts at the post.
     assert_eq!(worst["fired_ns"], 0, "{worst}");
-    let main = worst["parts"]
-        .as_array()
-        .unwrap()
+    // One of the three waited mostly behind the spinner, and its explanation says so.
+    let main = |s: &Value| {
+        s["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .max_by_key(|p| p["ns"].as_u64())
+            .cloned()
+            .unwrap()
+    };
+    let spun = samples
         .iter()
-        .max_by_key(|p| p["ns"].as_u64())
-        .unwrap();
-    assert_eq!(main["phase"], "Wait", "{worst}");
-    assert_eq!(main["culprit"]["Task"]["pid"], spinner_tid, "{worst}");
-    assert_eq!(main["culprit"]["Task"]["comm"], "hb-interferer", "{worst}");
-    assert!(main["ns"].as_u64().unwrap() > window / 2, "{worst}");
+        .find(|s| main(s)["culprit"]["Task"]["pid"] == spinner_tid)
+        .unwrap_or_else(|| panic!("no explained wakeup names the spinner: {x}"));
+    let m = main(spun);
+    assert_eq!(m["phase"], "Wait", "{spun}");
+    assert_eq!(m["culprit"]["Task"]["comm"], "hb-interferer", "{spun}");
+    let spun_window = spun["window_ns"].as_u64().unwrap();
+    assert!(m["ns"].as_u64().unwrap() > spun_window / 2, "{spun}");
     // The text says it after schbench's lines, and the summary names the spinner.
     let shown = sb.cmd().args(["results", "show", "1"]).output().unwrap();
     let text = String::from_utf8(shown.stdout).unwrap();
     assert!(
-        text.contains("Why the worst wakeups were late: the 2 worst of "),
+        text.contains("Why the worst wakeups were late: the 3 worst of "),
         "{text}"
     );
     assert!(text.contains("  wakeup "), "{text}");
