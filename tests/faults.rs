@@ -669,36 +669,6 @@ fn a_killed_index_run_keeps_the_iterations_it_finished() {
     assert!((1..10).contains(&kept), "{kept} iterations kept");
 }
 
-/// schbench's workload is threads of one process: SIGKILL ends them all at once, and the store
-/// keeps what the run had checkpointed (every 5 s), marked incomplete.
-#[test]
-fn a_killed_wakeup_run_keeps_its_last_checkpoint_and_no_thread() {
-    let sb = Sandbox::new();
-    let child = sb
-        .std_cmd()
-        .args(["wakeup", "-r", "60", "-t", "2", "-F", "64", "-n", "1"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    // Past the first checkpoint (5 s), short of the second.
-    std::thread::sleep(Duration::from_millis(7_000));
-    signal(pid, libc::SIGKILL);
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), None, "killed by a signal");
-    assert!(!Path::new(&format!("/proc/{pid}")).exists());
-    let results = stored(&sb);
-    assert_eq!(results.len(), 1);
-    assert_eq!(results[0]["incomplete"], true);
-    let w = &results[0]["suites"][0];
-    assert_eq!(w["suite"], "wakeup");
-    // About five seconds of requests, hundreds a second.
-    let requests = w["request"]["samples"].as_u64().unwrap();
-    assert!(requests > 100, "{w}");
-    assert!(w["elapsed_s"].as_f64().unwrap() < 7.0, "{w}");
-}
-
 #[test]
 fn a_killed_coordinator_leaves_no_big_file_and_the_next_run_removes_its_directory() {
     let sb = Sandbox::new();

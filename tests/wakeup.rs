@@ -230,9 +230,13 @@ fn bad_input_is_one_line_and_exit_2() {
     }
 }
 
-#[test]
-fn sigterm_ends_a_run_at_once_and_keeps_what_it_measured() {
-    let sb = Sandbox::new();
+/// A 60 s saturating run sent `signal` after `after`: how it ended, how long after the signal,
+/// and its pid.
+fn signalled_run(
+    sb: &Sandbox,
+    signal: i32,
+    after: Duration,
+) -> (std::process::ExitStatus, Duration, u32) {
     let child = sb
         .std_cmd()
         .args(["wakeup", "-r", "60", "-t", "2", "-F", "64", "-n", "1"])
@@ -241,17 +245,20 @@ fn sigterm_ends_a_run_at_once_and_keeps_what_it_measured() {
         .spawn()
         .unwrap();
     let pid = child.id();
-    std::thread::sleep(Duration::from_millis(3000));
+    std::thread::sleep(after);
     let sent = Instant::now();
     // SAFETY: kill(2) to our own child.
-    unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+    unsafe { libc::kill(pid as i32, signal) };
     let out = child.wait_with_output().unwrap();
-    assert!(
-        sent.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        sent.elapsed()
-    );
-    assert_eq!(out.status.code(), Some(143));
+    (out.status, sent.elapsed(), pid)
+}
+
+#[test]
+fn sigterm_ends_a_run_at_once_and_keeps_what_it_measured() {
+    let sb = Sandbox::new();
+    let (status, took, pid) = signalled_run(&sb, libc::SIGTERM, Duration::from_millis(3000));
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert_eq!(status.code(), Some(143));
     let r = sb.json(&["results", "show", "1"]);
     assert_eq!(r["incomplete"], true);
     let w = wakeup(&r);
@@ -259,4 +266,30 @@ fn sigterm_ends_a_run_at_once_and_keeps_what_it_measured() {
     assert!(w["request"]["samples"].as_u64().unwrap() > 0, "{w}");
     // Its threads went with it.
     assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
+}
+
+/// schbench's workload is threads of one process: SIGKILL ends them all at once, and the store
+/// keeps what the run had checkpointed (every 5 s), marked incomplete.
+#[test]
+fn a_killed_wakeup_run_keeps_its_last_checkpoint_and_no_thread() {
+    let sb = Sandbox::new();
+    // Past the first checkpoint (5 s), short of the second.
+    let (status, _, pid) = signalled_run(&sb, libc::SIGKILL, Duration::from_millis(7_000));
+    assert_eq!(status.code(), None, "killed by a signal");
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
+    let r = sb.json(&["results", "show", "1"]);
+    assert_eq!(r["incomplete"], true);
+    let w = wakeup(&r);
+    // About five seconds of requests, hundreds a second.
+    let requests = w["request"]["samples"].as_u64().unwrap();
+    assert!(requests > 100, "{w}");
+    assert!(w["elapsed_s"].as_f64().unwrap() < 7.0, "{w}");
+    // One result only: nothing stored after the kill.
+    let list = sb.cmd().args(["results", "list"]).output().unwrap();
+    let rows = String::from_utf8_lossy(&list.stdout)
+        .lines()
+        .skip(1)
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .count();
+    assert_eq!(rows, 1);
 }

@@ -169,6 +169,16 @@ impl Instance {
     }
 }
 
+/// Opens an instance's marker file (`Instance::marker`) for writing, never through a symlink:
+/// the worker that marks its samples is handed the path, in this process or another.
+pub fn open_marker(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+}
+
 impl Drop for Instance {
     fn drop(&mut self) {
         cleanup::unregister(&self.registered);

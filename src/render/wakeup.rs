@@ -52,12 +52,11 @@ pub fn report(r: &WakeupResult) -> String {
     );
     if let (Some(p), Some(shared)) = (s.split_pct, s.shared_side()) {
         // schbench's two lines as it starts.
-        let own_kb = s.footprint_kb * u64::from(p) / 100;
+        let (own_kb, shared_kb) = crate::model::wakeup::split_kb(s.footprint_kb, s.split_pct);
         let _ = writeln!(
             out,
-            "split mode: {p}% private ({own_kb} KB per thread), {}% shared ({} KB total)",
-            100 - p,
-            s.footprint_kb * u64::from(100 - p) / 100
+            "split mode: {p}% private ({own_kb} KB per thread), {}% shared ({shared_kb} KB total)",
+            100 - p
         );
         let _ = writeln!(
             out,

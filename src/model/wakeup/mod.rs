@@ -63,17 +63,13 @@ impl WakeupSettings {
     /// The side of each of a worker's own matrices: three of them fill the footprint, 8-byte
     /// elements; with `--split`, its private share of it (schbench's integer KB).
     pub fn matrix_side(&self) -> usize {
-        let kb = match self.split_pct {
-            Some(p) => self.footprint_kb * u64::from(p) / 100,
-            None => self.footprint_kb,
-        };
-        side_of(kb)
+        side_of(split_kb(self.footprint_kb, self.split_pct).0)
     }
 
     /// With `--split`: the side of the shared matrices (the footprint's other share).
     pub fn shared_side(&self) -> Option<usize> {
         self.split_pct
-            .map(|p| side_of(self.footprint_kb * u64::from(100 - p) / 100))
+            .map(|_| side_of(split_kb(self.footprint_kb, self.split_pct).1))
     }
 
     /// A request's operations on the worker's own matrices, and on the shared ones.
@@ -90,6 +86,18 @@ impl WakeupSettings {
     /// Requests are posted at a rate (`-R`, `-A`) rather than asked for by idle workers.
     pub fn rps_mode(&self) -> bool {
         self.rps > 0
+    }
+}
+
+/// `-F` KB as each worker's own and the shared matrices' KB: with `--split P`, P% and the rest,
+/// each rounded down as schbench does (the two may add up to a KB less); without, all its own.
+pub fn split_kb(footprint_kb: u64, split_pct: Option<u32>) -> (u64, u64) {
+    match split_pct {
+        Some(p) => (
+            footprint_kb.saturating_mul(u64::from(p)) / 100,
+            footprint_kb.saturating_mul(u64::from(100 - p.min(100))) / 100,
+        ),
+        None => (footprint_kb, 0),
     }
 }
 

@@ -97,9 +97,7 @@ pub fn run_bench(spec: BenchSpec, ch: &mut Channel) -> Result<()> {
     let memory_locked = sched::lock_memory().is_ok();
     let marker = match &spec.trace_marker {
         Some(path) => Some(
-            std::fs::OpenOptions::new()
-                .write(true)
-                .open(path)
+            crate::platform::tracefs::open_marker(path)
                 .with_context(|| format!("opening the trace marker {}", path.display()))?,
         ),
         None => None,

@@ -8,7 +8,6 @@ pub mod workload;
 
 pub use event::WakeupEvent;
 
-use std::os::unix::fs::OpenOptionsExt;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -163,13 +162,11 @@ impl WakeupConfig {
         }
         // Three matrices a worker fill the footprint; with --split, the worker's private
         // share of it, and the shared share once.
-        let private_kb = o.split_pct.map_or(o.footprint_kb, |p| {
-            o.footprint_kb.saturating_mul(u64::from(p)) / 100
-        });
-        let need = private_kb
+        let (own_kb, shared_kb) = model::split_kb(o.footprint_kb, o.split_pct);
+        let need = own_kb
             .saturating_mul(1024)
             .saturating_mul((threads - o.message_threads) as u64)
-            .saturating_add((o.footprint_kb - private_kb).saturating_mul(1024));
+            .saturating_add(shared_kb.saturating_mul(1024));
         if let Some(have) = memory.filter(|&have| need > have) {
             return Err(UsageError::new(format!(
                 "-F {} KB for each of {} workers is {} MiB, more than the {} MiB of memory available",
@@ -316,16 +313,12 @@ pub fn measure(
 /// N longest wakeups, and its marker file for the workers; Err is why it cannot be.
 fn start_trace(worst: u32) -> Result<(Recorder, std::fs::File), String> {
     let recorder = Recorder::start(&[], worst)?;
-    let marker = std::fs::OpenOptions::new()
-        .write(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(recorder.marker())
-        .map_err(|e| {
-            format!(
-                "opening the trace marker {}: {e}",
-                recorder.marker().display()
-            )
-        })?;
+    let marker = crate::platform::tracefs::open_marker(&recorder.marker()).map_err(|e| {
+        format!(
+            "opening the trace marker {}: {e}",
+            recorder.marker().display()
+        )
+    })?;
     Ok((recorder, marker))
 }
 
