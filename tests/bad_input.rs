@@ -196,6 +196,10 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["report", "--fleet", "--since", "2100-01-01"], 2, "no stored result to report"),
         case(&["report", "1", "--host", "h"], 2, "not both"),
         case(&["results", "push"], 2, "--to"),
+        case(&["results", "delete"], 2, "<ID>"),
+        case(&["results", "delete", "one"], 2, "invalid value 'one'"),
+        case(&["results", "delete", "--db", "/proc/none/x.sqlite", "1"], 2, "no stored results in /proc/none/x.sqlite"),
+        case(&["noise", "--fallback-db", "postgres://db/x", "10", "2"], 2, "--fallback-db names an SQLite file"),
         case(&["results", "push", "--to", "/proc/none/x.sqlite"], 2, "cannot open the store"),
         case(
             &["results", "pull", "--from", "postgresql://nobody@localhost/none?host=/nonexistent"],
@@ -339,7 +343,7 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["compare", "--db", &f.malformed_db, "1", &f.good], 2, "result 1 is malformed in the store"),
         // A command without its subcommand, opposite options.
         case(&[], 2, "hostbench needs a command: run, noise,"),
-        case(&["results"], 2, "hostbench results needs a command: list, hosts, show, export, import, push, pull"),
+        case(&["results"], 2, "hostbench results needs a command: list, hosts, show, export, import, push, pull, delete"),
         case(&["index", "-q", "-v"], 2, "cannot be used with"),
         case(&["noise", "-q", "-v", "10", "2"], 2, "'--quiet' cannot be used with '--verbose'"),
         // Labels and tags: bounded, plain text, wherever they enter.

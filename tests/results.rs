@@ -144,7 +144,9 @@ fn hosts_lists_each_host_by_its_latest_result_and_marks_the_stale() {
     let cells: Vec<&str> = n1.split_whitespace().collect();
     assert_eq!(&cells[..3], ["n1", "2", "3"], "{text}");
     assert!(
-        text.contains("3 hosts, 1 stale (no result for over 24 h)."),
+        text.contains(
+            "3 hosts: 0 failed, 0 hung (running over 24 h), 1 stale (no result for over 24 h)."
+        ),
         "{text}"
     );
     // --tag selects, --json gives the rows.
@@ -155,6 +157,179 @@ fn hosts_lists_each_host_by_its_latest_result_and_marks_the_stale() {
     assert_eq!(rows[0]["stale"], false);
     let json = sb.json(&["results", "hosts", "--stale-hours", "100"]);
     assert!(json.as_array().unwrap().iter().all(|r| r["stale"] == false));
+}
+
+/// Every run records its state as it starts and as it ends, and `results hosts` shows each
+/// host's last run: one that failed before it had a result (its work directory refused) is a
+/// FAILED row with why, also for a host with no result at all; a run killed outright stays
+/// "running"; `--tag` selects runs by their tags too.
+#[test]
+fn hosts_shows_each_hosts_last_run_and_a_failed_one_with_why() {
+    let sb = Sandbox::new();
+    let ok = |label: &str| {
+        sb.cmd()
+            .args([
+                "noise",
+                "--host-label",
+                label,
+                "--tag",
+                "rack=a",
+                "-l",
+                "5000",
+                "10",
+                "2",
+            ])
+            .assert()
+            .success();
+    };
+    ok("good");
+    ok("broke");
+    // A work directory another user could swap things in: refused after the store opened.
+    let open_dir = sb.dir.path().join("open");
+    std::fs::create_dir(&open_dir).unwrap();
+    std::fs::set_permissions(
+        &open_dir,
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
+    for label in ["broke", "never"] {
+        let out = sb
+            .cmd()
+            .args([
+                "run",
+                "--profile",
+                "smoke",
+                "--host-label",
+                label,
+                "--tag",
+                "rack=a",
+            ])
+            .arg("--workdir")
+            .arg(&open_dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+    }
+    // A run killed outright: its state stays "running".
+    let mut killed = sb.std_cmd();
+    killed.args([
+        "noise",
+        "--host-label",
+        "killed",
+        "--tag",
+        "rack=b",
+        "-l",
+        "5000000",
+        "100",
+        "100",
+    ]);
+    let mut child = killed
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let out = sb.cmd().args(["results", "hosts"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{out:?}");
+    let row = |host: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{host} ")))
+            .unwrap_or_else(|| panic!("no row for {host}: {text}"))
+            .to_string()
+    };
+    assert!(
+        row("never").contains("FAILED") && row("never").contains("(no result)"),
+        "{text}"
+    );
+    assert!(
+        row("broke").contains("FAILED") && row("broke").contains("failed "),
+        "{text}"
+    );
+    assert!(
+        row("good").contains(" ok ") && row("good").contains("finished "),
+        "{text}"
+    );
+    assert!(row("killed").contains("running "), "{text}");
+    assert!(
+        text.contains("4 hosts: 2 failed, 0 hung (running over 24 h), 0 stale"),
+        "{text}"
+    );
+    // Why, under the table.
+    let why = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("never: failed"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(why.contains("refusing the work directory"), "{text}");
+    // The failed hosts head the table.
+    let first: Vec<&str> = text.lines().skip(1).take(2).collect();
+    assert!(first.iter().all(|l| l.contains("FAILED")), "{text}");
+
+    let json = sb.json(&["results", "hosts", "--tag", "rack=b"]);
+    let rows = json.as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{json}");
+    assert_eq!(rows[0]["host"], "killed");
+    assert_eq!(rows[0]["last_run"]["outcome"], "running");
+    // A killed run older than the threshold is hung.
+    let conn = rusqlite::Connection::open(sb.db()).unwrap();
+    let old = (chrono::Utc::now() - chrono::Duration::hours(30)).to_rfc3339();
+    conn.execute(
+        "UPDATE runs SET started_at = ?1 WHERE outcome = 'running'",
+        [&old],
+    )
+    .unwrap();
+    drop(conn);
+    let json = sb.json(&["results", "hosts", "--tag", "rack=b"]);
+    assert_eq!(json[0]["state"], "hung", "{json}");
+}
+
+/// `results delete` removes a result with its tags and figures, and refuses an id that is not
+/// there (exit 2).
+#[test]
+fn delete_removes_a_result_whole_and_refuses_what_is_not_there() {
+    let sb = Sandbox::new();
+    for _ in 0..2 {
+        sb.cmd()
+            .args(["noise", "--tag", "k=v", "-l", "5000", "10", "2"])
+            .assert()
+            .success();
+    }
+    sb.cmd()
+        .args(["results", "delete", "1"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("Deleted result 1 from "));
+    let listed = sb
+        .cmd()
+        .args(["results", "list", "--tag", "k=v"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(
+        !listed.lines().any(|l| l.trim_start().starts_with("1 ")),
+        "{listed}"
+    );
+    assert!(
+        listed.lines().any(|l| l.trim_start().starts_with("2 ")),
+        "{listed}"
+    );
+    let conn = rusqlite::Connection::open(sb.db()).unwrap();
+    for table in ["result_tags", "result_figures"] {
+        let left: i64 = conn
+            .query_row(
+                &format!("SELECT count(*) FROM {table} WHERE result_id = 1"),
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(left, 0, "{table}");
+    }
+    let out = sb.cmd().args(["results", "delete", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no stored result with id 1"));
 }
 
 /// `report --fleet` of stored results draws on each result's stored figures (layout 7), and

@@ -280,21 +280,113 @@ fn both_back_ends_keep_and_give_back_the_same_results() {
     );
 }
 
+/// A server that cannot be reached as a run starts costs no run: it measures into the
+/// fallback store (`--fallback-db`), says so at once and at the end, exits 1, and records its
+/// run as failed with why. The next `results push` sends the result and the run's state on, and
+/// the fleet store shows that night's failure. A fallback that is a URL is refused (exit 2).
 #[test]
-fn a_server_that_cannot_be_reached_is_refused_before_measuring() {
+fn a_server_down_at_the_start_costs_no_run_and_the_next_push_sends_it() {
     let sb = Sandbox::new();
-    let url = "postgresql://nobody@localhost/none?host=/nonexistent";
+    let down = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!(
+            "postgresql://hostbench@127.0.0.1:{}/postgres",
+            l.local_addr().unwrap().port()
+        )
+    };
     let out = sb
         .cmd()
-        .args(["noise", "--db", url, "--no-noise-check", "5", "3"])
-        .assert()
-        .code(2);
-    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        .args([
+            "noise",
+            "--db",
+            &down,
+            "--host-label",
+            "nightly",
+            "--no-noise-check",
+            "5",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let fallback = sb.fallback_db().display().to_string();
     assert!(
-        err.contains("cannot open the result store") && err.contains("cannot connect"),
+        err.contains("cannot connect") && err.contains("measuring anyway, into"),
         "{err}"
     );
-    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "hostbench results push --db {fallback} --to {down} 1"
+        )),
+        "{err}"
+    );
+    let hosts = sb.json(&["results", "hosts", "--db", &fallback]);
+    assert_eq!(hosts[0]["host"], "nightly", "{hosts}");
+    assert_eq!(hosts[0]["last_id"], 1, "{hosts}");
+    assert_eq!(hosts[0]["state"], "failed", "{hosts}");
+    let why = hosts[0]["last_run"]["why"].as_str().unwrap();
+    assert!(
+        why.contains("not stored where asked") && why.contains("cannot connect"),
+        "{why}"
+    );
+    // The store asked for was never created or written: a fallback is said, not silent.
+    assert!(!sb.db().exists());
+
+    let refused = sb
+        .cmd()
+        .args([
+            "noise",
+            "--fallback-db",
+            &down,
+            "--no-noise-check",
+            "5",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--fallback-db names an SQLite file"));
+
+    let Some(pg) =
+        PgServer::start("a_server_down_at_the_start_costs_no_run_and_the_next_push_sends_it")
+    else {
+        return;
+    };
+    let pushed = sb
+        .cmd()
+        .args(["results", "push", "--db", &fallback, "--to", &pg.url])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&pushed.stdout).into_owned();
+    assert!(pushed.status.success(), "{pushed:?}");
+    assert!(
+        text.contains("1 added") && text.contains("Run states: 1 sent."),
+        "{text}"
+    );
+    let fleet = sb.json(&["results", "hosts", "--db", &pg.url]);
+    assert_eq!(fleet[0]["host"], "nightly", "{fleet}");
+    assert_eq!(fleet[0]["results"], 1, "{fleet}");
+    assert_eq!(fleet[0]["state"], "failed", "{fleet}");
+    // Pushed again: nothing changes (the ended run is not rewritten, the result is there).
+    let again = stdout(&sb, &pg.url, &["results", "pull", "--from", &fallback]);
+    assert!(again.contains("1 already there"), "{again}");
+    // A run that reaches the server stores there and ends "finished".
+    stdout(
+        &sb,
+        &pg.url,
+        &[
+            "noise",
+            "--host-label",
+            "nightly",
+            "--no-noise-check",
+            "5",
+            "3",
+        ],
+    );
+    let fleet = sb.json(&["results", "hosts", "--db", &pg.url]);
+    assert_eq!(fleet[0]["state"], "ok", "{fleet}");
+    assert_eq!(fleet[0]["last_run"]["outcome"], "finished", "{fleet}");
 }
 
 /// [`contract`], and the refusal of an id that is not there.
@@ -536,6 +628,113 @@ fn the_fleet_roles_let_hosts_store_and_readers_only_read() {
     assert!(as_host
         .batch_execute("ALTER TABLE results ADD COLUMN x TEXT")
         .is_err());
+}
+
+/// Layout 11 on a fleet store: a host's login records and changes only its own runs' states,
+/// deletes only its own results (another's is refused, naming its login; a reader deletes
+/// nothing), and the database's owner deletes any.
+#[test]
+fn a_login_deletes_and_records_only_its_own_and_the_owner_deletes_any() {
+    let Some((pg, sb, mut owner)) = fleet_store(
+        "a_login_deletes_and_records_only_its_own_and_the_owner_deletes_any",
+        "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
+         CREATE ROLE node2 LOGIN IN ROLE hostbench_writer;
+         CREATE ROLE viewer LOGIN IN ROLE hostbench_reader;",
+    ) else {
+        return;
+    };
+    let (node1, node2, viewer) = (
+        as_login(&pg, "node1"),
+        as_login(&pg, "node2"),
+        as_login(&pg, "viewer"),
+    );
+    for (url, label) in [(&node1, "n1"), (&node2, "n2")] {
+        stdout(
+            &sb,
+            url,
+            &[
+                "noise",
+                "--host-label",
+                label,
+                "--tag",
+                "k=v",
+                "--no-noise-check",
+                "5",
+                "3",
+            ],
+        );
+    }
+    let mut id_of = |label: &str| -> i64 {
+        owner
+            .query_one("SELECT id FROM results WHERE host_label = $1", &[&label])
+            .unwrap()
+            .get(0)
+    };
+    let (n1, n2) = (id_of("n1"), id_of("n2"));
+    // node2 may not delete node1's result; a reader may delete none.
+    let out = sb
+        .cmd()
+        .args(["results", "delete", "--db", &node2, &n1.to_string()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("belongs to the login node1"),
+        "{out:?}"
+    );
+    let out = sb
+        .cmd()
+        .args(["results", "delete", "--db", &viewer, &n2.to_string()])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+    // Nor change node1's run state, or record one in node1's name, in SQL.
+    let mut as_node2 = postgres::Client::connect(&node2, postgres::NoTls).unwrap();
+    let changed = as_node2
+        .execute(
+            "UPDATE runs SET outcome = 'failed' WHERE host_label = 'n1'",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(changed, 0);
+    assert!(as_node2
+        .execute(
+            "INSERT INTO runs (uuid, host, command, started_at, outcome, owner)
+             VALUES ('11111111-2222-4333-8444-555555555555', 'h', 'c', '2026-01-01T00:00:00+00:00', 'failed', 'node1')",
+            &[],
+        )
+        .is_err());
+    // node1 deletes its own, with its tags and figures.
+    stdout(&sb, &node1, &["results", "delete", &n1.to_string()]);
+    for table in [
+        "results WHERE id",
+        "result_tags WHERE result_id",
+        "result_figures WHERE result_id",
+    ] {
+        let left: i64 = owner
+            .query_one(&format!("SELECT count(*) FROM {table} = $1"), &[&n1])
+            .unwrap()
+            .get(0);
+        assert_eq!(left, 0, "{table}");
+    }
+    // The owner deletes node2's.
+    stdout(&sb, &pg.url, &["results", "delete", &n2.to_string()]);
+    assert_eq!(listed(&sb, &viewer, &["--tag", "k=v"]), Vec::<i64>::new());
+    // The runs' states are left: both finished, read by the reader.
+    let hosts = sb.json(&["results", "hosts", "--db", &viewer, "--tag", "k=v"]);
+    let outcomes: Vec<(&str, &str)> = hosts
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["host"].as_str().unwrap(),
+                h["last_run"]["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(outcomes.len(), 2, "{hosts}");
+    assert!(outcomes.iter().all(|(_, o)| *o == "finished"), "{hosts}");
 }
 
 /// The `results list` ids of a store, and what a filter selects.
@@ -795,18 +994,20 @@ fn a_listener_that_never_answers_is_given_up_on_at_the_connect_timeout() {
     });
     let sb = Sandbox::new();
     let url = format!("postgresql://bench@127.0.0.1:{port}/hb?connect_timeout=2");
-    for args in [
-        &["results", "list"][..],
-        &["noise", "-l", "5000", "10", "2"],
+    // A reading command fails (exit 2, one line); a measuring one measures into the fallback
+    // store (exit 1, said at once and at the end).
+    for (args, code, lines) in [
+        (&["results", "list"][..], 2, 1),
+        (&["noise", "-l", "5000", "10", "2"], 1, 2),
     ] {
         let started = std::time::Instant::now();
         let out = sb.cmd().args(args).args(["--db", &url]).output().unwrap();
         let took = started.elapsed();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
         assert!(err.contains("did not answer within 2 s"), "{err}");
         assert!(took < std::time::Duration::from_secs(15), "{took:?}");
-        assert_eq!(err.lines().count(), 1, "{err}");
+        assert_eq!(err.lines().count(), lines, "{err}");
     }
 }
 
@@ -1139,7 +1340,7 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
         .query_one("SELECT max(version)::BIGINT FROM hostbench_layout", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 10);
+    assert_eq!(version, 11);
     // A result the owner stored, and what layouts 7 and 9 keep of it beside it.
     stdout(&sb, &pg.url, &["results", "import", A]);
     let figures = |owner: &mut postgres::Client| -> (Option<String>, Option<String>) {
@@ -1177,12 +1378,19 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
         .args(["noise", "--db", &node1, "-l", "5000", "10", "2"])
         .output()
         .unwrap();
+    // The host's run is not lost: it is kept in the fallback store, and the run says why (exit 1).
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("the store is at layout 6, this hostbench writes layout 10: the database's owner applies the migrations first")
-            && err.contains("permission denied"),
+        err.contains("the store is at layout 6, this hostbench writes layout 11: the database's owner applies the migrations first")
+            && err.contains("permission denied")
+            && err.contains("it is kept in "),
         "{err}"
+    );
+    assert_eq!(
+        listed(&sb, sb.fallback_db().to_str().unwrap(), &[]),
+        [1],
+        "the run is in the fallback store"
     );
     // The owner's next store migrates, and fills in the figures of the row stored before.
     assert_eq!(figures(&mut owner), (None, None));
@@ -1490,7 +1698,8 @@ fn layout_10_respells_a_servers_uuids_and_then_checks_them() {
     // Back to layout 9, with rows as a store of that layout could hold them.
     owner
         .batch_execute(
-            "DELETE FROM hostbench_layout WHERE version = 10;
+            "DELETE FROM hostbench_layout WHERE version >= 10;
+             DROP TABLE runs;
              ALTER TABLE results DROP CONSTRAINT results_json_is_a_result;
              ALTER TABLE results DROP CONSTRAINT results_uuid_names_a_run;
              ALTER TABLE results DROP CONSTRAINT results_label_bounded;

@@ -6,7 +6,9 @@
 -- updates its own rows and their tags). Which rows are its own the database decides: layout 4
 -- (a hostbench migration) gives every row an owner (current_user when it is added) and
 -- row-level security policies by which a login adds rows only as itself and changes or
--- deletes only its own rows and their tags (and, from layout 9, their figures); everyone with SELECT reads all. hostbench_reader: what report and compare machines
+-- deletes only its own rows and their tags (and, from layout 9, their figures; from layout 11,
+-- its runs' states, and `hostbench results delete` of its own results); everyone with SELECT
+-- reads all. hostbench_reader: what report and compare machines
 -- need. Neither may create, alter or drop anything; a new hostbench's migration is run by the
 -- owner. Give each host a login role of its own in the writer role, with its password in that
 -- host's ~/.pgpass, e.g.:
@@ -25,8 +27,8 @@ END
 $$;
 
 GRANT USAGE ON SCHEMA public TO hostbench_writer, hostbench_reader;
-GRANT SELECT ON hostbench_layout, results, result_tags, result_figures
+GRANT SELECT ON hostbench_layout, results, result_tags, result_figures, runs
     TO hostbench_writer, hostbench_reader;
-GRANT INSERT, UPDATE ON results TO hostbench_writer;
+GRANT INSERT, UPDATE, DELETE ON results, runs TO hostbench_writer;
 GRANT INSERT, DELETE ON result_tags, result_figures TO hostbench_writer;
 GRANT USAGE ON SEQUENCE results_id_seq TO hostbench_writer;

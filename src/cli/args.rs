@@ -33,16 +33,52 @@ pub struct StoreArgs {
     pub db_timeout: u64,
 }
 
+/// The default SQLite store, in the data directory; `option` names the option to pass where
+/// there is none.
+fn default_store(option: &str) -> Result<PathBuf> {
+    Ok(dirs::data_dir()
+        .ok_or_else(|| UsageError::new(format!("cannot find a data directory: pass {option}")))?
+        .join("hostbench")
+        .join("results.sqlite"))
+}
+
+/// `--fallback-db`: where a measuring command stores when the PostgreSQL server `--db` names
+/// cannot be reached at its start.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Store options")]
+pub struct FallbackArgs {
+    /// Where a run stores when the PostgreSQL server --db names cannot be reached as it starts
+    /// (an SQLite file; send its results on with `results push`) [default:
+    /// DATA_DIR/hostbench/results.sqlite]
+    #[arg(long, env = "HOSTBENCH_FALLBACK_DB", value_name = "PATH")]
+    pub fallback_db: Option<PathBuf>,
+}
+
+impl FallbackArgs {
+    /// The fallback store: an SQLite file (a URL is refused, exit 2: a server that may be down
+    /// is no fallback).
+    pub fn location(&self) -> Result<StoreLocation> {
+        let path = match &self.fallback_db {
+            Some(p) => p.clone(),
+            None => default_store("--fallback-db")?,
+        };
+        match StoreLocation::parse(&path)? {
+            StoreLocation::Sqlite(p) => Ok(StoreLocation::Sqlite(p)),
+            StoreLocation::Postgres { .. } => Err(UsageError::new(
+                "--fallback-db names an SQLite file, not a server: the fallback must not depend on the network",
+            )
+            .into()),
+        }
+    }
+}
+
 impl StoreArgs {
     /// The store `--db` names: an SQLite path (the default one in the data directory) or a
     /// PostgreSQL URL.
     pub fn location(&self) -> Result<StoreLocation> {
         Ok(StoreLocation::parse(&match &self.db {
             Some(p) => p.clone(),
-            None => dirs::data_dir()
-                .ok_or_else(|| UsageError::new("cannot find a data directory: pass --db"))?
-                .join("hostbench")
-                .join("results.sqlite"),
+            None => default_store("--db")?,
         })?
         .with_statement_timeout(std::time::Duration::from_secs(self.db_timeout)))
     }
@@ -142,6 +178,8 @@ impl PrintArgs {
 pub struct MeasureArgs {
     #[command(flatten)]
     pub store: StoreArgs,
+    #[command(flatten)]
+    pub fallback: FallbackArgs,
     #[command(flatten)]
     pub print: PrintArgs,
     #[command(flatten)]

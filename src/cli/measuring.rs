@@ -73,17 +73,35 @@ pub fn run(
 ) -> Result<i32> {
     let mut session = Session::start(measure, argv, environment)?;
     let print = &measure.print;
-    command.prepare(&session)?;
+    // A command that fails before it has a result still ends its run state, saying why.
+    if let Err(e) = command.prepare(&session) {
+        session.failed(&e);
+        return Err(e);
+    }
     session.check_noise();
-    let reporter = command.reporter(&session)?;
+    let reporter = match command.reporter(&session) {
+        Ok(r) => r,
+        Err(e) => {
+            session.failed(&e);
+            return Err(e);
+        }
+    };
     let stop = session.stop.clone();
     let live = command.live() && print.shows_progress();
     let mut console = Console::new(&mut session, reporter, live);
-    let measured = command.measure(&mut console, stop.flag())?;
+    let measured = command.measure(&mut console, stop.flag());
     console.term.finish();
     let reporter = console.reporter;
-    let done = session.finish(measured.suites, measured.cut_short);
+    let measured = match measured {
+        Ok(m) => m,
+        Err(e) => {
+            session.failed(&e);
+            return Err(e);
+        }
+    };
+    let mut done = session.finish(measured.suites, measured.cut_short);
     let ending = command.ending(&done, reporter);
+    done.record_outcome(ending.failed, &ending.errors);
     if print.json() {
         done.print_json();
     } else {

@@ -11,7 +11,7 @@ use crate::error::{said_of, UsageError};
 use crate::model::RunResult;
 use crate::render;
 use crate::render::exporters::{self, Format, Shown, Subject};
-use crate::store::{Copied, Put, ResultStore, StoreLocation};
+use crate::store::{Copied, Put, ResultStore, Runs, StoreLocation};
 
 /// `hostbench results …`: the store and `-q`, for every one of its commands (`--json` only
 /// where the output has a JSON form).
@@ -35,7 +35,8 @@ impl ResultsCommand {
             | ResultsCommand::Pull { select, .. } => Some(select),
             ResultsCommand::Show { .. }
             | ResultsCommand::Export { .. }
-            | ResultsCommand::Import { .. } => None,
+            | ResultsCommand::Import { .. }
+            | ResultsCommand::Delete { .. } => None,
         }
     }
 }
@@ -114,6 +115,13 @@ pub enum ResultsCommand {
         #[command(flatten)]
         select: Selection,
     },
+    /// Remove stored results, with their tags and figures, by id (on a shared PostgreSQL
+    /// store, only the results this login stored; the database's owner may remove any)
+    Delete {
+        /// Ids of the results to remove, as `results list` shows them
+        #[arg(value_name = "ID", required = true)]
+        ids: Vec<i64>,
+    },
 }
 
 /// `--format`'s values on `show` and `export` (`mut_arg`): the formats that show a result.
@@ -190,6 +198,19 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
                 select,
             )?;
         }
+        ResultsCommand::Delete { ids } => {
+            // Only an existing store: a mistyped --db must not create one to delete nothing from.
+            let (name, existing) = store_args.open_read_only()?;
+            if existing.is_none() {
+                return Err(UsageError::new(format!("no stored results in {name}")).into());
+            }
+            drop(existing);
+            let mut store = store_args.open()?;
+            for id in ids {
+                store.delete(*id)?;
+                out.out(&format!("Deleted result {id} from {}.\n", store.location()));
+            }
+        }
         ResultsCommand::List { select } => {
             let filter = select.filter();
             let (path, store) = store_args.open_read_only()?;
@@ -204,18 +225,23 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
             ..
         } => {
             let (path, store) = store_args.open_read_only()?;
-            let entries = match store {
-                Some(store) => store.list(&select.filter())?,
-                None => Vec::new(),
+            let filter = select.filter();
+            let (entries, runs) = match store {
+                Some(store) => (
+                    store.list(&filter)?,
+                    store.runs(&filter, Runs::LatestPerHost)?,
+                ),
+                None => (Vec::new(), Vec::new()),
             };
             let stale = chrono::Duration::hours(i64::from(*stale_hours));
-            let rows = crate::fleet::status::host_status(&entries, Utc::now(), stale);
+            let now = Utc::now();
+            let rows = crate::fleet::status::host_status(&entries, &runs, now, stale);
             if json {
                 out.out(&format!("{}\n", serde_json::to_string_pretty(&rows)?));
             } else if rows.is_empty() {
                 out.out(&format!("No stored results in {path}.\n"));
             } else {
-                out.out(&render::results::hosts_table(&rows, *stale_hours));
+                out.out(&render::results::hosts_table(&rows, *stale_hours, now));
             }
         }
         ResultsCommand::Show { id, output, .. } | ResultsCommand::Export { id, output, .. } => {
@@ -331,6 +357,18 @@ fn copy(
             }
         }
     }
+    // The selection's run states go with its results (not with ids: a run is named by its
+    // host and time), so the runs a host kept while its store was down — those that stored
+    // nothing too — are seen there. One that ended there already is left as it is.
+    let mut runs = (0, 0);
+    if let (Some(from), true) = (from, ids.is_empty()) {
+        for state in from.runs(&select.filter(), Runs::All)? {
+            match to.record_run(&state) {
+                Ok(()) => runs.0 += 1,
+                Err(_) => runs.1 += 1,
+            }
+        }
+    }
     let copied = chosen.len() - left_out;
     out.out(&format!(
         "Copied {copied} result{} from {from_name} to {to_name}: {} added, {} updated, {} already there{}.\n",
@@ -344,6 +382,17 @@ fn copy(
             String::new()
         }
     ));
+    if runs != (0, 0) {
+        out.chatter(&format!(
+            "Run states: {} sent{}.\n",
+            runs.0,
+            if runs.1 > 0 {
+                format!(", {} refused (another login's)", runs.1)
+            } else {
+                String::new()
+            }
+        ));
+    }
     // What could not be read is left out quietly, as `results list` does; what the store
     // copied to refused (another login's, another run's) is the user's to hear in the exit
     // code, after the rest is copied.

@@ -17,13 +17,14 @@ use super::output::Output;
 use crate::compare::{host_spread, HostSpread};
 use crate::error::UsageError;
 use crate::model::noise::NoiseCheck;
+use crate::model::run_state::{Outcome, RunState};
 use crate::model::{Environment, Repeat, RunResult, SuiteResult};
 use crate::platform::dir::{Dir, Trust};
 use crate::platform::host::StealClock;
 use crate::platform::private_dir::{sweep_stale, PrivateDir};
 use crate::platform::signals::StopSignal;
 use crate::render;
-use crate::store::{fallback, ResultStore, BUSY_TIMEOUT};
+use crate::store::{fallback, ResultStore, StoreLocation, BUSY_TIMEOUT};
 use crate::text::Text;
 
 /// How long a checkpoint waits for a store that another process holds: it is taken between two
@@ -52,6 +53,18 @@ pub struct Session {
     noise_check: Option<NoiseCheck>,
     /// The run's UUID, the same in every checkpoint and in the final result.
     uuid: String,
+    /// The run's state, recorded in the store as it starts and as it ends.
+    state: RunState,
+    /// Why the store `--db` names was not used: it could not be reached at the start, and the
+    /// run is stored in the fallback store instead (`--fallback-db`).
+    fell_back: Option<FellBack>,
+}
+
+/// The store `--db` names could not be opened as the run started: why, and its name (a URL
+/// without its password) for the `results push` that sends the result on.
+pub struct FellBack {
+    why: String,
+    to: String,
 }
 
 /// Where a finished result went.
@@ -77,6 +90,8 @@ pub struct Finished {
     stop: StopSignal,
     store_location: String,
     store: Box<dyn ResultStore>,
+    state: RunState,
+    fell_back: Option<FellBack>,
 }
 
 impl Session {
@@ -88,30 +103,67 @@ impl Session {
         argv: Vec<String>,
         environment: Environment,
     ) -> Result<Self> {
-        let store = measure.store.open()?;
+        let (store, fell_back) = open_or_fall_back(measure)?;
         let stop = StopSignal::install()?;
-        Ok(Session {
+        let uuid = crate::model::new_uuid();
+        let host_label = measure.own.host_label.clone().map(Text::from);
+        let tags: std::collections::BTreeMap<Text, Text> = measure
+            .own
+            .tags
+            .iter()
+            .map(|(k, v)| (Text::from(k), Text::from(v)))
+            .collect();
+        let started_at = Utc::now();
+        let state = RunState {
+            uuid: uuid.clone(),
+            host: environment.host.hostname.clone(),
+            host_label: host_label.clone(),
+            command: Text::new(argv.join(" ")).truncated(crate::model::run_state::MAX_COMMAND),
+            started_at,
+            ended_at: None,
+            outcome: Outcome::Running,
+            why: None,
+            stored: None,
+            tags: tags.clone(),
+            owner: None,
+        };
+        let mut session = Session {
             out: measure.print.output(),
             stop,
             environment,
             store,
             argv,
-            started_at: Utc::now(),
+            started_at,
             steal: StealClock::start(),
             row: None,
             last_checkpoint: None,
             repeating: measure.own.repeating.clone(),
             checks_noise: !measure.own.no_noise_check,
-            host_label: measure.own.host_label.clone().map(Text::from),
-            tags: measure
-                .own
-                .tags
-                .iter()
-                .map(|(k, v)| (Text::from(k), Text::from(v)))
-                .collect(),
+            host_label,
+            tags,
             noise_check: None,
-            uuid: crate::model::new_uuid(),
-        })
+            uuid,
+            state,
+            fell_back,
+        };
+        if let Some(f) = &session.fell_back {
+            let here = session.store.location();
+            session.out.err(&format!(
+                "hostbench: warning: {}; measuring anyway, into {here}: send the result on later with `hostbench results push --db {here} --to {}`\n",
+                f.why, f.to
+            ));
+        }
+        // "running" until it says how it ended: a run killed outright stays so, seen as such.
+        let _ = session.store.record_run(&session.state);
+        Ok(session)
+    }
+
+    /// The command failed before it had a result (its work directory refused, a suite's setup
+    /// failed): its run state says so, and why.
+    pub fn failed(mut self, e: &anyhow::Error) {
+        let why = crate::text::redact(&format!("{e:#}"));
+        self.state.ended(Outcome::Failed, Some(&why), None);
+        let _ = self.store.record_run(&self.state);
     }
 
     /// The noise check before the suite starts (unless `--no-noise-check`): called once the
@@ -260,11 +312,70 @@ impl Session {
             stop: self.stop,
             store_location: self.store.location(),
             store: self.store,
+            state: self.state,
+            fell_back: self.fell_back,
         }
     }
 }
 
+/// The store `--db` names, or — when it is a PostgreSQL server that cannot be reached or will
+/// not take results now — the fallback store (`--fallback-db`, an SQLite file), with why. A
+/// run on a schedule then measures all the same and keeps its result for `results push`. An
+/// SQLite path that cannot be opened is the user's to fix before a run (exit 2), as is a
+/// fallback that cannot be opened either.
+fn open_or_fall_back(measure: &MeasureArgs) -> Result<(Box<dyn ResultStore>, Option<FellBack>)> {
+    let location = measure.store.location()?;
+    // Checked before it is needed: a bad one is said now, not on the night the server is down.
+    let fallback = measure.fallback.location()?;
+    let e = match (measure.store.open(), &location) {
+        (Ok(store), _) => return Ok((store, None)),
+        (Err(e), StoreLocation::Postgres { .. }) => e,
+        (Err(e), StoreLocation::Sqlite(_)) => return Err(e),
+    };
+    let why = format!("{e:#}");
+    let store = fallback.open().map_err(|f| {
+        UsageError::new(format!(
+            "{why}; and the fallback store {f:#} (set another with --fallback-db)"
+        ))
+    })?;
+    let to = location.display();
+    Ok((store, Some(FellBack { why, to })))
+}
+
 impl Finished {
+    /// Records how the run ended (its state in the store it was stored in): interrupted by a
+    /// signal; failed (`failed`, with `errors`), or not stored where it was asked to be;
+    /// incomplete; or finished.
+    pub fn record_outcome(&mut self, failed: bool, errors: &[String]) {
+        let stored = match &self.stored {
+            Stored::Id(id) => Some(format!("result {id} in {}", self.store_location)),
+            Stored::File { path, .. } => Some(format!("file {}", path.display())),
+            Stored::Nowhere { .. } => None,
+        };
+        let store_error = match &self.stored {
+            Stored::Id(_) => self.fell_back.as_ref().map(|f| f.why.clone()),
+            Stored::File { error, .. } | Stored::Nowhere { error } => Some(error.clone()),
+        };
+        let (outcome, why) = if let Some(signal) = self.stop.signal() {
+            (
+                Outcome::Interrupted,
+                Some(format!("stopped by signal {signal}")),
+            )
+        } else if failed || store_error.is_some() {
+            let mut why: Vec<String> = errors.to_vec();
+            why.extend(store_error.map(|e| format!("not stored where asked: {e}")));
+            (Outcome::Failed, Some(why.join("; ")))
+        } else if self.result.incomplete {
+            (Outcome::Incomplete, None)
+        } else {
+            (Outcome::Finished, None)
+        };
+        let why = why.map(|w| crate::text::redact(&w));
+        self.state.ended(outcome, why.as_deref(), stored.as_deref());
+        let _ = self.store.set_busy_timeout(BUSY_TIMEOUT);
+        let _ = self.store.record_run(&self.state);
+    }
+
     /// `--json`: the whole result on standard output.
     pub fn print_json(&self) {
         match render::exporters::json::to_json(&self.result) {
@@ -278,6 +389,13 @@ impl Finished {
     pub fn say_where_stored(&self) {
         match &self.stored {
             Stored::Id(id) => {
+                if let Some(f) = &self.fell_back {
+                    let here = &self.store_location;
+                    self.out.err(&format!(
+                        "hostbench: error: the result is not in the store asked for ({}); it is kept in {here} as result {id}: send it on with `hostbench results push --db {here} --to {} {id}`\n",
+                        f.why, f.to
+                    ));
+                }
                 if !self.out.json {
                     if let Some(line) = render::noise::check_line(&self.result) {
                         self.out.out(&line);
@@ -341,7 +459,8 @@ impl Finished {
     /// The exit code: 128 + the signal after a stop; 1 after a failure of the run, of the
     /// store, or of writing the report; else 0. Says what failed on standard output's account.
     pub fn exit_code(&self, failed: bool) -> i32 {
-        let stored = matches!(self.stored, Stored::Id(_));
+        // Kept in the fallback store is kept, not stored where asked: the run failed.
+        let stored = matches!(self.stored, Stored::Id(_)) && self.fell_back.is_none();
         let write_error = self.out.stdout_error();
         if let Some(e) = &write_error {
             self.out.err(&format!(

@@ -1,9 +1,11 @@
 //! `hostbench results hosts`: which hosts of a fleet are reporting — a row per host with its
-//! latest stored result, how old it is, and whether that is older than the stale threshold (a
-//! host that stopped running, lost its network, or was taken out of the schedule).
+//! latest stored result, how old it is, its last run and how that ended, and what needs a look:
+//! a last run that failed or was stopped (FAILED), one still "running" longer than the stale
+//! threshold (HUNG: killed outright, or stuck), or no result for longer than it (STALE: a host
+//! that stopped running, lost its network, or was taken out of the schedule).
 //!
-//! Read from the store's list columns alone (no result's JSON is loaded), so it answers as
-//! fast as `results list` over any number of results.
+//! Read from the store's list columns and each host's latest run state alone (no result's
+//! JSON is loaded), so it answers as fast as `results list` over any number of results.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -11,8 +13,33 @@ use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 
 use crate::model::label;
+use crate::model::run_state::{Outcome, RunState};
 use crate::store::StoredEntry;
 use crate::text::Text;
+
+/// What a host's row says of it, the worst first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HostState {
+    /// Its last run failed or was stopped.
+    Failed,
+    /// Its last run has said "running" for longer than the stale threshold.
+    Hung,
+    /// No result within the stale threshold.
+    Stale,
+    Ok,
+}
+
+impl HostState {
+    pub fn word(self) -> &'static str {
+        match self {
+            HostState::Failed => "FAILED",
+            HostState::Hung => "HUNG",
+            HostState::Stale => "STALE",
+            HostState::Ok => "ok",
+        }
+    }
+}
 
 /// One host's row.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -21,15 +48,21 @@ pub struct HostStatus {
     pub host: Text,
     /// How many results it has in the selection.
     pub results: usize,
-    /// Its latest result: id, start, headline, and whether it was cut short.
-    pub last_id: i64,
-    pub last_started_at: DateTime<Utc>,
-    pub last_headline: Text,
+    /// Its latest result: id, start, headline, and whether it was cut short (None for a host
+    /// whose runs stored nothing here).
+    pub last_id: Option<i64>,
+    pub last_started_at: Option<DateTime<Utc>>,
+    pub last_headline: Option<Text>,
     pub last_incomplete: bool,
     /// How long ago its latest result started, in seconds.
-    pub age_s: i64,
-    /// Older than the threshold.
+    pub age_s: Option<i64>,
+    /// No result within the threshold (or none at all).
     pub stale: bool,
+    /// Its last run, as recorded as it started and ended (None: no run recorded, a result
+    /// of an earlier hostbench or one imported).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_run: Option<RunState>,
+    pub state: HostState,
     /// The logins that stored its results (PostgreSQL; none in SQLite). More than one means
     /// results under this label came from several logins: one may be posing as this host,
     /// since a login chooses its own `--host-label` and only the owner is set by the server.
@@ -37,18 +70,21 @@ pub struct HostStatus {
     pub owners: Vec<Text>,
 }
 
-/// A row per host of `entries` (a store's list), the stalest first, so the hosts that need a
-/// look head the table; `now` and `stale_after` decide which are stale. Rows whose start time
-/// is malformed are left out (`results list` names them).
+/// A row per host of `entries` (a store's list) and of `runs` (each host's latest run state),
+/// the ones that need a look first (failed, hung, stale; then the stalest); `now` and
+/// `stale_after` decide which are stale or hung. Rows whose start time is malformed are left
+/// out (`results list` names them).
 pub fn host_status(
     entries: &[StoredEntry],
+    runs: &[RunState],
     now: DateTime<Utc>,
     stale_after: Duration,
 ) -> Vec<HostStatus> {
+    #[derive(Default)]
     struct Seen<'a> {
         results: usize,
-        last: &'a StoredEntry,
-        t: DateTime<Utc>,
+        last: Option<(&'a StoredEntry, DateTime<Utc>)>,
+        run: Option<&'a RunState>,
         owners: BTreeSet<&'a Text>,
     }
     // Hosts by what their labels name: lookalike spellings (a zero-width space, full-width
@@ -56,51 +92,65 @@ pub fn host_status(
     let mut by_host: BTreeMap<String, Seen> = BTreeMap::new();
     for e in entries {
         let Some(t) = e.started_at else { continue };
-        let row = by_host
-            .entry(label::identity(e.host.raw()))
-            .or_insert(Seen {
-                results: 0,
-                last: e,
-                t,
-                owners: BTreeSet::new(),
-            });
+        let row = by_host.entry(label::identity(e.host.raw())).or_default();
         row.results += 1;
         row.owners.extend(e.owner.as_ref());
-        if t > row.t || (t == row.t && e.id > row.last.id) {
-            row.last = e;
-            row.t = t;
+        let later = match row.last {
+            Some((last, lt)) => t > lt || (t == lt && e.id > last.id),
+            None => true,
+        };
+        if later {
+            row.last = Some((e, t));
+        }
+    }
+    for r in runs {
+        let row = by_host
+            .entry(label::identity(r.host_name().raw()))
+            .or_default();
+        if row.run.is_none_or(|seen| r.started_at > seen.started_at) {
+            row.run = Some(r);
         }
     }
     let mut rows: Vec<HostStatus> = by_host
-        .into_iter()
-        .map(
-            |(
-                _,
-                Seen {
-                    results,
-                    last,
-                    t,
-                    owners,
-                },
-            )| HostStatus {
-                host: last.host.truncated(label::MAX_HOST_LABEL),
-                results,
-                last_id: last.id,
-                last_started_at: t,
-                last_headline: last.headline.truncated(200),
-                last_incomplete: last.incomplete,
-                age_s: (now - t).num_seconds(),
-                stale: now - t > stale_after,
-                owners: owners
+        .into_values()
+        .map(|seen| {
+            let name = match (seen.last, seen.run) {
+                (Some((e, _)), _) => &e.host,
+                (None, Some(r)) => r.host_name(),
+                (None, None) => unreachable!("a host is seen by a result or a run"),
+            };
+            let stale = seen.last.is_none_or(|(_, t)| now - t > stale_after);
+            let state = match seen.run {
+                Some(r) if r.outcome.is_bad() => HostState::Failed,
+                Some(r) if r.outcome == Outcome::Running && now - r.started_at > stale_after => {
+                    HostState::Hung
+                }
+                _ if stale => HostState::Stale,
+                _ => HostState::Ok,
+            };
+            HostStatus {
+                host: name.truncated(label::MAX_HOST_LABEL),
+                results: seen.results,
+                last_id: seen.last.map(|(e, _)| e.id),
+                last_started_at: seen.last.map(|(_, t)| t),
+                last_headline: seen.last.map(|(e, _)| e.headline.truncated(200)),
+                last_incomplete: seen.last.is_some_and(|(e, _)| e.incomplete),
+                age_s: seen.last.map(|(_, t)| (now - t).num_seconds()),
+                stale,
+                last_run: seen.run.cloned(),
+                state,
+                owners: seen
+                    .owners
                     .into_iter()
                     .map(|o| o.truncated(label::MAX_HOST_LABEL))
                     .collect(),
-            },
-        )
+            }
+        })
         .collect();
     rows.sort_by(|a, b| {
-        a.last_started_at
-            .cmp(&b.last_started_at)
+        a.state
+            .cmp(&b.state)
+            .then(a.last_started_at.cmp(&b.last_started_at))
             .then(a.host.cmp(&b.host))
     });
     rows
@@ -132,7 +182,7 @@ mod tests {
         let mut hidden = entry(2, "node1\u{200b}", 1, now);
         hidden.owner = Some("login_b".into());
         let wide = entry(3, "ｎｏｄｅ１", 0, now);
-        let rows = host_status(&[plain, hidden, wide], now, Duration::hours(24));
+        let rows = host_status(&[plain, hidden, wide], &[], now, Duration::hours(24));
         assert_eq!(rows.len(), 1, "{rows:?}");
         assert_eq!(rows[0].results, 3);
         let owners: Vec<&str> = rows[0].owners.iter().map(Text::raw).collect();
@@ -152,17 +202,17 @@ mod tests {
                 ..entry(5, "n4", 0, now)
             },
         ];
-        let rows = host_status(&entries, now, Duration::hours(24));
+        let rows = host_status(&entries, &[], now, Duration::hours(24));
         let hosts: Vec<(&str, i64, usize, bool)> = rows
             .iter()
-            .map(|r| (r.host.raw(), r.last_id, r.results, r.stale))
+            .map(|r| (r.host.raw(), r.last_id.unwrap(), r.results, r.stale))
             .collect();
         assert_eq!(
             hosts,
             [("n3", 4, 1, true), ("n2", 2, 1, true), ("n1", 3, 2, false)]
         );
-        assert_eq!(rows[2].age_s, 2 * 3600);
-        assert_eq!(rows[2].last_headline, "headline 3");
+        assert_eq!(rows[2].age_s, Some(2 * 3600));
+        assert_eq!(rows[2].last_headline.as_ref().unwrap(), "headline 3");
     }
 
     #[test]
@@ -179,6 +229,7 @@ mod tests {
                 by(3, "n1", "node1"),
                 by(4, "n2", "node2"),
             ],
+            &[],
             now,
             Duration::hours(24),
         );
@@ -191,8 +242,67 @@ mod tests {
             [("n1", vec!["node1", "node2"]), ("n2", vec!["node2"])]
         );
         // SQLite keeps no owner: none named, none serialised.
-        let rows = host_status(&[entry(1, "n1", 1, now)], now, Duration::hours(24));
+        let rows = host_status(&[entry(1, "n1", 1, now)], &[], now, Duration::hours(24));
         assert!(rows[0].owners.is_empty());
         assert!(!serde_json::to_string(&rows[0]).unwrap().contains("owners"));
+    }
+
+    fn run(host: &str, hours_ago: i64, outcome: Outcome, now: DateTime<Utc>) -> RunState {
+        RunState {
+            uuid: format!("{host}-{hours_ago}"),
+            host: host.into(),
+            host_label: None,
+            command: "hostbench run".into(),
+            started_at: now - Duration::hours(hours_ago),
+            ended_at: None,
+            outcome,
+            why: (outcome == Outcome::Failed).then(|| "no server answers".into()),
+            stored: None,
+            tags: BTreeMap::new(),
+            owner: None,
+        }
+    }
+
+    #[test]
+    fn a_failed_hung_or_silent_host_heads_the_table_by_its_last_run() {
+        let now = Utc::now();
+        let entries = [
+            entry(1, "good", 3, now),
+            entry(2, "broke", 26, now),
+            entry(3, "stuck", 27, now),
+            entry(4, "old", 50, now),
+            entry(5, "busy", 1, now),
+        ];
+        let runs = [
+            run("good", 3, Outcome::Finished, now),
+            // Yesterday's run finished; tonight's failed and stored nothing.
+            run("broke", 26, Outcome::Finished, now),
+            run("broke", 2, Outcome::Failed, now),
+            run("stuck", 25, Outcome::Running, now),
+            // Running for an hour: still measuring, not hung.
+            run("busy", 1, Outcome::Running, now),
+            // A host whose every run failed before storing anything.
+            run("never", 4, Outcome::Failed, now),
+        ];
+        let rows = host_status(&entries, &runs, now, Duration::hours(24));
+        let seen: Vec<(&str, HostState)> = rows.iter().map(|r| (r.host.raw(), r.state)).collect();
+        assert_eq!(
+            seen,
+            [
+                ("never", HostState::Failed),
+                ("broke", HostState::Failed),
+                ("stuck", HostState::Hung),
+                ("old", HostState::Stale),
+                ("good", HostState::Ok),
+                ("busy", HostState::Ok),
+            ]
+        );
+        let never = &rows[0];
+        assert_eq!((never.results, never.last_id, never.stale), (0, None, true));
+        assert_eq!(
+            never.last_run.as_ref().unwrap().why.as_ref().unwrap(),
+            "no server answers"
+        );
+        assert_eq!(rows[1].last_run.as_ref().unwrap().outcome, Outcome::Failed);
     }
 }

@@ -11,6 +11,7 @@ pub mod interactive;
 pub mod label;
 pub mod noise;
 pub mod part;
+pub mod run_state;
 pub mod sched;
 pub mod stored;
 pub mod wakeup;

@@ -1,6 +1,8 @@
 use std::fmt::Write;
 
-use crate::fleet::status::HostStatus;
+use chrono::{DateTime, Utc};
+
+use crate::fleet::status::{HostState, HostStatus};
 use crate::model::label;
 use crate::model::stored::StoredEntry;
 
@@ -80,9 +82,11 @@ pub fn list_table(entries: &[StoredEntry]) -> String {
     out
 }
 
-/// The `results hosts` table: a row per host, the stalest first, `STALE` where its latest result
-/// is older than `stale_hours`.
-pub fn hosts_table(rows: &[HostStatus], stale_hours: u32) -> String {
+/// The `results hosts` table: a row per host, those that need a look first: `FAILED` where its
+/// last run failed or was stopped, `HUNG` where that run has said "running" for longer than
+/// `stale_hours`, `STALE` where its latest result is older than that. Under the table, each
+/// failed or hung host's last run: when, and why.
+pub fn hosts_table(rows: &[HostStatus], stale_hours: u32, now: DateTime<Utc>) -> String {
     let hosts: Vec<String> = rows
         .iter()
         .map(|r| r.host.cut(label::MAX_HOST_LABEL).to_string())
@@ -96,27 +100,56 @@ pub fn hosts_table(rows: &[HostStatus], stale_hours: u32) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<host_w$}  {:>7}  {:>6}  {:<19}  {:>9}  {:<5}  LATEST",
-        "HOST", "RESULTS", "ID", "STARTED (UTC)", "AGE", "STATE"
+        "{:<host_w$}  {:>7}  {:>6}  {:<19}  {:>9}  {:<6}  {:<22}  LATEST",
+        "HOST", "RESULTS", "ID", "STARTED (UTC)", "AGE", "STATE", "LAST RUN"
     );
     let mut shared = Vec::new();
+    let mut looks = Vec::new();
     for (r, host) in rows.iter().zip(&hosts) {
+        let last_run = match &r.last_run {
+            Some(run) => format!(
+                "{} {} ago",
+                run.outcome.name(),
+                age((now - run.ended_at.unwrap_or(run.started_at)).num_seconds())
+            ),
+            None => "-".into(),
+        };
         let _ = writeln!(
             out,
-            "{:<host_w$}  {:>7}  {:>6}  {:<19}  {:>9}  {:<5}  {}{}",
+            "{:<host_w$}  {:>7}  {:>6}  {:<19}  {:>9}  {:<6}  {:<22}  {}{}",
             host,
             r.results,
-            r.last_id,
-            r.last_started_at.format("%Y-%m-%d %H:%M:%S"),
-            age(r.age_s),
-            if r.stale { "STALE" } else { "ok" },
-            r.last_headline.cut(200),
+            r.last_id.map_or("-".into(), |id| id.to_string()),
+            r.last_started_at
+                .map_or("-".into(), |t| t.format("%Y-%m-%d %H:%M:%S").to_string()),
+            r.age_s.map_or("-".into(), age),
+            r.state.word(),
+            last_run,
+            r.last_headline
+                .as_ref()
+                .map_or("(no result)".into(), |h| h.cut(200).to_string()),
             if r.last_incomplete {
                 " [incomplete]"
             } else {
                 ""
             }
         );
+        if let (Some(run), HostState::Failed | HostState::Hung) = (&r.last_run, r.state) {
+            looks.push(format!(
+                "  {host}: {}, started {} UTC ({}){}{}",
+                run.outcome.name(),
+                run.started_at.format("%Y-%m-%d %H:%M:%S"),
+                run.command.cut(200),
+                match &run.why {
+                    Some(why) => format!(": {}", why.cut(300)),
+                    None => String::new(),
+                },
+                match &run.stored {
+                    Some(s) => format!("; kept as {}", s.cut(200)),
+                    None => String::new(),
+                },
+            ));
+        }
         if r.owners.len() > 1 {
             let logins: Vec<String> = r
                 .owners
@@ -126,13 +159,22 @@ pub fn hosts_table(rows: &[HostStatus], stale_hours: u32) -> String {
             shared.push(format!("{host} (by {})", logins.join(", ")));
         }
     }
-    let stale = rows.iter().filter(|r| r.stale).count();
+    let count = |s: HostState| rows.iter().filter(|r| r.state == s).count();
     let _ = writeln!(
         out,
-        "{} host{}, {stale} stale (no result for over {stale_hours} h).",
+        "{} host{}: {} failed, {} hung (running over {stale_hours} h), {} stale (no result for over {stale_hours} h).",
         rows.len(),
-        if rows.len() == 1 { "" } else { "s" }
+        if rows.len() == 1 { "" } else { "s" },
+        count(HostState::Failed),
+        count(HostState::Hung),
+        count(HostState::Stale),
     );
+    if !looks.is_empty() {
+        let _ = writeln!(out, "Last runs that need a look:");
+        for l in looks {
+            let _ = writeln!(out, "{l}");
+        }
+    }
     // A login picks its own --host-label; the store knows who stored each row. A label stored
     // by several logins may be one host posing as another (or a host whose login changed).
     if !shared.is_empty() {

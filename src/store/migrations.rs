@@ -232,6 +232,75 @@ pub const MIGRATIONS: &[Migration] = &[
         CREATE TRIGGER result_tags_bounded BEFORE INSERT ON result_tags
             FOR EACH ROW EXECUTE FUNCTION hostbench_tags_bounded();",
     },
+    Migration {
+        version: 11,
+        what: "the runs table: each run's state (running, then how it ended, why, and where its \
+               result went), also of the runs that stored nothing; on PostgreSQL a login adds \
+               and changes only its own runs, and the fleet's writer role may delete its own \
+               results (`results delete`)",
+        sqlite: "CREATE TABLE IF NOT EXISTS runs (
+            uuid       TEXT PRIMARY KEY,
+            host       TEXT NOT NULL,
+            host_label TEXT,
+            command    TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            ended_at   TEXT,
+            outcome    TEXT NOT NULL,
+            why        TEXT,
+            stored     TEXT,
+            tags       TEXT NOT NULL DEFAULT '{}',
+            owner      TEXT
+        );
+        CREATE INDEX IF NOT EXISTS runs_host_started
+            ON runs (coalesce(host_label, host), started_at);",
+        postgres: "CREATE TABLE IF NOT EXISTS runs (
+            uuid       TEXT PRIMARY KEY,
+            host       TEXT NOT NULL,
+            host_label TEXT,
+            command    TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            ended_at   TEXT,
+            outcome    TEXT NOT NULL,
+            why        TEXT,
+            stored     TEXT,
+            tags       TEXT NOT NULL DEFAULT '{}',
+            owner      TEXT NOT NULL DEFAULT current_user,
+            CONSTRAINT runs_bounded CHECK (
+                uuid ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                AND char_length(host) <= 256
+                AND (host_label IS NULL OR char_length(host_label) BETWEEN 1 AND 128)
+                AND char_length(command) <= 1100
+                AND char_length(started_at) <= 64 AND char_length(coalesce(ended_at, '')) <= 64
+                AND outcome IN ('running', 'finished', 'incomplete', 'failed', 'interrupted')
+                AND char_length(coalesce(why, '')) <= 520
+                AND char_length(coalesce(stored, '')) <= 520
+                AND char_length(tags) <= 24000 AND jsonb_typeof(tags::jsonb) = 'object'
+            )
+        );
+        CREATE INDEX IF NOT EXISTS runs_host_started
+            ON runs ((coalesce(host_label, host)), started_at);
+        ALTER TABLE runs ENABLE ROW LEVEL SECURITY;
+        DROP POLICY IF EXISTS runs_read ON runs;
+        DROP POLICY IF EXISTS runs_add ON runs;
+        DROP POLICY IF EXISTS runs_change ON runs;
+        DROP POLICY IF EXISTS runs_remove ON runs;
+        CREATE POLICY runs_read ON runs FOR SELECT USING (true);
+        CREATE POLICY runs_add ON runs FOR INSERT WITH CHECK (owner = current_user);
+        CREATE POLICY runs_change ON runs FOR UPDATE
+            USING (owner = current_user) WITH CHECK (owner = current_user);
+        CREATE POLICY runs_remove ON runs FOR DELETE USING (owner = current_user);
+        DO $$
+        BEGIN
+            IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'hostbench_writer') THEN
+                GRANT SELECT, INSERT, UPDATE, DELETE ON runs TO hostbench_writer;
+                GRANT DELETE ON results TO hostbench_writer;
+            END IF;
+            IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'hostbench_reader') THEN
+                GRANT SELECT ON runs TO hostbench_reader;
+            END IF;
+        END
+        $$;",
+    },
 ];
 
 /// The migration that adds the `figures` column. SQL cannot compute a result's headline

@@ -24,6 +24,7 @@ use chrono::{DateTime, Utc};
 use crate::error::UsageError;
 use crate::model::figures::Kept;
 use crate::model::headline::HeadlineFigures;
+use crate::model::run_state::{Outcome, RunState};
 use crate::model::RunResult;
 
 /// Which results `results list` shows: all of them, or those of a host (its hostname or its
@@ -94,6 +95,81 @@ impl Filter {
         }
         if let Some(t) = &self.until {
             let p = next(t.to_rfc3339(), &mut params);
+            clauses.push(format!("started_at <= {p}"));
+        }
+        let clause = if clauses.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", clauses.join(" AND "))
+        };
+        (clause, params)
+    }
+}
+
+/// Which run states `ResultStore::runs` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runs {
+    /// Each host's latest (`results hosts`).
+    LatestPerHost,
+    /// All, oldest first (`results push`).
+    All,
+}
+
+/// The columns of a run state, in the order [`RunColumns`] reads them.
+const RUN_COLUMNS: &str =
+    "uuid, host, host_label, command, started_at, ended_at, outcome, why, stored, tags, owner";
+
+impl Filter {
+    /// The statement that reads the run states this filter selects, by the same rules as
+    /// `sql` but on the `runs` table, whose tags are a JSON object: `tag(key, value)` writes
+    /// the back end's test of one tag. Each host's latest (by the name it goes by: the label,
+    /// else the hostname) is chosen in SQL: as many rows as hosts, however many runs.
+    fn runs_sql(
+        &self,
+        which: Runs,
+        placeholder: impl Fn(usize) -> String,
+        tag: impl Fn(&str, &str) -> String,
+    ) -> (String, Vec<String>) {
+        let (clause, params) = self.runs_clause(placeholder, tag);
+        let sql = match which {
+            Runs::LatestPerHost => format!(
+                "SELECT {RUN_COLUMNS}
+                 FROM (SELECT r.*, ROW_NUMBER() OVER (
+                           PARTITION BY coalesce(host_label, host) ORDER BY started_at DESC, uuid) AS n
+                       FROM runs r {clause}) latest
+                 WHERE n = 1"
+            ),
+            Runs::All => format!("SELECT {RUN_COLUMNS} FROM runs {clause} ORDER BY started_at, uuid"),
+        };
+        (sql, params)
+    }
+
+    /// The `WHERE` clause of the run states this filter selects, and its parameters.
+    fn runs_clause(
+        &self,
+        placeholder: impl Fn(usize) -> String,
+        tag: impl Fn(&str, &str) -> String,
+    ) -> (String, Vec<String>) {
+        let mut clauses = Vec::new();
+        let mut params: Vec<String> = Vec::new();
+        let mut next = |value: &str| {
+            params.push(value.to_string());
+            placeholder(params.len())
+        };
+        if let Some(h) = &self.host {
+            let (p, q) = (next(h), next(h));
+            clauses.push(format!("(host = {p} OR host_label = {q})"));
+        }
+        for (k, v) in &self.tags {
+            let (pk, pv) = (next(k), next(v));
+            clauses.push(tag(&pk, &pv));
+        }
+        if let Some(t) = &self.since {
+            let p = next(&t.to_rfc3339());
+            clauses.push(format!("started_at >= {p}"));
+        }
+        if let Some(t) = &self.until {
+            let p = next(&t.to_rfc3339());
             clauses.push(format!("started_at <= {p}"));
         }
         let clause = if clauses.is_empty() {
@@ -289,6 +365,66 @@ pub trait ResultStore {
     /// A directory beside the store, where a result it could not take is best kept.
     fn fallback_dir(&self) -> Option<PathBuf> {
         None
+    }
+    /// Records a run's state: added, or over the same run's state while that has not ended
+    /// (by its UUID): an ended run's state is final, so a copy (`results push`) never rewrites
+    /// it. On PostgreSQL only the login that added a run may change it.
+    fn record_run(&mut self, state: &RunState) -> Result<()>;
+    /// The run states `filter` selects, as stored: each host's latest, or all of them oldest
+    /// first (`results push` copies them). A row that does not read back (its outcome or a
+    /// time is not hostbench's) is left out.
+    fn runs(&self, filter: &Filter, which: Runs) -> Result<Vec<RunState>>;
+    /// Removes result `id` with its tags and figures (`results delete`). On PostgreSQL a login
+    /// removes only the results it stored (the database's owner any): another's is refused,
+    /// naming its login.
+    fn delete(&mut self, id: i64) -> Result<()>;
+}
+
+/// A stored run state's columns as read (uuid, host, host_label, command, started_at,
+/// ended_at, outcome, why, stored, tags, owner: the order `latest_runs_sql` selects them in).
+struct RunColumns {
+    uuid: String,
+    host: String,
+    host_label: Option<String>,
+    command: String,
+    started_at: String,
+    ended_at: Option<String>,
+    outcome: String,
+    why: Option<String>,
+    stored: Option<String>,
+    tags: String,
+    owner: Option<String>,
+}
+
+impl RunColumns {
+    /// The run state they hold, every string bounded; None where the outcome or a time is not
+    /// one hostbench writes.
+    fn state(self) -> Option<RunState> {
+        use crate::model::label::MAX_HOST_LABEL;
+        use crate::model::run_state::{MAX_COMMAND, MAX_STATE_TEXT};
+        use crate::text::Text;
+        let time = |t: &str| {
+            DateTime::parse_from_rfc3339(t)
+                .ok()
+                .map(|t| t.with_timezone(&Utc))
+        };
+        let bounded = |t: String, max| Text::new(t).truncated(max);
+        Some(RunState {
+            started_at: time(&self.started_at)?,
+            ended_at: match &self.ended_at {
+                Some(t) => Some(time(t)?),
+                None => None,
+            },
+            outcome: Outcome::parse(&self.outcome)?,
+            uuid: self.uuid.chars().take(64).collect(),
+            host: bounded(self.host, MAX_HOST_LABEL),
+            host_label: self.host_label.map(|l| bounded(l, MAX_HOST_LABEL)),
+            command: bounded(self.command, MAX_COMMAND),
+            why: self.why.map(|w| bounded(w, MAX_STATE_TEXT)),
+            stored: self.stored.map(|w| bounded(w, MAX_STATE_TEXT)),
+            tags: RunState::tags_from_json(&self.tags),
+            owner: self.owner.map(|o| bounded(o, MAX_HOST_LABEL)),
+        })
     }
 }
 

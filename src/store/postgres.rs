@@ -14,10 +14,11 @@ use chrono::{DateTime, Utc};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, NoTls};
 
-use super::{migrations, Filter, ResultStore, StoredEntry, StoredFigures};
+use super::{migrations, Filter, ResultStore, Runs, StoredEntry, StoredFigures};
 use crate::error::{said_of, UsageError};
 use crate::model::figures::Kept;
 use crate::model::headline::HeadlineFigures;
+use crate::model::run_state::RunState;
 use crate::model::{RunResult, SCHEMA_VERSION};
 use crate::platform::signals::StopSignal;
 use crate::text::Text;
@@ -828,6 +829,126 @@ impl ResultStore for PgStore {
             })
             .map_err(|e| self.explain(e))?;
         Ok(row.map(|r| r.get(0)))
+    }
+
+    fn record_run(&mut self, state: &RunState) -> Result<()> {
+        let time = |t: Option<DateTime<Utc>>| t.map(|t| t.to_rfc3339());
+        let (started, ended, tags) = (
+            state.started_at.to_rfc3339(),
+            time(state.ended_at),
+            state.tags_json(),
+        );
+        let params: [&(dyn ToSql + Sync); 10] = [
+            &state.uuid,
+            &state.host.raw(),
+            &state.host_label.as_ref().map(Text::raw),
+            &state.command.raw(),
+            &started,
+            &ended,
+            &state.outcome.name(),
+            &state.why.as_ref().map(Text::raw),
+            &state.stored.as_ref().map(Text::raw),
+            &tags,
+        ];
+        let params = &params;
+        // Another login's run (the same UUID) is not changed: row-level security refuses it.
+        self.answer(|c| async move {
+            c.execute(
+                "INSERT INTO runs (uuid, host, host_label, command, started_at, ended_at, outcome, why, stored, tags)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                 ON CONFLICT (uuid) DO UPDATE SET ended_at = excluded.ended_at,
+                     outcome = excluded.outcome, why = excluded.why, stored = excluded.stored
+                 WHERE runs.ended_at IS NULL",
+                params,
+            )
+            .await
+        })
+        .map_err(|e| self.explain(e))?;
+        Ok(())
+    }
+
+    fn runs(&self, filter: &Filter, which: Runs) -> Result<Vec<RunState>> {
+        // A store of a layout before 11 (read by a reader, who does not migrate) has no runs.
+        let has_runs: bool = self
+            .answer(|c| async move {
+                c.query_one("SELECT to_regclass('runs') IS NOT NULL", &[])
+                    .await
+            })
+            .map_err(|e| self.explain(e))?
+            .get(0);
+        if !has_runs {
+            return Ok(Vec::new());
+        }
+        // The tags column is a JSON object: a check on the table holds every writer to it.
+        let placeholder = |n| format!("${n}");
+        let tag = |k: &str, v: &str| format!("(tags::jsonb ->> {k}) = {v}");
+        let (sql, params) = filter.runs_sql(which, placeholder, tag);
+        let rows = self.select(&sql, &params)?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                super::RunColumns {
+                    uuid: r.get(0),
+                    host: r.get(1),
+                    host_label: r.get(2),
+                    command: r.get(3),
+                    started_at: r.get(4),
+                    ended_at: r.get(5),
+                    outcome: r.get(6),
+                    why: r.get(7),
+                    stored: r.get(8),
+                    tags: r.get(9),
+                    owner: r.get(10),
+                }
+                .state()
+            })
+            .collect())
+    }
+
+    fn delete(&mut self, id: i64) -> Result<()> {
+        if let Some(owner) = self.stored_by_another(id)? {
+            // Row-level security would delete nothing, silently: say whose it is.
+            let owns_table = self
+                .answer(|c| async move {
+                    c.query_one(
+                        "SELECT tableowner = current_user FROM pg_tables WHERE tablename = 'results' AND schemaname = current_schema()",
+                        &[],
+                    )
+                    .await
+                })
+                .map_err(|e| self.explain(e))?
+                .get::<_, bool>(0);
+            if !owns_table {
+                return Err(UsageError::new(format!(
+                    "{}: result {id} belongs to the login {}; a login may delete only the results it stored",
+                    self.location,
+                    crate::model::label::printable(&owner, 64)
+                ))
+                .into());
+            }
+        }
+        let gone = self
+            .answer_mut(|c| async move {
+                let tx = c.transaction().await?;
+                tx.execute("DELETE FROM result_tags WHERE result_id = $1", &[&id])
+                    .await?;
+                tx.execute("DELETE FROM result_figures WHERE result_id = $1", &[&id])
+                    .await?;
+                let gone = tx
+                    .execute("DELETE FROM results WHERE id = $1", &[&id])
+                    .await?;
+                tx.commit().await?;
+                Ok(gone)
+            })
+            .map_err(|e| self.explain(e))?;
+        if gone != 1 {
+            return Err(UsageError::new(format!(
+                "no stored result with id {id} in {}",
+                self.location
+            ))
+            .into());
+        }
+        Ok(())
     }
 
     fn find(&self, uuid: &str) -> Result<Option<i64>> {

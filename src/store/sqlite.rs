@@ -7,9 +7,11 @@ use chrono::{DateTime, Utc};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{params_from_iter, Connection, ErrorCode, OpenFlags, OptionalExtension};
 
-use super::{migrations, Filter, ResultStore, StoredEntry, StoredFigures};
+use super::{migrations, Filter, ResultStore, Runs, StoredEntry, StoredFigures};
+use crate::error::UsageError;
 use crate::model::figures::Kept;
 use crate::model::headline::HeadlineFigures;
+use crate::model::run_state::RunState;
 use crate::model::{RunResult, SCHEMA_VERSION};
 use crate::platform::dir::{euid, split_file, Dir, Trust};
 use crate::text::Text;
@@ -816,6 +818,115 @@ impl ResultStore for SqliteStore {
             .optional()
             .map_err(|e| explain(e.into(), &self.path))
     }
+
+    fn record_run(&mut self, state: &RunState) -> Result<()> {
+        let time = |t: Option<DateTime<Utc>>| t.map(|t| t.to_rfc3339());
+        self.conn
+            .execute(
+                "INSERT INTO runs (uuid, host, host_label, command, started_at, ended_at, outcome, why, stored, tags)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                 ON CONFLICT (uuid) DO UPDATE SET ended_at = excluded.ended_at,
+                     outcome = excluded.outcome, why = excluded.why, stored = excluded.stored
+                 WHERE runs.ended_at IS NULL",
+                rusqlite::params![
+                    state.uuid,
+                    state.host.raw(),
+                    state.host_label.as_ref().map(Text::raw),
+                    state.command.raw(),
+                    state.started_at.to_rfc3339(),
+                    time(state.ended_at),
+                    state.outcome.name(),
+                    state.why.as_ref().map(Text::raw),
+                    state.stored.as_ref().map(Text::raw),
+                    state.tags_json(),
+                ],
+            )
+            .map_err(|e| explain(e.into(), &self.path))?;
+        Ok(())
+    }
+
+    fn runs(&self, filter: &Filter, which: Runs) -> Result<Vec<RunState>> {
+        // A tags column that is not JSON is no match (json_each would fail the whole read).
+        let tag = |k: &str, v: &str| {
+            format!(
+                "CASE WHEN json_valid(tags) THEN EXISTS (SELECT 1 FROM json_each(tags) j WHERE j.key = {k} AND j.value = {v}) ELSE 0 END"
+            )
+        };
+        // A store of a layout before 11, read without migrating it, records no runs.
+        let has_runs: bool = self
+            .conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| explain(e.into(), &self.path))?;
+        if !has_runs {
+            return Ok(Vec::new());
+        }
+        let placeholder = |n| format!("?{n}");
+        let (sql, params) = filter.runs_sql(which, placeholder, tag);
+        let rows = self.select(&sql, params, |r| {
+            (0..11)
+                .map(|i| r.get::<_, Value>(i))
+                .collect::<rusqlite::Result<Vec<_>>>()
+        })?;
+        Ok(rows
+            .into_iter()
+            .filter_map(run_columns)
+            .filter_map(super::RunColumns::state)
+            .collect())
+    }
+
+    fn delete(&mut self, id: i64) -> Result<()> {
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| explain(e.into(), &path))?;
+        tx.execute("DELETE FROM result_tags WHERE result_id = ?1", [id])
+            .and_then(|_| tx.execute("DELETE FROM result_figures WHERE result_id = ?1", [id]))
+            .map_err(|e| explain(e.into(), &path))?;
+        let gone = tx
+            .execute("DELETE FROM results WHERE id = ?1", [id])
+            .map_err(|e| explain(e.into(), &path))?;
+        if gone != 1 {
+            return Err(UsageError::new(format!(
+                "no stored result with id {id} in {}",
+                path.display()
+            ))
+            .into());
+        }
+        tx.commit().map_err(|e| explain(e.into(), &path))?;
+        Ok(())
+    }
+}
+
+/// A `runs` row's columns as `Filter::latest_runs_sql` selects them; None where one holds
+/// another type than hostbench writes (the row is left out).
+fn run_columns(v: Vec<Value>) -> Option<super::RunColumns> {
+    let text = |v: &Value| match v {
+        Value::Text(t) => Some(t.clone()),
+        _ => None,
+    };
+    let maybe = |v: &Value| match v {
+        Value::Null => Some(None),
+        Value::Text(t) => Some(Some(t.clone())),
+        _ => None,
+    };
+    Some(super::RunColumns {
+        uuid: text(&v[0])?,
+        host: text(&v[1])?,
+        host_label: maybe(&v[2])?,
+        command: text(&v[3])?,
+        started_at: text(&v[4])?,
+        ended_at: maybe(&v[5])?,
+        outcome: text(&v[6])?,
+        why: maybe(&v[7])?,
+        stored: maybe(&v[8])?,
+        tags: text(&v[9])?,
+        owner: maybe(&v[10])?,
+    })
 }
 
 /// A result's tags and its `result_figures` row (layout 9), in place of those it had.
@@ -1432,7 +1543,7 @@ mod tests {
             .unwrap()
             .conn
             .execute_batch(
-                "DROP TABLE result_figures; PRAGMA user_version = 8; PRAGMA application_id = 0;",
+                "DROP TABLE result_figures; DROP TABLE runs; PRAGMA user_version = 8; PRAGMA application_id = 0;",
             )
             .unwrap();
         assert!(SqliteStore::open_read_only(&old).unwrap().is_some());

@@ -26,6 +26,11 @@ impl Sandbox {
         self.dir.path().join("results.sqlite")
     }
 
+    /// Where a run stores when its PostgreSQL store cannot be reached at its start.
+    pub fn fallback_db(&self) -> PathBuf {
+        self.dir.path().join("fallback.sqlite")
+    }
+
     /// A directory `work` in the sandbox, created, for a run's `--workdir`.
     pub fn work_dir(&self) -> PathBuf {
         let w = self.dir.path().join("work");
@@ -43,6 +48,7 @@ impl Sandbox {
     pub fn cmd(&self) -> Command {
         let mut c = Command::cargo_bin("hostbench").expect("hostbench binary");
         c.env("HOSTBENCH_DB", self.db())
+            .env("HOSTBENCH_FALLBACK_DB", self.fallback_db())
             .env("HOSTBENCH_CACHE_DIR", self.cache_dir())
             .current_dir(self.dir.path());
         c
@@ -53,6 +59,7 @@ impl Sandbox {
     pub fn std_cmd(&self) -> std::process::Command {
         let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("hostbench"));
         c.env("HOSTBENCH_DB", self.db())
+            .env("HOSTBENCH_FALLBACK_DB", self.fallback_db())
             .env("HOSTBENCH_CACHE_DIR", self.cache_dir())
             .current_dir(self.dir.path());
         c
