@@ -231,6 +231,11 @@ struct Purge;
 
 impl Drop for Purge {
     fn drop(&mut self) {
+        // What the role's hostbench_timer added beside the package, then the package.
+        let _ = Command::new("systemctl")
+            .args(["disable", "hostbench.timer"])
+            .output();
+        let _ = std::fs::remove_dir_all("/etc/systemd/system/hostbench.timer.d");
         let _ = Command::new("dpkg").args(["--purge", "hostbench"]).output();
     }
 }
@@ -279,11 +284,35 @@ fn the_playbook_installs_the_package_when_given_one() {
             "hostbench_serial=1".into(),
             format!("hostbench_control_db={}", control.display()),
             format!("hostbench_fetch_dir={}", fetched.display()),
+            r#"{"hostbench_timer": true, "hostbench_on_calendar": "Mon *-*-* 03:15:00"}"#.into(),
         ],
     );
     assert_eq!(
         task_status(&out, "Copy the hostbench binary"),
         ["skipping"; 2]
+    );
+    // hostbench_timer: the package's timer enabled, with the host's command, label and tags
+    // (the hosts share this machine: the last one's), and its schedule.
+    let wants = Path::new("/etc/systemd/system/timers.target.wants/hostbench.timer");
+    assert!(wants.symlink_metadata().is_ok(), "{out}");
+    let settings = std::fs::read_to_string("/etc/hostbench/hostbench.env").unwrap();
+    assert!(
+        settings.contains(
+            "HOSTBENCH_RUN_ARGS=noise --no-noise-check 5 3 --host-label rack1-node-b --tag fleet=ci --tag kernel=B\n"
+        ) && settings.contains("HOSTBENCH_FALLBACK_DB=/var/lib/hostbench/results.sqlite"),
+        "{settings}"
+    );
+    let schedule =
+        std::fs::read_to_string("/etc/systemd/system/hostbench.timer.d/schedule.conf").unwrap();
+    assert!(
+        schedule.contains("OnCalendar=\nOnCalendar=Mon *-*-* 03:15:00\n"),
+        "{schedule}"
+    );
+    // Not started here: this machine's init is not systemd.
+    assert_eq!(
+        task_status(&out, "Start the timer where systemd runs").len(),
+        2,
+        "{out}"
     );
     // The hosts share this machine: the first installs it, the second finds it there.
     assert_eq!(
@@ -308,4 +337,6 @@ fn the_playbook_installs_the_package_when_given_one() {
     drop(purge);
     assert!(!package_installed());
     assert!(!Path::new("/usr/bin/hostbench").exists());
+    assert!(!Path::new("/etc/hostbench/hostbench.env").exists());
+    assert!(wants.symlink_metadata().is_err());
 }

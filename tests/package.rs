@@ -117,6 +117,9 @@ fn the_deb_installs_a_hostbench_that_runs_with_its_pages_completions_and_docs() 
         copyright.contains("Permission is hereby granted"),
         "{copyright}"
     );
+    // The scheduled run: its units where systemd looks, its settings a conffile, neither
+    // enabled by the package.
+    scheduled_run_as_systemd_would(&sb, &root, &deb);
     // Nothing else: every file is one of those, owned by root, none writable by others.
     let listing = dpkg_deb(&["--contents"], &deb);
     for line in listing.lines() {
@@ -124,4 +127,153 @@ fn the_deb_installs_a_hostbench_that_runs_with_its_pages_completions_and_docs() 
         let mode = line.split_whitespace().next().unwrap();
         assert_eq!(&mode[8..9], "-", "writable by others: {line}");
     }
+}
+
+/// A unit file's `KEY=` lines of one key, in order.
+fn unit_lines(unit: &str, key: &str) -> Vec<String> {
+    unit.lines()
+        .filter_map(|l| l.strip_prefix(&format!("{key}=")))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A command line of a unit, expanded as systemd expands it: `${VAR}` is one word, `$VAR` is
+/// split at spaces; a leading `-` (failure ignored) is dropped.
+fn expanded(line: &str, env: &std::collections::BTreeMap<String, String>) -> Vec<String> {
+    let line = line.strip_prefix('-').unwrap_or(line);
+    let mut words = Vec::new();
+    for word in line.split_whitespace() {
+        if let Some(var) = word.strip_prefix("${").and_then(|w| w.strip_suffix('}')) {
+            words.push(env.get(var).cloned().unwrap_or_default());
+        } else if let Some(var) = word.strip_prefix('$') {
+            words.extend(
+                env.get(var)
+                    .into_iter()
+                    .flat_map(|v| v.split_whitespace().map(str::to_string)),
+            );
+        } else {
+            words.push(word.to_string());
+        }
+    }
+    words
+}
+
+/// hostbench.service and hostbench.timer as the package installs them: systemd's own check
+/// finds nothing wrong (but the binary, which is not installed at /usr/bin here), the timer
+/// is not enabled (no maintainer script enables it), the settings file is a conffile, and the
+/// service's commands — expanded from its defaults and a settings file as an operator writes
+/// one — run: the push of what a fallback store holds, then the run, stored with its run state.
+fn scheduled_run_as_systemd_would(sb: &Sandbox, root: &Path, deb: &Path) {
+    let units = root.join("usr/lib/systemd/system");
+    let service = std::fs::read_to_string(units.join("hostbench.service")).unwrap();
+    let timer = std::fs::read_to_string(units.join("hostbench.timer")).unwrap();
+    assert!(timer.contains("OnCalendar=") && timer.contains("WantedBy=timers.target"));
+    let control = sb.dir.path().join("control");
+    let out = Command::new("dpkg-deb")
+        .arg("-e")
+        .arg(deb)
+        .arg(&control)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let conffiles = std::fs::read_to_string(control.join("conffiles")).unwrap();
+    assert_eq!(conffiles.trim(), "/etc/hostbench/hostbench.env");
+    let postinst = std::fs::read_to_string(control.join("postinst")).unwrap();
+    assert!(
+        !postinst.contains("systemctl enable") && !postinst.contains("deb-systemd-invoke start"),
+        "{postinst}"
+    );
+    if common::on_path("systemd-analyze").is_some() {
+        let out = Command::new("systemd-analyze")
+            .args(["verify", "--man=no"])
+            .arg(units.join("hostbench.service"))
+            .arg(units.join("hostbench.timer"))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        for line in said.lines() {
+            assert!(
+                line.contains("/usr/bin/hostbench is not executable"),
+                "systemd-analyze verify: {said}"
+            );
+        }
+    }
+    // The environment systemd gives the commands: the unit's defaults, then the settings file
+    // (here as an operator writes it: a short noise run, a store of its own).
+    let mut env = std::collections::BTreeMap::new();
+    for line in unit_lines(&service, "Environment") {
+        let line = line.trim_matches('"');
+        let (k, v) = line.split_once('=').unwrap();
+        env.insert(k.to_string(), v.to_string());
+    }
+    assert_eq!(env["HOSTBENCH_RUN_ARGS"], "run --profile quick");
+    let state = sb.dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    let settings = std::fs::read_to_string(root.join("etc/hostbench/hostbench.env")).unwrap();
+    assert!(
+        settings.lines().all(|l| l.is_empty() || l.starts_with('#')),
+        "all commented out"
+    );
+    for (k, v) in [
+        (
+            "HOSTBENCH_RUN_ARGS",
+            "noise --no-noise-check --host-label nightly 5 3".to_string(),
+        ),
+        (
+            "HOSTBENCH_DB",
+            state.join("results.sqlite").display().to_string(),
+        ),
+        (
+            "HOSTBENCH_FALLBACK_DB",
+            state.join("held.sqlite").display().to_string(),
+        ),
+        ("HOSTBENCH_CACHE_DIR", sb.cache_dir().display().to_string()),
+    ] {
+        env.insert(k.to_string(), v);
+    }
+    let exe = root.join("usr/bin/hostbench");
+    let run = |key: &str| {
+        for line in unit_lines(&service, key) {
+            let words = expanded(&line, &env);
+            assert_eq!(words[0], "/usr/bin/hostbench", "{line}");
+            let out = Command::new(&exe)
+                .args(&words[1..])
+                .env_clear()
+                .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+                .env("HOME", sb.dir.path())
+                .envs(&env)
+                .current_dir(&state)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{key} {words:?}: {out:?}");
+        }
+    };
+    // A run an earlier night kept in the fallback store (its server was down): the service
+    // sends it on before it runs.
+    let kept = Command::new(&exe)
+        .args([
+            "noise",
+            "--no-noise-check",
+            "--host-label",
+            "nightly",
+            "5",
+            "3",
+            "--db",
+        ])
+        .arg(state.join("held.sqlite"))
+        .env("HOSTBENCH_CACHE_DIR", sb.cache_dir())
+        .output()
+        .unwrap();
+    assert!(kept.status.success(), "{kept:?}");
+    run("ExecStartPre");
+    run("ExecStart");
+    let hosts = Command::new(&exe)
+        .args(["results", "hosts", "--json", "--db"])
+        .arg(state.join("results.sqlite"))
+        .output()
+        .unwrap();
+    let hosts: serde_json::Value = serde_json::from_slice(&hosts.stdout).unwrap();
+    assert_eq!(hosts[0]["host"], "nightly", "{hosts}");
+    assert_eq!(hosts[0]["results"], 2, "the kept run was sent on: {hosts}");
+    assert_eq!(hosts[0]["last_run"]["outcome"], "finished", "{hosts}");
 }

@@ -171,8 +171,22 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
             }
         }
         ResultsCommand::Push { to, ids, select } => {
-            let (from_name, from) = store_args.open_read_only()?;
             let location = StoreLocation::parse(to)?;
+            // A scheduled run pushes its fallback store to its store first; where they are
+            // one file (an SQLite store), there is nothing to send.
+            if let (StoreLocation::Sqlite(a), StoreLocation::Sqlite(b)) =
+                (&store_args.location()?, &location)
+            {
+                let same = |p: &std::path::Path| std::fs::canonicalize(p).ok();
+                if a == b || same(a).is_some_and(|c| Some(c) == same(b)) {
+                    out.chatter(&format!(
+                        "Nothing to push: --to is this store ({}).\n",
+                        location.display()
+                    ));
+                    return Ok(0);
+                }
+            }
+            let (from_name, from) = store_args.open_read_only()?;
             let to = location.open().map_err(refused)?;
             let from = (from_name.as_str(), from.as_deref());
             copy(&out, from, (location.display(), to), ids, select)?;
