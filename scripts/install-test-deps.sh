@@ -8,6 +8,8 @@
 #   postgresql  the store tests start a real server (initdb into a temporary directory)
 #   ansible, ansible-lint  the fleet test runs deploy/ansible's playbook and lints it
 #   python3-apt  ... and its package option, where Ansible's apt module installs the .deb
+#   prometheus, prometheus-node-exporter (and promtool), curl  the metrics test scrapes a run's
+#             --textfile-dir through node_exporter into a Prometheus on a loopback port
 # and, with cargo (from crates.io, not Debian):
 #   cargo-deb  the package test builds the .deb (scripts/build-deb.sh)
 set -euo pipefail
@@ -23,6 +25,9 @@ command -v initdb >/dev/null || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2
 command -v ansible-playbook >/dev/null || missing+=(ansible)
 command -v ansible-lint >/dev/null || missing+=(ansible-lint)
 /usr/bin/python3 -c 'import apt' 2>/dev/null || missing+=(python3-apt)
+command -v prometheus >/dev/null && command -v promtool >/dev/null || missing+=(prometheus)
+command -v prometheus-node-exporter >/dev/null || missing+=(prometheus-node-exporter)
+command -v curl >/dev/null || missing+=(curl)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "install-test-deps: installing ${missing[*]}" >&2

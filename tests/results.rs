@@ -185,30 +185,8 @@ fn hosts_shows_each_hosts_last_run_and_a_failed_one_with_why() {
     ok("good");
     ok("broke");
     // A work directory another user could swap things in: refused after the store opened.
-    let open_dir = sb.dir.path().join("open");
-    std::fs::create_dir(&open_dir).unwrap();
-    std::fs::set_permissions(
-        &open_dir,
-        std::os::unix::fs::PermissionsExt::from_mode(0o777),
-    )
-    .unwrap();
     for label in ["broke", "never"] {
-        let out = sb
-            .cmd()
-            .args([
-                "run",
-                "--profile",
-                "smoke",
-                "--host-label",
-                label,
-                "--tag",
-                "rack=a",
-            ])
-            .arg("--workdir")
-            .arg(&open_dir)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        sb.refused_run(&["--host-label", label, "--tag", "rack=a"]);
     }
     // A run killed outright: its state stays "running".
     let mut killed = sb.std_cmd();

@@ -224,7 +224,9 @@ const COMMANDS: [&str; 8] = [
     "sched",
     "index",
 ];
-const RESULTS_COMMANDS: [&str; 7] = ["list", "hosts", "show", "export", "import", "push", "pull"];
+const RESULTS_COMMANDS: [&str; 8] = [
+    "list", "hosts", "show", "export", "import", "push", "pull", "delete",
+];
 
 #[test]
 fn the_readme_synopses_name_every_option_of_each_command_and_no_other() {

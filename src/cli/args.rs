@@ -209,6 +209,11 @@ pub struct MeasureOwn {
     /// KEY=VALUE stored with the result (kernel=6.18-rc3, fleet=rack12); repeatable
     #[arg(long = "tag", value_name = "KEY=VALUE", value_parser = parse_tag)]
     pub tags: Vec<(String, String)>,
+    /// Also write the run's state (as it starts and ends) and its result's headline figures as
+    /// metrics for node_exporter's textfile collector: hostbench-run.prom and hostbench.prom in
+    /// DIR, each replaced whole
+    #[arg(long, env = "HOSTBENCH_TEXTFILE_DIR", value_name = "DIR")]
+    pub textfile_dir: Option<PathBuf>,
     /// Set while a `--repeat` runs: which run this is, and the group once its first run is
     /// stored.
     #[arg(skip)]

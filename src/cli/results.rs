@@ -33,8 +33,8 @@ impl ResultsCommand {
             | ResultsCommand::Hosts { select, .. }
             | ResultsCommand::Push { select, .. }
             | ResultsCommand::Pull { select, .. } => Some(select),
+            ResultsCommand::Export { select, .. } => Some(select),
             ResultsCommand::Show { .. }
-            | ResultsCommand::Export { .. }
             | ResultsCommand::Import { .. }
             | ResultsCommand::Delete { .. } => None,
         }
@@ -71,11 +71,17 @@ pub enum ResultsCommand {
         #[command(flatten)]
         json: JsonArg,
     },
-    /// One stored result for another program: as `results show`, the format required
+    /// One stored result for another program: as `results show`, the format required; or,
+    /// with --fleet --format openmetrics, each host's latest result and last run for Prometheus
     #[command(mut_arg("format", export_formats))]
     Export {
         /// The result's id, as `results list` shows it
-        id: i64,
+        #[arg(required_unless_present = "fleet", conflicts_with = "fleet")]
+        id: Option<i64>,
+        /// Every host the selection takes (--host, --tag, --since): its latest result's headline
+        /// figures and its last run's state, as OpenMetrics (--format openmetrics)
+        #[arg(long)]
+        fleet: bool,
         /// With --format csv: each figure's host's account too, the median of each item over
         /// its measured stretches (run-queue wait ms/s, steal %, …)
         #[arg(long)]
@@ -84,6 +90,9 @@ pub enum ResultsCommand {
         output: FormatArgs,
         #[command(flatten)]
         json: JsonArg,
+        // Last: its heading would otherwise hold the options after it.
+        #[command(flatten)]
+        select: Selection,
     },
     /// Store results from JSON files (`--json` output, `results export --format json`, or the
     /// file a run saved when the store failed); a result already stored is stored once
@@ -258,7 +267,39 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
                 out.out(&render::results::hosts_table(&rows, *stale_hours, now));
             }
         }
-        ResultsCommand::Show { id, output, .. } | ResultsCommand::Export { id, output, .. } => {
+        ResultsCommand::Export {
+            fleet: true,
+            output,
+            account,
+            select,
+            ..
+        } => {
+            if *account || output.format(json, Format::Text)? != Format::Openmetrics {
+                return Err(UsageError::new(
+                    "results export --fleet writes --format openmetrics (and takes no --account)",
+                )
+                .into());
+            }
+            let text = fleet_metrics(store_args, &select.filter())?;
+            if let Some(path) = output.write(&out, &text, None)? {
+                out.chatter(&format!("Written: {}\n", path.display()));
+            }
+        }
+        ResultsCommand::Export { id: None, .. } => {
+            return Err(UsageError::new("results export needs a result's id, or --fleet").into());
+        }
+        ResultsCommand::Export { select, .. } if select.narrows() => {
+            return Err(UsageError::new(
+                "--host, --tag and --since select hosts for results export --fleet; give an id or --fleet",
+            )
+            .into());
+        }
+        ResultsCommand::Show { id, output, .. }
+        | ResultsCommand::Export {
+            id: Some(id),
+            output,
+            ..
+        } => {
             if matches!(cmd, ResultsCommand::Export { .. }) && output.format.is_none() && !json {
                 return Err(UsageError::new(format!(
                     "results export needs --format: {}",
@@ -295,6 +336,52 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
         Some(e) => Err(anyhow::anyhow!("writing to standard output: {e}")),
         None => Ok(0),
     }
+}
+
+/// `results export --fleet --format openmetrics`: each host the filter selects, with its latest
+/// result's headline figures (as stored beside it; read whole for a row of an earlier layout)
+/// and its last run's state.
+fn fleet_metrics(store_args: &StoreArgs, filter: &crate::store::Filter) -> Result<String> {
+    use crate::model::headline::HeadlineFigures;
+    use render::exporters::openmetrics::{hosts, HostMetrics, ResultMetrics};
+    let (_, store) = store_args.open_read_only()?;
+    let Some(store) = store else {
+        return Ok(hosts(&[]));
+    };
+    let entries = store.list(filter)?;
+    let runs = store.runs(filter, Runs::LatestPerHost)?;
+    // Staleness plays no part here: a day is as good as any.
+    let rows =
+        crate::fleet::status::host_status(&entries, &runs, Utc::now(), chrono::Duration::days(1));
+    let stored = store.figures(filter)?;
+    let figures: Vec<Option<(HeadlineFigures, &crate::fleet::status::HostStatus)>> = rows
+        .iter()
+        .map(|row| {
+            let id = row.last_id?;
+            let f = match stored.get(&id).and_then(|s| s.figures.clone()) {
+                Some(f) => f,
+                // A result the list shows but that cannot be read is left out of the metrics.
+                None => HeadlineFigures::of(&store.load(id).ok()??),
+            };
+            Some((f, row))
+        })
+        .collect();
+    let metrics: Vec<HostMetrics> = rows
+        .iter()
+        .zip(&figures)
+        .map(|(row, f)| HostMetrics {
+            host: &row.host,
+            result: f.as_ref().map(|(f, row)| ResultMetrics {
+                started_at: row
+                    .last_started_at
+                    .expect("a host with a result has its start"),
+                incomplete: row.last_incomplete,
+                figures: f,
+            }),
+            run: row.last_run.as_ref(),
+        })
+        .collect();
+    Ok(hosts(&metrics))
 }
 
 /// The other store of `push` or `pull` could not be opened: the user's to fix (exit 2).

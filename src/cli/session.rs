@@ -24,6 +24,7 @@ use crate::platform::host::StealClock;
 use crate::platform::private_dir::{sweep_stale, PrivateDir};
 use crate::platform::signals::StopSignal;
 use crate::render;
+use crate::render::exporters::openmetrics::{HostMetrics, ResultMetrics};
 use crate::store::{fallback, ResultStore, StoreLocation, BUSY_TIMEOUT};
 use crate::text::Text;
 
@@ -58,6 +59,8 @@ pub struct Session {
     /// Why the store `--db` names was not used: it could not be reached at the start, and the
     /// run is stored in the fallback store instead (`--fallback-db`).
     fell_back: Option<FellBack>,
+    /// `--textfile-dir`, held: where the run's metrics go for node_exporter.
+    textfile: Option<Textfile>,
 }
 
 /// The store `--db` names could not be opened as the run started: why, and its name (a URL
@@ -92,6 +95,61 @@ pub struct Finished {
     store: Box<dyn ResultStore>,
     state: RunState,
     fell_back: Option<FellBack>,
+    textfile: Option<Textfile>,
+}
+
+/// `--textfile-dir`: the directory node_exporter's textfile collector reads, held open from the
+/// start (a path swapped later is not followed). Its two files are each replaced whole (a new
+/// file renamed over the old one), so the collector never reads half of one.
+pub struct Textfile {
+    dir: Dir,
+}
+
+impl Textfile {
+    /// The run's state, in `hostbench-run.prom`.
+    const RUN: &'static str = "hostbench-run.prom";
+    /// The latest result's headline figures, in `hostbench.prom`.
+    const RESULT: &'static str = "hostbench.prom";
+
+    /// The directory `path` names, reached without following another user's link; one that
+    /// is not there is the user's to fix (exit 2).
+    fn open(path: &Path) -> Result<Textfile> {
+        let dir = Dir::open(path, Trust::Reach)
+            .map_err(|e| UsageError::new(format!("--textfile-dir {}: {e:#}", path.display())))?;
+        Ok(Textfile { dir })
+    }
+
+    /// Writes the run's state; a failure is said, never fatal (the run and its store matter
+    /// more than its metrics).
+    fn run(&self, state: &RunState, out: &Output) {
+        let text = render::exporters::openmetrics::hosts(&[HostMetrics {
+            host: state.host_name(),
+            result: None,
+            run: Some(state),
+        }]);
+        self.write(Self::RUN, &text, out);
+    }
+
+    /// Writes the result's headline figures.
+    fn result(&self, result: &RunResult, out: &Output) {
+        let figures = crate::model::headline::HeadlineFigures::of(result);
+        let text = render::exporters::openmetrics::hosts(&[HostMetrics {
+            host: result.host_name(),
+            result: Some(ResultMetrics {
+                started_at: result.started_at,
+                incomplete: result.incomplete,
+                figures: &figures,
+            }),
+            run: None,
+        }]);
+        self.write(Self::RESULT, &text, out);
+    }
+
+    fn write(&self, name: &str, text: &str, out: &Output) {
+        if let Err(e) = self.dir.write_replacing(name, text.as_bytes(), 0o644) {
+            out.err(&format!("hostbench: warning: --textfile-dir: {e:#}\n"));
+        }
+    }
 }
 
 impl Session {
@@ -103,6 +161,10 @@ impl Session {
         argv: Vec<String>,
         environment: Environment,
     ) -> Result<Self> {
+        let textfile = match &measure.own.textfile_dir {
+            Some(d) => Some(Textfile::open(d)?),
+            None => None,
+        };
         let (store, fell_back) = open_or_fall_back(measure)?;
         let stop = StopSignal::install()?;
         let uuid = crate::model::new_uuid();
@@ -145,6 +207,7 @@ impl Session {
             uuid,
             state,
             fell_back,
+            textfile,
         };
         if let Some(f) = &session.fell_back {
             let here = session.store.location();
@@ -155,6 +218,9 @@ impl Session {
         }
         // "running" until it says how it ended: a run killed outright stays so, seen as such.
         let _ = session.store.record_run(&session.state);
+        if let Some(t) = &session.textfile {
+            t.run(&session.state, &session.out);
+        }
         Ok(session)
     }
 
@@ -164,6 +230,9 @@ impl Session {
         let why = crate::text::redact(&format!("{e:#}"));
         self.state.ended(Outcome::Failed, Some(&why), None);
         let _ = self.store.record_run(&self.state);
+        if let Some(t) = &self.textfile {
+            t.run(&self.state, &self.out);
+        }
     }
 
     /// The noise check before the suite starts (unless `--no-noise-check`): called once the
@@ -314,6 +383,7 @@ impl Session {
             store: self.store,
             state: self.state,
             fell_back: self.fell_back,
+            textfile: self.textfile,
         }
     }
 }
@@ -374,6 +444,13 @@ impl Finished {
         self.state.ended(outcome, why.as_deref(), stored.as_deref());
         let _ = self.store.set_busy_timeout(BUSY_TIMEOUT);
         let _ = self.store.record_run(&self.state);
+        if let Some(t) = &self.textfile {
+            // The figures of a result that was kept somewhere (the store, a fallback, a file).
+            if !matches!(self.stored, Stored::Nowhere { .. }) {
+                t.result(&self.result, &self.out);
+            }
+            t.run(&self.state, &self.out);
+        }
     }
 
     /// `--json`: the whole result on standard output.

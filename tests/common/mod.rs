@@ -38,6 +38,24 @@ impl Sandbox {
         w
     }
 
+    /// `hostbench run --profile smoke` with `args`, in a work directory anyone may write (mode
+    /// 0777, no sticky bit), which a run refuses after its store opened: a run that fails
+    /// before measuring (exit 2, checked), its run state recorded as failed.
+    pub fn refused_run(&self, args: &[&str]) {
+        use std::os::unix::fs::PermissionsExt;
+        let open = self.dir.path().join("open");
+        std::fs::create_dir_all(&open).expect("open directory");
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+        let out = self
+            .cmd()
+            .args(["run", "--profile", "smoke", "--workdir"])
+            .arg(&open)
+            .args(args)
+            .output()
+            .expect("run hostbench");
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+    }
+
     pub fn cache_dir(&self) -> PathBuf {
         self.dir.path().join("cache")
     }

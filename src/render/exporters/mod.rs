@@ -9,6 +9,7 @@ pub(crate) mod csv;
 pub mod html;
 pub mod json;
 mod markdown;
+pub mod openmetrics;
 mod text;
 
 use anyhow::Result;
@@ -33,6 +34,8 @@ pub enum Format {
     Markdown,
     /// A self-contained page with plots
     Html,
+    /// Prometheus' exposition format: the headline figures as gauges
+    Openmetrics,
 }
 
 impl Format {
@@ -43,15 +46,17 @@ impl Format {
             Format::Csv => "csv",
             Format::Markdown => "markdown",
             Format::Html => "html",
+            Format::Openmetrics => "openmetrics",
         }
     }
 
-    const ALL: [Format; 5] = [
+    const ALL: [Format; 6] = [
         Format::Text,
         Format::Json,
         Format::Csv,
         Format::Markdown,
         Format::Html,
+        Format::Openmetrics,
     ];
 }
 
@@ -163,6 +168,7 @@ pub const TABLE: &[(Format, Renderer)] = &[
     (Format::Html, Renderer::Report(html::report)),
     (Format::Html, Renderer::Fleet(html::fleet)),
     (Format::Html, Renderer::History(html::history)),
+    (Format::Openmetrics, Renderer::Result(openmetrics::result)),
 ];
 
 /// The table's renderer of `shown` in `format`, where it has one.
@@ -361,7 +367,10 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(" ")
         };
-        assert_eq!(names(&[Shown::Result]), "text json csv markdown html");
+        assert_eq!(
+            names(&[Shown::Result]),
+            "text json csv markdown html openmetrics"
+        );
         assert_eq!(names(&[Shown::Comparison]), "text json csv markdown");
         assert_eq!(names(&[Shown::Report]), "text json csv markdown html");
         assert_eq!(names(&[Shown::Fleet]), "text json csv markdown html");

@@ -1,0 +1,411 @@
+//! Results and run states as OpenMetrics text, for Prometheus: `results export --format
+//! openmetrics` (one result), `results export --fleet --format openmetrics` (each host's latest
+//! result and last run), and `--textfile-dir` (the files node_exporter's textfile collector
+//! reads). Names, units and labels follow Prometheus' conventions: a `hostbench_` prefix, base
+//! units in the name (`_seconds`, `_ratio`), gauges, and a `host` label (its `--host-label`, else
+//! its hostname). Every label value from a result or a store is written escaped: shown as
+//! `label::printable` shows it (no hidden character), then `\`, `"` and a newline escaped as
+//! the format asks, so a row another host wrote cannot break a line or forge a series.
+//!
+//! The text is also valid Prometheus text format 0.0.4 (which reads `# UNIT` and `# EOF` as
+//! comments): node_exporter's textfile collector reads it as it is.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use anyhow::Result;
+
+use crate::model::headline::{Column, HeadlineFigures};
+use crate::model::label;
+use crate::model::run_state::{Outcome, RunState};
+use crate::model::RunResult;
+use crate::text::Text;
+
+/// The longest label value written (a host label is at most 128 characters, a figure's kind
+/// a short phrase).
+const MAX_LABEL: usize = 200;
+
+/// One host's latest result as the metrics show it.
+pub struct ResultMetrics<'a> {
+    pub started_at: chrono::DateTime<chrono::Utc>,
+    pub incomplete: bool,
+    pub figures: &'a HeadlineFigures,
+}
+
+/// One host: its name, its latest result, its last run (either may be missing).
+pub struct HostMetrics<'a> {
+    pub host: &'a Text,
+    pub result: Option<ResultMetrics<'a>>,
+    pub run: Option<&'a RunState>,
+}
+
+/// How a headline column is exported: the metric's name (its unit in it), its help, what its
+/// value is divided by to reach the base unit (a power of ten: the quotient is the nearest
+/// number to the exact one, 57 µs is 0.000057 s), and labels of its own.
+struct Metric {
+    name: &'static str,
+    help: &'static str,
+    unit: &'static str,
+    divisor: f64,
+    labels: &'static [(&'static str, &'static str)],
+}
+
+/// The metric of each headline column, by the column's key; a column without one is not
+/// exported (a unit test holds every column to having one).
+fn metric_of(column: &Column) -> Option<Metric> {
+    Some(match column.key {
+        "index_one" | "index_many" => Metric {
+            name: "hostbench_index_score",
+            help: "UnixBench's BYTE index of the latest result (System Benchmarks Index Score)",
+            unit: "",
+            divisor: 1.0,
+            labels: if column.key == "index_one" {
+                &[("copies", "1")]
+            } else {
+                &[("copies", "n")]
+            },
+        },
+        "interactive_worst" => Metric {
+            name: "hostbench_interactive_deadlines_met_ratio",
+            help: "interbench: the share of deadlines met in the worst benchmark and load pair",
+            unit: "ratio",
+            divisor: 100.0,
+            labels: &[],
+        },
+        "sched" => Metric {
+            name: "hostbench_sched_round_seconds",
+            help: "reflex: the scheduler's cost of one round",
+            unit: "seconds",
+            divisor: 1e6,
+            labels: &[],
+        },
+        "noise" => Metric {
+            name: "hostbench_noise_spread_ratio",
+            help: "p1bench: how much the fixed job's time spread from run to run",
+            unit: "ratio",
+            divisor: 100.0,
+            labels: &[],
+        },
+        "wakeup" => Metric {
+            name: "hostbench_wakeup_p99_seconds",
+            help: "schbench: the 99th percentile of the wake-up latency",
+            unit: "seconds",
+            divisor: 1e6,
+            labels: &[],
+        },
+        _ => return None,
+    })
+}
+
+/// A label value as written: printable (hidden characters shown as escapes), bounded, and
+/// escaped as OpenMetrics asks.
+fn label_value(text: &str) -> String {
+    let shown = label::printable(text, MAX_LABEL);
+    let mut out = String::with_capacity(shown.len());
+    for c in shown.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A number as the format writes it.
+fn number(v: f64) -> String {
+    if v.is_nan() {
+        "NaN".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "+Inf" } else { "-Inf" }.into()
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The families being written: by name, their type line, help, unit and samples, in the order
+/// first seen (OpenMetrics wants each family's samples together).
+#[derive(Default)]
+struct Families {
+    order: Vec<&'static str>,
+    by_name: BTreeMap<&'static str, Family>,
+}
+
+struct Family {
+    help: &'static str,
+    unit: &'static str,
+    samples: Vec<String>,
+}
+
+impl Families {
+    fn add(
+        &mut self,
+        name: &'static str,
+        help: &'static str,
+        unit: &'static str,
+        labels: &[(&str, String)],
+        value: f64,
+    ) {
+        let family = self.by_name.entry(name).or_insert_with(|| Family {
+            help,
+            unit,
+            samples: Vec::new(),
+        });
+        if family.samples.is_empty() && !self.order.contains(&name) {
+            self.order.push(name);
+        }
+        let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{k}=\"{v}\"")).collect();
+        family
+            .samples
+            .push(format!("{name}{{{}}} {}", labels.join(","), number(value)));
+    }
+
+    fn text(&self) -> String {
+        let mut out = String::new();
+        for name in &self.order {
+            let f = &self.by_name[name];
+            let _ = writeln!(out, "# TYPE {name} gauge");
+            if !f.unit.is_empty() {
+                let _ = writeln!(out, "# UNIT {name} {}", f.unit);
+            }
+            let _ = writeln!(out, "# HELP {name} {}", f.help);
+            for s in &f.samples {
+                let _ = writeln!(out, "{s}");
+            }
+        }
+        out.push_str("# EOF\n");
+        out
+    }
+}
+
+/// Seconds since the epoch, with the fraction.
+fn seconds(t: chrono::DateTime<chrono::Utc>) -> f64 {
+    t.timestamp_micros() as f64 / 1e6
+}
+
+/// The metrics of these hosts, as OpenMetrics text.
+pub fn hosts(hosts: &[HostMetrics]) -> String {
+    let mut f = Families::default();
+    for h in hosts {
+        let host = ("host", label_value(h.host.raw()));
+        if let Some(r) = &h.result {
+            results(&mut f, &host, r);
+        }
+        if let Some(run) = h.run {
+            run_state(&mut f, &host, run);
+        }
+    }
+    f.text()
+}
+
+fn results(f: &mut Families, host: &(&str, String), r: &ResultMetrics) {
+    f.add(
+        "hostbench_result_timestamp_seconds",
+        "When the latest stored result's run started",
+        "seconds",
+        std::slice::from_ref(host),
+        seconds(r.started_at),
+    );
+    f.add(
+        "hostbench_result_incomplete",
+        "1 when the latest result was cut short (a stop, a failed test)",
+        "",
+        std::slice::from_ref(host),
+        if r.incomplete { 1.0 } else { 0.0 },
+    );
+    if let Some(floor) = r.figures.noise_floor_pct {
+        f.add(
+            "hostbench_noise_floor_ratio",
+            "The latest result's own noise: differences within it are noise",
+            "ratio",
+            std::slice::from_ref(host),
+            floor / 100.0,
+        );
+    }
+    for (column, figure) in Column::all().iter().zip(&r.figures.values) {
+        let (Some(metric), Some(figure)) = (metric_of(column), figure) else {
+            continue;
+        };
+        if !figure.value.is_finite() {
+            continue;
+        }
+        let mut labels = vec![host.clone()];
+        labels.extend(metric.labels.iter().map(|&(k, v)| (k, v.to_string())));
+        // What it measured: hosts are compared only with those that measured the same.
+        labels.push(("measured", label_value(figure.kind.raw())));
+        f.add(
+            metric.name,
+            metric.help,
+            metric.unit,
+            &labels,
+            figure.value / metric.divisor,
+        );
+    }
+}
+
+fn run_state(f: &mut Families, host: &(&str, String), run: &RunState) {
+    f.add(
+        "hostbench_last_run_start_timestamp_seconds",
+        "When the host's last run started",
+        "seconds",
+        std::slice::from_ref(host),
+        seconds(run.started_at),
+    );
+    if let Some(ended) = run.ended_at {
+        f.add(
+            "hostbench_last_run_end_timestamp_seconds",
+            "When the host's last run ended (none while it runs)",
+            "seconds",
+            std::slice::from_ref(host),
+            seconds(ended),
+        );
+        let ok = matches!(run.outcome, Outcome::Finished | Outcome::Incomplete);
+        f.add(
+            "hostbench_last_run_success",
+            "1 when the host's last run stored its result where asked, 0 when it failed or was stopped",
+            "",
+            std::slice::from_ref(host),
+            if ok { 1.0 } else { 0.0 },
+        );
+    }
+    // A state set: 1 for the outcome it has, 0 for the others.
+    for o in Outcome::ALL {
+        f.add(
+            "hostbench_last_run_outcome",
+            "How the host's last run ended (running: not yet, or killed before it could say)",
+            "",
+            &[host.clone(), ("outcome", o.name().to_string())],
+            if o == run.outcome { 1.0 } else { 0.0 },
+        );
+    }
+}
+
+/// `results export ID --format openmetrics`: the result's headline figures (its host's latest
+/// result, as far as the export knows).
+pub fn result(_id: i64, r: &RunResult) -> Result<String> {
+    let figures = HeadlineFigures::of(r);
+    Ok(hosts(&[HostMetrics {
+        host: r.host_name(),
+        result: Some(ResultMetrics {
+            started_at: r.started_at,
+            incomplete: r.incomplete,
+            figures: &figures,
+        }),
+        run: None,
+    }]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::headline::Figure;
+
+    #[test]
+    fn every_headline_column_has_a_metric_in_base_units() {
+        for c in Column::all() {
+            let m = metric_of(c).unwrap_or_else(|| panic!("{} has no metric", c.key));
+            assert!(m.name.starts_with("hostbench_"));
+            if !m.unit.is_empty() {
+                assert!(m.name.ends_with(&format!("_{}", m.unit)), "{}", m.name);
+            }
+        }
+    }
+
+    fn state(outcome: Outcome, host: &str) -> RunState {
+        RunState {
+            uuid: "u".into(),
+            host: host.into(),
+            host_label: None,
+            command: "hostbench run".into(),
+            started_at: chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap(),
+            ended_at: (outcome != Outcome::Running)
+                .then(|| chrono::DateTime::from_timestamp(1_700_000_600, 500_000_000).unwrap()),
+            outcome,
+            why: None,
+            stored: None,
+            tags: BTreeMap::new(),
+            owner: None,
+        }
+    }
+
+    #[test]
+    fn a_run_is_a_state_set_and_its_times_and_a_label_cannot_forge_a_series() {
+        let forged = "n1\"} 1\nhostbench_index_score{host=\"victim";
+        let text = hosts(&[HostMetrics {
+            host: &Text::new(forged),
+            result: None,
+            run: Some(&state(Outcome::Failed, forged)),
+        }]);
+        // One line per sample, none starting with the forged name.
+        assert!(
+            !text.lines().any(|l| l.starts_with("hostbench_index_score")),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"host="n1\"} 1\\nhostbench_index_score{host=\"victim""#),
+            "{text}"
+        );
+        assert!(text.contains("hostbench_last_run_start_timestamp_seconds{host="));
+        assert!(text.contains("} 1700000600.5\n"), "{text}");
+        assert!(text.contains(r#",outcome="failed"} 1"#), "{text}");
+        assert!(text.contains(r#",outcome="finished"} 0"#), "{text}");
+        assert!(text.contains("hostbench_last_run_success{") && text.contains("} 0\n"));
+        assert!(text.ends_with("# EOF\n"));
+        // While running: no end, no success, the state "running".
+        let text = hosts(&[HostMetrics {
+            host: &Text::new("n1"),
+            result: None,
+            run: Some(&state(Outcome::Running, "n1")),
+        }]);
+        assert!(
+            !text.contains("end_timestamp") && !text.contains("run_success"),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"{host="n1",outcome="running"} 1"#),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn figures_are_in_base_units_with_what_they_measured() {
+        let mut values = vec![None; Column::all().len()];
+        let at = |key: &str| Column::all().iter().position(|c| c.key == key).unwrap();
+        let fig = |value: f64, kind: &str| {
+            Some(Figure {
+                value,
+                kind: kind.into(),
+                note: "".into(),
+            })
+        };
+        values[at("index_one")] = fig(1234.5, "12 tests");
+        values[at("wakeup")] = fig(57.0, "pipe");
+        values[at("interactive_worst")] = fig(97.5, "Video under Burn");
+        let figures = HeadlineFigures {
+            noise_floor_pct: Some(0.5),
+            values,
+        };
+        let text = hosts(&[HostMetrics {
+            host: &Text::new("n1"),
+            result: Some(ResultMetrics {
+                started_at: chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap(),
+                incomplete: false,
+                figures: &figures,
+            }),
+            run: None,
+        }]);
+        for line in [
+            "# TYPE hostbench_index_score gauge\n",
+            r#"hostbench_index_score{host="n1",copies="1",measured="12 tests"} 1234.5"#,
+            r#"hostbench_wakeup_p99_seconds{host="n1",measured="pipe"} 0.000057"#,
+            r#"hostbench_interactive_deadlines_met_ratio{host="n1",measured="Video under Burn"} 0.975"#,
+            r#"hostbench_noise_floor_ratio{host="n1"} 0.005"#,
+            r#"hostbench_result_timestamp_seconds{host="n1"} 1700000000"#,
+            "# UNIT hostbench_wakeup_p99_seconds seconds\n",
+        ] {
+            assert!(text.contains(line), "{line} in {text}");
+        }
+        assert!(!text.contains("hostbench_sched_round_seconds"), "{text}");
+    }
+}
