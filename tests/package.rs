@@ -86,6 +86,24 @@ fn the_deb_installs_a_hostbench_that_runs_with_its_pages_completions_and_docs() 
             path.display()
         );
     }
+    // hostbench(1) names no page that is not shipped (clap's help has none), and says its
+    // environment, files and examples.
+    let main = Command::new("gzip")
+        .arg("-dc")
+        .arg(man.join("hostbench.1.gz"))
+        .output()
+        .unwrap();
+    let main = String::from_utf8_lossy(&main.stdout).into_owned();
+    assert!(!main.contains("hostbench\\-help"), "{main}");
+    for section in [
+        ".SH ENVIRONMENT",
+        ".SH FILES",
+        ".SH EXAMPLES",
+        ".SH SEE ALSO",
+    ] {
+        assert!(main.contains(section), "{section} missing");
+    }
+    assert!(main.contains("HOSTBENCH_FALLBACK_DB"), "{main}");
     // Completions where bash, zsh and fish look; bash's sources and completes.
     let bash = root.join("usr/share/bash-completion/completions/hostbench");
     for path in [
