@@ -9,11 +9,15 @@
 # Prints the .deb's path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Cargo's target directory, where the release binary is built and the .deb goes by default:
+# CARGO_TARGET_DIR where it is set, else ./target. The staged assets stay in ./target/deb-assets
+# whatever it is: Cargo.toml names them there, and cargo-deb reads them there.
+target=${CARGO_TARGET_DIR:-target}
 bin=${1:-}
-out=${2:-target/debian}
+out=${2:-$target/debian}
 if [ -z "$bin" ]; then
   cargo build --release --locked -q
-  bin=target/release/hostbench
+  bin=$target/release/hostbench
 fi
 command -v cargo-deb >/dev/null || { echo "build-deb: cargo-deb is missing (cargo install --locked cargo-deb)" >&2; exit 1; }
 # Cargo.toml names the staging directory, so builds of the package take turns.
