@@ -115,19 +115,35 @@ impl Fleet {
         self.sick_rows().into_iter().map(|(_, h)| h).collect()
     }
 
-    /// [`sick`](Self::sick), each with its row's index in `rows`.
+    /// [`sick`](Self::sick), each with its row's index in `rows`: the sickest first — the
+    /// most figures outside on the worse side, then the farthest from its median (percent),
+    /// then by name.
     pub fn sick_rows(&self) -> Vec<(usize, &Text)> {
-        self.rows
+        let mut sick: Vec<(usize, &HostRow, usize, f64)> = self
+            .rows
             .iter()
             .enumerate()
-            .filter(|(_, r)| {
-                r.cells
+            .filter_map(|(i, r)| {
+                let worse: Vec<&Cell> = r
+                    .cells
                     .iter()
                     .flatten()
-                    .any(|c| c.outside == Some(Outside::Worse))
+                    .filter(|c| c.outside == Some(Outside::Worse))
+                    .collect();
+                let farthest = worse
+                    .iter()
+                    .filter_map(|c| c.from_median_pct)
+                    .map(f64::abs)
+                    .fold(0.0, f64::max);
+                (!worse.is_empty()).then_some((i, r, worse.len(), farthest))
             })
-            .map(|(i, r)| (i, &r.host))
-            .collect()
+            .collect();
+        sick.sort_by(|a, b| {
+            b.2.cmp(&a.2)
+                .then(b.3.total_cmp(&a.3))
+                .then(a.1.host.cmp(&b.1.host))
+        });
+        sick.into_iter().map(|(i, r, _, _)| (i, &r.host)).collect()
     }
 }
 
@@ -557,6 +573,18 @@ mod tests {
             "{:?}",
             f.notes
         );
+    }
+
+    #[test]
+    fn the_sickest_host_is_named_first_not_the_first_by_name() {
+        let mut results: Vec<_> = (0..8)
+            .map(|i| host(i, &format!("n{i}"), 1.0 + 0.001 * i as f64, "A"))
+            .collect();
+        // z-far is 50% down, a-near 20% down: by name a-near would lead.
+        results.push(host(8, "z-far", 0.5, "A"));
+        results.push(host(9, "a-near", 0.8, "A"));
+        let f = fleet(&results);
+        assert_eq!(f.sick(), ["z-far", "a-near"]);
     }
 
     #[test]
