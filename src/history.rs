@@ -71,6 +71,10 @@ pub struct Change {
     pub result_id: i64,
     pub started_at: DateTime<Utc>,
     pub tags: BTreeMap<Text, Text>,
+    /// The tags of that result whose value the point before did not have (a new kernel, not
+    /// the `fleet=lab` every result carries): what `--fleet` groups shared changes by.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tags_changed: BTreeMap<Text, Text>,
     /// The mean of the points since the change before (or the start) and up to the next.
     pub before: f64,
     pub after: f64,
@@ -497,12 +501,13 @@ pub struct Shared {
     pub hosts: Vec<(Text, f64)>,
 }
 
-/// The changes seen on two hosts or more at the same tag, in the same direction.
+/// The changes seen on two hosts or more at the same tag, in the same direction: a tag that
+/// changed at the change (one every result carries explains nothing).
 pub fn shared(hosts: &[History]) -> Vec<Shared> {
     let mut by: BTreeMap<(Text, String, bool), Shared> = BTreeMap::new();
     for h in hosts {
         for c in &h.changes {
-            for (k, v) in &c.tags {
+            for (k, v) in &c.tags_changed {
                 let tag = format!("{k}={v}");
                 let s = by
                     .entry((c.key.clone(), tag.clone(), c.worse))
@@ -774,6 +779,14 @@ pub fn changes(
                 result_id: point.ids[0],
                 started_at: point.started_at,
                 tags: tags_of(point.ids[0]),
+                tags_changed: {
+                    let before = s.points[c.index - 1].ids[0];
+                    let was = tags_of(before);
+                    tags_of(point.ids[0])
+                        .into_iter()
+                        .filter(|(k, v)| was.get(k) != Some(v))
+                        .collect()
+                },
                 before: b,
                 after: a,
                 change_pct,

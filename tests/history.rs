@@ -558,13 +558,17 @@ fn two_hosts_changed_at_one_tag(sb: &Sandbox) -> Result<serde_json::Value, Strin
     let db = sb.db().to_string_lossy().into_owned();
     for _ in 0..12 {
         for host in ["rack-a", "rack-b"] {
-            labelled_run(sb, &db, Some(host), &["kernel=6.1"]);
+            labelled_run(sb, &db, Some(host), &["kernel=6.1", "fleet=lab"]);
         }
+    }
+    // A third host with too few runs for any change: said in one line, not a section.
+    for _ in 0..3 {
+        labelled_run(sb, &db, Some("rack-c"), &["kernel=6.1", "fleet=lab"]);
     }
     let spinners: Vec<Spinner> = (0..4).map(|_| Spinner::start()).collect();
     for _ in 0..12 {
         for host in ["rack-a", "rack-b"] {
-            labelled_run(sb, &db, Some(host), &["kernel=6.2"]);
+            labelled_run(sb, &db, Some(host), &["kernel=6.2", "fleet=lab"]);
         }
     }
     for s in spinners {
@@ -576,13 +580,18 @@ fn two_hosts_changed_at_one_tag(sb: &Sandbox) -> Result<serde_json::Value, Strin
             .output()
             .unwrap(),
     );
-    let at_the_tag = all["hosts"].as_array().unwrap().iter().all(|h| {
-        h["changes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|c| c["tags"]["kernel"] == "6.2")
-    });
+    let at_the_tag = all["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["host"] != "rack-c")
+        .all(|h| {
+            h["changes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["tags"]["kernel"] == "6.2")
+        });
     if at_the_tag {
         Ok(all)
     } else {
@@ -609,8 +618,10 @@ fn a_change_on_two_hosts_at_one_tag_is_marked_as_the_fleets() {
         .iter()
         .map(|h| h["host"].as_str().unwrap())
         .collect();
-    assert_eq!(hosts, ["rack-a", "rack-b"]);
+    assert_eq!(hosts, ["rack-a", "rack-b", "rack-c"]);
     let shared = all["shared"].as_array().unwrap();
+    // fleet=lab is on every result: it changed nowhere, so it explains no change.
+    assert!(shared.iter().all(|s| s["tag"] != "fleet=lab"), "{all}");
     let run_time = shared
         .iter()
         .find(|s| s["key"].as_str().unwrap().ends_with("/run time") && s["tag"] == "kernel=6.2")
@@ -624,7 +635,12 @@ fn a_change_on_two_hosts_at_one_tag_is_marked_as_the_fleets() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.starts_with("History of 2 hosts."), "{text}");
+    assert!(text.starts_with("History of 3 hosts."), "{text}");
+    assert!(!text.contains("History of rack-c:"), "{text}");
+    assert!(
+        text.contains("No change found on 1 host: rack-c ("),
+        "{text}"
+    );
     assert!(
         text.contains("worse at kernel=6.2 on 2 hosts: rack-a +"),
         "{text}"

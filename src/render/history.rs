@@ -256,9 +256,20 @@ pub fn markdown(hs: &Histories, cell: fn(&str) -> String) -> String {
             out.push('\n');
         }
     }
-    for h in &hs.hosts {
+    if !hs.fleet {
+        for h in &hs.hosts {
+            out.push_str(&host_markdown(h, cell));
+            out.push('\n');
+        }
+        return out;
+    }
+    let (quiet, telling) = quiet_hosts(hs);
+    for h in telling {
         out.push_str(&host_markdown(h, cell));
         out.push('\n');
+    }
+    if let Some(line) = quiet_line(&quiet) {
+        let _ = writeln!(out, "{}", cell(&line));
     }
     out
 }
@@ -448,11 +459,48 @@ pub fn text(hs: &Histories) -> String {
             let _ = writeln!(out, "  {line}");
         }
     }
-    for h in &hs.hosts {
+    let (quiet, telling) = quiet_hosts(hs);
+    for h in telling {
         out.push('\n');
         out.push_str(&host_text(h));
     }
+    if let Some(line) = quiet_line(&quiet) {
+        let _ = write!(out, "\n{line}\n");
+    }
     out
+}
+
+/// `--fleet`: the hosts where nothing was found (no change, drift or suspect), and the others.
+/// The quiet ones are said in one line, not a section each: 1,000 hosts of which three changed
+/// read as three sections.
+fn quiet_hosts(hs: &Histories) -> (Vec<&History>, Vec<&History>) {
+    hs.hosts
+        .iter()
+        .partition(|h| h.changes.is_empty() && h.drifts.is_empty() && h.suspected.is_empty())
+}
+
+/// The one line of the quiet hosts (the first 20 named), or None where there are none.
+fn quiet_line(quiet: &[&History]) -> Option<String> {
+    const NAMED: usize = 20;
+    if quiet.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = quiet
+        .iter()
+        .take(NAMED)
+        .map(|h| h.host.cut(64).to_string())
+        .collect();
+    Some(format!(
+        "No change found on {} host{}: {}{} (`history --host HOST` shows one's closest calls).",
+        quiet.len(),
+        if quiet.len() == 1 { "" } else { "s" },
+        names.join(", "),
+        if quiet.len() > NAMED {
+            format!(" and {} more", quiet.len() - NAMED)
+        } else {
+            String::new()
+        }
+    ))
 }
 
 /// A line a shared change: "... worse at kernel=6.19 on 4 hosts: a -9.8%, b -10.1%, ...".
@@ -523,6 +571,7 @@ mod tests {
             result_id: 4,
             started_at: chrono::DateTime::UNIX_EPOCH,
             tags: Default::default(),
+            tags_changed: Default::default(),
             before,
             after,
             change_pct: (after / before - 1.0) * 100.0,
