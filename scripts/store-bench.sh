@@ -8,24 +8,34 @@
 # headline figures kept beside the results), `report --fleet` over it (every result read whole),
 # the owner's first store after (migrations 7 and 9 fill the figures in) and `report --fleet`
 # again.
-# Usage: scripts/store-bench.sh [N [HOSTS]] (default 10000 results over 100 hosts).
+# Usage: [HOSTBENCH_EXE=PATH] scripts/store-bench.sh [N [HOSTS]] (default 10000 results over
+# 100 hosts).
 # Builds the release binary; needs PostgreSQL's initdb (scripts/install-test-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-10000}
 hosts=${2:-100}
-cargo build --release -q
-exe=$PWD/target/release/hostbench
+# HOSTBENCH_EXE: time that hostbench instead of building this checkout's (an earlier build, to
+# compare).
+if [ -n "${HOSTBENCH_EXE:-}" ]; then
+  exe=$HOSTBENCH_EXE
+else
+  cargo build --release -q
+  exe=$PWD/target/release/hostbench
+fi
 fixture=$PWD/tests/fixtures/smoke-a.json
 work=$(mktemp -d)
-trap 'stop_pg; rm -rf "$work"' EXIT
+# The server's directory is the postgres user's (as root); the SQLite store's must be this
+# user's alone (hostbench refuses a store under another user's directory).
+pgwork=$(mktemp -d)
+trap 'stop_pg; rm -rf "$work" "$pgwork"' EXIT
 trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 bin=$(dirname "$(command -v initdb || ls /usr/lib/postgresql/*/bin/initdb | sort | tail -1)")
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-stop_pg() { [ -d "$work/data" ] && as_pg "$bin/pg_ctl" -D "$work/data" -m fast stop >/dev/null 2>&1 || true; }
-[ "$(id -u)" = 0 ] && chown postgres "$work"
-as_pg "$bin/initdb" -D "$work/data" -A trust -U hostbench >/dev/null
-as_pg "$bin/pg_ctl" -D "$work/data" -o "-k $work -c listen_addresses=''" -l "$work/log" -w start >/dev/null
+stop_pg() { [ -d "$pgwork/data" ] && as_pg "$bin/pg_ctl" -D "$pgwork/data" -m fast stop >/dev/null 2>&1 || true; }
+[ "$(id -u)" = 0 ] && chown postgres "$pgwork"
+as_pg "$bin/initdb" -D "$pgwork/data" -A trust -U hostbench >/dev/null
+as_pg "$bin/pg_ctl" -D "$pgwork/data" -o "-k $pgwork -c listen_addresses=''" -l "$pgwork/log" -w start >/dev/null
 # The fixture as N distinct results (a UUID each, HOSTS host labels, 50 rack tags, repeat groups
 # of 5), written and imported in
 # batches of 1000 files (one transaction a result); only the imports are timed.
@@ -38,7 +48,7 @@ batch() { # FIRST COUNT: write results FIRST..FIRST+COUNT-1 into $work/batch
 }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 echo "fixture: $(stat -c %s "$fixture") bytes of JSON; $n results a back end"
-pg="postgresql://hostbench@localhost/postgres?host=$work"
+pg="postgresql://hostbench@localhost/postgres?host=$pgwork"
 for db in "$work/bench.sqlite" "$pg"; do
   stored_ms=0
   for ((first = 0; first < n; first += 1000)); do
@@ -77,7 +87,7 @@ done
 psql -qtA "$pg" -c "CREATE DATABASE pushed" >/dev/null
 for round in first again; do
   start=$(now_ms)
-  said=$("$exe" results push --db "$work/bench.sqlite" --to "postgresql://hostbench@localhost/pushed?host=$work")
+  said=$("$exe" results push --db "$work/bench.sqlite" --to "postgresql://hostbench@localhost/pushed?host=$pgwork")
   printf 'push %-6s %d ms (%d us a result): %s\n' "$round" "$(($(now_ms) - start))" \
     "$((($(now_ms) - start) * 1000 / n))" "$said"
 done

@@ -264,6 +264,65 @@ fn hosts_shows_each_hosts_last_run_and_a_failed_one_with_why() {
     assert_eq!(json[0]["state"], "hung", "{json}");
 }
 
+/// Two hosts' `--repeat` groups, each `g1` in its own store, imported together are two groups,
+/// each whole, named after its first run here, in any order of the files.
+#[test]
+fn two_hosts_groups_of_one_number_are_two_groups_when_imported() {
+    let sb = Sandbox::new();
+    let mut files = Vec::new();
+    for host in ["ha", "hb"] {
+        let db = sb.dir.path().join(format!("{host}.sqlite"));
+        sb.cmd()
+            .args([
+                "noise",
+                "--repeat",
+                "2",
+                "--host-label",
+                host,
+                "-l",
+                "5000",
+                "10",
+                "2",
+                "--db",
+            ])
+            .arg(&db)
+            .assert()
+            .success();
+        for id in ["1", "2"] {
+            let out = sb
+                .cmd()
+                .args(["results", "export", id, "--format", "json", "--db"])
+                .arg(&db)
+                .output()
+                .unwrap();
+            let file = sb.dir.path().join(format!("{host}-{id}.json"));
+            std::fs::write(&file, &out.stdout).unwrap();
+            files.push(file);
+        }
+    }
+    // The second runs first: each must wait for its own first run.
+    let order = [&files[3], &files[1], &files[0], &files[2]];
+    sb.cmd()
+        .args(["results", "import"])
+        .args(order)
+        .assert()
+        .success();
+    let mut groups = std::collections::BTreeMap::new();
+    for id in 1..=4 {
+        let v = sb.json(&["results", "show", &id.to_string()]);
+        let group = v["repeat"]["group"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("{id}: {v}"));
+        groups
+            .entry(v["host_label"].as_str().unwrap().to_string())
+            .or_insert_with(Vec::new)
+            .push(group);
+    }
+    assert_eq!(groups.len(), 2, "{groups:?}");
+    let (a, b) = (&groups["ha"], &groups["hb"]);
+    assert!(a[0] == a[1] && b[0] == b[1] && a[0] != b[0], "{groups:?}");
+}
+
 /// `results delete` removes a result with its tags and figures, and refuses an id that is not
 /// there (exit 2).
 #[test]

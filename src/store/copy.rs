@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
-use super::{Put, ResultStore};
+use super::{IdentityOf, Put, ResultStore};
 use crate::error::{said_of, UsageError};
 use crate::model::{canonical_uuid, Repeat, RunResult};
 
@@ -25,21 +25,36 @@ pub fn import(
     results: &[RunResult],
     headline: Headline<'_>,
 ) -> Result<Vec<(usize, i64, Put)>> {
-    let firsts: HashMap<i64, String> = results
-        .iter()
-        .filter_map(|r| {
-            let rep = r.repeat.filter(|rep| rep.run == 1)?;
-            Some((rep.group, canonical_uuid(r.uuid.as_deref()?)?))
+    // A group is its number in the store it came from, its size, and the host that ran it (its
+    // machine and label): files of two stores (two hosts' `g1`) are two groups.
+    let group_of = |r: &RunResult| {
+        r.repeat.map(|rep| {
+            (
+                (rep.group, rep.of),
+                r.environment.host.hostname.raw().to_string(),
+                r.environment
+                    .host
+                    .machine_id
+                    .as_ref()
+                    .map(|m| m.raw().to_string()),
+                r.host_label.as_ref().map(|l| l.raw().to_string()),
+            )
         })
+    };
+    let firsts: HashMap<_, String> = results
+        .iter()
+        .filter(|r| r.repeat.is_some_and(|rep| rep.run == 1))
+        .filter_map(|r| Some((group_of(r)?, canonical_uuid(r.uuid.as_deref()?)?)))
         .collect();
-    let first_at = |group: i64| {
-        results
-            .iter()
-            .position(|r| r.repeat.is_some_and(|p| p.group == group && p.run == 1))
+    let first_at = |r: &RunResult| {
+        let group = group_of(r)?;
+        results.iter().position(|f| {
+            f.repeat.is_some_and(|p| p.run == 1) && group_of(f).as_ref() == Some(&group)
+        })
     };
     let mut order: Vec<usize> = Vec::with_capacity(results.len());
     for (i, result) in results.iter().enumerate() {
-        let first = result.repeat.and_then(|r| first_at(r.group));
+        let first = first_at(result);
         for j in first.into_iter().chain([i]) {
             if !order.contains(&j) {
                 order.push(j);
@@ -50,7 +65,7 @@ pub fn import(
     for i in order {
         let mut result = results[i].clone();
         if let Some(rep) = result.repeat {
-            let first = match firsts.get(&rep.group) {
+            let first = match group_of(&result).and_then(|g| firsts.get(&g)) {
                 Some(u) => store.find(u)?,
                 None => None,
             };
@@ -102,6 +117,16 @@ pub fn copy(
 ) -> Result<()> {
     let mut groups: HashMap<i64, i64> = HashMap::new();
     for &id in ids {
+        // Already there, as far as this copy got or further, in its group there, and this
+        // login's: nothing to read whole or store.
+        if let Some(there) = already_there(from, &*to, id, &mut groups) {
+            each(Copied::Stored {
+                from: id,
+                to: there,
+                put: Put::AlreadyThere,
+            });
+            continue;
+        }
         let read = match from.load(id) {
             Ok(Some(r)) => Ok(r),
             Ok(None) => {
@@ -164,6 +189,38 @@ pub fn copy(
         });
     }
     Ok(())
+}
+
+/// The id in `to` of result `id` of `from`, where `put` would leave it as it is and its group
+/// there is named: the same run, stored there as far as it got here or further, not another
+/// login's row, and — a run of a `--repeat` group — in the group named after the id its first
+/// run has there (`groups`, filled as found). None when anything says otherwise or cannot be
+/// read: the result is then read whole and judged.
+fn already_there(
+    from: &dyn ResultStore,
+    to: &dyn ResultStore,
+    id: i64,
+    groups: &mut HashMap<i64, i64>,
+) -> Option<i64> {
+    let mut here = from.identity(IdentityOf::Id(id)).ok()??;
+    // Compared in its one spelling, as `put` stores it.
+    here.uuid = canonical_uuid(&here.uuid)?;
+    let there = to.identity(IdentityOf::Uuid(&here.uuid)).ok()??;
+    if let Some(g) = here.repeat_group {
+        let name = match groups.get(&g) {
+            Some(n) => *n,
+            None => {
+                let first = from.identity(IdentityOf::Id(g)).ok()??;
+                let uuid = canonical_uuid(&first.uuid)?;
+                to.identity(IdentityOf::Uuid(&uuid)).ok()??.id
+            }
+        };
+        if there.repeat_group != Some(name) {
+            return None;
+        }
+        groups.insert(g, name);
+    }
+    here.already_in(&there).then_some(there.id)
 }
 
 /// The id, in the store copied to, of the first run of group `group` of the store copied from,

@@ -106,6 +106,86 @@ impl Filter {
     }
 }
 
+/// A stored result as a run, from its list columns alone (`ResultStore::identity`): what
+/// `results push` compares to leave a result that is there already as it is, without reading
+/// it whole on either side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Identity {
+    pub id: i64,
+    pub uuid: String,
+    pub started_at: DateTime<Utc>,
+    pub hostname: String,
+    pub machine_id: Option<String>,
+    /// Stored while the run went on (a checkpoint), or cut short.
+    pub incomplete: bool,
+    /// Its `--repeat` group, whose name differs between stores.
+    pub repeat_group: Option<i64>,
+    /// Stored by another login than this connection's (PostgreSQL).
+    pub another_login: bool,
+}
+
+/// Which stored result `ResultStore::identity` reads.
+#[derive(Debug, Clone, Copy)]
+pub enum IdentityOf<'a> {
+    Id(i64),
+    /// By its UUID in its one spelling.
+    Uuid(&'a str),
+}
+
+impl IdentityOf<'_> {
+    /// The `WHERE` condition, its one parameter written by `placeholder`.
+    fn condition(&self, placeholder: &str) -> String {
+        match self {
+            IdentityOf::Id(_) => format!("id = {placeholder}"),
+            IdentityOf::Uuid(_) => format!("uuid = {placeholder}"),
+        }
+    }
+}
+
+/// The columns `ResultStore::identity` selects, in [`Identity::of`]'s order (the last one is
+/// the back end's test of another login).
+const IDENTITY_COLUMNS: &str = "id, uuid, started_at, host, machine_id, incomplete, repeat_group";
+
+impl Identity {
+    /// From the columns as read: None where the start does not parse.
+    #[allow(clippy::too_many_arguments)]
+    fn of(
+        id: i64,
+        uuid: String,
+        started_at: &str,
+        hostname: String,
+        machine_id: Option<String>,
+        incomplete: bool,
+        repeat_group: Option<i64>,
+        another_login: bool,
+    ) -> Option<Identity> {
+        Some(Identity {
+            id,
+            uuid,
+            started_at: DateTime::parse_from_rfc3339(started_at)
+                .ok()?
+                .with_timezone(&Utc),
+            hostname,
+            machine_id,
+            incomplete,
+            repeat_group,
+            another_login,
+        })
+    }
+
+    /// Whether `there` (the row under the same UUID in another store) is this run, whole, and
+    /// its login's to keep: `put` would leave it as it is. A row stored while its run went on
+    /// (incomplete) may be replaced by a later copy: that is judged on the whole results.
+    pub fn already_in(&self, there: &Identity) -> bool {
+        self.uuid == there.uuid
+            && self.started_at == there.started_at
+            && self.hostname == there.hostname
+            && self.machine_id == there.machine_id
+            && !there.incomplete
+            && !there.another_login
+    }
+}
+
 /// Which run states `ResultStore::runs` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Runs {
@@ -366,6 +446,10 @@ pub trait ResultStore {
     fn fallback_dir(&self) -> Option<PathBuf> {
         None
     }
+    /// What names a stored result as a run, from its list columns (`results push` of a result
+    /// already there asks only this of both stores). None where the row is not there or does
+    /// not read back so (then the result is read whole).
+    fn identity(&self, of: IdentityOf<'_>) -> Result<Option<Identity>>;
     /// Records a run's state: added, or over the same run's state while that has not ended
     /// (by its UUID): an ended run's state is final, so a copy (`results push`) never rewrites
     /// it. On PostgreSQL only the login that added a run may change it.
@@ -619,6 +703,42 @@ impl StoreLocation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_copy_is_already_there_only_as_the_same_whole_run_of_this_login() {
+        let id = |host: &str, incomplete: bool, another_login: bool| {
+            Identity::of(
+                7,
+                "u".into(),
+                "2026-11-29T01:00:00+00:00",
+                host.into(),
+                Some("m".into()),
+                incomplete,
+                None,
+                another_login,
+            )
+            .unwrap()
+        };
+        let whole = id("h", false, false);
+        assert!(whole.already_in(&whole));
+        assert!(id("h", true, false).already_in(&whole));
+        // A checkpoint there may be replaced by a later copy: judged whole.
+        assert!(!whole.already_in(&id("h", true, false)));
+        // Another host's run under the same UUID, or another login's row: judged (refused).
+        assert!(!whole.already_in(&id("other", false, false)));
+        assert!(!whole.already_in(&id("h", false, true)));
+        assert!(Identity::of(
+            1,
+            "u".into(),
+            "not a time",
+            "h".into(),
+            None,
+            false,
+            None,
+            false
+        )
+        .is_none());
+    }
 
     #[test]
     fn a_libpq_keyword_string_is_refused_and_its_values_never_shown() {

@@ -14,7 +14,10 @@ use chrono::{DateTime, Utc};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, NoTls};
 
-use super::{migrations, Filter, ResultStore, Runs, StoredEntry, StoredFigures};
+use super::{
+    migrations, Filter, Identity, IdentityOf, ResultStore, Runs, StoredEntry, StoredFigures,
+    IDENTITY_COLUMNS,
+};
 use crate::error::{said_of, UsageError};
 use crate::model::figures::Kept;
 use crate::model::headline::HeadlineFigures;
@@ -829,6 +832,31 @@ impl ResultStore for PgStore {
             })
             .map_err(|e| self.explain(e))?;
         Ok(row.map(|r| r.get(0)))
+    }
+
+    fn identity(&self, of: IdentityOf<'_>) -> Result<Option<Identity>> {
+        let sql = format!(
+            "SELECT {IDENTITY_COLUMNS}, owner <> current_user FROM results WHERE {}",
+            of.condition("$1")
+        );
+        let sql = &sql;
+        let row = match of {
+            IdentityOf::Id(id) => self.answer(|c| async move { c.query_opt(sql, &[&id]).await }),
+            IdentityOf::Uuid(u) => self.answer(|c| async move { c.query_opt(sql, &[&u]).await }),
+        };
+        Ok(match row {
+            Ok(Some(r)) => Identity::of(
+                r.get(0),
+                r.get(1),
+                &r.get::<_, String>(2),
+                r.get(3),
+                r.get(4),
+                r.get(5),
+                r.get(6),
+                r.get(7),
+            ),
+            _ => None,
+        })
     }
 
     fn record_run(&mut self, state: &RunState) -> Result<()> {

@@ -7,7 +7,10 @@ use chrono::{DateTime, Utc};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{params_from_iter, Connection, ErrorCode, OpenFlags, OptionalExtension};
 
-use super::{migrations, Filter, ResultStore, Runs, StoredEntry, StoredFigures};
+use super::{
+    migrations, Filter, Identity, IdentityOf, ResultStore, Runs, StoredEntry, StoredFigures,
+    IDENTITY_COLUMNS,
+};
 use crate::error::UsageError;
 use crate::model::figures::Kept;
 use crate::model::headline::HeadlineFigures;
@@ -817,6 +820,36 @@ impl ResultStore for SqliteStore {
             })
             .optional()
             .map_err(|e| explain(e.into(), &self.path))
+    }
+
+    fn identity(&self, of: IdentityOf<'_>) -> Result<Option<Identity>> {
+        let sql = format!(
+            "SELECT {IDENTITY_COLUMNS} FROM results WHERE {}",
+            of.condition("?1")
+        );
+        let read = |r: &rusqlite::Row<'_>| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, Option<String>>(4)?,
+                r.get::<_, bool>(5)?,
+                r.get::<_, Option<i64>>(6)?,
+            ))
+        };
+        let row = match of {
+            IdentityOf::Id(id) => self.conn.query_row(&sql, [id], read),
+            IdentityOf::Uuid(u) => self.conn.query_row(&sql, [u], read),
+        }
+        .optional();
+        // A row of other types than hostbench writes is read whole instead.
+        Ok(match row {
+            Ok(Some((id, uuid, started, host, machine, incomplete, group))) => {
+                Identity::of(id, uuid, &started, host, machine, incomplete, group, false)
+            }
+            _ => None,
+        })
     }
 
     fn record_run(&mut self, state: &RunState) -> Result<()> {
