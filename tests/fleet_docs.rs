@@ -1,24 +1,29 @@
-//! docs/fleet.md's trial server, run as the page writes it (in a temporary directory instead of
-//! /srv/hostbench-pg, on a free port of the loopback address instead of every address): a login
+//! docs/fleet.md's operator's path, run as the page prints it, steps 1 to 4 in one shell (in a
+//! temporary directory instead of /srv/hostbench-pg, on a free port of the loopback address
+//! instead of every address, 127.0.0.1 for dbhost, the tested binary for `hostbench`, a
+//! checkout's roles.sql, the passwords typed on standard input): a fresh cluster where a login
 //! without a password is refused, over TCP and over the socket, and the owner gets in as the
-//! page says. Needs root (the recipe runs the server as postgres) and PostgreSQL.
+//! page says; the layout and the roles; a writer and a reader login whose passwords are in no
+//! history; a host that stores a run with its password from its password file. Needs root (the
+//! recipe runs the server as postgres) and PostgreSQL.
 
 mod common;
 
-use std::process::Command;
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Command, Stdio};
 
-/// The shell lines of the page's first `sh` block after `heading`.
+/// The shell lines of the page's first `sh` block after `heading`, continued lines joined as
+/// the shell reads them.
 fn recipe(page: &str, heading: &str) -> Vec<String> {
     let section = page
         .split(heading)
         .nth(1)
-        .expect("the section is on the page");
+        .unwrap_or_else(|| panic!("{heading} is on the page"));
     let block = section
         .split("```sh\n")
         .nth(1)
         .and_then(|b| b.split("```").next())
         .expect("the section has an sh block");
-    // Continued lines joined, as the shell reads them.
     block
         .replace("\\\n", " ")
         .lines()
@@ -26,72 +31,109 @@ fn recipe(page: &str, heading: &str) -> Vec<String> {
         .collect()
 }
 
+const STEPS: [&str; 4] = [
+    "### 1. A server (on dbhost, as root)",
+    "### 2. The layout and the roles (on dbhost, as root)",
+    "### 3. A login for each host, and one for the readers (on dbhost, as root)",
+    "### 4. On each host (as root, where the scheduled run runs)",
+];
+
+/// The passwords typed at the page's three prompts: the host's, the readers', the host's again.
+/// Quotes in them test the page's escaping.
+const NODE_PW: &str = "n0de'pw \"x";
+const DASH_PW: &str = "dash-pw'1";
+
 #[test]
-fn the_trial_server_of_the_fleet_page_refuses_a_login_without_a_password() {
+fn the_operators_path_of_the_fleet_page_works_as_printed() {
     // SAFETY: no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: the trial-server recipe runs as root");
+        eprintln!("skipped: the fleet page's recipe runs as root");
         return;
     }
-    if common::skip_without("the_trial_server_of_the_fleet_page", &["psql", "runuser"])
+    if common::skip_without("the_operators_path_of_the_fleet_page", &["psql", "runuser"])
         || common::pg::bin_dir().is_none()
     {
         return;
     }
     let page =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/fleet.md")).unwrap();
-    let lines = recipe(&page, "## A trial server, without containers");
     let dir = tempfile::tempdir().unwrap();
-    // The postgres user reaches the directory through the temporary one.
-    std::fs::set_permissions(
-        dir.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o711),
-    )
-    .unwrap();
+    // The postgres user reaches the server's directory and the binary through this one.
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
     let srv = dir.path().join("srv");
+    let bin = dir.path().join("hostbench");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("hostbench"), &bin).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
     let mut script = String::from("set -e\n");
-    let mut ran = 0;
-    for line in &lines {
-        let code = line.split('#').next().unwrap_or("").trim();
-        if code.is_empty() || code.starts_with("apt-get") {
-            continue;
+    let mut ran = Vec::new();
+    for step in STEPS {
+        let mut lines = 0;
+        for line in recipe(&page, step) {
+            let code = line.trim();
+            if code.is_empty() || code.starts_with('#') || code.starts_with("apt-get") {
+                continue;
+            }
+            let adapted = code
+                .replace("/srv/hostbench-pg", srv.to_str().unwrap())
+                .replace("listen_addresses='*'", "listen_addresses='127.0.0.1'")
+                .replace("5433", &port.to_string())
+                .replace("dbhost", "127.0.0.1")
+                .replace("-- hostbench ", &format!("-- {} ", bin.display()));
+            let adapted = match adapted.strip_prefix("hostbench ") {
+                Some(rest) => format!("{} {rest}", bin.display()),
+                None => adapted,
+            };
+            script.push_str(&adapted);
+            script.push('\n');
+            lines += 1;
         }
-        let adapted = code
-            .replace("/srv/hostbench-pg", srv.to_str().unwrap())
-            .replace("listen_addresses='*'", "listen_addresses='127.0.0.1'")
-            .replace("5433", &port.to_string());
-        script.push_str(&adapted);
-        script.push('\n');
-        ran += 1;
+        ran.push(lines);
     }
-    assert!(ran >= 4, "{script}");
+    assert!(ran.iter().all(|&n| n >= 3), "{ran:?}\n{script}");
     let stop = || {
         let _ = Command::new("bash")
             .arg("-c")
             .arg(format!(
-                "runuser -u postgres -- /usr/lib/postgresql/*/bin/pg_ctl -D {}/data -m immediate stop",
+                "runuser -u postgres -- \"$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)/pg_ctl\" -D {}/data -m immediate stop",
                 srv.display()
             ))
             .output();
     };
-    let out = Command::new("bash")
+    let mut child = Command::new("bash")
         .arg("-c")
         .arg(&script)
-        .output()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("HOME", &home)
+        .env("HOSTBENCH_CACHE_DIR", dir.path().join("cache"))
+        .env_remove("HOSTBENCH_DB")
+        .env_remove("PGPASSWORD")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{NODE_PW}\n{DASH_PW}\n{NODE_PW}").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     if !out.status.success() {
         stop();
-        panic!(
-            "the recipe failed:\n{script}\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        panic!("the recipe failed:\n{script}\n{said}");
     }
-    let psql = |args: &[&str], as_postgres: bool| {
+    let psql = |args: &[&str], as_postgres: bool, password: Option<&str>, sql: &str| {
         let mut c = if as_postgres {
             let mut c = Command::new("runuser");
             c.args(["-u", "postgres", "--", "psql"]);
@@ -100,36 +142,110 @@ fn the_trial_server_of_the_fleet_page_refuses_a_login_without_a_password() {
             Command::new("psql")
         };
         c.args(args)
-            .args(["-d", "hostbench", "-tAc", "SELECT 1", "-w"])
-            .env_remove("PGPASSWORD")
-            .env("PGPASSFILE", "/nonexistent")
-            .output()
-            .unwrap()
+            .args(["-d", "hostbench", "-tAc", sql, "-w"])
+            .env("PGPASSFILE", "/nonexistent");
+        match password {
+            Some(p) => c.env("PGPASSWORD", p),
+            None => c.env_remove("PGPASSWORD"),
+        };
+        c.output().unwrap()
     };
     let port_s = port.to_string();
     let socket = srv.to_str().unwrap();
-    let tcp = psql(&["-h", "127.0.0.1", "-p", &port_s, "-U", "postgres"], false);
-    let root_socket = psql(&["-h", socket, "-p", &port_s, "-U", "postgres"], false);
-    let owner = psql(&["-h", socket, "-p", &port_s, "-U", "postgres"], true);
+    let tcp = ["-h", "127.0.0.1", "-p", port_s.as_str()];
+    let no_password = psql(
+        &[&tcp[..], &["-U", "postgres"]].concat(),
+        false,
+        None,
+        "SELECT 1",
+    );
+    let root_socket = psql(
+        &["-h", socket, "-p", &port_s, "-U", "postgres"],
+        false,
+        None,
+        "SELECT 1",
+    );
+    let owner = |sql: &str| {
+        psql(
+            &["-h", socket, "-p", &port_s, "-U", "postgres"],
+            true,
+            None,
+            sql,
+        )
+    };
+    let stored = owner("SELECT owner || ' ' || host_label FROM results");
+    let run = owner("SELECT outcome FROM runs");
+    let reader_reads = psql(
+        &[&tcp[..], &["-U", "dashboards"]].concat(),
+        false,
+        Some(DASH_PW),
+        "SELECT count(*) FROM results",
+    );
+    let reader_writes = psql(
+        &[&tcp[..], &["-U", "dashboards"]].concat(),
+        false,
+        Some(DASH_PW),
+        "DELETE FROM results",
+    );
     stop();
-    let said = |o: &std::process::Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    let text = |o: &std::process::Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    // Step 1: no way in without a password, but the owner's own.
     assert!(
-        !tcp.status.success(),
+        !no_password.status.success(),
         "a TCP login without a password got in"
     );
-    assert!(said(&tcp).contains("password"), "{}", said(&tcp));
     assert!(
-        !root_socket.status.success(),
-        "root got in as postgres over the socket"
-    );
-    assert!(
-        said(&root_socket).contains("Peer authentication failed"),
+        text(&no_password).contains("password"),
         "{}",
-        said(&root_socket)
+        text(&no_password)
     );
     assert!(
-        owner.status.success(),
-        "the owner, as the page says: {}",
-        said(&owner)
+        text(&root_socket).contains("Peer authentication failed"),
+        "root got in as postgres over the socket: {}",
+        text(&root_socket)
     );
+    // Steps 2 and 4: the host's run is stored under its own login, with its label, and its run
+    // state says it finished; `results hosts` shows it.
+    assert_eq!(
+        text(&stored).trim(),
+        "rack12_node3 rack12-node3",
+        "{}",
+        text(&stored)
+    );
+    assert_eq!(text(&run).trim(), "finished", "{}", text(&run));
+    let hosts_line = said
+        .lines()
+        .find(|l| l.starts_with("rack12-node3 "))
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(
+        hosts_line.contains(" ok ") && hosts_line.contains("finished"),
+        "{said}"
+    );
+    // Step 3: the reader reads and cannot write; no password in what was said or kept.
+    assert_eq!(text(&reader_reads).trim(), "1", "{}", text(&reader_reads));
+    assert!(
+        text(&reader_writes).contains("permission denied"),
+        "{}",
+        text(&reader_writes)
+    );
+    for pw in [NODE_PW, DASH_PW] {
+        assert!(!said.contains(pw), "a password was shown: {said}");
+        for history in ["/var/lib/postgresql/.psql_history", "/root/.psql_history"] {
+            let kept = std::fs::read_to_string(history).unwrap_or_default();
+            assert!(!kept.contains(pw), "{history} keeps a password");
+        }
+    }
+    let pgpass = home.join(".pgpass");
+    assert_eq!(
+        std::fs::metadata(&pgpass).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    // The package's roles.sql is where the page says it is (tests/package.rs checks the file).
+    assert!(page.contains("roles=/usr/share/doc/hostbench/examples/roles.sql"));
 }
