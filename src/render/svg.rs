@@ -539,6 +539,10 @@ const STRIP_X1: f64 = STRIP_W - 12.0;
 /// thousand hosts of one value still show as a thousand points.
 const STRIP_Y0: f64 = 8.0;
 const STRIP_Y1: f64 = 40.0;
+/// A name's line: its text (10 px) and a gap.
+const NAME_LINE: f64 = 11.0;
+/// The most names a strip plot writes beside its points.
+const MAX_NAMES: usize = 12;
 
 /// A compact strip plot: every point on one value axis, the shaded band `range` and a line at
 /// `median`; each point a link to its table row (`#ROW`) carrying `data-h="ROW"`.
@@ -552,9 +556,18 @@ pub fn strip_plot(
 ) -> String {
     let mut out = String::new();
     let x = |v: f64| axis.at(v, STRIP_X0, STRIP_X1);
+    // Each name on a line of its own, NAME_LINE apart: with more names than the band holds, the
+    // band (and the plot) grows, so names never write over each other.
+    let named = points
+        .iter()
+        .filter(|p| p.name.is_some())
+        .count()
+        .min(MAX_NAMES);
+    let y1 = STRIP_Y1.max(STRIP_Y0 + named as f64 * NAME_LINE);
+    let height = STRIP_H + (y1 - STRIP_Y1);
     let _ = write!(
         out,
-        r#"<svg class="plot strip" data-plot="{}" data-points="{}" viewBox="0 0 {STRIP_W} {STRIP_H}" width="{STRIP_W}" height="{STRIP_H}" role="img"><title>{}</title>"#,
+        r#"<svg class="plot strip" data-plot="{}" data-points="{}" viewBox="0 0 {STRIP_W} {height}" width="{STRIP_W}" height="{height}" role="img"><title>{}</title>"#,
         esc(kind),
         points.len(),
         esc(title)
@@ -565,10 +578,10 @@ pub fn strip_plot(
             out,
             r#"<rect class="range" x="{a:.1}" y="2" width="{:.1}" height="{}"/>"#,
             (b - a).max(1.0),
-            STRIP_Y1 + 4.0
+            y1 + 4.0
         );
     }
-    let base = STRIP_Y1 + 8.0;
+    let base = y1 + 8.0;
     let _ = write!(
         out,
         r#"<line x1="{STRIP_X0}" x2="{STRIP_X1}" y1="{base}" y2="{base}" class="axis"/>"#
@@ -588,7 +601,7 @@ pub fn strip_plot(
             out,
             r#"<line x1="{0:.1}" x2="{0:.1}" y1="2" y2="{1}" class="median"/>"#,
             x(m),
-            STRIP_Y1 + 6.0
+            y1 + 6.0
         );
     }
     // Within-range points first, so that those outside are drawn over them. A name is written
@@ -596,10 +609,9 @@ pub fn strip_plot(
     // hosts of one value do not write over each other.
     let mut order: Vec<&StripPoint> = points.iter().collect();
     order.sort_by_key(|p| p.mark != Mark::Within);
-    let named = order.iter().filter(|p| p.name.is_some()).count().max(1) as f64;
-    let mut line = 0.0;
+    let mut line = 0;
     for (i, p) in order.iter().enumerate() {
-        let y = STRIP_Y0 + ((i as f64 * 0.618_034) % 1.0) * (STRIP_Y1 - STRIP_Y0);
+        let y = STRIP_Y0 + ((i as f64 * 0.618_034) % 1.0) * (y1 - STRIP_Y0);
         let cx = x(p.value);
         let _ = write!(
             out,
@@ -608,14 +620,15 @@ pub fn strip_plot(
             p.mark.class(),
             esc(&p.title)
         );
-        if let Some(name) = &p.name {
+        // Past MAX_NAMES, a point is named by its tooltip and its table row only.
+        if let Some(name) = p.name.as_ref().filter(|_| line < MAX_NAMES) {
             let (tx, anchor) = if cx > STRIP_W - 160.0 {
                 (cx - 5.0, "end")
             } else {
                 (cx + 5.0, "start")
             };
-            let ty = STRIP_Y0 + 3.5 + line * (STRIP_Y1 - STRIP_Y0) / named;
-            line += 1.0;
+            let ty = STRIP_Y0 + 3.5 + line as f64 * NAME_LINE;
+            line += 1;
             let _ = write!(
                 out,
                 r#"<text class="name" x="{tx:.1}" y="{ty:.1}" text-anchor="{anchor}">{}</text>"#,
@@ -631,6 +644,39 @@ pub fn strip_plot(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_of_a_strip_plot_never_share_a_line_and_the_plot_grows_for_them() {
+        let axis = Axis::over(&[0.0, 100.0], (0.0, f64::INFINITY));
+        let points: Vec<StripPoint> = (0..20)
+            .map(|i| StripPoint {
+                value: 10.0,
+                title: format!("h{i}"),
+                row: format!("r{i}"),
+                mark: Mark::Worse,
+                name: Some(format!("host-{i}")),
+            })
+            .collect();
+        let svg = strip_plot("k", "t", axis, &points, None, None);
+        let ys: Vec<f64> = svg
+            .split(r#"class="name" "#)
+            .skip(1)
+            .map(|t| {
+                let y = t.split("y=\"").nth(1).unwrap();
+                y[..y.find('"').unwrap()].parse().unwrap()
+            })
+            .collect();
+        assert_eq!(ys.len(), MAX_NAMES);
+        assert!(
+            ys.windows(2).all(|w| w[1] - w[0] >= NAME_LINE - 1e-9),
+            "{ys:?}"
+        );
+        let height: f64 = {
+            let h = svg.split(r#" height=""#).nth(1).unwrap();
+            h[..h.find('"').unwrap()].parse().unwrap()
+        };
+        assert!(height >= ys.last().unwrap() + 20.0, "{height} {ys:?}");
+    }
 
     #[test]
     fn ticks_are_round_and_cover_the_range() {
