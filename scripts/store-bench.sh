@@ -8,8 +8,8 @@
 # headline figures kept beside the results), `report --fleet` over it (every result read whole),
 # the owner's first store after (migrations 7 and 9 fill the figures in) and `report --fleet`
 # again.
-# Usage: [HOSTBENCH_EXE=PATH] scripts/store-bench.sh [N [HOSTS]] (default 10000 results over
-# 100 hosts).
+# Usage: [HOSTBENCH_EXE=PATH] [HOSTBENCH_FIXTURE=FILE] scripts/store-bench.sh [N [HOSTS]]
+# (default 10000 results over 100 hosts).
 # Builds the release binary; needs PostgreSQL's initdb (scripts/install-test-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +23,9 @@ else
   cargo build --release -q
   exe=$PWD/target/release/hostbench
 fi
-fixture=$PWD/tests/fixtures/smoke-a.json
+# HOSTBENCH_FIXTURE: the result to store N times (a real run's --json, for its 138 figures)
+# instead of the smoke fixture's 50.
+fixture=${HOSTBENCH_FIXTURE:-$PWD/tests/fixtures/smoke-a.json}
 work=$(mktemp -d)
 # The server's directory is the postgres user's (as root); the SQLite store's must be this
 # user's alone (hostbench refuses a store under another user's directory).
@@ -90,6 +92,18 @@ for round in first again; do
   said=$("$exe" results push --db "$work/bench.sqlite" --to "postgresql://hostbench@localhost/pushed?host=$pgwork")
   printf 'push %-6s %d ms (%d us a result): %s\n' "$round" "$(($(now_ms) - start))" \
     "$((($(now_ms) - start) * 1000 / n))" "$said"
+done
+# The fleet commands' peak memory (GNU time's maximum resident set): it should grow with the
+# hosts, not with the results.
+peak() { # COMMAND...: its peak resident memory and how long it took
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%M %e' "$@" 2>&1 >/dev/null | tail -n 1 | awk '{printf "%.0f MB in %.2f s", $1 / 1024, $2}'
+  else
+    echo "? MB (no /usr/bin/time)"
+  fi
+}
+for db in "$work/bench.sqlite" "$pg"; do
+  echo "peak memory over $n results, $hosts hosts ($( [ -f "$db" ] && echo sqlite || echo postgresql)): history --fleet $(peak "$exe" history --db "$db" --fleet --format json), report --fleet $(peak "$exe" report --db "$db" --fleet --format csv)"
 done
 start=$(now_ms)
 "$exe" report --db "$work/bench.sqlite" --fleet --format csv >"$work/fleet.csv"

@@ -12,7 +12,6 @@ use crate::render;
 use crate::render::exporters::{Format, Shown, Subject};
 use crate::stats::edivisive::Settings;
 use crate::store::Filter;
-use crate::text::Text;
 
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
@@ -98,9 +97,11 @@ pub fn exec(args: &HistoryArgs) -> Result<i32> {
         until: args.until,
         ..args.select.filter()
     };
-    let (db, store, entries) = args.store.stored(&filter)?;
-    if entries.is_empty() {
-        return Err(UsageError::new(format!(
+    // The hosts first, then one host's results at a time: memory grows with the hosts and the
+    // largest host's history, not with the store.
+    let (db, store) = args.store.open_read_only()?;
+    let no_result = || {
+        UsageError::new(format!(
             "no stored result{} in {db}",
             if filter == Default::default() {
                 String::new()
@@ -108,11 +109,16 @@ pub fn exec(args: &HistoryArgs) -> Result<i32> {
                 " of that selection".to_string()
             }
         ))
-        .into());
+    };
+    let Some(store) = store else {
+        return Err(no_result().into());
+    };
+    let hosts = store
+        .hosts(&filter)
+        .map_err(|e| UsageError::new(format!("{e:#}")))?;
+    if hosts.is_empty() {
+        return Err(no_result().into());
     }
-    let mut hosts: Vec<&Text> = entries.iter().map(|e| &e.host).collect();
-    hosts.sort_unstable();
-    hosts.dedup();
     if hosts.len() > 1 && !args.fleet {
         return Err(UsageError::new(format!(
             "the selection holds results of {} hosts ({}): a history is one host's, name it with --host (or take each with --fleet)",
@@ -130,22 +136,37 @@ pub fn exec(args: &HistoryArgs) -> Result<i32> {
         max_p: args.max_p,
         ..Settings::default()
     };
-    // Entries were listed, so the store is there.
-    let store = store.ok_or_else(|| UsageError::new(format!("no stored result in {db}")))?;
     let mut left_out = |id: i64, why: anyhow::Error| {
         out.err(&format!("hostbench: result {id} left out: {why:#}\n"));
     };
-    let runs = stored_runs(&*store, &filter, &entries, &hosts, &mut left_out)
-        .map_err(|e| UsageError::new(format!("{e:#}")))?;
-    let each: Vec<History> = hosts
-        .iter()
-        .zip(&runs)
-        .map(|(host, runs)| {
-            // One host's page draws every series asked for; a fleet's, the changed ones.
-            let every = format == Format::Html && !args.fleet;
-            history(host, runs, &args.figures, &settings, args.min_change, every)
-        })
-        .collect();
+    // One host's page draws every series asked for; a fleet's, the changed ones.
+    let every = format == Format::Html && !args.fleet;
+    let mut each: Vec<History> = Vec::with_capacity(hosts.len());
+    for host in &hosts {
+        let one = Filter {
+            host: Some(host.raw().to_string()),
+            ..filter.clone()
+        };
+        // The host filter also takes a hostname that equals this label: kept to this name.
+        let entries: Vec<_> = store
+            .list(&one)
+            .map_err(|e| UsageError::new(format!("{e:#}")))?
+            .into_iter()
+            .filter(|e| e.host == *host)
+            .collect();
+        let runs = stored_runs(&*store, &one, &entries, &[host], &mut left_out)
+            .map_err(|e| UsageError::new(format!("{e:#}")))?
+            .pop()
+            .unwrap_or_default();
+        each.push(history(
+            host,
+            &runs,
+            &args.figures,
+            &settings,
+            args.min_change,
+            every,
+        ));
+    }
     let h = Histories {
         fleet: args.fleet,
         shared: if args.fleet {

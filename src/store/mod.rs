@@ -262,6 +262,15 @@ impl Filter {
 }
 
 impl Filter {
+    /// The statement that reads the hosts of the results this filter selects, each once.
+    fn hosts_sql(&self, placeholder: impl Fn(usize) -> String) -> (String, Vec<String>) {
+        let (clause, params) = self.sql(placeholder);
+        (
+            format!("SELECT DISTINCT coalesce(host_label, host) FROM results {clause}"),
+            params,
+        )
+    }
+
     /// The statement that reads the hostname and headline figures of the results this filter
     /// selects: id, host, figures.
     fn figures_sql(&self, placeholder: impl Fn(usize) -> String) -> (String, Vec<String>) {
@@ -316,6 +325,9 @@ pub trait ResultStore {
     fn replace(&mut self, id: i64, result: &RunResult, headline: &str) -> Result<()>;
     /// The stored results `filter` selects, oldest first.
     fn list(&self, filter: &Filter) -> Result<Vec<StoredEntry>>;
+    /// The hosts of the results `filter` selects (each by the name `list` gives it: its label,
+    /// else its hostname), sorted, each once; a row whose name is not text is left out.
+    fn hosts(&self, filter: &Filter) -> Result<Vec<crate::text::Text>>;
     /// The result with this id, or None.
     fn load(&self, id: i64) -> Result<Option<RunResult>>;
     /// The id of the result with this UUID (in its canonical spelling, `model::canonical_uuid`),

@@ -989,6 +989,18 @@ impl ResultStore for PgStore {
         Ok(row.map(|r| r.get(0)))
     }
 
+    fn hosts(&self, filter: &Filter) -> Result<Vec<Text>> {
+        let (sql, params) = filter.hosts_sql(|n| format!("${n}"));
+        // Sorted here, not by the server's collation: the same order as SQLite's.
+        let mut hosts: Vec<Text> = self
+            .select(&sql, &params)?
+            .iter()
+            .map(|r| Text::new(r.get::<_, String>(0)))
+            .collect();
+        hosts.sort_unstable();
+        Ok(hosts)
+    }
+
     fn figures(&self, filter: &Filter) -> Result<HashMap<i64, StoredFigures>> {
         let (sql, params) = filter.figures_sql(|n| format!("${n}"));
         let rows = self.select(&sql, &params)?;

@@ -695,6 +695,20 @@ impl ResultStore for SqliteStore {
         Ok(rows.iter().map(|v| entry(v)).collect())
     }
 
+    fn hosts(&self, filter: &Filter) -> Result<Vec<Text>> {
+        let (sql, params) = filter.hosts_sql(|n| format!("?{n}"));
+        let mut hosts: Vec<Text> = self
+            .select(&sql, params, |r| r.get::<_, Value>(0))?
+            .into_iter()
+            .filter_map(|v| match v {
+                Value::Text(t) => Some(Text::new(t)),
+                _ => None,
+            })
+            .collect();
+        hosts.sort_unstable();
+        Ok(hosts)
+    }
+
     fn figures(&self, filter: &Filter) -> Result<HashMap<i64, StoredFigures>> {
         let (sql, params) = filter.figures_sql(|n| format!("?{n}"));
         let text = |v: Value| match v {
