@@ -1,10 +1,12 @@
-//! The one life of a measuring command (`noise`, `index`, `interactive`, `sched`, `run`), in
-//! order: the store opens (`Session::start`: a bad path costs no run); the command prepares
-//! (its work directory checked, its notes said); the noise check; the suite measures, its
-//! events going to the [`Console`] (the original tool's lines, the live line, checkpoints);
-//! the result is stored (or kept in a file); then the report or, with `--json`, the result;
-//! where it was stored (left out with `-q`, a failed store always said); the command's lines
-//! after it; its errors; the exit code. A command says only what is its own
+//! The one life of a measuring command (`noise`, `index`, `interactive`, `sched`, `wakeup`,
+//! `run`), in order: the store opens (`Session::start`: a bad path costs no run; a server that
+//! cannot be reached, the fallback store) and the run's state is recorded as running; the
+//! command prepares (its work directory checked, its notes said); the noise check; the suite
+//! measures, its events going to the [`Console`] (the original tool's lines, the live line,
+//! checkpoints); the result is stored (or kept in a file) and the run's state ends (failed,
+//! with why, where anything after the start fails); then the report or, with `--json`, the
+//! result; where it was stored (left out with `-q`, a failed store always said); the command's
+//! lines after it; its errors; the exit code. A command says only what is its own
 //! ([`MeasuringCommand`]).
 
 use std::sync::atomic::AtomicBool;
@@ -74,12 +76,11 @@ pub fn run(
     let mut session = Session::start(measure, argv, environment)?;
     let print = &measure.print;
     // A command that fails before it has a result still ends its run state, saying why.
-    if let Err(e) = command.prepare(&session) {
-        session.failed(&e);
-        return Err(e);
-    }
-    session.check_noise();
-    let reporter = match command.reporter(&session) {
+    let prepared = command.prepare(&session).and_then(|()| {
+        session.check_noise();
+        command.reporter(&session)
+    });
+    let reporter = match prepared {
         Ok(r) => r,
         Err(e) => {
             session.failed(&e);
