@@ -44,9 +44,9 @@ fn promtool(args: &[&str], stdin: Option<&Path>) -> std::process::Output {
     cmd.output().unwrap()
 }
 
-/// An instant query through Prometheus' HTTP API: its `data.result`, after checking that the
-/// query was accepted.
-fn query(port: u16, expr: &str) -> Vec<Value> {
+/// An instant query through Prometheus' HTTP API: its `data.result`, or why not (the server's
+/// answer when it was no JSON of an accepted query).
+fn try_query(port: u16, expr: &str) -> Result<Vec<Value>, String> {
     let out = Command::new("curl")
         .args(["-sS", "--max-time", "10", "-G"])
         .arg(format!("http://127.0.0.1:{port}/api/v1/query"))
@@ -54,33 +54,34 @@ fn query(port: u16, expr: &str) -> Vec<Value> {
         .arg(format!("query={expr}"))
         .output()
         .unwrap();
-    let answer: Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{expr}: {out:?}"));
-    assert_eq!(answer["status"], "success", "{expr}: {answer}");
-    answer["data"]["result"]
+    let answer: Value = serde_json::from_slice(&out.stdout).map_err(|_| format!("{out:?}"))?;
+    if answer["status"] != "success" {
+        return Err(answer.to_string());
+    }
+    Ok(answer["data"]["result"]
         .as_array()
         .cloned()
-        .unwrap_or_default()
+        .unwrap_or_default())
 }
 
-/// Waits (at most 60 s) until `expr` has a series, and returns them.
+/// [`try_query`], which must be accepted.
+fn query(port: u16, expr: &str) -> Vec<Value> {
+    try_query(port, expr).unwrap_or_else(|why| panic!("{expr}: {why}"))
+}
+
+/// Waits (at most 60 s) until `expr` has a series, and returns them. A server still starting
+/// (503, "Service Unavailable") is waited for too.
 fn wait_for(port: u16, expr: &str) -> Vec<Value> {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let ready = Command::new("curl")
-            .args(["-sS", "--max-time", "2"])
-            .arg(format!("http://127.0.0.1:{port}/-/ready"))
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if ready {
-            let found = query(port, expr);
-            if !found.is_empty() {
-                return found;
-            }
-        }
+        let last = match try_query(port, expr) {
+            Ok(found) if !found.is_empty() => return found,
+            Ok(_) => "no series yet".to_string(),
+            Err(why) => why,
+        };
         assert!(
             Instant::now() < deadline,
-            "no series for {expr} within 60 s"
+            "no series for {expr} within 60 s: {last}"
         );
         std::thread::sleep(Duration::from_millis(500));
     }
