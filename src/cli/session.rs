@@ -48,13 +48,9 @@ pub struct Session {
     repeating: Option<Repeating>,
     /// `--no-noise-check` not given: the check is made before measuring and after.
     checks_noise: bool,
-    /// `--host-label` and `--tag`, stored with the result.
-    host_label: Option<Text>,
-    tags: std::collections::BTreeMap<Text, Text>,
     noise_check: Option<NoiseCheck>,
-    /// The run's UUID, the same in every checkpoint and in the final result.
-    uuid: String,
-    /// The run's state, recorded in the store as it starts and as it ends.
+    /// The run's state, recorded in the store as it starts and as it ends. Its UUID, label and
+    /// tags are the result's: the same in every checkpoint and in the final result.
     state: RunState,
     /// Why the store `--db` names was not used: it could not be reached at the start, and the
     /// run is stored in the fallback store instead (`--fallback-db`).
@@ -167,26 +163,23 @@ impl Session {
         };
         let (store, fell_back) = open_or_fall_back(measure)?;
         let stop = StopSignal::install()?;
-        let uuid = crate::model::new_uuid();
-        let host_label = measure.own.host_label.clone().map(Text::from);
-        let tags: std::collections::BTreeMap<Text, Text> = measure
-            .own
-            .tags
-            .iter()
-            .map(|(k, v)| (Text::from(k), Text::from(v)))
-            .collect();
         let started_at = Utc::now();
         let state = RunState {
-            uuid: uuid.clone(),
+            uuid: crate::model::new_uuid(),
             host: environment.host.hostname.clone(),
-            host_label: host_label.clone(),
+            host_label: measure.own.host_label.clone().map(Text::from),
             command: Text::new(argv.join(" ")).truncated(crate::model::run_state::MAX_COMMAND),
             started_at,
             ended_at: None,
             outcome: Outcome::Running,
             why: None,
             stored: None,
-            tags: tags.clone(),
+            tags: measure
+                .own
+                .tags
+                .iter()
+                .map(|(k, v)| (Text::from(k), Text::from(v)))
+                .collect(),
             owner: None,
         };
         let mut session = Session {
@@ -201,10 +194,7 @@ impl Session {
             last_checkpoint: None,
             repeating: measure.own.repeating.clone(),
             checks_noise: !measure.own.no_noise_check,
-            host_label,
-            tags,
             noise_check: None,
-            uuid,
             state,
             fell_back,
             textfile,
@@ -247,9 +237,9 @@ impl Session {
     /// with its group (until the group's first run is stored, its own row, or 0 before it has
     /// one).
     fn tag(&self, result: &mut RunResult) {
-        result.host_label.clone_from(&self.host_label);
-        result.tags.clone_from(&self.tags);
-        result.uuid = Some(self.uuid.clone());
+        result.host_label.clone_from(&self.state.host_label);
+        result.tags.clone_from(&self.state.tags);
+        result.uuid = Some(self.state.uuid.clone());
         if let Some(r) = &self.repeating {
             result.repeat = Some(Repeat {
                 group: r.group.get().or(self.row).unwrap_or(0),

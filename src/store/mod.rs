@@ -69,32 +69,42 @@ impl Filter {
     /// The `WHERE` clause (empty for no filter) and its text parameters, the placeholders
     /// written by `placeholder(n)` (n from 1): the same SQL for both back ends.
     fn sql(&self, placeholder: impl Fn(usize) -> String) -> (String, Vec<String>) {
+        // By the (key, value) index: the results of a tag, not a look at every result's tags.
+        self.clause(placeholder, |pk, pv| {
+            format!(
+                "results.id IN (SELECT t.result_id FROM result_tags t WHERE t.key = {pk} AND t.value = {pv})"
+            )
+        })
+    }
+
+    /// The `WHERE` clause of `sql` and `runs_sql`: `tag(key, value)` writes the test of one
+    /// tag (the results' tags are a table, a run's a JSON object).
+    fn clause(
+        &self,
+        placeholder: impl Fn(usize) -> String,
+        tag: impl Fn(&str, &str) -> String,
+    ) -> (String, Vec<String>) {
         let mut clauses = Vec::new();
         let mut params: Vec<String> = Vec::new();
-        let next = |value: String, params: &mut Vec<String>| {
-            params.push(value);
+        let mut next = |value: &str| {
+            params.push(value.to_string());
             placeholder(params.len())
         };
         if let Some(h) = &self.host {
-            let p = next(h.clone(), &mut params);
-            let q = next(h.clone(), &mut params);
+            let (p, q) = (next(h), next(h));
             clauses.push(format!("(host = {p} OR host_label = {q})"));
         }
         for (k, v) in &self.tags {
-            let pk = next(k.clone(), &mut params);
-            let pv = next(v.clone(), &mut params);
-            // By the (key, value) index: the results of a tag, not a look at every result's tags.
-            clauses.push(format!(
-                "results.id IN (SELECT t.result_id FROM result_tags t WHERE t.key = {pk} AND t.value = {pv})"
-            ));
+            let (pk, pv) = (next(k), next(v));
+            clauses.push(tag(&pk, &pv));
         }
+        // Stored as RFC 3339 in UTC: text order is time order.
         if let Some(t) = &self.since {
-            // Stored as RFC 3339 in UTC: text order is time order.
-            let p = next(t.to_rfc3339(), &mut params);
+            let p = next(&t.to_rfc3339());
             clauses.push(format!("started_at >= {p}"));
         }
         if let Some(t) = &self.until {
-            let p = next(t.to_rfc3339(), &mut params);
+            let p = next(&t.to_rfc3339());
             clauses.push(format!("started_at <= {p}"));
         }
         let clause = if clauses.is_empty() {
@@ -210,7 +220,7 @@ impl Filter {
         placeholder: impl Fn(usize) -> String,
         tag: impl Fn(&str, &str) -> String,
     ) -> (String, Vec<String>) {
-        let (clause, params) = self.runs_clause(placeholder, tag);
+        let (clause, params) = self.clause(placeholder, tag);
         let sql = match which {
             Runs::LatestPerHost => format!(
                 "SELECT {RUN_COLUMNS}
@@ -222,42 +232,6 @@ impl Filter {
             Runs::All => format!("SELECT {RUN_COLUMNS} FROM runs {clause} ORDER BY started_at, uuid"),
         };
         (sql, params)
-    }
-
-    /// The `WHERE` clause of the run states this filter selects, and its parameters.
-    fn runs_clause(
-        &self,
-        placeholder: impl Fn(usize) -> String,
-        tag: impl Fn(&str, &str) -> String,
-    ) -> (String, Vec<String>) {
-        let mut clauses = Vec::new();
-        let mut params: Vec<String> = Vec::new();
-        let mut next = |value: &str| {
-            params.push(value.to_string());
-            placeholder(params.len())
-        };
-        if let Some(h) = &self.host {
-            let (p, q) = (next(h), next(h));
-            clauses.push(format!("(host = {p} OR host_label = {q})"));
-        }
-        for (k, v) in &self.tags {
-            let (pk, pv) = (next(k), next(v));
-            clauses.push(tag(&pk, &pv));
-        }
-        if let Some(t) = &self.since {
-            let p = next(&t.to_rfc3339());
-            clauses.push(format!("started_at >= {p}"));
-        }
-        if let Some(t) = &self.until {
-            let p = next(&t.to_rfc3339());
-            clauses.push(format!("started_at <= {p}"));
-        }
-        let clause = if clauses.is_empty() {
-            String::new()
-        } else {
-            format!("WHERE {}", clauses.join(" AND "))
-        };
-        (clause, params)
     }
 }
 
