@@ -252,6 +252,53 @@ fn contract(sb: &Sandbox, db: &str) {
         .args(["compare", "--db", db, "1", "2", "--since", "2000-01-01"])
         .assert()
         .code(2);
+    // The fleet commands read one host at a time: every host once, with all its results, in
+    // `results hosts`, the fleet table and the metrics (each its latest result's figures).
+    let hosts: Value =
+        serde_json::from_str(&stdout(sb, db, &["results", "hosts", "--json"])).unwrap();
+    let hosts = hosts.as_array().unwrap();
+    let names: Vec<&str> = hosts.iter().map(|h| h["host"].as_str().unwrap()).collect();
+    assert!(
+        names.len() >= 2 && names.contains(&"rack12-node3"),
+        "{names:?}"
+    );
+    let counted: u64 = hosts.iter().map(|h| h["results"].as_u64().unwrap()).sum();
+    assert_eq!(counted as usize, ids(&[]).len(), "{hosts:?}");
+    let table = stdout(sb, db, &["report", "--fleet", "--format", "csv"]);
+    let mut in_table: Vec<&str> = table
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').next())
+        .collect();
+    in_table.dedup();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    in_table.sort_unstable();
+    assert_eq!(in_table, sorted, "{table}");
+    let metrics = stdout(
+        sb,
+        db,
+        &["results", "export", "--fleet", "--format", "openmetrics"],
+    );
+    for (name, h) in names.iter().zip(hosts) {
+        let started = chrono::DateTime::parse_from_rfc3339(h["last_started_at"].as_str().unwrap())
+            .unwrap()
+            .timestamp();
+        let line = metrics
+            .lines()
+            .find(|l| {
+                l.starts_with(&format!(
+                    "hostbench_result_timestamp_seconds{{host=\"{name}\"}}"
+                ))
+            })
+            .unwrap_or_else(|| panic!("{name}: {metrics}"));
+        let value: f64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+        assert_eq!(value as i64, started, "{line}");
+    }
+    assert!(
+        metrics.contains("hostbench_noise_spread_ratio{host=\"rack12-node3\""),
+        "{metrics}"
+    );
 }
 
 #[test]

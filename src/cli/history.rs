@@ -143,17 +143,9 @@ pub fn exec(args: &HistoryArgs) -> Result<i32> {
     let every = format == Format::Html && !args.fleet;
     let mut each: Vec<History> = Vec::with_capacity(hosts.len());
     for host in &hosts {
-        let one = Filter {
-            host: Some(host.raw().to_string()),
-            ..filter.clone()
-        };
-        // The host filter also takes a hostname that equals this label: kept to this name.
-        let entries: Vec<_> = store
-            .list(&one)
-            .map_err(|e| UsageError::new(format!("{e:#}")))?
-            .into_iter()
-            .filter(|e| e.host == *host)
-            .collect();
+        let (one, entries) = store
+            .list_of_host(&filter, host)
+            .map_err(|e| UsageError::new(format!("{e:#}")))?;
         let runs = stored_runs(&*store, &one, &entries, &[host], &mut left_out)
             .map_err(|e| UsageError::new(format!("{e:#}")))?
             .pop()

@@ -8,10 +8,11 @@ use super::load::{load_result, load_stored, Reader};
 use super::output::{format_values, FormatArgs};
 use crate::compare::compare;
 use crate::error::UsageError;
-use crate::fleet::Fleet;
+use crate::fleet::{Fleet, StoredHost};
 use crate::model::RunResult;
 use crate::render::exporters::{self, Format, Shown, Subject};
 use crate::store::{Filter, ResultStore, StoredEntry};
+use crate::text::Text;
 
 /// Where `report` writes its page when -o is not given.
 const DEFAULT_FILE: &str = "hostbench-report.html";
@@ -149,15 +150,7 @@ struct Listed {
 fn listed(args: &ReportArgs) -> Result<Listed> {
     let filter = args.select.filter();
     let (db, store, entries) = args.store.stored(&filter)?;
-    let selection = if filter == Filter::default() {
-        format!("all {} stored results in {db}", entries.len())
-    } else {
-        format!(
-            "the {} stored results in {db} of {}",
-            entries.len(),
-            filter.describe()
-        )
-    };
+    let selection = described(&filter, entries.len(), &db);
     match store {
         Some(store) if !entries.is_empty() => Ok(Listed {
             entries,
@@ -169,16 +162,45 @@ fn listed(args: &ReportArgs) -> Result<Listed> {
     }
 }
 
-/// `report --fleet` of stored results: the fleet, drawn from their stored headline figures.
+/// `report --fleet` of stored results: the fleet, drawn from their stored headline figures one
+/// host at a time — the hosts first, then each host's results — so that memory grows with the
+/// hosts and the largest host's results, not with the store.
 fn stored_fleet(args: &ReportArgs) -> Result<(Fleet, String)> {
-    let l = listed(args)?;
     let filter = args.select.filter();
-    let tags = l.store.tags(&filter)?;
-    let figures = l.store.figures(&filter)?;
-    let fleet = crate::fleet::fleet_of_stored(&l.entries, &tags, &figures, |id| {
-        load_stored(Some(l.store.as_ref()), &l.db, id)
-    })?;
-    Ok((fleet, l.selection))
+    let (db, store) = args.store.open_read_only()?;
+    let asked = |e: anyhow::Error| UsageError::new(format!("{e:#}"));
+    let (fleet, listed) = match &store {
+        None => (None, 0),
+        Some(store) => {
+            let hosts = store.hosts(&filter).map_err(asked)?;
+            let read = |host: &Text| -> Result<StoredHost> {
+                let (one, entries) = store.list_of_host(&filter, host).map_err(asked)?;
+                Ok(StoredHost {
+                    entries,
+                    tags: store.tags(&one).map_err(asked)?,
+                    figures: store.figures(&one).map_err(asked)?,
+                })
+            };
+            let (fleet, listed) = crate::fleet::fleet_of_stored(&hosts, read, |id| {
+                load_stored(Some(store.as_ref()), &db, id)
+            })?;
+            (Some(fleet), listed)
+        }
+    };
+    let selection = described(&filter, listed, &db);
+    match fleet {
+        Some(fleet) if listed > 0 => Ok((fleet, selection)),
+        _ => Err(UsageError::new(format!("no stored result to report: {selection}")).into()),
+    }
+}
+
+/// The selection in words: how many stored results it took, from where, of what.
+fn described(filter: &Filter, n: usize, db: &str) -> String {
+    if *filter == Filter::default() {
+        format!("all {n} stored results in {db}")
+    } else {
+        format!("the {n} stored results in {db} of {}", filter.describe())
+    }
 }
 
 /// The stored results the selection takes, labelled `result ID`, and what it was.

@@ -248,17 +248,12 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
             ..
         } => {
             let (path, store) = store_args.open_read_only()?;
-            let filter = select.filter();
-            let (entries, runs) = match store {
-                Some(store) => (
-                    store.list(&filter)?,
-                    store.runs(&filter, Runs::LatestPerHost)?,
-                ),
-                None => (Vec::new(), Vec::new()),
-            };
             let stale = chrono::Duration::hours(i64::from(*stale_hours));
             let now = Utc::now();
-            let rows = crate::fleet::status::host_status(&entries, &runs, now, stale);
+            let rows = match store {
+                Some(store) => host_rows(&*store, &select.filter(), now, stale)?,
+                None => Vec::new(),
+            };
             if json {
                 out.out(&format!("{}\n", serde_json::to_string_pretty(&rows)?));
             } else if rows.is_empty() {
@@ -338,6 +333,22 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
     }
 }
 
+/// A row per host of the results and runs `filter` selects (`results hosts`): the hosts first,
+/// then one host's list rows at a time, so that memory grows with the hosts, not the results.
+fn host_rows(
+    store: &dyn ResultStore,
+    filter: &crate::store::Filter,
+    now: chrono::DateTime<Utc>,
+    stale: chrono::Duration,
+) -> Result<Vec<crate::fleet::status::HostStatus>> {
+    let mut seen = crate::fleet::status::Seen::default();
+    for host in store.hosts(filter)? {
+        seen.results(&store.list_of_host(filter, &host)?.1);
+    }
+    let runs = store.runs(filter, Runs::LatestPerHost)?;
+    Ok(seen.rows(&runs, now, stale))
+}
+
 /// `results export --fleet --format openmetrics`: each host the filter selects, with its latest
 /// result's headline figures (as stored beside it; read whole for a row of an earlier layout)
 /// and its last run's state.
@@ -348,24 +359,27 @@ fn fleet_metrics(store_args: &StoreArgs, filter: &crate::store::Filter) -> Resul
     let Some(store) = store else {
         return Ok(hosts(&[]));
     };
-    let entries = store.list(filter)?;
-    let runs = store.runs(filter, Runs::LatestPerHost)?;
     // Staleness plays no part here: a day is as good as any.
-    let rows =
-        crate::fleet::status::host_status(&entries, &runs, Utc::now(), chrono::Duration::days(1));
-    let stored = store.figures(filter)?;
+    let rows = host_rows(&*store, filter, Utc::now(), chrono::Duration::days(1))?;
+    // The figures of each host's latest alone: one row read a host.
     let figures: Vec<Option<(HeadlineFigures, &crate::fleet::status::HostStatus)>> = rows
         .iter()
         .map(|row| {
-            let id = row.last_id?;
-            let f = match stored.get(&id).and_then(|s| s.figures.clone()) {
-                Some(f) => f,
-                // A result the list shows but that cannot be read is left out of the metrics.
-                None => HeadlineFigures::of(&store.load(id).ok()??),
+            let Some(id) = row.last_id else {
+                return Ok(None);
             };
-            Some((f, row))
+            let f = match store.figures_of(id)?.and_then(|s| s.figures) {
+                Some(f) => Some(f),
+                // A result the list shows but that cannot be read is left out of the metrics.
+                None => store
+                    .load(id)
+                    .ok()
+                    .flatten()
+                    .map(|r| HeadlineFigures::of(&r)),
+            };
+            Ok(f.map(|f| (f, row)))
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let metrics: Vec<HostMetrics> = rows
         .iter()
         .zip(&figures)

@@ -237,56 +237,84 @@ fn latest<'a>(
         .max_by_key(|(e, _)| e.started_at)
 }
 
-/// The fleet of the stored results `entries` (a store's list, with each result's `tags` and
-/// stored headline `figures`): the same as [`fleet`] of them all, but reading whole (`load`)
-/// only the results stored before their figures were (layout 7). Rows whose start time is
-/// malformed are left out, with a note.
+/// What a store holds of the results stored under one host name: their list rows, their
+/// tags and their stored headline figures (the maps may hold other results too).
+#[derive(Debug, Default)]
+pub struct StoredHost {
+    pub entries: Vec<StoredEntry>,
+    pub tags: HashMap<i64, BTreeMap<String, String>>,
+    pub figures: HashMap<i64, StoredFigures>,
+}
+
+/// The fleet of stored results, read one host at a time: `hosts` are the names the store
+/// holds results under, `read` gives one name's results, and `load` reads a result whole —
+/// only one stored before its figures were (layout 7). The same as [`fleet`] of all the
+/// results, but what is held at once is one host's results and a row per host, however many
+/// results the store has. Rows whose start time is malformed are left out, with a note.
+/// Returns the fleet and how many stored results it was drawn from.
 pub fn fleet_of_stored(
-    entries: &[StoredEntry],
-    tags: &HashMap<i64, BTreeMap<String, String>>,
-    figures: &HashMap<i64, StoredFigures>,
+    hosts: &[Text],
+    mut read: impl FnMut(&Text) -> anyhow::Result<StoredHost>,
     mut load: impl FnMut(i64) -> anyhow::Result<RunResult>,
-) -> anyhow::Result<Fleet> {
-    let none = BTreeMap::new();
-    let mut summaries = Vec::with_capacity(entries.len());
-    let mut malformed = 0;
-    let mut notes = Vec::new();
-    for e in entries {
-        let Some(t) = e.started_at else {
-            malformed += 1;
-            continue;
-        };
-        let stored = figures.get(&e.id);
-        match stored.and_then(|s| s.figures.as_ref().map(|f| (s, f))) {
-            Some((s, f)) => summaries.push(Summary::stored(
-                e,
-                t,
-                tags.get(&e.id).unwrap_or(&none),
-                &s.hostname,
-                f,
-            )),
-            // A row that cannot be read (another host's, malformed) is left out, named in a
-            // note: it never breaks the page of the others.
-            None => match load(e.id) {
-                Ok(r) => summaries.push(Summary::of(&format!("result {}", e.id), &r)),
-                Err(why) => notes.push(format!(
-                    "result {} left out: {}",
-                    e.id,
-                    crate::model::label::printable(&format!("{why:#}"), 200)
-                )),
-            },
-        }
+) -> anyhow::Result<(Fleet, usize)> {
+    // Lookalike spellings of one name (label::identity) are one host: read together.
+    let mut names: BTreeMap<String, Vec<&Text>> = BTreeMap::new();
+    for h in hosts {
+        names.entry(label::identity(h.raw())).or_default().push(h);
     }
-    notes.extend(drop_impossible(&mut summaries));
-    let mut f = fleet_of(&summaries);
-    f.notes.extend(notes);
+    let none = BTreeMap::new();
+    let mut gathering = Gathering::default();
+    let (mut listed, mut malformed) = (0, 0);
+    let (mut unread, mut impossible) = (Vec::new(), Vec::new());
+    for spellings in names.values() {
+        let mut summaries = Vec::new();
+        for &name in spellings {
+            let StoredHost {
+                entries,
+                tags,
+                figures,
+            } = read(name)?;
+            listed += entries.len();
+            for e in &entries {
+                let Some(t) = e.started_at else {
+                    malformed += 1;
+                    continue;
+                };
+                let stored = figures.get(&e.id);
+                match stored.and_then(|s| s.figures.as_ref().map(|f| (s, f))) {
+                    Some((s, f)) => summaries.push(Summary::stored(
+                        e,
+                        t,
+                        tags.get(&e.id).unwrap_or(&none),
+                        &s.hostname,
+                        f,
+                    )),
+                    // A row that cannot be read (another host's, malformed) is left out, named
+                    // in a note: it never breaks the page of the others.
+                    None => match load(e.id) {
+                        Ok(r) => summaries.push(Summary::of(&format!("result {}", e.id), &r)),
+                        Err(why) => unread.push(format!(
+                            "result {} left out: {}",
+                            e.id,
+                            crate::model::label::printable(&format!("{why:#}"), 200)
+                        )),
+                    },
+                }
+            }
+        }
+        impossible.extend(drop_impossible(&mut summaries));
+        gathering.host(&summaries.iter().collect::<Vec<_>>());
+    }
+    let mut f = gathering.fleet();
+    f.notes.extend(unread);
+    f.notes.extend(impossible);
     if malformed > 0 {
         f.notes.push(format!(
             "{malformed} stored row{} with a malformed start time left out",
             if malformed == 1 { "" } else { "s" }
         ));
     }
-    Ok(f)
+    Ok((f, listed))
 }
 
 /// The fleet of `results` (a label, `result ID` or a file, and the result): incomplete
@@ -305,7 +333,19 @@ pub fn fleet_of_stored(
 pub fn fleet(results: &[(String, RunResult)]) -> Fleet {
     let mut summaries: Vec<Summary> = results.iter().map(|(s, r)| Summary::of(s, r)).collect();
     let notes = drop_impossible(&mut summaries);
-    let mut f = fleet_of(&summaries);
+    // Hosts by what their labels name: lookalike spellings are one host (label::identity).
+    let mut by_host: BTreeMap<String, Vec<&Summary>> = BTreeMap::new();
+    for e in &summaries {
+        by_host
+            .entry(label::identity(e.host.raw()))
+            .or_default()
+            .push(e);
+    }
+    let mut gathering = Gathering::default();
+    for runs in by_host.values() {
+        gathering.host(runs);
+    }
+    let mut f = gathering.fleet();
     f.notes.extend(notes);
     f
 }
@@ -336,23 +376,29 @@ fn drop_impossible(summaries: &mut [Summary]) -> Vec<String> {
     notes
 }
 
-/// The fleet of what was read of each result.
-fn fleet_of(results: &[Summary]) -> Fleet {
-    let incomplete = results.iter().filter(|r| r.incomplete).count();
-    let complete: Vec<&Summary> = results.iter().filter(|r| !r.incomplete).collect();
-    // Hosts by what their labels name: lookalike spellings are one host (label::identity).
-    let mut by_host: BTreeMap<String, Vec<&Summary>> = BTreeMap::new();
-    for e in &complete {
-        by_host
-            .entry(label::identity(e.host.raw()))
-            .or_default()
-            .push(e);
-    }
-    // Each host's own noise: the median floor of the results its cells come from.
-    let mut floors = Vec::new();
-    let mut rows = Vec::new();
-    for runs in by_host.values() {
-        let picked: Vec<_> = (0..Column::all().len())
+/// The fleet as it is gathered, one host at a time (hosts in the order of their
+/// `label::identity`): a row and a noise floor a host, and each tag's figures a host.
+#[derive(Default)]
+struct Gathering {
+    rows: Vec<HostRow>,
+    /// Each host's own noise: the median floor of the results its cells come from.
+    floors: Vec<f64>,
+    /// A tag's value: for each host with a complete result of it, the latest figure a column
+    /// among those results.
+    tags: BTreeMap<(Text, Text), Vec<Vec<Option<f64>>>>,
+    incomplete: usize,
+}
+
+impl Gathering {
+    /// One host's results (of every spelling of its name).
+    fn host(&mut self, results: &[&Summary]) {
+        self.incomplete += results.iter().filter(|r| r.incomplete).count();
+        let runs: Vec<&Summary> = results.iter().copied().filter(|r| !r.incomplete).collect();
+        let Some(newest) = runs.iter().max_by_key(|e| e.started_at) else {
+            return;
+        };
+        let columns = Column::all().len();
+        let picked: Vec<_> = (0..columns)
             .map(|i| latest(runs.iter().copied(), i))
             .collect();
         let own: Vec<f64> = picked
@@ -360,12 +406,11 @@ fn fleet_of(results: &[Summary]) -> Fleet {
             .flatten()
             .filter_map(|(r, _)| r.noise_floor_pct)
             .collect();
-        floors.extend(median(&own));
-        let newest = runs.iter().max_by_key(|e| e.started_at);
-        rows.push(HostRow {
-            host: newest.map_or_else(Text::default, |r| r.host.clone()),
-            hostname: newest.map_or_else(Text::default, |r| r.hostname.clone()),
-            tags: newest.map_or_else(BTreeMap::new, |r| r.tags.clone()),
+        self.floors.extend(median(&own));
+        self.rows.push(HostRow {
+            host: newest.host.clone(),
+            hostname: newest.hostname.clone(),
+            tags: newest.tags.clone(),
             results: runs.len(),
             cells: picked
                 .into_iter()
@@ -382,36 +427,62 @@ fn fleet_of(results: &[Summary]) -> Fleet {
                 })
                 .collect(),
         });
-    }
-    let noise_pct = median(&floors);
-    let mut ranges = Vec::new();
-    for (i, &column) in Column::all().iter().enumerate() {
-        // The noise figure is itself a spread: how far one host's may lie from the others'
-        // is what their spread of it says, not the run-to-run noise of a figure.
-        let noise_pct = noise_pct.filter(|_| !column.is_spread);
-        if let Some(range) = range_of(&mut rows, i, column, noise_pct) {
-            ranges.push(range);
+        let mut of_tag: BTreeMap<(&Text, &Text), Vec<&Summary>> = BTreeMap::new();
+        for e in &runs {
+            for (k, v) in &e.tags {
+                of_tag.entry((k, v)).or_default().push(e);
+            }
+        }
+        for ((k, v), tagged) in of_tag {
+            let figures = (0..columns)
+                .map(|i| latest(tagged.iter().copied(), i).map(|(_, f)| f.value))
+                .collect();
+            self.tags
+                .entry((k.clone(), v.clone()))
+                .or_default()
+                .push(figures);
         }
     }
-    let mut notes = Vec::new();
-    if incomplete > 0 {
-        notes.push(format!(
-            "{incomplete} incomplete result{} left out",
-            if incomplete == 1 { "" } else { "s" }
-        ));
-    }
-    Fleet {
-        columns: Column::all().to_vec(),
-        rows,
-        ranges,
-        tags: tag_groups(&complete),
-        notes,
-        rule: format!(
-            "a figure's range is the median of the hosts that measured the same ± the largest of \
-             {SPREAD_FACTOR} × their robust spread (1.4826 × the median absolute deviation), \
-             {NOISE_FACTOR} × the median of the hosts' own noise floors (not for the noise figure, \
-             itself a spread), and {MIN_TOLERANCE_PCT}%; drawn with {MIN_HOSTS} hosts or more"
-        ),
+
+    /// The fleet of the hosts gathered: each figure's range, the cells outside it, and each
+    /// tag's medians.
+    fn fleet(self) -> Fleet {
+        let Gathering {
+            mut rows,
+            floors,
+            tags,
+            incomplete,
+        } = self;
+        let noise_pct = median(&floors);
+        let mut ranges = Vec::new();
+        for (i, &column) in Column::all().iter().enumerate() {
+            // The noise figure is itself a spread: how far one host's may lie from the others'
+            // is what their spread of it says, not the run-to-run noise of a figure.
+            let noise_pct = noise_pct.filter(|_| !column.is_spread);
+            if let Some(range) = range_of(&mut rows, i, column, noise_pct) {
+                ranges.push(range);
+            }
+        }
+        let mut notes = Vec::new();
+        if incomplete > 0 {
+            notes.push(format!(
+                "{incomplete} incomplete result{} left out",
+                if incomplete == 1 { "" } else { "s" }
+            ));
+        }
+        Fleet {
+            columns: Column::all().to_vec(),
+            rows,
+            ranges,
+            tags: tag_groups(tags),
+            notes,
+            rule: format!(
+                "a figure's range is the median of the hosts that measured the same ± the largest of \
+                 {SPREAD_FACTOR} × their robust spread (1.4826 × the median absolute deviation), \
+                 {NOISE_FACTOR} × the median of the hosts' own noise floors (not for the noise figure, \
+                 itself a spread), and {MIN_TOLERANCE_PCT}%; drawn with {MIN_HOSTS} hosts or more"
+            ),
+        }
     }
 }
 
@@ -487,32 +558,17 @@ fn range_of(
     })
 }
 
-/// Each tag's values and the median of each figure over the hosts with a result of that tag.
-fn tag_groups(results: &[&Summary]) -> Vec<TagGroup> {
-    type ByHost<'a> = BTreeMap<String, Vec<&'a Summary>>;
-    let mut groups: BTreeMap<(Text, Text), ByHost> = BTreeMap::new();
-    for e in results {
-        for (k, v) in &e.tags {
-            groups
-                .entry((k.clone(), v.clone()))
-                .or_default()
-                .entry(label::identity(e.host.raw()))
-                .or_default()
-                .push(e);
-        }
-    }
-    groups
-        .into_iter()
+/// Each tag's value and the median of each figure over the hosts with a result of that tag
+/// (`Gathering::tags`).
+fn tag_groups(tags: BTreeMap<(Text, Text), Vec<Vec<Option<f64>>>>) -> Vec<TagGroup> {
+    tags.into_iter()
         .map(|((key, value), hosts)| TagGroup {
             key,
             value,
             hosts: hosts.len(),
             medians: (0..Column::all().len())
                 .map(|i| {
-                    let values: Vec<f64> = hosts
-                        .values()
-                        .filter_map(|runs| latest(runs.iter().copied(), i).map(|(_, v)| v.value))
-                        .collect();
+                    let values: Vec<f64> = hosts.iter().filter_map(|h| h[i]).collect();
                     median(&values)
                 })
                 .collect(),
@@ -784,11 +840,27 @@ mod tests {
             })
             .collect();
         let mut read = Vec::new();
-        let lazy = fleet_of_stored(&entries, &tags, &figures, |id| {
-            read.push(id);
-            Ok(results[id as usize - 1].1.clone())
-        })
+        let mut hosts: Vec<Text> = entries.iter().map(|e| e.host.clone()).collect();
+        hosts.dedup();
+        let mut asked = Vec::new();
+        let (lazy, listed) = fleet_of_stored(
+            &hosts,
+            |h| {
+                asked.push(h.clone());
+                Ok(StoredHost {
+                    entries: entries.iter().filter(|e| e.host == *h).cloned().collect(),
+                    tags: tags.clone(),
+                    figures: figures.clone(),
+                })
+            },
+            |id| {
+                read.push(id);
+                Ok(results[id as usize - 1].1.clone())
+            },
+        )
         .unwrap();
+        assert_eq!(listed, entries.len());
+        assert_eq!(asked, hosts, "each host is read once");
         let whole = fleet(&results);
         assert_eq!(
             serde_json::to_value(&lazy).unwrap(),

@@ -80,80 +80,118 @@ pub fn host_status(
     now: DateTime<Utc>,
     stale_after: Duration,
 ) -> Vec<HostStatus> {
-    #[derive(Default)]
-    struct Seen<'a> {
-        results: usize,
-        last: Option<(&'a StoredEntry, DateTime<Utc>)>,
-        run: Option<&'a RunState>,
-        owners: BTreeSet<&'a Text>,
-    }
+    let mut seen = Seen::default();
+    seen.results(entries);
+    seen.rows(runs, now, stale_after)
+}
+
+/// What [`host_status`] keeps of the results, given in any number of parts (a host's at a
+/// time: `results hosts` reads one host's list at a time): a host's count, latest result and
+/// logins, whatever its number of results.
+#[derive(Default)]
+pub struct Seen {
     // Hosts by what their labels name: lookalike spellings (a zero-width space, full-width
     // letters) are one host, so two logins storing under them are seen.
-    let mut by_host: BTreeMap<String, Seen> = BTreeMap::new();
-    for e in entries {
-        let Some(t) = e.started_at else { continue };
-        let row = by_host.entry(label::identity(e.host.raw())).or_default();
-        row.results += 1;
-        row.owners.extend(e.owner.as_ref());
-        let later = match row.last {
-            Some((last, lt)) => t > lt || (t == lt && e.id > last.id),
-            None => true,
-        };
-        if later {
-            row.last = Some((e, t));
-        }
-    }
-    for r in runs {
-        let row = by_host
-            .entry(label::identity(r.host_name().raw()))
-            .or_default();
-        if row.run.is_none_or(|seen| r.started_at > seen.started_at) {
-            row.run = Some(r);
-        }
-    }
-    let mut rows: Vec<HostStatus> = by_host
-        .into_values()
-        .map(|seen| {
-            let name = match (seen.last, seen.run) {
-                (Some((e, _)), _) => &e.host,
-                (None, Some(r)) => r.host_name(),
-                (None, None) => unreachable!("a host is seen by a result or a run"),
-            };
-            let stale = seen.last.is_none_or(|(_, t)| now - t > stale_after);
-            let state = match seen.run {
-                Some(r) if r.outcome.is_bad() => HostState::Failed,
-                Some(r) if r.outcome == Outcome::Running && now - r.started_at > stale_after => {
-                    HostState::Hung
+    hosts: BTreeMap<String, Host>,
+}
+
+#[derive(Default)]
+struct Host {
+    results: usize,
+    last: Option<(StoredEntry, DateTime<Utc>)>,
+    owners: BTreeSet<Text>,
+}
+
+impl Seen {
+    /// Some of the store's list rows (those with a malformed start time are passed over).
+    pub fn results(&mut self, entries: &[StoredEntry]) {
+        for e in entries {
+            let Some(t) = e.started_at else { continue };
+            let host = self.hosts.entry(label::identity(e.host.raw())).or_default();
+            host.results += 1;
+            if let Some(o) = &e.owner {
+                if !host.owners.contains(o) {
+                    host.owners.insert(o.clone());
                 }
-                _ if stale => HostState::Stale,
-                _ => HostState::Ok,
-            };
-            HostStatus {
-                host: name.truncated(label::MAX_HOST_LABEL),
-                results: seen.results,
-                last_id: seen.last.map(|(e, _)| e.id),
-                last_started_at: seen.last.map(|(_, t)| t),
-                last_headline: seen.last.map(|(e, _)| e.headline.truncated(200)),
-                last_incomplete: seen.last.is_some_and(|(e, _)| e.incomplete),
-                age_s: seen.last.map(|(_, t)| (now - t).num_seconds()),
-                stale,
-                last_run: seen.run.cloned(),
-                state,
-                owners: seen
-                    .owners
-                    .into_iter()
-                    .map(|o| o.truncated(label::MAX_HOST_LABEL))
-                    .collect(),
             }
-        })
-        .collect();
-    rows.sort_by(|a, b| {
-        a.state
-            .cmp(&b.state)
-            .then(a.last_started_at.cmp(&b.last_started_at))
-            .then(a.host.cmp(&b.host))
-    });
-    rows
+            let later = match &host.last {
+                Some((last, lt)) => t > *lt || (t == *lt && e.id > last.id),
+                None => true,
+            };
+            if later {
+                host.last = Some((e.clone(), t));
+            }
+        }
+    }
+
+    /// A row per host seen or with a run in `runs`, the ones that need a look first.
+    pub fn rows(
+        self,
+        runs: &[RunState],
+        now: DateTime<Utc>,
+        stale_after: Duration,
+    ) -> Vec<HostStatus> {
+        let mut by_host: BTreeMap<String, (Option<Host>, Option<&RunState>)> = self
+            .hosts
+            .into_iter()
+            .map(|(k, h)| (k, (Some(h), None)))
+            .collect();
+        for r in runs {
+            let (_, run) = by_host
+                .entry(label::identity(r.host_name().raw()))
+                .or_default();
+            if run.is_none_or(|seen| r.started_at > seen.started_at) {
+                *run = Some(r);
+            }
+        }
+        let mut rows: Vec<HostStatus> = by_host
+            .into_values()
+            .map(|(host, run)| {
+                let host = host.unwrap_or_default();
+                let last = host.last.as_ref();
+                let name = match (last, run) {
+                    (Some((e, _)), _) => &e.host,
+                    (None, Some(r)) => r.host_name(),
+                    (None, None) => unreachable!("a host is seen by a result or a run"),
+                };
+                let stale = last.is_none_or(|(_, t)| now - *t > stale_after);
+                let state = match run {
+                    Some(r) if r.outcome.is_bad() => HostState::Failed,
+                    Some(r)
+                        if r.outcome == Outcome::Running && now - r.started_at > stale_after =>
+                    {
+                        HostState::Hung
+                    }
+                    _ if stale => HostState::Stale,
+                    _ => HostState::Ok,
+                };
+                HostStatus {
+                    host: name.truncated(label::MAX_HOST_LABEL),
+                    results: host.results,
+                    last_id: last.map(|(e, _)| e.id),
+                    last_started_at: last.map(|(_, t)| *t),
+                    last_headline: last.map(|(e, _)| e.headline.truncated(200)),
+                    last_incomplete: last.is_some_and(|(e, _)| e.incomplete),
+                    age_s: last.map(|(_, t)| (now - *t).num_seconds()),
+                    stale,
+                    last_run: run.cloned(),
+                    state,
+                    owners: host
+                        .owners
+                        .iter()
+                        .map(|o| o.truncated(label::MAX_HOST_LABEL))
+                        .collect(),
+                }
+            })
+            .collect();
+        rows.sort_by(|a, b| {
+            a.state
+                .cmp(&b.state)
+                .then(a.last_started_at.cmp(&b.last_started_at))
+                .then(a.host.cmp(&b.host))
+        });
+        rows
+    }
 }
 
 #[cfg(test)]

@@ -302,6 +302,24 @@ pub trait ResultStore {
     /// The hosts of the results `filter` selects (each by the name `list` gives it: its label,
     /// else its hostname), sorted, each once; a row whose name is not text is left out.
     fn hosts(&self, filter: &Filter) -> Result<Vec<crate::text::Text>>;
+    /// The results `filter` selects that are stored under the name `host` (one of
+    /// [`hosts`](Self::hosts)): `filter` narrowed to that host, and their list rows — the
+    /// fleet commands read a host at a time, so that memory grows with the hosts, not the
+    /// results.
+    fn list_of_host(
+        &self,
+        filter: &Filter,
+        host: &crate::text::Text,
+    ) -> Result<(Filter, Vec<StoredEntry>)> {
+        let one = Filter {
+            host: Some(host.raw().to_string()),
+            ..filter.clone()
+        };
+        // The host filter also takes a hostname that equals this name: kept to the name.
+        let mut entries = self.list(&one)?;
+        entries.retain(|e| e.host == *host);
+        Ok((one, entries))
+    }
     /// The result with this id, or None.
     fn load(&self, id: i64) -> Result<Option<RunResult>>;
     /// The id of the result with this UUID (in its canonical spelling, `model::canonical_uuid`),
@@ -414,6 +432,9 @@ pub trait ResultStore {
     /// The hostname and headline figures of the stored results `filter` selects, by result
     /// id: what `report --fleet` reads of them besides their list rows.
     fn figures(&self, filter: &Filter) -> Result<HashMap<i64, StoredFigures>>;
+    /// The hostname and headline figures of the stored result `id` (None: no such result):
+    /// what `results export --fleet` reads of each host's latest.
+    fn figures_of(&self, id: i64) -> Result<Option<StoredFigures>>;
     /// Every figure's value, the repeat group and the noise floor of the stored results
     /// `filter` selects, by result id (layout 9): what `history` reads of them. A result
     /// without (its row could not be filled in, or was changed by hand) is left out: read it

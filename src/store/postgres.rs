@@ -170,6 +170,24 @@ impl PgStore {
         settle(&self.broken, answered)
     }
 
+    /// The hostname and headline figures of the results `sql` selects (id, host, figures).
+    fn figures_by(&self, sql: &str, params: &[String]) -> Result<HashMap<i64, StoredFigures>> {
+        let rows = self.select(sql, params)?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let figures: Option<String> = r.get(2);
+                (
+                    r.get(0),
+                    StoredFigures {
+                        hostname: r.get(1),
+                        figures: figures.as_deref().and_then(HeadlineFigures::parse),
+                    },
+                )
+            })
+            .collect())
+    }
+
     /// The rows a statement of `Filter`'s making (`sql`, its text `params`) selects.
     fn select(&self, sql: &str, params: &[String]) -> Result<Vec<tokio_postgres::Row>> {
         let params: Vec<&(dyn ToSql + Sync)> =
@@ -1003,22 +1021,14 @@ impl ResultStore for PgStore {
 
     fn figures(&self, filter: &Filter) -> Result<HashMap<i64, StoredFigures>> {
         let (sql, params) = filter.figures_sql(|n| format!("${n}"));
-        let rows = self.select(&sql, &params)?;
-        Ok(rows
-            .iter()
-            .map(|r| {
-                let figures: Option<String> = r.get(2);
-                (
-                    r.get(0),
-                    StoredFigures {
-                        hostname: r.get(1),
-                        figures: figures.as_deref().and_then(HeadlineFigures::parse),
-                    },
-                )
-            })
-            .collect())
+        self.figures_by(&sql, &params)
     }
 
+    fn figures_of(&self, id: i64) -> Result<Option<StoredFigures>> {
+        // The parameters are text: cast here, so the id's index is used.
+        let sql = "SELECT id, host, figures FROM results WHERE id = ($1::text)::bigint";
+        Ok(self.figures_by(sql, &[id.to_string()])?.remove(&id))
+    }
     fn kept(&self, filter: &Filter) -> Result<HashMap<i64, Kept>> {
         // A store of an earlier layout, opened to be read only, has no table yet.
         let version = self.layout_version().map_err(|e| self.explain(e))?;

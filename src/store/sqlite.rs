@@ -157,6 +157,31 @@ impl SqliteStore {
         &self.path
     }
 
+    /// The hostname and headline figures of the results `sql` selects (id, host, figures).
+    fn figures_by(&self, sql: &str, params: Vec<String>) -> Result<HashMap<i64, StoredFigures>> {
+        let text = |v: Value| match v {
+            Value::Text(t) => Some(t),
+            _ => None,
+        };
+        let rows = self.select(sql, params, |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, Value>(1)?,
+                r.get::<_, Value>(2)?,
+            ))
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, host, figures)| {
+                let stored = StoredFigures {
+                    hostname: text(host).unwrap_or_default(),
+                    figures: text(figures).as_deref().and_then(HeadlineFigures::parse),
+                };
+                (id, stored)
+            })
+            .collect())
+    }
+
     /// The rows a statement of `Filter`'s making (`sql`, its text `params`) selects, each
     /// read by `row`; SQLite's errors said in the store's terms.
     fn select<T>(
@@ -711,29 +736,13 @@ impl ResultStore for SqliteStore {
 
     fn figures(&self, filter: &Filter) -> Result<HashMap<i64, StoredFigures>> {
         let (sql, params) = filter.figures_sql(|n| format!("?{n}"));
-        let text = |v: Value| match v {
-            Value::Text(t) => Some(t),
-            _ => None,
-        };
-        let rows = self.select(&sql, params, |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, Value>(1)?,
-                r.get::<_, Value>(2)?,
-            ))
-        })?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, host, figures)| {
-                let stored = StoredFigures {
-                    hostname: text(host).unwrap_or_default(),
-                    figures: text(figures).as_deref().and_then(HeadlineFigures::parse),
-                };
-                (id, stored)
-            })
-            .collect())
+        self.figures_by(&sql, params)
     }
 
+    fn figures_of(&self, id: i64) -> Result<Option<StoredFigures>> {
+        let sql = "SELECT id, host, figures FROM results WHERE id = CAST(?1 AS INTEGER)";
+        Ok(self.figures_by(sql, vec![id.to_string()])?.remove(&id))
+    }
     fn kept(&self, filter: &Filter) -> Result<HashMap<i64, Kept>> {
         // A store of an earlier layout, opened to be read only, has no table yet.
         let version: i64 = self
