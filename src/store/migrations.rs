@@ -324,6 +324,10 @@ fn stored_result(schema_version: i64, result_json: &str) -> Option<RunResult> {
     serde_json::from_str(result_json).ok()
 }
 
+/// The migration that adds SQLite's `results_listed` index (every list column, and the
+/// headline figures): a narrowed selection reads its rows from it (`SqliteStore::selected`).
+pub const LISTED: i64 = 8;
+
 /// The migration that adds the `result_figures` table: as with [`FIGURES`], a back end fills
 /// it in for the rows already stored ([`kept_of_stored`]).
 pub const KEPT: i64 = 9;
