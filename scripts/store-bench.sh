@@ -8,8 +8,13 @@
 # headline figures kept beside the results), `report --fleet` over it (every result read whole),
 # the owner's first store after (migrations 7 and 9 fill the figures in) and `report --fleet`
 # again.
-# Usage: [HOSTBENCH_EXE=PATH] [HOSTBENCH_FIXTURE=FILE] scripts/store-bench.sh [N [HOSTS]]
+# Usage: [HOSTBENCH_EXE=PATH] [HOSTBENCH_BEFORE=PATH] [HOSTBENCH_FIXTURE=FILE] [HOSTBENCH_FLEET_ONLY=1]
+#        scripts/store-bench.sh [N [HOSTS]]
 # (default 10000 results over 100 hosts).
+# HOSTBENCH_BEFORE: an earlier build whose fleet commands are measured too, on the same stores,
+# alternately with this one's (a change's effect, in one run).
+# HOSTBENCH_FLEET_ONLY=1: leave out the push and the upgrade (for N of 100,000: they would copy
+# and read every result whole again).
 # Builds the release binary; needs PostgreSQL's initdb (scripts/install-test-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -86,13 +91,16 @@ for db in "$work/bench.sqlite" "$pg"; do
     printf '%-10s results list %-16s %d ms (%d rows)\n' "$name" "$sel" "$(($(now_ms) - start))" "$rows"
   done
 done
-psql -qtA "$pg" -c "CREATE DATABASE pushed" >/dev/null
-for round in first again; do
-  start=$(now_ms)
-  said=$("$exe" results push --db "$work/bench.sqlite" --to "postgresql://hostbench@localhost/pushed?host=$pgwork")
-  printf 'push %-6s %d ms (%d us a result): %s\n' "$round" "$(($(now_ms) - start))" \
-    "$((($(now_ms) - start) * 1000 / n))" "$said"
-done
+fleet_only=${HOSTBENCH_FLEET_ONLY:-}
+if [ -z "$fleet_only" ]; then
+  psql -qtA "$pg" -c "CREATE DATABASE pushed" >/dev/null
+  for round in first again; do
+    start=$(now_ms)
+    said=$("$exe" results push --db "$work/bench.sqlite" --to "postgresql://hostbench@localhost/pushed?host=$pgwork")
+    printf 'push %-6s %d ms (%d us a result): %s\n' "$round" "$(($(now_ms) - start))" \
+      "$((($(now_ms) - start) * 1000 / n))" "$said"
+  done
+fi
 # The fleet commands' peak memory (GNU time's maximum resident set): it should grow with the
 # hosts, not with the results.
 peak() { # COMMAND...: its peak resident memory and how long it took
@@ -102,9 +110,26 @@ peak() { # COMMAND...: its peak resident memory and how long it took
     echo "? MB (no /usr/bin/time)"
   fi
 }
+fleet_peaks() { # EXE DB: the peak memory and time of each fleet command
+  echo "history --fleet $(peak "$1" history --db "$2" --fleet --format json)," \
+    "report --fleet $(peak "$1" report --db "$2" --fleet --format csv)," \
+    "results hosts $(peak "$1" results hosts --db "$2" --json)," \
+    "results export --fleet $(peak "$1" results export --db "$2" --fleet --format openmetrics)"
+}
 for db in "$work/bench.sqlite" "$pg"; do
-  echo "peak memory over $n results, $hosts hosts ($( [ -f "$db" ] && echo sqlite || echo postgresql)): history --fleet $(peak "$exe" history --db "$db" --fleet --format json), report --fleet $(peak "$exe" report --db "$db" --fleet --format csv)"
+  kind=$( [ -f "$db" ] && echo sqlite || echo postgresql)
+  echo "peak memory over $n results, $hosts hosts ($kind): $(fleet_peaks "$exe" "$db")"
+  if [ -n "${HOSTBENCH_BEFORE:-}" ]; then
+    echo "  before ($HOSTBENCH_BEFORE): $(fleet_peaks "$HOSTBENCH_BEFORE" "$db")"
+    echo "  after, again:  $(fleet_peaks "$exe" "$db")"
+    "$exe" report --db "$db" --fleet --format csv >"$work/after.csv"
+    "$HOSTBENCH_BEFORE" report --db "$db" --fleet --format csv >"$work/before.csv"
+    echo "  the same fleet table before and after: $(cmp -s "$work/before.csv" "$work/after.csv" && echo yes || echo NO)"
+  fi
 done
+if [ -n "$fleet_only" ]; then
+  exit 0
+fi
 start=$(now_ms)
 "$exe" report --db "$work/bench.sqlite" --fleet --format csv >"$work/fleet.csv"
 echo "report --fleet over $n results: $(($(now_ms) - start)) ms, $(($(wc -l <"$work/fleet.csv") - 1)) rows (host × figure)"
