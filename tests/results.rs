@@ -264,6 +264,32 @@ fn hosts_shows_each_hosts_last_run_and_a_failed_one_with_why() {
     assert_eq!(json[0]["state"], "hung", "{json}");
 }
 
+/// A run whose end the store will not take says so: `results hosts` would show it running.
+#[test]
+fn a_run_state_the_store_refuses_is_said_not_passed_over() {
+    let sb = Sandbox::new();
+    let noise = ["noise", "--host-label", "h", "-l", "5000", "10", "2"];
+    sb.cmd().args(noise).assert().success();
+    let conn = rusqlite::Connection::open(sb.db()).unwrap();
+    conn.execute_batch(
+        "CREATE TRIGGER no_end BEFORE UPDATE ON runs BEGIN SELECT RAISE(ABORT, 'no end here'); END;",
+    )
+    .unwrap();
+    drop(conn);
+    let out = sb.cmd().args(noise).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    // The result is stored all the same; its state stays what the store kept.
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        err.contains("the run's state (finished) could not be recorded in")
+            && err.contains("no end here"),
+        "{err}"
+    );
+    let json = sb.json(&["results", "hosts"]);
+    assert_eq!(json[0]["results"], 2, "{json}");
+    assert_eq!(json[0]["last_run"]["outcome"], "running", "{json}");
+}
+
 /// Two hosts' `--repeat` groups, each `g1` in its own store, imported together are two groups,
 /// each whole, named after its first run here, in any order of the files.
 #[test]

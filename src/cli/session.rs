@@ -207,7 +207,7 @@ impl Session {
             ));
         }
         // "running" until it says how it ended: a run killed outright stays so, seen as such.
-        let _ = session.store.record_run(&session.state);
+        record(&mut *session.store, &session.state, &session.out);
         if let Some(t) = &session.textfile {
             t.run(&session.state, &session.out);
         }
@@ -219,7 +219,7 @@ impl Session {
     pub fn failed(mut self, e: &anyhow::Error) {
         let why = crate::text::redact(&format!("{e:#}"));
         self.state.ended(Outcome::Failed, Some(&why), None);
-        let _ = self.store.record_run(&self.state);
+        record(&mut *self.store, &self.state, &self.out);
         if let Some(t) = &self.textfile {
             t.run(&self.state, &self.out);
         }
@@ -402,6 +402,19 @@ fn open_or_fall_back(measure: &MeasureArgs) -> Result<(Box<dyn ResultStore>, Opt
     Ok((store, Some(FellBack { why, to })))
 }
 
+/// Records the run's state in its store. One that cannot be recorded is said, not passed
+/// over: `results hosts` would show that run as still running, or not at all.
+fn record(store: &mut dyn ResultStore, state: &RunState, out: &Output) {
+    if let Err(e) = store.record_run(state) {
+        out.err(&format!(
+            "hostbench: warning: the run's state ({}) could not be recorded in {}: {}\n",
+            state.outcome.name(),
+            store.location(),
+            crate::model::label::printable(&crate::text::redact(&format!("{e:#}")), 300)
+        ));
+    }
+}
+
 impl Finished {
     /// Records how the run ended (its state in the store it was stored in): interrupted by a
     /// signal; failed (`failed`, with `errors`), or not stored where it was asked to be;
@@ -433,7 +446,7 @@ impl Finished {
         let why = why.map(|w| crate::text::redact(&w));
         self.state.ended(outcome, why.as_deref(), stored.as_deref());
         let _ = self.store.set_busy_timeout(BUSY_TIMEOUT);
-        let _ = self.store.record_run(&self.state);
+        record(&mut *self.store, &self.state, &self.out);
         if let Some(t) = &self.textfile {
             // The figures of a result that was kept somewhere (the store, a fallback, a file).
             if !matches!(self.stored, Stored::Nowhere { .. }) {
