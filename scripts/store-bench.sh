@@ -28,8 +28,8 @@ else
   cargo build --release -q
   exe=$PWD/target/release/hostbench
 fi
-# HOSTBENCH_FIXTURE: the result to store N times (a real run's --json, for its 138 figures)
-# instead of the smoke fixture's 50.
+# HOSTBENCH_FIXTURE: the result to store N times instead of the smoke fixture (50 figures): a
+# real run's --json (a quick run has about 140 figures).
 fixture=${HOSTBENCH_FIXTURE:-$PWD/tests/fixtures/smoke-a.json}
 work=$(mktemp -d)
 # The server's directory is the postgres user's (as root); the SQLite store's must be this

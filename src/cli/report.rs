@@ -169,7 +169,7 @@ fn stored_fleet(args: &ReportArgs) -> Result<(Fleet, String)> {
     let filter = args.select.filter();
     let (db, store) = args.store.open_read_only()?;
     let asked = |e: anyhow::Error| UsageError::new(format!("{e:#}"));
-    let (fleet, listed) = match &store {
+    let (fleet, taken) = match &store {
         None => (None, 0),
         Some(store) => {
             let hosts = store.hosts(&filter).map_err(asked)?;
@@ -181,15 +181,15 @@ fn stored_fleet(args: &ReportArgs) -> Result<(Fleet, String)> {
                     figures: store.figures(&one).map_err(asked)?,
                 })
             };
-            let (fleet, listed) = crate::fleet::fleet_of_stored(&hosts, read, |id| {
+            let (fleet, taken) = crate::fleet::fleet_of_stored(&hosts, read, |id| {
                 load_stored(Some(store.as_ref()), &db, id)
             })?;
-            (Some(fleet), listed)
+            (Some(fleet), taken)
         }
     };
-    let selection = described(&filter, listed, &db);
+    let selection = described(&filter, taken, &db);
     match fleet {
-        Some(fleet) if listed > 0 => Ok((fleet, selection)),
+        Some(fleet) if taken > 0 => Ok((fleet, selection)),
         _ => Err(UsageError::new(format!("no stored result to report: {selection}")).into()),
     }
 }
