@@ -205,6 +205,10 @@ pub enum Runs {
     All,
 }
 
+/// The columns of a result's stored headline figures, in the order each back end's
+/// `figures_by` reads them: its id, hostname and figures.
+const FIGURE_COLUMNS: &str = "id, host, figures";
+
 /// The columns of a run state, in the order [`RunColumns`] reads them.
 const RUN_COLUMNS: &str =
     "uuid, host, host_label, command, started_at, ended_at, outcome, why, stored, tags, owner";
@@ -246,11 +250,11 @@ impl Filter {
     }
 
     /// The statement that reads the hostname and headline figures of the results this filter
-    /// selects: id, host, figures.
+    /// selects ([`FIGURE_COLUMNS`]).
     fn figures_sql(&self, placeholder: impl Fn(usize) -> String) -> (String, Vec<String>) {
         let (clause, params) = self.sql(placeholder);
         (
-            format!("SELECT id, host, figures FROM results {clause}"),
+            format!("SELECT {FIGURE_COLUMNS} FROM results {clause}"),
             params,
         )
     }

@@ -16,7 +16,7 @@ use tokio_postgres::{Client, NoTls};
 
 use super::{
     migrations, Filter, Identity, IdentityOf, ResultStore, Runs, StoredEntry, StoredFigures,
-    IDENTITY_COLUMNS,
+    FIGURE_COLUMNS, IDENTITY_COLUMNS,
 };
 use crate::error::{said_of, UsageError};
 use crate::model::figures::Kept;
@@ -1026,9 +1026,10 @@ impl ResultStore for PgStore {
 
     fn figures_of(&self, id: i64) -> Result<Option<StoredFigures>> {
         // The parameters are text: cast here, so the id's index is used.
-        let sql = "SELECT id, host, figures FROM results WHERE id = ($1::text)::bigint";
-        Ok(self.figures_by(sql, &[id.to_string()])?.remove(&id))
+        let sql = format!("SELECT {FIGURE_COLUMNS} FROM results WHERE id = ($1::text)::bigint");
+        Ok(self.figures_by(&sql, &[id.to_string()])?.remove(&id))
     }
+
     fn kept(&self, filter: &Filter) -> Result<HashMap<i64, Kept>> {
         // A store of an earlier layout, opened to be read only, has no table yet.
         let version = self.layout_version().map_err(|e| self.explain(e))?;

@@ -9,7 +9,7 @@ use rusqlite::{params_from_iter, Connection, ErrorCode, OpenFlags, OptionalExten
 
 use super::{
     migrations, Filter, Identity, IdentityOf, ResultStore, Runs, StoredEntry, StoredFigures,
-    IDENTITY_COLUMNS,
+    FIGURE_COLUMNS, IDENTITY_COLUMNS,
 };
 use crate::error::UsageError;
 use crate::model::figures::Kept;
@@ -760,14 +760,15 @@ impl ResultStore for SqliteStore {
 
     fn figures(&self, filter: &Filter) -> Result<HashMap<i64, StoredFigures>> {
         let (clause, params) = filter.sql(|n| format!("?{n}"));
-        let sql = format!("SELECT id, host, figures {}", self.selected(&clause)?);
+        let sql = format!("SELECT {FIGURE_COLUMNS} {}", self.selected(&clause)?);
         self.figures_by(&sql, params)
     }
 
     fn figures_of(&self, id: i64) -> Result<Option<StoredFigures>> {
-        let sql = "SELECT id, host, figures FROM results WHERE id = CAST(?1 AS INTEGER)";
-        Ok(self.figures_by(sql, vec![id.to_string()])?.remove(&id))
+        let sql = format!("SELECT {FIGURE_COLUMNS} FROM results WHERE id = CAST(?1 AS INTEGER)");
+        Ok(self.figures_by(&sql, vec![id.to_string()])?.remove(&id))
     }
+
     fn kept(&self, filter: &Filter) -> Result<HashMap<i64, Kept>> {
         // A store of an earlier layout, opened to be read only, has no table yet.
         let version: i64 = self
@@ -1750,7 +1751,7 @@ mod tests {
         for (filter, also) in [(&Filter::default(), ""), (&one, "results_host")] {
             let (clause, params) = filter.sql(|n| format!("?{n}"));
             let from = store.selected(&clause).unwrap();
-            for sql in [list_sql(&from), format!("SELECT id, host, figures {from}")] {
+            for sql in [list_sql(&from), format!("SELECT {FIGURE_COLUMNS} {from}")] {
                 let mut stmt = store
                     .conn
                     .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
