@@ -175,6 +175,7 @@ fn the_operators_path_of_the_fleet_page_works_as_printed() {
     };
     let stored = owner("SELECT owner || ' ' || host_label FROM results");
     let run = owner("SELECT outcome FROM runs");
+    let bound = owner("SELECT name || ' ' || login FROM hostbench_hosts");
     let reader_reads = psql(
         &[&tcp[..], &["-U", "dashboards"]].concat(),
         false,
@@ -219,6 +220,13 @@ fn the_operators_path_of_the_fleet_page_works_as_printed() {
         text(&stored)
     );
     assert_eq!(text(&run).trim(), "finished", "{}", text(&run));
+    // Step 3 bound the host's label to its login, which is what let it store.
+    assert_eq!(
+        text(&bound).trim(),
+        "rack12-node3 rack12_node3",
+        "{}",
+        text(&bound)
+    );
     let hosts_line = said
         .lines()
         .find(|l| l.starts_with("rack12-node3 "))

@@ -618,6 +618,19 @@ fn fleet_store(test: &str, logins: &str) -> Option<(PgServer, Sandbox, postgres:
     Some((pg, sb, owner))
 }
 
+/// The owner's statement that binds this machine's hostname (what a run without
+/// `--host-label` is stored as) and the fixtures' host `vm` to `login` (layout 12).
+fn bind_this_host(login: &str) -> String {
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    let name = name.trim();
+    format!(
+        "INSERT INTO hostbench_hosts (name, login) VALUES ('{name}', '{login}')
+             ON CONFLICT (name) DO UPDATE SET login = excluded.login;
+         INSERT INTO hostbench_hosts (name, login) VALUES ('vm', '{login}')
+             ON CONFLICT (name) DO UPDATE SET login = excluded.login;"
+    )
+}
+
 /// The server's URL, logged in as `user`.
 fn as_login(pg: &PgServer, user: &str) -> String {
     pg.url.replacen("hostbench@", &format!("{user}@"), 1)
@@ -631,8 +644,12 @@ fn the_fleet_roles_let_hosts_store_and_readers_only_read() {
     // kind.
     let Some((pg, sb, _)) = fleet_store(
         "the_fleet_roles_let_hosts_store_and_readers_only_read",
-        "CREATE ROLE host1 LOGIN IN ROLE hostbench_writer;
-         CREATE ROLE viewer LOGIN IN ROLE hostbench_reader;",
+        &format!(
+            "CREATE ROLE host1 LOGIN IN ROLE hostbench_writer;
+             CREATE ROLE viewer LOGIN IN ROLE hostbench_reader;
+             {}",
+            bind_this_host("host1")
+        ),
     ) else {
         return;
     };
@@ -686,6 +703,7 @@ fn a_login_deletes_and_records_only_its_own_and_the_owner_deletes_any() {
         "a_login_deletes_and_records_only_its_own_and_the_owner_deletes_any",
         "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
          CREATE ROLE node2 LOGIN IN ROLE hostbench_writer;
+         INSERT INTO hostbench_hosts (name, login) VALUES ('n1', 'node1'), ('n2', 'node2');
          CREATE ROLE viewer LOGIN IN ROLE hostbench_reader;",
     ) else {
         return;
@@ -1211,7 +1229,8 @@ fn a_host_login_cannot_rewrite_another_hosts_results() {
     let Some((pg, sb, mut owner)) = fleet_store(
         "a_host_login_cannot_rewrite_another_hosts_results",
         "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
-         CREATE ROLE node2 LOGIN IN ROLE hostbench_writer;",
+         CREATE ROLE node2 LOGIN IN ROLE hostbench_writer;
+         INSERT INTO hostbench_hosts (name, login) VALUES ('node1', 'node1'), ('node2', 'node2');",
     ) else {
         return;
     };
@@ -1323,14 +1342,41 @@ fn a_host_login_cannot_rewrite_another_hosts_results() {
         .map(|r| r.get(0))
         .collect();
     assert_eq!(owners, ["hostbench", "node1", "node2"]);
-    // A login chooses its own --host-label, so node2 can store a run labelled node1; the store
-    // says who stored it, and `results hosts` names a label that several logins stored.
+    // A host is its login (layout 12): node2 cannot store a run labelled node1, by a
+    // measuring run (which measures into its fallback store instead, exit 1) or in SQL.
+    let out = sb
+        .cmd()
+        .args(["noise", "--db", &node2, "--host-label", "node1"])
+        .args(["-l", "5000", "10", "3"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("hostbench_hosts") && err.contains("measuring anyway, into"),
+        "{err}"
+    );
+    assert_eq!(listed(&sb, &node1, &["--host", "node1"]), [id]);
+    assert!(as_node2
+        .execute(
+            "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, uuid)
+             SELECT started_at, suites, host, headline, incomplete, schema_version, result_json, host_label,
+                    '99999999-2222-4333-8444-555555555555'
+             FROM results WHERE id = $1",
+            &[&id],
+        )
+        .is_err(), "node2 stored a row labelled node1");
+    // A host moved to a new login by the owner: its new login stores it, and `results hosts`
+    // names a label that several logins stored.
+    owner
+        .batch_execute("UPDATE hostbench_hosts SET login = 'node2' WHERE name = 'node1'")
+        .unwrap();
     stdout(
         &sb,
         &node2,
         &["noise", "--host-label", "node1", "-l", "5000", "10", "3"],
     );
-    let posed = *listed(&sb, &node1, &["--host", "node1"]).last().unwrap();
+    let moved = *listed(&sb, &node1, &["--host", "node1"]).last().unwrap();
     let list = stdout(&sb, &node1, &["results", "list", "--host", "node1"]);
     let by = |id: i64| {
         list.lines()
@@ -1340,7 +1386,7 @@ fn a_host_login_cannot_rewrite_another_hosts_results() {
     };
     assert!(list.lines().next().unwrap().contains("STORED BY"), "{list}");
     assert!(by(id).contains(" node1  node1  "), "{list}");
-    assert!(by(posed).contains(" node1  node2  "), "{list}");
+    assert!(by(moved).contains(" node1  node2  "), "{list}");
     let hosts = stdout(&sb, &node1, &["results", "hosts"]);
     assert!(
         hosts.contains("Stored by more than one login")
@@ -1387,7 +1433,7 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
         .query_one("SELECT max(version)::BIGINT FROM hostbench_layout", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 11);
+    assert_eq!(version, 12);
     // A result the owner stored, and what layouts 7 and 9 keep of it beside it.
     stdout(&sb, &pg.url, &["results", "import", A]);
     let figures = |owner: &mut postgres::Client| -> (Option<String>, Option<String>) {
@@ -1414,10 +1460,14 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
     // The store as layout 6 left it: the row without figures, no table of them.
     with_roles(
         &pg,
-        "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
-         DELETE FROM hostbench_layout WHERE version >= 7;
-         UPDATE results SET figures = NULL;
-         DROP TABLE result_figures;",
+        &format!(
+            "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
+             {}
+             DELETE FROM hostbench_layout WHERE version >= 7;
+             UPDATE results SET figures = NULL;
+             DROP TABLE result_figures;",
+            bind_this_host("node1")
+        ),
     );
     let node1 = as_login(&pg, "node1");
     let out = sb
@@ -1429,7 +1479,7 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("the store is at layout 6, this hostbench writes layout 11: the database's owner applies the migrations first")
+        err.contains("the store is at layout 6, this hostbench writes layout 12: the database's owner applies the migrations first")
             && err.contains("permission denied")
             && err.contains("it is kept in "),
         "{err}"
@@ -1467,7 +1517,10 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
 fn a_write_the_database_refuses_mid_run_leaves_the_result_in_its_file() {
     let Some((pg, sb, mut owner)) = fleet_store(
         "a_write_the_database_refuses_mid_run",
-        "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;",
+        &format!(
+            "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer; {}",
+            bind_this_host("node1")
+        ),
     ) else {
         return;
     };
@@ -1507,11 +1560,15 @@ fn a_write_the_database_refuses_mid_run_leaves_the_result_in_its_file() {
 /// break `report --fleet`, `history --fleet`, `compare host:…` or `results pull` for anyone.
 #[test]
 fn a_fleet_writer_can_neither_squat_nor_break_its_readers() {
-    let Some((pg, sb, _)) = fleet_store(
+    let Some((pg, sb, mut owner)) = fleet_store(
         "a_fleet_writer_can_neither_squat_nor_break_its_readers",
-        "CREATE ROLE host1 LOGIN IN ROLE hostbench_writer;
-         CREATE ROLE host2 LOGIN IN ROLE hostbench_writer;
-         CREATE ROLE viewer LOGIN IN ROLE hostbench_reader;",
+        &format!(
+            "CREATE ROLE host1 LOGIN IN ROLE hostbench_writer;
+             CREATE ROLE host2 LOGIN IN ROLE hostbench_writer;
+             CREATE ROLE viewer LOGIN IN ROLE hostbench_reader;
+             {}",
+            bind_this_host("host1")
+        ),
     ) else {
         return;
     };
@@ -1521,6 +1578,8 @@ fn a_fleet_writer_can_neither_squat_nor_break_its_readers() {
         as_login(&pg, "viewer"),
     );
     stdout(&sb, &host1, &["results", "import", B]);
+    // The host `vm` moves to host2's login: host2 may write it, but not take host1's runs.
+    owner.batch_execute(&bind_this_host("host2")).unwrap();
     // host2 stores host1's run under its UUID, as it is and respelled: never its own.
     let uuid = fixture(B)["uuid"].as_str().unwrap().to_string();
     for spelling in [
@@ -1746,7 +1805,7 @@ fn layout_10_respells_a_servers_uuids_and_then_checks_them() {
     owner
         .batch_execute(
             "DELETE FROM hostbench_layout WHERE version >= 10;
-             DROP TABLE runs;
+             DROP TABLE runs CASCADE;
              ALTER TABLE results DROP CONSTRAINT results_json_is_a_result;
              ALTER TABLE results DROP CONSTRAINT results_uuid_names_a_run;
              ALTER TABLE results DROP CONSTRAINT results_label_bounded;
@@ -1800,4 +1859,173 @@ fn layout_10_respells_a_servers_uuids_and_then_checks_them() {
         format!("{e:?}").contains("results_uuid_names_a_run"),
         "{e:?}"
     );
+}
+
+/// Layout 12, tried as a second writer would (issue: "a host is its login"): node2 watches
+/// `runs` and stores a result under node1's running run's UUID, by raw SQL and by
+/// `results import`, and fails; node1's run is stored as usual. node2 cannot record a run in
+/// node1's name (dated 2099), nor hide node1's runs with a time that is no time, nor join its
+/// result to node1's repeat group; a result's JSON over the bound is refused before it is
+/// parsed; a host bound to a machine id takes results of that machine alone.
+#[test]
+fn a_host_is_its_login_and_the_database_holds_every_fleet_rule() {
+    let Some((pg, sb, mut owner)) = fleet_store(
+        "a_host_is_its_login_and_the_database_holds_every_fleet_rule",
+        &format!(
+            "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
+             CREATE ROLE node2 LOGIN IN ROLE hostbench_writer;
+             INSERT INTO hostbench_hosts (name, login) VALUES ('n1', 'node1'), ('n2', 'node2');
+             {}",
+            bind_this_host("node2")
+        ),
+    ) else {
+        return;
+    };
+    let (node1, node2) = (as_login(&pg, "node1"), as_login(&pg, "node2"));
+    let run = sb
+        .std_cmd()
+        .args([
+            "noise",
+            "--db",
+            &node1,
+            "--host-label",
+            "n1",
+            "--repeat",
+            "2",
+        ])
+        .args(["--no-noise-check", "10", "150"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The watcher: node2 polls `runs` for node1's running run and races to claim its UUID.
+    let mut as_node2 = postgres::Client::connect(&node2, postgres::NoTls).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let uuid: String = loop {
+        let row = as_node2
+            .query_opt(
+                "SELECT uuid FROM runs WHERE host_label = 'n1' AND outcome = 'running'",
+                &[],
+            )
+            .unwrap();
+        if let Some(r) = row {
+            break r.get(0);
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "node1's run never showed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let raw = as_node2.execute(
+        "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, uuid)
+         SELECT started_at, suites, host, headline, incomplete, schema_version, result_json, 'n2', $1
+         FROM results WHERE id = 1",
+        &[&uuid],
+    );
+    let e = raw.expect_err("node2 claimed node1's run by SQL");
+    assert!(format!("{e:?}").contains("row-level security"), "{e:?}");
+    let (file, _) = renamed(&sb, B, &uuid);
+    let out = sb
+        .cmd()
+        .args(["results", "import", "--db", &node2, &file])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    // Refused by the server's claim, or (once node1's first checkpoint is stored) by name.
+    assert!(
+        err.contains("hostbench_hosts") || err.contains("stored by the login node1: not yours"),
+        "{err}"
+    );
+    let out = run.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "node1's run: {err}");
+    let stored: Vec<(String, String)> = owner
+        .query(
+            "SELECT owner, coalesce(host_label, host) FROM results WHERE uuid = $1",
+            &[&uuid],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(stored, [("node1".to_string(), "n1".to_string())]);
+    // A run recorded in node1's name, dated far ahead: refused (the name is node1's login's).
+    let forged_run = |host_label: &str, started: &str| {
+        format!(
+            "INSERT INTO runs (uuid, host, host_label, command, started_at, outcome)
+             VALUES ('{}', 'h', '{host_label}', 'c', '{started}', 'finished')",
+            common::fresh_uuid()
+        )
+    };
+    let e = as_node2
+        .batch_execute(&forged_run("n1", "2099-01-01T00:00:00+00:00"))
+        .unwrap_err();
+    assert!(format!("{e:?}").contains("row-level security"), "{e:?}");
+    // Under its own name neither a time ahead nor one that is no time is taken.
+    for started in [
+        "2099-01-01T00:00:00+00:00",
+        "zzzz",
+        "2026-13-01T00:00:00+00:00",
+    ] {
+        let e = as_node2
+            .batch_execute(&forged_run("n2", started))
+            .unwrap_err();
+        assert!(
+            format!("{e:?}").contains("runs_times_are_times"),
+            "{started}: {e:?}"
+        );
+    }
+    // node2's own result may not join node1's repeat group.
+    let group: i64 = owner
+        .query_one("SELECT repeat_group FROM results WHERE uuid = $1", &[&uuid])
+        .unwrap()
+        .get(0);
+    stdout(
+        &sb,
+        &node2,
+        &["noise", "--host-label", "n2", "--no-noise-check", "5", "3"],
+    );
+    let e = as_node2
+        .execute(
+            "UPDATE results SET repeat_group = $1 WHERE host_label = 'n2'",
+            &[&group],
+        )
+        .unwrap_err();
+    assert!(
+        format!("{e:?}").contains("not a group of this host"),
+        "{e:?}"
+    );
+    // A result's JSON over 16 MiB: refused by its length, before any parse.
+    let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(17 << 20));
+    let e = as_node2
+        .execute(
+            "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, uuid)
+             VALUES ('2026-01-01T00:00:00+00:00', 'noise', 'h', 'x', FALSE, 2, $1, 'n2', $2)",
+            &[&huge, &common::fresh_uuid()],
+        )
+        .unwrap_err();
+    assert!(
+        format!("{e:?}").contains("results_json_is_a_result"),
+        "{e:?}"
+    );
+    // A name bound to a machine id takes that machine's results alone.
+    owner
+        .batch_execute(
+            "UPDATE hostbench_hosts SET machine_id = 'another-machine' WHERE name = 'vm'",
+        )
+        .unwrap();
+    let out = sb
+        .cmd()
+        .args(["results", "import", "--db", &node2])
+        .arg(renamed(&sb, B, &common::fresh_uuid()).0)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("hostbench_hosts"), "{err}");
+    // The latest run of each host is the latest in time: node1's is its own, finished.
+    let hosts = sb.json(&["results", "hosts", "--db", &node1, "--host", "n1"]);
+    assert_eq!(hosts[0]["last_run"]["outcome"], "finished", "{hosts}");
 }

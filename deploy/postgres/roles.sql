@@ -11,8 +11,11 @@
 -- reads all. hostbench_reader: what report and compare machines
 -- need. Neither may create, alter or drop anything; a new hostbench's migration is run by the
 -- owner. Give each host a login role of its own in the writer role, with its password in that
--- host's ~/.pgpass, e.g.:
+-- host's ~/.pgpass, and bind the host's name (its --host-label, else its hostname) to it in
+-- hostbench_hosts (layout 12): a login writes results and runs only for the names bound to it,
+-- and a name is bound to one login. E.g.:
 --   CREATE ROLE rack12_node3 LOGIN PASSWORD '...' IN ROLE hostbench_writer;
+--   INSERT INTO hostbench_hosts (name, login) VALUES ('rack12-node3', 'rack12_node3');
 --   CREATE ROLE dashboards LOGIN PASSWORD '...' IN ROLE hostbench_reader;
 
 DO $$
@@ -27,7 +30,7 @@ END
 $$;
 
 GRANT USAGE ON SCHEMA public TO hostbench_writer, hostbench_reader;
-GRANT SELECT ON hostbench_layout, results, result_tags, result_figures, runs
+GRANT SELECT ON hostbench_layout, hostbench_hosts, results, result_tags, result_figures, runs
     TO hostbench_writer, hostbench_reader;
 GRANT INSERT, UPDATE, DELETE ON results, runs TO hostbench_writer;
 GRANT INSERT, DELETE ON result_tags, result_figures TO hostbench_writer;

@@ -199,6 +199,8 @@ impl Session {
             fell_back,
             textfile,
         };
+        // "running" until it says how it ended: a run killed outright stays so, seen as such.
+        session.claim(measure)?;
         if let Some(f) = &session.fell_back {
             let here = session.store.location();
             session.out.err(&format!(
@@ -206,12 +208,37 @@ impl Session {
                 f.why, f.to
             ));
         }
-        // "running" until it says how it ended: a run killed outright stays so, seen as such.
-        record(&mut *session.store, &session.state, &session.out);
         if let Some(t) = &session.textfile {
             t.run(&session.state, &session.out);
         }
         Ok(session)
+    }
+
+    /// The run's first write: its "running" state, which claims the run's UUID in the store
+    /// before any other login can see it. A server that refuses it (this login may not write
+    /// for this host, docs/fleet.md) would refuse the result too: the run measures into the
+    /// fallback store, as when the server cannot be reached.
+    fn claim(&mut self, measure: &MeasureArgs) -> Result<()> {
+        let Err(e) = self.store.record_run(&self.state) else {
+            return Ok(());
+        };
+        let location = measure.store.location()?;
+        if self.fell_back.is_some() || !matches!(location, StoreLocation::Postgres { .. }) {
+            warn_unrecorded(&*self.store, &self.state, &e, &self.out);
+            return Ok(());
+        }
+        let why = format!("{e:#}");
+        self.store = measure.fallback.location()?.open().map_err(|f| {
+            UsageError::new(format!(
+                "{why}; and the fallback store {f:#} (set another with --fallback-db)"
+            ))
+        })?;
+        self.fell_back = Some(FellBack {
+            why,
+            to: location.display(),
+        });
+        record(&mut *self.store, &self.state, &self.out);
+        Ok(())
     }
 
     /// The command failed before it had a result (its work directory refused, a suite's setup
@@ -406,13 +433,17 @@ fn open_or_fall_back(measure: &MeasureArgs) -> Result<(Box<dyn ResultStore>, Opt
 /// over: `results hosts` would show that run as still running, or not at all.
 fn record(store: &mut dyn ResultStore, state: &RunState, out: &Output) {
     if let Err(e) = store.record_run(state) {
-        out.err(&format!(
-            "hostbench: warning: the run's state ({}) could not be recorded in {}: {}\n",
-            state.outcome.name(),
-            store.location(),
-            crate::model::label::printable(&crate::text::redact(&format!("{e:#}")), 300)
-        ));
+        warn_unrecorded(store, state, &e, out);
     }
+}
+
+fn warn_unrecorded(store: &dyn ResultStore, state: &RunState, e: &anyhow::Error, out: &Output) {
+    out.err(&format!(
+        "hostbench: warning: the run's state ({}) could not be recorded in {}: {}\n",
+        state.outcome.name(),
+        store.location(),
+        crate::model::label::printable(&crate::text::redact(&format!("{e:#}")), 300)
+    ));
 }
 
 impl Finished {

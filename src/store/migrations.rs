@@ -301,7 +301,158 @@ pub const MIGRATIONS: &[Migration] = &[
         END
         $$;",
     },
+    Migration {
+        version: 12,
+        what: "a host is its login (PostgreSQL): the `hostbench_hosts` table binds each host \
+               name (its label, else its hostname) to the one login that may write it, and \
+               row-level security holds every writer's results and runs to its bound names; a \
+               run's UUID is claimed by whoever records it first; times are RFC 3339 UTC and not \
+               in the future; a result's JSON is bounded before it is parsed; a repeat group is \
+               its own host's (the logins that stored a host's rows before are bound to it)",
+        sqlite: "SELECT 1;",
+        postgres: HOSTS_BOUND,
+    },
 ];
+
+/// Layout 12 on PostgreSQL (see its `what`).
+const HOSTS_BOUND: &str = "
+        CREATE TABLE IF NOT EXISTS hostbench_hosts (
+            name       TEXT PRIMARY KEY,
+            login      TEXT NOT NULL,
+            machine_id TEXT,
+            CONSTRAINT hostbench_hosts_bounded CHECK (
+                char_length(name) BETWEEN 1 AND 256 AND char_length(login) BETWEEN 1 AND 63
+                AND (machine_id IS NULL OR char_length(machine_id) BETWEEN 1 AND 64)
+            )
+        );
+        CREATE INDEX IF NOT EXISTS hostbench_hosts_login ON hostbench_hosts (login);
+        -- What each login stored before is its own: a name goes to the login that stored it
+        -- last (the store's owner, bound by nothing, is left out).
+        INSERT INTO hostbench_hosts (name, login)
+            SELECT DISTINCT ON (name) name, owner FROM (
+                SELECT coalesce(host_label, host) AS name, owner, id AS n FROM results
+                UNION ALL
+                SELECT coalesce(host_label, host), owner, NULL FROM runs
+            ) stored
+            WHERE owner <> (SELECT tableowner FROM pg_tables
+                            WHERE tablename = 'results' AND schemaname = current_schema())
+              AND char_length(name) BETWEEN 1 AND 256 AND char_length(owner) BETWEEN 1 AND 63
+            ORDER BY name, n DESC NULLS LAST
+        ON CONFLICT (name) DO NOTHING;
+        -- A time as hostbench writes it (RFC 3339, UTC, `+00:00`), else NULL: never an error,
+        -- so a check or an ORDER BY over a row another program wrote cannot fail.
+        CREATE OR REPLACE FUNCTION hostbench_time(t TEXT) RETURNS timestamptz
+        LANGUAGE plpgsql IMMUTABLE AS $$
+        BEGIN
+            IF t IS NULL OR char_length(t) > 40 OR t !~
+                '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]{1,9})?[+]00:00$'
+            THEN
+                RETURN NULL;
+            END IF;
+            RETURN t::timestamptz;
+        EXCEPTION WHEN others THEN
+            RETURN NULL;
+        END
+        $$;
+        ALTER TABLE results DROP CONSTRAINT IF EXISTS results_started_at_is_a_time;
+        ALTER TABLE results ADD CONSTRAINT results_started_at_is_a_time CHECK (
+            coalesce(hostbench_time(started_at) <= now() + interval '1 day', false)
+        ) NOT VALID;
+        ALTER TABLE runs DROP CONSTRAINT IF EXISTS runs_times_are_times;
+        ALTER TABLE runs ADD CONSTRAINT runs_times_are_times CHECK (
+            coalesce(hostbench_time(started_at) <= now() + interval '1 day', false)
+            AND (ended_at IS NULL
+                 OR coalesce(hostbench_time(ended_at) >= hostbench_time(started_at), false))
+        ) NOT VALID;
+        -- The cheapest check first: a JSON over the bound is refused before it is parsed.
+        ALTER TABLE results DROP CONSTRAINT IF EXISTS results_json_is_a_result;
+        ALTER TABLE results ADD CONSTRAINT results_json_is_a_result CHECK (
+            CASE WHEN octet_length(result_json) > 16777216 THEN false
+                 ELSE jsonb_typeof(result_json::jsonb) = 'object'
+                      AND result_json::jsonb ?& ARRAY['schema_version', 'started_at',
+                                                      'environment', 'suites']
+            END
+        ) NOT VALID;
+        ALTER TABLE results DROP CONSTRAINT IF EXISTS results_figures_are_json;
+        ALTER TABLE results ADD CONSTRAINT results_figures_are_json CHECK (
+            figures IS NULL OR CASE WHEN octet_length(figures) > 65536 THEN false
+                                    ELSE jsonb_typeof(figures::jsonb) = 'object' END
+        ) NOT VALID;
+        ALTER TABLE result_figures DROP CONSTRAINT IF EXISTS result_figures_are_json;
+        ALTER TABLE result_figures ADD CONSTRAINT result_figures_are_json CHECK (
+            CASE WHEN octet_length(kept) > 4194304 THEN false
+                 ELSE jsonb_typeof(kept::jsonb) = 'object' END
+        ) NOT VALID;
+        ALTER TABLE results DROP CONSTRAINT IF EXISTS results_bounded;
+        ALTER TABLE results ADD CONSTRAINT results_bounded CHECK (
+            char_length(host) <= 256 AND char_length(suites) <= 1024
+            AND char_length(headline) <= 4096
+            AND (machine_id IS NULL OR char_length(machine_id) <= 64)
+        ) NOT VALID;
+        -- A repeat group is named after its first run, which is the same host's.
+        CREATE OR REPLACE FUNCTION hostbench_group_is_own() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NEW.repeat_group IS NOT NULL AND NEW.repeat_group NOT IN (0, NEW.id) AND NOT EXISTS (
+                SELECT 1 FROM results g WHERE g.id = NEW.repeat_group AND g.owner = NEW.owner
+                    AND coalesce(g.host_label, g.host) = coalesce(NEW.host_label, NEW.host))
+            THEN
+                RAISE EXCEPTION 'repeat group % is not a group of this host''s runs',
+                    NEW.repeat_group;
+            END IF;
+            RETURN NEW;
+        END
+        $$;
+        DROP TRIGGER IF EXISTS results_group_is_own ON results;
+        CREATE TRIGGER results_group_is_own BEFORE INSERT OR UPDATE OF repeat_group ON results
+            FOR EACH ROW EXECUTE FUNCTION hostbench_group_is_own();
+        ALTER TABLE hostbench_hosts ENABLE ROW LEVEL SECURITY;
+        DROP POLICY IF EXISTS hosts_read ON hostbench_hosts;
+        CREATE POLICY hosts_read ON hostbench_hosts FOR SELECT USING (true);
+        DROP POLICY IF EXISTS results_add ON results;
+        DROP POLICY IF EXISTS results_change ON results;
+        CREATE POLICY results_add ON results FOR INSERT WITH CHECK (
+            owner = current_user
+            AND EXISTS (SELECT 1 FROM hostbench_hosts h
+                        WHERE h.name = coalesce(results.host_label, results.host)
+                          AND h.login = current_user
+                          AND (h.machine_id IS NULL OR h.machine_id = results.machine_id))
+            AND NOT EXISTS (SELECT 1 FROM runs c
+                            WHERE c.uuid = results.uuid AND c.owner <> current_user));
+        CREATE POLICY results_change ON results FOR UPDATE USING (owner = current_user)
+            WITH CHECK (
+            owner = current_user
+            AND EXISTS (SELECT 1 FROM hostbench_hosts h
+                        WHERE h.name = coalesce(results.host_label, results.host)
+                          AND h.login = current_user
+                          AND (h.machine_id IS NULL OR h.machine_id = results.machine_id))
+            AND NOT EXISTS (SELECT 1 FROM runs c
+                            WHERE c.uuid = results.uuid AND c.owner <> current_user));
+        DROP POLICY IF EXISTS runs_add ON runs;
+        DROP POLICY IF EXISTS runs_change ON runs;
+        CREATE POLICY runs_add ON runs FOR INSERT WITH CHECK (
+            owner = current_user
+            AND EXISTS (SELECT 1 FROM hostbench_hosts h
+                        WHERE h.name = coalesce(runs.host_label, runs.host)
+                          AND h.login = current_user)
+            AND NOT EXISTS (SELECT 1 FROM results c
+                            WHERE c.uuid = runs.uuid AND c.owner <> current_user));
+        CREATE POLICY runs_change ON runs FOR UPDATE USING (owner = current_user)
+            WITH CHECK (
+            owner = current_user
+            AND EXISTS (SELECT 1 FROM hostbench_hosts h
+                        WHERE h.name = coalesce(runs.host_label, runs.host)
+                          AND h.login = current_user));
+        DO $$
+        BEGIN
+            IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'hostbench_writer') THEN
+                GRANT SELECT ON hostbench_hosts TO hostbench_writer;
+            END IF;
+            IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'hostbench_reader') THEN
+                GRANT SELECT ON hostbench_hosts TO hostbench_reader;
+            END IF;
+        END
+        $$;";
 
 /// The migration that adds the `figures` column. SQL cannot compute a result's headline
 /// figures, so after applying it a back end fills them in for the rows already stored

@@ -218,22 +218,29 @@ impl Filter {
     /// `sql` but on the `runs` table, whose tags are a JSON object: `tag(key, value)` writes
     /// the back end's test of one tag. Each host's latest (by the name it goes by: the label,
     /// else the hostname) is chosen in SQL: as many rows as hosts, however many runs.
+    /// `time` is the back end's parse of `started_at` (NULL where it is no time): the latest
+    /// is the latest in time, never in text order, so a row dated `zzzz` by hand neither
+    /// wins nor hides the host's real runs.
     fn runs_sql(
         &self,
         which: Runs,
         placeholder: impl Fn(usize) -> String,
         tag: impl Fn(&str, &str) -> String,
+        time: &str,
     ) -> (String, Vec<String>) {
         let (clause, params) = self.clause(placeholder, tag);
         let sql = match which {
             Runs::LatestPerHost => format!(
                 "SELECT {RUN_COLUMNS}
                  FROM (SELECT r.*, ROW_NUMBER() OVER (
-                           PARTITION BY coalesce(host_label, host) ORDER BY started_at DESC, uuid) AS n
+                           PARTITION BY coalesce(host_label, host)
+                           ORDER BY {time} DESC NULLS LAST, started_at DESC, uuid) AS n
                        FROM runs r {clause}) latest
                  WHERE n = 1"
             ),
-            Runs::All => format!("SELECT {RUN_COLUMNS} FROM runs {clause} ORDER BY started_at, uuid"),
+            Runs::All => {
+                format!("SELECT {RUN_COLUMNS} FROM runs {clause} ORDER BY started_at, uuid")
+            }
         };
         (sql, params)
     }

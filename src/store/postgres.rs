@@ -308,21 +308,33 @@ impl PgStore {
         }
     }
 
-    /// One row inserted and rolled back: a role that may not write, a database in read-only
-    /// mode, says so before a run is measured rather than at its end.
+    /// The login's rights, asked of the server: a role that may not write, a database in
+    /// read-only mode, says so before a run is measured rather than at its end. (Which hosts
+    /// the login may write for, the row-level security decides row by row: a run's first
+    /// state is its first write, `Session::start`.)
     fn probe_write(&mut self) -> Result<()> {
-        self.answer_mut(|c| async move {
-            let tx = c.transaction().await?;
-            tx.execute(
-                "INSERT INTO results (id, started_at, suites, host, headline, incomplete, schema_version, result_json)
-                 VALUES (-1, '', '', '', '', TRUE, 0,
-                         '{\"schema_version\": 0, \"started_at\": \"\", \"environment\": {}, \"suites\": []}')",
-                &[],
-            )
-            .await?;
-            tx.rollback().await
-        })
-        .map_err(|e| anyhow!("it cannot be written: {e:#}"))
+        let (tables, read_only) = self.answer(|c| async move {
+            let row = c
+                .query_one(
+                    "SELECT array_remove(ARRAY[
+                         CASE WHEN has_table_privilege('results', 'INSERT') THEN NULL ELSE 'results' END,
+                         CASE WHEN has_table_privilege('runs', 'INSERT') THEN NULL ELSE 'runs' END,
+                         CASE WHEN has_table_privilege('result_tags', 'INSERT') THEN NULL ELSE 'result_tags' END,
+                         CASE WHEN has_table_privilege('result_figures', 'INSERT') THEN NULL ELSE 'result_figures' END
+                     ], NULL),
+                     pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'",
+                    &[],
+                )
+                .await?;
+            Ok((row.get::<_, Vec<String>>(0), row.get::<_, bool>(1)))
+        })?;
+        if let Some(table) = tables.first() {
+            bail!("it cannot be written: permission denied for table {table}");
+        }
+        if read_only {
+            bail!("it cannot be written: the database is read only");
+        }
+        Ok(())
     }
 }
 
@@ -383,11 +395,21 @@ fn bounded<T>(
     })
 }
 
+/// What a row-level security refusal means on a fleet store (layout 12).
+pub const NOT_BOUND: &str =
+    "this login writes only for the hosts the database's owner bound to it \
+     (table hostbench_hosts, docs/fleet.md \"A host is its login\"), and no run another login \
+     recorded first";
+
 /// An error from the server as hostbench reports it: a privilege the login lacks is the
 /// user's to fix (the roles, docs/fleet.md: exit 2); anything else is the store failing.
 fn refusal(e: &tokio_postgres::Error) -> anyhow::Error {
     if e.code() == Some(&tokio_postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) {
-        return UsageError::new(reason(e)).into();
+        let why = reason(e);
+        if why.contains("row-level security") {
+            return UsageError::new(format!("{why}: {NOT_BOUND}")).into();
+        }
+        return UsageError::new(why).into();
     }
     anyhow!("{}", reason(e))
 }
@@ -915,20 +937,30 @@ impl ResultStore for PgStore {
 
     fn runs(&self, filter: &Filter, which: Runs) -> Result<Vec<RunState>> {
         // A store of a layout before 11 (read by a reader, who does not migrate) has no runs.
-        let has_runs: bool = self
+        let row = self
             .answer(|c| async move {
-                c.query_one("SELECT to_regclass('runs') IS NOT NULL", &[])
-                    .await
+                c.query_one(
+                    "SELECT to_regclass('runs') IS NOT NULL,
+                            to_regprocedure('hostbench_time(text)') IS NOT NULL",
+                    &[],
+                )
+                .await
             })
-            .map_err(|e| self.explain(e))?
-            .get(0);
+            .map_err(|e| self.explain(e))?;
+        let (has_runs, parses_times): (bool, bool) = (row.get(0), row.get(1));
         if !has_runs {
             return Ok(Vec::new());
         }
         // The tags column is a JSON object: a check on the table holds every writer to it.
         let placeholder = |n| format!("${n}");
         let tag = |k: &str, v: &str| format!("(tags::jsonb ->> {k}) = {v}");
-        let (sql, params) = filter.runs_sql(which, placeholder, tag);
+        // Layout 12's parse of a time; before it, the text (which hostbench writes in one form).
+        let time = if parses_times {
+            "hostbench_time(started_at)"
+        } else {
+            "started_at"
+        };
+        let (sql, params) = filter.runs_sql(which, placeholder, tag, time);
         let rows = self.select(&sql, &params)?;
         Ok(rows
             .iter()

@@ -947,7 +947,7 @@ impl ResultStore for SqliteStore {
             return Ok(Vec::new());
         }
         let placeholder = |n| format!("?{n}");
-        let (sql, params) = filter.runs_sql(which, placeholder, tag);
+        let (sql, params) = filter.runs_sql(which, placeholder, tag, "julianday(started_at)");
         let rows = self.select(&sql, params, |r| {
             (0..11)
                 .map(|i| r.get::<_, Value>(i))
