@@ -205,7 +205,7 @@ fn series_file(
     path: &std::path::Path,
     settings: &Settings,
 ) -> Result<std::collections::BTreeMap<String, Vec<usize>>> {
-    let bytes = crate::platform::files::read_regular(path, 1 << 30)
+    let bytes = crate::platform::files::read_regular(path, crate::model::MAX_RESULT_BYTES)
         .map_err(|e| UsageError::new(format!("cannot read {}: {e}", path.display())))?;
     crate::history::series_change_points(&bytes, settings)
         .map_err(|why| UsageError::new(format!("{}: {why}", path.display())).into())

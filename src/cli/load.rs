@@ -58,10 +58,16 @@ pub(super) fn load_file(arg: &str) -> Result<RunResult> {
             "{arg} is neither a stored result id nor a readable result file: {e}"
         ))
     })?;
-    let value: serde_json::Value = serde_json::from_slice(&bytes)
+    // The version alone first (the rest skipped, nothing kept), then the result itself:
+    // never a whole `serde_json::Value` tree, which takes many times the file's size.
+    #[derive(serde::Deserialize)]
+    struct Version {
+        schema_version: Option<serde_json::Value>,
+    }
+    let version: Version = serde_json::from_slice(&bytes)
         .map_err(|e| UsageError::new(format!("{arg} is not JSON: {e}")))?;
-    let version = value
-        .get("schema_version")
+    let version = version
+        .schema_version
         .and_then(|v| v.as_u64())
         .ok_or_else(|| {
             UsageError::new(format!(
@@ -74,7 +80,7 @@ pub(super) fn load_file(arg: &str) -> Result<RunResult> {
         ))
         .into());
     }
-    let r: RunResult = serde_json::from_value(value)
+    let r: RunResult = serde_json::from_slice(&bytes)
         .map_err(|e| UsageError::new(format!("{arg} is not a hostbench result: {e}")))?;
     Ok(r)
 }

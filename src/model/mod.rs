@@ -35,10 +35,11 @@ use wakeup::WakeupResult;
 /// wake-up latency beside it.
 pub const SCHEMA_VERSION: u32 = 2;
 
-/// The largest result file hostbench reads (`results import`, `compare`, `report`): far above
-/// any real result (a `run --profile full` with every histogram is a few MB), so that a wrong
-/// file (`/dev/zero`, a disk image) is refused instead of read until memory runs out.
-pub const MAX_RESULT_BYTES: u64 = 64 << 20;
+/// The largest result file hostbench reads (`results import`, `compare`, `report`, `history
+/// --series`): far above any real result (a `run --profile full` with every histogram is a few
+/// MB), so that a wrong file (`/dev/zero`, a disk image) is refused instead of read until
+/// memory runs out. A fleet store takes a result's JSON up to the same size (layout 12).
+pub const MAX_RESULT_BYTES: u64 = 16 << 20;
 
 /// One invocation of hostbench: what ran, where, when, and what it measured.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -286,7 +286,7 @@ pub fn slowest_line(result: &NoiseResult) -> Option<String> {
     let slow = (runs.len() / 10).max(1);
     let (rest, slowest) = runs.split_at(runs.len() - slow);
     fn accounts<'a>(rs: &[&'a NoiseRun]) -> Vec<&'a Account> {
-        rs.iter().filter_map(|r| r.account.as_ref()).collect()
+        rs.iter().filter_map(|r| r.account.as_deref()).collect()
     }
     let moved = account::moved(&accounts(rest), &accounts(slowest));
     let which = if slow == 1 {

@@ -175,7 +175,7 @@ pub struct Measurement {
     /// task's start to its stop; None in results stored before hostbench kept one, and with
     /// `HOSTBENCH_NO_ACCOUNT`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub account: Option<super::account::Account>,
+    pub account: Option<Box<super::account::Account>>,
 }
 
 /// An `interactive` run.
@@ -525,7 +525,7 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
         sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
         resolution,
         is_spread: false,
-        accounts: m.account.iter().cloned().collect(),
+        accounts: m.account.iter().map(|a| (**a).clone()).collect(),
     });
     if let Some(w) = &m.wake {
         out.push(Figure {
@@ -539,7 +539,7 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
             sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
             resolution,
             is_spread: false,
-            accounts: m.account.iter().cloned().collect(),
+            accounts: m.account.iter().map(|a| (**a).clone()).collect(),
         });
     }
     // A percentage moves by one deadline, or one burn, at the least: 99.2% of 120 deadlines

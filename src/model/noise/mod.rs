@@ -42,7 +42,7 @@ pub struct NoiseRun {
     /// The host's account of the run (its CPU's time, the run's waits, faults and moves); None
     /// in results stored before hostbench kept one, and with `HOSTBENCH_NO_ACCOUNT`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub account: Option<super::account::Account>,
+    pub account: Option<Box<super::account::Account>>,
 }
 
 /// How the iteration count of each run was chosen.
@@ -173,7 +173,7 @@ impl SuiteData for NoiseResult {
         let accounts: Vec<_> = self
             .runs
             .iter()
-            .filter_map(|r| r.account.as_ref())
+            .filter_map(|r| r.account.as_deref())
             .collect();
         if accounts.is_empty() {
             return Vec::new();
@@ -203,7 +203,7 @@ impl SuiteData for NoiseResult {
             let accounts: Vec<_> = self
                 .runs
                 .iter()
-                .map(|r| r.account.clone())
+                .map(|r| r.account.as_deref().cloned())
                 .collect::<Option<Vec<_>>>()
                 .unwrap_or_default();
             out.push(Figure {
@@ -318,7 +318,7 @@ mod tests {
         accounted
             .runs
             .iter_mut()
-            .for_each(|r| r.account = Some(account.clone()));
+            .for_each(|r| r.account = Some(Box::new(account.clone())));
         let mut figures = Vec::new();
         accounted.figures(&mut figures);
         assert!(

@@ -99,7 +99,7 @@ pub struct SchedRun {
     /// The host's account of the run's threads from the start to the stop; None in results
     /// stored before hostbench kept one, and with `HOSTBENCH_NO_ACCOUNT`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub account: Option<super::account::Account>,
+    pub account: Option<Box<super::account::Account>>,
 }
 
 /// The fleet's column of reflex's cost: microseconds per round at the point with the fewest
@@ -148,7 +148,7 @@ impl SuiteData for SchedResult {
                     "{} threads, {} active sets{pinned}",
                     p.threads, p.active_sets
                 ),
-                accounts: p.runs.iter().filter_map(|r| r.account.as_ref()).collect(),
+                accounts: p.runs.iter().filter_map(|r| r.account.as_deref()).collect(),
                 // The threads wait for each other's tokens and for the CPUs by design.
                 own_waits: true,
             })
@@ -222,7 +222,7 @@ impl SuiteData for SchedResult {
                 accounts: p
                     .runs
                     .iter()
-                    .map(|r| r.account.clone())
+                    .map(|r| r.account.as_deref().cloned())
                     .collect::<Option<Vec<_>>>()
                     .unwrap_or_default(),
             });

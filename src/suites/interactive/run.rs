@@ -412,7 +412,7 @@ fn run_pair(
         timer: report.timer,
         memory_locked: report.memory_locked,
         load_report,
-        account,
+        account: account.map(Box::new),
         explained: None,
     }))
 }

@@ -179,7 +179,7 @@ pub fn measure(
             sys_ns: used.sys_ns,
             voluntary_csw: used.voluntary_csw,
             involuntary_csw: used.involuntary_csw,
-            account,
+            account: account.map(Box::new),
         };
         fastest_ns = fastest_ns.min(run.time_ns);
         runs.push(run);

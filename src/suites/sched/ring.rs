@@ -309,7 +309,7 @@ pub fn run_once(
         voluntary_csw: used.voluntary_csw,
         involuntary_csw: used.involuntary_csw,
         max_token_holders: max_holders.load(Ordering::SeqCst),
-        account,
+        account: account.map(Box::new),
     }))
 }
 
