@@ -213,12 +213,22 @@ fn bad_input_is_one_line_and_exit_2() {
         ),
         (vec!["-W", "0-1023"], "which is not online"),
         (vec!["-M", "one"], "-M takes a CPU list"),
-        (vec!["-F", "1000000000", "-t", "2"], "more than the"),
+        (vec!["-F", "1048576", "-t", "1000"], "more than the"),
         (vec!["-t", "-1"], "-1"),
         (
             vec!["--split", "101"],
             "--split must be a percent from 0 to 100",
         ),
+        (
+            vec!["-r", "1", "-s", "20000000"],
+            "-s must be from 0 to 1000000",
+        ),
+        (vec!["-n", "1000000000000"], "-n must be from 1 to 1000000"),
+        (vec!["-n", "0"], "-n must be from 1 to 1000000"),
+        (vec!["-F", "0"], "-F must be from 1 to 1048576"),
+        (vec!["-R", "100000000"], "-R must be from 1 to 1000000"),
+        (vec!["-r", "10", "-z", "11"], "-z must be from 1 to 10"),
+        (vec!["-r", "30", "-w", "30"], "-w must be from 0 to 29"),
     ] {
         let out = sb.cmd().arg("wakeup").args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -266,6 +276,35 @@ fn sigterm_ends_a_run_at_once_and_keeps_what_it_measured() {
     assert!(w["request"]["samples"].as_u64().unwrap() > 0, "{w}");
     // Its threads went with it.
     assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
+}
+
+/// A request of a million matrix products (minutes of math) still stops at a signal: the
+/// math looks at the stop between two products, and the run says it was interrupted.
+#[test]
+fn sigterm_stops_a_request_in_the_middle_of_its_math() {
+    let sb = Sandbox::new();
+    let child = sb
+        .std_cmd()
+        .args([
+            "wakeup", "-r", "60", "-m", "1", "-t", "1", "-F", "1024", "-n", "1000000",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    let sent = Instant::now();
+    // SAFETY: kill(2) to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(143));
+    let hosts = sb.json(&["results", "hosts"]);
+    assert_eq!(hosts[0]["last_run"]["outcome"], "interrupted", "{hosts}");
 }
 
 /// schbench's workload is threads of one process: SIGKILL ends them all at once, and the store

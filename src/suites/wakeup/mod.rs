@@ -25,6 +25,15 @@ use workload::{Outcome, MAX_PIPE_BYTES};
 pub const MAX_THREADS: usize = 16_384;
 /// Most seconds of a run (`-r`): a day.
 pub const MAX_RUNTIME_S: u64 = 86_400;
+/// Most microseconds a request sleeps (`-s`): a second. A sleep is not cut short by the end of
+/// the run, so a run overshoots by at most this.
+pub const MAX_SLEEP_US: u64 = 1_000_000;
+/// Most matrix multiplications a request (`-n`).
+pub const MAX_OPERATIONS: u64 = 1_000_000;
+/// Most KB of matrices a worker (`-F`): 1 GiB.
+pub const MAX_FOOTPRINT_KB: u64 = 1 << 20;
+/// Most requests a second (`-R`).
+pub const MAX_RPS: u64 = 1_000_000;
 /// How often a run's result so far is stored while it runs.
 const CHECKPOINT: Duration = Duration::from_secs(5);
 
@@ -113,6 +122,7 @@ impl WakeupConfig {
                 o.runtime_s
             )));
         }
+        bounds(o)?;
         if o.rps.is_some() && o.auto_rps_pct.is_some() {
             return Err(UsageError::new(
                 "-R and -A cannot be used together: -A finds the rate itself",
@@ -159,6 +169,12 @@ impl WakeupConfig {
             return Err(UsageError::new(format!(
                 "--split must be a percent from 0 to 100 (got {p})"
             )));
+        }
+        if o.split_pct == Some(0) {
+            notes.push(
+                "--split 0: no worker has matrices of its own; all work on the one shared set"
+                    .into(),
+            );
         }
         // Three matrices a worker fill the footprint; with --split, the worker's private
         // share of it, and the shared share once.
@@ -219,6 +235,33 @@ impl WakeupConfig {
         };
         Ok(WakeupConfig { settings, notes })
     }
+}
+
+/// Each number option within the range where it means something: a sleep, a request's math
+/// or a rate that would outlast the run (and its stop) is refused, as are statistics that the
+/// run would never keep (`-w` or `-z` not shorter than `-r`).
+fn bounds(o: &Options) -> Result<(), UsageError> {
+    let within = |flag: &str, what: &str, v: u64, min: u64, max: u64| {
+        if v < min || v > max {
+            return Err(UsageError::new(format!(
+                "{flag} must be from {min} to {max} {what} (got {v})"
+            )));
+        }
+        Ok(())
+    };
+    within("-s", "microseconds", o.sleep_us, 0, MAX_SLEEP_US)?;
+    within("-n", "operations", o.operations, 1, MAX_OPERATIONS)?;
+    within("-F", "KB", o.footprint_kb, 1, MAX_FOOTPRINT_KB)?;
+    if let Some(r) = o.rps {
+        within("-R", "requests a second", r, 1, MAX_RPS)?;
+    }
+    if let Some(w) = o.warmup_s.filter(|&w| w > 0 && o.runtime_s >= 30) {
+        within("-w", "seconds (shorter than -r)", w, 0, o.runtime_s - 1)?;
+    }
+    if o.zero_s > 0 {
+        within("-z", "seconds (at most -r)", o.zero_s, 1, o.runtime_s)?;
+    }
+    Ok(())
 }
 
 /// `-M` and `-W`: CPU lists whose CPUs must be online, or "auto" (either one): each message

@@ -650,11 +650,19 @@ fn worker_thread(shared: &Shared, m: usize, index: usize) {
                 }
                 let held = lock.then(|| lock_this_cpu(&shared.locks));
                 // schbench: the shared matrices' operations first, then the worker's own.
+                // The end of the run (or a signal) stops a long request between two
+                // operations: one relaxed load beside a whole matrix product.
                 for _ in 0..shared_ops {
+                    if stopping.load(Ordering::Relaxed) {
+                        break;
+                    }
                     // SAFETY: 3·shared_side² elements; the product may race (SharedMatrices).
                     unsafe { multiply(shared.matrices.as_ptr(), shared_side) };
                 }
                 for _ in 0..own_ops {
+                    if stopping.load(Ordering::Relaxed) {
+                        break;
+                    }
                     // SAFETY: `data` holds 3·side² elements and is this thread's alone.
                     unsafe { multiply(data.as_mut_ptr(), side) };
                 }
