@@ -393,6 +393,16 @@ fn delete_removes_a_result_whole_and_refuses_what_is_not_there() {
     let out = sb.cmd().args(["results", "delete", "1"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no stored result with id 1"));
+    // Every id is judged before any is deleted: with one that is not there, 2 stays.
+    let out = sb
+        .cmd()
+        .args(["results", "delete", "2", "999"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no stored result with id 999"));
+    assert!(String::from_utf8_lossy(&out.stdout).is_empty());
+    sb.cmd().args(["results", "show", "2"]).assert().success();
 }
 
 /// `report --fleet` of stored results draws on each result's stored figures (layout 7), and

@@ -2025,6 +2025,31 @@ fn a_host_is_its_login_and_the_database_holds_every_fleet_rule() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("hostbench_hosts"), "{err}");
+    // A push whose run states the server refuses (one in node1's name, kept in node2's own
+    // SQLite store) says so and fails, after sending the rest.
+    let local = sb.dir.path().join("node2-own.sqlite");
+    let local = local.to_str().unwrap();
+    stdout(&sb, local, &["noise", "--host-label", "n2", "--no-noise-check", "5", "3"]);
+    rusqlite::Connection::open(local)
+        .unwrap()
+        .execute(
+            "INSERT INTO runs (uuid, host, host_label, command, started_at, outcome)
+             VALUES (?1, 'h', 'n1', 'c', '2026-01-01T00:00:00+00:00', 'failed')",
+            [common::fresh_uuid()],
+        )
+        .unwrap();
+    let out = sb
+        .cmd()
+        .args(["results", "push", "--db", local, "--to", &node2])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("(failed) refused by") && err.contains("1 run state was refused"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 added"), "{out:?}");
     // The latest run of each host is the latest in time: node1's is its own, finished.
     let hosts = sb.json(&["results", "hosts", "--db", &node1, "--host", "n1"]);
     assert_eq!(hosts[0]["last_run"]["outcome"], "finished", "{hosts}");

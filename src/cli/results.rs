@@ -229,6 +229,10 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
             }
             drop(existing);
             let mut store = store_args.open()?;
+            // Every id judged first: a bad one deletes nothing.
+            for id in ids {
+                store.deletable(*id)?;
+            }
             for id in ids {
                 store.delete(*id)?;
                 out.out(&format!("Deleted result {id} from {}.\n", store.location()));
@@ -480,7 +484,15 @@ fn copy(
         for state in from.runs(&select.filter(), Runs::All)? {
             match to.record_run(&state) {
                 Ok(()) => runs.0 += 1,
-                Err(_) => runs.1 += 1,
+                Err(e) => {
+                    runs.1 += 1;
+                    out.err(&format!(
+                        "hostbench: the state of run {} ({}) refused by {to_name}: {}\n",
+                        state.uuid,
+                        state.outcome.name(),
+                        crate::model::label::printable(&crate::text::redact(&format!("{e:#}")), 300)
+                    ));
+                }
             }
         }
     }
@@ -502,7 +514,7 @@ fn copy(
             "Run states: {} sent{}.\n",
             runs.0,
             if runs.1 > 0 {
-                format!(", {} refused (another login's)", runs.1)
+                format!(", {} refused (said above)", runs.1)
             } else {
                 String::new()
             }
@@ -515,6 +527,14 @@ fn copy(
         return Err(UsageError::new(format!(
             "{refused} result{} refused by {to_name} (said above)",
             if refused == 1 { " was" } else { "s were" }
+        ))
+        .into());
+    }
+    if runs.1 > 0 {
+        return Err(UsageError::new(format!(
+            "{} run state{} refused by {to_name} (said above)",
+            runs.1,
+            if runs.1 == 1 { " was" } else { "s were" }
         ))
         .into());
     }

@@ -480,6 +480,9 @@ pub trait ResultStore {
     /// removes only the results it stored (the database's owner any): another's is refused,
     /// naming its login.
     fn delete(&mut self, id: i64) -> Result<()>;
+    /// Why `delete(id)` would be refused, without deleting (`results delete` judges every id
+    /// before it deletes any): no such result, or (PostgreSQL) another login's.
+    fn deletable(&self, id: i64) -> Result<()>;
 }
 
 /// A stored run state's columns as read (uuid, host, host_label, command, started_at,

@@ -338,6 +338,46 @@ impl PgStore {
     }
 }
 
+impl PgStore {
+    /// Whether result `id` is there, as this login sees it.
+    fn find_id(&self, id: i64) -> Result<Option<i64>> {
+        let row = self
+            .answer(|c| async move {
+                c.query_opt("SELECT id FROM results WHERE id = $1", &[&id])
+                    .await
+            })
+            .map_err(|e| self.explain(e))?;
+        Ok(row.map(|r| r.get(0)))
+    }
+
+    /// Another login's result is refused, naming its login, unless this login owns the table
+    /// (the database's owner deletes any): row-level security would delete nothing, silently.
+    fn refuse_another(&self, id: i64) -> Result<()> {
+        if let Some(owner) = self.stored_by_another(id)? {
+            // Row-level security would delete nothing, silently: say whose it is.
+            let owns_table = self
+                .answer(|c| async move {
+                    c.query_one(
+                        "SELECT tableowner = current_user FROM pg_tables WHERE tablename = 'results' AND schemaname = current_schema()",
+                        &[],
+                    )
+                    .await
+                })
+                .map_err(|e| self.explain(e))?
+                .get::<_, bool>(0);
+            if !owns_table {
+                return Err(UsageError::new(format!(
+                    "{}: result {id} belongs to the login {}; a login may delete only the results it stored",
+                    self.location,
+                    crate::model::label::printable(&owner, 64)
+                ))
+                .into());
+            }
+        }
+        Ok(())
+    }
+}
+
 /// An error at once when the connection was given up (it once timed out: its state is
 /// unknown).
 fn given_up(broken: &std::cell::RefCell<Option<String>>) -> Result<()> {
@@ -983,28 +1023,19 @@ impl ResultStore for PgStore {
             .collect())
     }
 
-    fn delete(&mut self, id: i64) -> Result<()> {
-        if let Some(owner) = self.stored_by_another(id)? {
-            // Row-level security would delete nothing, silently: say whose it is.
-            let owns_table = self
-                .answer(|c| async move {
-                    c.query_one(
-                        "SELECT tableowner = current_user FROM pg_tables WHERE tablename = 'results' AND schemaname = current_schema()",
-                        &[],
-                    )
-                    .await
-                })
-                .map_err(|e| self.explain(e))?
-                .get::<_, bool>(0);
-            if !owns_table {
-                return Err(UsageError::new(format!(
-                    "{}: result {id} belongs to the login {}; a login may delete only the results it stored",
-                    self.location,
-                    crate::model::label::printable(&owner, 64)
-                ))
-                .into());
-            }
+    fn deletable(&self, id: i64) -> Result<()> {
+        if self.find_id(id)?.is_none() {
+            return Err(UsageError::new(format!(
+                "no stored result with id {id} in {}",
+                self.location
+            ))
+            .into());
         }
+        self.refuse_another(id)
+    }
+
+    fn delete(&mut self, id: i64) -> Result<()> {
+        self.refuse_another(id)?;
         let gone = self
             .answer_mut(|c| async move {
                 let tx = c.transaction().await?;

@@ -905,8 +905,8 @@ impl ResultStore for SqliteStore {
         let time = |t: Option<DateTime<Utc>>| t.map(|t| t.to_rfc3339());
         self.conn
             .execute(
-                "INSERT INTO runs (uuid, host, host_label, command, started_at, ended_at, outcome, why, stored, tags)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                "INSERT INTO runs (uuid, host, host_label, command, started_at, ended_at, outcome, why, stored, tags, owner)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
                  ON CONFLICT (uuid) DO UPDATE SET ended_at = excluded.ended_at,
                      outcome = excluded.outcome, why = excluded.why, stored = excluded.stored
                  WHERE runs.ended_at IS NULL",
@@ -921,6 +921,8 @@ impl ResultStore for SqliteStore {
                     state.why.as_ref().map(Text::raw),
                     state.stored.as_ref().map(Text::raw),
                     state.tags_json(),
+                    // A state pulled from a fleet store keeps the login that recorded it.
+                    state.owner.as_ref().map(Text::raw),
                 ],
             )
             .map_err(|e| explain(e.into(), &self.path))?;
@@ -958,6 +960,22 @@ impl ResultStore for SqliteStore {
             .filter_map(run_columns)
             .filter_map(super::RunColumns::state)
             .collect())
+    }
+
+    fn deletable(&self, id: i64) -> Result<()> {
+        let there = self
+            .conn
+            .query_row("SELECT 1 FROM results WHERE id = ?1", [id], |_| Ok(()))
+            .optional()
+            .map_err(|e| explain(e.into(), &self.path))?;
+        if there.is_none() {
+            return Err(UsageError::new(format!(
+                "no stored result with id {id} in {}",
+                self.path.display()
+            ))
+            .into());
+        }
+        Ok(())
     }
 
     fn delete(&mut self, id: i64) -> Result<()> {
