@@ -2029,7 +2029,11 @@ fn a_host_is_its_login_and_the_database_holds_every_fleet_rule() {
     // SQLite store) says so and fails, after sending the rest.
     let local = sb.dir.path().join("node2-own.sqlite");
     let local = local.to_str().unwrap();
-    stdout(&sb, local, &["noise", "--host-label", "n2", "--no-noise-check", "5", "3"]);
+    stdout(
+        &sb,
+        local,
+        &["noise", "--host-label", "n2", "--no-noise-check", "5", "3"],
+    );
     rusqlite::Connection::open(local)
         .unwrap()
         .execute(
@@ -2049,7 +2053,10 @@ fn a_host_is_its_login_and_the_database_holds_every_fleet_rule() {
         err.contains("(failed) refused by") && err.contains("1 run state was refused"),
         "{err}"
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("1 added"), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("1 added"),
+        "{out:?}"
+    );
     // The latest run of each host is the latest in time: node1's is its own, finished.
     let hosts = sb.json(&["results", "hosts", "--db", &node1, "--host", "n1"]);
     assert_eq!(hosts[0]["last_run"]["outcome"], "finished", "{hosts}");

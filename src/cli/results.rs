@@ -490,7 +490,10 @@ fn copy(
                         "hostbench: the state of run {} ({}) refused by {to_name}: {}\n",
                         state.uuid,
                         state.outcome.name(),
-                        crate::model::label::printable(&crate::text::redact(&format!("{e:#}")), 300)
+                        crate::model::label::printable(
+                            &crate::text::redact(&format!("{e:#}")),
+                            300
+                        )
                     ));
                 }
             }

@@ -355,14 +355,18 @@ pub fn fleet(results: &[(String, RunResult)]) -> Fleet {
 /// wrote with 1e308) is no measurement and would stretch the fleet's ranges.
 pub const MAX_FIGURE: f64 = 1e9;
 
+/// Whether a headline figure is one a run can produce ([`MAX_FIGURE`]): the one rule of the
+/// fleet page, its CSV and the OpenMetrics export.
+pub fn possible(value: f64) -> bool {
+    value.is_finite() && (0.0..MAX_FIGURE).contains(&value)
+}
+
 /// Drops from `summaries` every headline figure no run can produce, and says which.
 fn drop_impossible(summaries: &mut [Summary]) -> Vec<String> {
     let mut notes = Vec::new();
     for s in summaries.iter_mut() {
         for (i, v) in s.values.iter_mut().enumerate() {
-            let bad = v
-                .as_ref()
-                .is_some_and(|f| !f.value.is_finite() || !(0.0..MAX_FIGURE).contains(&f.value));
+            let bad = v.as_ref().is_some_and(|f| !possible(f.value));
             if bad {
                 let value = v.take().map_or(0.0, |f| f.value);
                 notes.push(format!(

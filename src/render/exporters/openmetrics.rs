@@ -21,9 +21,9 @@ use crate::model::run_state::{Outcome, RunState};
 use crate::model::RunResult;
 use crate::text::Text;
 
-/// The longest label value written (a host label is at most 128 characters, a figure's kind
-/// a short phrase).
-const MAX_LABEL: usize = 200;
+/// The longest label value written: a host's name whole (a label is at most 128 characters,
+/// a hostname at most 256 in a store, layout 12), so two hosts are never one series.
+const MAX_LABEL: usize = 256;
 
 /// One host's latest result as the metrics show it.
 pub struct ResultMetrics<'a> {
@@ -227,7 +227,9 @@ fn results(f: &mut Families, host: &(&str, String), r: &ResultMetrics) {
         let (Some(metric), Some(figure)) = (metric_of(column), figure) else {
             continue;
         };
-        if !figure.value.is_finite() {
+        // The fleet page's rule: a figure no run can produce (1e300, −5, a row written by
+        // hand) is not exported either.
+        if !crate::fleet::possible(figure.value) {
             continue;
         }
         let mut labels = vec![host.clone()];
@@ -407,5 +409,50 @@ mod tests {
             assert!(text.contains(line), "{line} in {text}");
         }
         assert!(!text.contains("hostbench_sched_round_seconds"), "{text}");
+    }
+
+    /// The fleet page's rule holds here too: 1e300 and −5 are no measurements, and two hosts
+    /// whose names share their first 200 characters stay two series.
+    #[test]
+    fn impossible_figures_are_not_exported_and_long_names_stay_apart() {
+        let at = |key: &str| Column::all().iter().position(|c| c.key == key).unwrap();
+        let mut values = vec![None; Column::all().len()];
+        for (key, value) in [("index_one", 1e300), ("wakeup", -5.0), ("sched", 3.5)] {
+            values[at(key)] = Some(Figure {
+                value,
+                kind: "k".into(),
+                note: "".into(),
+            });
+        }
+        let figures = HeadlineFigures {
+            noise_floor_pct: None,
+            values,
+        };
+        let names = [
+            format!("{}a", "h".repeat(200)),
+            format!("{}b", "h".repeat(200)),
+        ];
+        let hosts_named: Vec<Text> = names.iter().map(|n| Text::new(n.as_str())).collect();
+        let metrics: Vec<HostMetrics<'_>> = hosts_named
+            .iter()
+            .map(|host| HostMetrics {
+                host,
+                result: Some(ResultMetrics {
+                    started_at: chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap(),
+                    incomplete: false,
+                    figures: &figures,
+                }),
+                run: None,
+            })
+            .collect();
+        let text = hosts(&metrics);
+        assert!(!text.contains("hostbench_index_score{"), "{text}");
+        assert!(!text.contains("hostbench_wakeup_p99_seconds{"), "{text}");
+        for n in &names {
+            assert!(
+                text.contains(&format!("hostbench_sched_round_seconds{{host=\"{n}\"")),
+                "{text}"
+            );
+        }
     }
 }
