@@ -206,6 +206,61 @@ fn the_playbook_runs_every_host_into_the_shared_store_or_fetches_back() {
     }
 }
 
+/// A hostile host prints a result whose UUID is a path: the role refuses it before the UUID
+/// names any file, and nothing is written outside the fetch directory.
+#[test]
+fn a_hosts_uuid_never_names_a_file_outside_the_fetch_directory() {
+    if skip_without("a_hosts_uuid_never_names_a_file", &["ansible-playbook"]) {
+        return;
+    }
+    let sb = Sandbox::new();
+    let inv = inventory(sb.dir.path());
+    let hostile = sb.dir.path().join("hostile");
+    std::fs::write(
+        &hostile,
+        "#!/bin/sh\necho '{\"uuid\": \"/../../../escaped/pwned\"}'\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hostile, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let fetched = sb.dir.path().join("fetched");
+    let out = Command::new("ansible-playbook")
+        .arg("-i")
+        .arg(&inv)
+        .arg("site.yml")
+        .arg("-e")
+        .arg(format!("hostbench_exe={}", hostile.display()))
+        .arg("-e")
+        .arg(format!("hostbench_fetch_dir={}", fetched.display()))
+        .arg("-e")
+        .arg(format!(
+            "hostbench_control_db={}",
+            sb.dir.path().join("control.sqlite").display()
+        ))
+        .current_dir(DEPLOY)
+        .env("ANSIBLE_NOCOLOR", "1")
+        .env("ANSIBLE_LOCAL_TEMP", sb.dir.path().join("ansible-tmp"))
+        .output()
+        .expect("ansible-playbook runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("carries no UUID of a run"), "{text}");
+    assert!(!sb.dir.path().join("escaped").exists(), "{text}");
+    assert!(!fetched.exists(), "{text}");
+    for (name, _, _) in HOSTS {
+        let work = sb.dir.path().join(name).join("work");
+        let written: Vec<_> = std::fs::read_dir(&work)
+            .map(|d| d.flatten().map(|e| e.file_name()).collect())
+            .unwrap_or_default();
+        assert!(
+            !written
+                .iter()
+                .any(|n| n.to_string_lossy().starts_with("result-")),
+            "{written:?}"
+        );
+    }
+}
+
 /// The playbook and role pass ansible-lint's strictest profile, where it is installed.
 #[test]
 fn the_playbook_passes_ansible_lint() {

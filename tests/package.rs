@@ -196,6 +196,25 @@ fn scheduled_run_as_systemd_would(sb: &Sandbox, root: &Path, deb: &Path) {
     assert!(out.status.success(), "{out:?}");
     let conffiles = std::fs::read_to_string(control.join("conffiles")).unwrap();
     assert_eq!(conffiles.trim(), "/etc/hostbench/hostbench.env");
+    // The settings file may name a server: root's alone, as the Ansible role writes it. And no
+    // command of the unit has the server's URL expanded into its argv (/proc/PID/cmdline is
+    // every local user's to read).
+    let listing = Command::new("dpkg-deb")
+        .arg("-c")
+        .arg(deb)
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout).into_owned();
+    let env_line = listing
+        .lines()
+        .find(|l| l.ends_with("./etc/hostbench/hostbench.env"))
+        .unwrap_or_else(|| panic!("{listing}"));
+    assert!(env_line.starts_with("-rw------- "), "{env_line}");
+    for key in ["ExecStartPre", "ExecStart"] {
+        for line in unit_lines(&service, key) {
+            assert!(!line.contains("HOSTBENCH_DB}"), "{line}");
+        }
+    }
     let postinst = std::fs::read_to_string(control.join("postinst")).unwrap();
     assert!(
         !postinst.contains("systemctl enable") && !postinst.contains("deb-systemd-invoke start"),

@@ -548,6 +548,8 @@ fn the_password_comes_from_the_password_file_never_the_command_line() {
     std::fs::create_dir_all(&home).unwrap();
     let passfile = sb.dir.path().join("pgpass");
     std::fs::write(&passfile, "localhost:*:*:hostbench:s3cret\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |m: u32| std::fs::set_permissions(&passfile, std::fs::Permissions::from_mode(m));
     let run = |with_file: bool| {
         let mut c = sb.cmd();
         c.args(["results", "list", "--db", "postgresql://"])
@@ -563,6 +565,12 @@ fn the_password_comes_from_the_password_file_never_the_command_line() {
         }
         c.assert()
     };
+    // A file others may read is ignored, as libpq ignores it, and the refusal says why.
+    mode(0o644).unwrap();
+    let ignored = run(true).code(2);
+    let err = String::from_utf8_lossy(&ignored.get_output().stderr).into_owned();
+    assert!(err.contains("mode 0644"), "{err}");
+    mode(0o600).unwrap();
     let ok = run(true).success();
     assert!(String::from_utf8_lossy(&ok.get_output().stdout)
         .starts_with("No stored results in postgresql://"));

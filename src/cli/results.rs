@@ -104,9 +104,10 @@ pub enum ResultsCommand {
     /// Copy stored results to another store (a shared PostgreSQL server): the given ids, or
     /// all those --host, --tag and --since select; a result already there is stored once
     Push {
-        /// The store to copy to: a PostgreSQL URL or an SQLite file
-        #[arg(long, value_name = "URL|PATH")]
-        to: PathBuf,
+        /// The store to copy to: a PostgreSQL URL or an SQLite file [default: the environment's
+        /// HOSTBENCH_DB, so a URL need not be on the command line]
+        #[arg(long, value_name = "URL|PATH", env = "HOSTBENCH_PUSH_TO")]
+        to: Option<PathBuf>,
         /// Ids of the results to copy, as `results list` shows them [default: all selected]
         #[arg(value_name = "ID")]
         ids: Vec<i64>,
@@ -180,7 +181,7 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
             }
         }
         ResultsCommand::Push { to, ids, select } => {
-            let location = StoreLocation::parse(to)?;
+            let location = StoreLocation::parse(&push_target(to.as_deref())?)?;
             // A scheduled run pushes its fallback store to its store first; where they are
             // one file (an SQLite store), there is nothing to send.
             if let (StoreLocation::Sqlite(a), StoreLocation::Sqlite(b)) =
@@ -542,6 +543,22 @@ fn copy(
         .into());
     }
     Ok(())
+}
+
+/// Where `results push` sends: `--to` (or HOSTBENCH_PUSH_TO), else the environment's
+/// HOSTBENCH_DB. A scheduled run pushes its fallback store (`--db FILE`) to its server this
+/// way, with no URL in its argv, which every local user can read in /proc.
+fn push_target(to: Option<&std::path::Path>) -> Result<PathBuf> {
+    if let Some(to) = to {
+        return Ok(to.to_path_buf());
+    }
+    match std::env::var_os("HOSTBENCH_DB") {
+        Some(db) if !db.is_empty() => Ok(PathBuf::from(db)),
+        _ => Err(UsageError::new(
+            "results push needs --to URL|PATH (or HOSTBENCH_PUSH_TO, or HOSTBENCH_DB in the environment)",
+        )
+        .into()),
+    }
 }
 
 /// The stored result `id`; an id that is not there is the user's mistake (exit 2).

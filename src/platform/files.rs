@@ -31,6 +31,30 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
 /// a regular file is refused, and a file longer than `limit` is refused once `limit` bytes are
 /// read (it may grow while it is read).
 pub fn read_regular(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    read_checked(path, limit, |_| Ok(()))
+}
+
+/// A secret's file as libpq takes its password file: a regular file (a FIFO is not waited on)
+/// that neither its group nor anyone else may read or write (mode 0600 or less), read up to
+/// `limit` bytes. Anything else is refused with why, and not read.
+pub fn read_private(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    read_checked(path, limit, |meta| {
+        if meta.mode() & 0o077 != 0 {
+            return Err(io::Error::other(format!(
+                "ignored, as libpq ignores it: its group or others may use it (mode {:04o}; 0600 or less)",
+                meta.mode() & 0o7777
+            )));
+        }
+        Ok(())
+    })
+}
+
+/// `read_regular`, with `check` of the opened file's metadata before anything is read.
+fn read_checked(
+    path: &Path,
+    limit: u64,
+    check: impl Fn(&std::fs::Metadata) -> io::Result<()>,
+) -> io::Result<Vec<u8>> {
     use std::io::Read;
     let file = OpenOptions::new()
         .read(true)
@@ -43,6 +67,7 @@ pub fn read_regular(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
             type_name(rustix::fs::FileType::from_raw_mode(meta.mode()))
         )));
     }
+    check(&meta)?;
     clear_nonblock(&file)?;
     let mut bytes = Vec::with_capacity(meta.len().min(limit) as usize);
     file.take(limit + 1).read_to_end(&mut bytes)?;
@@ -277,6 +302,27 @@ mod tests {
         write_output(&plain, b"one").unwrap();
         write_output(&plain, b"two").unwrap();
         assert_eq!(std::fs::read_to_string(&plain).unwrap(), "two");
+    }
+
+    /// libpq's rule for a password file: one its group or others may use is ignored; a FIFO
+    /// is not waited on; `/dev/zero` is not read at all.
+    #[test]
+    fn read_private_takes_a_file_of_mode_0600_or_less_and_nothing_else() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pgpass");
+        std::fs::write(&file, "*:*:*:*:pw\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert_eq!(read_private(&file, 1 << 20).unwrap(), b"*:*:*:*:pw\n");
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let err = read_private(&file, 1 << 20).unwrap_err().to_string();
+        assert!(err.contains("mode 0644"), "{err}");
+        let fifo = dir.path().join("fifo");
+        mkfifo(&fifo);
+        std::fs::set_permissions(&fifo, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let err = read_private(&fifo, 1 << 20).unwrap_err().to_string();
+        assert!(err.contains("FIFO") || err.contains("fifo"), "{err}");
+        assert!(read_private(Path::new("/dev/zero"), 1 << 20).is_err());
     }
 
     #[test]

@@ -485,9 +485,10 @@ fn connect_failure(
     let user = config.get_user().unwrap_or("?");
     if e.as_db_error().is_none() && reason(e).contains("password missing") {
         let file = password_file(&env).unwrap_or_else(|| "~/.pgpass".into());
-        let state = match std::fs::metadata(&file) {
-            Ok(_) => "no line matches",
-            Err(_) => "not there",
+        let state = match read_password_file(&file) {
+            Ok(_) => "no line matches".to_string(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => "not there".to_string(),
+            Err(e) => e.to_string(),
         };
         return format!(
             "the server wants a password for user {user} and none was found: not in the URL, not in PGPASSWORD, and the password file {file} ({state}; PGPASSFILE names another)"
@@ -509,6 +510,15 @@ fn connect_failure(
         return format!("no server answers at {} ({io})", at.join(", "));
     }
     reason(e)
+}
+
+/// The most of a password file read: far more than any fleet's lines.
+const MAX_PASSWORD_FILE: u64 = 1 << 20;
+
+/// A password file's text, under libpq's rules (`files::read_private`): a regular file of
+/// mode 0600 or less, read bounded.
+fn read_password_file(file: &str) -> std::io::Result<Vec<u8>> {
+    crate::platform::files::read_private(std::path::Path::new(file), MAX_PASSWORD_FILE)
 }
 
 /// The password file libpq reads: PGPASSFILE, else ~/.pgpass.
@@ -565,7 +575,7 @@ fn with_environment(config: &mut tokio_postgres::Config, env: impl Fn(&str) -> O
     if config.get_password().is_none() {
         let from_file = || {
             let file = password_file(&env)?;
-            let text = std::fs::read_to_string(file).ok()?;
+            let text = String::from_utf8(read_password_file(&file).ok()?).ok()?;
             let host = match config.get_hosts().first() {
                 Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
                 _ => "localhost".to_string(),
