@@ -162,6 +162,35 @@ fn a_symlink_or_a_file_of_another_user_at_the_log_name_is_refused() {
     }
 }
 
+/// `--log-dir` through another user's symlink (their `logs` pointing at a directory of
+/// root's alone): the directory is reached without following it, so root's log is not
+/// created there.
+#[test]
+fn a_log_directory_reached_through_another_users_link_is_refused() {
+    let Some((_serial, sb)) = as_root() else {
+        return;
+    };
+    let shared = shared_dir(&sb);
+    let roots = sb.dir.path().join("roots-only");
+    std::fs::create_dir(&roots).unwrap();
+    std::fs::set_permissions(&roots, std::fs::Permissions::from_mode(0o700)).unwrap();
+    plant_symlink(&shared.join("logs"), &roots);
+    let out = sb
+        .cmd()
+        .args(["interactive", "-W", "Audio", "-w", "None", "-t", "1"])
+        .args(["--settle-ms", "0", "--log-dir"])
+        .arg(shared.join("logs"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot write the log file") && err.contains("link"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(&roots).unwrap().count(), 0, "{err}");
+}
+
 #[test]
 fn the_report_replaces_a_planted_symlink_instead_of_writing_through_it() {
     let Some((_serial, sb)) = as_root() else {

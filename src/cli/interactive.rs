@@ -16,7 +16,7 @@ use crate::error::UsageError;
 use crate::loads::registry::{self, Here, LOADS};
 use crate::model::interactive::{Bench, InteractiveSettings, Load};
 use crate::model::SuiteResult;
-use crate::platform::files;
+use crate::platform::dir::{Dir, Trust};
 use crate::render;
 use crate::render::interactive::UnitRow;
 use crate::suites::event::Event;
@@ -260,8 +260,14 @@ impl MeasuringCommand for InteractiveCommand {
                 session.environment.host.kernel_release,
                 session.started_at().format("%Y%m%d%H%M")
             );
-            let path = dir.join(name);
-            let file = files::open_append(&path)
+            let path = dir.join(&name);
+            // Through the held directory, reached without another user's link: no name on
+            // the way is looked up again.
+            let file = Dir::open(dir, Trust::Reach)
+                .and_then(|held| {
+                    held.open_append(&name)
+                        .with_context(|| format!("opening {}", path.display()))
+                })
                 .map_err(|e| UsageError::new(format!("cannot write the log file: {e:#}")))?;
             self.log = Some((path, file));
         }

@@ -267,6 +267,56 @@ impl Dir {
         Ok(File::from(fd))
     }
 
+    /// Opens `name` for appending, creating it (mode 0644) if needed: never through a symbolic
+    /// link, never blocking on a FIFO, and only a regular file of this user's.
+    pub fn open_append(&self, name: impl AsRef<OsStr>) -> io::Result<File> {
+        let name = name.as_ref();
+        let fd = rfs::openat(
+            &self.fd,
+            name,
+            OFlags::WRONLY
+                | OFlags::APPEND
+                | OFlags::CREATE
+                | OFlags::NOFOLLOW
+                | OFlags::NONBLOCK
+                | OFlags::NOCTTY
+                | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        )
+        .map_err(|e| {
+            // Say what stands there: the kernel's refusal of a symlink (ELOOP, or EACCES in a
+            // sticky directory) or of a FIFO without a reader (ENXIO) names neither.
+            match rfs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(st) => match FileType::from_raw_mode(st.st_mode) {
+                    FileType::Symlink => io::Error::other("it is a symbolic link (not followed)"),
+                    FileType::RegularFile if st.st_uid != euid() => {
+                        io::Error::other(format!("it belongs to another user (uid {})", st.st_uid))
+                    }
+                    FileType::RegularFile => errno_io(e),
+                    kind => {
+                        io::Error::other(format!("it is {}, not a regular file", type_name(kind)))
+                    }
+                },
+                Err(_) => errno_io(e),
+            }
+        })?;
+        let st = rfs::fstat(&fd).map_err(errno_io)?;
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+            return Err(io::Error::other(format!(
+                "it is {}, not a regular file",
+                type_name(FileType::from_raw_mode(st.st_mode))
+            )));
+        }
+        if st.st_uid != euid() {
+            return Err(io::Error::other(format!(
+                "it belongs to another user (uid {}); refusing to write into it",
+                st.st_uid
+            )));
+        }
+        rfs::fcntl_setfl(&fd, OFlags::APPEND).map_err(errno_io)?;
+        Ok(File::from(fd))
+    }
+
     /// Opens `name` for reading: not through a symbolic link, never blocking on a FIFO, and
     /// only a regular file.
     pub fn open_regular(&self, name: impl AsRef<OsStr>) -> io::Result<File> {
@@ -763,6 +813,32 @@ mod tests {
 
     fn mode(p: &Path) -> u32 {
         std::fs::symlink_metadata(p).unwrap().mode() & 0o7777
+    }
+
+    #[test]
+    fn open_append_refuses_a_symlink_and_a_fifo_and_appends_to_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = Dir::open(dir.path(), Trust::Reach).unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.path().join("x.log")).unwrap();
+        let err = held.open_append("x.log").unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+
+        let fifo =
+            std::ffi::CString::new(dir.path().join("fifo.log").as_os_str().as_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        let err = held.open_append("fifo.log").unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+
+        held.open_append("ok.log").unwrap().write_all(b"a").unwrap();
+        held.open_append("ok.log").unwrap().write_all(b"b").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("ok.log")).unwrap(),
+            "ab"
+        );
     }
 
     #[test]

@@ -80,45 +80,6 @@ fn read_checked(
     Ok(bytes)
 }
 
-/// Opens `path` for appending, creating it (mode 0644) if needed. Refuses a symlink, anything
-/// but a regular file (a FIFO would block the run), and a file of another user's.
-pub fn open_append(path: &Path) -> Result<File> {
-    let file = OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o644)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| {
-            // Say what stands there: the kernel's refusal of a symlink (ELOOP, or EACCES in a
-            // sticky directory) or of a FIFO without a reader (ENXIO) names neither.
-            match std::fs::symlink_metadata(path) {
-                Ok(m) if m.file_type().is_symlink() => {
-                    io::Error::other("it is a symbolic link (not followed)")
-                }
-                Ok(m) if !m.is_file() => io::Error::other("it is not a regular file"),
-                Ok(m) if m.uid() != euid() => {
-                    io::Error::other(format!("it belongs to another user (uid {})", m.uid()))
-                }
-                _ => e,
-            }
-        })
-        .with_context(|| format!("opening {}", path.display()))?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        bail!("{} is not a regular file", path.display());
-    }
-    if meta.uid() != euid() {
-        bail!(
-            "{} belongs to another user (uid {}); refusing to write into it",
-            path.display(),
-            meta.uid()
-        );
-    }
-    clear_nonblock(&file)?;
-    Ok(file)
-}
-
 fn clear_nonblock(file: &File) -> io::Result<()> {
     use std::os::fd::AsRawFd;
     let fd = file.as_raw_fd();
@@ -130,15 +91,6 @@ fn clear_nonblock(file: &File) -> io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Creates `path` new (`O_EXCL`, which also refuses a symlink there), mode 0644.
-pub fn create_new(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o644)
-        .open(path)
 }
 
 /// Opens the directory `dir`, creating it (and its parents, mode 0755 whatever the umask) if
@@ -343,40 +295,5 @@ mod tests {
         let err = read_regular(&file, 2 << 20).unwrap_err().to_string();
         assert!(err.contains("larger than 2 MiB"), "{err}");
         assert_eq!(read_regular(&file, 3 << 20).unwrap().len(), 3 << 20);
-    }
-
-    #[test]
-    fn open_append_refuses_a_symlink_and_a_fifo_and_appends_to_a_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let victim = dir.path().join("victim");
-        std::fs::write(&victim, "precious").unwrap();
-        let log = dir.path().join("x.log");
-        std::os::unix::fs::symlink(&victim, &log).unwrap();
-        let err = open_append(&log).unwrap_err();
-        assert!(format!("{err:#}").contains("symbolic link"), "{err:#}");
-        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
-
-        let fifo = dir.path().join("fifo.log");
-        mkfifo(&fifo);
-        let err = open_append(&fifo).unwrap_err();
-        assert!(format!("{err:#}").contains("not a regular file"), "{err:#}");
-
-        let ok = dir.path().join("ok.log");
-        open_append(&ok).unwrap().write_all(b"a").unwrap();
-        open_append(&ok).unwrap().write_all(b"b").unwrap();
-        assert_eq!(std::fs::read_to_string(&ok).unwrap(), "ab");
-    }
-
-    #[test]
-    fn create_new_refuses_an_existing_name_and_a_symlink() {
-        let dir = tempfile::tempdir().unwrap();
-        let victim = dir.path().join("victim");
-        std::fs::write(&victim, "precious").unwrap();
-        let link = dir.path().join("r-01");
-        std::os::unix::fs::symlink(&victim, &link).unwrap();
-        assert!(create_new(&link).is_err());
-        assert!(create_new(&victim).is_err());
-        assert!(create_new(&dir.path().join("r-02")).is_ok());
-        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     }
 }
