@@ -519,3 +519,80 @@ fn report_shows_results_and_a_fleet_in_every_format_it_offers() {
     }
     assert!(md.contains("noise (% spread) |"), "{md}");
 }
+
+/// `results push` without `--to` sends to HOSTBENCH_PUSH_TO, else HOSTBENCH_DB, from the
+/// environment (so a scheduled run names no server in its argv); with neither it says what it
+/// needs (exit 2), and where that is the store pushed from there is nothing to push.
+#[test]
+fn push_takes_its_target_from_the_environment_not_the_command_line() {
+    let sb = Sandbox::new();
+    let from = sb.dir.path().join("kept.sqlite");
+    sb.cmd()
+        .args(["noise", "--no-noise-check", "-l", "5000", "10", "2", "--db"])
+        .arg(&from)
+        .assert()
+        .success();
+    let push = |env: &[(&str, &std::path::Path)]| {
+        let mut c = sb.cmd();
+        c.env_remove("HOSTBENCH_DB")
+            .args(["results", "push", "--db"])
+            .arg(&from);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    };
+    let out = push(&[]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("needs --to"),
+        "{out:?}"
+    );
+    let to = sb.dir.path().join("central.sqlite");
+    let out = push(&[("HOSTBENCH_DB", &to)]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("1 added"),
+        "{out:?}"
+    );
+    let other = sb.dir.path().join("other.sqlite");
+    let out = push(&[("HOSTBENCH_DB", &to), ("HOSTBENCH_PUSH_TO", &other)]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(other.exists());
+    let out = push(&[("HOSTBENCH_DB", &from)]);
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Nothing to push"),
+        "{out:?}"
+    );
+}
+
+/// A `--textfile-dir` that cannot be used (node_exporter's directory removed) is a warning:
+/// the run is measured and stored, and its state says the metrics were not written.
+#[test]
+fn an_unusable_textfile_dir_is_a_warning_that_the_run_state_keeps() {
+    let sb = Sandbox::new();
+    let out = sb
+        .cmd()
+        .args(["noise", "--no-noise-check", "-l", "5000", "10", "2"])
+        .args(["--textfile-dir", "/proc/hostbench-no-such-dir"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning: --textfile-dir /proc/hostbench-no-such-dir"),
+        "{err}"
+    );
+    let hosts = sb.json(&["results", "hosts"]);
+    assert_eq!(hosts[0]["results"], 1, "{hosts}");
+    let run = &hosts[0]["last_run"];
+    assert_eq!(run["outcome"], "finished", "{hosts}");
+    assert!(
+        run["why"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no metrics written"),
+        "{hosts}"
+    );
+}

@@ -2069,3 +2069,46 @@ fn a_host_is_its_login_and_the_database_holds_every_fleet_rule() {
     let hosts = sb.json(&["results", "hosts", "--db", &node1, "--host", "n1"]);
     assert_eq!(hosts[0]["last_run"]["outcome"], "finished", "{hosts}");
 }
+
+/// The fallback store is opened at every start, not only on the night the server is down: one
+/// in a directory another user controls refuses the run (exit 2) while the server is up, and
+/// nothing is measured.
+#[test]
+fn a_fallback_store_that_could_not_take_the_run_is_said_while_the_server_is_up() {
+    // SAFETY: no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root to make another user's directory");
+        return;
+    }
+    let Some(pg) = PgServer::start("a_fallback_store_that_could_not_take_the_run") else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let theirs = sb.dir.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o777)).unwrap();
+    std::os::unix::fs::chown(&theirs, Some(54_321), Some(54_321)).unwrap();
+    let out = sb
+        .cmd()
+        .args([
+            "noise",
+            "--no-noise-check",
+            "-l",
+            "5000",
+            "10",
+            "2",
+            "--db",
+            &pg.url,
+        ])
+        .arg("--fallback-db")
+        .arg(theirs.join("held.sqlite"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("the fallback store"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(!theirs.join("held.sqlite").exists());
+    assert!(listed(&sb, &pg.url, &[]).is_empty());
+}

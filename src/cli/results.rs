@@ -190,7 +190,7 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
                 let same = |p: &std::path::Path| std::fs::canonicalize(p).ok();
                 if a == b || same(a).is_some_and(|c| Some(c) == same(b)) {
                     out.chatter(&format!(
-                        "Nothing to push: --to is this store ({}).\n",
+                        "Nothing to push: the store to push to (--to, else HOSTBENCH_PUSH_TO or HOSTBENCH_DB) is this store ({}).\n",
                         location.display()
                     ));
                     return Ok(0);

@@ -57,6 +57,9 @@ pub struct Session {
     fell_back: Option<FellBack>,
     /// `--textfile-dir`, held: where the run's metrics go for node_exporter.
     textfile: Option<Textfile>,
+    /// What went wrong beside the measurement (the metrics directory unusable): said at once,
+    /// and kept in the run's state as it ends.
+    warnings: Vec<String>,
 }
 
 /// The store `--db` names could not be opened as the run started: why, and its name (a URL
@@ -92,6 +95,7 @@ pub struct Finished {
     state: RunState,
     fell_back: Option<FellBack>,
     textfile: Option<Textfile>,
+    warnings: Vec<String>,
 }
 
 /// `--textfile-dir`: the directory node_exporter's textfile collector reads, held open from the
@@ -107,11 +111,16 @@ impl Textfile {
     /// The latest result's headline figures, in `hostbench.prom`.
     const RESULT: &'static str = "hostbench.prom";
 
-    /// The directory `path` names, reached without following another user's link; one that
-    /// is not there is the user's to fix (exit 2).
-    fn open(path: &Path) -> Result<Textfile> {
-        let dir = Dir::open(path, Trust::Reach)
-            .map_err(|e| UsageError::new(format!("--textfile-dir {}: {e:#}", path.display())))?;
+    /// The directory `path` names, reached without following another user's link. One that
+    /// cannot be used is a warning, never a refused run: a node_exporter directory removed
+    /// must not stop every scheduled run.
+    fn open(path: &Path) -> Result<Textfile, String> {
+        let dir = Dir::open(path, Trust::Reach).map_err(|e| {
+            format!(
+                "--textfile-dir {}: {e:#}; no metrics written",
+                path.display()
+            )
+        })?;
         Ok(Textfile { dir })
     }
 
@@ -157,8 +166,13 @@ impl Session {
         argv: Vec<String>,
         environment: Environment,
     ) -> Result<Self> {
-        let textfile = match &measure.own.textfile_dir {
-            Some(d) => Some(Textfile::open(d)?),
+        let mut warnings = Vec::new();
+        let textfile = match measure.own.textfile_dir.as_deref().map(Textfile::open) {
+            Some(Ok(t)) => Some(t),
+            Some(Err(why)) => {
+                warnings.push(why);
+                None
+            }
             None => None,
         };
         let (store, fell_back) = open_or_fall_back(measure)?;
@@ -198,9 +212,13 @@ impl Session {
             state,
             fell_back,
             textfile,
+            warnings,
         };
         // "running" until it says how it ended: a run killed outright stays so, seen as such.
         session.claim(measure)?;
+        for w in &session.warnings {
+            session.out.err(&format!("hostbench: warning: {w}\n"));
+        }
         if let Some(f) = &session.fell_back {
             let here = session.store.location();
             session.out.err(&format!(
@@ -401,6 +419,7 @@ impl Session {
             state: self.state,
             fell_back: self.fell_back,
             textfile: self.textfile,
+            warnings: self.warnings,
         }
     }
 }
@@ -415,7 +434,17 @@ fn open_or_fall_back(measure: &MeasureArgs) -> Result<(Box<dyn ResultStore>, Opt
     // Checked before it is needed: a bad one is said now, not on the night the server is down.
     let fallback = measure.fallback.location()?;
     let e = match (measure.store.open(), &location) {
-        (Ok(store), _) => return Ok((store, None)),
+        (Ok(store), StoreLocation::Postgres { .. }) => {
+            // Opened every night, not only the night the server is down: one that cannot
+            // take the run (another user's directory, a file that is no store) is said now.
+            fallback.open().map_err(|f| {
+                UsageError::new(format!(
+                    "the fallback store {f:#} (set another with --fallback-db)"
+                ))
+            })?;
+            return Ok((store, None));
+        }
+        (Ok(store), StoreLocation::Sqlite(_)) => return Ok((store, None)),
         (Err(e), StoreLocation::Postgres { .. }) => e,
         (Err(e), StoreLocation::Sqlite(_)) => return Err(e),
     };
@@ -474,7 +503,11 @@ impl Finished {
         } else {
             (Outcome::Finished, None)
         };
-        let why = why.map(|w| crate::text::redact(&w));
+        let why = why
+            .into_iter()
+            .chain(self.warnings.iter().cloned())
+            .reduce(|a, b| format!("{a}; {b}"))
+            .map(|w| crate::text::redact(&w));
         self.state.ended(outcome, why.as_deref(), stored.as_deref());
         let _ = self.store.set_busy_timeout(BUSY_TIMEOUT);
         record(&mut *self.store, &self.state, &self.out);
