@@ -2068,6 +2068,22 @@ fn a_host_is_its_login_and_the_database_holds_every_fleet_rule() {
     // The latest run of each host is the latest in time: node1's is its own, finished.
     let hosts = sb.json(&["results", "hosts", "--db", &node1, "--host", "n1"]);
     assert_eq!(hosts[0]["last_run"]["outcome"], "finished", "{hosts}");
+    // A pulled copy keeps who recorded each run.
+    let copy = sb.dir.path().join("pulled.sqlite");
+    sb.cmd()
+        .args(["results", "pull", "--from", &node1, "--host", "n1", "--db"])
+        .arg(&copy)
+        .assert()
+        .success();
+    let owners: Vec<Option<String>> = rusqlite::Connection::open(&copy)
+        .unwrap()
+        .prepare("SELECT DISTINCT owner FROM runs")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(owners, [Some("node1".to_string())]);
 }
 
 /// The fallback store is opened at every start, not only on the night the server is down: one

@@ -136,18 +136,25 @@ impl Seen {
             .into_iter()
             .map(|(k, h)| (k, (Some(h), None)))
             .collect();
+        // Who recorded a host's runs counts as who stored it: a login posing as another host
+        // by its runs alone is named too.
+        let mut run_owners: BTreeMap<String, BTreeSet<Text>> = BTreeMap::new();
         for r in runs {
-            let (_, run) = by_host
-                .entry(label::identity(r.host_name().raw()))
-                .or_default();
+            let key = label::identity(r.host_name().raw());
+            if let Some(o) = &r.owner {
+                run_owners.entry(key.clone()).or_default().insert(o.clone());
+            }
+            let (_, run) = by_host.entry(key).or_default();
             if run.is_none_or(|seen| r.started_at > seen.started_at) {
                 *run = Some(r);
             }
         }
         let mut rows: Vec<HostStatus> = by_host
-            .into_values()
-            .map(|(host, run)| {
-                let host = host.unwrap_or_default();
+            .into_iter()
+            .map(|(key, (host, run))| {
+                let mut host = host.unwrap_or_default();
+                host.owners
+                    .extend(run_owners.remove(&key).unwrap_or_default());
                 let last = host.last.as_ref();
                 let name = match (last, run) {
                     (Some((e, _)), _) => &e.host,
@@ -342,5 +349,21 @@ mod tests {
             "no server answers"
         );
         assert_eq!(rows[1].last_run.as_ref().unwrap().outcome, Outcome::Failed);
+    }
+
+    /// A login that recorded a host's runs is one of the host's logins, though it stored no
+    /// result there.
+    #[test]
+    fn the_login_that_recorded_a_run_is_named_beside_those_that_stored_results() {
+        let now = Utc::now();
+        let mut stored = entry(1, "node1", 3, now);
+        stored.owner = Some("node1".into());
+        let mut posed = run("node1", 1, Outcome::Finished, now);
+        posed.owner = Some("node2".into());
+        let mut seen = Seen::default();
+        seen.results(&[stored]);
+        let rows = seen.rows(&[posed], now, Duration::hours(24));
+        let owners: Vec<&str> = rows[0].owners.iter().map(Text::raw).collect();
+        assert_eq!(owners, ["node1", "node2"]);
     }
 }
