@@ -2005,6 +2005,47 @@ fn a_host_is_its_login_and_the_database_holds_every_fleet_rule() {
         format!("{e:?}").contains("not a group of this host"),
         "{e:?}"
     );
+    // Tables of its own that shadow the store's (a temporary table comes first in a session's
+    // search_path) fool neither the trigger nor the policies.
+    as_node2
+        .batch_execute(&format!(
+            "CREATE TEMP TABLE results (id BIGINT, owner TEXT, host TEXT, host_label TEXT);
+             INSERT INTO pg_temp.results VALUES ({group}, 'node2', 'h', 'n2');
+             CREATE TEMP TABLE hostbench_hosts (name TEXT, login TEXT, machine_id TEXT);
+             INSERT INTO pg_temp.hostbench_hosts VALUES ('n1', 'node2', NULL);"
+        ))
+        .unwrap();
+    let e = as_node2
+        .execute(
+            "UPDATE public.results SET repeat_group = $1 WHERE host_label = 'n2'",
+            &[&group],
+        )
+        .unwrap_err();
+    assert!(
+        format!("{e:?}").contains("not a group of this host"),
+        "{e:?}"
+    );
+    let e = as_node2
+        .batch_execute(
+            &forged_run("n1", "2026-01-01T00:00:00+00:00").replace("INTO runs", "INTO public.runs"),
+        )
+        .unwrap_err();
+    assert!(format!("{e:?}").contains("row-level security"), "{e:?}");
+    as_node2
+        .batch_execute("DROP TABLE pg_temp.results; DROP TABLE pg_temp.hostbench_hosts;")
+        .unwrap();
+    // Nor give its own result a figure no run can produce (the fleet page's rule).
+    let e = as_node2
+        .execute(
+            "UPDATE results SET figures = '{\"noise_floor_pct\":null,\"values\":[{\"value\":-5,\"kind\":\"k\",\"note\":\"\"}]}'
+             WHERE host_label = 'n2'",
+            &[],
+        )
+        .unwrap_err();
+    assert!(
+        format!("{e:?}").contains("results_figures_possible"),
+        "{e:?}"
+    );
     // A result's JSON over 16 MiB: refused by its length, before any parse.
     let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(17 << 20));
     let e = as_node2

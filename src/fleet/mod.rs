@@ -356,7 +356,8 @@ pub fn fleet(results: &[(String, RunResult)]) -> Fleet {
 pub const MAX_FIGURE: f64 = 1e9;
 
 /// Whether a headline figure is one a run can produce ([`MAX_FIGURE`]): the one rule of the
-/// fleet page, its CSV and the OpenMetrics export.
+/// fleet page, its CSV and the OpenMetrics export, and layout 12's check on a fleet store
+/// (`results_figures_possible`).
 pub fn possible(value: f64) -> bool {
     value.is_finite() && (0.0..MAX_FIGURE).contains(&value)
 }

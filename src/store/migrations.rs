@@ -383,6 +383,15 @@ const HOSTS_BOUND: &str = "
             CASE WHEN octet_length(kept) > 4194304 THEN false
                  ELSE jsonb_typeof(kept::jsonb) = 'object' END
         ) NOT VALID;
+        -- The fleet page's rule for a headline figure (`fleet::possible`): at least 0,
+        -- below 1e9 (JSON holds no NaN or infinity).
+        ALTER TABLE results DROP CONSTRAINT IF EXISTS results_figures_possible;
+        ALTER TABLE results ADD CONSTRAINT results_figures_possible CHECK (
+            figures IS NULL OR CASE WHEN octet_length(figures) > 65536 THEN false
+                ELSE NOT jsonb_path_exists(figures::jsonb,
+                                           '$.values[*].value ? (@ < 0 || @ >= 1000000000)')
+            END
+        ) NOT VALID;
         ALTER TABLE results DROP CONSTRAINT IF EXISTS results_bounded;
         ALTER TABLE results ADD CONSTRAINT results_bounded CHECK (
             char_length(host) <= 256 AND char_length(suites) <= 1024
@@ -406,6 +415,18 @@ const HOSTS_BOUND: &str = "
         DROP TRIGGER IF EXISTS results_group_is_own ON results;
         CREATE TRIGGER results_group_is_own BEFORE INSERT OR UPDATE OF repeat_group ON results
             FOR EACH ROW EXECUTE FUNCTION hostbench_group_is_own();
+        -- A function's tables are looked up when it runs, by the session's search_path, where
+        -- a writer's own temporary table would come first: each trigger reads this schema's
+        -- tables alone. (The policies below name their tables inline: those are bound when
+        -- the policy is made.)
+        DO $$
+        BEGIN
+            EXECUTE format('ALTER FUNCTION hostbench_group_is_own() SET search_path = %I, pg_temp',
+                           current_schema());
+            EXECUTE format('ALTER FUNCTION hostbench_tags_bounded() SET search_path = %I, pg_temp',
+                           current_schema());
+        END
+        $$;
         ALTER TABLE hostbench_hosts ENABLE ROW LEVEL SECURITY;
         DROP POLICY IF EXISTS hosts_read ON hostbench_hosts;
         CREATE POLICY hosts_read ON hostbench_hosts FOR SELECT USING (true);
