@@ -180,7 +180,7 @@ pub fn hosts_table(rows: &[HostStatus], stale_hours: u32, now: DateTime<Utc>) ->
     if !shared.is_empty() {
         let _ = writeln!(
             out,
-            "Stored by more than one login (one may be posing as another host; `results list` says who stored each): {}.",
+            "Stored by more than one login (a host moved to a new login, or rows stored before layout 12 bound each host to one; `results list` says who stored each): {}.",
             shared.join("; ")
         );
     }
