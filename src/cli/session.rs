@@ -245,16 +245,8 @@ impl Session {
             warn_unrecorded(&*self.store, &self.state, &e, &self.out);
             return Ok(());
         }
-        let why = format!("{e:#}");
-        self.store = measure.fallback.location()?.open().map_err(|f| {
-            UsageError::new(format!(
-                "{why}; and the fallback store {f:#} (set another with --fallback-db)"
-            ))
-        })?;
-        self.fell_back = Some(FellBack {
-            why,
-            to: location.display(),
-        });
+        let (store, fell_back) = fall_back(measure, &location, &e)?;
+        (self.store, self.fell_back) = (store, Some(fell_back));
         record(&mut *self.store, &self.state, &self.out);
         Ok(())
     }
@@ -448,14 +440,25 @@ fn open_or_fall_back(measure: &MeasureArgs) -> Result<(Box<dyn ResultStore>, Opt
         (Err(e), StoreLocation::Postgres { .. }) => e,
         (Err(e), StoreLocation::Sqlite(_)) => return Err(e),
     };
+    let (store, fell_back) = fall_back(measure, &location, &e)?;
+    Ok((store, Some(fell_back)))
+}
+
+/// The fallback store, opened because the server `location` names would not take the run
+/// (`e`, why), with what the run says of it.
+fn fall_back(
+    measure: &MeasureArgs,
+    location: &StoreLocation,
+    e: &anyhow::Error,
+) -> Result<(Box<dyn ResultStore>, FellBack)> {
     let why = format!("{e:#}");
-    let store = fallback.open().map_err(|f| {
+    let store = measure.fallback.location()?.open().map_err(|f| {
         UsageError::new(format!(
             "{why}; and the fallback store {f:#} (set another with --fallback-db)"
         ))
     })?;
     let to = location.display();
-    Ok((store, Some(FellBack { why, to })))
+    Ok((store, FellBack { why, to }))
 }
 
 /// Records the run's state in its store. One that cannot be recorded is said, not passed
