@@ -336,9 +336,7 @@ impl PgStore {
         }
         Ok(())
     }
-}
 
-impl PgStore {
     /// Whether result `id` is there, as this login sees it.
     fn find_id(&self, id: i64) -> Result<Option<i64>> {
         let row = self
@@ -436,8 +434,7 @@ fn bounded<T>(
 }
 
 /// What a row-level security refusal means on a fleet store (layout 12).
-pub const NOT_BOUND: &str =
-    "this login writes only for the hosts the database's owner bound to it \
+const NOT_BOUND: &str = "this login writes only for the hosts the database's owner bound to it \
      (table hostbench_hosts, docs/fleet.md \"A host is its login\"), and no run another login \
      recorded first";
 
