@@ -505,7 +505,11 @@ fn at_resolution(mut r: Row, fa: &Figure, fb: Option<&Figure>) -> Row {
     r
 }
 
-/// A figure of one run a side, judged on the samples within each (`within_run`).
+/// A figure of one run a side, judged on the samples within each (`within_run`). The change
+/// is the figures' own (an index score, a latency mean over the whole run), which need not be
+/// the samples' mean (a score over the best iterations, samples cut short in a long run): the
+/// samples give the test its spread, and the interval is centred on the figures' change, so it
+/// always holds it.
 fn row(a: &Figure, b: &Figure, floor: Option<RunBound>) -> Row {
     let (sa, sb) = (within_run(&a.samples), within_run(&b.samples));
     let mut r = Row::untested(a, a.value, b.value, Basis::WithinRun, [sa.len(), sb.len()]);
@@ -515,19 +519,22 @@ fn row(a: &Figure, b: &Figure, floor: Option<RunBound>) -> Row {
         (None, true) => Some(format!("{}: no samples", a.sample_kind)),
         (None, false) => Some("fewer than two samples on a side".to_string()),
     };
-    let mean_a = Summary::of(&sa).map_or(a.value, |s| s.mean);
     // A figure that cannot be negative is tested on the ratio of its means, whose interval
-    // never reaches below -100%; one that can, on their difference over A's mean.
-    let ratio = ratio_of_means_test(&sa, &sb);
-    let (significant, up) = match (&test, &ratio) {
+    // never reaches below -100%; one that can, on their difference over A's value.
+    let ratio = ratio_of_means_test(&sa, &sb).filter(|_| a.value > 0.0 && b.value > 0.0);
+    let (significant, up) = match (test, ratio) {
         (_, Some(t)) => {
+            let t = t.about(b.value / a.value);
             r.ci_pct = Some([(t.ci_low - 1.0) * 100.0, (t.ci_high - 1.0) * 100.0]);
             r.p_value = Some(t.p_value);
             (t.significant(), t.ratio > 1.0)
         }
         (Some(t), None) => {
-            r.ci_pct =
-                (mean_a != 0.0).then(|| [t.ci_low / mean_a * 100.0, t.ci_high / mean_a * 100.0]);
+            let t = t.about(b.value - a.value);
+            r.ci_pct = (a.value != 0.0).then(|| {
+                let of_a = |x: f64| x / a.value.abs() * 100.0;
+                [of_a(t.ci_low), of_a(t.ci_high)]
+            });
             r.p_value = Some(t.p_value);
             (t.significant(), t.difference > 0.0)
         }
@@ -893,6 +900,62 @@ mod tests {
         assert!(batched < 0.09, "batch means: {batched}");
         // Few samples (index iterations, sched runs): tested as they are.
         assert_eq!(within_run(&[1.0, 2.0, 3.0]).len(), 3);
+    }
+
+    /// The interval of a row is of its own change, whatever the samples' mean: the change is
+    /// the figures' (a latency mean over a whole run, a score over the best iterations) and
+    /// the samples give only its spread. Over ratios from 1/1000 to 1000, spreads from 0.1% to
+    /// 200%, figures off their samples' mean by up to a factor 10 and samples that may be
+    /// negative, every interval holds its estimate, on both tests within one run and per run.
+    #[test]
+    fn an_interval_always_holds_its_own_estimate() {
+        use rand::{Rng, SeedableRng};
+        use rand_distr::{Distribution, LogNormal, Normal};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(63);
+        let holds = |r: &Row| {
+            let Some([lo, hi]) = r.ci_pct else {
+                return true;
+            };
+            let slack = 1e-9 * (1.0 + r.change_pct.abs());
+            lo - slack <= r.change_pct && r.change_pct <= hi + slack
+        };
+        for trial in 0..4000 {
+            let ratio = 10f64.powf(rng.gen_range(-3.0..3.0));
+            let cv = 10f64.powf(rng.gen_range(-3.0..0.3));
+            let n = rng.gen_range(2..40);
+            let signed = trial % 4 == 0;
+            let mut draw = |centre: f64| -> Vec<f64> {
+                if signed {
+                    let d = Normal::new(centre, centre.abs() * cv * 5.0).unwrap();
+                    (0..n).map(|_| d.sample(&mut rng)).collect()
+                } else {
+                    let d = LogNormal::new(centre.ln(), cv).unwrap();
+                    (0..n).map(|_| d.sample(&mut rng)).collect()
+                }
+            };
+            let (sa, sb) = (draw(50.0), draw(50.0 * ratio));
+            let off = |rng: &mut rand::rngs::StdRng| 10f64.powf(rng.gen_range(-1.0..1.0));
+            let (oa, ob) = (off(&mut rng), off(&mut rng));
+            let mut fa = figure(Better::Lower, &sa);
+            let mut fb = figure(Better::Lower, &sb);
+            fa.value *= oa;
+            fb.value *= ob;
+            let r = row(&fa, &fb, None);
+            assert!(holds(&r), "within runs, trial {trial}: {r:?}");
+            let r = runs_row(&fa, Some(&fb), &sa, &sb, None);
+            assert!(holds(&r), "per run, trial {trial}: {r:?}");
+        }
+        // The case seen in a quick run: a latency mean whose batches covered only the
+        // beginning of a long run, far below the whole run's mean.
+        let a = figure(Better::Lower, &[1.0, 1.1, 0.9, 1.0, 1.05]);
+        let b = Figure {
+            value: 3.56,
+            ..figure(Better::Lower, &[37.0, 30.0, 45.0, 40.0, 35.0])
+        };
+        let r = row(&a, &b, None);
+        let [lo, hi] = r.ci_pct.unwrap();
+        assert!(lo <= r.change_pct && r.change_pct <= hi, "{r:?}");
+        assert_eq!(r.verdict, Verdict::Worse);
     }
 
     /// A latency of a few microseconds that fell by 75%: smaller than the timer's own lateness

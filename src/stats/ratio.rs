@@ -20,6 +20,20 @@ impl RatioTest {
     pub fn significant(&self) -> bool {
         self.p_value < 0.05
     }
+
+    /// The same test about another estimate of the same ratio (see `WelchTest::about`): the
+    /// interval keeps its width in logarithms and is centred on `ratio`, which must be
+    /// positive; the p-value is that estimate's.
+    pub fn about(self, ratio: f64) -> RatioTest {
+        let half = (self.ci_high / self.ratio).ln();
+        RatioTest {
+            ratio,
+            ci_low: ratio * (-half).exp(),
+            ci_high: ratio * half.exp(),
+            p_value: super::welch::p_at(ratio.ln(), half, self.degrees_of_freedom),
+            degrees_of_freedom: self.degrees_of_freedom,
+        }
+    }
 }
 
 /// Two or more values a side: Welch on the logarithms. One value on a side against two or
