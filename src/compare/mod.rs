@@ -624,7 +624,7 @@ pub fn compare_runs(
     // One run a side: each figure's own run-to-run spread, where the host has history.
     let looked_up = spread.map(|s| s.runs);
     let spread = spread.filter(|s| basis == Basis::WithinRun && s.usable());
-    let own_floor = |key: &str| spread.and_then(|s| s.bounds.get(key).copied());
+    let own_floor = |a: &Figure, b: &Figure| spread.and_then(|s| s.bound(a, b));
     let each_run = |runs: &[Vec<Figure>], key: &str| -> Vec<Option<f64>> {
         runs.iter()
             .map(|figs| figs.iter().find(|f| f.key == key).map(|f| f.value))
@@ -648,7 +648,7 @@ pub fn compare_runs(
                     floor,
                 ),
                 // (A comparison's basis is never History: that is a row's.)
-                Basis::WithinRun | Basis::History => match own_floor(&first.key) {
+                Basis::WithinRun | Basis::History => match own_floor(first, other) {
                     Some(f) => match row(first, other, Some(f)) {
                         // Nothing within the runs to test, or too little for the test to mean
                         // much: the host's history judges it.
@@ -815,6 +815,7 @@ mod tests {
             samples: samples.to_vec(),
             sample_kind: "run".into(),
             resolution: None,
+            of_events: None,
             is_spread: false,
             accounts: Vec::new(),
         }
@@ -1050,7 +1051,8 @@ mod host_tests {
         let spread = HostSpread::of(&history.iter().collect::<Vec<_>>());
         assert_eq!(spread.runs, 5);
         let key = figures(&run_on("h1", 10.0))[0].key.clone();
-        let bound = spread.bounds[&key];
+        let first = &figures(&run_on("h1", 10.0))[0];
+        let bound = spread.bound(first, first).unwrap();
         assert!(bound.on_ratio, "{bound:?}");
         let bound = bound.pct;
         assert!(bound > 10.0 && bound < 40.0, "{bound}");
@@ -1140,6 +1142,7 @@ mod host_tests {
             samples: Vec::new(),
             sample_kind: "derived".into(),
             resolution: None,
+            of_events: None,
             is_spread: false,
             accounts: Vec::new(),
         }

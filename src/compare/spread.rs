@@ -6,9 +6,9 @@ use std::collections::{BTreeSet, HashMap};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 
-use crate::model::figures::{plan_digest, Kept};
+use crate::model::figures::{plan_digest, Figure, Kept};
 use crate::model::RunResult;
-use crate::stats::{two_run_bound, RunBound};
+use crate::stats::{Grain, RunBound, RunSpread};
 use crate::store::{Filter, ResultStore};
 use crate::text::Text;
 
@@ -20,8 +20,8 @@ use crate::text::Text;
 pub struct HostSpread {
     /// The earlier runs found (the spread is used from [`HostSpread::MIN_RUNS`] on).
     pub runs: usize,
-    /// By figure key: the 95% bound of the change between two runs (`stats::two_run_bound`).
-    pub bounds: HashMap<String, RunBound>,
+    /// By figure key: its values' spread over those runs (`stats::RunSpread`).
+    pub spreads: HashMap<String, RunSpread>,
 }
 
 impl HostSpread {
@@ -38,12 +38,29 @@ impl HostSpread {
         }
         HostSpread {
             runs: earlier.len(),
-            bounds: values
+            spreads: values
                 .into_iter()
                 .filter(|(_, v)| v.len() >= Self::MIN_RUNS)
-                .filter_map(|(key, v)| Some((key.to_string(), two_run_bound(&v)?)))
+                .filter_map(|(key, v)| Some((key.to_string(), RunSpread::of(&v)?)))
                 .collect(),
         }
+    }
+
+    /// The 95% bound of the change between two runs of the figure `a` and `b` are of
+    /// (`RunSpread::bound`), at the coarser grain of the two (the larger resolution, the
+    /// fewer events); None where its history is too short.
+    pub fn bound(&self, a: &Figure, b: &Figure) -> Option<RunBound> {
+        fn coarser<T: PartialOrd>(x: Option<T>, y: Option<T>, pick: fn(T, T) -> T) -> Option<T> {
+            match (x, y) {
+                (Some(x), Some(y)) => Some(pick(x, y)),
+                (x, y) => x.or(y),
+            }
+        }
+        let grain = Grain {
+            step: coarser(a.resolution, b.resolution, f64::max),
+            of_events: coarser(a.of_events, b.of_events, u64::min).map(|n| n as f64),
+        };
+        Some(self.spreads.get(&a.key)?.bound(grain))
     }
 
     pub(super) fn usable(&self) -> bool {

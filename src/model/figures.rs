@@ -36,6 +36,10 @@ pub struct Figure {
     /// % desired CPU, one deadline or one burn of the run. None: no such bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolution: Option<f64>,
+    /// For a percentage of counted events (% deadlines met, % desired CPU): how many events it
+    /// is of. A bound learnt from a few runs is never narrower than the count's own spread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub of_events: Option<u64>,
     /// The figure is itself a measure of the host's noise (p1bench's percentiles of % slower
     /// than the fastest run): the host's noise floor does not apply to its changes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -69,6 +73,7 @@ impl Figure {
             samples: Vec::new(),
             sample_kind: "derived".into(),
             resolution: None,
+            of_events: None,
             is_spread: false,
             accounts: Vec::new(),
         }

@@ -16,13 +16,29 @@ pub(in crate::render) fn number(x: f64) -> String {
     }
 }
 
+/// The decimals that show `x` as more than nothing: one from 0.1 on, else enough for two
+/// significant digits (a bound of 0.0071% is "±0.0071%", never "±0.0%"), at most six.
+fn decimals(x: f64) -> usize {
+    let a = x.abs();
+    if a >= 0.1 || a == 0.0 || !a.is_finite() {
+        1
+    } else {
+        ((-a.log10()).floor() as usize + 2).min(6)
+    }
+}
+
+/// A percentage or point change with its sign, to the decimals that show it.
+fn signed(x: f64) -> String {
+    format!("{x:+.*}", decimals(x))
+}
+
 /// A two-run bound on the scale it lives on: "±8.5%" while the figure moves by less than half
 /// or the bound is on the difference, else the factors a positive figure may move by between
 /// two runs, "×0.08–×12" (a tail latency whose runs differ tenfold is not "±1100%").
 pub(in crate::render) fn spread(bound: RunBound) -> String {
     let pct = bound.pct;
     if pct <= 50.0 || !bound.on_ratio {
-        return format!("±{pct:.1}%");
+        return format!("±{pct:.*}%", decimals(pct));
     }
     let hi = 1.0 + pct / 100.0;
     let factor = |x: f64| {
@@ -46,9 +62,9 @@ fn in_points(r: &Row) -> bool {
 /// "-1.5 pt", not "-1.5%"), else percent of A.
 pub(in crate::render) fn change(r: &Row) -> String {
     if in_points(r) {
-        format!("{:+.1} pt", r.b - r.a)
+        format!("{} pt", signed(r.b - r.a))
     } else {
-        format!("{:+.1}%", r.change_pct)
+        format!("{}%", signed(r.change_pct))
     }
 }
 
@@ -255,5 +271,16 @@ mod tests {
         assert_eq!(ratio(536_191_512.3), "×1.87e-7–×5361916");
         // A bound on the difference (a history with a zero in it) is never a factor.
         assert_eq!(spread(RunBound::linear(900.0)), "±900.0%");
+        // A bound below a tenth is shown, not rounded to nothing.
+        assert_eq!(ratio(0.0071), "±0.0071%");
+        assert_eq!(ratio(0.049), "±0.049%");
+    }
+
+    #[test]
+    fn a_small_change_keeps_its_digits() {
+        assert_eq!(signed(-0.003), "-0.0030");
+        assert_eq!(signed(0.25), "+0.2");
+        assert_eq!(signed(-12.34), "-12.3");
+        assert_eq!(signed(0.0), "+0.0");
     }
 }

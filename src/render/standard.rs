@@ -163,7 +163,7 @@ pub fn spread_line(result: &RunResult, spread: &HostSpread) -> Option<String> {
     let figures = crate::model::figures::figures(result);
     let named: Vec<(&str, RunBound)> = figures
         .iter()
-        .filter_map(|f| Some((f.name.as_str(), *spread.bounds.get(&f.key)?)))
+        .filter_map(|f| Some((f.name.as_str(), spread.bound(f, f)?)))
         .collect();
     if named.is_empty() {
         return None;
@@ -216,6 +216,7 @@ pub fn repeat_advice(a: &RepeatAdvice) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::RunSpread;
 
     #[test]
     fn durations_read_as_people_say_them() {
@@ -252,20 +253,16 @@ mod tests {
             .iter()
             .find(|f| f.key.starts_with("sched/"))
             .unwrap();
-        let bounds = figures
+        let spreads = figures
             .iter()
             .map(|f| {
-                let pct = if f.key == noisy.key { 30.0 } else { 2.0 };
-                (
-                    f.key.clone(),
-                    RunBound {
-                        pct,
-                        on_ratio: true,
-                    },
-                )
+                // A latency whose timer's lateness is many times its value moves within that
+                // (×16 in this fixture): the noisy figure moves more.
+                let pct = if f.key == noisy.key { 5000.0 } else { 2.0 };
+                (f.key.clone(), RunSpread::bounded_at(5, pct, f.value))
             })
             .collect();
-        let spread = HostSpread { runs: 5, bounds };
+        let spread = HostSpread { runs: 5, spreads };
         let line = spread_line(&r, &spread).unwrap();
         assert!(line.contains("from 5 earlier runs"), "{line}");
         assert!(
@@ -273,7 +270,7 @@ mod tests {
             "{line}"
         );
         assert!(
-            line.contains(&format!("the most: {} ±30.0%", noisy.name)),
+            line.contains(&format!("the most: {} ×1.96e-2–×51", noisy.name)),
             "{line}"
         );
         // Too few runs: said, with how many it takes; none: nothing.

@@ -10,7 +10,9 @@ mod summary;
 mod welch;
 
 pub use histogram::LatencyHistogram;
-pub use ratio::{log_ratio_test, runs_to_detect, two_run_bound, RatioTest, RunBound};
+pub use ratio::{
+    log_ratio_test, runs_to_detect, two_run_bound, Grain, RatioTest, RunBound, RunSpread,
+};
 pub use summary::{
     batch_means, confidence_interval_95, median, median_absolute_deviation, percentile_p1bench,
     Interval, Summary,

@@ -149,31 +149,121 @@ impl RunBound {
     }
 }
 
-/// The 95% bound of the change between two more runs of a figure whose runs so far gave
-/// `values` (at least three): the prediction interval of the ratio of two runs,
-/// exp(t · √2 · s) − 1, where s is the standard deviation of the values' logarithms and t
-/// Student's quantile at k − 1 degrees of freedom (k runs: a few runs make a wide bound).
-/// Where a value is not positive, s is the standard deviation over the mean and the bound
-/// t · √2 · s, on the difference's scale. None with fewer than three finite values.
-pub fn two_run_bound(values: &[f64]) -> Option<RunBound> {
-    let v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.len() < 3 {
-        return None;
-    }
-    let t = StudentsT::new(0.0, 1.0, (v.len() - 1) as f64)
-        .ok()?
-        .inverse_cdf(0.975);
-    if v.iter().all(|x| *x > 0.0) {
-        let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
-        let s = Summary::of(&logs)?.sd;
-        Some(RunBound {
-            pct: ((t * 2f64.sqrt() * s).exp() - 1.0) * 100.0,
-            on_ratio: true,
-        })
-    } else {
+/// A figure's run-to-run spread, learnt from the values of its earlier runs on a host: what
+/// the bound of the change between two more runs is made from (`RunSpread::bound`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunSpread {
+    /// The runs it was learnt from.
+    pub runs: usize,
+    /// The runs' centre: their geometric mean on the ratio's scale, else their mean.
+    pub centre: f64,
+    /// Their spread relative to the centre: the standard deviation of their logarithms on
+    /// the ratio's scale, else the standard deviation over |mean|.
+    pub sd: f64,
+    /// All the values were positive: the bound is on the ratio's scale.
+    pub on_ratio: bool,
+}
+
+impl RunSpread {
+    /// From the values of at least three runs (the finite ones); None with fewer, or where a
+    /// value is not positive and their mean is 0.
+    pub fn of(values: &[f64]) -> Option<RunSpread> {
+        let v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+        if v.len() < 3 {
+            return None;
+        }
+        if v.iter().all(|x| *x > 0.0) {
+            let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
+            let s = Summary::of(&logs)?;
+            return Some(RunSpread {
+                runs: v.len(),
+                centre: s.mean.exp(),
+                sd: s.sd,
+                on_ratio: true,
+            });
+        }
         let s = Summary::of(&v)?;
-        (s.mean != 0.0).then(|| RunBound::linear(t * 2f64.sqrt() * s.sd / s.mean.abs() * 100.0))
+        (s.mean != 0.0).then(|| RunSpread {
+            runs: v.len(),
+            centre: s.mean,
+            sd: s.sd / s.mean.abs(),
+            on_ratio: false,
+        })
     }
+
+    /// The 95% bound of the change between two more runs: the prediction interval of their
+    /// ratio, exp(t · √2 · s) − 1 (on the difference's scale, t · √2 · s), where t is Student's
+    /// quantile at k − 1 degrees of freedom (k runs: a short history makes a wide bound) and s
+    /// the runs' spread, or the spread the figure's count has by chance where that is larger
+    /// (`Grain::of_events`). Never narrower than one step of the figure's resolution
+    /// (`Grain::step`).
+    pub fn bound(&self, grain: Grain) -> RunBound {
+        let t = StudentsT::new(0.0, 1.0, (self.runs - 1) as f64)
+            .map_or(f64::INFINITY, |t| t.inverse_cdf(0.975));
+        let centre = self.centre.abs();
+        let step = grain
+            .step
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .unwrap_or(0.0)
+            / centre;
+        // The counting noise of a percentage of n events: the binomial spread of its share.
+        let counting = grain
+            .of_events
+            .filter(|n| *n > 0.0)
+            .map(|n| {
+                let p = (self.centre / 100.0).clamp(0.0, 1.0);
+                100.0 * (p * (1.0 - p) / n).sqrt() / centre
+            })
+            .unwrap_or(0.0);
+        let s = self.sd.max(counting);
+        let pct = if self.on_ratio {
+            ((t * 2f64.sqrt() * s).exp() - 1.0) * 100.0
+        } else {
+            t * 2f64.sqrt() * s * 100.0
+        };
+        RunBound {
+            pct: pct.max(step * 100.0),
+            on_ratio: self.on_ratio,
+        }
+    }
+}
+
+/// How finely a figure can move between runs, beside the spread its runs showed: what a
+/// bound learnt from a few runs must not claim to see below.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Grain {
+    /// The smallest difference that is a measurement, in the figure's unit (one deadline of
+    /// the run, a timer's lateness): runs that landed on one value do not make a change of
+    /// one step a change.
+    pub step: Option<f64>,
+    /// For a percentage of counted events (deadlines met, burns achieved): how many. Its
+    /// share moves between runs by the count's binomial spread, √(p(1 − p) / n), however
+    /// still a few runs happened to be: five runs that each missed one frame in 182 cannot
+    /// tell a miss that always comes from one that comes by chance.
+    pub of_events: Option<f64>,
+}
+
+#[cfg(test)]
+impl RunSpread {
+    /// The spread of `runs` runs around `centre` whose bound without a grain is ±`pct`%.
+    pub fn bounded_at(runs: usize, pct: f64, centre: f64) -> RunSpread {
+        let t = StudentsT::new(0.0, 1.0, (runs - 1) as f64)
+            .unwrap()
+            .inverse_cdf(0.975);
+        RunSpread {
+            runs,
+            centre,
+            sd: (1.0 + pct / 100.0).ln() / (t * 2f64.sqrt()),
+            on_ratio: true,
+        }
+    }
+}
+
+/// The 95% bound of the change between two more runs of a figure whose runs so far gave
+/// `values` (at least three) and grain is `grain` (`RunSpread::bound`). None
+/// with fewer than three finite values.
+pub fn two_run_bound(values: &[f64], grain: Grain) -> Option<RunBound> {
+    RunSpread::of(values).map(|s| s.bound(grain))
 }
 
 #[cfg(test)]
@@ -273,6 +363,74 @@ mod tests {
         assert!((140..=185).contains(&found), "{found} of 200");
     }
 
+    /// Five runs that each missed one frame of 181 or 182 (99.451%, 99.448%): their spread is
+    /// a few thousandths of a point, but one missed frame is 0.55 points and a count of one
+    /// moves by about one between runs. The bound is no finer than that: a run that missed
+    /// four frames is within it, one that missed ten is not.
+    #[test]
+    fn a_bound_from_a_still_history_is_no_finer_than_the_figures_grain() {
+        let met = |missed: f64, of: f64| 100.0 * (of - missed) / of;
+        let history = [
+            met(1.0, 182.0),
+            met(1.0, 181.0),
+            met(1.0, 182.0),
+            met(1.0, 182.0),
+            met(1.0, 181.0),
+        ];
+        let step = 100.0 / 182.0;
+        let change = |b: f64| (b / met(1.0, 182.0) - 1.0) * 100.0;
+        let grain = Grain {
+            step: Some(step),
+            of_events: Some(182.0),
+        };
+        let bound = two_run_bound(&history, grain).unwrap();
+        assert!(bound.holds(change(met(4.0, 182.0))), "{bound:?}");
+        assert!(!bound.holds(change(met(10.0, 182.0))), "{bound:?}");
+        // The step alone: never narrower than one step.
+        let stepped = Grain {
+            step: Some(step),
+            of_events: None,
+        };
+        let bound = two_run_bound(&history, stepped).unwrap();
+        assert!(bound.pct >= step / 99.45 * 100.0, "{bound:?}");
+        // Without a grain, what the runs showed.
+        assert!(two_run_bound(&history, Grain::default()).unwrap().pct < 0.01);
+    }
+
+    /// A percentage of about 182 counted frames, each missed by chance: over histories of 3 to
+    /// 20 runs and counts of 0.2 to 10 misses a run, two more runs that differ by more than one
+    /// frame fall outside the bound at most about one time in twenty.
+    #[test]
+    fn counted_figures_pass_their_bound_no_more_than_one_time_in_twenty() {
+        use rand::Rng;
+        use rand_distr::Binomial;
+        let mut rng = StdRng::seed_from_u64(63);
+        for misses in [0.2, 1.0, 3.0, 10.0] {
+            for k in [3, 5, 10, 20] {
+                let trials = 4000;
+                let mut run = || {
+                    let n = 181 + rng.gen_range(0..2u64);
+                    let m = Binomial::new(n, misses / 182.0).unwrap().sample(&mut rng);
+                    (100.0 * (n - m) as f64 / n as f64, n as f64)
+                };
+                let outside = (0..trials)
+                    .filter(|_| {
+                        let history: Vec<f64> = (0..k).map(|_| run().0).collect();
+                        let ((a, n), (b, _)) = (run(), run());
+                        let grain = Grain {
+                            step: Some(100.0 / n),
+                            of_events: Some(n),
+                        };
+                        let bound = two_run_bound(&history, grain).unwrap();
+                        (b - a).abs() > 100.0 / n * 1.0001 && !bound.holds((b / a - 1.0) * 100.0)
+                    })
+                    .count();
+                let rate = outside as f64 / trials as f64;
+                assert!(rate <= 0.055, "{misses} misses, k {k}: {rate}");
+            }
+        }
+    }
+
     #[test]
     fn two_runs_pass_the_bound_of_their_history_one_time_in_twenty() {
         // Runs spread 5% (lognormal); each trial: a history of k runs, then two more. The pair
@@ -284,7 +442,7 @@ mod tests {
             let outside = (0..trials)
                 .filter(|_| {
                     let history: Vec<f64> = (0..k).map(|_| runs.sample(&mut rng)).collect();
-                    let bound = two_run_bound(&history).unwrap();
+                    let bound = two_run_bound(&history, Grain::default()).unwrap();
                     let (a, b) = (runs.sample(&mut rng), runs.sample(&mut rng));
                     !bound.holds((b / a - 1.0) * 100.0)
                 })
@@ -292,9 +450,9 @@ mod tests {
             let rate = outside as f64 / trials as f64;
             assert!((0.035..0.065).contains(&rate), "k {k}: {rate}");
         }
-        assert!(two_run_bound(&[1.0, 1.1]).is_none());
+        assert!(two_run_bound(&[1.0, 1.1], Grain::default()).is_none());
         // With a zero among them: the spread over the mean, on the difference's scale.
-        let b = two_run_bound(&[0.0, 1.0, 2.0]).unwrap();
+        let b = two_run_bound(&[0.0, 1.0, 2.0], Grain::default()).unwrap();
         assert!(!b.on_ratio, "{b:?}");
         assert!((b.pct - 4.303 * 2f64.sqrt() * 100.0).abs() < 1.0, "{b:?}");
     }

@@ -428,6 +428,7 @@ impl SuiteData for IndexResult {
                         .collect(),
                     sample_kind: "iteration kept by the score".into(),
                     resolution: None,
+                    of_events: None,
                     is_spread: false,
                     // The kept iterations' accounts, in the samples' order.
                     accounts: if t.accounts.len() == t.passes.len() {

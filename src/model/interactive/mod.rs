@@ -524,6 +524,7 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
         samples: batch_means_ms(&m.samples_ns, LATENCY_BATCHES),
         sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
         resolution,
+        of_events: None,
         is_spread: false,
         accounts: m.account.iter().map(|a| (**a).clone()).collect(),
     });
@@ -538,6 +539,7 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
             samples: batch_means_ms(&m.wake_samples_ns, LATENCY_BATCHES),
             sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
             resolution,
+            of_events: None,
             is_spread: false,
             accounts: m.account.iter().map(|a| (**a).clone()).collect(),
         });
@@ -546,6 +548,10 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
     // and 100% differ by one missed frame, which is no change of the scheduler's.
     let one_in = |n: u64| (n > 0).then(|| 100.0 / n as f64);
     let c = &m.counts;
+    let (deadlines, burns) = (
+        c.deadlines_met + c.deadlines_missed,
+        c.burns_achieved + c.burns_missed,
+    );
     let single = [
         (
             "latency p99",
@@ -553,6 +559,7 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
             Better::Lower,
             Some(m.latency.p99_ns as f64 / 1e6),
             resolution,
+            None,
         ),
         (
             "wake p99",
@@ -560,26 +567,30 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
             Better::Lower,
             m.wake.map(|w| w.p99_ns as f64 / 1e6),
             resolution,
+            None,
         ),
         (
             "deadlines met",
             "%",
             Better::Higher,
             m.deadlines_met_pct,
-            one_in(c.deadlines_met + c.deadlines_missed),
+            one_in(deadlines),
+            Some(deadlines),
         ),
         (
             "desired CPU",
             "%",
             Better::Higher,
             Some(m.desired_cpu_pct),
-            one_in(c.burns_achieved + c.burns_missed),
+            one_in(burns),
+            Some(burns),
         ),
     ];
-    for (figure, unit, better, value, resolution) in single {
+    for (figure, unit, better, value, resolution, events) in single {
         if let Some(v) = value {
             out.push(Figure {
                 resolution,
+                of_events: events.filter(|n| *n > 0),
                 ..Figure::derived(
                     format!("{key}/{}", figure.to_lowercase()),
                     "interactive",

@@ -216,6 +216,7 @@ impl SuiteData for NoiseResult {
                 samples,
                 sample_kind: "run".into(),
                 resolution: None,
+                of_events: None,
                 is_spread: false,
                 accounts: accounts.clone(),
             });

@@ -217,6 +217,7 @@ impl SuiteData for SchedResult {
                 samples: p.runs.iter().map(|r| r.us_per_round).collect(),
                 sample_kind: "run".into(),
                 resolution: None,
+                of_events: None,
                 is_spread: false,
                 // Each run's account, where every run has one.
                 accounts: p
