@@ -605,6 +605,9 @@ fn one_run_a_side_is_judged_against_the_hosts_own_earlier_runs() {
     assert_eq!(r["verdict"], "within_noise", "{r}");
     let floor = r["floor_pct"].as_f64().unwrap();
     assert!(floor > 4.0 && floor < 40.0, "{r}");
+    // And the smallest change one run a side finds nine times in ten: beyond the floor.
+    let found = r["found_pct"].as_f64().unwrap();
+    assert!(found > floor && found < 3.0 * floor, "{r}");
     let text = String::from_utf8(
         sb.cmd()
             .args(["compare", a.to_str().unwrap(), b.to_str().unwrap()])
@@ -615,6 +618,12 @@ fn one_run_a_side_is_judged_against_the_hosts_own_earlier_runs() {
     .unwrap();
     assert!(
         text.contains("from 4 earlier runs of this host") && text.contains("(its floor ±"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "One run a side finds a 10% change 9 times in 10 on this host in 1 of these 2 figures."
+        ),
         "{text}"
     );
     // Runs of another plan with the same figures (the job timed 4 times a run, not 3) are not

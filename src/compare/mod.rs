@@ -101,6 +101,11 @@ pub struct Row {
     /// figure whose history was all positive), not on the difference's (±f% of A).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub floor_on_ratio: bool,
+    /// Where that floor is the host's history: the smallest change of this figure that one run
+    /// a side finds nine times in ten on this host, percent on the floor's scale
+    /// (`HostSpread::smallest_found`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found_pct: Option<f64>,
     /// For a figure called better or worse whose stretches have the host's account (two or
     /// more a side): the items that changed with it and those that did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -438,6 +443,7 @@ impl Row {
             why_not_tested: None,
             floor_pct: None,
             floor_on_ratio: false,
+            found_pct: None,
             account: None,
         }
     }
@@ -649,20 +655,23 @@ pub fn compare_runs(
                 ),
                 // (A comparison's basis is never History: that is a row's.)
                 Basis::WithinRun | Basis::History => match own_floor(first, other) {
-                    Some(f) => match row(first, other, Some(f)) {
-                        // Nothing within the runs to test, or too little for the test to mean
-                        // much: the host's history judges it.
-                        r if r.verdict == Verdict::NotTested
-                            || first.samples.len().min(other.samples.len())
-                                < WITHIN_RUN_MIN_SAMPLES =>
-                        {
-                            history_row(first, other, f)
+                    Some(f) => Row {
+                        found_pct: spread.and_then(|s| s.smallest_found(first, other)),
+                        ..match row(first, other, Some(f)) {
+                            // Nothing within the runs to test, or too little for the test to
+                            // mean much: the host's history judges it.
+                            r if r.verdict == Verdict::NotTested
+                                || first.samples.len().min(other.samples.len())
+                                    < WITHIN_RUN_MIN_SAMPLES =>
+                            {
+                                history_row(first, other, f)
+                            }
+                            r => Row {
+                                floor_pct: Some(f.pct),
+                                floor_on_ratio: f.on_ratio,
+                                ..r
+                            },
                         }
-                        r => Row {
-                            floor_pct: Some(f.pct),
-                            floor_on_ratio: f.on_ratio,
-                            ..r
-                        },
                     },
                     None => row(first, other, floor.map(RunBound::linear)),
                 },

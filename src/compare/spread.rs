@@ -50,21 +50,32 @@ impl HostSpread {
     /// (`RunSpread::bound`), at the coarser grain of the two (the larger resolution, the
     /// fewer events); None where its history is too short.
     pub fn bound(&self, a: &Figure, b: &Figure) -> Option<RunBound> {
-        fn coarser<T: PartialOrd>(x: Option<T>, y: Option<T>, pick: fn(T, T) -> T) -> Option<T> {
-            match (x, y) {
-                (Some(x), Some(y)) => Some(pick(x, y)),
-                (x, y) => x.or(y),
-            }
-        }
-        let grain = Grain {
-            step: coarser(a.resolution, b.resolution, f64::max),
-            of_events: coarser(a.of_events, b.of_events, u64::min).map(|n| n as f64),
-        };
-        Some(self.spreads.get(&a.key)?.bound(grain))
+        Some(self.spreads.get(&a.key)?.bound(grain(a, b)))
+    }
+
+    /// The smallest change of that figure one run a side finds nine times in ten on this host
+    /// (`RunSpread::smallest_found`), percent on its bound's scale; None where its history is
+    /// too short.
+    pub fn smallest_found(&self, a: &Figure, b: &Figure) -> Option<f64> {
+        Some(self.spreads.get(&a.key)?.smallest_found(grain(a, b)))
     }
 
     pub(super) fn usable(&self) -> bool {
         self.runs >= Self::MIN_RUNS
+    }
+}
+
+/// The coarser grain of two runs of a figure: the larger resolution, the fewer events.
+fn grain(a: &Figure, b: &Figure) -> Grain {
+    fn coarser<T: PartialOrd>(x: Option<T>, y: Option<T>, pick: fn(T, T) -> T) -> Option<T> {
+        match (x, y) {
+            (Some(x), Some(y)) => Some(pick(x, y)),
+            (x, y) => x.or(y),
+        }
+    }
+    Grain {
+        step: coarser(a.resolution, b.resolution, f64::max),
+        of_events: coarser(a.of_events, b.of_events, u64::min).map(|n| n as f64),
     }
 }
 

@@ -1,6 +1,7 @@
 //! `compare` as a terminal table or Markdown.
 
 use crate::compare::{Basis, Comparison, Row, Verdict};
+use crate::model::label::printable;
 use crate::stats::RunBound;
 
 pub(in crate::render) fn number(x: f64) -> String {
@@ -137,9 +138,46 @@ pub(in crate::render) fn header_lines(c: &Comparison) -> Vec<String> {
         lines.push(format!(
             "Each figure's own noise floor: from {n} earlier runs of this host with the same figures, the 95% bound of the change between two of its runs (shown with its verdict)."
         ));
+        lines.extend(what_one_run_finds(c));
     }
     lines.extend(c.notes.iter().map(|n| format!("Note: {n}")));
     lines
+}
+
+/// What one run a side can see on this host, from its history: the smallest change of each
+/// index score it finds nine times in ten, and how many figures would show a 10% change so.
+fn what_one_run_finds(c: &Comparison) -> Option<String> {
+    let found: Vec<&Row> = c.rows.iter().filter(|r| r.found_pct.is_some()).collect();
+    if found.is_empty() {
+        return None;
+    }
+    let scores: Vec<String> = found
+        .iter()
+        .filter(|r| r.name.starts_with("System Benchmarks Index Score"))
+        .map(|r| {
+            format!(
+                "{} {}",
+                printable(&r.name, 80),
+                spread(RunBound {
+                    pct: r.found_pct.unwrap_or_default(),
+                    on_ratio: r.floor_on_ratio,
+                })
+            )
+        })
+        .collect();
+    let tenth = found
+        .iter()
+        .filter(|r| r.found_pct.is_some_and(|f| f <= 10.0))
+        .count();
+    let scores = if scores.is_empty() {
+        String::new()
+    } else {
+        format!("; the smallest change it finds so: {}", scores.join(", "))
+    };
+    Some(format!(
+        "One run a side finds a 10% change 9 times in 10 on this host in {tenth} of these {} figures{scores}.",
+        found.len()
+    ))
 }
 
 pub(in crate::render) fn totals(c: &Comparison) -> String {

@@ -198,6 +198,34 @@ impl RunSpread {
     /// (`Grain::of_events`). Never narrower than one step of the figure's resolution
     /// (`Grain::step`).
     pub fn bound(&self, grain: Grain) -> RunBound {
+        let w = self.widths(grain);
+        RunBound {
+            pct: w.scaled(w.t * w.pair).max(w.step * 100.0),
+            on_ratio: self.on_ratio,
+        }
+    }
+
+    /// The smallest change that two more runs, one a side, find beyond [`RunSpread::bound`]
+    /// nine times in ten, in percent on the bound's scale (a factor 1 + F either way on the
+    /// ratio's): the bound plus z₀.₉ · √2 · s, where s is the spread the bound is made of. A
+    /// run of the changed host lands as far from its new level as the runs did from theirs, so
+    /// a change just at the bound is found only half the time.
+    pub fn smallest_found(&self, grain: Grain) -> f64 {
+        /// The standard normal's 90% quantile.
+        const Z90: f64 = 1.281_551_565_5;
+        let w = self.widths(grain);
+        let at_bound = if self.on_ratio {
+            (w.t * w.pair).max((1.0 + w.step).ln())
+        } else {
+            (w.t * w.pair).max(w.step)
+        };
+        w.scaled(at_bound + Z90 * w.pair)
+    }
+
+    /// What the bound is made of: Student's t at k − 1 degrees of freedom, √2 · s (the spread
+    /// of the change between two runs, in logarithms on the ratio's scale) and one step of the
+    /// grain relative to the centre.
+    fn widths(&self, grain: Grain) -> Widths {
         let t = StudentsT::new(0.0, 1.0, (self.runs - 1) as f64)
             .map_or(f64::INFINITY, |t| t.inverse_cdf(0.975));
         let centre = self.centre.abs();
@@ -215,15 +243,30 @@ impl RunSpread {
                 100.0 * (p * (1.0 - p) / n).sqrt() / centre
             })
             .unwrap_or(0.0);
-        let s = self.sd.max(counting);
-        let pct = if self.on_ratio {
-            ((t * 2f64.sqrt() * s).exp() - 1.0) * 100.0
-        } else {
-            t * 2f64.sqrt() * s * 100.0
-        };
-        RunBound {
-            pct: pct.max(step * 100.0),
+        Widths {
+            t,
+            pair: 2f64.sqrt() * self.sd.max(counting),
+            step,
             on_ratio: self.on_ratio,
+        }
+    }
+}
+
+/// The parts of a [`RunSpread`]'s bound.
+struct Widths {
+    t: f64,
+    pair: f64,
+    step: f64,
+    on_ratio: bool,
+}
+
+impl Widths {
+    /// A width in logarithms (on the ratio's scale) or relative to the centre, in percent.
+    fn scaled(&self, x: f64) -> f64 {
+        if self.on_ratio {
+            (x.exp() - 1.0) * 100.0
+        } else {
+            x * 100.0
         }
     }
 }
@@ -361,6 +404,50 @@ mod tests {
             })
             .count();
         assert!((140..=185).contains(&found), "{found} of 200");
+    }
+
+    /// Runs spread 5%; each trial: a history of k runs, then a run of the host as it was and
+    /// one of the host changed by the smallest change the history says one run a side finds
+    /// nine times in ten. The pair passes the bound in the change's direction about 90% of the
+    /// time, and a change half that size far less often.
+    #[test]
+    fn the_smallest_change_found_is_found_nine_times_in_ten() {
+        let mut rng = StdRng::seed_from_u64(90);
+        let runs = LogNormal::new(0.0, 0.05).unwrap();
+        for k in [5, 10, 20] {
+            let trials = 4000;
+            let mut found = [0usize; 2];
+            for _ in 0..trials {
+                let history: Vec<f64> = (0..k).map(|_| runs.sample(&mut rng)).collect();
+                let spread = RunSpread::of(&history).unwrap();
+                let bound = spread.bound(Grain::default());
+                let f = spread.smallest_found(Grain::default());
+                assert!(f > bound.pct, "{f} {bound:?}");
+                let a = runs.sample(&mut rng);
+                let noise = runs.sample(&mut rng);
+                for (i, size) in [f, f / 2.0].into_iter().enumerate() {
+                    let b = noise * (1.0 + size / 100.0);
+                    let change = (b / a - 1.0) * 100.0;
+                    if change > 0.0 && !bound.holds(change) {
+                        found[i] += 1;
+                    }
+                }
+            }
+            let rate = |n: usize| n as f64 / trials as f64;
+            assert!(
+                (0.85..0.95).contains(&rate(found[0])),
+                "k {k}: {}",
+                rate(found[0])
+            );
+            assert!(rate(found[1]) < 0.5, "k {k}: {}", rate(found[1]));
+        }
+        // A still history of a counted figure: no less than the bound's step plus the count's.
+        let spread = RunSpread::of(&[99.45, 99.45, 99.45]).unwrap();
+        let grain = Grain {
+            step: Some(100.0 / 182.0),
+            of_events: Some(182.0),
+        };
+        assert!(spread.smallest_found(grain) > spread.bound(grain).pct);
     }
 
     /// Five runs that each missed one frame of 181 or 182 (99.451%, 99.448%): their spread is
