@@ -7,12 +7,12 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use crate::model::figures::{Better, Kept};
+use crate::model::figures::{Better, Kept, HOST_REFERENCE_KEY};
 use crate::model::stored::StoredEntry;
 use crate::model::RunResult;
 use crate::stats::edivisive::{self, ChangePoint, Settings};
 use crate::stats::newest::{self, Newest};
-use crate::stats::{median, welch_test};
+use crate::stats::{median, welch_test, Follows};
 use crate::store::{Filter, ResultStore};
 use crate::text::Text;
 
@@ -47,6 +47,13 @@ pub struct Point {
     /// The runs' mean.
     pub value: f64,
     pub values: Vec<f64>,
+    /// The host's speed beside the figure (the geometric mean of its runs' `host_ms`), where
+    /// every run read it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_ms: Option<f64>,
+    /// The value net of the host's speed, where its series is judged so (`Series::net`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub net: Option<f64>,
 }
 
 /// One figure over time.
@@ -57,6 +64,101 @@ pub struct Series {
     pub unit: Text,
     pub better: Better,
     pub points: Vec<Point>,
+    /// Where the series followed the host's speed over this history: how, and its changes are
+    /// found in its values net of that speed ([`net_of_host`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub net: Option<NetOfHost>,
+}
+
+/// How a series followed the fixed-work reference read beside its runs (`stats::Follows`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct NetOfHost {
+    /// d ln(figure) / d ln(reference), and the correlation.
+    pub slope: f64,
+    pub r: f64,
+}
+
+impl Series {
+    /// The values its changes are looked for in: net of the host's speed where it is judged
+    /// so, else as measured.
+    pub fn judged_values(&self) -> Vec<f64> {
+        self.points
+            .iter()
+            .map(|p| p.net.unwrap_or(p.value))
+            .collect()
+    }
+}
+
+/// Judges each series that followed the host's speed over this history on its values net of
+/// it: each point's value over (its reference / the series' typical reference)^slope, so the
+/// net values stay on the figure's scale. A series follows where every point read the
+/// reference and `stats::Follows` finds the correlation significant. Nothing is netted where
+/// the reference's own series (`reference`) changed or drifted: the host's speed then moved
+/// as a kernel's mitigations or a governor move it, which taking out would hide. Returns the
+/// first result of the reference's new level (or its drift's first) in that case.
+pub fn net_of_host(
+    all: &mut [Series],
+    reference: Option<&Series>,
+    settings: &Settings,
+) -> Option<i64> {
+    if let Some(r) = reference {
+        let values = r.judged_values();
+        let found = find(&values, settings);
+        if found.drift.is_some() {
+            return Some(r.points[0].ids[0]);
+        }
+        if let Some(at) = stepped_for_good(&values, &found.points) {
+            return Some(r.points[at].ids[0]);
+        }
+    }
+    for s in all.iter_mut().filter(|s| s.key.raw() != HOST_REFERENCE_KEY) {
+        let pairs: Option<Vec<(f64, f64)>> = s
+            .points
+            .iter()
+            .map(|p| Some((p.value, p.host_ms?)))
+            .collect();
+        let Some(follows) = pairs.as_deref().and_then(Follows::of) else {
+            continue;
+        };
+        let logs: Vec<f64> = s
+            .points
+            .iter()
+            .filter_map(|p| p.host_ms)
+            .map(f64::ln)
+            .collect();
+        let typical = (logs.iter().sum::<f64>() / logs.len() as f64).exp();
+        for p in &mut s.points {
+            p.net = p
+                .host_ms
+                .map(|h| p.value / (h / typical).powf(follows.slope));
+        }
+        s.net = Some(NetOfHost {
+            slope: follows.slope,
+            r: follows.r,
+        });
+    }
+    None
+}
+
+/// Where the reference's steps (`points`, in order) left it at a new level for good: the
+/// first step, where its newest level differs from its first by more than half its largest
+/// step. A host slowed for a stretch and back (a neighbour's burst) steps there and back,
+/// which netting is for; a kernel's mitigations step once and stay.
+fn stepped_for_good(values: &[f64], points: &[ChangePoint]) -> Option<usize> {
+    let first = points.first()?;
+    let mut cuts: Vec<usize> = vec![0];
+    cuts.extend(points.iter().map(|c| c.index));
+    cuts.push(values.len());
+    let levels: Vec<f64> = cuts
+        .windows(2)
+        .map(|w| values[w[0]..w[1]].iter().sum::<f64>() / (w[1] - w[0]) as f64)
+        .collect();
+    let largest = levels
+        .windows(2)
+        .map(|w| (w[1] / w[0]).ln().abs())
+        .fold(0.0, f64::max);
+    let stayed = (levels[levels.len() - 1] / levels[0]).ln().abs();
+    (stayed > largest / 2.0).then_some(first.index)
 }
 
 /// Where a series changed.
@@ -99,6 +201,10 @@ pub struct Change {
     /// side kept one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account: Option<crate::model::account::ItemVerdicts>,
+    /// Where the series was judged net of the host's speed: how it followed it. `before` and
+    /// `after` are then the net levels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net: Option<NetOfHost>,
 }
 
 /// Newest runs that would be a change if the noise were normal, but are not yet one by the
@@ -156,7 +262,7 @@ fn closest(all: &[Series], settings: &Settings) -> Vec<Closest> {
     let mut found: Vec<Closest> = all
         .iter()
         .filter_map(|s| {
-            let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
+            let values = s.judged_values();
             let c = edivisive::closest_split(&values, settings, loose)
                 .filter(|c| c.p <= loose * (1.0 + 1e-9))?;
             let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
@@ -461,6 +567,10 @@ pub struct History {
     pub min_change_pct: Option<f64>,
     /// The median noise floor of all the results read (None: none had a noise check).
     pub noise_floor_pct: Option<f64>,
+    /// Where the host's fixed-work reference itself changed or drifted in this history: the
+    /// first result of its new level (no series is then judged net of the host's speed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_moved_at: Option<i64>,
     /// Newest first.
     pub changes: Vec<Change>,
     /// Newest runs suspected of a change that the test does not make certain yet.
@@ -529,6 +639,14 @@ pub fn shared(hosts: &[History]) -> Vec<Shared> {
     out
 }
 
+/// One figure's readings within one point: each run's value, id and host reference.
+#[derive(Default)]
+struct Gathered {
+    values: Vec<f64>,
+    ids: Vec<i64>,
+    hosts: Vec<Option<f64>>,
+}
+
 /// The series of `runs` (one host's, any order): each figure whose key contains one of
 /// `patterns` (all figures when none is given), points in time order.
 pub fn series(runs: &[Run], patterns: &[String]) -> Vec<Series> {
@@ -550,7 +668,7 @@ pub fn series(runs: &[Run], patterns: &[String]) -> Vec<Series> {
     let wanted = |key: &Text| patterns.is_empty() || patterns.iter().any(|p| key.raw().contains(p));
     let mut by_key: BTreeMap<&str, Series> = BTreeMap::new();
     for runs in &points {
-        let mut values: BTreeMap<&str, (Vec<f64>, Vec<i64>)> = BTreeMap::new();
+        let mut values: BTreeMap<&str, Gathered> = BTreeMap::new();
         let started_at = runs.iter().map(|r| r.started_at).min().expect("runs");
         for r in runs {
             for f in r.kept.figures.iter().filter(|f| wanted(&f.key)) {
@@ -563,20 +681,37 @@ pub fn series(runs: &[Run], patterns: &[String]) -> Vec<Series> {
                     unit: f.unit.clone(),
                     better: f.better,
                     points: Vec::new(),
+                    net: None,
                 });
                 let v = values.entry(f.key.raw()).or_default();
-                v.0.push(f.value);
-                v.1.push(r.id);
+                v.values.push(f.value);
+                v.ids.push(r.id);
+                v.hosts.push(f.host_ms);
             }
         }
-        for (key, (vals, mut ids)) in values {
+        for (
+            key,
+            Gathered {
+                values: vals,
+                mut ids,
+                hosts,
+            },
+        ) in values
+        {
             ids.sort_unstable();
             let s = by_key.get_mut(key).expect("made above");
+            let host_ms = hosts
+                .iter()
+                .map(|h| h.filter(|h| *h > 0.0).map(f64::ln))
+                .sum::<Option<f64>>()
+                .map(|sum| (sum / hosts.len() as f64).exp());
             s.points.push(Point {
                 ids,
                 started_at,
                 value: vals.iter().sum::<f64>() / vals.len() as f64,
                 values: vals,
+                host_ms,
+                net: None,
             });
         }
     }
@@ -601,8 +736,7 @@ fn change_points(all: &[Series], settings: &Settings) -> Vec<Found> {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(s) = all.get(i) else { break };
-                        let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
-                        done.push((i, find(&values, settings)));
+                        done.push((i, find(&s.judged_values(), settings)));
                     }
                     done
                 })
@@ -655,7 +789,7 @@ pub fn changes(
         },
     ) in all.iter().zip(change_points(all, settings))
     {
-        let values: Vec<f64> = s.points.iter().map(|p| p.value).collect();
+        let values = s.judged_values();
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
         let worse = |b: f64, a: f64| match s.better {
             Better::Higher => a < b,
@@ -798,6 +932,7 @@ pub fn changes(
                 points_after: after.len(),
                 newest_runs: c.newest,
                 account,
+                net: s.net,
             });
         }
     }
@@ -978,7 +1113,11 @@ pub fn history(
     min_change_pct: Option<f64>,
     every_series: bool,
 ) -> History {
-    let all = series(runs, patterns);
+    let mut all = series(runs, patterns);
+    let reference = series(runs, &[HOST_REFERENCE_KEY.to_string()])
+        .into_iter()
+        .find(|s| s.key.raw() == HOST_REFERENCE_KEY);
+    let reference_moved_at = net_of_host(&mut all, reference.as_ref(), settings);
     let Findings {
         changes,
         suspected,
@@ -1008,6 +1147,7 @@ pub fn history(
         max_p: settings.max_p,
         min_change_pct,
         noise_floor_pct: noise_floor_pct(runs),
+        reference_moved_at,
         changes,
         suspected,
         closest,
@@ -1037,6 +1177,89 @@ mod tests {
             n.summary = crate::model::noise::summarize(&n.runs, 1000);
         }
         Run::of(id, &r)
+    }
+
+    /// As [`result`], each run read beside a fixed-work reference of `reference_ms`.
+    fn beside(id: i64, minute: u32, ms: f64, reference_ms: f64) -> Run {
+        let mut r = RunResult::example("h", false);
+        r.started_at = chrono::TimeZone::with_ymd_and_hms(&Utc, 2026, 11, 1, 0, minute, 0).unwrap();
+        let account: crate::model::account::Account = serde_json::from_value(serde_json::json!({
+            "wall_ns": 1_000_000_000u64, "cpus": [0], "ticks": 100, "user_pct": 100.0,
+            "system_pct": 0.0, "irq_pct": 0.0, "softirq_pct": 0.0, "steal_pct": 0.0,
+            "iowait_pct": 0.0, "idle_pct": 0.0, "run_ns": 1_000_000_000u64, "wait_ns": 0,
+            "slices": 1, "voluntary": 0, "involuntary": 0, "minor_faults": 0, "major_faults": 0,
+            "reference_ns": reference_ms * 1e6,
+        }))
+        .unwrap();
+        if let crate::model::SuiteResult::Noise(n) = &mut r.suites[0] {
+            n.runs = (0..10)
+                .map(|_| crate::model::noise::NoiseRun {
+                    time_ns: (ms * 1e6) as u64,
+                    account: Some(Box::new(account.clone())),
+                    ..Default::default()
+                })
+                .collect();
+            n.summary = crate::model::noise::summarize(&n.runs, 1000);
+        }
+        Run::of(id, &r)
+    }
+
+    /// The host ran 6% slower for ten runs of thirty, and the job with it: as measured, two
+    /// changes; net of the host's speed, none. Where the reference itself stepped for good
+    /// (a kernel's mitigations), nothing is netted and the job's step is found as measured.
+    #[test]
+    fn a_series_that_follows_the_hosts_speed_is_judged_net_of_it() {
+        let wobble = |i: i64| 1.0 + 0.004 * ((i % 5) as f64 - 2.0);
+        let slow = |i: i64| if (10..20).contains(&i) { 1.06 } else { 1.0 };
+        let runs: Vec<Run> = (0..30)
+            .map(|i| beside(i + 1, i as u32, 10.0 * slow(i) * wobble(i), 0.3 * slow(i)))
+            .collect();
+        let of = |runs: &[Run]| {
+            history(
+                &"h".into(),
+                runs,
+                &["run time".into()],
+                &Settings::default(),
+                Some(3.0),
+                false,
+            )
+        };
+        let measured: Vec<Run> = (0..30)
+            .map(|i| result(i + 1, i as u32, 10.0 * slow(i) * wobble(i), None))
+            .collect();
+        assert_eq!(
+            of(&measured).changes.len(),
+            2,
+            "{:?}",
+            of(&measured).changes
+        );
+        let h = of(&runs);
+        assert!(h.changes.is_empty(), "{:?}", h.changes);
+        assert_eq!(h.reference_moved_at, None);
+        let all = series(&runs, &["run time".into()]);
+        let mut netted = all.clone();
+        assert_eq!(net_of_host(&mut netted, None, &Settings::default()), None);
+        let n = netted[0].net.expect("it follows");
+        assert!((n.slope - 1.0).abs() < 0.05 && n.r > 0.95, "{n:?}");
+        // The net values are on the figure's scale, at the host's typical speed.
+        let net = netted[0].judged_values();
+        assert!(net.iter().all(|v| (v / 10.0 - 1.0).abs() < 0.03), "{net:?}");
+        // A reference that stepped for good, with the job.
+        let kernel = |i: i64| if i >= 15 { 1.10 } else { 1.0 };
+        let runs: Vec<Run> = (0..30)
+            .map(|i| {
+                beside(
+                    i + 1,
+                    i as u32,
+                    10.0 * kernel(i) * wobble(i),
+                    0.3 * kernel(i),
+                )
+            })
+            .collect();
+        let h = of(&runs);
+        assert_eq!(h.reference_moved_at, Some(16));
+        assert_eq!(h.changes.len(), 1, "{:?}", h.changes);
+        assert_eq!((h.changes[0].result_id, h.changes[0].net), (16, None));
     }
 
     #[test]

@@ -350,8 +350,14 @@ fn exports_parse_back() {
             "sample_kind"
         ]
     );
-    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    // The two points, and the host's speed beside them.
+    let (host, rows): (Vec<csv::StringRecord>, Vec<csv::StringRecord>) = reader
+        .records()
+        .map(|r| r.unwrap())
+        .partition(|r| &r[1] == "host");
     assert_eq!(rows.len(), 2);
+    assert_eq!(host.len(), 1);
+    assert_eq!(&host[0][2], "host/reference/fixed-work job");
     for (row, point) in rows
         .iter()
         .zip(stored["suites"][0]["points"].as_array().unwrap())
@@ -464,7 +470,8 @@ fn every_result_carries_its_noise_check_and_compare_weighs_it() {
     assert!(c["noise_floor_pct"].is_null(), "{c}");
     let notes = c["notes"].to_string();
     assert!(notes.contains("B has no noise check"), "{notes}");
-    assert_eq!(c["rows"].as_array().unwrap().len(), 1);
+    // The job, and the host's speed beside it.
+    assert_eq!(c["rows"].as_array().unwrap().len(), 2);
     // A side whose check found the host 9% slower at its end: noted, and the floor at least 9%
     // (18% doubled).
     let mut drifted = checked.clone();
@@ -546,7 +553,12 @@ fn figures_of_different_placement_are_never_paired() {
         ),
     ] {
         let c = compare_json(&sb, file, &twin(file));
-        let rows = c["rows"].as_array().unwrap();
+        let rows: Vec<&Value> = c["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["suite"] != "host")
+            .collect();
         assert_eq!(rows.len(), 1, "{c}");
         assert_eq!(rows[0]["key"], key);
         assert!(rows[0]["name"].as_str().unwrap().ends_with(label), "{c}");
@@ -620,9 +632,11 @@ fn one_run_a_side_is_judged_against_the_hosts_own_earlier_runs() {
         text.contains("from 4 earlier runs of this host") && text.contains("(its floor ±"),
         "{text}"
     );
+    // The job's run time and the host's reference (a figure too, and as still as the runs
+    // copied from one), not the percentile.
     assert!(
         text.contains(
-            "One run a side finds a 10% change 9 times in 10 on this host in 1 of these 2 figures."
+            "One run a side finds a 10% change 9 times in 10 on this host in 2 of these 3 figures."
         ),
         "{text}"
     );
@@ -741,5 +755,119 @@ fn a_figure_without_samples_gets_a_verdict_from_the_hosts_history() {
     assert!(
         text.contains("judged against their own run-to-run spread on this host"),
         "{text}"
+    );
+}
+
+/// Where a figure follows the host's speed over the host's earlier runs (the fixed-work
+/// reference read beside its stretches), one run a side is judged on its change net of that
+/// speed: +8% on a host that ran 8% slower is within the noise, +4% on a host that ran as fast
+/// is worse, though the figure's own spread (about 5%) would hold both. And a reference that
+/// moved far beyond its own spread is said, and nothing is netted.
+#[test]
+fn one_run_a_side_is_judged_net_of_the_hosts_speed_where_the_figure_follows_it() {
+    let sb = Sandbox::new();
+    let dir = sb.dir.path();
+    let base = sb.json(&["noise", "5", "3"]);
+    assert!(
+        base["suites"][0]["runs"][0]["account"]["reference_ns"]
+            .as_f64()
+            .is_some_and(|ns| ns > 0.0),
+        "the first noise run reads the reference: {base}"
+    );
+    let start = chrono::DateTime::parse_from_rfc3339(base["started_at"].as_str().unwrap())
+        .unwrap()
+        .with_timezone(&chrono::Utc);
+    // A run `minutes` before the base run on a host `slow` times its usual time for the
+    // reference, whose job takes `slow` × (1 + `own`) × 10 ms, within 1%.
+    let value = |minutes: i64, slow: f64, own: f64| -> Value {
+        let mut v = noise_with(
+            &base,
+            &around(10.0 * slow * (1.0 + own), 30, minutes as usize),
+        );
+        v["started_at"] = (start - chrono::Duration::minutes(minutes))
+            .to_rfc3339()
+            .into();
+        v["uuid"] = format!("00000000-0000-4000-8000-{:012}", minutes).into();
+        for run in v["suites"][0]["runs"].as_array_mut().unwrap() {
+            run["account"]["reference_ns"] = (300_000.0 * slow).into();
+        }
+        v
+    };
+    let speeds = [1.00, 1.05, 0.96, 1.03, 0.94, 1.06, 0.98, 1.02];
+    let own = [0.004, -0.003, 0.002, -0.004, 0.003, 0.0, -0.002, 0.001];
+    for (i, (s, e)) in speeds.iter().zip(own).enumerate() {
+        let f = write(dir, &format!("h{i}.json"), &value(20 - i as i64, *s, e));
+        sb.cmd()
+            .args(["results", "import", f.to_str().unwrap()])
+            .assert()
+            .success();
+    }
+    let run = |name: &str, minutes: i64, slow: f64, own: f64| {
+        write(dir, name, &value(minutes, slow, own))
+    };
+    let a = run("a.json", 3, 1.0, 0.0);
+    let host_slower = run("b.json", 2, 1.08, 0.0);
+    let c = compare_json(&sb, &a, &host_slower);
+    let r = row(&c);
+    assert!((r["change_pct"].as_f64().unwrap() - 8.0).abs() < 1.0, "{r}");
+    let host = &r["host"];
+    assert!(host["judged"].as_bool().unwrap(), "{r}");
+    assert!(
+        (host["reference_change_pct"].as_f64().unwrap() - 8.0).abs() < 1e-6,
+        "{r}"
+    );
+    assert!(host["net_change_pct"].as_f64().unwrap().abs() < 1.0, "{r}");
+    assert_eq!(r["verdict"], "within_noise", "{r}");
+    let own_spread = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"].as_str().unwrap().contains("run time"))
+        .unwrap()["floor_pct"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        own_spread < 3.0,
+        "net of the host, the floor is narrow: {r}"
+    );
+    let notes = c["notes"].to_string();
+    assert!(notes.contains("followed the host's speed"), "{notes}");
+    // The host's own figure is compared too: the reference ran 8% slower.
+    assert!(
+        c["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["key"] == "host/reference/fixed-work job"
+                && (r["change_pct"].as_f64().unwrap() - 8.0).abs() < 1e-6),
+        "{c}"
+    );
+    // +4% on a host as fast as before: worse, net of it.
+    let job_slower = run("c.json", 1, 1.0, 0.04);
+    let r = row(&compare_json(&sb, &a, &job_slower));
+    assert_eq!(r["verdict"], "worse", "{r}");
+    let text = String::from_utf8(
+        sb.cmd()
+            .args(["compare", a.to_str().unwrap(), job_slower.to_str().unwrap()])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        text.contains("worse (net +4.0%, the host 0.0% slower; against its spread net of the host's speed here"),
+        "{text}"
+    );
+    // A reference 40% slower: beyond anything the history showed. Said, and not netted.
+    let moved = run("d.json", 0, 1.4, 0.0);
+    let c = compare_json(&sb, &a, &moved);
+    let r = row(&c);
+    assert!(!r["host"]["judged"].as_bool().unwrap(), "{r}");
+    assert_eq!(r["verdict"], "worse", "{r}");
+    assert!(
+        c["notes"]
+            .to_string()
+            .contains("fixed-work reference itself changed by +40.0%"),
+        "{c}"
     );
 }

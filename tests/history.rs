@@ -545,8 +545,9 @@ fn a_history_is_one_hosts_and_an_empty_store_says_so() {
         "{}",
         String::from_utf8_lossy(&one.stderr)
     );
+    // The job's run time, its percentile, and the host's speed read beside its first run.
     assert!(String::from_utf8_lossy(&one.stdout)
-        .contains("History of other: 1 result (1 point), 2 figures"));
+        .contains("History of other: 1 result (1 point), 3 figures"));
 }
 
 /// Two hosts, twelve runs each at kernel=6.1 and twelve with four spinners (the runs about five

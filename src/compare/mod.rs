@@ -3,15 +3,17 @@
 
 use serde::{Deserialize, Serialize};
 
+mod net;
 mod spread;
 
+pub use net::HostChange;
 pub use spread::{host_of, host_spread, HostSpread};
 
 use crate::error::UsageError;
 use crate::text::Text;
 
 use crate::model::account::{item_verdicts, Account, ItemVerdicts};
-use crate::model::figures::{figures, Better, Figure};
+use crate::model::figures::{figures, Better, Figure, HOST_REFERENCE_KEY};
 use crate::model::label::{self, printable};
 use crate::model::RunResult;
 use crate::stats::{
@@ -110,6 +112,11 @@ pub struct Row {
     /// more a side): the items that changed with it and those that did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account: Option<ItemVerdicts>,
+    /// One run a side, for a figure that follows the host's speed on this host (its history
+    /// says so) and was measured beside the fixed-work reference in both runs: the reference's
+    /// change, the figure's change net of it, and whether the verdict is on that.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostChange>,
 }
 
 /// Where a compared result came from, and its identity.
@@ -445,6 +452,7 @@ impl Row {
             floor_on_ratio: false,
             found_pct: None,
             account: None,
+            host: None,
         }
     }
 }
@@ -688,6 +696,20 @@ pub fn compare_runs(
             })
         })
         .collect();
+    // One run a side: the figures that follow the host's speed here, net of it.
+    let moved = spread.and_then(|s| net::reference_moved(s, &fa[0], &fb[0]));
+    if let (Some(s), Basis::WithinRun) = (spread, basis) {
+        rows = rows
+            .into_iter()
+            .map(|r| {
+                let find = |figs: &[Figure]| figs.iter().find(|f| f.key == r.key).cloned();
+                match (find(&fa[0]), find(&fb[0])) {
+                    (Some(x), Some(y)) => net::net_of_host(r, &x, &y, s, moved.is_some()),
+                    _ => r,
+                }
+            })
+            .collect();
+    }
     // Beside each figure that changed, what the host's accounts of its stretches say: the
     // items that changed with it, and those that did not.
     fn accounts<'a>(runs: &'a [Vec<Figure>], key: &str) -> Vec<&'a Account> {
@@ -702,7 +724,8 @@ pub fn compare_runs(
     {
         r.account = item_verdicts(&accounts(&fa, &r.key), &accounts(&fb, &r.key));
     }
-    if rows.is_empty() {
+    // The host's own speed is beside the measurements, not one of them.
+    if rows.iter().all(|r| r.key == HOST_REFERENCE_KEY) {
         return Err(UsageError::new(format!(
             "{a_source} ({}) and {b_source} ({}) share no measurement to compare",
             a[0].suite_names(),
@@ -761,6 +784,7 @@ pub fn compare_runs(
             (None, None) => format!("one run a side: run-to-run variation is unknown and the host's noise was not measured in both, so a verdict may call a difference between two runs a change{history}; repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures{advice}"),
         });
     }
+    notes.extend(net::note(&rows, moved));
     // Changes no larger than what the figure can resolve, by unit: latencies (ms), against
     // the timer's lateness; percentages (%), against one deadline or burn.
     let below = |unit: &str| {

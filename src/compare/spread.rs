@@ -6,9 +6,9 @@ use std::collections::{BTreeSet, HashMap};
 use anyhow::Result;
 use chrono::{DateTime, Utc};
 
-use crate::model::figures::{plan_digest, Figure, Kept};
+use crate::model::figures::{plan_digest, Figure, Kept, HOST_REFERENCE_KEY};
 use crate::model::RunResult;
-use crate::stats::{Grain, RunBound, RunSpread};
+use crate::stats::{Follows, Grain, RunBound, RunSpread};
 use crate::store::{Filter, ResultStore};
 use crate::text::Text;
 
@@ -22,6 +22,10 @@ pub struct HostSpread {
     pub runs: usize,
     /// By figure key: its values' spread over those runs (`stats::RunSpread`).
     pub spreads: HashMap<String, RunSpread>,
+    /// By figure key, for the figures that followed the host's speed over those runs (the
+    /// fixed-work reference beside them): the slope, and the spread net of it
+    /// (`stats::Follows`).
+    pub follows: HashMap<String, Follows>,
 }
 
 impl HostSpread {
@@ -31,13 +35,22 @@ impl HostSpread {
     /// From the figures of the earlier runs (what the store keeps beside each result).
     pub fn of(earlier: &[&Kept]) -> HostSpread {
         let mut values: HashMap<&str, Vec<f64>> = HashMap::new();
+        let mut beside: HashMap<&str, Vec<(f64, f64)>> = HashMap::new();
         for k in earlier {
             for f in &k.figures {
                 values.entry(f.key.raw()).or_default().push(f.value);
+                if let Some(h) = f.host_ms {
+                    beside.entry(f.key.raw()).or_default().push((f.value, h));
+                }
             }
         }
         HostSpread {
             runs: earlier.len(),
+            follows: beside
+                .into_iter()
+                .filter(|(key, _)| *key != HOST_REFERENCE_KEY)
+                .filter_map(|(key, pairs)| Some((key.to_string(), Follows::of(&pairs)?)))
+                .collect(),
             spreads: values
                 .into_iter()
                 .filter(|(_, v)| v.len() >= Self::MIN_RUNS)
@@ -60,13 +73,19 @@ impl HostSpread {
         Some(self.spreads.get(&a.key)?.smallest_found(grain(a, b)))
     }
 
+    /// How the figure `a` and `b` are of followed the host's speed, where its history says it
+    /// did.
+    pub fn follows(&self, a: &Figure) -> Option<&Follows> {
+        self.follows.get(&a.key)
+    }
+
     pub(super) fn usable(&self) -> bool {
         self.runs >= Self::MIN_RUNS
     }
 }
 
 /// The coarser grain of two runs of a figure: the larger resolution, the fewer events.
-fn grain(a: &Figure, b: &Figure) -> Grain {
+pub(super) fn grain(a: &Figure, b: &Figure) -> Grain {
     fn coarser<T: PartialOrd>(x: Option<T>, y: Option<T>, pick: fn(T, T) -> T) -> Option<T> {
         match (x, y) {
             (Some(x), Some(y)) => Some(pick(x, y)),
@@ -109,10 +128,18 @@ pub fn host_spread(
     };
     let mut kept = store.kept(&filter)?;
     let own = Kept::of(like);
-    let keys: BTreeSet<&str> = own.figures.iter().map(|f| f.key.raw()).collect();
-    let same_keys = |k: &Kept| {
-        k.figures.len() == keys.len() && k.figures.iter().all(|f| keys.contains(f.key.raw()))
+    // The same figures, the host's own speed figure apart (runs stored before it was read
+    // are history too).
+    let measured = |k: &Kept| -> BTreeSet<String> {
+        k.figures
+            .iter()
+            .map(|f| f.key.raw())
+            .filter(|key| *key != HOST_REFERENCE_KEY)
+            .map(String::from)
+            .collect()
     };
+    let keys = measured(&own);
+    let same_keys = |k: &Kept| measured(k) == keys;
     let earlier: Vec<i64> = store
         .list(&filter)?
         .iter()

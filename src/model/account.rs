@@ -66,6 +66,11 @@ pub struct Account {
     /// Their thermal throttle events in the stretch, where sysfs counts them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttles: Option<u64>,
+    /// The host's speed around the stretch: how long the fixed-work reference took on its
+    /// CPUs just before and just after it (`suites::reference`: the geometric mean of the two
+    /// readings), ns. Larger is slower. None where it was not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_ns: Option<f64>,
 }
 
 impl Account {
@@ -172,6 +177,7 @@ impl Account {
             hardware: end.hardware,
             no_pmu: end.pmus.is_some_and(|p| !p.hardware),
             throttles,
+            reference_ns: None,
         }
     }
 
@@ -233,10 +239,13 @@ pub enum Item {
     Ipc,
     CacheMisses,
     BranchMisses,
+    /// The host's speed around the stretch: the fixed-work reference's time, ms (larger is
+    /// slower).
+    Reference,
 }
 
 impl Item {
-    pub const ALL: [Item; 16] = [
+    pub const ALL: [Item; 17] = [
         Item::Wait,
         Item::Involuntary,
         Item::Voluntary,
@@ -253,6 +262,7 @@ impl Item {
         Item::Ipc,
         Item::CacheMisses,
         Item::BranchMisses,
+        Item::Reference,
     ];
 
     /// Its name in a line of text, and its unit.
@@ -274,6 +284,7 @@ impl Item {
             Item::Ipc => ("IPC", ""),
             Item::CacheMisses => ("cache misses", "/k instr"),
             Item::BranchMisses => ("branch misses", "/k instr"),
+            Item::Reference => ("host reference", "ms"),
         }
     }
 
@@ -297,6 +308,9 @@ impl Item {
             }
             Item::Wait => per_s(0.1),
             Item::Clock => 50.0,
+            // Two readings of the reference seconds apart on a quiet host differ by a few
+            // percent.
+            Item::Reference => a.reference_ns.map_or(f64::INFINITY, |r| r / 1e6 * 0.02),
             Item::Ipc => 0.01,
             Item::CacheMisses | Item::BranchMisses => match a.hardware {
                 Some(h) if h.instructions > 0 => 1000.0 / h.instructions as f64,
@@ -313,6 +327,8 @@ impl Item {
     pub fn least_share(self) -> f64 {
         match self {
             Item::Clock | Item::Ipc => 0.1,
+            // The host's speed: a 5% slower host slows most figures by about that much.
+            Item::Reference => 0.05,
             Item::CacheMisses | Item::BranchMisses => 0.25,
             _ => 0.5,
         }
@@ -325,6 +341,7 @@ impl Item {
         self.busy_above().unwrap_or(match self {
             Item::Clock => 50.0,
             Item::Ipc => 0.05,
+            Item::Reference => 0.02,
             Item::CacheMisses | Item::BranchMisses => 0.1,
             _ => 1.0,
         })
@@ -348,6 +365,7 @@ impl Account {
             Item::System => Some(self.system_pct),
             Item::Iowait => Some(self.iowait_pct),
             Item::Clock => self.mhz,
+            Item::Reference => self.reference_ns.map(|r| r / 1e6),
             Item::Throttles => per_s(self.throttles?),
             Item::Ipc => {
                 let h = self.hardware?;
@@ -388,7 +406,8 @@ impl Item {
             | Item::Clock
             | Item::Ipc
             | Item::CacheMisses
-            | Item::BranchMisses => None,
+            | Item::BranchMisses
+            | Item::Reference => None,
         }
     }
 }
@@ -743,6 +762,7 @@ mod stretch_tests {
             hardware: None,
             no_pmu: false,
             throttles: None,
+            reference_ns: None,
         }
     }
 

@@ -80,6 +80,60 @@ impl Figure {
     }
 }
 
+impl Figure {
+    /// The host's speed while the figure was measured: the geometric mean of the fixed-work
+    /// reference over its stretches that read it (`Account::reference_ns`), ms; None where
+    /// none did.
+    pub fn host_ms(&self) -> Option<f64> {
+        geometric_mean_ms(self.accounts.iter().filter_map(|a| a.reference_ns))
+    }
+}
+
+/// The geometric mean of readings in ns, in ms; None for none.
+fn geometric_mean_ms(ns: impl Iterator<Item = f64>) -> Option<f64> {
+    let (n, sum) = ns
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .fold((0usize, 0.0), |(n, s), x| (n + 1, s + x.ln()));
+    (n > 0).then(|| (sum / n as f64).exp() / 1e6)
+}
+
+/// The key of the run's own host-speed figure ([`host_figure`]).
+pub const HOST_REFERENCE_KEY: &str = "host/reference/fixed-work job";
+
+/// The run's host speed as a figure of its own: the fixed-work reference over every stretch
+/// that read it (ms, lower is faster), each stretch a sample. Compared like any figure, so a
+/// change of the host's speed itself (a kernel's mitigations, a governor) shows; None where no
+/// stretch read it.
+fn host_figure(result: &RunResult) -> Option<Figure> {
+    let accounts: Vec<&super::account::Account> = result
+        .suites
+        .iter()
+        .flat_map(|s| s.data().stretches())
+        .flat_map(|s| s.accounts)
+        .filter(|a| a.reference_ns.is_some())
+        .collect();
+    let value = geometric_mean_ms(accounts.iter().filter_map(|a| a.reference_ns))?;
+    Some(Figure {
+        samples: accounts
+            .iter()
+            .filter_map(|a| a.reference_ns)
+            .map(|ns| ns / 1e6)
+            .collect(),
+        sample_kind: "stretch".into(),
+        // Its stretches' accounts, so that a change of the host's speed has the account's
+        // items beside it (a softirq flood slows the reference too).
+        accounts: accounts.iter().map(|a| (*a).clone()).collect(),
+        ..Figure::derived(
+            HOST_REFERENCE_KEY.into(),
+            "host",
+            "host: fixed-work reference".into(),
+            "ms",
+            Better::Lower,
+            value,
+        )
+    })
+}
+
 /// Where the threads of a placement-sensitive figure ran: a pipe ping-pong between two CPUs
 /// costs up to three times one within a CPU, so the two are different figures. Free figures
 /// keep the keys they always had; pinned ones get " pinned" in theirs, so `compare`, which
@@ -126,6 +180,7 @@ pub fn figures(result: &RunResult) -> Vec<Figure> {
     for suite in &result.suites {
         suite.data().figures(&mut out);
     }
+    out.extend(host_figure(result));
     out
 }
 
@@ -142,6 +197,9 @@ pub struct FigureValue {
     pub better: Better,
     #[serde(rename = "v")]
     pub value: f64,
+    /// The host's speed beside it (`Figure::host_ms`), where its stretches read it.
+    #[serde(rename = "h", default, skip_serializing_if = "Option::is_none")]
+    pub host_ms: Option<f64>,
 }
 
 /// What the store keeps of a result beside it for `history` (layout 9): every figure's value
@@ -174,6 +232,7 @@ impl Kept {
                 .into_iter()
                 .filter(|f| f.value.is_finite())
                 .map(|f| FigureValue {
+                    host_ms: f.host_ms(),
                     key: f.key.into(),
                     name: f.name.into(),
                     unit: f.unit.into(),

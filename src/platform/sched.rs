@@ -117,6 +117,13 @@ pub fn set_nice(nice: i32) -> io::Result<()> {
     }
 }
 
+/// The CPU the calling thread is running on now; None where the kernel does not say.
+pub fn current_cpu() -> Option<usize> {
+    // SAFETY: no preconditions.
+    let cpu = unsafe { libc::sched_getcpu() };
+    usize::try_from(cpu).ok()
+}
+
 /// The first CPU of this process's affinity mask.
 pub fn first_allowed_cpu() -> Option<usize> {
     allowed_cpus().first().copied()

@@ -86,6 +86,19 @@ pub(in crate::render) fn verdict(r: &Row) -> String {
         pct,
         on_ratio: r.floor_on_ratio,
     });
+    if let (Some(h), Some(f)) = (r.host.filter(|h| h.judged), floor) {
+        let host = if h.reference_change_pct >= 0.0 {
+            format!("{:.1}% slower", h.reference_change_pct)
+        } else {
+            format!("{:.1}% faster", -h.reference_change_pct)
+        };
+        return format!(
+            "{} (net {}%, the host {host}; against its spread net of the host's speed here, {})",
+            r.verdict.label(),
+            signed(h.net_change_pct),
+            spread(f)
+        );
+    }
     match (&r.verdict, &r.why_not_tested, floor) {
         (Verdict::NotTested, Some(why), _) => format!("not tested ({why})"),
         (v, _, Some(f)) if r.basis == Basis::History => {

@@ -48,6 +48,9 @@ fn host_text(h: &History) -> String {
             let _ = writeln!(out, "  {}", suspect_line(x));
         }
     }
+    if let Some(line) = reference_moved_line(h) {
+        let _ = writeln!(out, "{line}");
+    }
     out
 }
 
@@ -193,10 +196,30 @@ fn changes_table(out: &mut String, h: &History) {
             c.points_after,
             tags.join(" ")
         );
+        if let Some(n) = &c.net {
+            let _ = writeln!(out, "    {}", net_line(n));
+        }
         if let Some(v) = &c.account {
             let _ = writeln!(out, "    {}", super::account::verdicts_text(v));
         }
     }
+}
+
+/// Under a change found net of the host's speed: that it was, and how the figure followed it.
+fn net_line(n: &crate::history::NetOfHost) -> String {
+    format!(
+        "net of the host's speed: the levels are the figure's values over its fixed-work reference's (slope {:+.2}, r {:+.2} over this history); the values as measured are in the series",
+        n.slope, n.r
+    )
+}
+
+/// Where the host's reference itself changed in the history: nothing was judged net of it.
+pub(super) fn reference_moved_line(h: &History) -> Option<String> {
+    h.reference_moved_at.map(|id| {
+        format!(
+            "The host's fixed-work reference itself changed from result {id} on: every figure is judged as measured, not net of the host's speed."
+        )
+    })
 }
 
 /// A change on its figure's scale: points for a percentage (a percentile's "% slower" from
@@ -319,7 +342,16 @@ fn host_markdown(h: &History, cell: fn(&str) -> String) -> String {
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} |",
             c.started_at.format("%Y-%m-%d %H:%M"),
             c.result_id,
-            cell(&format!("{} ({})", c.name, c.unit)),
+            cell(&format!(
+                "{} ({}){}",
+                c.name,
+                c.unit,
+                if c.net.is_some() {
+                    ", net of the host's speed"
+                } else {
+                    ""
+                }
+            )),
             short(c.before),
             short(c.after),
             change_text(c),
@@ -330,6 +362,9 @@ fn host_markdown(h: &History, cell: fn(&str) -> String) -> String {
             c.points_after,
             cell(&tags.join(" "))
         );
+    }
+    if let Some(line) = reference_moved_line(h) {
+        let _ = writeln!(out, "\n{}", cell(&line));
     }
     // What the host's account says beside each change, under the table.
     let explained: Vec<_> = h.changes.iter().filter(|c| c.account.is_some()).collect();
@@ -583,6 +618,7 @@ mod tests {
             points_after: 3,
             newest_runs: false,
             account: None,
+            net: None,
         }
     }
 
@@ -645,6 +681,7 @@ mod tests {
             drifts: Vec::new(),
             changed: Vec::new(),
             unchanged: Vec::new(),
+            reference_moved_at: None,
         };
         let text = host_text(&h);
         assert!(
@@ -694,6 +731,7 @@ mod tests {
             drifts: vec![d],
             changed: Vec::new(),
             unchanged: Vec::new(),
+            reference_moved_at: None,
         };
         let text = host_text(&h);
         assert!(text.contains("\nDrifts (a steady change"), "{text}");

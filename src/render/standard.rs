@@ -4,7 +4,7 @@ use crate::compare::{HostSpread, RepeatAdvice};
 use crate::model::label::printable;
 use crate::model::part::PartPlan;
 use crate::model::RunResult;
-use crate::stats::RunBound;
+use crate::stats::{Grain, RunBound};
 
 /// "45 s", "3 min 05 s", "1 h 02 min".
 pub fn duration(seconds: f64) -> String {
@@ -181,12 +181,23 @@ pub fn spread_line(result: &RunResult, spread: &HostSpread) -> Option<String> {
         .filter(|f| f.name.starts_with("System Benchmarks Index Score"))
         .filter_map(|f| {
             let bound = spread.bound(f, f)?;
+            // Net of the host's speed where the figure follows it here: what compare judges.
+            let (net, found) = match spread.follows(f) {
+                Some(follows) => (
+                    format!(
+                        ", net of the host's speed {}",
+                        crate::render::compare::spread(follows.net.bound(Grain::default()))
+                    ),
+                    follows.net.smallest_found(Grain::default()),
+                ),
+                None => (String::new(), spread.smallest_found(f, f)?),
+            };
             let found = RunBound {
-                pct: spread.smallest_found(f, f)?,
+                pct: found,
                 ..bound
             };
             Some(format!(
-                "{} (one run a side finds {} 9 times in 10)",
+                "{}{net} (one run a side finds {} 9 times in 10)",
                 show(&(f.name.as_str(), bound)),
                 crate::render::compare::spread(found).trim_start_matches('±')
             ))
@@ -274,7 +285,11 @@ mod tests {
                 (f.key.clone(), RunSpread::bounded_at(5, pct, f.value))
             })
             .collect();
-        let spread = HostSpread { runs: 5, spreads };
+        let spread = HostSpread {
+            runs: 5,
+            spreads,
+            ..HostSpread::default()
+        };
         let line = spread_line(&r, &spread).unwrap();
         assert!(line.contains("from 5 earlier runs"), "{line}");
         assert!(

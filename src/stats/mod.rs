@@ -3,6 +3,7 @@
 
 pub mod edivisive;
 mod histogram;
+mod host_speed;
 pub mod newest;
 pub mod plat;
 mod ratio;
@@ -10,6 +11,7 @@ mod summary;
 mod welch;
 
 pub use histogram::LatencyHistogram;
+pub use host_speed::Follows;
 pub use ratio::{
     log_ratio_test, runs_to_detect, two_run_bound, Grain, RatioTest, RunBound, RunSpread,
 };

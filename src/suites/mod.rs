@@ -8,6 +8,7 @@ pub mod event;
 pub mod index;
 pub mod interactive;
 pub mod noise;
+pub mod reference;
 pub mod sched;
 pub mod trace;
 pub mod wakeup;

@@ -17,7 +17,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::event::{Event, Events, EVERY_UNIT};
-use super::{Plan, Unit};
+use super::{reference, Plan, Unit};
 use crate::error::UsageError;
 use crate::model::account::Account;
 use crate::model::index::scoring::{self, CopyReport, Pass};
@@ -25,6 +25,7 @@ use crate::model::index::Category;
 use crate::model::index::{IndexPass, IndexResult, IndexSettings, Skipped, Spread, TestResult};
 use crate::model::SuiteResult;
 use crate::platform::account::{Probe, Task};
+
 use crate::platform::clock::monotonic_ns;
 use crate::platform::dir::Dir;
 use crate::platform::locale;
@@ -476,6 +477,22 @@ struct CopyContext<'a> {
     probe: Option<Probe>,
 }
 
+impl CopyContext<'_> {
+    /// The CPUs an iteration of `copies` runs on, where the host's speed is read beside it:
+    /// the copies' own when pinned, else every CPU the run may use.
+    fn reference_cpus(&self, copies: usize) -> Vec<usize> {
+        if !self.pin {
+            return self.cpus.to_vec();
+        }
+        let mut cpus: Vec<usize> = (0..copies)
+            .map(|k| self.cpus[k % self.cpus.len()])
+            .collect();
+        cpus.sort_unstable();
+        cpus.dedup();
+        cpus
+    }
+}
+
 /// Where the graphics tests drew, for the report.
 fn display_label(display: &Result<String, String>, private: bool) -> Option<String> {
     display.as_ref().ok().map(|d| {
@@ -748,6 +765,12 @@ fn run_iteration(
             tid: w.pid(),
         })
         .collect();
+    // The host's speed on the copies' CPUs, read while they wait to start and after they end.
+    let reference_cpus = ctx.reference_cpus(copies);
+    let before = ctx
+        .probe
+        .as_ref()
+        .and_then(|_| reference::read(&reference_cpus));
     let opened = ctx.probe.as_ref().map(|p| p.start(&tasks));
     for w in &mut workers {
         w.send("start")?;
@@ -763,11 +786,10 @@ fn run_iteration(
         return Ok(None);
     }
     let reports = collected?;
-    let account = ctx
-        .probe
-        .as_ref()
-        .zip(opened)
-        .map(|(p, o)| Account::of(p.end(o, &tasks)));
+    let account = ctx.probe.as_ref().zip(opened).map(|(p, o)| Account {
+        reference_ns: reference::around(before, reference::read(&reference_cpus)),
+        ..Account::of(p.end(o, &tasks))
+    });
     for w in workers {
         w.finish()?;
     }

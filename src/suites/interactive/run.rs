@@ -26,6 +26,7 @@ use crate::platform::rusage::Usage;
 use crate::platform::sched;
 use crate::platform::signals::sleep_until_unless;
 use crate::suites::event::{Event, Events, EVERY_UNIT};
+use crate::suites::reference;
 use crate::suites::trace::Recorder;
 use crate::suites::{Plan, Unit};
 use crate::text::Text;
@@ -357,9 +358,16 @@ fn run_pair(
     let pgids = [load_worker.pid() as i32, bench_worker.pid() as i32];
     // On a stop the workers are killed (dropped unreaped) rather than stopped in order: the
     // pair is not kept, and a load of thousands of threads takes long to join.
+    // The host's speed on the pair's CPUs, read before the load starts and after both end.
+    let reference_cpus = match settings.pinned_cpu {
+        Some(cpu) => vec![cpu],
+        None => sched::allowed_cpus(),
+    };
+    let mut reference_before = None;
     let measured = killing_on_stop(&pgids, stop, || -> Result<_> {
         load_worker.expect("ready")?;
         bench_worker.expect("ready")?;
+        reference_before = probe.and_then(|_| reference::read(&reference_cpus));
         load_worker.send("start")?;
         load_worker.expect("started")?;
         if !sleep_unless_stopped(settings.settle_ms, stop) {
@@ -393,6 +401,10 @@ fn run_pair(
     };
     bench_worker.finish()?;
     load_worker.finish()?;
+    let account = account.map(|a| Account {
+        reference_ns: reference::around(reference_before, reference::read(&reference_cpus)),
+        ..a
+    });
     Ok(Some(Measurement {
         bench,
         load,

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Result};
 
+pub(crate) use workload::p1bench_spin;
 pub use workload::{WorkingSet, Workload, CACHE_LINE};
 
 use super::event::{Event, Events};
@@ -26,6 +27,8 @@ use crate::model::SuiteResult;
 use crate::platform::account::{self, Probe, Task};
 use crate::platform::clock::monotonic_ns;
 use crate::platform::rusage::Usage;
+use crate::platform::sched;
+use crate::suites::reference;
 
 /// A validated noise configuration.
 #[derive(Debug, Clone)]
@@ -35,6 +38,10 @@ pub struct NoiseConfig {
     /// instead of p1bench's calibration. CPU job only.
     pub loops_per_ms: Option<u64>,
 }
+
+/// Runs between two readings of the host's speed (`suites::reference`): one run in ten has
+/// them, at about 1% of the runs' time.
+pub const REFERENCE_EVERY: usize = 10;
 
 /// The most runs one invocation may ask for: the run times are kept in memory.
 pub const MAX_RUNS: u64 = 10_000_000;
@@ -166,13 +173,22 @@ pub fn measure(
         if stop.load(Ordering::Relaxed) {
             break;
         }
+        // Every tenth run, the host's speed on this thread's CPU, just before and just after.
+        let reference_cpu = (accounting && index % REFERENCE_EVERY == 0)
+            .then(sched::current_cpu)
+            .flatten();
+        let ref_before = reference_cpu.and_then(|c| reference::read(&[c]));
         let opened = accounting.then(|| probe.start(&me));
         let before = Usage::thread();
         let start = monotonic_ns();
         workload.run(calibration.iterations);
         let end = monotonic_ns();
         let used = Usage::thread().since(&before);
-        let account = opened.map(|o| Account::of(probe.end(o, &me)));
+        let account = opened.map(|o| Account {
+            reference_ns: reference_cpu
+                .and_then(|c| reference::around(ref_before, reference::read(&[c]))),
+            ..Account::of(probe.end(o, &me))
+        });
         let run = NoiseRun {
             time_ns: end - start,
             user_ns: used.user_ns,

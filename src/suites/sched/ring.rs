@@ -20,6 +20,7 @@ use crate::platform::clock::monotonic_ns;
 use crate::platform::rusage::Usage;
 use crate::platform::sched;
 use crate::platform::signals::sleep_until_unless;
+use crate::suites::reference;
 
 /// The workload of one run.
 #[derive(Debug, Clone, Copy)]
@@ -271,6 +272,17 @@ pub fn run_once(
             tid: t.load(Ordering::SeqCst),
         })
         .collect();
+    // The host's speed on the run's CPUs, read while the threads wait at the gate and after
+    // they have ended.
+    let reference_cpus: Vec<usize> = if spec.pin {
+        let mut used: Vec<usize> = (0..a).map(|set| cpus[set % cpus.len()]).collect();
+        used.sort_unstable();
+        used.dedup();
+        used
+    } else {
+        cpus.clone()
+    };
+    let before = probe.and_then(|_| reference::read(&reference_cpus));
     let opened = probe.map(|p| p.start(&tasks));
     let usage = Usage::process();
     drop(closed);
@@ -293,6 +305,10 @@ pub fn run_once(
     if interrupted {
         return Ok(None);
     }
+    let account = account.map(|a| Account {
+        reference_ns: reference::around(before, reference::read(&reference_cpus)),
+        ..a
+    });
     let rounds_per_thread: Vec<u64> = tallies.iter().map(|t| t.rounds).collect();
     let total_rounds: u64 = rounds_per_thread.iter().sum();
     Ok(Some(SchedRun {
