@@ -1014,3 +1014,70 @@ fn compare_names_a_busy_loop_on_the_pinned_cpu_as_the_cause() {
         "the page's table"
     );
 }
+
+/// Each test's iteration starts (seconds from its pass's start), by test name.
+fn starts(r: &Value) -> Vec<(String, Vec<f64>)> {
+    tests_of(r, 0)
+        .iter()
+        .map(|t| {
+            let s = t["started_s"].as_array().expect("started_s");
+            let s: Vec<f64> = s.iter().map(|x| x.as_f64().unwrap()).collect();
+            (t["name"].as_str().unwrap().to_string(), s)
+        })
+        .collect()
+}
+
+#[test]
+fn rounds_run_every_tests_next_iteration_in_turn_and_blocks_each_tests_iterations_together() {
+    let sb = Sandbox::new();
+    let run = |order: &str| {
+        let out = sb
+            .cmd()
+            .args(["index", "dhry2reg", "syscall", "spawn", "--seconds", "0.2"])
+            .args(["-i", "3", "-c", "1", "--order", order, "--json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (r, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (rounds, said) = run("rounds");
+    assert_eq!(index(&rounds)["settings"]["order"], "rounds");
+    assert!(
+        said.contains("round 1 of 3: dhry2reg syscall spawn\n"),
+        "{said}"
+    );
+    assert!(said.contains("round 3 of 3: dhry2reg syscall\n"), "{said}");
+    let s = starts(&rounds);
+    // The same iterations as blocks: 3 of the fast tests, int((3 + 1) / 3) = 1 of spawn.
+    let counts: Vec<usize> = s.iter().map(|(_, v)| v.len()).collect();
+    assert_eq!(counts, [3, 3, 1], "{s:?}");
+    let (dhry, syscall, spawn) = (&s[0].1, &s[1].1, &s[2].1);
+    for i in 0..3 {
+        assert!(dhry[i] < syscall[i], "{s:?}");
+        if i + 1 < 3 {
+            // Round i is over before round i + 1 begins.
+            assert!(syscall[i] < dhry[i + 1], "{s:?}");
+        }
+    }
+    assert!(spawn[0] < dhry[1], "{s:?}");
+    // Every score is still UnixBench's: the geometric mean of the kept iterations.
+    for t in tests_of(&rounds, 0) {
+        assert!(t["index"].as_f64().unwrap() > 0.0, "{t}");
+    }
+
+    let (blocks, said) = run("blocks");
+    assert!(index(&blocks)["settings"].get("order").is_none());
+    assert!(!said.contains("round"), "{said}");
+    let s = starts(&blocks);
+    for w in s.windows(2) {
+        assert!(w[0].1.last() < w[1].1.first(), "{s:?}");
+    }
+    // Run's pause comes before every iteration, not only before each test: an iteration
+    // starts at least the test's 0.2 s and the pause (3 s scaled by 0.2 / 10) after the last.
+    for (name, v) in &s[..2] {
+        for w in v.windows(2) {
+            assert!(w[1] - w[0] >= 0.2 + 0.06 * 0.99, "{name}: {v:?}");
+        }
+    }
+}

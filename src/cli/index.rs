@@ -9,6 +9,7 @@ use super::console::{Console, Reporter, Terminal};
 use super::measuring::{self, Ending, Measured, MeasuringCommand};
 use super::output::Output;
 use super::session::{prepare_workdir, Finished, Session};
+use crate::model::index::scoring::Pass;
 use crate::model::index::IndexSettings;
 use crate::model::SuiteResult;
 use crate::platform::files;
@@ -47,6 +48,10 @@ pub struct IndexArgs {
     /// Pin copy k to the k-th usable CPU
     #[arg(long)]
     pub pin: bool,
+    /// blocks: each test's iterations in turn, as UnixBench runs them; rounds: every test's
+    /// first iteration, then every test's second, and so on (the same iterations and scores)
+    #[arg(long, value_enum, value_name = "ORDER", default_value = "blocks")]
+    pub order: crate::model::index::Order,
     /// Graphics tests draw on a private Xvfb server (the default when DISPLAY is unset and Xvfb
     /// is installed)
     #[arg(long)]
@@ -110,6 +115,7 @@ pub fn exec(args: &IndexArgs, argv: Vec<String>) -> Result<i32> {
         xvfb: args.xvfb,
         builtin_cpu_tests: args.builtin_cpu_tests,
         lang: args.lang.clone().into(),
+        order: args.order,
     };
     let workdir = args.workdir.clone().unwrap_or_else(|| PathBuf::from("."));
     let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
@@ -162,6 +168,7 @@ impl MeasuringCommand for IndexCommand {
 
     fn reporter(&mut self, _session: &Session) -> Result<UnixBenchLines> {
         Ok(UnixBenchLines {
+            rounds: false,
             verbose: self.verbose,
         })
     }
@@ -217,32 +224,51 @@ impl MeasuringCommand for IndexCommand {
 }
 
 /// UnixBench's lines: "1 x Dhrystone 2 using register variables  1 2 3", a heading per pass,
-/// skipped and failed tests; with `-v` each iteration's count and time.
+/// skipped and failed tests; with `-v` each iteration's count and time. In rounds, a line a
+/// round: "round 1 of 3: dhry2reg whetstone-double …".
 struct UnixBenchLines {
     verbose: bool,
+    /// The pass runs in rounds (a round has begun since the pass began).
+    rounds: bool,
+}
+
+impl UnixBenchLines {
+    fn iteration(&self, name: &str, index: usize, pass: &Pass) -> String {
+        let label = if self.rounds {
+            name.to_string()
+        } else {
+            (index + 1).to_string()
+        };
+        if self.verbose {
+            format!(" {label}:{:.1}/{:.1}s", pass.count, pass.time_s)
+        } else {
+            format!(" {label}")
+        }
+    }
 }
 
 impl Reporter for UnixBenchLines {
     fn on(&mut self, event: &Event<'_>, term: &Terminal) {
         match event {
-            Event::Index(IndexEvent::PassBegins { copies }) => term.chatter(&format!(
-                "\n--- {copies} parallel cop{} of each test ---\n",
-                if *copies == 1 { "y" } else { "ies" }
-            )),
+            Event::Index(IndexEvent::PassBegins { copies }) => {
+                self.rounds = false;
+                term.chatter(&format!(
+                    "\n--- {copies} parallel cop{} of each test ---\n",
+                    if *copies == 1 { "y" } else { "ies" }
+                ))
+            }
             Event::Index(IndexEvent::TestBegins { msg, copies, .. }) => {
                 term.chatter(&format!("{copies} x {msg} "))
             }
-            Event::Index(IndexEvent::IterationDone { index, pass, .. }) if self.verbose => term
-                .chatter(&format!(
-                    " {}:{:.1}/{:.1}s",
-                    index + 1,
-                    pass.count,
-                    pass.time_s
-                )),
-            Event::Index(IndexEvent::IterationDone { index, .. }) => {
-                term.chatter(&format!(" {}", index + 1))
+            Event::Index(IndexEvent::RoundBegins { round, rounds }) => {
+                self.rounds = true;
+                term.chatter(&format!("round {} of {rounds}:", round + 1))
             }
-            Event::Index(IndexEvent::TestDone(_)) => term.chatter("\n"),
+            Event::Index(IndexEvent::RoundDone) => term.chatter("\n"),
+            Event::Index(IndexEvent::IterationDone { name, index, pass }) => {
+                term.chatter(&self.iteration(name, *index, pass))
+            }
+            Event::Index(IndexEvent::TestDone(_)) if !self.rounds => term.chatter("\n"),
             Event::Index(IndexEvent::TestSkipped(s)) => {
                 term.chatter(&format!("{} skipped: {}\n", s.name, s.reason))
             }

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use crate::model::index::Category;
-use crate::model::index::{IndexPass, IndexResult, TestResult};
+use crate::model::index::{IndexPass, IndexResult, Order, TestResult};
 use crate::model::{Environment, RunResult, SuiteResult};
 use crate::render::labelled::suites;
 use crate::render::svg::{bar_chart, esc, BarRow};
@@ -82,9 +82,13 @@ pub fn system_header(env: &Environment, r: &IndexResult) -> String {
             crate::model::index::scoring::iterations(s.iterations, true)
         ),
     };
+    let order = match s.order {
+        Order::Blocks => "",
+        Order::Rounds => "; in rounds (each test's iteration 1, then each test's iteration 2, …)",
+    };
     let _ = writeln!(
         out,
-        "   Mode: {mode}; copies {}",
+        "   Mode: {mode}{order}; copies {}",
         if s.pin {
             "pinned to CPUs (--pin)"
         } else {

@@ -46,6 +46,29 @@ pub struct IndexSettings {
     /// `--lang`: LANG for every test process (UnixBench: en_US.utf8).
     #[serde(default = "default_lang")]
     pub lang: Text,
+    /// `--order`: each test's iterations in turn (UnixBench's), or in rounds. Left out when
+    /// blocks, so a blocks run's settings (and plan) read as they did before rounds were.
+    #[serde(default, skip_serializing_if = "Order::is_blocks")]
+    pub order: Order,
+}
+
+/// The order of a pass's iterations. The iterations, their pauses and the scoring are the
+/// same either way; only their order differs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// Each test's iterations in turn, then the next test: UnixBench's Run.
+    #[default]
+    Blocks,
+    /// Every test's first iteration, then every test's second, and so on: a slow minute of
+    /// the host touches every test alike.
+    Rounds,
+}
+
+impl Order {
+    fn is_blocks(&self) -> bool {
+        *self == Order::Blocks
+    }
 }
 
 fn default_lang() -> Text {
@@ -63,6 +86,10 @@ pub struct TestResult {
     /// Every iteration: each copy's report.
     pub iterations: Vec<Vec<CopyReport>>,
     pub passes: Vec<Pass>,
+    /// Seconds from the pass's start to each iteration's start (after Run's pause), in the
+    /// passes' order; empty in results stored before hostbench kept them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub started_s: Vec<f64>,
     /// The host's account of each iteration (its copies' processes, the CPUs they used), in
     /// the passes' order; empty in results stored before hostbench kept them, and with
     /// `HOSTBENCH_NO_ACCOUNT`.
@@ -467,5 +494,39 @@ impl SuiteData for IndexResult {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A blocks run's settings read as they did before rounds were (so its plan, and the
+    /// history it belongs to, stay); rounds are said.
+    #[test]
+    fn the_order_is_stored_only_when_rounds() {
+        let mut settings = IndexSettings {
+            requested: Vec::new(),
+            tests: vec!["dhry2reg".into()],
+            copies: vec![1],
+            iterations: 3,
+            seconds: None,
+            quick: true,
+            adaptive_pct: None,
+            pin: false,
+            xvfb: false,
+            builtin_cpu_tests: false,
+            lang: default_lang(),
+            order: Order::Blocks,
+        };
+        let blocks = serde_json::to_value(&settings).unwrap();
+        assert!(blocks.get("order").is_none(), "{blocks}");
+        let back: IndexSettings = serde_json::from_value(blocks).unwrap();
+        assert_eq!(back.order, Order::Blocks);
+        settings.order = Order::Rounds;
+        let rounds = serde_json::to_value(&settings).unwrap();
+        assert_eq!(rounds["order"], "rounds");
+        let back: IndexSettings = serde_json::from_value(rounds).unwrap();
+        assert_eq!(back, settings);
     }
 }

@@ -16,6 +16,12 @@ pub enum IndexEvent<'a> {
         copies: usize,
         iterations: usize,
     },
+    /// A round of `--order rounds` starts (`round` 0-based): every test's next iteration.
+    RoundBegins {
+        round: usize,
+        rounds: usize,
+    },
+    RoundDone,
     /// An iteration of a test is done (`index` 0-based).
     IterationDone {
         name: &'a str,
@@ -38,6 +44,9 @@ impl IndexEvent<'_> {
                 iterations,
                 ..
             } => Some(format!("{copies} x {name} (0/{iterations})")),
+            IndexEvent::RoundBegins { round, rounds } => {
+                Some(format!("round {} of {rounds}", round + 1))
+            }
             IndexEvent::IterationDone { name, index, .. } => {
                 Some(format!("{name} iteration {} done", index + 1))
             }

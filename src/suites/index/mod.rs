@@ -5,6 +5,7 @@
 pub mod event;
 pub use event::IndexEvent;
 pub mod native;
+mod pass;
 pub mod programs;
 pub mod registry;
 
@@ -20,9 +21,9 @@ use super::event::{Event, Events, EVERY_UNIT};
 use super::{reference, Plan, Unit};
 use crate::error::UsageError;
 use crate::model::account::Account;
-use crate::model::index::scoring::{self, CopyReport, Pass};
+use crate::model::index::scoring::{self, CopyReport};
 use crate::model::index::Category;
-use crate::model::index::{IndexPass, IndexResult, IndexSettings, Skipped, Spread, TestResult};
+use crate::model::index::{IndexPass, IndexResult, IndexSettings, Order, Skipped, TestResult};
 use crate::model::SuiteResult;
 use crate::platform::account::{Probe, Task};
 
@@ -33,9 +34,9 @@ use crate::platform::private_dir::PrivateDir;
 use crate::platform::sched;
 use crate::platform::signals::sleep_until_unless;
 use crate::platform::xvfb::Xvfb;
-use crate::stats::{confidence_interval_95, Summary};
 use crate::text::Text;
 use crate::workers::{self, killing_on_stop, Channel, Worker};
+use pass::{PassRun, Running};
 use programs::small;
 use registry::TestInfo;
 
@@ -48,6 +49,10 @@ pub const GRAPHICS_FLOOR_S: f64 = 10.0;
 /// Fewest seconds one run of a test may last: below a hundredth of a second a run counts the
 /// start of a copy, not the test (`--seconds 1e-9` ran nothing and scored it).
 pub const MIN_SECONDS: f64 = 0.01;
+/// Run's sleeps before every iteration, between its two syncs.
+const PAUSES_S: [f64; 2] = [1.0, 2.0];
+/// Their sum.
+const PAUSE_S: f64 = PAUSES_S[0] + PAUSES_S[1];
 /// Most passes (`-c` given this many times).
 pub const MAX_PASSES: usize = 64;
 /// Copies per usable CPU beyond which a pass measures the run queue, not the tests.
@@ -172,8 +177,8 @@ impl IndexConfig {
     }
 
     /// What the run measures: every test at every number of copies, its iterations each
-    /// about as long as the test, fstime's own pauses and priming phases and the copies' start
-    /// included; the pause before each test is a unit of its own.
+    /// about as long as the test, Run's pause before it, fstime's own pauses and priming
+    /// phases and the copies' start included.
     pub fn plan(&self) -> Plan {
         let mut units = Vec::new();
         for &copies in &self.settings.copies {
@@ -189,14 +194,9 @@ impl IndexConfig {
                     _ => 0.0,
                 } * (d / 30.0).min(1.0);
                 units.push(Unit::new(
-                    format!("pause before {}", t.name),
-                    1,
-                    3.0 * scale,
-                ));
-                units.push(Unit::new(
                     format!("{copies} x {}", t.name),
                     self.iterations(t) as u64,
-                    d + fs + 0.3,
+                    PAUSE_S * scale + d + fs + 0.3,
                 ));
             }
         }
@@ -360,99 +360,42 @@ pub fn run(
         native_note: native_note.clone().map(Text::from),
         passes: Vec::new(),
     };
-    let single_pass = config.settings.copies.contains(&1);
     let mut passes = Vec::new();
     for &copies in &config.settings.copies {
         if stop.load(Ordering::Relaxed) {
             break;
         }
         events.event(Event::Index(IndexEvent::PassBegins { copies }));
-        let started_at = Utc::now();
-        let mut tests = Vec::new();
-        let mut skipped = Vec::new();
-        let mut failed = Vec::new();
-        for &t in &config.tests {
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
-            let graphics = registry::is_graphics(t);
-            let why_not = if graphics && copies > 1 && single_pass {
-                Some("graphics tests run in the single-copy pass only, as in UnixBench".into())
-            } else if let (true, Err(why)) = (graphics, &display) {
-                Some(why.clone())
-            } else {
-                supported(t).err()
-            };
-            if let Some(reason) = why_not {
-                let s = Skipped {
-                    name: t.name.into(),
-                    reason: reason.into(),
-                };
-                events.event(Event::Index(IndexEvent::TestSkipped(&s)));
-                skipped.push(s);
-                continue;
-            }
-            // Graphics tests always run one copy (windows of parallel copies would overlap).
-            let (test_copies, test_display) = if graphics {
-                (1, display.as_ref().ok().cloned())
-            } else {
-                (copies, None)
-            };
-            if !settle(config, t, stop) {
-                break;
-            }
-            // The result so far with the test in progress, for checkpoints between iterations.
-            let snapshot = |current: TestResult| {
-                let pass = (copies, started_at, &tests[..], &skipped[..], &failed[..]);
-                so_far(&base, &passes, pass, Some(current))
-            };
-            match run_test(
-                config,
-                t,
-                test_copies,
-                test_display,
-                &ctx,
-                stop,
-                events,
-                &snapshot,
-            ) {
-                Ok(result) => {
-                    events.event(Event::Index(IndexEvent::TestDone(&result)));
-                    tests.push(result);
-                }
-                Err(_) if stop.load(Ordering::Relaxed) => break,
-                // A test that fails (a full disk, a failed self-check) is reported with its
-                // reason, and the run goes on; the result is incomplete.
-                Err(e) => {
-                    let s = Skipped {
-                        name: t.name.into(),
-                        reason: format!("{e:#}").into(),
-                    };
-                    events.event(Event::Index(IndexEvent::TestFailed(&s)));
-                    failed.push(s);
-                }
-            }
+        let mut pass = PassRun::new(config, copies, &display, &ctx);
+        let running = Running {
+            config,
+            ctx: &ctx,
+            stop,
+            base: &base,
+            passes: &passes,
+            started_ns: monotonic_ns(),
+        };
+        match config.settings.order {
+            Order::Blocks => pass.in_blocks(&running, events),
+            Order::Rounds => pass.in_rounds(&running, events),
         }
         // Skipped and failed tests, and the end of the pass.
         events.event(Event::Partial {
             every: EVERY_UNIT,
-            build: &|| {
-                let pass = (copies, started_at, &tests[..], &skipped[..], &failed[..]);
-                SuiteResult::Index(so_far(&base, &passes, pass, None))
-            },
+            build: &|| SuiteResult::Index(pass.so_far(&base, &passes)),
         });
-        passes.push(finish_pass(copies, started_at, tests, skipped, failed));
+        passes.push(pass.pass());
     }
     drop(xvfb);
     Ok(IndexResult { passes, ..base })
 }
 
-/// The Run script's pause before every test, `sync; sleep 1; sync; sleep 2`, shortened in
-/// proportion when the test runs shorter than UnixBench's duration (`--quick`, `--seconds`).
-/// False when a stop came during it.
+/// The Run script's pause before every iteration of a test, `sync; sleep 1; sync; sleep 2`,
+/// shortened in proportion when the test runs shorter than UnixBench's duration (`--quick`,
+/// `--seconds`). False when a stop came during it.
 fn settle(config: &IndexConfig, t: &TestInfo, stop: &AtomicBool) -> bool {
     let scale = (config.duration_s(t) / t.duration_s.max(1) as f64).min(1.0);
-    for pause_s in [1.0, 2.0] {
+    for pause_s in PAUSES_S {
         // SAFETY: no preconditions.
         unsafe { libc::sync() };
         let until = monotonic_ns() + (pause_s * scale * 1e9) as u64;
@@ -504,39 +447,6 @@ fn display_label(display: &Result<String, String>, private: bool) -> Option<Stri
     })
 }
 
-/// The pass in progress: its copies, start, and the tests done, skipped and failed so far.
-type PassInProgress<'a> = (
-    usize,
-    DateTime<Utc>,
-    &'a [TestResult],
-    &'a [Skipped],
-    &'a [Skipped],
-);
-
-/// The result so far, to store as the run goes: the passes done, and the one in progress with
-/// the test in progress (`current`, from the iterations it has done).
-fn so_far(
-    base: &IndexResult,
-    passes: &[IndexPass],
-    (copies, started_at, tests, skipped, failed): PassInProgress<'_>,
-    current: Option<TestResult>,
-) -> IndexResult {
-    let mut tests = tests.to_vec();
-    tests.extend(current);
-    let mut passes = passes.to_vec();
-    passes.push(finish_pass(
-        copies,
-        started_at,
-        tests,
-        skipped.to_vec(),
-        failed.to_vec(),
-    ));
-    IndexResult {
-        passes,
-        ..base.clone()
-    }
-}
-
 /// A pass of the tests that ran, with its indexes.
 fn finish_pass(
     copies: usize,
@@ -577,138 +487,6 @@ fn finish_pass(
         tests,
         skipped,
         failed,
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_test(
-    config: &IndexConfig,
-    t: &'static TestInfo,
-    copies: usize,
-    display: Option<String>,
-    ctx: &CopyContext<'_>,
-    stop: &AtomicBool,
-    events: &mut dyn Events,
-    snapshot: &dyn Fn(TestResult) -> IndexResult,
-) -> Result<TestResult> {
-    let native = ctx.native.is_some() && native::has_native(t.program);
-    let iterations = config.iterations(t);
-    events.event(Event::Index(IndexEvent::TestBegins {
-        name: t.name,
-        msg: t.msg,
-        copies,
-        iterations,
-    }));
-    let seconds = config.duration_s(t);
-    let mut all = Vec::new();
-    let mut passes = Vec::new();
-    let mut accounts = Vec::new();
-    let mut adaptive_stop = false;
-    for i in 0..iterations {
-        if stop.load(Ordering::Relaxed) {
-            break;
-        }
-        let Some((reports, account)) =
-            run_iteration(t, copies, display.as_deref(), seconds, ctx, stop)?
-        else {
-            break;
-        };
-        accounts.extend(account);
-        let pass = scoring::combine_copies(&reports);
-        events.event(Event::Index(IndexEvent::IterationDone {
-            name: t.name,
-            index: i,
-            pass: &pass,
-        }));
-        all.push(reports);
-        passes.push(pass);
-        events.event(Event::Partial {
-            every: EVERY_UNIT,
-            build: &|| {
-                SuiteResult::Index(snapshot(test_result(
-                    t,
-                    copies,
-                    all.clone(),
-                    passes.clone(),
-                    accounts.clone(),
-                    false,
-                    native,
-                )))
-            },
-        });
-        if let Some(pct) = config.settings.adaptive_pct {
-            let rates: Vec<f64> = passes.iter().map(|p| p.rate(t.timebase)).collect();
-            let within = Summary::of(&rates)
-                .as_ref()
-                .and_then(confidence_interval_95)
-                .is_some_and(|ci| ci.half_width_pct() <= pct);
-            if passes.len() >= 3 && within && i + 1 < iterations {
-                adaptive_stop = true;
-                break;
-            }
-        }
-    }
-    Ok(test_result(
-        t,
-        copies,
-        all,
-        passes,
-        accounts,
-        adaptive_stop,
-        native,
-    ))
-}
-
-/// A test's result from its iterations: UnixBench's score, the index value, the spread.
-fn test_result(
-    t: &TestInfo,
-    copies: usize,
-    all: Vec<Vec<CopyReport>>,
-    passes: Vec<Pass>,
-    accounts: Vec<Account>,
-    adaptive_stop: bool,
-    native: bool,
-) -> TestResult {
-    // One account an iteration, or none at all.
-    let accounts = if accounts.len() == passes.len() {
-        accounts
-    } else {
-        Vec::new()
-    };
-    let score = scoring::score(&passes, t.timebase);
-    // The spread of the iterations the score keeps.
-    let rates: Vec<f64> = scoring::kept(&passes)
-        .iter()
-        .map(|p| p.rate(t.timebase))
-        .collect();
-    let spread = Summary::of(&rates).map(|s| Spread {
-        min: s.min,
-        max: s.max,
-        cv_pct: s.cv_pct(),
-    });
-    TestResult {
-        name: t.name.into(),
-        msg: t.msg.into(),
-        category: t.category,
-        unit: t.unit.into(),
-        copies,
-        iterations: all,
-        index: match (score, t.baseline) {
-            (Some(s), Some(b)) => Some(scoring::index_value(s.score, b)),
-            _ => None,
-        },
-        baseline: t.baseline,
-        in_index: t.in_index,
-        passes,
-        accounts,
-        score,
-        spread,
-        adaptive_stop,
-        timebase: Some(t.timebase),
-        native,
-        has_native: native::has_native(t.program),
-        differs: t.program.differs_from_unixbench().map(Text::from),
-        timing_note: t.program.timing_note(native).map(Text::from),
     }
 }
 
@@ -856,11 +634,15 @@ impl crate::suites::Part for IndexConfig {
         let s = &self.settings;
         let tests = self.tests.len();
         format!(
-            "{}{} test{}{}, {} pass{} ({} cop{})",
+            "{}{} test{}{}{}, {} pass{} ({} cop{})",
             crate::suites::placement(s.pin),
             tests,
             if tests == 1 { "" } else { "s" },
             if s.quick { " in the quick mode" } else { "" },
+            match s.order {
+                Order::Blocks => "",
+                Order::Rounds => " in rounds",
+            },
             s.copies.len(),
             if s.copies.len() == 1 { "" } else { "es" },
             crate::suites::listed(s.copies.iter()),
