@@ -12,9 +12,10 @@ use anyhow::Result;
 use crate::calibration::CalibrationOptions;
 use crate::error::UsageError;
 use crate::loads;
-use crate::model::index::{IndexSettings, Order as IndexOrder, DEFAULT_ITERATIONS};
+use crate::model::index::{IndexSettings, DEFAULT_ITERATIONS};
 use crate::model::interactive::{InteractiveSettings, DEFAULT_HACK_GROUPS};
 use crate::model::noise::{NoiseMode, NoiseSettings};
+use crate::model::order::Order;
 use crate::model::part::PartPlan;
 use crate::model::sched::confidence::ConfidenceRule;
 use crate::model::sched::{
@@ -57,9 +58,6 @@ pub struct ProfileParams {
     pub index_tests: &'static [&'static str],
     pub index_quick: bool,
     pub index_seconds: Option<f64>,
-    /// index: rounds where the profile is hostbench's own, UnixBench's blocks where it is
-    /// UnixBench's run.
-    pub index_order: IndexOrder,
     /// interactive: the benches, seconds a pair, the load's settling time, and the disk
     /// loads' file size (at most RAM).
     pub benches: &'static [&'static str],
@@ -90,19 +88,19 @@ const TASKS: &[&str] = &["Audio", "Video", "X", "Gaming"];
 #[rustfmt::skip]
 const PROFILES: [ProfileParams; 4] = [
     ProfileParams { profile: Profile::Quick, name: "quick", noise_ms: 100, noise_runs: 30,
-        index_tests: &[], index_quick: true, index_seconds: None, index_order: IndexOrder::Rounds,
+        index_tests: &[], index_quick: true, index_seconds: None,
         benches: TASKS, interactive_s: 3, settle_ms: 500, file_mb: 128, light_loads: false,
         sched_s: 1, sched_runs: (2, 3), sched_sweep: &[(2, 0), (0, 4), (0, 32)], wakeup_s: 3 },
     ProfileParams { profile: Profile::Standard, name: "standard", noise_ms: 100, noise_runs: 100,
-        index_tests: &[], index_quick: true, index_seconds: None, index_order: IndexOrder::Rounds,
+        index_tests: &[], index_quick: true, index_seconds: None,
         benches: TASKS, interactive_s: 20, settle_ms: 1000, file_mb: 256, light_loads: false,
         sched_s: 3, sched_runs: (3, 5), sched_sweep: &[(2, 0), (0, 4), (0, 16), (0, 64)], wakeup_s: 10 },
     ProfileParams { profile: Profile::Full, name: "full", noise_ms: 100, noise_runs: 100,
-        index_tests: &[], index_quick: false, index_seconds: None, index_order: IndexOrder::Blocks,
+        index_tests: &[], index_quick: false, index_seconds: None,
         benches: TASKS, interactive_s: 30, settle_ms: 1000, file_mb: 1024, light_loads: false,
         sched_s: 20, sched_runs: (3, 10), sched_sweep: &[(2, 0), (8, 0), (32, 0), (80, 0), (128, 0)], wakeup_s: 30 },
     ProfileParams { profile: Profile::Smoke, name: "smoke", noise_ms: 20, noise_runs: 5,
-        index_tests: &["dhry2reg", "syscall", "spawn"], index_quick: false, index_seconds: Some(0.2), index_order: IndexOrder::Rounds,
+        index_tests: &["dhry2reg", "syscall", "spawn"], index_quick: false, index_seconds: Some(0.2),
         benches: &["Audio", "Video"], interactive_s: 1, settle_ms: 100, file_mb: 8, light_loads: true,
         sched_s: 1, sched_runs: (1, 1), sched_sweep: &[(2, 0), (4, 0)], wakeup_s: 2 },
 ];
@@ -190,7 +188,9 @@ impl StandardPlan {
                     xvfb: false,
                     builtin_cpu_tests: false,
                     lang: crate::platform::locale::UNIXBENCH_LANG.into(),
-                    order: params.index_order,
+                    // UnixBench's order: rounds measured no steadier here and moved fsdisk's
+                    // level (docs/evidence/index-order.md).
+                    order: Order::Blocks,
                 },
                 cpus,
                 None,
@@ -299,6 +299,7 @@ impl StandardPlan {
                     rule,
                     pin,
                     points: Vec::new(),
+                    order: Order::Blocks,
                 },
                 DEFAULT_THREADS,
                 DEFAULT_ACTIVE,
@@ -510,11 +511,12 @@ mod tests {
         assert_eq!(standard.interactive.settings.loads.len(), 4);
         assert!(standard.sched.settings.points.len() >= 3);
         assert!(standard.skipped.is_empty());
-        // The quick and standard index tests run in rounds, so a slow minute touches every
-        // test alike; full is UnixBench's own run, in its order.
-        assert_eq!(quick.index.settings.order, IndexOrder::Rounds);
-        assert_eq!(standard.index.settings.order, IndexOrder::Rounds);
-        assert_eq!(full.index.settings.order, IndexOrder::Blocks);
+        // Every profile runs the originals' order: rounds measured no steadier on this
+        // project's VM and moved fsdisk's level (docs/evidence/index-order.md).
+        for p in [&quick, &standard, &full] {
+            assert_eq!(p.index.settings.order, Order::Blocks);
+            assert_eq!(p.sched.settings.order, Order::Blocks);
+        }
         assert!(!full.index.settings.quick);
         assert_eq!(full.interactive.settings.duration_s, 30);
     }

@@ -320,3 +320,73 @@ fn each_run_has_the_hosts_account_of_its_threads() {
     let bare: Value = serde_json::from_slice(&bare.stdout).unwrap();
     assert!(runs(&bare, 0)[0].get("account").is_none());
 }
+
+/// `--order rounds`: every point's first run, then every point's second; each point still
+/// stops by its own rule, and the runs and figures are reflex's. An interrupted sweep in
+/// rounds keeps every point's completed runs, none with a verdict.
+#[test]
+fn rounds_interleave_the_points_runs_and_a_stop_keeps_every_points_runs() {
+    let sb = Sandbox::new();
+    let out = sb
+        .cmd()
+        .args(["sched", "-q", "-o", "1", "-c", "4", "-a", "2", "--sweep", "2,4"])
+        .args([
+            "-t",
+            "1",
+            "--min-runs",
+            "2",
+            "--max-runs",
+            "2",
+            "--order",
+            "rounds",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let order: Vec<(&str, &str, &str)> = text
+        .lines()
+        .map(|l| {
+            let p: Vec<&str> = l.split(", ").collect();
+            (p[0], p[1], p[2])
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            ("2", "1", "1"),
+            ("4", "2", "1"),
+            ("2", "1", "2"),
+            ("4", "2", "2")
+        ],
+        "{text}"
+    );
+    let r = sb.json(&["results", "show", "1"]);
+    assert_eq!(r["incomplete"], false);
+    assert_eq!(sched(&r)["settings"]["order"], "rounds");
+    for k in 0..2 {
+        assert_eq!(runs(&r, k).len(), 2);
+        assert!(!sched(&r)["points"][k]["verdict"].is_null());
+    }
+
+    let child = sb
+        .std_cmd()
+        .args(["sched", "-c", "4", "-a", "2", "--sweep", "2,4", "-t", "1"])
+        .args(["--ci", "0.000001", "--max-runs", "30", "--order", "rounds"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(5000));
+    // SAFETY: kill(2) to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let r = sb.json(&["results", "show", "2"]);
+    assert_eq!(r["incomplete"], true);
+    let points = sched(&r)["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{points:?}");
+    for p in points {
+        assert!(p["verdict"].is_null(), "{p}");
+        assert!(!p["runs"].as_array().unwrap().is_empty(), "{p}");
+    }
+}

@@ -68,6 +68,10 @@ pub struct SchedArgs {
     /// Pin each active set's threads to one CPU (sets spread over the allowed CPUs)
     #[arg(long)]
     pub pin: bool,
+    /// blocks: each point's runs in turn, as reflex runs them; rounds: every point's next run
+    /// in turn, each point stopping when its rule says (the same runs and rule)
+    #[arg(long, value_enum, value_name = "ORDER", default_value = "blocks")]
+    pub order: sched_model::Order,
     #[command(flatten)]
     pub calibration: CalibrationArgs,
     #[command(flatten)]
@@ -86,6 +90,7 @@ pub fn exec(args: &SchedArgs, argv: Vec<String>) -> Result<i32> {
         },
         pin: args.pin,
         points: Vec::new(),
+        order: args.order,
     };
     let config = SchedConfig::new(settings, args.threads, args.active, &args.sweep)?;
     config.check_limits()?;

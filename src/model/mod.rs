@@ -10,6 +10,7 @@ pub mod index;
 pub mod interactive;
 pub mod label;
 pub mod noise;
+pub mod order;
 pub mod part;
 pub mod run_state;
 pub mod sched;

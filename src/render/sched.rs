@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use crate::model::sched::confidence::Verdict;
 use crate::model::sched::SchedRun;
-use crate::model::sched::{SchedPoint, SchedResult, SchedSettings};
+use crate::model::sched::{Order, SchedPoint, SchedResult, SchedSettings};
 use crate::model::{RunResult, SuiteResult};
 use crate::render::labelled::suites;
 use crate::render::svg::{line_chart, Series, XScale};
@@ -187,12 +187,16 @@ pub fn report(r: &SchedResult) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "reflex: w={} r={} us t={} s, loops_per_ms {}, placement {}",
+        "reflex: w={} r={} us t={} s, loops_per_ms {}, placement {}{}",
         r.settings.handoff_weight,
         r.settings.compute_us,
         r.settings.duration_s,
         r.calibration.loops_per_ms,
-        placement(&r.settings)
+        placement(&r.settings),
+        match r.settings.order {
+            Order::Blocks => "",
+            Order::Rounds => ", points in rounds",
+        }
     );
     for line in super::calibration::lines(&r.calibration) {
         let _ = writeln!(out, "{line}");
@@ -290,6 +294,7 @@ mod tests {
             },
             pin: false,
             points: vec![(80, 40)],
+            order: Order::Blocks,
         };
         let h = point_human(&p, &s);
         assert!(h.contains("80 threads, 40 active sets, w=90, r=1 us, t=40 s: 50.65 us/round over 1 run; target ±5% NOT met"), "{h}");

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::figures::{Better, Figure, Placement};
 use super::headline::{self, Column, Figure as HeadlineFigure, AT_LEAST_ZERO};
+pub use super::order::Order;
 use super::{implausible_s, RunResult, SuiteData, SuiteResult};
 use crate::platform::locale;
 use crate::text::Text;
@@ -50,25 +51,6 @@ pub struct IndexSettings {
     /// blocks, so a blocks run's settings (and plan) read as they did before rounds were.
     #[serde(default, skip_serializing_if = "Order::is_blocks")]
     pub order: Order,
-}
-
-/// The order of a pass's iterations. The iterations, their pauses and the scoring are the
-/// same either way; only their order differs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Order {
-    /// Each test's iterations in turn, then the next test: UnixBench's Run.
-    #[default]
-    Blocks,
-    /// Every test's first iteration, then every test's second, and so on: a slow minute of
-    /// the host touches every test alike.
-    Rounds,
-}
-
-impl Order {
-    fn is_blocks(&self) -> bool {
-        *self == Order::Blocks
-    }
 }
 
 fn default_lang() -> Text {

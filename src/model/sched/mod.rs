@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 
 pub use confidence::{ConfidenceRule, Verdict};
 
+pub use super::order::Order;
+
 use super::figures::{Better, Figure, Placement};
 use super::headline::{self, Column, Figure as HeadlineFigure, AT_LEAST_ZERO};
 use super::{implausible_ns, SuiteData, SuiteResult};
@@ -36,6 +38,9 @@ pub struct SchedSettings {
     pub pin: bool,
     /// The (threads, active sets) points: one, or a sweep.
     pub points: Vec<(usize, usize)>,
+    /// `--order`: each point's runs in turn (reflex's), or in rounds.
+    #[serde(default, skip_serializing_if = "Order::is_blocks")]
+    pub order: Order,
 }
 
 /// One (threads, active sets) point: its runs and what they add up to.
@@ -164,8 +169,10 @@ impl SuiteData for SchedResult {
         serde_json::to_value(&self.settings).unwrap_or_default()
     }
 
+    /// Every point measured until its rule stopped it (a point a stop cut short has none).
     fn complete(&self) -> bool {
         self.points.len() >= self.settings.points.len()
+            && self.points.iter().all(|p| p.verdict.is_some())
     }
 
     fn implausible(&self) -> Option<String> {
@@ -228,5 +235,67 @@ impl SuiteData for SchedResult {
                     .unwrap_or_default(),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calibration::{BurnLoop, CalibrationSource};
+
+    fn run(us: f64) -> SchedRun {
+        SchedRun {
+            wall_ns: 1_000_000_000,
+            total_rounds: 1000,
+            us_per_round: us,
+            rounds_per_thread: vec![500, 500],
+            yields: 100,
+            handoffs: 900,
+            voluntary_csw: 900,
+            involuntary_csw: 0,
+            max_token_holders: 1,
+            account: None,
+        }
+    }
+
+    /// A result is complete only when every planned point ran until its rule stopped it: a
+    /// sweep in rounds that a stop cut short has every point, none with a verdict.
+    #[test]
+    fn a_point_without_a_verdict_leaves_the_result_incomplete() {
+        let rule = ConfidenceRule {
+            target_pct: 5.0,
+            min_runs: 2,
+            max_runs: 2,
+        };
+        let mut r = SchedResult {
+            settings: SchedSettings {
+                handoff_weight: 90,
+                compute_us: 1,
+                duration_s: 1,
+                rule,
+                pin: false,
+                points: vec![(2, 1), (4, 2)],
+                order: Order::Rounds,
+            },
+            calibration: BurnCalibration {
+                loops_per_ms: 1000,
+                burn_loop: BurnLoop::Chain,
+                source: CalibrationSource::Given,
+                measurement: None,
+                measured_at: None,
+                key: String::new(),
+                cache_check: None,
+                unsure: None,
+            },
+            points: vec![
+                SchedPoint::of(2, 1, vec![run(5.0), run(5.1)], Some(Verdict::MaxRuns)),
+                SchedPoint::of(4, 2, vec![run(6.0), run(6.1)], Some(Verdict::MaxRuns)),
+            ],
+        };
+        assert!(r.complete());
+        r.points[1].verdict = None;
+        assert!(!r.complete());
+        r.points.pop();
+        assert!(!r.complete());
     }
 }

@@ -14,7 +14,7 @@ use super::event::{Event, Events, EVERY_UNIT};
 use super::{Plan, Unit};
 use crate::calibration::BurnCalibration;
 use crate::error::UsageError;
-use crate::model::sched::{SchedPoint, SchedResult, SchedRun, SchedSettings};
+use crate::model::sched::{Order, SchedPoint, SchedResult, SchedRun, SchedSettings, Verdict};
 use crate::model::SuiteResult;
 use ring::{run_once, RingSpec};
 
@@ -168,8 +168,24 @@ pub fn plan(config: &SchedConfig) -> Plan {
     }
 }
 
-/// Measures every point: runs of `duration_s` repeated until the confidence rule stops them.
-/// A stop (signal) ends the current point with the runs already complete and skips the rest.
+/// One point of a run: its ring, and the runs it has had.
+struct PointRun {
+    spec: RingSpec,
+    runs: Vec<SchedRun>,
+    verdict: Option<Verdict>,
+}
+
+impl PointRun {
+    fn point(&self) -> SchedPoint {
+        let (threads, active_sets) = (self.spec.threads, self.spec.active_sets);
+        SchedPoint::of(threads, active_sets, self.runs.clone(), self.verdict)
+    }
+}
+
+/// Measures every point: runs of `duration_s` repeated until the confidence rule stops them,
+/// each point's in turn (reflex's order) or in rounds (every point's next run in turn). A stop
+/// (signal) ends the run with the runs already complete; a point it cut short has no verdict,
+/// and a point that had no run is left out.
 pub fn measure(
     config: &SchedConfig,
     calibration: BurnCalibration,
@@ -177,61 +193,104 @@ pub fn measure(
     events: &mut dyn Events,
 ) -> Result<SchedResult> {
     let s = &config.settings;
-    let mut points = Vec::with_capacity(s.points.len());
-    for &(threads, active_sets) in &s.points {
-        let spec = RingSpec {
-            threads,
-            active_sets,
-            handoff_weight: s.handoff_weight,
-            compute_us: s.compute_us,
-            duration_ns: s.duration_s * 1_000_000_000,
-            loops_per_ms: calibration.loops_per_ms,
-            pin: s.pin,
-        };
-        let mut runs: Vec<SchedRun> = Vec::new();
-        let mut verdict = None;
-        // The host's account of each run's threads.
-        let probe =
-            crate::platform::account::enabled().then(crate::platform::account::Probe::default);
-        while verdict.is_none() {
-            let Some(run) = run_once(spec, stop, probe.as_ref())? else {
-                break;
-            };
-            events.event(Event::Sched(SchedEvent::RunDone {
+    let mut points: Vec<PointRun> = s
+        .points
+        .iter()
+        .map(|&(threads, active_sets)| PointRun {
+            spec: RingSpec {
                 threads,
                 active_sets,
-                index: runs.len(),
-                run: &run,
-            }));
-            runs.push(run);
-            let values: Vec<f64> = runs.iter().map(|r| r.us_per_round).collect();
-            verdict = s.rule.check(&values);
-            events.event(Event::Partial {
-                every: EVERY_UNIT,
-                build: &|| {
-                    let mut so_far = points.clone();
-                    so_far.push(SchedPoint::of(threads, active_sets, runs.clone(), None));
-                    SuiteResult::Sched(SchedResult {
-                        settings: s.clone(),
-                        calibration: calibration.clone(),
-                        points: so_far,
-                    })
-                },
-            });
+                handoff_weight: s.handoff_weight,
+                compute_us: s.compute_us,
+                duration_ns: s.duration_s * 1_000_000_000,
+                loops_per_ms: calibration.loops_per_ms,
+                pin: s.pin,
+            },
+            runs: Vec::new(),
+            verdict: None,
+        })
+        .collect();
+    // The host's account of each run's threads.
+    let probe = crate::platform::account::enabled().then(crate::platform::account::Probe::default);
+    let mut measuring = Measuring {
+        settings: s,
+        calibration: &calibration,
+        probe: probe.as_ref(),
+        stop,
+    };
+    let blocks = s.order == Order::Blocks;
+    'rounds: loop {
+        let mut ran = false;
+        for k in 0..points.len() {
+            // In blocks, a point's runs until its rule stops them; in rounds, one.
+            while points[k].verdict.is_none() {
+                ran = true;
+                if !measuring.step(&mut points, k, events)? {
+                    break 'rounds;
+                }
+                if !blocks {
+                    break;
+                }
+            }
         }
-        let point = SchedPoint::of(threads, active_sets, runs, verdict);
-        events.event(Event::Sched(SchedEvent::PointDone(&point)));
-        let interrupted = point.verdict.is_none();
-        points.push(point);
-        if interrupted {
+        if !ran {
             break;
         }
     }
     Ok(SchedResult {
         settings: s.clone(),
         calibration,
-        points,
+        points: points
+            .iter()
+            .filter(|p| !p.runs.is_empty())
+            .map(PointRun::point)
+            .collect(),
     })
+}
+
+/// What every run of a sched part needs.
+struct Measuring<'a> {
+    settings: &'a SchedSettings,
+    calibration: &'a BurnCalibration,
+    probe: Option<&'a crate::platform::account::Probe>,
+    stop: &'a AtomicBool,
+}
+
+impl Measuring<'_> {
+    /// One run of point `k`, its rule's verdict, and a checkpoint. False when a stop came.
+    fn step(&mut self, points: &mut [PointRun], k: usize, events: &mut dyn Events) -> Result<bool> {
+        let Some(run) = run_once(points[k].spec, self.stop, self.probe)? else {
+            return Ok(false);
+        };
+        let p = &mut points[k];
+        events.event(Event::Sched(SchedEvent::RunDone {
+            threads: p.spec.threads,
+            active_sets: p.spec.active_sets,
+            index: p.runs.len(),
+            run: &run,
+        }));
+        p.runs.push(run);
+        let values: Vec<f64> = p.runs.iter().map(|r| r.us_per_round).collect();
+        p.verdict = self.settings.rule.check(&values);
+        if p.verdict.is_some() {
+            events.event(Event::Sched(SchedEvent::PointDone(&p.point())));
+        }
+        events.event(Event::Partial {
+            every: EVERY_UNIT,
+            build: &|| {
+                SuiteResult::Sched(SchedResult {
+                    settings: self.settings.clone(),
+                    calibration: self.calibration.clone(),
+                    points: points
+                        .iter()
+                        .filter(|p| !p.runs.is_empty())
+                        .map(PointRun::point)
+                        .collect(),
+                })
+            },
+        });
+        Ok(true)
+    }
 }
 
 impl crate::suites::Part for SchedConfig {
@@ -246,12 +305,16 @@ impl crate::suites::Part for SchedConfig {
     fn measures(&self) -> String {
         let s = &self.settings;
         format!(
-            "{}{} threads, {} s runs, {} to {} runs each",
+            "{}{} threads, {} s runs, {} to {} runs each{}",
             crate::suites::placement(s.pin),
             crate::suites::listed(s.points.iter().map(|p| p.0)),
             s.duration_s,
             s.rule.min_runs,
-            s.rule.max_runs
+            s.rule.max_runs,
+            match s.order {
+                Order::Blocks => "",
+                Order::Rounds => ", in rounds",
+            }
         )
     }
 
@@ -296,6 +359,7 @@ mod tests {
             },
             pin: false,
             points: vec![],
+            order: Order::Blocks,
         }
     }
 
