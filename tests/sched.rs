@@ -329,7 +329,9 @@ fn rounds_interleave_the_points_runs_and_a_stop_keeps_every_points_runs() {
     let sb = Sandbox::new();
     let out = sb
         .cmd()
-        .args(["sched", "-q", "-o", "1", "-c", "4", "-a", "2", "--sweep", "2,4"])
+        .args([
+            "sched", "-q", "-o", "1", "-c", "4", "-a", "2", "--sweep", "2,4",
+        ])
         .args([
             "-t",
             "1",
