@@ -240,12 +240,17 @@ pub fn measure(
     Ok(SchedResult {
         settings: s.clone(),
         calibration,
-        points: points
-            .iter()
-            .filter(|p| !p.runs.is_empty())
-            .map(PointRun::point)
-            .collect(),
+        points: measured(&points),
     })
+}
+
+/// The points that have had a run, as the result keeps them.
+fn measured(points: &[PointRun]) -> Vec<SchedPoint> {
+    points
+        .iter()
+        .filter(|p| !p.runs.is_empty())
+        .map(PointRun::point)
+        .collect()
 }
 
 /// What every run of a sched part needs.
@@ -281,11 +286,7 @@ impl Measuring<'_> {
                 SuiteResult::Sched(SchedResult {
                     settings: self.settings.clone(),
                     calibration: self.calibration.clone(),
-                    points: points
-                        .iter()
-                        .filter(|p| !p.runs.is_empty())
-                        .map(PointRun::point)
-                        .collect(),
+                    points: measured(points),
                 })
             },
         });
