@@ -91,6 +91,40 @@ fn a_saturating_run_measures_wakeups_requests_and_the_rate() {
     );
 }
 
+/// The run's threads are accounted while the statistics are kept (the whole run: one under
+/// 30 s has no warm-up), with the host's speed read just before they started and just after
+/// they ended.
+#[test]
+fn a_run_has_the_hosts_account_of_its_threads_and_its_speed() {
+    let sb = Sandbox::new();
+    let args = [
+        "wakeup", "-r", "3", "-w", "1", "-t", "2", "-F", "64", "-n", "1",
+    ];
+    let r = sb.json(&args);
+    let a = &wakeup(&r)["account"];
+    // One message thread and its two workers.
+    assert_eq!(a["tasks"], 3, "{a}");
+    // From the first second every thread had started (its first, or its second) to the end.
+    let wall = a["wall_ns"].as_u64().unwrap() as f64;
+    assert!((1.9e9..3.6e9).contains(&wall), "{a}");
+    // The workers' math kept the CPUs busy and they woke as often as they were posted.
+    assert!(a["run_ns"].as_u64().unwrap() as f64 > 0.2 * wall, "{a}");
+    assert!(a["voluntary"].as_u64().unwrap() > 100, "{a}");
+    // The fixed-work reference: over 100 µs and under a second a reading.
+    let reference = a["reference_ns"].as_f64().unwrap();
+    assert!((1e5..1e9).contains(&reference), "{a}");
+    // Without accounts, neither.
+    let bare = sb
+        .cmd()
+        .env("HOSTBENCH_NO_ACCOUNT", "1")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let bare: Value = serde_json::from_slice(&bare.stdout).unwrap();
+    assert!(wakeup(&bare).get("account").is_none(), "{bare}");
+}
+
 #[test]
 fn more_math_makes_longer_requests() {
     let sb = Sandbox::new();

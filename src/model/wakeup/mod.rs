@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::account::{Account, Stretches};
 use super::explain::Explained;
 use super::figures::{Better, Figure};
 use super::headline::{self, Column, Figure as HeadlineFigure, AT_LEAST_ZERO};
@@ -195,6 +196,10 @@ pub struct WakeupResult {
     /// `--explain`: the worst wakeups, post to running, explained from the kernel's trace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explained: Option<Explained>,
+    /// What the host did while the statistics were kept, with the host's speed read just
+    /// before the threads started and just after they ended (`Account::reference_ns`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<Box<Account>>,
 }
 
 /// schbench's "sched delay": the threads' average run-queue wait a slice, from the kernel's
@@ -298,7 +303,34 @@ impl SuiteData for WakeupResult {
         serde_json::to_value(&self.settings).unwrap_or_default()
     }
 
+    fn stretches(&self) -> Vec<Stretches<'_>> {
+        self.account
+            .as_deref()
+            .map(|a| Stretches {
+                what: format!("wakeup, {}", mode(&self.settings)),
+                accounts: vec![a],
+                // The workers wait for the CPUs and for each other's locks by design.
+                own_waits: true,
+            })
+            .into_iter()
+            .collect()
+    }
+
     fn figures(&self, out: &mut Vec<Figure>) {
+        let start = out.len();
+        self.own_figures(out);
+        // Every figure is of the one stretch: its account beside each.
+        if let Some(a) = &self.account {
+            for f in &mut out[start..] {
+                f.accounts = vec![(**a).clone()];
+            }
+        }
+    }
+}
+
+impl WakeupResult {
+    /// schbench's figures, without their account.
+    fn own_figures(&self, out: &mut Vec<Figure>) {
         let key = self.key();
         let latency = |out: &mut Vec<Figure>, table: &Table, what: &str, pcts: &[f64]| {
             for &pct in pcts {
@@ -410,7 +442,31 @@ mod tests {
             stopped: false,
             sched_delay: None,
             explained: None,
+            account: None,
         }
+    }
+
+    #[test]
+    fn every_figure_has_the_runs_account_and_so_its_host_speed() {
+        let mut r = result(0);
+        let mut out = Vec::new();
+        r.figures(&mut out);
+        assert!(out.iter().all(|f| f.host_ms().is_none()));
+        assert!(r.stretches().is_empty());
+        let account: Account = serde_json::from_str(
+            r#"{"wall_ns":1000000000,"cpus":[0],"ticks":100,"user_pct":100.0,"system_pct":0.0,"irq_pct":0.0,"softirq_pct":0.0,"steal_pct":0.0,"iowait_pct":0.0,"idle_pct":0.0,"run_ns":1000000000,"wait_ns":0,"slices":1,"voluntary":0,"involuntary":0,"minor_faults":0,"major_faults":0,"reference_ns":2500000}"#,
+        )
+        .unwrap();
+        r.account = Some(Box::new(account));
+        let mut out = Vec::new();
+        r.figures(&mut out);
+        assert!(out.len() > 3);
+        assert!(
+            out.iter()
+                .all(|f| f.host_ms().is_some_and(|h| (h - 2.5).abs() < 1e-9)),
+            "{out:?}"
+        );
+        assert_eq!(r.stretches().len(), 1);
     }
 
     #[test]

@@ -15,10 +15,12 @@ use anyhow::Result;
 
 use super::event::{Event, Events};
 use super::trace::Recorder;
-use super::{Plan, Unit};
+use super::{reference, Plan, Unit};
 use crate::error::UsageError;
+use crate::model::account::Account;
 use crate::model::wakeup::{self as model, Table, WakeupResult, WakeupSettings};
 use crate::model::SuiteResult;
+use crate::platform::account::Probe;
 use workload::{Outcome, MAX_PIPE_BYTES};
 
 /// Most threads of a run, message threads and workers together.
@@ -330,9 +332,15 @@ pub fn measure(
         }
         None => (None, None),
     };
+    let probe = crate::platform::account::enabled().then(Probe::default);
+    // The host's speed on the threads' CPUs, read just before they start and just after they
+    // end: read while they run, it would take a CPU from them.
+    let cpus = reference_cpus(s);
+    let before = probe.as_ref().and_then(|_| reference::read(&cpus));
     let outcome = workload::run(
         &config.settings,
         marker,
+        probe.as_ref(),
         stop,
         &mut |elapsed_s, rate, so_far| {
             events.event(Event::Wakeup(WakeupEvent::Second {
@@ -346,10 +354,35 @@ pub fn measure(
             });
         },
     )?;
+    let after = before.and_then(|_| reference::read(&cpus));
     let mut r = result(s, &outcome);
+    r.account = outcome.account.map(|a| {
+        Box::new(Account {
+            reference_ns: reference::around(before, after),
+            ..a
+        })
+    });
     r.explained = recorder.map(Recorder::finish);
     events.event(Event::Wakeup(WakeupEvent::Done(&r)));
     Ok(r)
+}
+
+/// The CPUs the threads may run on: those `--message-cpus` and `--worker-cpus` name, else the
+/// process's.
+fn reference_cpus(s: &WakeupSettings) -> Vec<usize> {
+    let mut named: Vec<usize> = s
+        .message_cpus
+        .iter()
+        .chain(&s.worker_cpus)
+        .flatten()
+        .copied()
+        .collect();
+    if s.message_cpus.is_none() || s.worker_cpus.is_none() {
+        named.extend(crate::platform::sched::allowed_cpus());
+    }
+    named.sort_unstable();
+    named.dedup();
+    named
 }
 
 /// `--explain N`: the kernel's scheduling trace of every CPU, read as the run goes to keep the
@@ -411,6 +444,7 @@ fn result(s: &WakeupSettings, o: &Outcome) -> WakeupResult {
             }
         }),
         explained: None,
+        account: None,
     }
 }
 

@@ -22,8 +22,9 @@ use std::sync::Arc;
 use anyhow::{anyhow, Context, Result};
 
 use crate::loads::sim::Marker;
+use crate::model::account::Account;
 use crate::model::wakeup::WakeupSettings;
-use crate::platform::account::wait_per_slice_ns;
+use crate::platform::account::{wait_per_slice_ns, Probe, Start, Task};
 use crate::platform::clock::monotonic_ns;
 use crate::platform::futex::Flag;
 use crate::platform::sched;
@@ -62,6 +63,9 @@ pub struct Outcome {
     /// schbench's "sched delay" as the run ended: the average over the message threads, and
     /// over the workers, of each thread's run-queue wait a slice, ns (None: none could be read).
     pub sched_delay_ns: Option<(u64, u64)>,
+    /// What the host did while the statistics were kept (from the warm-up's end, or from the
+    /// second every thread had started), where a probe was given and could begin it.
+    pub account: Option<Account>,
 }
 
 /// A spinlock of one CPU, on a cache line of its own.
@@ -154,10 +158,12 @@ struct Shared {
 pub type Tick<'a> = dyn FnMut(f64, f64, &dyn Fn() -> Outcome) + 'a;
 
 /// Runs the workload until its run time has passed or `stop` is set; `tick` hears of each
-/// second. With a trace `marker`, each wakeup is written to it (`--explain`).
+/// second. With a trace `marker`, each wakeup is written to it (`--explain`); with a `probe`,
+/// the threads' stretch is accounted.
 pub fn run(
     spec: &WakeupSettings,
     marker: Option<std::fs::File>,
+    probe: Option<&Probe>,
     stop: &AtomicBool,
     tick: &mut Tick<'_>,
 ) -> Result<Outcome> {
@@ -221,7 +227,7 @@ pub fn run(
             }
         }
     }
-    let outcome = control(&shared, stop, tick);
+    let outcome = control(&shared, Stretch::new(probe), stop, tick);
     shared.stopping.store(true, Ordering::SeqCst);
     let mut failed = None;
     for (m, t) in threads.into_iter().enumerate() {
@@ -250,9 +256,52 @@ fn gather(shared: &Shared, outcome: &mut Outcome) {
     }
 }
 
+/// The account of the threads' stretch: begun once the statistics are kept and every thread
+/// has started, ended while they still run.
+struct Stretch<'a> {
+    probe: Option<&'a Probe>,
+    begun: Option<(Start, Vec<Task>)>,
+}
+
+impl<'a> Stretch<'a> {
+    fn new(probe: Option<&'a Probe>) -> Stretch<'a> {
+        Stretch { probe, begun: None }
+    }
+
+    /// Begins it where it has a probe and has not begun, the statistics are kept, and every
+    /// thread has its id.
+    fn begin_if_ready(&mut self, shared: &Shared, kept: bool) {
+        let Some(probe) = self.probe.filter(|_| kept && self.begun.is_none()) else {
+            return;
+        };
+        let pid = std::process::id();
+        let tids = shared.messages.iter().map(|m| &m.tid);
+        let tasks: Option<Vec<Task>> = tids
+            .chain(shared.workers.iter().map(|w| &w.tid))
+            .map(|t| match t.load(Ordering::SeqCst) {
+                0 => None,
+                tid => Some(Task { pid, tid }),
+            })
+            .collect();
+        if let Some(tasks) = tasks {
+            self.begun = Some((probe.start(&tasks), tasks));
+        }
+    }
+
+    fn end(self) -> Option<Account> {
+        let (start, tasks) = self.begun?;
+        Some(Account::of(self.probe?.end(start, &tasks)))
+    }
+}
+
 /// schbench's main thread: once a second, the requests a second into the RPS histogram; the
 /// warm-up's end and each `-z` zero the statistics; `-A` steers the rate.
-fn control(shared: &Shared, stop: &AtomicBool, tick: &mut Tick<'_>) -> Outcome {
+fn control(
+    shared: &Shared,
+    mut stretch: Stretch<'_>,
+    stop: &AtomicBool,
+    tick: &mut Tick<'_>,
+) -> Outcome {
     let spec = &shared.spec;
     let start = monotonic_ns();
     let runtime_ns = spec.runtime_s.saturating_mul(1_000_000_000);
@@ -261,7 +310,8 @@ fn control(shared: &Shared, stop: &AtomicBool, tick: &mut Tick<'_>) -> Outcome {
     let mut rps = Plat::default();
     let mut per_second = Vec::with_capacity(spec.runtime_s.min(100_000) as usize + 2);
     let (mut last_ns, mut last_requests, mut zeroed_ns) = (start, 0u64, start);
-    let mut warmed = false;
+    // Only the saturating mode zeroes its statistics at the warm-up's end.
+    let mut warmed = spec.rps_mode() || spec.pipe_bytes > 0 || warmup_ns == 0;
     let mut steer = spec.auto_rps_pct > 0;
     let mut busy = steer
         .then(|| crate::platform::procfs::read_cpu_times().ok())
@@ -272,12 +322,7 @@ fn control(shared: &Shared, stop: &AtomicBool, tick: &mut Tick<'_>) -> Outcome {
         let now = monotonic_ns();
         let elapsed = now - start;
         let done = elapsed >= runtime_ns;
-        if !spec.rps_mode()
-            && spec.pipe_bytes == 0
-            && warmup_ns > 0
-            && !warmed
-            && elapsed > warmup_ns
-        {
+        if !warmed && elapsed > warmup_ns {
             warmed = true;
             zeroed_ns = now;
             zero(shared, &mut rps);
@@ -308,6 +353,7 @@ fn control(shared: &Shared, stop: &AtomicBool, tick: &mut Tick<'_>) -> Outcome {
                     elapsed_ns: elapsed,
                     stopped: true,
                     sched_delay_ns: None,
+                    account: None,
                 };
                 gather(shared, &mut o);
                 o
@@ -335,6 +381,7 @@ fn control(shared: &Shared, stop: &AtomicBool, tick: &mut Tick<'_>) -> Outcome {
                 Err(_) => steer = false,
             }
         }
+        stretch.begin_if_ready(shared, warmed);
         // A message thread that could not start its workers has ended the run.
         if done || shared.stopping.load(Ordering::SeqCst) {
             break;
@@ -355,6 +402,7 @@ fn control(shared: &Shared, stop: &AtomicBool, tick: &mut Tick<'_>) -> Outcome {
         elapsed_ns: monotonic_ns() - start,
         stopped,
         sched_delay_ns: sched_delay(shared),
+        account: stretch.end(),
     }
 }
 
