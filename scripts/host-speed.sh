@@ -12,26 +12,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-10}
 command=${COMMAND:-run --profile quick}
-cargo build --release -q
-hb=$PWD/target/release/hostbench
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/wd" "$work/res"
+source scripts/lib/measure.sh
+measure_setup
 db="$work/r.sqlite"
-started=$(date -u +%H:%M)
 for i in $(seq 1 "$rounds"); do
   # shellcheck disable=SC2086
   (cd "$work/res" && "$hb" $command --db "$db" -q --workdir "$work/wd" >/dev/null 2>&1) ||
     echo "round $i failed" >&2
 done
-ended=$(date -u +%H:%M)
 if [[ -n ${KEEP:-} ]]; then
   mkdir -p "$KEEP"
   cp "$db" "$KEEP/"
 fi
 echo "# Host speed beside each figure: ${rounds} runs of \`hostbench ${command}\`"
 echo
-echo "$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, kernel $(uname -r);" \
-  "commit $(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes'), $(date -u +%F) ${started}–${ended} UTC"
+measure_stamp
 echo
 python3 scripts/host-speed.py "$db" "$(nproc)"

@@ -11,12 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs=${PAIRS:-8}
-cargo build --release -q
-hb=$PWD/target/release/hostbench
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/wd" "$work/res" "$work/json"
-started=$(date -u +%H:%M)
+source scripts/lib/measure.sh
+measure_setup
+mkdir -p "$work/json"
 one() {
   (cd "$work/res" && "$hb" index --quick -c 1 --order "$1" --db "$work/r.sqlite" -q \
     --workdir "$work/wd" --json >"$work/json/$1-$2.json" 2>/dev/null) || echo "$1 $2 failed" >&2
@@ -24,14 +21,12 @@ one() {
 for i in $(seq 1 "$pairs"); do
   if ((i % 2)); then one blocks "$i"; one rounds "$i"; else one rounds "$i"; one blocks "$i"; fi
 done
-ended=$(date -u +%H:%M)
 if [[ -n ${KEEP:-} ]]; then
   mkdir -p "$KEEP"
   cp -r "$work/json" "$KEEP/"
 fi
 echo "# Blocks or rounds: ${pairs} pairs of \`hostbench index --quick -c 1\`"
 echo
-echo "$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, kernel $(uname -r);" \
-  "commit $(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes'), $(date -u +%F) ${started}–${ended} UTC"
+measure_stamp
 echo
 python3 scripts/index-order.py "$work/json"

@@ -32,11 +32,8 @@ cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-10}
 jobs=${JOBS:-run index interactive sched wakeup noise}
 cpu=${CPU:-1}
-cargo build --release -q
-hb=$PWD/target/release/hostbench
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/wd" "$work/res"
+source scripts/lib/measure.sh
+measure_setup
 db="$work/r.sqlite"
 rows="$work/rounds.tsv"
 printf 'round\tjob\tresult\tref_before_ns\tref_after_ns\n' >"$rows"
@@ -74,7 +71,6 @@ job() {
   esac
 }
 
-start=$(date -u +%FT%TZ)
 for r in $(seq "$rounds"); do
   before=$(reference)
   for j in $jobs; do
@@ -85,7 +81,6 @@ for r in $(seq "$rounds"); do
   done
   echo "round $r of $rounds done" >&2
 done
-end=$(date -u +%FT%TZ)
 
 mkdir -p "$work/csv"
 tail -n +2 "$rows" | while IFS=$'\t' read -r _ _ id _ _; do
@@ -95,5 +90,5 @@ if [ -n "${KEEP:-}" ]; then
   mkdir -p "$KEEP"
   cp "$rows" "$work"/*.sqlite* "$KEEP"/
 fi
-echo "variance-sources: $(git rev-parse --short HEAD), $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p' | head -1), kernel $(uname -r); $rounds rounds, $start to $end"
+echo "variance-sources: $rounds rounds; $(measure_stamp)"
 python3 scripts/variance-sources.py "$rows" "$work/csv"
