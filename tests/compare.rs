@@ -443,6 +443,54 @@ fn a_repeated_command_stores_one_group_and_compare_takes_groups_whole() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--repeat'"));
 }
 
+/// `--precision`: runs of one group until each headline figure is within the goal, or the
+/// most runs are done; the closing lines say which and give each figure's interval.
+#[test]
+fn precision_runs_one_group_and_says_whether_each_headline_figure_is_within() {
+    let sb = Sandbox::new();
+    let out = sb
+        .cmd()
+        .args(["noise", "--precision", "0.1", "--repeat", "3", "10", "5"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    // A spread of 5 runs of a 10 ms job is not within ±0.1% in three runs.
+    assert!(
+        text.contains("Precision ±0.1%: not met in 3 runs, the most asked for"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  noise: ±") && text.contains("over 3 runs (wider)"),
+        "{text}"
+    );
+    assert!(text.contains("The runs are group g1"), "{text}");
+    let groups: Vec<(i64, i64)> = (1..=3)
+        .map(|id| sb.json(&["results", "export", &id.to_string(), "--format", "json"]))
+        .map(|r| {
+            let rep = &r["repeat"];
+            (rep["group"].as_i64().unwrap(), rep["run"].as_i64().unwrap())
+        })
+        .collect();
+    assert_eq!(groups, [(1, 1), (1, 2), (1, 3)]);
+    // Out of range, and a budget without a goal: one line, exit 2.
+    for (args, says) in [
+        (
+            &["noise", "--precision", "0", "10", "5"][..],
+            "not a percentage from 0.1 to 50",
+        ),
+        (
+            &["noise", "--budget", "5", "10", "5"][..],
+            "--budget is the time for --precision",
+        ),
+    ] {
+        let out = sb.cmd().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn every_result_carries_its_noise_check_and_compare_weighs_it() {
     let sb = Sandbox::new();

@@ -198,6 +198,14 @@ pub struct MeasureOwn {
     /// per-run figures)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: Option<u32>,
+    /// Run the command again, as one group, until each headline figure's 95% confidence
+    /// interval over the runs is within ±PCT of its mean (at least 3 runs; at most --repeat's
+    /// N, 10 if not given; within --budget)
+    #[arg(long, value_name = "PCT", value_parser = parse_precision)]
+    pub precision: Option<f64>,
+    /// With --precision: begin no run that would end after MINUTES from the first's start
+    #[arg(long, value_name = "MINUTES", value_parser = clap::value_parser!(u32).range(1..=10080))]
+    pub budget: Option<u32>,
     /// Skip the short noise check made before measuring and the drift check when it ends
     /// (about half a second in all); `compare` then notes that the result carries no noise of
     /// its own
@@ -239,6 +247,17 @@ pub struct Repeating {
     pub of: u32,
     /// The group's id (its first run's), shared by the runs once the first is stored.
     pub group: std::rc::Rc<std::cell::Cell<Option<i64>>>,
+    /// Each complete run's headline figures, in `Column::all` order (`--precision` stops on
+    /// them).
+    pub heads: std::rc::Rc<std::cell::RefCell<Vec<Vec<Option<f64>>>>>,
+}
+
+/// `--precision PCT`: a half-width of 0.1% to 50%.
+fn parse_precision(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if (0.1..=50.0).contains(&p) => Ok(p),
+        _ => Err(format!("{s:?} is not a percentage from 0.1 to 50")),
+    }
 }
 
 /// interbench's calibration options, shared by every suite that burns CPU.

@@ -12,6 +12,7 @@ mod load;
 mod measuring;
 mod noise;
 pub mod output;
+mod precision;
 mod report;
 mod results;
 mod run;
@@ -21,9 +22,12 @@ mod shell;
 mod wakeup;
 pub mod worker;
 
+use std::time::Duration;
+
 use anyhow::Result;
 use clap::{CommandFactory, Parser, Subcommand};
 
+use crate::error::UsageError;
 use args::{MeasureArgs, Repeating};
 
 #[derive(Debug, Parser)]
@@ -85,8 +89,23 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
         c => c.measuring().map_or(&[][..], |m| &m.own.tags),
     };
     args::check_tags(tags)?;
-    match cli.command.measuring().and_then(|m| m.own.repeat) {
-        Some(n) if n > 1 => repeat(cli.command, argv, n),
+    let own = cli.command.measuring().map(|m| m.own.clone());
+    match own {
+        Some(o) if o.precision.is_some() => {
+            let goal = precision::Goal {
+                pct: o.precision.unwrap_or_default(),
+                most_runs: o.repeat.unwrap_or(precision::DEFAULT_MOST_RUNS),
+                budget: o.budget.map(|m| Duration::from_secs(u64::from(m) * 60)),
+            };
+            precision::run(cli.command, argv, goal)
+        }
+        Some(o) if o.budget.is_some() => Err(UsageError::new(
+            "--budget is the time for --precision: give --precision too",
+        )
+        .into()),
+        Some(args::MeasureOwn {
+            repeat: Some(n), ..
+        }) if n > 1 => repeat(cli.command, argv, n),
         _ => exec_once(&cli.command, argv),
     }
 }
@@ -129,6 +148,7 @@ fn repeat(mut command: Command, argv: Vec<String>, n: u32) -> Result<i32> {
                 run,
                 of: n,
                 group: group.clone(),
+                ..Repeating::default()
             });
         }
         code = exec_once(&command, argv.clone())?;

@@ -373,6 +373,12 @@ impl Session {
         );
         self.tag(&mut result);
         result.noise_check = self.noise_check.take();
+        if let (Some(r), false) = (&self.repeating, result.incomplete) {
+            let heads = crate::model::headline::Column::all().iter();
+            r.heads
+                .borrow_mut()
+                .push(heads.map(|c| (c.of)(&result).map(|f| f.value)).collect());
+        }
         let _ = self.store.set_busy_timeout(BUSY_TIMEOUT);
         let headline = render::headline::run(&result);
         let saved = match self.row {
