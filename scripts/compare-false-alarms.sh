@@ -26,16 +26,21 @@
 #        pair joining the history of the next: the share of tested figures called changed,
 #        every figure called, and every figure left untested and why (~40 min here).
 #   scripts/compare-false-alarms.sh planted [PAIRS] [HISTORY] [GROUP_PAIRS]     (default 6 3 3)
-#        Power: three small jobs, each with a change planted in B —
+#        Power: four small jobs, each with a change planted in B (index and sched also a
+#        second B with half the change, mode ab5) —
 #          index   dhry2reg whetstone-double syscall pipe execl, --quick, 1 copy, on CPU $CPU;
 #                  B shares that CPU with scripts/duty-hog.py spinning SCHED_FIFO 1 ms of
-#                  every 10 (jittered): every test's score and the index score about 10%
-#                  lower; execl has one sample a run, the others two, the index score none;
+#                  every 10 (every 20 for 5%, jittered): every test's score and the index
+#                  score about 10% (5%) lower; execl has one sample a run, the others two, the
+#                  index score none;
 #          interactive  Audio, Video, X and Gaming under None and Burn, 2 s a pair, on CPU $CPU;
 #                  B shares it with a SCHED_FIFO spinner of 1 ms every 5 to 15 ms (--jitter,
 #                  so it never locks in step with a task's period): the tail latencies of the
 #                  light tasks go from tens of µs to about 1 ms, Gaming gets about 10% less CPU;
-#          sched   -w 50 -r 20 -c 4 -a 2 -t 1; B computes its rounds 10% longer (-r 22).
+#          sched   -w 50 -r 20 -c 4 -a 2 -t 1; B computes its rounds 10% longer (-r 22; 5%:
+#                  -r 21);
+#          wakeup  the quick profile's part (-m 1 -t 2 -F 256 -n 5 -s 100 -R 100 -r 3) on CPU
+#                  $CPU, B beside the index job's spinner: the wakeup p99 longer.
 #        HISTORY unchanged runs of each job first, then PAIRS pairs: A is unchanged and joins
 #        the history; B runs on a copy of the store, so no planted run is ever another pair's
 #        history. Consecutive A runs make the A/A pairs of the same jobs. Then GROUP_PAIRS pairs
@@ -46,7 +51,8 @@
 #        this mode without the check (--no-noise-check), so that the verdicts rest on the
 #        runs' figures and the history alone.
 # KEEP=FILE writes every judged row there (JSON lines; scripts/compare-power-summary.py makes
-# the tables again from it); KEEP_DB=DIR keeps the stores (scripts/compare-history-length.py
+# the tables again from it, as compare judged them and as measured, before the host's speed was
+# netted out); KEEP_DB=DIR keeps the stores (scripts/compare-history-length.py
 # judges the kept index rows again with shorter histories); nothing is asserted.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Tables of scripts/compare-false-alarms.sh's `single` and `planted` modes from the judged
-rows it wrote (JSON lines: mode, job, way, rows of `compare --json`).
+rows it wrote (JSON lines: mode, job, way, rows of `compare --json`): once as compare judged
+them (net of the host's speed where a figure follows it), and once as measured (each such
+row's `host.measured_verdict`), so one set of runs shows the netting's effect.
 
     scripts/compare-power-summary.py ROWS.jsonl [TITLE]
 """
+import copy
 import json
 import statistics
 import sys
@@ -41,11 +44,32 @@ def show(row):
     return f"{row['name']}: {row['change_pct']:+.1f}%{floor} {row['verdict']} ({row['basis']})"
 
 
+def as_measured(lines):
+    """The rows with each verdict that was judged net of the host's speed put back to the
+    verdict on the change as measured."""
+    out = copy.deepcopy(lines)
+    netted = 0
+    for line in out:
+        for r in line["rows"]:
+            host = r.get("host")
+            if host and host.get("judged"):
+                netted += 1
+                r["verdict"] = host["measured_verdict"]
+    return out, netted
+
+
 def main():
     lines = [json.loads(line) for line in open(sys.argv[1])]
     if len(sys.argv) > 2:
         print(f"# {sys.argv[2]}")
+    measured, netted = as_measured(lines)
+    print(f"\n## As compare judged them ({netted} rows net of the host's speed)")
+    tables(lines)
+    print("\n## As measured (before netting)")
+    tables(measured)
 
+
+def tables(lines):
     # A/A: every tested figure of an unchanged host called changed is a false alarm.
     print("\nA/A (nothing changed): tested figures called better or worse")
     groups = defaultdict(list)

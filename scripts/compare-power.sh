@@ -29,20 +29,25 @@ import json, sys
 mode, job, way, path = sys.argv[1:5]
 c = json.load(open(path))
 keep = ("key", "name", "unit", "verdict", "basis", "change_pct", "floor_pct", "floor_on_ratio",
-        "why_not_tested", "samples_a", "a", "b")
+        "why_not_tested", "samples_a", "a", "b", "host")
 print(json.dumps({"mode": mode, "job": job, "way": way, "spread_runs": c.get("spread_runs"),
                   "rows": [{k: r.get(k) for k in keep} for r in c["rows"]]}))
 EOF
 }
 
-# Starts the planted hog of JOB, if any: the index job's 10% CPU hog, the interactive job's
-# FIFO spinner (both on $cpu, where the job runs). The index hog runs SCHED_FIFO, so it takes
-# its 1 ms of every 10 at once whatever the scheduler would grant an ordinary task (an ordinary
-# hog of 0.12 ms of every 1 took 6.4% in v3, not 12%); jittered, so it never locks in step.
-plant() {
+# Starts the planted hog of JOB at LEVEL (10 or 5, percent), if any: a SCHED_FIFO spinner on
+# $cpu, where the job runs, taking 1 ms of every 10 (or 20) of it. For index it takes its share
+# at once whatever the scheduler would grant an ordinary task (an ordinary hog of 0.12 ms of
+# every 1 took 6.4% in v3, not 12%); for interactive and wakeup, a task it interrupts waits the
+# whole burst. Jittered, so it never locks in step.
+plant() { # JOB LEVEL
+  local period=10
+  if [ "$2" = 5 ]; then period=20; fi
   case $1 in
-  index) python3 scripts/duty-hog.py "$cpu" 1 10 --fifo 50 --jitter & hog=$! ;;
-  interactive) python3 scripts/duty-hog.py "$cpu" 1 10 --fifo 50 --jitter & hog=$! ;;
+  index | interactive | wakeup)
+    python3 scripts/duty-hog.py "$cpu" 1 "$period" --fifo 50 --jitter &
+    hog=$!
+    ;;
   esac
   return 0
 }
@@ -58,11 +63,12 @@ unplant() {
 nc=()
 if [ "${NOISE_CHECK:-1}" = 0 ]; then nc=(--no-noise-check); fi
 
-# One run (or group of REPEAT) of JOB into store DB, planted or not: JOB DB PLANTED [REPEAT].
+# One run (or group of REPEAT) of JOB into store DB, planted at LEVEL (0: not): JOB DB LEVEL
+# [REPEAT].
 job() {
   local r=("${nc[@]}")
   if [ "${4:-1}" -gt 1 ]; then r+=(--repeat "$4"); fi
-  if [ "$3" = 1 ]; then plant "$1"; fi
+  if [ "$3" != 0 ]; then plant "$1" "$3"; fi
   case $1 in
   index)
     taskset -c "$cpu" "$hb" index --db "$2" -q "${r[@]}" dhry2reg whetstone-double syscall pipe \
@@ -73,13 +79,28 @@ job() {
       -w None -w Burn -t 2 --exact-time -L 2 --settle-ms 300 -c --workdir "$work/wd" >/dev/null
     ;;
   sched)
+    # Rounds 10% (or 5%) longer.
     local us=20
-    if [ "$3" = 1 ]; then us=22; fi
+    case $3 in 10) us=22 ;; 5) us=21 ;; esac
     "$hb" sched --db "$2" -q "${r[@]}" -w 50 -r "$us" -c 4 -a 2 -t 1 --min-runs 3 --max-runs 3 \
       >/dev/null
     ;;
+  wakeup)
+    # The quick profile's wakeup part, on $cpu.
+    taskset -c "$cpu" "$hb" wakeup --db "$2" -q "${r[@]}" -m 1 -t 2 -F 256 -n 5 -s 100 -R 100 \
+      -r 3 >/dev/null
+    ;;
   esac
   unplant
+}
+
+# The planted levels of each job: percent of the CPU (index, wakeup), longer rounds (sched);
+# interactive's spinner is 10% alone.
+levels() {
+  case $1 in
+  index | sched) echo 10 5 ;;
+  *) echo 10 ;;
+  esac
 }
 
 if [ "$mode" = single ]; then
@@ -104,7 +125,7 @@ else
   pairs=${2:-6}
   hist=${3:-3}
   gpairs=${4:-3}
-  jobs=(index interactive sched)
+  jobs=(index interactive sched wakeup)
   db="$work/r.sqlite"
   for i in $(seq "$hist"); do
     for j in "${jobs[@]}"; do job "$j" "$db" 0; done
@@ -115,13 +136,17 @@ else
     for j in "${jobs[@]}"; do
       job "$j" "$db" 0
       a=$(newest "$db")
-      # B on a copy of the store: its planted run never joins the history.
-      rm -f "$work"/pair.sqlite*
-      for f in "$db" "$db-wal" "$db-shm"; do
-        if [ -e "$f" ]; then cp "$f" "$work/pair.sqlite${f#"$db"}"; fi
+      for level in $(levels "$j"); do
+        # B on a copy of the store: its planted run never joins the history.
+        rm -f "$work"/pair.sqlite*
+        for f in "$db" "$db-wal" "$db-shm"; do
+          if [ -e "$f" ]; then cp "$f" "$work/pair.sqlite${f#"$db"}"; fi
+        done
+        job "$j" "$work/pair.sqlite" "$level"
+        local_mode=ab
+        if [ "$level" = 5 ]; then local_mode=ab5; fi
+        judge "$local_mode" "$j" history "$work/pair.sqlite" "$a" "$(newest "$work/pair.sqlite")"
       done
-      job "$j" "$work/pair.sqlite" 1
-      judge ab "$j" history "$work/pair.sqlite" "$a" "$(newest "$work/pair.sqlite")"
       if [ -n "${last_a[$j]:-}" ]; then judge aa "$j" history "$db" "${last_a[$j]}" "$a"; fi
       last_a[$j]=$a
     done
@@ -133,7 +158,7 @@ else
     for j in "${jobs[@]}"; do
       job "$j" "$gdb" 0 3
       ga=$(newest_group "$gdb")
-      job "$j" "$gdb" 1 3
+      job "$j" "$gdb" 10 3
       gb=$(newest_group "$gdb")
       judge ab-groups "$j" groups "$gdb" "g$ga" "g$gb"
       if [ -n "${last_g[$j]:-}" ]; then judge aa-groups "$j" groups "$gdb" "g${last_g[$j]}" "g$ga"; fi

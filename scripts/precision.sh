@@ -13,7 +13,8 @@
 #
 # ROUNDS=5 PCT=2 JOB="index --quick -c 1 dhry2reg whetstone-double syscall pipe execl" \
 #   KEY="index/1 copy/System Benchmarks Index Score" bash scripts/precision.sh
-# Prints a Markdown page stamped with the machine and commit; KEEP=DIR keeps the store.
+# Prints a Markdown page stamped with the machine and commit; KEEP=DIR keeps the store and the
+# groups (`python3 scripts/precision.py --table DIR` makes the table again from them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/measure.sh
@@ -25,7 +26,7 @@ export KEY=${KEY:-index/1 copy/System Benchmarks Index Score}
 python3 scripts/precision.py >"$work/page.md"
 if [[ -n ${KEEP:-} ]]; then
   mkdir -p "$KEEP"
-  cp "$work"/r.sqlite* "$KEEP/"
+  cp "$work"/r.sqlite* "$work/groups.json" "$KEEP/"
 fi
 echo "# Precision per minute: \`hostbench ${JOB} --precision ${PCT}\` against PTS's dynamic run count"
 echo

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::spread::grain;
-use super::{at_resolution, change_pct, verdict, Basis, HostSpread, Row};
+use super::{at_resolution, change_pct, verdict, Basis, HostSpread, Row, Verdict};
 use crate::model::figures::{Figure, HOST_REFERENCE_KEY};
 
 /// What the host's speed did beside a figure, one run a side.
@@ -25,6 +25,9 @@ pub struct HostChange {
     /// its own run-to-run spread: the host's speed then changed as its history never showed
     /// (a kernel's mitigations, a governor), and taking it out could hide a real change.
     pub judged: bool,
+    /// The verdict on the change as measured, against the figure's own spread: what the row
+    /// would say without the host's speed (`scripts/compare-power-summary.py` counts both).
+    pub measured_verdict: Verdict,
 }
 
 /// The reference's change between the runs where it lies beyond its own run-to-run spread on
@@ -61,6 +64,7 @@ pub(super) fn net_of_host(
         slope: follows.slope,
         r: follows.r,
         judged: !moved,
+        measured_verdict: row.verdict,
     };
     if moved {
         return Row {
