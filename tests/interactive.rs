@@ -480,10 +480,12 @@ fn every_timekeeper_is_real_time_as_interbenchs_and_every_task_is_not() {
         &short_run("6", "200", &["-W", "Audio", "-w", "X", "--json"]),
     );
     let pid = child.id();
-    // Wait until both workers are up and the bench's timekeeper exists.
-    let deadline = Instant::now() + Duration::from_secs(20);
+    // Wait until both workers are up and the bench's timekeeper exists, or the run has ended.
+    // The deadline is only a guard: alone the run takes about 20 s, and under CI's other tests
+    // its calibration and noise check took longer than a 20 s deadline once.
+    let deadline = Instant::now() + Duration::from_secs(120);
     let (mut bench_threads, mut load_threads) = (Vec::new(), Vec::new());
-    while Instant::now() < deadline {
+    while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
         std::thread::sleep(Duration::from_millis(100));
         let kids = children(pid);
         let threads: Vec<_> = kids.iter().map(|&k| thread_policies(k)).collect();
