@@ -89,23 +89,24 @@ pub fn exec(cli: Cli, argv: Vec<String>) -> Result<i32> {
         c => c.measuring().map_or(&[][..], |m| &m.own.tags),
     };
     args::check_tags(tags)?;
-    let own = cli.command.measuring().map(|m| m.own.clone());
+    let own = cli
+        .command
+        .measuring()
+        .map(|m| (m.own.precision, m.own.budget, m.own.repeat));
     match own {
-        Some(o) if o.precision.is_some() => {
+        Some((Some(pct), budget, repeat)) => {
             let goal = precision::Goal {
-                pct: o.precision.unwrap_or_default(),
-                most_runs: o.repeat.unwrap_or(precision::DEFAULT_MOST_RUNS),
-                budget: o.budget.map(|m| Duration::from_secs(u64::from(m) * 60)),
+                pct,
+                most_runs: repeat.unwrap_or(precision::DEFAULT_MOST_RUNS),
+                budget: budget.map(|m| Duration::from_secs(u64::from(m) * 60)),
             };
             precision::run(cli.command, argv, goal)
         }
-        Some(o) if o.budget.is_some() => Err(UsageError::new(
+        Some((None, Some(_), _)) => Err(UsageError::new(
             "--budget is the time for --precision: give --precision too",
         )
         .into()),
-        Some(args::MeasureOwn {
-            repeat: Some(n), ..
-        }) if n > 1 => repeat(cli.command, argv, n),
+        Some((None, None, Some(n))) if n > 1 => repeat(cli.command, argv, n),
         _ => exec_once(&cli.command, argv),
     }
 }
@@ -137,35 +138,63 @@ impl Command {
     }
 }
 
-/// `--repeat N`: the command N times, each a result of its own in one group. Stops after a run
-/// that did not end well (a stop, a failure: its exit code is the command's).
-fn repeat(mut command: Command, argv: Vec<String>, n: u32) -> Result<i32> {
+/// The runs of one group (`--repeat`, `--precision`): the last run's exit code, how many ran,
+/// the group's id once its first run is stored, and each complete run's headline figures.
+struct GroupRuns {
+    code: i32,
+    runs: u32,
+    group: Option<i64>,
+    heads: Vec<Vec<Option<f64>>>,
+}
+
+/// The command run as one group of at most `of` runs, each a result of its own. Stops after a
+/// run that did not end well (a stop, a failure: its exit code is the command's), or once
+/// `done` says so of the runs so far and their headline figures.
+fn group_runs(
+    command: &mut Command,
+    argv: &[String],
+    of: u32,
+    mut done: impl FnMut(u32, &[Vec<Option<f64>>]) -> bool,
+) -> Result<GroupRuns> {
     let group = std::rc::Rc::new(std::cell::Cell::new(None));
-    let mut code = 0;
-    for run in 1..=n {
+    let heads = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let (mut runs, mut code) = (0, 0);
+    while runs < of {
+        runs += 1;
         if let Some(m) = command.measuring_mut() {
             m.own.repeating = Some(Repeating {
-                run,
-                of: n,
+                run: runs,
+                of,
                 group: group.clone(),
-                ..Repeating::default()
+                heads: heads.clone(),
             });
         }
-        code = exec_once(&command, argv.clone())?;
-        if code != 0 {
+        code = exec_once(command, argv.to_vec())?;
+        if code != 0 || done(runs, &heads.borrow()) {
             break;
         }
     }
+    Ok(GroupRuns {
+        code,
+        runs,
+        group: group.get(),
+        heads: heads.take(),
+    })
+}
+
+/// `--repeat N`: the command N times, as one group.
+fn repeat(mut command: Command, argv: Vec<String>, n: u32) -> Result<i32> {
+    let done = group_runs(&mut command, &argv, n, |_, _| false)?;
     let print = command
         .measuring()
         .map(|m| m.print.clone())
         .unwrap_or_default();
-    if let (Some(g), false) = (group.get(), print.json()) {
+    if let (Some(g), false) = (done.group, print.json()) {
         print.output().out(&format!(
             "The {n} runs are group g{g}: `hostbench compare g{g} gOTHER` judges on their per-run figures.\n"
         ));
     }
-    Ok(code)
+    Ok(done.code)
 }
 
 fn exec_once(command: &Command, argv: Vec<String>) -> Result<i32> {

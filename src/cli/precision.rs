@@ -9,14 +9,11 @@
 //! by it keeps its false-alarm rate (the unit test below draws it; `scripts/precision.sh`
 //! measures it on the host).
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::args::Repeating;
-use super::{exec_once, Command};
+use super::{group_runs, Command};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::model::headline::Column;
@@ -129,49 +126,27 @@ pub fn ended(goal: &Goal, standings: &[Standing], runs: u32, spent: Duration) ->
 
 /// The command run until the goal is met (or spent), each run a result of one group.
 pub fn run(mut command: Command, argv: Vec<String>, goal: Goal) -> Result<i32> {
-    let group = Rc::new(std::cell::Cell::new(None));
-    let heads: Rc<RefCell<Vec<Vec<Option<f64>>>>> = Rc::default();
     let started = Instant::now();
-    let mut runs = 0;
-    let (code, why) = loop {
-        runs += 1;
-        if let Some(m) = command.measuring_mut() {
-            m.own.repeating = Some(Repeating {
-                run: runs,
-                of: goal.most_runs,
-                group: group.clone(),
-                heads: heads.clone(),
-            });
-        }
-        let code = exec_once(&command, argv.clone())?;
-        if code != 0 {
-            break (code, Ended::Failed);
-        }
-        if let Some(why) = ended(
-            &goal,
-            &standings(&heads.borrow(), goal.pct),
-            runs,
-            started.elapsed(),
-        ) {
-            break (code, why);
-        }
-    };
+    let mut why = None;
+    let done = group_runs(&mut command, &argv, goal.most_runs, |runs, heads| {
+        why = ended(&goal, &standings(heads, goal.pct), runs, started.elapsed());
+        why.is_some()
+    })?;
     let print = command
         .measuring()
         .map(|m| m.print.clone())
         .unwrap_or_default();
     if !print.json() {
-        let standing = standings(&heads.borrow(), goal.pct);
         print.output().out(&summary(
             &goal,
-            &standing,
-            why,
-            runs,
+            &standings(&done.heads, goal.pct),
+            why.unwrap_or(Ended::Failed),
+            done.runs,
             started.elapsed(),
-            group.get(),
+            done.group,
         ));
     }
-    Ok(code)
+    Ok(done.code)
 }
 
 /// The closing lines: whether the goal was met, each figure's interval, and the group.
