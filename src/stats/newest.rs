@@ -30,6 +30,8 @@ pub struct Newest {
     pub p: f64,
     /// The p of that t by Student's t distribution: what it would be if the noise were normal.
     pub p_normal: f64,
+    /// Whether the shuffles ran (`p` is then theirs; else it is 1 untested).
+    pub shuffled: bool,
 }
 
 /// Tests whether the newest points of `series` are a new level, at `max_p`. None where the
@@ -73,7 +75,8 @@ pub fn newest(series: &[f64], max_p: f64, seed: u64) -> Option<Newest> {
     };
     let k = largest(&t);
     let mut p = 1.0;
-    if normal * kmax as f64 <= max_p {
+    let shuffled = normal * kmax as f64 <= max_p;
+    if shuffled {
         let observed = t[k].abs();
         let shuffles = ((20.0 / max_p).ceil() as usize).clamp(999, 200_000);
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -99,7 +102,149 @@ pub fn newest(series: &[f64], max_p: f64, seed: u64) -> Option<Newest> {
         t: t[k],
         p,
         p_normal: p_normal(t[k]),
+        shuffled,
     })
+}
+
+/// The newest k points of a series against the points before them, for one k.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NewestLevel {
+    pub k: usize,
+    /// The newest k points' mean, and the mean of those before.
+    pub after: f64,
+    pub before: f64,
+    /// Student's t of `after - before` (the spread within both, pooled), and its standard
+    /// error: the same test gives the p and the interval.
+    pub t: f64,
+    pub se: f64,
+    /// Degrees of freedom: the points less two means.
+    pub df: f64,
+}
+
+impl NewestLevel {
+    /// The one-sided p of Student's t toward `sign` (+1: the newest higher, −1: lower).
+    pub fn p_toward(&self, sign: f64) -> f64 {
+        let t = self.t * sign;
+        if t.is_infinite() {
+            return if t > 0.0 { 0.0 } else { 1.0 };
+        }
+        StudentsT::new(0.0, 1.0, self.df).map_or(1.0, |d| 1.0 - d.cdf(t))
+    }
+
+    /// The 95% interval of `after - before` from the same t.
+    pub fn interval(&self) -> (f64, f64) {
+        let q = StudentsT::new(0.0, 1.0, self.df).map_or(f64::INFINITY, |d| d.inverse_cdf(0.975));
+        let d = self.after - self.before;
+        (d - q * self.se, d + q * self.se)
+    }
+}
+
+/// Each k of 1 to `kmax` (at most [`MAX_NEWEST`], and leaving [`MIN_BEFORE`] points before):
+/// the newest k points against the rest. Empty where the series is too short or not finite.
+pub fn each_newest(series: &[f64], kmax: usize) -> Vec<NewestLevel> {
+    let n = series.len();
+    if n <= MIN_BEFORE || series.iter().any(|x| !x.is_finite()) {
+        return Vec::new();
+    }
+    let kmax = kmax.min(MAX_NEWEST).min(n - MIN_BEFORE);
+    let mean = series.iter().sum::<f64>() / n as f64;
+    let z: Vec<f64> = series.iter().rev().map(|x| x - mean).collect();
+    let sum: f64 = z.iter().sum();
+    let squares: f64 = z.iter().map(|x| x * x).sum();
+    let mut t = [0.0; MAX_NEWEST];
+    t_each(&z[..kmax], n, sum, squares, &mut t);
+    (0..kmax)
+        .map(|i| {
+            let k = i + 1;
+            let after = series[n - k..].iter().sum::<f64>() / k as f64;
+            let before = series[..n - k].iter().sum::<f64>() / (n - k) as f64;
+            let d = after - before;
+            let se = if t[i].is_finite() && t[i] != 0.0 {
+                (d / t[i]).abs()
+            } else {
+                0.0
+            };
+            NewestLevel {
+                k,
+                after,
+                before,
+                t: t[i],
+                se,
+                df: (n - 2) as f64,
+            }
+        })
+        .collect()
+}
+
+/// Whether `level`'s most extreme point toward `sign` (+1: highest, −1: lowest) lies further
+/// from its mean, in standard deviations, than normal noise puts the most extreme of that many
+/// points one time in 1/`alpha` (Grubbs' test, one-sided): its noise has a heavier tail than
+/// Student's t assumes. False for fewer than three points or no spread.
+pub fn heavy_tailed(level: &[f64], sign: f64, alpha: f64) -> bool {
+    let n = level.len();
+    if n < 3 {
+        return false;
+    }
+    let nf = n as f64;
+    let mean = level.iter().sum::<f64>() / nf;
+    let sd = (level.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (nf - 1.0)).sqrt();
+    if sd <= 0.0 || !sd.is_finite() {
+        return false;
+    }
+    let g = level
+        .iter()
+        .map(|x| (x - mean) * sign / sd)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let Ok(student) = StudentsT::new(0.0, 1.0, nf - 2.0) else {
+        return false;
+    };
+    let t = student.inverse_cdf(1.0 - alpha / nf);
+    let critical = (nf - 1.0) / nf.sqrt() * (t * t / (nf - 2.0 + t * t)).sqrt();
+    g > critical
+}
+
+/// Whether some stretch of `k` consecutive points of `level` stands out from the rest of
+/// `level` toward `sign` (+1: higher, −1: lower) by Student's t (pooled, as [`each_newest`]) at
+/// least as far as `t`: the level's own noise has already done, without a change, what the
+/// newest points do. Heavy-tailed figures (a spread, a tail latency) show it often; their
+/// far newest points are then not taken for a change on normal noise's word.
+pub fn level_has_seen(level: &[f64], k: usize, t: f64, sign: f64) -> bool {
+    let m = level.len();
+    if k == 0 || m < k + 2 {
+        return false;
+    }
+    let mean = level.iter().sum::<f64>() / m as f64;
+    let z: Vec<f64> = level.iter().map(|x| x - mean).collect();
+    let sum: f64 = z.iter().sum();
+    let squares: f64 = z.iter().map(|x| x * x).sum();
+    let (mut block, mut block_sq) = (0.0, 0.0);
+    for (i, x) in z.iter().enumerate() {
+        block += x;
+        block_sq += x * x;
+        if i >= k {
+            let old = z[i - k];
+            block -= old;
+            block_sq -= old * old;
+        }
+        if i + 1 < k {
+            continue;
+        }
+        let (kf, rest) = (k as f64, (m - k) as f64);
+        let others = sum - block;
+        let within =
+            (squares - block_sq - others * others / rest) + (block_sq - block * block / kf);
+        let var = within.max(0.0) / (m as f64 - 2.0);
+        let diff = block / kf - others / rest;
+        let tb = if var > 0.0 {
+            diff / (var * (1.0 / kf + 1.0 / rest)).sqrt()
+        } else {
+            0.0
+        };
+        if tb * sign >= t * sign {
+            return true;
+        }
+    }
+    false
 }
 
 /// The t of the newest k points (k = 1 to `newest.len()`) against the rest, into `out[k - 1]`.
@@ -214,5 +359,54 @@ mod tests {
         let j = newest(&jump, 0.01, 1).unwrap();
         // (Centring leaves a rounding error in the flat points' spread: t is huge, not ∞.)
         assert!(j.k == 3 && j.t > 1e6 && j.p <= 0.01, "{j:?}");
+    }
+
+    #[test]
+    fn each_newest_gives_the_pooled_t_its_p_and_interval() {
+        let mut s = noisy(30, 1.0, 21);
+        s.push(110.0);
+        let each = each_newest(&s, 5);
+        assert_eq!(each.len(), 5);
+        let one = each[0];
+        assert_eq!(one.k, 1);
+        assert!((one.after - 110.0).abs() < 1e-9 && (one.before - 100.0).abs() < 1.0);
+        let (lo, hi) = one.interval();
+        assert!(
+            lo > 5.0 && hi < 15.0 && lo < one.after - one.before,
+            "{one:?}"
+        );
+        assert!(
+            one.p_toward(1.0) < 1e-6 && one.p_toward(-1.0) > 0.99,
+            "{one:?}"
+        );
+        assert!(each_newest(&s[..5], 5).is_empty());
+    }
+
+    #[test]
+    fn a_heavy_tail_is_told_from_normal_noise() {
+        let calm = noisy(30, 1.0, 22);
+        assert!(!heavy_tailed(&calm, 1.0, 0.05));
+        let mut spiky = calm.clone();
+        spiky[7] = 112.0;
+        assert!(heavy_tailed(&spiky, 1.0, 0.05));
+        // Only the tail asked about counts.
+        assert!(!heavy_tailed(&spiky, -1.0, 0.05));
+    }
+
+    #[test]
+    fn a_level_that_did_it_before_is_seen() {
+        let mut level = noisy(30, 1.0, 23);
+        let t = |level: &[f64]| {
+            let mut s = level.to_vec();
+            s.push(105.0);
+            each_newest(&s, 1)[0].t
+        };
+        let newest_t = t(&level);
+        assert!(!level_has_seen(&level, 1, newest_t, 1.0));
+        level[10] = 108.0;
+        assert!(level_has_seen(&level, 1, newest_t, 1.0));
+        // A stretch as far the other way is not the same thing.
+        level[10] = 92.0;
+        assert!(!level_has_seen(&level, 1, newest_t, 1.0));
     }
 }
