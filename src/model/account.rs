@@ -486,15 +486,17 @@ pub fn summary(stretches: &[Stretches<'_>]) -> Vec<(String, f64)> {
 /// What the results' account summaries say beside a figure that changed between two sets of
 /// results (a history's level before a change and after it): the items whose per-result values
 /// differ by Welch's test at 95%, by the item's least share of the earlier median or more
-/// ([`Item::least_share`]), and by more than its [`Item::floor`]. None with fewer
-/// than two results a side that have summaries.
+/// ([`Item::least_share`]), and by more than its [`Item::floor`]. One result after (a nightly
+/// job's newest) has no spread for Welch's test: its value must lie beyond every value before
+/// instead (it is the most extreme of them by chance one time in as many results). None with
+/// fewer than two results before, or none after, that have summaries.
 pub fn summary_verdicts(
     before: &[&[(String, f64)]],
     after: &[&[(String, f64)]],
 ) -> Option<ItemVerdicts> {
     let before: Vec<_> = before.iter().filter(|s| !s.is_empty()).collect();
     let after: Vec<_> = after.iter().filter(|s| !s.is_empty()).collect();
-    if before.len() < 2 || after.len() < 2 {
+    if before.len() < 2 || after.is_empty() {
         return None;
     }
     let values = |side: &[&&[(String, f64)]], name: &str| -> Vec<f64> {
@@ -507,7 +509,7 @@ pub fn summary_verdicts(
     for item in Item::ALL {
         let (name, unit) = item.name();
         let (a, b) = (values(&before, name), values(&after, name));
-        if a.len() < 2 || b.len() < 2 {
+        if a.len() < 2 || b.is_empty() {
             continue;
         }
         let floor = item.floor();
@@ -515,7 +517,10 @@ pub fn summary_verdicts(
             continue;
         };
         let d = (mb - ma).abs();
-        let significant = crate::stats::welch_test(&a, &b).is_some_and(|t| t.significant());
+        let significant = match b.as_slice() {
+            [one] => a.iter().all(|x| one > x) || a.iter().all(|x| one < x),
+            _ => crate::stats::welch_test(&a, &b).is_some_and(|t| t.significant()),
+        };
         if significant && d > floor && d >= item.least_share() * ma.abs() {
             changed.push((
                 (ma.max(mb) + floor) / (ma.min(mb) + floor),
@@ -1104,8 +1109,14 @@ mod summary_tests {
         assert_eq!(v.changed.len(), 1);
         assert_eq!(v.changed[0].item, "run-queue wait");
         assert_eq!(v.unchanged, ["steal"]);
-        // One result a side, or results without summaries: nothing to say.
+        // One result before, or results without summaries: nothing to say.
         assert_eq!(summary_verdicts(&b[..1], &a), None);
         assert_eq!(summary_verdicts(&[&[], &[]], &a), None);
+        // One newest result (a nightly job's) counts where it lies beyond every one before.
+        let one = summary_verdicts(&b, &a[..1]).unwrap();
+        assert_eq!(one.changed[0].item, "run-queue wait");
+        let within = [with(0.3)];
+        let w: Vec<&[(String, f64)]> = within.iter().map(Vec::as_slice).collect();
+        assert!(summary_verdicts(&b, &w).unwrap().changed.is_empty());
     }
 }
