@@ -7,7 +7,7 @@ use clap::Args;
 use super::args::{parse_since, PrintArgs, Selection, StoreArgs};
 use super::output::{format_values, FormatArgs};
 use crate::error::UsageError;
-use crate::history::{history, shared, stored_runs, Histories, History};
+use crate::history::{gate, history, shared, stored_runs, Histories, History, NEWEST_SHARE};
 use crate::render;
 use crate::render::exporters::{Format, Shown, Subject};
 use crate::stats::edivisive::Settings;
@@ -30,20 +30,30 @@ pub struct HistoryArgs {
     /// the level it leaves, the median of those results' own noise checks]
     #[arg(long = "min-change", value_name = "PCT", value_parser = parse_pct)]
     pub min_change: Option<f64>,
-    /// Exit with 3 when the newest change in the selection is a worsening (for nightly jobs);
-    /// `suspected` also when the newest runs are a worsening that normal noise would call a
-    /// change, before the test is certain (the night it happened)
+    /// The nightly gate: exit with 3 when the newest results (at most --window of them) are
+    /// worse than the level before them beyond this host's noise, on the night that first
+    /// becomes true; `worse` at Student's p <= --p / 5, `suspected` at p <= --p
     #[arg(long = "fail-on", value_name = "WHAT", value_parser = ["worse", "suspected"])]
     pub fail_on: Option<String>,
+    /// With --fail-on: a new level of at most this many newest results fails the job; an
+    /// older change does not
+    #[arg(long, value_name = "N", default_value_t = gate::MAX_WINDOW as u64, value_parser = clap::value_parser!(u64).range(1..=gate::MAX_WINDOW as u64), requires = "fail_on")]
+    pub window: u64,
+    /// With --fail-on: fail also where the host's own speed moved the figure (its fixed-work
+    /// reference moved with it, or its account shows more steal time)
+    #[arg(long, requires = "fail_on")]
+    pub fail_on_host: bool,
     /// Every host of the selection, each its own history, and the changes seen on several
     /// hosts at one tag (a kernel that slowed the fleet, not one host)
     #[arg(long)]
     pub fleet: bool,
     #[command(flatten)]
     pub output: FormatArgs,
-    /// Find the change points of the series in this CSV file (rows `series,value`, each
-    /// series' values in order) instead of the store's, and print them as JSON: how the method
-    /// is checked against synthetic series and other tools (docs/history.md)
+    /// Find the change points of the series in this CSV file (rows `series,value`, or
+    /// `series,value,floor` with each value's noise floor in %, each series' values in order)
+    /// instead of the store's, and print them as JSON. Changes are kept as a store's are: at
+    /// least --min-change, or the floor of the level they leave. How the method is checked
+    /// against synthetic series and other tools (docs/history.md)
     #[arg(long, value_name = "FILE", conflicts_with_all = ["figures", "host", "tags", "since", "until", "fail_on", "format", "output", "fleet"])]
     pub series: Option<std::path::PathBuf>,
     #[command(flatten)]
@@ -89,7 +99,7 @@ pub fn exec(args: &HistoryArgs) -> Result<i32> {
             max_p: args.max_p,
             ..Settings::default()
         };
-        let found = series_file(path, &settings)?;
+        let found = series_file(path, &settings, args.min_change)?;
         out.out(&format!("{}\n", serde_json::to_string(&found)?));
         return Ok(0);
     }
@@ -136,6 +146,15 @@ pub fn exec(args: &HistoryArgs) -> Result<i32> {
         max_p: args.max_p,
         ..Settings::default()
     };
+    let asked_gate = args.fail_on.as_deref().map(|what| gate::Gate {
+        window: args.window as usize,
+        max_p: if what == "suspected" {
+            args.max_p
+        } else {
+            args.max_p * NEWEST_SHARE
+        },
+        host_shifts: args.fail_on_host,
+    });
     let mut left_out = |id: i64, why: anyhow::Error| {
         out.err(&format!("hostbench: result {id} left out: {why:#}\n"));
     };
@@ -157,6 +176,7 @@ pub fn exec(args: &HistoryArgs) -> Result<i32> {
             &settings,
             args.min_change,
             every,
+            asked_gate.as_ref(),
         ));
     }
     let h = Histories {
@@ -175,16 +195,12 @@ pub fn exec(args: &HistoryArgs) -> Result<i32> {
         anyhow::bail!("writing to standard output: {e}");
     }
     if args.fail_on.is_some() {
-        // Each host's newest change: a worsening on any host fails the job.
+        // Each host's figures that fail tonight: any fails the job.
         let worse: Vec<String> = h
             .hosts
             .iter()
             .filter_map(|one| {
-                let line = render::history::newest_worsening(one).or_else(|| {
-                    (args.fail_on.as_deref() == Some("suspected"))
-                        .then(|| render::history::suspected_worsening(one))
-                        .flatten()
-                })?;
+                let line = gate_failure(one)?;
                 Some(if h.fleet {
                     format!("{}: {line}", one.host.cut(64))
                 } else {
@@ -200,13 +216,26 @@ pub fn exec(args: &HistoryArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// The line of a host whose gate fails tonight: its first failing figure, and how many more.
+fn gate_failure(h: &History) -> Option<String> {
+    let failing: Vec<_> = h.gate.iter().flatten().filter(|w| w.fails).collect();
+    let first = failing.first()?;
+    let more = match failing.len() - 1 {
+        0 => String::new(),
+        1 => ", and 1 more figure".to_string(),
+        n => format!(", and {n} more figures"),
+    };
+    Some(format!("{}{more}", render::history::gate_line(first)))
+}
+
 /// `--series FILE`: each series' change points (indices of the first point of a new level).
 fn series_file(
     path: &std::path::Path,
     settings: &Settings,
+    min_change: Option<f64>,
 ) -> Result<std::collections::BTreeMap<String, Vec<usize>>> {
     let bytes = crate::platform::files::read_regular(path, crate::model::MAX_RESULT_BYTES)
         .map_err(|e| UsageError::new(format!("cannot read {}: {e}", path.display())))?;
-    crate::history::series_change_points(&bytes, settings)
+    crate::history::series_change_points(&bytes, settings, min_change)
         .map_err(|why| UsageError::new(format!("{}: {why}", path.display())).into())
 }

@@ -2,7 +2,8 @@
 
 use std::fmt::Write;
 
-use crate::history::{Change, Closest, Drift, Histories, History, Suspect};
+use crate::history::gate::Worse;
+use crate::history::{in_points, Change, Closest, Drift, Histories, History, Suspect};
 use crate::model::label::printable;
 
 /// One host's history.
@@ -51,7 +52,77 @@ fn host_text(h: &History) -> String {
     if let Some(line) = reference_moved_line(h) {
         let _ = writeln!(out, "{line}");
     }
+    if let Some(gate) = &h.gate {
+        if gate.is_empty() {
+            let _ = writeln!(out, "{GATE}: no figure is worse.");
+        } else {
+            let _ = writeln!(out, "{GATE}:");
+            for w in gate {
+                let _ = writeln!(out, "  {}", gate_line(w));
+            }
+        }
+    }
     out
+}
+
+/// The heading of the nightly gate's verdicts.
+const GATE: &str = "The newest results against the level before them (--fail-on)";
+
+/// One figure the gate found worse: its size and interval, the newest results against those
+/// before, the test, and whether it fails the job tonight (and why not).
+pub fn gate_line(w: &Worse) -> String {
+    let (lo, hi) = w.interval;
+    let unit = if in_points(w.unit.raw()) { " pt" } else { "%" };
+    let newest = if w.points_after == 1 {
+        "the newest result".to_string()
+    } else {
+        format!("the newest {}", w.points_after)
+    };
+    let verdict = match (&w.found_on, &w.host, w.fails) {
+        (Some(id), _, _) => match &w.found_with {
+            Some(other) => format!(
+                "{} was found worse on the night of result {id}: the same event, not again",
+                other.cut(200)
+            ),
+            None => format!("found already on the night of result {id}: not again"),
+        },
+        (None, Some(why), true) => format!("fails (the host's own: {why})"),
+        (None, Some(why), false) => {
+            format!("the host's own, not the figure's: {why} (--fail-on-host fails on it)")
+        }
+        (None, None, _) => "fails".to_string(),
+    };
+    // What changed with it, by the host's account (not the long list of what did not).
+    let cause = match &w.account {
+        Some(v) if !v.changed.is_empty() => {
+            let only = crate::model::account::ItemVerdicts {
+                changed: v.changed.clone(),
+                unchanged: Vec::new(),
+            };
+            format!("; {}", super::account::verdicts_text(&only))
+        }
+        _ => String::new(),
+    };
+    format!(
+        "{} ({}): worse {:+.1}{unit} [{:+.1}, {:+.1}]{unit} from result {} ({}), {newest} against {} before; {} p {} over {} newest counts ({}), at least {:.1}{unit}{cause}; {verdict}",
+        w.name.cut(200),
+        w.unit.cut(16),
+        w.change,
+        lo,
+        hi,
+        w.result_id,
+        w.started_at.format("%Y-%m-%d %H:%M"),
+        w.points_before,
+        if w.normal { "Student's t" } else { "shuffled" },
+        p_text(w.p),
+        w.tried,
+        match (w.normal, w.named) {
+            (true, true) => "normal noise assumed; the account names a cause",
+            (true, false) => "normal noise assumed",
+            _ => "the level before is heavy-tailed: no shape assumed",
+        },
+        w.least,
+    )
 }
 
 /// The heading of the drifts, in text and Markdown.
@@ -115,13 +186,20 @@ fn suspect_line(x: &Suspect) -> String {
     let more = match x.runs_to_certain {
         Some(1) => "one more run at this level would make it certain".to_string(),
         Some(n) => format!("{n} more runs at this level would make it certain"),
+        None => match crate::stats::newest::MAX_NEWEST - x.points_after {
+            0 | 1 => "more runs at this level would not make it certain".to_string(),
+            n => format!("more than {n} more runs would be needed"),
+        },
+    };
+    let p = match x.p {
+        Some(p) => format!("p {p:.3} (normal noise: {:.1e})", x.p_normal),
         None => format!(
-            "more than {} more runs would be needed",
-            crate::stats::newest::MAX_NEWEST - x.points_after
+            "not tested: Student's t p {:.1e} missed the bar {:.1e} the newest test shuffles at",
+            x.p_normal, x.shuffle_bar
         ),
     };
     format!(
-        "{} ({}): {} {} from result {} ({}), the newest {} against {} before; p {:.3} (normal noise: {:.1e}); {more}",
+        "{} ({}): {} {} from result {} ({}), the newest {} against {} before; {p}; {more}",
         x.name.cut(120),
         x.unit.cut(16),
         if x.worse { "worse" } else { "better" },
@@ -130,8 +208,6 @@ fn suspect_line(x: &Suspect) -> String {
         x.started_at.format("%Y-%m-%d %H:%M"),
         x.points_after,
         x.points_before,
-        x.p,
-        x.p_normal,
     )
 }
 
@@ -185,7 +261,7 @@ fn changes_table(out: &mut String, h: &History) {
             "{:<17} {:>7}  {:<48} {:>14} {:>14} {:>9} {:>19}  {:<9} {:>6} {:>3}/{:<3}  {}",
             c.started_at.format("%Y-%m-%d %H:%M"),
             c.result_id,
-            printable(&format!("{} ({})", c.name, c.unit), 48),
+            printable(&format!("{} ({})", c.name, c.unit), 160),
             short(c.before),
             short(c.after),
             change_text(c),
@@ -560,39 +636,6 @@ fn shared_lines(hs: &Histories) -> Vec<String> {
         .collect()
 }
 
-/// `--fail-on suspected`: a worsening suspected in the newest runs, in one line (the first by
-/// figure key).
-pub fn suspected_worsening(h: &History) -> Option<String> {
-    let x = h.suspected.iter().find(|x| x.worse)?;
-    Some(format!("suspected: {}", suspect_line(x)))
-}
-
-/// `--fail-on worse`: the newest change, if it is a worsening, in one line.
-pub fn newest_worsening(h: &History) -> Option<String> {
-    let newest = h.changes.first()?;
-    let newest_at = newest.started_at;
-    // Changes at that same result: the worse among them speak.
-    let worse: Vec<_> = h
-        .changes
-        .iter()
-        .take_while(|c| c.started_at == newest_at)
-        .filter(|c| c.worse)
-        .collect();
-    let c = worse.first()?;
-    Some(format!(
-        "{} worse by {} from result {} ({}){}",
-        c.name.cut(120),
-        change_text(c),
-        c.result_id,
-        c.started_at.format("%Y-%m-%d %H:%M UTC"),
-        if worse.len() > 1 {
-            format!(", and {} more figures there", worse.len() - 1)
-        } else {
-            String::new()
-        }
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -646,8 +689,9 @@ mod tests {
             after,
             change_pct: (after / before - 1.0) * 100.0,
             worse: true,
-            p: 0.0625,
+            p: Some(0.0625),
             p_normal: 4e-5,
+            shuffle_bar: 0.002,
             runs_to_certain: more,
         }
     }
@@ -665,6 +709,9 @@ mod tests {
             .ends_with("one more run at this level would make it certain"));
         assert!(suspect_line(&suspect("ms", 10.0, 20.0, None))
             .ends_with("more than 4 more runs would be needed"));
+        let mut four = suspect("ms", 10.0, 20.0, None);
+        four.points_after = 4;
+        assert!(suspect_line(&four).ends_with("more runs at this level would not make it certain"));
         assert!(suspect_line(&suspect("%", 3.0, 11.0, None)).contains("worse +8.0 pt"));
         // Listed under its heading when nothing is certain yet, and in Markdown too.
         let mut h = History {
@@ -682,6 +729,7 @@ mod tests {
             changed: Vec::new(),
             unchanged: Vec::new(),
             reference_moved_at: None,
+            gate: None,
         };
         let text = host_text(&h);
         assert!(
@@ -691,8 +739,14 @@ mod tests {
         );
         let md = host_markdown(&h, |s| s.to_string());
         assert!(md.contains("- n (ms): worse +100.0%"), "{md}");
-        h.suspected[0].worse = false;
-        assert!(suspected_worsening(&h).is_none());
+        // A suspicion the shuffles never tested says so, never "p 1.000".
+        h.suspected[0].p = None;
+        let untested = suspect_line(&h.suspected[0]);
+        assert!(
+            untested.contains("not tested: Student's t p 4.0e-5 missed the bar 2.0e-3")
+                && !untested.contains("p 1.000"),
+            "{untested}"
+        );
     }
 
     #[test]
@@ -732,6 +786,7 @@ mod tests {
             changed: Vec::new(),
             unchanged: Vec::new(),
             reference_moved_at: None,
+            gate: None,
         };
         let text = host_text(&h);
         assert!(text.contains("\nDrifts (a steady change"), "{text}");

@@ -323,6 +323,7 @@ mod tests {
                 &Default::default(),
                 None,
                 false,
+                None,
             )],
             shared: Vec::new(),
         };

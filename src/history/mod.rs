@@ -16,6 +16,8 @@ use crate::stats::{median, welch_test, Follows};
 use crate::store::{Filter, ResultStore};
 use crate::text::Text;
 
+pub mod gate;
+
 /// One stored result as a history reads it: what the store keeps beside it (layout 9), its
 /// time and its tags.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,26 +113,17 @@ pub fn net_of_host(
             return Some(r.points[at].ids[0]);
         }
     }
-    for s in all.iter_mut().filter(|s| s.key.raw() != HOST_REFERENCE_KEY) {
-        let pairs: Option<Vec<(f64, f64)>> = s
-            .points
-            .iter()
-            .map(|p| Some((p.value, p.host_ms?)))
-            .collect();
-        let Some(follows) = pairs.as_deref().and_then(Follows::of) else {
+    // A percentage (deadlines met, a spread in points) is no time or rate that the host's
+    // speed scales: dividing it by the speed's ratio makes far points of near ones.
+    for s in all
+        .iter_mut()
+        .filter(|s| s.key.raw() != HOST_REFERENCE_KEY && !in_points(s.unit.raw()))
+    {
+        let Some((net, follows)) = net_values(&s.points) else {
             continue;
         };
-        let logs: Vec<f64> = s
-            .points
-            .iter()
-            .filter_map(|p| p.host_ms)
-            .map(f64::ln)
-            .collect();
-        let typical = (logs.iter().sum::<f64>() / logs.len() as f64).exp();
-        for p in &mut s.points {
-            p.net = p
-                .host_ms
-                .map(|h| p.value / (h / typical).powf(follows.slope));
+        for (p, v) in s.points.iter_mut().zip(net) {
+            p.net = Some(v);
         }
         s.net = Some(NetOfHost {
             slope: follows.slope,
@@ -138,6 +131,22 @@ pub fn net_of_host(
         });
     }
     None
+}
+
+/// `points`' values net of the host's speed, and how they followed it: None where a point
+/// lacks the reference or the figure does not follow it (`stats::Follows`).
+fn net_values(points: &[Point]) -> Option<(Vec<f64>, Follows)> {
+    let pairs: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| Some((p.value, p.host_ms?)))
+        .collect::<Option<_>>()?;
+    let follows = Follows::of(&pairs)?;
+    let typical = (pairs.iter().map(|(_, h)| h.ln()).sum::<f64>() / pairs.len() as f64).exp();
+    let net = pairs
+        .iter()
+        .map(|(v, h)| v / (h / typical).powf(follows.slope))
+        .collect();
+    Some((net, follows))
 }
 
 /// Where the reference's steps (`points`, in order) left it at a new level for good: the
@@ -181,8 +190,9 @@ pub struct Change {
     pub before: f64,
     pub after: f64,
     pub change_pct: f64,
-    /// 95% interval of the change (Welch's, over the two sides' points), % of `before`; None
-    /// when a side has one point.
+    /// 95% interval of the change, % of `before`, from the test that found it: for a change in
+    /// the newest points the newest test's pooled t, else Welch's over the two sides' points
+    /// (None when a side has one point).
     pub interval_pct: Option<(f64, f64)>,
     pub worse: bool,
     pub p: f64,
@@ -225,9 +235,12 @@ pub struct Suspect {
     pub after: f64,
     pub change_pct: f64,
     pub worse: bool,
-    /// The test's p (no shape of noise assumed), and Student's t's (normal noise).
-    pub p: f64,
+    /// The test's p (no shape of noise assumed; None where Student's t missed the bar the
+    /// shuffles are run at, `shuffle_bar`), and Student's t's (normal noise).
+    pub p: Option<f64>,
     pub p_normal: f64,
+    /// The bar Student's p must clear, times the newest counts tried, for the shuffles to run.
+    pub shuffle_bar: f64,
     /// More runs at the new level that would make it a change; None: more than
     /// `stats::newest::MAX_NEWEST` points would be needed.
     pub runs_to_certain: Option<usize>,
@@ -300,7 +313,9 @@ pub const STRETCH_SHARE: f64 = 0.2;
 struct Found {
     points: Vec<ChangePoint>,
     suspect: Option<Newest>,
-    drift: Option<(f64, f64)>,
+    /// The line: its value at the first point, its slope a point, and the points it was
+    /// fitted to (the first ones: not the newest that a newest step or suspicion covers).
+    drift: Option<(f64, f64, usize)>,
 }
 
 /// The change points of one series, and whether they are a drift.
@@ -314,12 +329,35 @@ struct Found {
 /// k counting a mean a level and a start a step, and the line's slope. A step is sharper than a line and keeps its steps; a drift is
 /// reported once, as a drift, with any step on top of it.
 fn find(values: &[f64], settings: &Settings) -> Found {
-    let steps = search(values, settings);
-    // Newest points only suspected of a new level are judged as such, not read into a line:
-    // one far newest point would otherwise tilt a line through the whole series and be
-    // taken for a drift (seen: fifteen runs of 5 ms, then one of 20 ms, read as +10% a run).
-    let judged = values.len() - steps.suspect.as_ref().map_or(0, |s| s.k);
-    let values = &values[..judged];
+    let mut steps = search(values, settings);
+    // Newest points suspected of a new level, or found one by the newest test, are judged as
+    // such, not read into a line: one far newest point would otherwise tilt a line through
+    // the whole series and be taken for a drift (seen: fifteen runs of 5 ms, then one of
+    // 20 ms, read as +10% a run), and a step in the newest three would steepen it (seen:
+    // "+7.7% over 40 points" where the 37 before it rose 3.5%).
+    let newest_step = steps
+        .points
+        .last()
+        .filter(|c| {
+            (c.newest || values.len() - c.index <= newest::MAX_NEWEST) && steps.suspect.is_none()
+        })
+        .copied();
+    if newest_step.is_some() {
+        steps.points.pop();
+    }
+    let tail = steps
+        .suspect
+        .as_ref()
+        .map(|s| s.k)
+        .or(newest_step.map(|c| values.len() - c.index))
+        .unwrap_or(0);
+    let mut found = find_body(&values[..values.len() - tail], steps, settings);
+    found.points.extend(newest_step);
+    found
+}
+
+/// [`find`] on the series less its newest points that the newest test judged.
+fn find_body(values: &[f64], steps: Found, settings: &Settings) -> Found {
     let n = values.len();
     if steps.points.is_empty() || n < 4 || steps.points.iter().any(|c| c.index >= n) {
         return steps;
@@ -388,7 +426,7 @@ fn find(values: &[f64], settings: &Settings) -> Found {
         let first = cuts(&on_line).first().copied().unwrap_or(n);
         let start = rest[..first].iter().sum::<f64>() / first as f64;
         Found {
-            drift: Some((start, slope)),
+            drift: Some((start, slope, n)),
             suspect: steps.suspect,
             ..on_line
         }
@@ -502,16 +540,31 @@ fn lag_slope(values: &[f64]) -> f64 {
 /// only suspects it. So where the newest test, run on the level before such a cut, finds
 /// fewer newest points a change or a suspect than the cut left after it, the steps are those
 /// of the series up to the cut, and the newest points the newest test's.
+///
+/// A cut that leaves more points than that is checked too where the newest test finds a
+/// change in fewer: a small shift of the host's followed by a larger newest rise is cut where
+/// the shift starts (seen: "+3.7% from result 31" for a step at result 38). The cut stands
+/// only where the series without those newest points still has it (within a point).
 fn search(values: &[f64], settings: &Settings) -> Found {
     let mut points = levels(values, settings);
     let mut from = points.last().map_or(0, |c| c.index);
     let max_p = settings.max_p * NEWEST_SHARE;
-    if from > 0 && values.len() - from <= newest::MAX_NEWEST {
+    if from > 0 {
         let head = levels(&values[..from], settings);
         let head_from = head.last().map_or(0, |c| c.index);
         let judged = newest::newest(&values[head_from..], max_p, settings.seed);
         let newer = values.len() - from;
-        if judged.is_some_and(|n| (n.p <= max_p || n.p_normal <= max_p) && n.k < newer) {
+        let newest_made_it = |n: &Newest| {
+            if newer <= newest::MAX_NEWEST {
+                return (n.p <= max_p || n.p_normal <= max_p) && n.k < newer;
+            }
+            n.p <= max_p
+                && n.k < newer
+                && !levels(&values[..values.len() - n.k], settings)
+                    .iter()
+                    .any(|c| c.index.abs_diff(from) <= 1)
+        };
+        if judged.is_some_and(|n| newest_made_it(&n)) {
             (points, from) = (head, head_from);
         }
     }
@@ -586,6 +639,9 @@ pub struct History {
     /// The series that did not, whole, where asked for (the HTML page draws every series).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unchanged: Vec<Series>,
+    /// The nightly gate's verdicts (`--fail-on`): the figures worse in the newest results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Vec<gate::Worse>>,
 }
 
 /// What `history` shows: one host's history, or with `--fleet` each host's and the changes
@@ -795,8 +851,7 @@ pub fn changes(
             Better::Higher => a < b,
             Better::Lower => a > b,
         };
-        if let Some((start, slope)) = drift {
-            let n = values.len();
+        if let Some((start, slope, n)) = drift {
             let end = start + slope * (n - 1) as f64;
             // Said as a percentage's points, or as a share of the line's first value.
             let (per_point, span) = if in_points(s.unit.raw()) {
@@ -821,17 +876,7 @@ pub fn changes(
                 });
             }
         }
-        // The size of a change from level b to a: in points for a percentage (a percentile's
-        // "% slower" from 3 to 11 is 8 points, not 267%), anything else in percent of b.
-        let size = |b: f64, a: f64| {
-            if in_points(s.unit.raw()) {
-                (a - b).abs()
-            } else if b == 0.0 {
-                0.0
-            } else {
-                (a / b - 1.0).abs() * 100.0
-            }
-        };
+        let size = |b: f64, a: f64| step_size(s.unit.raw(), b, a);
         if let Some(n) = suspect {
             let from = found.last().map_or(0, |c| c.index);
             let at = values.len() - n.k;
@@ -852,8 +897,9 @@ pub fn changes(
                     after: a,
                     change_pct: (a / b - 1.0) * 100.0,
                     worse: worse(b, a),
-                    p: n.p,
+                    p: n.shuffled.then_some(n.p),
                     p_normal: n.p_normal,
+                    shuffle_bar: max_p,
                     runs_to_certain: newest::runs_to_certain(
                         &values[from..],
                         &n,
@@ -863,27 +909,9 @@ pub fn changes(
                 });
             }
         }
-        // A change too small to keep is not a boundary of its neighbours' levels either: drop
-        // the smallest such in turn, measuring the levels again, until every one left is kept.
-        loop {
-            let small = (0..found.len())
-                .filter_map(|i| {
-                    let from = if i == 0 { 0 } else { found[i - 1].index };
-                    let to = found.get(i + 1).map_or(values.len(), |n| n.index);
-                    let c = found[i].index;
-                    let (b, a) = (mean(&values[from..c]), mean(&values[c..to]));
-                    let pct = size(b, a);
-                    let least = min_change_pct.unwrap_or_else(|| floor_of(&s.points[from..c]));
-                    (pct < least || b == 0.0).then_some((i, pct))
-                })
-                .min_by(|x, y| x.1.total_cmp(&y.1));
-            match small {
-                Some((i, _)) => {
-                    found.remove(i);
-                }
-                None => break,
-            }
-        }
+        drop_small(&values, &mut found, &size, &|from, c| {
+            min_change_pct.unwrap_or_else(|| floor_of(&s.points[from..c]))
+        });
         for (i, c) in found.iter().enumerate() {
             let from = if i == 0 { 0 } else { found[i - 1].index };
             let to = found.get(i + 1).map_or(values.len(), |n| n.index);
@@ -891,8 +919,17 @@ pub fn changes(
             let (b, a) = (mean(before), mean(after));
             let change_pct = (a / b - 1.0) * 100.0;
             let least = min_change_pct.unwrap_or_else(|| floor_of(&s.points[from..c.index]));
-            let interval_pct = welch_test(before, after)
-                .map(|w| (w.ci_low / b.abs() * 100.0, w.ci_high / b.abs() * 100.0));
+            // From the test that found it: the newest test's pooled t for the newest points,
+            // Welch's for a split (whose permutation p gives no interval of its own).
+            let interval = if c.newest {
+                newest::each_newest(&values[from..to], after.len())
+                    .get(after.len() - 1)
+                    .map(|l| l.interval())
+            } else {
+                welch_test(before, after).map(|w| (w.ci_low, w.ci_high))
+            };
+            let interval_pct =
+                interval.map(|(lo, hi)| (lo / b.abs() * 100.0, hi / b.abs() * 100.0));
             let point = &s.points[c.index];
             let summaries = |points: &[Point]| -> Vec<&[(String, f64)]> {
                 points
@@ -946,6 +983,49 @@ pub fn changes(
         changes: out,
         suspected,
         drifts,
+    }
+}
+
+/// Drops the changes of `found` too small to keep (`size` of the step from level b to a below
+/// `least` of the level it leaves, from its first point to the change), the smallest first:
+/// a change too small to keep is not a boundary of its neighbours' levels either, so the
+/// levels are measured again after each, until every one left is kept.
+fn drop_small(
+    values: &[f64],
+    found: &mut Vec<ChangePoint>,
+    size: &dyn Fn(f64, f64) -> f64,
+    least: &dyn Fn(usize, usize) -> f64,
+) {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    loop {
+        let small = (0..found.len())
+            .filter_map(|i| {
+                let from = if i == 0 { 0 } else { found[i - 1].index };
+                let to = found.get(i + 1).map_or(values.len(), |n| n.index);
+                let c = found[i].index;
+                let (b, a) = (mean(&values[from..c]), mean(&values[c..to]));
+                let pct = size(b, a);
+                (pct < least(from, c) || b == 0.0).then_some((i, pct))
+            })
+            .min_by(|x, y| x.1.total_cmp(&y.1));
+        match small {
+            Some((i, _)) => {
+                found.remove(i);
+            }
+            None => break,
+        }
+    }
+}
+
+/// The size of a change from level b to a: in points for a percentage (a percentile's "%
+/// slower" from 3 to 11 is 8 points, not 267%), anything else in percent of b.
+fn step_size(unit: &str, b: f64, a: f64) -> f64 {
+    if in_points(unit) {
+        (a - b).abs()
+    } else if b == 0.0 {
+        0.0
+    } else {
+        (a / b - 1.0).abs() * 100.0
     }
 }
 
@@ -1034,20 +1114,45 @@ pub fn stored_runs(
     Ok(each)
 }
 
-/// The change points of each series of a CSV text (`history --series FILE`: a header
-/// `series,value`, then rows of a series' name and a value, each series' values in order): the
-/// indices of the first point of each new level. How the method is checked against synthetic
-/// series and other tools (docs/history.md). Err says what is wrong with the text.
 /// The most points `--series` takes in one series: the search's time grows with points ×
 /// changes (30,000 points took 27 s), and 10,000 nightly results are 27 years of them.
 pub const MAX_SERIES_POINTS: usize = 10_000;
 /// The longest series name `--series` takes.
 pub const MAX_SERIES_NAME: usize = 256;
 
+/// The change points of each series of a CSV text (`history --series FILE`: a header
+/// `series,value` or `series,value,floor`, then rows of a series' name, a value and its noise
+/// floor, each series' values in order): the indices of the first point of each new level.
+/// A change is kept as a store's history keeps it: at least `min_change_pct`, or else the
+/// median floor of the level it leaves (any size where the file has no floors). How the
+/// method is checked against synthetic series and other tools (docs/history.md). Err says
+/// what is wrong with the text.
 pub fn series_change_points(
     csv_text: &[u8],
     settings: &Settings,
+    min_change_pct: Option<f64>,
 ) -> Result<BTreeMap<String, Vec<usize>>, String> {
+    let all = read_series_csv(csv_text)?;
+    Ok(all
+        .into_iter()
+        .map(|(name, (values, floors))| {
+            let mut found = find(&values, settings).points;
+            let least = |from: usize, c: usize| {
+                min_change_pct
+                    .unwrap_or_else(|| floors.get(from..c).and_then(median).unwrap_or(0.0))
+            };
+            drop_small(&values, &mut found, &|b, a| step_size("", b, a), &least);
+            (name, found.into_iter().map(|c| c.index).collect())
+        })
+        .collect())
+}
+
+/// One series of a `--series` file: its values, and the noise floor of each (empty where the
+/// file has no `floor` column).
+type SeriesColumns = (Vec<f64>, Vec<f64>);
+
+/// The series of a `--series` CSV text, by name.
+fn read_series_csv(csv_text: &[u8]) -> Result<BTreeMap<String, SeriesColumns>, String> {
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(csv_text);
@@ -1058,31 +1163,39 @@ pub fn series_change_points(
         .iter()
         .map(|h| h.trim().to_string())
         .collect();
-    if header != ["series", "value"] {
-        return Err(format!(
-            "the first row must be the header series,value (it is {})",
-            crate::model::label::printable(&header.join(","), 60)
-        ));
-    }
-    let mut all: BTreeMap<String, Vec<f64>> = Default::default();
+    let with_floor = match header.as_slice() {
+        [s, v] if s == "series" && v == "value" => false,
+        [s, v, f] if s == "series" && v == "value" && f == "floor" => true,
+        _ => {
+            return Err(format!(
+                "the first row must be the header series,value or series,value,floor (it is {})",
+                crate::model::label::printable(&header.join(","), 60)
+            ))
+        }
+    };
+    let mut all: BTreeMap<String, SeriesColumns> = Default::default();
     for (i, row) in reader.records().enumerate() {
         let bad = |why: String| format!("row {}: {why}", i + 2);
         let row = row.map_err(|e| bad(e.to_string()))?;
-        let (Some(name), Some(value)) = (row.get(0), row.get(1)) else {
+        let number = |at: usize| -> Result<f64, String> {
+            let text = row.get(at).unwrap_or_default();
+            text.trim()
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .ok_or_else(|| bad(format!("{text:?} is not a number")))
+        };
+        let (Some(name), Some(_)) = (row.get(0), row.get(1)) else {
             return Err(bad("not `series,value`".into()));
         };
-        let value: f64 = value
-            .trim()
-            .parse()
-            .ok()
-            .filter(|v: &f64| v.is_finite())
-            .ok_or_else(|| bad(format!("{value:?} is not a number")))?;
+        let value = number(1)?;
+        let floor = if with_floor { Some(number(2)?) } else { None };
         if name.chars().count() > MAX_SERIES_NAME {
             return Err(bad(format!(
                 "a series name has at most {MAX_SERIES_NAME} characters"
             )));
         }
-        let points = all.entry(name.to_string()).or_default();
+        let (points, floors) = all.entry(name.to_string()).or_default();
         if points.len() == MAX_SERIES_POINTS {
             return Err(bad(format!(
                 "series {} has more than {MAX_SERIES_POINTS} points",
@@ -1090,18 +1203,9 @@ pub fn series_change_points(
             )));
         }
         points.push(value);
+        floors.extend(floor);
     }
-    Ok(all
-        .into_iter()
-        .map(|(name, values)| {
-            let at = find(&values, settings)
-                .points
-                .into_iter()
-                .map(|c| c.index)
-                .collect();
-            (name, at)
-        })
-        .collect())
+    Ok(all)
 }
 
 /// The whole history of one host's `runs`.
@@ -1112,6 +1216,7 @@ pub fn history(
     settings: &Settings,
     min_change_pct: Option<f64>,
     every_series: bool,
+    asked_gate: Option<&gate::Gate>,
 ) -> History {
     let mut all = series(runs, patterns);
     let reference = series(runs, &[HOST_REFERENCE_KEY.to_string()])
@@ -1139,6 +1244,16 @@ pub fn history(
     } else {
         Vec::new()
     };
+    let gate = asked_gate.map(|g| {
+        let cx = gate::Context {
+            runs,
+            settings,
+            min_change: min_change_pct,
+            gate: g,
+            continuing: false,
+        };
+        gate::tonight(&all, reference.as_ref(), &cx)
+    });
     History {
         host: host.truncated(crate::model::label::MAX_HOST_LABEL),
         results: runs.len(),
@@ -1154,6 +1269,7 @@ pub fn history(
         drifts,
         changed,
         unchanged,
+        gate,
     }
 }
 
@@ -1222,6 +1338,7 @@ mod tests {
                 &Settings::default(),
                 Some(3.0),
                 false,
+                None,
             )
         };
         let measured: Vec<Run> = (0..30)
@@ -1311,6 +1428,7 @@ mod tests {
             &Settings::default(),
             Some(5.0),
             false,
+            None,
         );
         assert_eq!(h.changes.len(), 1, "{h:?}");
         let c = &h.changes[0];
@@ -1328,6 +1446,7 @@ mod tests {
             &Settings::default(),
             Some(25.0),
             false,
+            None,
         );
         assert!(h.changes.is_empty());
     }
@@ -1372,6 +1491,7 @@ mod tests {
             &Settings::default(),
             Some(5.0),
             false,
+            None,
         );
         assert_eq!(h.changes.len(), 1, "{h:?}");
         let c = &h.changes[0];
@@ -1385,6 +1505,7 @@ mod tests {
             &Settings::default(),
             Some(1.0),
             false,
+            None,
         );
         assert!(h.changes.is_empty(), "{h:?}");
     }
@@ -1415,6 +1536,7 @@ mod tests {
             &Settings::default(),
             Some(4.0),
             false,
+            None,
         );
         assert_eq!(both.changes.len(), 2, "{both:?}");
         let h = history(
@@ -1424,6 +1546,7 @@ mod tests {
             &Settings::default(),
             Some(8.0),
             false,
+            None,
         );
         assert_eq!(h.changes.len(), 1, "{h:?}");
         let c = &h.changes[0];
@@ -1439,7 +1562,7 @@ mod tests {
         drifting_in(drift, step, 0.01, seed)
     }
 
-    fn drifting_in(drift: f64, step: f64, sd: f64, seed: u64) -> Vec<f64> {
+    pub(super) fn drifting_in(drift: f64, step: f64, sd: f64, seed: u64) -> Vec<f64> {
         use rand::SeedableRng;
         use rand_distr::{Distribution, Normal};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
@@ -1466,7 +1589,7 @@ mod tests {
             assert!(!staircase.points.is_empty(), "seed {seed}");
             let d = find(&drifting(5.0, 0.0, seed), &settings);
             assert!(d.points.is_empty(), "seed {seed}: {:?}", d.points);
-            let (start, slope) = d.drift.expect("a drift");
+            let (start, slope, _) = d.drift.expect("a drift");
             assert!(
                 (slope * 199.0 / start - 0.05).abs() < 0.01,
                 "{start} {slope}"
@@ -1545,5 +1668,51 @@ mod newest_outlier {
         assert!(f.points.is_empty(), "{:?}", f.points);
         assert_eq!(f.drift, None);
         assert_eq!(f.suspect.map(|s| s.k), Some(1));
+    }
+
+    #[test]
+    fn a_series_file_keeps_changes_as_a_store_does() {
+        let mut text = String::from("series,value,floor\n");
+        for i in 0..40 {
+            let v = if i >= 20 { 102.0 } else { 100.0 } + (i % 3) as f64 * 0.01;
+            text.push_str(&format!("a,{v},1.0\n"));
+        }
+        let settings = Settings::default();
+        // A 2% step above a 1% floor is kept, below a 5% one it is not.
+        let kept = series_change_points(text.as_bytes(), &settings, None).unwrap();
+        assert_eq!(kept["a"], vec![20]);
+        let big = text.replace(",1.0\n", ",5.0\n");
+        assert!(series_change_points(big.as_bytes(), &settings, None).unwrap()["a"].is_empty());
+        assert!(
+            series_change_points(text.as_bytes(), &settings, Some(3.0)).unwrap()["a"].is_empty()
+        );
+        // Without floors, any size; a bad header says what it must be.
+        let plain = text
+            .replace("series,value,floor", "series,value")
+            .replace(",1.0\n", "\n");
+        assert_eq!(
+            series_change_points(plain.as_bytes(), &settings, None).unwrap()["a"],
+            vec![20]
+        );
+        let bad = series_change_points(b"series,value,x\na,1,1\n", &settings, None).unwrap_err();
+        assert!(bad.contains("series,value,floor"), "{bad}");
+    }
+
+    #[test]
+    fn a_drift_is_fitted_without_a_newest_step() {
+        let mut v = super::tests::drifting_in(5.0, 0.0, 0.005, 7);
+        for x in &mut v[197..] {
+            *x *= 1.15;
+        }
+        let f = find(&v, &Settings::default());
+        let (start, slope, n) = f.drift.expect("a drift");
+        assert_eq!(n, 197, "{f:?}");
+        let span = slope * (n - 1) as f64 / start * 100.0;
+        assert!((3.0..7.0).contains(&span), "{span}% over {n}");
+        assert!(
+            f.points.last().is_some_and(|c| c.index == 197),
+            "{:?}",
+            f.points
+        );
     }
 }
