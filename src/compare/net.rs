@@ -165,6 +165,7 @@ mod tests {
             better: Better::Higher,
             value: v,
             host_ms,
+            spread: false,
         }
     }
 

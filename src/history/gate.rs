@@ -31,6 +31,12 @@ const MAX_GUARD: usize = 200;
 /// How unlikely under normal noise the level's most extreme result must be for the level to
 /// count as heavy-tailed (`stats::newest::heavy_tailed`).
 const HEAVY_P: f64 = 0.05;
+/// The host's fixed-work reference, a time: slower is larger.
+const REFERENCE: Shape<'static> = Shape {
+    better: Better::Lower,
+    unit: "ms",
+    spread: false,
+};
 
 /// What the gate asks.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -131,13 +137,31 @@ struct Hit {
     named: bool,
 }
 
+/// What kind of figure a series is, as the gate judges it.
+#[derive(Debug, Clone, Copy)]
+struct Shape<'a> {
+    better: Better,
+    unit: &'a str,
+    /// A spread of runs (`Series::spread`).
+    spread: bool,
+}
+
+impl<'a> Shape<'a> {
+    fn of(s: &'a Series) -> Self {
+        Shape {
+            better: s.better,
+            unit: s.unit.raw(),
+            spread: s.spread,
+        }
+    }
+}
+
 /// The worse newest level of `values` (the series' points' values, up to tonight), if any:
 /// the most certain of the newest counts that pass (`Tonight::judge`).
 fn hit(
     values: &[f64],
     points: &[Point],
-    better: Better,
-    unit: &str,
+    shape: Shape,
     cx: &Context,
     by_id: &HashMap<i64, &Run>,
     caused: &dyn Fn(usize, usize) -> bool,
@@ -153,7 +177,7 @@ fn hit(
     };
     let tested = each_newest(&values[from..], cx.gate.window);
     let tried = tested.len();
-    let sign = match better {
+    let sign = match shape.better {
         Better::Lower => 1.0,
         Better::Higher => -1.0,
     };
@@ -163,7 +187,8 @@ fn hit(
         from,
         tried,
         sign,
-        in_points: in_points(unit),
+        in_points: in_points(shape.unit),
+        spread: shape.spread,
         // A level with a heavier tail toward worse than normal noise has is judged by the
         // shuffles alone (no shape assumed): one newest result can then not be certain.
         heavy: heavy_tailed(&values[from..n - tried.min(n - from)], sign, HEAVY_P),
@@ -189,6 +214,8 @@ struct Tonight<'a> {
     /// +1 where larger is worse, −1 where smaller is.
     sign: f64,
     in_points: bool,
+    /// A spread of runs: judged as a heavy-tailed level always.
+    spread: bool,
     heavy: bool,
     /// The newest test's shuffles, run once where asked.
     shuffles: std::cell::OnceCell<Option<crate::stats::newest::Newest>>,
@@ -230,7 +257,8 @@ impl Tonight<'_> {
     /// speak and do not lean worse. Where the account names a cause (another task on the
     /// figure's CPUs, beyond any result of the level before), the account decides: Student's
     /// t alone. A heavy-tailed level is the shuffles' (unless one newest result lies far
-    /// beyond it); two newest results or more must pass the shuffles too. (Where they cannot
+    /// beyond it), and so is a spread of runs always: a maximum of runs has a long tail by
+    /// construction, one point far out is what it does; two newest results or more must pass the shuffles too. (Where they cannot
     /// reach the bar, k newest of N being the k farthest by chance one time in C(N, k), the
     /// level waits for more nights.) A level already found (`Context::continuing`) is
     /// Student's.
@@ -245,7 +273,7 @@ impl Tonight<'_> {
             );
         Some(if named || self.cx.continuing {
             (student, true)
-        } else if self.heavy && !far {
+        } else if self.spread || (self.heavy && !far) {
             (self.shuffled().filter(|s| s.k == l.k)?.p, false)
         } else if l.k >= 2 {
             (student.max(self.shuffled()?.p), true)
@@ -351,7 +379,7 @@ fn judge(
     by_id: &HashMap<i64, &Run>,
 ) -> Option<Hit> {
     let caused = |from: usize, k: usize| competed(verdicts(by_id, points, from, k).as_ref());
-    hit(values, points, s.better, s.unit.raw(), cx, by_id, &caused)
+    hit(values, points, Shape::of(s), cx, by_id, &caused)
 }
 
 /// What the account says of `points`' newest k results against those from `from`.
@@ -530,7 +558,7 @@ fn host_moved(
         .collect();
     if let Some(r) = reference {
         // The reference is a time: slower is larger.
-        if let Some(h) = hit(&r, &s.points, Better::Lower, "ms", cx, by_id, &|_, _| false) {
+        if let Some(h) = hit(&r, &s.points, REFERENCE, cx, by_id, &|_, _| false) {
             return Some(format!(
                 "the host's fixed-work reference was {:+.1}% slower over the newest {}",
                 h.change, h.level.k
@@ -568,6 +596,7 @@ mod tests {
             name: "run time".into(),
             unit: "ms".into(),
             better,
+            spread: false,
             points: values
                 .iter()
                 .enumerate()
@@ -684,5 +713,31 @@ mod tests {
         v[25] = 100.0;
         let w = judged(&series(&v, Better::Lower, None), &g);
         assert!(w.len() == 1 && w[0].fails, "{w:?}");
+    }
+
+    #[test]
+    fn a_spread_of_runs_waits_for_a_second_night() {
+        // One night far out: a run time fails, a maximum of runs does not (its tail is long
+        // by construction); two nights at the new level fail both.
+        let mut v = noisy(36, 1.0, 17);
+        v.push(115.0);
+        let g = gate(5, false);
+        let mut s = series(&v, Better::Lower, None);
+        assert!(judged(&s, &g).iter().any(|w| w.fails));
+        s.spread = true;
+        assert!(
+            !judged(&s, &g).iter().any(|w| w.fails),
+            "{:?}",
+            judged(&s, &g)
+        );
+        // The second night at the new level fails it, once.
+        v.push(114.0);
+        let mut s = series(&v, Better::Lower, None);
+        s.spread = true;
+        let w = judged(&s, &g);
+        assert!(
+            w.len() == 1 && w[0].fails && w[0].points_after == 2,
+            "{w:?}"
+        );
     }
 }

@@ -70,6 +70,10 @@ pub struct Series {
     /// found in its values net of that speed ([`net_of_host`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub net: Option<NetOfHost>,
+    /// A spread of runs (a maximum or upper percentile of them): its noise has a long tail
+    /// toward larger, so one point far out is no sign of a change.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub spread: bool,
 }
 
 /// How a series followed the fixed-work reference read beside its runs (`stats::Follows`).
@@ -738,6 +742,7 @@ pub fn series(runs: &[Run], patterns: &[String]) -> Vec<Series> {
                     better: f.better,
                     points: Vec::new(),
                     net: None,
+                    spread: f.spread,
                 });
                 let v = values.entry(f.key.raw()).or_default();
                 v.values.push(f.value);

@@ -200,6 +200,10 @@ pub struct FigureValue {
     /// The host's speed beside it (`Figure::host_ms`), where its stretches read it.
     #[serde(rename = "h", default, skip_serializing_if = "Option::is_none")]
     pub host_ms: Option<f64>,
+    /// The figure is a spread of its runs (`Figure::is_spread`: a maximum or upper
+    /// percentile), whose noise is skewed toward larger by construction.
+    #[serde(rename = "s", default, skip_serializing_if = "std::ops::Not::not")]
+    pub spread: bool,
 }
 
 /// What the store keeps of a result beside it for `history` (layout 9): every figure's value
@@ -233,6 +237,7 @@ impl Kept {
                 .filter(|f| f.value.is_finite())
                 .map(|f| FigureValue {
                     host_ms: f.host_ms(),
+                    spread: f.is_spread,
                     key: f.key.into(),
                     name: f.name.into(),
                     unit: f.unit.into(),
