@@ -442,7 +442,7 @@ fn find_body(values: &[f64], steps: Found, settings: &Settings) -> Found {
 /// How sure the levels between steps must slope before the series is also read as a drift: the
 /// p of Student's t on that slope (`slope_within`). Steps on flat levels pass it one time in
 /// twenty, and are then nearly always kept as steps by the information criterion (measured:
-/// docs/history.md, "A drift cut once").
+/// docs/evidence/history-accuracy.md, "A drift cut once").
 const DRIFT_SLOPE_P: f64 = 0.05;
 
 /// The slope common to the stretches between `cuts` (as `common_slope`) and the two-sided p of

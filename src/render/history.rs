@@ -103,8 +103,26 @@ pub fn gate_line(w: &Worse) -> String {
         }
         _ => String::new(),
     };
+    let test = match (w.normal, w.named) {
+        // The account's own test is the evidence: the figure's t is shown, not judged.
+        (_, true) => format!(
+            "the account names a cause and decides (the figure's own Student's t: p {} over {} newest counts)",
+            p_text(w.p),
+            w.tried
+        ),
+        (true, false) => format!(
+            "Student's t p {} over {} newest counts (normal noise assumed)",
+            p_text(w.p),
+            w.tried
+        ),
+        (false, false) => format!(
+            "shuffled p {} over {} newest counts (no shape of noise assumed)",
+            p_text(w.p),
+            w.tried
+        ),
+    };
     format!(
-        "{} ({}): worse {:+.1}{unit} [{:+.1}, {:+.1}]{unit} from result {} ({}), {newest} against {} before; {} p {} over {} newest counts ({}), at least {:.1}{unit}{cause}; {verdict}",
+        "{} ({}): worse {:+.1}{unit} [{:+.1}, {:+.1}]{unit} from result {} ({}), {newest} against {} before; {test}, at least {:.1}{unit}{cause}; {verdict}",
         w.name.cut(200),
         w.unit.cut(16),
         w.change,
@@ -113,14 +131,6 @@ pub fn gate_line(w: &Worse) -> String {
         w.result_id,
         w.started_at.format("%Y-%m-%d %H:%M"),
         w.points_before,
-        if w.normal { "Student's t" } else { "shuffled" },
-        p_text(w.p),
-        w.tried,
-        match (w.normal, w.named) {
-            (true, true) => "normal noise assumed; the account names a cause",
-            (true, false) => "normal noise assumed",
-            _ => "the level before is heavy-tailed: no shape assumed",
-        },
         w.least,
     )
 }
