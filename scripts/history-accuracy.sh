@@ -5,7 +5,8 @@
 # figures (SDS, default "1.7 3 12": the median, the upper quartile and the highest run-to-run CV
 # of hostbench's index tests in the 3-15 alternating pairs of scripts/unixbench-vs.sh on this
 # VM, 2026-11-25/26; 12% is spawn and context1 at one copy, the scheduler free), through
-# `hostbench history --series` and through Apache Otava (PyPI `apache-otava`, installed in a
+# `hostbench history --series` (with a noise floor a point, drawn from this host's real results,
+# so that it keeps changes as a store's history does) and through Apache Otava (PyPI `apache-otava`, installed in a
 # throwaway virtual environment here: a check, never a dependency of hostbench), both at p 0.01.
 #
 # Also a 10% step in only the newest 1, 3 or 5 of 40 runs (what a nightly job asks of last
@@ -30,6 +31,9 @@ if [ -z "${HB:-}" ]; then
   cargo build --release --quiet
   HB=$PWD/target/release/hostbench
 fi
+echo "machine: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, kernel $(uname -r);" \
+  "commit $(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes'), $(date -u '+%F %H:%M') UTC," \
+  "seed $SEED; hostbench judged through --series with each point's noise floor (the store path's filter)"
 WORK=$(mktemp -d /var/tmp/history-accuracy.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
@@ -120,8 +124,50 @@ with open(f"{work}/series.csv", "w", newline="") as f:
 json.dump(truth, open(f"{work}/truth.json", "w"))
 PY
 
+# Each point's noise floor, as a store keeps one beside each result: drawn from the floors of
+# this host's real results (the nightly fixture's 920 noise results, scripts/data), so that
+# `--series` keeps changes as a store's history does (at least the floor of the level left).
+python3 - "$WORK" "$SEED" scripts/data/nightly-gate.jsonl.xz <<'PY'
+import csv, json, lzma, random, sys
+work, seed, fixture = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+floors = []
+for line in lzma.open(fixture, "rt").read().splitlines()[1:]:
+    r = json.loads(line)
+    spread = r["suites"][0]["summary"]["verdict"]["spread_pct"]
+    drift = ((r.get("noise_check") or {}).get("drift") or {})
+    drifted = abs(drift["change_pct"]) if drift.get("drifted") else 0.0
+    floors.append(max(spread, drifted))
+floors.sort()
+print(f"floors: median {floors[len(floors) // 2]:.2f}%, quartiles {floors[len(floors) // 4]:.2f}%"
+      f" and {floors[3 * len(floors) // 4]:.2f}% over {len(floors)} results", file=sys.stderr)
+rng = random.Random(seed + 3)
+rows = list(csv.reader(open(f"{work}/series.csv")))
+# In parts of whole series, each well under the 16 MiB that --series reads.
+part, f, w, last, count = 0, None, None, None, 0
+for name, value in rows[1:]:
+    if name != last and (f is None or count > 200_000):
+        if f:
+            f.close()
+        part, count = part + 1, 0
+        f = open(f"{work}/series-floor.{part:02d}.csv", "w", newline="")
+        w = csv.writer(f)
+        w.writerow(["series", "value", "floor"])
+    last, count = name, count + 1
+    w.writerow([name, value, f"{rng.choice(floors):.3f}"])
+f.close()
+PY
+
 start=$(date +%s.%N)
-"$HB" history --series "$WORK/series.csv" --p 0.01 >"$WORK/hostbench.json"
+for part in "$WORK"/series-floor.*.csv; do
+  "$HB" history --series "$part" --p 0.01 >"${part%.csv}.json"
+done
+python3 - "$WORK" <<'PY'
+import glob, json, sys
+found = {}
+for part in sorted(glob.glob(f"{sys.argv[1]}/series-floor.*.json")):
+    found.update(json.load(open(part)))
+json.dump(found, open(f"{sys.argv[1]}/hostbench.json", "w"))
+PY
 end=$(date +%s.%N)
 echo "hostbench history --series: $(python3 -c "print(f'{$end - $start:.1f}')") s for every series"
 
