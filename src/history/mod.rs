@@ -1720,4 +1720,34 @@ mod newest_outlier {
             f.points
         );
     }
+
+    #[test]
+    fn a_cut_a_newest_rise_made_gives_way_to_the_newest_test() {
+        // A 2% rise at point 30 that the series without its newest two does not show (at
+        // this seed), then 12% in the newest two: E-divisive alone cuts where the small rise
+        // starts, nine points from the end ("+3.7% from result 31" for a step at result 38).
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, Normal};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(30);
+        let noise = Normal::new(0.0, 0.01).unwrap();
+        let v: Vec<f64> = (0..39)
+            .map(|i| {
+                let level = match i {
+                    0..=29 => 100.0,
+                    30..=36 => 102.0,
+                    _ => 112.0,
+                };
+                level * (1.0 + noise.sample(&mut rng))
+            })
+            .collect();
+        let settings = Settings::default();
+        let alone: Vec<usize> = levels(&v, &settings).iter().map(|c| c.index).collect();
+        assert_eq!(alone, vec![30], "the case");
+        assert!(levels(&v[..37], &settings)
+            .iter()
+            .all(|c| c.index.abs_diff(30) > 1));
+        let f = find(&v, &settings);
+        let at: Vec<(usize, bool)> = f.points.iter().map(|c| (c.index, c.newest)).collect();
+        assert_eq!(at, vec![(37, true)], "{f:?}");
+    }
 }
