@@ -35,6 +35,9 @@
 # are known to ±0.05, which the checks allow for.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The machine kind first: a table from this output holds for it.
+source scripts/lib/machine.sh
+machine_line
 [ $# -ge 1 ] || { echo "usage: scripts/interbench-vs.sh INTERBENCH [ROUNDS]" >&2; exit 2; }
 IB=$(realpath "$1")
 ROUNDS=${2:-2}

@@ -17,6 +17,9 @@
 # Usage: scripts/latency-floor.sh [REPS]   (default 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The machine kind first: a table from this output holds for it.
+source scripts/lib/machine.sh
+machine_line
 REPS=${1:-3}
 if ! command -v cyclictest >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

@@ -19,6 +19,9 @@
 # within the larger of the two spreads, request latency p50 within 5%.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The machine kind first: a table from this output holds for it.
+source scripts/lib/machine.sh
+machine_line
 [ $# -ge 1 ] || { echo "usage: scripts/schbench-vs.sh SCHBENCH [PAIRS]" >&2; exit 2; }
 SB=$(realpath "$1")
 PAIRS=${2:-3}

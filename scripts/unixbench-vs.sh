@@ -39,6 +39,9 @@
 #    within the other's run-to-run range; the rates within ±3%.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The machine kind first: a table from this output holds for it.
+source scripts/lib/machine.sh
+machine_line
 [ $# -ge 2 ] || { echo "usage: scripts/unixbench-vs.sh UNIXBENCH_DIR P1BENCH [PAIRS]" >&2; exit 2; }
 UB=$(realpath "$1")
 P1=$(realpath "$2")
