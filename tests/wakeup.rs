@@ -236,6 +236,74 @@ fn the_pipe_test_measures_wakeups_alone() {
 }
 
 #[test]
+fn dash_j_writes_schbenchs_json_beside_the_result() {
+    let sb = Sandbox::new();
+    let file = sb.work_dir().join("schbench.json");
+    let out = sb
+        .cmd()
+        .args([
+            "wakeup",
+            "-r",
+            "1",
+            "-t",
+            "1",
+            "-J",
+            "nightly \"a\"",
+            "-q",
+            "-j",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&file).unwrap();
+    let j: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(j["normal"]["jobname"], "nightly \"a\"", "{j}");
+    assert!(
+        j["normal"]["cmdline"]
+            .as_str()
+            .unwrap()
+            .contains("wakeup -r 1"),
+        "{j}"
+    );
+    assert!(!j["normal"]["version"].as_str().unwrap().is_empty(), "{j}");
+    let int = &j["int"];
+    assert_eq!(int["runtime"], 1, "{j}");
+    // The stored result's tables, as schbench's keys: the same p50 and p99, min and max.
+    let r = sb.json(&["results", "show", "1"]);
+    let w = wakeup(&r);
+    assert_eq!(int["wakeup_latency_pct50.0"], at(&w["wakeup"], 50.0), "{j}");
+    assert_eq!(
+        int["request_latency_pct99.0"],
+        at(&w["request"], 99.0),
+        "{j}"
+    );
+    assert_eq!(int["wakeup_latency_max"], w["wakeup"]["max"], "{j}");
+    let p20 = int["rps_pct20.0"].as_u64().unwrap();
+    assert!(p20 <= int["rps_pct90.0"].as_u64().unwrap(), "{j}");
+    // "-" is standard output: the JSON after the tables.
+    let out = sb
+        .cmd()
+        .args([
+            "wakeup", "-r", "1", "-t", "1", "-p", "4096", "-q", "-j", "-",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("{\"normal\""))
+        .expect(&stdout);
+    let j: Value = serde_json::from_str(line).unwrap();
+    assert!(j["int"].get("request_latency_pct50.0").is_none(), "{j}");
+    assert!(j["int"]["wakeup_latency_pct99.9"].as_u64().is_some(), "{j}");
+}
+
+#[test]
 fn bad_input_is_one_line_and_exit_2() {
     let sb = Sandbox::new();
     for (args, says) in [
@@ -263,6 +331,8 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["-R", "100000000"], "-R must be from 1 to 1000000"),
         (vec!["-r", "10", "-z", "11"], "-z must be from 1 to 10"),
         (vec!["-r", "30", "-w", "30"], "-w must be from 0 to 29"),
+        (vec!["-J", "job"], "--schbench-json"),
+        (vec!["-j", "-", "--json"], "-j - and --json both print"),
     ] {
         let out = sb.cmd().arg("wakeup").args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);

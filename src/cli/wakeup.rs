@@ -1,5 +1,7 @@
 use std::sync::atomic::AtomicBool;
 
+use std::path::{Path, PathBuf};
+
 use anyhow::Result;
 use clap::Args;
 
@@ -7,11 +9,14 @@ use super::args::MeasureArgs;
 use super::console::{Console, Reporter, Terminal};
 use super::measuring::{self, Ending, Measured, MeasuringCommand};
 use super::session::{Finished, Session};
+use crate::error::UsageError;
 use crate::model::wakeup as model;
 use crate::model::{Environment, SuiteResult};
+use crate::platform::{files, host};
 use crate::render;
 use crate::suites::event::Event;
 use crate::suites::wakeup::{self, Options, WakeupConfig, WakeupEvent};
+use crate::text::Text;
 
 /// schbench's options, with its letters and defaults.
 #[derive(Debug, Clone, Args)]
@@ -78,8 +83,26 @@ pub struct WakeupArgs {
     #[arg(long = "explain", value_name = "N", num_args = 0..=1, default_missing_value = "3",
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub explain: Option<u32>,
+    /// Also write schbench's JSON file (its -j): its percentiles, min and max of each table,
+    /// the kernel, host and command line; "-" is standard output
+    #[arg(short = 'j', long = "schbench-json", value_name = "FILE")]
+    pub schbench_json: Option<PathBuf>,
+    /// A job name in the -j file (schbench's -J), at most 256 characters
+    #[arg(short = 'J', long = "jobname", value_name = "NAME", requires = "schbench_json",
+          value_parser = jobname)]
+    pub jobname: Option<String>,
     #[command(flatten)]
     pub measure: MeasureArgs,
+}
+
+/// The most characters a job name may have.
+const MAX_JOBNAME: usize = 256;
+
+fn jobname(s: &str) -> Result<String, String> {
+    if s.chars().count() > MAX_JOBNAME {
+        return Err(format!("at most {MAX_JOBNAME} characters"));
+    }
+    Ok(s.to_string())
 }
 
 pub fn exec(args: &WakeupArgs, argv: Vec<String>) -> Result<i32> {
@@ -102,12 +125,60 @@ pub fn exec(args: &WakeupArgs, argv: Vec<String>) -> Result<i32> {
         worker_cpus: args.worker_cpus.clone(),
         explain: args.explain,
     })?;
-    let mut command = WakeupCommand { config };
+    let schbench_json = match &args.schbench_json {
+        Some(path) if path == Path::new("-") && args.measure.print.json.on => {
+            return Err(UsageError::new(
+                "-j - and --json both print on standard output: give -j a file",
+            )
+            .into());
+        }
+        Some(path) => Some(SchbenchJson {
+            path: path.clone(),
+            jobname: args.jobname.clone().map(Text::new),
+            sched_ext: Text::new(host::sched_ext()),
+        }),
+        None => None,
+    };
+    let mut command = WakeupCommand {
+        config,
+        schbench_json,
+    };
     measuring::run(&mut command, &args.measure, argv, Environment::collect())
 }
 
 struct WakeupCommand {
     config: WakeupConfig,
+    schbench_json: Option<SchbenchJson>,
+}
+
+/// Where `-j` writes schbench's JSON, and what it says that the result does not hold.
+struct SchbenchJson {
+    path: PathBuf,
+    jobname: Option<Text>,
+    sched_ext: Text,
+}
+
+impl SchbenchJson {
+    /// Writes the file of `done`'s run; an error line where it cannot.
+    fn write(&self, done: &Finished, r: &model::WakeupResult) -> Result<(), String> {
+        let host = &done.result.environment.host;
+        let header = render::wakeup_json::Header {
+            kernel: &host.kernel_release,
+            jobname: self.jobname.as_ref(),
+            hostname: &host.hostname,
+            sched_ext: &self.sched_ext,
+            command_line: &done.result.command_line,
+            time: done.result.finished_at.timestamp(),
+        };
+        let text = render::wakeup_json::render(&header, r);
+        if self.path == Path::new("-") {
+            // Its own line, before the tables (schbench's file has no newline: kept so).
+            done.out.out(&format!("{text}\n"));
+            return Ok(());
+        }
+        files::write_output(&self.path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e:#}", self.path.display()))
+    }
 }
 
 impl MeasuringCommand for WakeupCommand {
@@ -133,10 +204,17 @@ impl MeasuringCommand for WakeupCommand {
         let SuiteResult::Wakeup(r) = &done.result.suites[0] else {
             unreachable!("measured above")
         };
-        Ending {
+        let mut ending = Ending {
             report: Some(render::wakeup::report(r)),
             ..Ending::default()
+        };
+        if let Some(json) = &self.schbench_json {
+            if let Err(e) = json.write(done, r) {
+                ending.errors.push(e);
+                ending.failed = true;
+            }
         }
+        ending
     }
 }
 

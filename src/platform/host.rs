@@ -103,6 +103,19 @@ fn uname() -> Uname {
     }
 }
 
+/// The running sched_ext scheduler's name, or "disabled" (none, or no sched_ext in the
+/// kernel): what schbench's JSON says.
+pub fn sched_ext() -> String {
+    let state = fs::read_to_string("/sys/kernel/sched_ext/state").unwrap_or_default();
+    if state.trim().is_empty() || state.trim() == "disabled" {
+        return "disabled".into();
+    }
+    match fs::read_to_string("/sys/kernel/sched_ext/root/ops") {
+        Ok(ops) if !ops.trim().is_empty() => ops.trim_end().to_string(),
+        _ => "disabled".into(),
+    }
+}
+
 /// The host name, as results and report file names use it.
 pub fn hostname() -> String {
     uname().nodename

@@ -20,6 +20,7 @@ pub mod sched;
 pub mod standard;
 pub mod svg;
 pub mod wakeup;
+pub mod wakeup_json;
 
 use crate::model::{RunResult, SuiteResult};
 

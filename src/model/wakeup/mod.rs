@@ -384,7 +384,7 @@ impl WakeupResult {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -405,7 +405,7 @@ mod tests {
         assert_eq!(s.operations_split(), (5, 0));
     }
 
-    fn result(warmup_s: u64) -> WakeupResult {
+    pub(crate) fn result(warmup_s: u64) -> WakeupResult {
         let mut plat = Plat::default();
         for v in [3, 4, 5, 40] {
             plat.record(v);
