@@ -475,6 +475,12 @@ fn a_slowdown_fails_the_gate_on_its_first_night_only_and_is_certain_later() {
     );
     assert_eq!(history("suspected").status.code(), Some(3));
     assert!(stdout.contains("Suspected in the newest runs"), "{stdout}");
+    // The gate stores nothing: a rerun of the same night gives the same answer.
+    assert_eq!(
+        history("worse").status.code(),
+        Some(3),
+        "a rerun of night 16"
+    );
 
     // The nights after see the same level: found already, not again; and once it is a
     // change, the history keeps it.
