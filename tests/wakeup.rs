@@ -236,6 +236,40 @@ fn the_pipe_test_measures_wakeups_alone() {
 }
 
 #[test]
+fn dash_i_prints_the_tables_so_far_every_n_seconds() {
+    let sb = Sandbox::new();
+    let stderr = |args: &[&str]| {
+        let out = sb.cmd().arg("wakeup").args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // Every second of three: the tables with the seconds so far, the sched delay and the rate.
+    let err = stderr(&["-r", "3", "-t", "1", "-i", "1"]);
+    for line in [
+        "Wakeup Latencies percentiles (usec) runtime 1 (s)",
+        "Request Latencies percentiles (usec) runtime 2 (s)",
+        "RPS percentiles (requests) runtime 1 (s)",
+        "current rps: ",
+        "sched delay: message ",
+    ] {
+        assert!(err.contains(line), "{line:?} not in {err}");
+    }
+    // schbench's default is every 10 s: none in a 2 s run; none with -q, none in the pipe test.
+    for args in [
+        &["-r", "2", "-t", "1"][..],
+        &["-r", "2", "-t", "1", "-i", "1", "-q"],
+        &["-r", "2", "-t", "1", "-i", "1", "-p", "4096"],
+    ] {
+        let err = stderr(args);
+        assert!(!err.contains("Latencies percentiles"), "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn dash_j_writes_schbenchs_json_beside_the_result() {
     let sb = Sandbox::new();
     let file = sb.work_dir().join("schbench.json");
@@ -332,6 +366,7 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["-r", "10", "-z", "11"], "-z must be from 1 to 10"),
         (vec!["-r", "30", "-w", "30"], "-w must be from 0 to 29"),
         (vec!["-J", "job"], "--schbench-json"),
+        (vec!["-i", "0"], "0"),
         (vec!["-j", "-", "--json"], "-j - and --json both print"),
     ] {
         let out = sb.cmd().arg("wakeup").args(&args).output().unwrap();

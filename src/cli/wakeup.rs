@@ -83,6 +83,11 @@ pub struct WakeupArgs {
     #[arg(long = "explain", value_name = "N", num_args = 0..=1, default_missing_value = "3",
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub explain: Option<u32>,
+    /// Print the tables every this many seconds while running (schbench's -i), on standard
+    /// error; not with -q or the pipe test
+    #[arg(short = 'i', long = "intervaltime", value_name = "SECONDS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub interval_s: u64,
     /// Also write schbench's JSON file (its -j): its percentiles, min and max of each table,
     /// the kernel, host and command line; "-" is standard output
     #[arg(short = 'j', long = "schbench-json", value_name = "FILE")]
@@ -141,6 +146,7 @@ pub fn exec(args: &WakeupArgs, argv: Vec<String>) -> Result<i32> {
     };
     let mut command = WakeupCommand {
         config,
+        interval_s: args.interval_s,
         schbench_json,
     };
     measuring::run(&mut command, &args.measure, argv, Environment::collect())
@@ -148,6 +154,7 @@ pub fn exec(args: &WakeupArgs, argv: Vec<String>) -> Result<i32> {
 
 struct WakeupCommand {
     config: WakeupConfig,
+    interval_s: u64,
     schbench_json: Option<SchbenchJson>,
 }
 
@@ -185,7 +192,10 @@ impl MeasuringCommand for WakeupCommand {
     type Reporter = SchbenchLines;
 
     fn reporter(&mut self, _session: &Session) -> Result<SchbenchLines> {
-        Ok(SchbenchLines)
+        Ok(SchbenchLines {
+            interval_s: self.interval_s as f64,
+            last_s: 0.0,
+        })
     }
 
     fn measure(
@@ -219,11 +229,25 @@ impl MeasuringCommand for WakeupCommand {
 }
 
 /// schbench's lines: its tables at the end (the `Ending`); while it runs, the rate each second
-/// on the live line.
-struct SchbenchLines;
+/// on the live line and the tables so far every `-i` seconds on standard error, as schbench
+/// prints them (the first once that many seconds have passed).
+struct SchbenchLines {
+    interval_s: f64,
+    /// When the tables were last printed: seconds since the start.
+    last_s: f64,
+}
 
 impl Reporter for SchbenchLines {
-    fn on(&mut self, _event: &Event<'_>, _term: &Terminal) {}
+    fn on(&mut self, event: &Event<'_>, term: &Terminal) {
+        let Event::Wakeup(WakeupEvent::Tables { elapsed_s, build }) = event else {
+            return;
+        };
+        if elapsed_s - self.last_s < self.interval_s {
+            return;
+        }
+        self.last_s = *elapsed_s;
+        term.chatter_err(&render::wakeup::interval(&build(), *elapsed_s as u64));
+    }
 
     fn status(&self, event: &Event<'_>) -> Option<String> {
         match event {

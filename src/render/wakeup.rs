@@ -99,6 +99,37 @@ pub fn report(r: &WakeupResult) -> String {
     out
 }
 
+/// The tables schbench prints every `-i` seconds while it runs: the three tables so far with
+/// the seconds since the start, the sched delay and the latest second's rate.
+pub fn interval(r: &WakeupResult, elapsed_s: u64) -> String {
+    let mut out = String::new();
+    table(
+        &mut out,
+        "Wakeup Latencies",
+        "usec",
+        elapsed_s,
+        &r.wakeup,
+        99.0,
+    );
+    if let Some(t) = &r.request {
+        table(&mut out, "Request Latencies", "usec", elapsed_s, t, 99.0);
+    }
+    if let Some(t) = &r.rps {
+        table(&mut out, "RPS", "requests", elapsed_s, t, 50.0);
+    }
+    if let Some(d) = r.sched_delay {
+        let _ = writeln!(
+            out,
+            "sched delay: message {} (usec) worker {} (usec)",
+            d.message_us, d.worker_us
+        );
+    }
+    if let Some(&(_, rate)) = r.per_second.last() {
+        let _ = writeln!(out, "current rps: {rate:.2}");
+    }
+    out
+}
+
 /// `--explain`: the run's worst wakeups, post to running, a few lines each.
 fn explanations(out: &mut String, r: &WakeupResult) {
     let Some(x) = &r.explained else { return };

@@ -11,6 +11,13 @@ pub enum WakeupEvent<'a> {
         runtime_s: u64,
         rate: f64,
     },
+    /// After each second (the workload ticks none in the pipe test, nor on the second the
+    /// warm-up's end zeroes the statistics, as schbench): the tables so far, made where asked (schbench's
+    /// `-i` prints them every so many seconds).
+    Tables {
+        elapsed_s: f64,
+        build: &'a dyn Fn() -> WakeupResult,
+    },
     /// The run is done.
     Done(&'a WakeupResult),
 }
@@ -27,7 +34,7 @@ impl WakeupEvent<'_> {
                 "{:.0} of {runtime_s} s: {rate:.0} requests/s",
                 elapsed_s
             )),
-            WakeupEvent::Done(_) => None,
+            WakeupEvent::Tables { .. } | WakeupEvent::Done(_) => None,
         }
     }
 }

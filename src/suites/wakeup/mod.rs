@@ -348,6 +348,10 @@ pub fn measure(
                 runtime_s: s.runtime_s,
                 rate,
             }));
+            events.event(Event::Wakeup(WakeupEvent::Tables {
+                elapsed_s,
+                build: &|| result(s, &so_far()),
+            }));
             events.event(Event::Partial {
                 every: CHECKPOINT,
                 build: &|| SuiteResult::Wakeup(result(s, &so_far())),

@@ -352,7 +352,8 @@ fn control(
                         * spec.message_threads as u64,
                     elapsed_ns: elapsed,
                     stopped: true,
-                    sched_delay_ns: None,
+                    // schbench reads it with every interval's tables.
+                    sched_delay_ns: sched_delay(shared),
                     account: None,
                 };
                 gather(shared, &mut o);
