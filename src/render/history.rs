@@ -802,4 +802,34 @@ mod tests {
         assert!(text.contains("\nDrifts (a steady change"), "{text}");
         assert!(host_markdown(&h, |s| s.to_string()).contains("- n (ms): +0.025% a point"));
     }
+
+    #[test]
+    fn a_figures_whole_name_is_in_the_table() {
+        // p1bench's spread figures differ only at their end: the job's name must stay.
+        let mut c = change("%", 3.0, 11.0);
+        c.name = "noise: p90 run, % slower than the fastest, cpu 20 ms job".into();
+        let h = History {
+            host: "h".into(),
+            results: 6,
+            points: 6,
+            series: 1,
+            max_p: 0.01,
+            min_change_pct: None,
+            noise_floor_pct: None,
+            changes: vec![c],
+            suspected: Vec::new(),
+            closest: Vec::new(),
+            drifts: Vec::new(),
+            changed: Vec::new(),
+            unchanged: Vec::new(),
+            reference_moved_at: None,
+            gate: None,
+        };
+        let mut out = String::new();
+        changes_table(&mut out, &h);
+        assert!(
+            out.contains("noise: p90 run, % slower than the fastest, cpu 20 ms job (%)"),
+            "{out}"
+        );
+    }
 }
