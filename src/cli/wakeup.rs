@@ -1,6 +1,5 @@
-use std::sync::atomic::AtomicBool;
-
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 use anyhow::Result;
 use clap::Args;

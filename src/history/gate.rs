@@ -462,9 +462,9 @@ fn one(
     let (values, found, netted_away) = found.or_else(|| continuing(s, &judged, cx, by_id))?;
     // Found before: on an earlier night of the new level, or of the window.
     let n = values.len();
-    let first = (n - found.level.k + 1).min(n.saturating_sub(cx.gate.window - 1));
-    let found_on = found_since(s, first, netted_away, cx, by_id);
-    let first = values.len() - found.level.k;
+    let since = (n - found.level.k + 1).min(n.saturating_sub(cx.gate.window - 1));
+    let found_on = found_since(s, since, netted_away, cx, by_id);
+    let first = n - found.level.k;
     let account = verdicts(by_id, &s.points, found.from, found.level.k);
     let host = if competed(account.as_ref()) {
         None

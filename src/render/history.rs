@@ -650,6 +650,27 @@ fn shared_lines(hs: &Histories) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// A host's history of `n` results of one series, with nothing in it.
+    fn history_of(n: usize) -> History {
+        History {
+            host: "h".into(),
+            results: n,
+            points: n,
+            series: 1,
+            max_p: 0.01,
+            min_change_pct: None,
+            noise_floor_pct: None,
+            changes: Vec::new(),
+            suspected: Vec::new(),
+            closest: Vec::new(),
+            drifts: Vec::new(),
+            changed: Vec::new(),
+            unchanged: Vec::new(),
+            reference_moved_at: None,
+            gate: None,
+        }
+    }
+
     fn change(unit: &str, before: f64, after: f64) -> Change {
         Change {
             key: "k".into(),
@@ -725,21 +746,8 @@ mod tests {
         assert!(suspect_line(&suspect("%", 3.0, 11.0, None)).contains("worse +8.0 pt"));
         // Listed under its heading when nothing is certain yet, and in Markdown too.
         let mut h = History {
-            host: "h".into(),
-            results: 16,
-            points: 16,
-            series: 1,
-            max_p: 0.01,
-            min_change_pct: None,
-            noise_floor_pct: None,
-            changes: Vec::new(),
             suspected: vec![suspect("ms", 10.0, 20.0, Some(2))],
-            closest: Vec::new(),
-            drifts: Vec::new(),
-            changed: Vec::new(),
-            unchanged: Vec::new(),
-            reference_moved_at: None,
-            gate: None,
+            ..history_of(16)
         };
         let text = host_text(&h);
         assert!(
@@ -782,21 +790,8 @@ mod tests {
         };
         assert!(drift_line(&pt).contains("+0.025 pt a point, +5.0 pt over"));
         let h = History {
-            host: "h".into(),
-            results: 200,
-            points: 200,
-            series: 1,
-            max_p: 0.01,
-            min_change_pct: None,
-            noise_floor_pct: None,
-            changes: Vec::new(),
-            suspected: Vec::new(),
-            closest: Vec::new(),
             drifts: vec![d],
-            changed: Vec::new(),
-            unchanged: Vec::new(),
-            reference_moved_at: None,
-            gate: None,
+            ..history_of(200)
         };
         let text = host_text(&h);
         assert!(text.contains("\nDrifts (a steady change"), "{text}");
@@ -809,21 +804,8 @@ mod tests {
         let mut c = change("%", 3.0, 11.0);
         c.name = "noise: p90 run, % slower than the fastest, cpu 20 ms job".into();
         let h = History {
-            host: "h".into(),
-            results: 6,
-            points: 6,
-            series: 1,
-            max_p: 0.01,
-            min_change_pct: None,
-            noise_floor_pct: None,
             changes: vec![c],
-            suspected: Vec::new(),
-            closest: Vec::new(),
-            drifts: Vec::new(),
-            changed: Vec::new(),
-            unchanged: Vec::new(),
-            reference_moved_at: None,
-            gate: None,
+            ..history_of(6)
         };
         let mut out = String::new();
         changes_table(&mut out, &h);

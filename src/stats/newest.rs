@@ -229,18 +229,9 @@ pub fn level_has_seen(level: &[f64], k: usize, t: f64, sign: f64) -> bool {
         if i + 1 < k {
             continue;
         }
-        let (kf, rest) = (k as f64, (m - k) as f64);
-        let others = sum - block;
-        let within =
-            (squares - block_sq - others * others / rest) + (block_sq - block * block / kf);
-        let var = within.max(0.0) / (m as f64 - 2.0);
-        let diff = block / kf - others / rest;
-        let tb = if var > 0.0 {
-            diff / (var * (1.0 / kf + 1.0 / rest)).sqrt()
-        } else {
-            0.0
-        };
-        if tb * sign >= t * sign {
+        // No spread at all within the level and the stretch: no t to compare (0, not ±∞).
+        let tb = Some(pooled_t(block, block_sq, k, sum, squares, m)).filter(|t| t.is_finite());
+        if tb.unwrap_or(0.0) * sign >= t * sign {
             return true;
         }
     }
@@ -254,21 +245,27 @@ fn t_each(newest: &[f64], n: usize, sum: f64, squares: f64, out: &mut [f64; MAX_
     for (i, x) in newest.iter().enumerate() {
         tail += x;
         tail_sq += x * x;
-        let k = (i + 1) as f64;
-        let m = (n - i - 1) as f64;
-        let head = sum - tail;
-        // Pooled: a new level is one level, so newest points far apart from each other (a
-        // slow run next to the new level) weaken the case for that k.
-        let within = ((squares - tail_sq) - head * head / m) + (tail_sq - tail * tail / k);
-        let var = within.max(0.0) / (n as f64 - 2.0);
-        let diff = tail / k - head / m;
-        out[i] = if var > 0.0 {
-            diff / (var * (1.0 / k + 1.0 / m)).sqrt()
-        } else if diff != 0.0 {
-            diff.signum() * f64::INFINITY
-        } else {
-            0.0
-        };
+        out[i] = pooled_t(tail, tail_sq, i + 1, sum, squares, n);
+    }
+}
+
+/// Student's t of a block of `k` of `n` points (their sum and sum of squares, `block` and
+/// `block_sq`) against the other points, from the sum and sum of squares of all (`sum`,
+/// `squares`; all about one centre). Pooled: a new level is one level, so block points far
+/// apart from each other (a slow run next to the new level) weaken the case for it. ±∞ where
+/// neither side has any spread but their means differ.
+fn pooled_t(block: f64, block_sq: f64, k: usize, sum: f64, squares: f64, n: usize) -> f64 {
+    let (kf, m) = (k as f64, (n - k) as f64);
+    let others = sum - block;
+    let within = ((squares - block_sq) - others * others / m) + (block_sq - block * block / kf);
+    let var = within.max(0.0) / (n as f64 - 2.0);
+    let diff = block / kf - others / m;
+    if var > 0.0 {
+        diff / (var * (1.0 / kf + 1.0 / m)).sqrt()
+    } else if diff != 0.0 {
+        diff.signum() * f64::INFINITY
+    } else {
+        0.0
     }
 }
 
