@@ -11,6 +11,14 @@ use serde_json::Value;
 
 /// `hostbench index ARGS --results-dir DIR --json`, its result and DIR, where UnixBench's report
 /// files land (in the sandbox).
+/// One test of this file at a time: a copy's account counts every tick of the CPUs it ran
+/// on, so another test's copies running beside it would be counted as its own.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn index_json(sb: &Sandbox, args: &[&str]) -> (Value, std::path::PathBuf) {
     let results = sb.dir.path().join("results");
     let mut all = vec!["index"];
@@ -34,6 +42,7 @@ fn tests_of(r: &Value, pass: usize) -> Vec<Value> {
 
 #[test]
 fn every_test_runs_and_scores_in_its_unit() {
+    let _g = serial();
     let sb = Sandbox::new();
     // The smoke test of the registry: every test `index --list` names (so a new one runs
     // without anyone adding it here) but the graphics ones, which have their own tests below.
@@ -143,6 +152,7 @@ fn every_test_runs_and_scores_in_its_unit() {
 
 #[test]
 fn host_program_tests_run_where_the_program_is_and_say_why_not_elsewhere() {
+    let _g = serial();
     let sb = Sandbox::new();
     let (r, results) = index_json(
         &sb,
@@ -254,6 +264,7 @@ fn host_program_tests_run_where_the_program_is_and_say_why_not_elsewhere() {
 
 #[test]
 fn two_copies_add_up_and_aliases_expand() {
+    let _g = serial();
     let sb = Sandbox::new();
     let (r, _) = index_json(
         &sb,
@@ -287,6 +298,7 @@ fn two_copies_add_up_and_aliases_expand() {
 
 #[test]
 fn a_missing_host_program_skips_its_test() {
+    let _g = serial();
     let sb = Sandbox::new();
     let out = sb
         .cmd()
@@ -324,6 +336,7 @@ fn a_missing_host_program_skips_its_test() {
 
 #[test]
 fn ctrl_c_stops_at_once_and_leaves_nothing() {
+    let _g = serial();
     let sb = Sandbox::new();
     let work = sb.work_dir();
     let mut child = sb
@@ -377,6 +390,7 @@ fn ctrl_c_stops_at_once_and_leaves_nothing() {
 
 #[test]
 fn a_full_disk_fails_that_test_the_run_goes_on_and_the_result_says_incomplete() {
+    let _g = serial();
     use std::os::unix::process::CommandExt;
     let sb = Sandbox::new();
     let work = sb.work_dir();
@@ -438,6 +452,7 @@ fn xvfb_count() -> usize {
 
 #[test]
 fn graphics_tests_draw_on_a_private_xvfb_single_copy() {
+    let _g = serial();
     if common::skip_without("graphics tests", &["Xvfb", "x11perf", "glxgears"]) {
         return;
     }
@@ -490,6 +505,7 @@ fn graphics_tests_draw_on_a_private_xvfb_single_copy() {
 
 #[test]
 fn graphics_tests_without_their_programs_or_a_display_are_skipped_and_the_run_goes_on() {
+    let _g = serial();
     let sb = Sandbox::new();
     // A PATH with Xvfb but without x11perf and glxgears.
     let bin = sb.dir.path().join("bin");
@@ -576,6 +592,7 @@ fn newest_report(dir: &std::path::Path) -> String {
 
 #[test]
 fn the_cpu_tests_are_compiled_by_the_hosts_cc_once_and_the_builtin_versions_run_on_request() {
+    let _g = serial();
     let sb = Sandbox::new();
     let results = sb.dir.path().join("results");
     let run = |extra: &[&str]| -> Value {
@@ -661,6 +678,7 @@ fn the_cpu_tests_are_compiled_by_the_hosts_cc_once_and_the_builtin_versions_run_
 
 #[test]
 fn without_a_c_compiler_the_builtin_versions_run_and_the_report_says_why() {
+    let _g = serial();
     let sb = Sandbox::new();
     let results = sb.dir.path().join("results");
     // A PATH with no cc on it.
@@ -699,6 +717,7 @@ fn without_a_c_compiler_the_builtin_versions_run_and_the_report_says_why() {
 
 #[test]
 fn every_test_process_runs_with_unixbenchs_language_or_the_one_asked_for() {
+    let _g = serial();
     let sb = Sandbox::new();
     let results = sb.dir.path().join("results");
     // Stand-ins for sort (run by the shell test's script) and dc that write down the LANG
@@ -797,6 +816,7 @@ fn every_test_process_runs_with_unixbenchs_language_or_the_one_asked_for() {
 
 #[test]
 fn the_list_says_of_every_test_whether_it_runs_here_or_why_not() {
+    let _g = serial();
     let sb = Sandbox::new();
     let list = |path: &str| {
         let out = sb
@@ -841,6 +861,7 @@ fn the_list_says_of_every_test_whether_it_runs_here_or_why_not() {
 
 #[test]
 fn a_default_run_on_fewer_cpus_than_are_online_names_both_counts() {
+    let _g = serial();
     let online = std::thread::available_parallelism().map_or(1, |n| n.get());
     let sb = Sandbox::new();
     let mut cmd = sb.std_cmd();
@@ -883,6 +904,7 @@ fn a_default_run_on_fewer_cpus_than_are_online_names_both_counts() {
 /// about the whole iteration.
 #[test]
 fn each_iteration_has_the_hosts_account_of_its_copies() {
+    let _g = serial();
     let sb = Sandbox::new();
     let (r, _) = index_json(
         &sb,
@@ -947,6 +969,7 @@ fn each_iteration_has_the_hosts_account_of_its_copies() {
 /// holds the copy to makes dhry2reg worse, and `compare` says the copy waited on the run queue.
 #[test]
 fn compare_names_a_busy_loop_on_the_pinned_cpu_as_the_cause() {
+    let _g = serial();
     let sb = Sandbox::new();
     let args = [
         "dhry2reg",
@@ -1040,6 +1063,7 @@ fn starts(r: &Value) -> Vec<(String, Vec<f64>)> {
 
 #[test]
 fn rounds_run_every_tests_next_iteration_in_turn_and_blocks_each_tests_iterations_together() {
+    let _g = serial();
     let sb = Sandbox::new();
     let run = |order: &str| {
         let out = sb
