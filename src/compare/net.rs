@@ -231,7 +231,9 @@ mod tests {
         let b = figure("rate", 700.0, 1.0 / 0.7);
         let r = judged(&a, &b, true);
         let h = r.host.expect("the host's change");
-        assert!(!h.judged && h.net_change_pct.abs() < 1.0);
+        // The slope learnt from ten runs is −1 within a few hundredths (Theil–Sen's −0.97):
+        // net of a 43% move, within 2%.
+        assert!(!h.judged && h.net_change_pct.abs() < 2.0, "{h:?}");
         assert_eq!(r.verdict, Verdict::NotTested);
         assert_eq!(r.basis, Basis::WithinRun);
         // The reference's own move: 1/0.7 is far beyond its run-to-run spread here.

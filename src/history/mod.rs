@@ -1384,6 +1384,44 @@ mod tests {
         assert_eq!((h.changes[0].result_id, h.changes[0].net), (16, None));
     }
 
+    /// Run times and references of a real series (tests/history.rs on a busy 2-vCPU VM):
+    /// fifteen 5 ms jobs, the last on a host 40% slower, then one of four times the work on a
+    /// host 90% slower. By least squares the figure "followed" the host with slope +3 and the
+    /// fourfold job was netted to +15%: nothing found. Learnt from ranks and the median of the
+    /// pairs' slopes, the one far run cannot set the slope, and the newest is far beyond.
+    #[test]
+    fn one_run_far_out_on_both_axes_does_not_teach_the_slope() {
+        let measured = [
+            (5.110, 0.549),
+            (4.937, 0.555),
+            (4.877, 0.541),
+            (5.121, 0.557),
+            (4.865, 0.559),
+            (4.842, 0.541),
+            (4.869, 0.553),
+            (4.869, 0.542),
+            (4.834, 0.542),
+            (4.873, 0.541),
+            (4.903, 0.556),
+            (4.808, 0.560),
+            (5.267, 0.589),
+            (4.997, 0.564),
+            (8.320, 0.779),
+            (36.361, 1.037),
+        ];
+        let runs: Vec<Run> = (0..16)
+            .map(|i| beside(i as i64 + 1, i as u32, measured[i].0, measured[i].1))
+            .collect();
+        let mut all = series(&runs, &["run time".into()]);
+        net_of_host(&mut all, None, &Settings::default());
+        let judged = all[0].judged_values();
+        let before = median(&judged[..15]).unwrap();
+        assert!(judged[15] > 2.5 * before, "{:?} {judged:?}", all[0].net);
+        if let Some(n) = all[0].net {
+            assert!(n.slope < 1.5, "{n:?}");
+        }
+    }
+
     #[test]
     fn a_repeat_group_is_one_point_in_time_order() {
         let g = |run| {

@@ -3,8 +3,6 @@
 //! follows, a change between two runs can be told net of the host's change of speed, and
 //! judged against the spread that is left.
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
-
 use super::summary::Summary;
 use super::RunSpread;
 
@@ -29,17 +27,27 @@ impl Follows {
     /// The fewest earlier runs a slope is learnt from.
     pub const MIN_RUNS: usize = 5;
 
+    /// The most runs the slope and the rank test are learnt from (both look at every pair):
+    /// a longer history is thinned evenly to this many.
+    pub const MAX_RUNS: usize = 1000;
+
     /// From (figure, reference) pairs of earlier runs; the pairs with both positive and finite
-    /// count. None with fewer than [`Follows::MIN_RUNS`] of them, or where the correlation is
-    /// not significant at 5% (Student's t on n − 2 degrees of freedom): as far as the history
-    /// can tell, the figure does not follow the host's speed, and its change is judged as
-    /// measured.
+    /// count. None with fewer than [`Follows::MIN_RUNS`] of them, or where Kendall's rank
+    /// correlation is not significant at 5%: as far as the history can tell, the figure does
+    /// not follow the host's speed, and its change is judged as measured.
+    ///
+    /// Ranks and the Theil–Sen slope (the median of the slopes between every two runs), not
+    /// least squares: one run where the host was slow and the figure changed for its own
+    /// reason on the same night (a job four times the work while the host ran half as fast)
+    /// would otherwise set the slope alone (seen: slope +3 from that one run, and the change
+    /// netted away). A point far out is one vote among the pairs here.
     pub fn of(pairs: &[(f64, f64)]) -> Option<Follows> {
-        let logs: Vec<(f64, f64)> = pairs
+        let all: Vec<(f64, f64)> = pairs
             .iter()
             .filter(|(v, h)| v.is_finite() && h.is_finite() && *v > 0.0 && *h > 0.0)
             .map(|(v, h)| (v.ln(), h.ln()))
             .collect();
+        let logs = thinned(&all, Self::MAX_RUNS);
         let n = logs.len();
         if n < Self::MIN_RUNS {
             return None;
@@ -47,7 +55,7 @@ impl Follows {
         let ys: Vec<f64> = logs.iter().map(|p| p.0).collect();
         let xs: Vec<f64> = logs.iter().map(|p| p.1).collect();
         let (sy, sx) = (Summary::of(&ys)?, Summary::of(&xs)?);
-        if sx.sd == 0.0 || sy.sd == 0.0 {
+        if sx.sd == 0.0 || sy.sd == 0.0 || !kendall_significant(&logs) {
             return None;
         }
         let sxy: f64 = logs
@@ -56,16 +64,14 @@ impl Follows {
             .sum::<f64>()
             / (n - 1) as f64;
         let r = (sxy / (sx.sd * sy.sd)).clamp(-1.0, 1.0);
-        let df = (n - 2) as f64;
-        let t = StudentsT::new(0.0, 1.0, df).ok()?.inverse_cdf(0.975);
-        if r.abs() < 1.0 && r.abs() * df.sqrt() / (1.0 - r * r).sqrt() < t {
-            return None;
-        }
-        let slope = sxy / (sx.sd * sx.sd);
+        let slope = theil_sen(&logs)?;
+        let offsets: Vec<f64> = logs.iter().map(|(y, x)| y - slope * x).collect();
+        let intercept = super::median(&offsets)?;
         let residual_ss: f64 = logs
             .iter()
-            .map(|(y, x)| (y - sy.mean - slope * (x - sx.mean)).powi(2))
+            .map(|(y, x)| (y - intercept - slope * x).powi(2))
             .sum();
+        let df = (n - 2) as f64;
         // A change between two more runs: 2s² from the runs, and the slope's error times the
         // reference's change (typically √2 · its spread), s²·2/(n − 1) more.
         let residual_sd = (residual_ss / df).sqrt() * (1.0 + 1.0 / (n - 1) as f64).sqrt();
@@ -87,6 +93,53 @@ impl Follows {
     pub fn net_ratio(&self, ratio: f64, reference_ratio: f64) -> f64 {
         ratio / reference_ratio.powf(self.slope)
     }
+}
+
+/// `points` thinned evenly to at most `most` of them, the newest kept.
+fn thinned(points: &[(f64, f64)], most: usize) -> Vec<(f64, f64)> {
+    let n = points.len();
+    if n <= most {
+        return points.to_vec();
+    }
+    (0..most)
+        .map(|i| points[n - 1 - i * (n - 1) / (most - 1)])
+        .rev()
+        .collect()
+}
+
+/// Whether Kendall's τ of the (y, x) pairs is significant at 5%, two-sided: the normal
+/// approximation of S, the concordant pairs less the discordant, whose variance with no ties
+/// is n(n − 1)(2n + 5)/18 (a tie counts neither way).
+fn kendall_significant(points: &[(f64, f64)]) -> bool {
+    let n = points.len();
+    let mut s = 0i64;
+    for (i, (yi, xi)) in points.iter().enumerate() {
+        for (yj, xj) in &points[i + 1..] {
+            let sign = ((yj - yi) * (xj - xi)).signum();
+            if sign != 0.0 && sign.is_finite() {
+                s += sign as i64;
+            }
+        }
+    }
+    let nf = n as f64;
+    let var = nf * (nf - 1.0) * (2.0 * nf + 5.0) / 18.0;
+    // S moves in steps of 2: the continuity correction takes one off its size.
+    let z = ((s.abs() as f64) - 1.0).max(0.0) / var.sqrt();
+    z >= 1.959_963_984_540_054
+}
+
+/// The Theil–Sen slope of y on x: the median of the slopes between every two points whose x
+/// differ. None where no two do.
+fn theil_sen(points: &[(f64, f64)]) -> Option<f64> {
+    let mut slopes = Vec::with_capacity(points.len() * (points.len() - 1) / 2);
+    for (i, (yi, xi)) in points.iter().enumerate() {
+        for (yj, xj) in &points[i + 1..] {
+            if xj != xi {
+                slopes.push((yj - yi) / (xj - xi));
+            }
+        }
+    }
+    super::median(&slopes)
 }
 
 #[cfg(test)]
