@@ -1139,3 +1139,53 @@ fn each_pair_has_the_hosts_account_of_the_simulated_task() {
     let wait = |a: &Value| f(&a["wait_ns"]) / f(&a["wall_ns"]);
     assert!(wait(&burn) > wait(&alone), "alone {alone}, burn {burn}");
 }
+
+/// The bench worker makes the simulated task's thread and its timekeeper before it says
+/// `ready`, as interbench's benched process makes both before main starts it: where the kernel
+/// first puts them decides which CPU they share with the load's threads. Both exist at `ready`;
+/// the task works only after `start`.
+#[test]
+fn the_bench_worker_makes_its_task_and_timekeeper_before_ready() {
+    let _g = serial();
+    let spec = serde_json::json!({
+        "role": "bench", "bench": "Audio", "custom": null,
+        "loops_per_ms": common::loops_per_ms().parse::<u64>().unwrap(),
+        "realtime": false, "timekeeping": {"fifo": false, "cpus": null},
+        "nice": 0, "duration_ns": 1_000_000_000u64,
+    });
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("hostbench"))
+        .args(["__worker", &spec.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut stdin = child.stdin.take().unwrap();
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line.trim(), "ready");
+    let names: Vec<String> = std::fs::read_dir(format!("/proc/{}/task", child.id()))
+        .unwrap()
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("comm")).ok())
+        .map(|c| c.trim().to_string())
+        .collect();
+    assert!(
+        names.iter().any(|n| n == "hb-bench") && names.iter().any(|n| n == "hb-timekeeper"),
+        "{names:?}"
+    );
+    use std::io::Write;
+    writeln!(stdin, "start").unwrap();
+    line.clear();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line.trim(), "started");
+    std::thread::sleep(Duration::from_millis(300));
+    writeln!(stdin, "stop").unwrap();
+    line.clear();
+    out.read_line(&mut line).unwrap();
+    let report: Value = serde_json::from_str(line.strip_prefix("report ").unwrap()).unwrap();
+    // Audio's 50 ms periods over 300 ms: a handful of samples, all after `start`.
+    let n = report["latency"]["count"].as_u64().unwrap();
+    assert!((2..=10).contains(&n), "{report}");
+    assert!(child.wait().unwrap().success());
+}

@@ -34,6 +34,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::interactive::{CustomSpec, DeviceTraffic, Load, LoadReport};
 use crate::platform::blockdev::DeviceCounters;
 use crate::platform::sched::{self, Policy};
+use crate::platform::sem::Semaphore;
 
 /// What the run knows that a load may take its parameters from.
 #[derive(Debug, Clone, PartialEq)]
@@ -218,15 +219,42 @@ pub struct LoadHandle {
     tally: Box<dyn Tally>,
     /// Called after the stop flag is set, to wake threads blocked in the kernel.
     unblock: Vec<Box<dyn FnOnce() + Send>>,
-    /// The disk loads' device as the load began.
+    /// What the threads wait on before they work, and whether it was opened.
+    gate: Arc<Semaphore>,
+    opened: bool,
+    /// The disk loads' files' descriptor, and their device as the load began.
+    files_fd: Option<i32>,
     device: Option<DeviceCounters>,
 }
 
 impl LoadHandle {
+    /// Lets the load's threads, made and waiting since [`prepare`], start working. The
+    /// device's counters are read first.
+    pub fn go(&mut self) {
+        if self.opened {
+            return;
+        }
+        self.device = self
+            .files_fd
+            .and_then(|fd| DeviceCounters::of_fd(crate::platform::dir::borrowed(fd)));
+        self.open_gate();
+    }
+
+    fn open_gate(&mut self) {
+        for _ in 0..self.threads.len() {
+            self.gate.post();
+        }
+        self.opened = true;
+    }
+
     /// Stops every thread, joins them and reports. A thread's error is returned after all have
     /// been joined.
-    pub fn stop(self) -> Result<LoadReport> {
+    pub fn stop(mut self) -> Result<LoadReport> {
         self.stop.store(true, Ordering::SeqCst);
+        if !self.opened {
+            // Threads still at the gate see the stop flag as they pass it.
+            self.open_gate();
+        }
         for f in self.unblock {
             f();
         }
@@ -274,11 +302,13 @@ pub struct Starter {
     policies: Arc<Policies>,
     threads: Vec<JoinHandle<Result<()>>>,
     unblock: Vec<Box<dyn FnOnce() + Send>>,
+    gate: Arc<Semaphore>,
 }
 
 impl Starter {
-    /// Starts a load thread: SCHED_OTHER, named, its policy recorded; `f` gets the stop flag
-    /// and the policies (a simulation records its timekeeper's too).
+    /// Makes a load thread: SCHED_OTHER, named, its policy recorded, then waiting at the gate
+    /// ([`LoadHandle::go`]); past it, `f` gets the stop flag and the policies (a simulation
+    /// records its timekeeper's too).
     fn spawn(
         &mut self,
         name: &str,
@@ -286,12 +316,17 @@ impl Starter {
         f: impl FnOnce(Arc<AtomicBool>, &Policies) -> Result<()> + Send + 'static,
     ) -> Result<()> {
         let (stop, policies) = (Arc::clone(&self.stop), Arc::clone(&self.policies));
+        let gate = Arc::clone(&self.gate);
         let thread_name = name.to_string();
         let handle = std::thread::Builder::new()
             .name(name.into())
             .stack_size(stack)
             .spawn(move || {
                 policies.enter_thread(&thread_name);
+                gate.wait();
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(());
+                }
                 f(stop, &policies)
             })
             .with_context(|| format!("starting load thread {name}"))?;
@@ -309,17 +344,24 @@ const STACK: usize = 256 * 1024;
 
 /// Starts `spec`'s load. On error, threads already started are stopped and joined.
 pub fn start(spec: &LoadSpec) -> Result<LoadHandle> {
+    let mut h = prepare(spec)?;
+    h.go();
+    Ok(h)
+}
+
+/// Makes `spec`'s load's threads, each waiting to start until [`LoadHandle::go`]: as
+/// interbench's load process makes its load's thread before the benched process exists, so the
+/// kernel places both as it places interbench's. On error, threads already made are stopped
+/// and joined.
+pub fn prepare(spec: &LoadSpec) -> Result<LoadHandle> {
     let mut s = Starter {
         stop: Arc::new(AtomicBool::new(false)),
         policies: Arc::default(),
         threads: Vec::new(),
         unblock: Vec::new(),
+        gate: Arc::new(Semaphore::new(0).context("the load's start gate")?),
     };
     let unit = spec.unit();
-    // The device under the disk loads' files, read before they start.
-    let device = unit
-        .and_then(|u| u.files_fd())
-        .and_then(|fd| DeviceCounters::of_fd(crate::platform::dir::borrowed(fd)));
     let started = match unit {
         Some(u) => u.start(&mut s),
         None => Ok(Box::new(Uncounted) as Box<dyn Tally>),
@@ -334,7 +376,10 @@ pub fn start(spec: &LoadSpec) -> Result<LoadHandle> {
         policies: s.policies,
         tally,
         unblock: s.unblock,
-        device,
+        gate: s.gate,
+        opened: false,
+        files_fd: unit.and_then(|u| u.files_fd()),
+        device: None,
     };
     match error {
         None => Ok(handle),
@@ -383,6 +428,33 @@ mod tests {
             r.policies
         );
         r
+    }
+
+    /// The names of this process's threads.
+    fn thread_names() -> Vec<String> {
+        std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .flatten()
+            .filter_map(|t| std::fs::read_to_string(t.path().join("comm")).ok())
+            .map(|c| c.trim().to_string())
+            .collect()
+    }
+
+    /// A prepared load's threads exist and wait: they do their work only once let go, and a
+    /// load stopped at the gate did none.
+    #[test]
+    fn a_prepared_loads_threads_wait_for_go() {
+        let burners = |names: &[String]| names.iter().filter(|n| *n == "hb-burn").count();
+        let already = burners(&thread_names());
+        let h = prepare(&spec(Load::Burn)).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(burners(&thread_names()) >= already + 2);
+        let r = h.stop().unwrap();
+        assert_eq!((r.threads, r.burn_loops), (2, 0), "{r:?}");
+        let mut h = prepare(&spec(Load::Burn)).unwrap();
+        h.go();
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(h.stop().unwrap().burn_loops > 0);
     }
 
     #[test]

@@ -289,6 +289,8 @@ struct TimekeeperShared {
     /// When the timekeeper's timer fired, and how late that was for the time it slept to.
     woke_at_ns: AtomicU64,
     late_ns: AtomicU64,
+    /// Posted once the timekeeper has set itself up (affinity, policy) and waits for work.
+    ready: Semaphore,
     start: Semaphore,
     done: Semaphore,
     quit: AtomicBool,
@@ -327,6 +329,7 @@ fn timekeeper(shared: Arc<TimekeeperShared>, how: Timekeeping) -> TimerStats {
     };
     let before = Usage::thread();
     let mut sum = 0.0;
+    shared.ready.post();
     loop {
         shared.start.wait();
         if shared.quit.load(Ordering::Acquire) {
@@ -372,12 +375,17 @@ fn timekeeper(shared: Arc<TimekeeperShared>, how: Timekeeping) -> TimerStats {
 /// readme measures ("the time from this sleep till the simulated task gets scheduled"). The
 /// timers' slack is 1 ns, as a real-time thread's is, so the kernel does not defer a wake-up
 /// to batch timers.
+///
+/// `gate` is called once the timekeeper is made and set up, before the first period: the
+/// bench worker's waits there for `start`, as interbench's task and timekeeper are made when
+/// its benched process starts and then wait for main's word.
 pub fn run_periodic(
     profile: Profile,
     burner: Burner,
     stop: &AtomicBool,
     timekeeping: Timekeeping,
     rec: PeriodicRecorders<'_>,
+    gate: &dyn Fn(),
 ) -> Result<PeriodicOutcome> {
     run_periodic_delayed(
         profile,
@@ -386,6 +394,7 @@ pub fn run_periodic(
         timekeeping,
         rec,
         HandOffDelays::default(),
+        gate,
     )
 }
 
@@ -398,12 +407,14 @@ fn run_periodic_delayed(
     timekeeping: Timekeeping,
     rec: PeriodicRecorders<'_>,
     delays: HandOffDelays,
+    gate: &dyn Fn(),
 ) -> Result<PeriodicOutcome> {
     let shared = Arc::new(TimekeeperShared {
         wake_at_ns: AtomicU64::new(0),
         sleep_ns: AtomicU64::new(0),
         woke_at_ns: AtomicU64::new(0),
         late_ns: AtomicU64::new(0),
+        ready: Semaphore::new(0)?,
         start: Semaphore::new(0)?,
         done: Semaphore::new(0)?,
         quit: AtomicBool::new(false),
@@ -417,6 +428,8 @@ fn run_periodic_delayed(
         .spawn(move || timekeeper(tk_shared, timekeeping))
         .context("starting the timekeeper thread")?;
     sched::set_timer_slack_ns(1);
+    shared.ready.wait();
+    gate();
 
     let mut schedule = Schedule::new(monotonic_ns());
     // When the task ran after the sleep before the current period (None: it did not sleep),
@@ -646,7 +659,15 @@ mod tests {
             from_deadline: &mut from_deadline,
             marker: None,
         };
-        let out = run_periodic(profile, burner, &stop, Timekeeping::default(), recorders).unwrap();
+        let out = run_periodic(
+            profile,
+            burner,
+            &stop,
+            Timekeeping::default(),
+            recorders,
+            &|| {},
+        )
+        .unwrap();
         timer.join().unwrap();
         let c = out.counts;
         // About 40 periods; loose bounds for a shared host.
@@ -707,6 +728,7 @@ mod tests {
                     marker: None,
                 },
                 delays,
+                &|| {},
             )
             .unwrap();
             timer.join().unwrap();

@@ -54,7 +54,8 @@ impl BackgroundLoad for Simulation {
                 from_deadline: &mut from_deadline,
                 marker: None,
             };
-            let out = sim::run_periodic(profile, burner, &stop, timekeeping, recorders)?;
+            // Past the load's start gate already (`Starter::spawn`).
+            let out = sim::run_periodic(profile, burner, &stop, timekeeping, recorders, &|| {})?;
             if let Some(p) = out.timer.policy {
                 policies.record(p);
             }

@@ -326,8 +326,30 @@ pub fn run(
     Ok(InteractiveOutcome { result, failure })
 }
 
+/// Starts the load worker and waits until it has made its load's threads (`ready`). None
+/// when a stop was requested meanwhile (the worker killed).
+fn ready_load_worker(
+    exe: &Path,
+    load_json: &str,
+    label: &str,
+    inherited: &[i32],
+    stop: &AtomicBool,
+) -> Result<Option<Worker>> {
+    let mut w = Worker::spawn_with(exe, load_json, label, inherited, &[])?;
+    let ready = killing_on_stop(&[w.pid() as i32], stop, || w.expect("ready"));
+    match ready {
+        Ok(_) => Ok(Some(w)),
+        Err(_) if stop.load(Ordering::Relaxed) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// One pair: start the load and let it settle, start the bench, measure for `-t` seconds, stop
 /// both and collect. None when a stop was requested before the pair completed.
+///
+/// The bench worker is started once the load's has made its threads, as interbench forks its
+/// benched process once its load process is ready: the kernel places each process's threads
+/// beside what the other left.
 fn run_pair(
     exe: &Path,
     settings: &crate::model::interactive::InteractiveSettings,
@@ -347,13 +369,11 @@ fn run_pair(
     )?;
     let bench_json = workers::spec_json("bench", &bench_spec)?;
 
-    let mut load_worker = Worker::spawn_with(
-        exe,
-        &load_json,
-        &format!("{} load", load.name()),
-        &inherited,
-        &[],
-    )?;
+    let label = format!("{} load", load.name());
+    let Some(mut load_worker) = ready_load_worker(exe, &load_json, &label, &inherited, stop)?
+    else {
+        return Ok(None);
+    };
     let mut bench_worker = Worker::spawn(exe, &bench_json, &format!("{} bench", bench.name()))?;
     let pgids = [load_worker.pid() as i32, bench_worker.pid() as i32];
     // On a stop the workers are killed (dropped unreaped) rather than stopped in order: the
@@ -365,7 +385,6 @@ fn run_pair(
     };
     let mut reference_before = None;
     let measured = killing_on_stop(&pgids, stop, || -> Result<_> {
-        load_worker.expect("ready")?;
         bench_worker.expect("ready")?;
         reference_before = probe.and_then(|_| reference::read(&reference_cpus));
         load_worker.send("start")?;

@@ -16,6 +16,7 @@ use crate::model::interactive::{Bench, CustomSpec, LatencySummary, LoadReport, T
 use crate::platform::clock::monotonic_ns;
 use crate::platform::rusage::Usage;
 use crate::platform::sched::{self, Policy, RT_BENCH_PRIORITY};
+use crate::platform::sem::Semaphore;
 use crate::workers::Channel;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -76,11 +77,15 @@ pub fn run_load(spec: LoadWorkerSpec, ch: &mut Channel) -> Result<()> {
     if spec.nice != 0 {
         sched::set_nice(spec.nice).context("setting the load's nice level (-N)")?;
     }
+    // The load's threads are made now and wait, as interbench's load process makes its load's
+    // thread before the benched process is forked: where the kernel first puts them decides
+    // where they run beside the bench's (docs/interactive.md, "Where the threads start").
+    let mut handle = loads::prepare(&spec.load)?;
     ch.say("ready")?;
     if !ch.wait_for("start") {
-        return Ok(());
+        return handle.stop().map(|_| ());
     }
-    let handle = loads::start(&spec.load)?;
+    handle.go();
     ch.say("started")?;
     ch.wait_for("stop");
     let report: LoadReport = handle.stop()?;
@@ -108,14 +113,30 @@ pub fn run_bench(spec: BenchSpec, ch: &mut Channel) -> Result<()> {
         wake: LatencyRecorder::new(capacity, HISTOGRAM_MAX_NS)?,
         from_deadline: LatencyRecorder::new(0, HISTOGRAM_MAX_NS)?,
     };
+    // The task's thread and its timekeeper are made now and wait for `start`, as interbench's
+    // benched process makes both before it tells main it is ready: where the kernel first puts
+    // them decides where they run beside the load's threads.
+    let stop = Arc::new(AtomicBool::new(false));
+    let (gate, arrived) = StartGate::new()?;
+    let go = Arc::clone(&gate.go);
+    let task = start_task(&spec, recorders, marker, Arc::clone(&stop), gate)?;
+    if arrived.recv().is_err() {
+        // The thread ended before it reached the gate: its error.
+        return match task.join() {
+            Ok(Err(e)) => Err(e),
+            _ => Err(anyhow!("the simulated task ended before it started")),
+        };
+    }
     ch.say("ready")?;
     if !ch.wait_for("start") {
+        stop.store(true, Ordering::SeqCst);
+        go.post();
+        let _ = task.join();
         return Ok(());
     }
-    let stop = Arc::new(AtomicBool::new(false));
     let before = Usage::process();
     let start = monotonic_ns();
-    let task = start_task(&spec, recorders, marker, Arc::clone(&stop))?;
+    go.post();
     ch.say("started")?;
     ch.wait_for("stop");
     stop.store(true, Ordering::SeqCst);
@@ -166,12 +187,36 @@ struct TaskDone {
     asked_cpu_pct: f64,
 }
 
-/// Starts the simulated task's thread with its policy set before it does anything.
+/// Where the simulated task waits, made and set up, for the worker's `start`.
+struct StartGate {
+    /// Told once the task (and its timekeeper) wait at the gate.
+    arrived: std::sync::mpsc::Sender<()>,
+    /// Posted to let the task go.
+    go: Arc<Semaphore>,
+}
+
+impl StartGate {
+    fn new() -> Result<(StartGate, std::sync::mpsc::Receiver<()>)> {
+        let (arrived, at_gate) = std::sync::mpsc::channel();
+        let go = Arc::new(Semaphore::new(0).context("the task's start gate")?);
+        Ok((StartGate { arrived, go }, at_gate))
+    }
+
+    /// Says the task is at the gate and waits there.
+    fn wait(&self) {
+        let _ = self.arrived.send(());
+        self.go.wait();
+    }
+}
+
+/// Starts the simulated task's thread with its policy set before it does anything; it waits
+/// at `gate` (its timekeeper made and set up) until the worker lets it go.
 fn start_task(
     spec: &BenchSpec,
     mut recorders: Recorders,
     marker: Option<std::fs::File>,
     stop: Arc<AtomicBool>,
+    gate: StartGate,
 ) -> Result<std::thread::JoinHandle<Result<TaskDone>>> {
     let spec = spec.clone();
     std::thread::Builder::new()
@@ -203,6 +248,7 @@ fn start_task(
                             from_deadline: &mut r.from_deadline,
                             marker: marker.as_ref(),
                         },
+                        &|| gate.wait(),
                     )?;
                     Ok(TaskDone {
                         recorders,
@@ -213,6 +259,7 @@ fn start_task(
                     })
                 }
                 None => {
+                    gate.wait();
                     let counts = sim::run_gaming(burner, &stop, &mut recorders.latency);
                     Ok(TaskDone {
                         recorders,
