@@ -35,10 +35,16 @@ cargo build --release --quiet
 HB=$PWD/target/release/hostbench
 # On a disk, not a tmpfs, as interbench-vs.sh.
 WORK=$(mktemp -d /var/tmp/read-load-trace.XXXXXX)
+# The top instance's options are global (record-tgid changes every instance's lines): put
+# back what was there.
+TGID_WAS=$(cat "$T/options/record-tgid")
+BUFFER_WAS=$(cat "$T/buffer_size_kb")
 off() {
   echo 0 >"$T/tracing_on"
   echo 0 >"$T/events/enable"
   echo >"$T/trace"
+  echo "$TGID_WAS" >"$T/options/record-tgid"
+  echo "$BUFFER_WAS" >"$T/buffer_size_kb"
 }
 trap 'off; rm -rf "$WORK"' EXIT
 trap 'exit 143' TERM; trap 'exit 130' INT

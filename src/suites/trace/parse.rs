@@ -284,9 +284,20 @@ fn header_at(line: &str, at: usize) -> Option<Header<'_>> {
         return None;
     }
     let body = &rest[colon + 2..];
-    let (comm, pid) = line[..at].trim_start().rsplit_once('-')?;
+    let (comm, pid) = task_of(&line[..at])?;
     let pid = pid.trim_end().parse().ok()?;
     Some((comm, pid, cpu, ts_ns, event, body))
+}
+
+/// The "comm-pid" before the CPU, less the thread group's "(tgid)" that the trace shows
+/// after it where `options/record-tgid` is on (a global option: another tracer may have set
+/// it; "(-------)" where the tgid is not known).
+fn task_of(head: &str) -> Option<(&str, &str)> {
+    let mut head = head.trim();
+    if head.ends_with(')') {
+        head = head[..head.rfind('(')?].trim_end();
+    }
+    head.rsplit_once('-')
 }
 
 fn digits(s: &str) -> Option<&str> {
@@ -403,6 +414,16 @@ mod tests {
                 (0, true, 4242, "hb-bench".to_string(), 120)
             )
         );
+    }
+
+    /// With `options/record-tgid` on (global: another tracer on the host may have set it),
+    /// each line carries the thread group after the task: read past it, known or not.
+    #[test]
+    fn a_line_with_the_thread_group_is_read_as_one_without() {
+        for tgid in ["(   4240)", "(-------)"] {
+            let line = SWITCH.replacen("<idle>-0       ", &format!("<idle>-0       {tgid} "), 1);
+            assert_eq!(switch(&line), switch(SWITCH), "{line}");
+        }
     }
 
     #[test]
