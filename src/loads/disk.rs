@@ -155,13 +155,13 @@ fn interbench_block(f: &File) -> Result<usize> {
     Ok((blksize as usize).clamp(1024, CHUNK))
 }
 
-/// The reader's buffer of `block` bytes, allocated as v0.31's (`malloc(st_blksize)`): a
+/// A load's buffer of `block` bytes, allocated as v0.31's (`malloc` / `calloc(1, st_blksize)`): a
 /// small block comes from the thread's heap, 16-byte aligned. A block cut from a 1 MiB
 /// buffer lies 16 bytes into a page of its own mapping, and the kernel's copy into it ran
 /// slower there: 3.4-4.2 GB/s against 4.3-6.5 at offsets 0, 32, 64 and 2048 (4 KiB
 /// `pread`s of a cached file, one CPU of a 2-vCPU AMD EPYC guest, four runs each), and the
 /// Read load so read 15-25% less than interbench's.
-fn read_buffer(block: usize) -> Vec<u8> {
+fn block_buffer(block: usize) -> Vec<u8> {
     vec![0u8; block]
 }
 
@@ -302,8 +302,7 @@ fn start_write_as_interbench(
 ) -> Result<()> {
     s.spawn("hb-write", STACK, move |stop, _| {
         let dir = crate::platform::dir::borrowed(dir_fd);
-        // v0.31's buffer: one block, from the allocator (`calloc(1, st_blksize)`), made once
-        // the file's block is known. Where it lies decides the copy's speed (`read_buffer`).
+        // v0.31's buffer: one block (`block_buffer`), made once the file's block is known.
         let mut buf = Vec::new();
         let mut block = 0;
         let outcome = (|| -> Result<()> {
@@ -311,7 +310,7 @@ fn start_write_as_interbench(
                 let mut f = open_truncated(dir)?;
                 if block == 0 {
                     block = interbench_block(&f)?;
-                    buf = vec![0u8; block];
+                    buf = block_buffer(block);
                 }
                 // v0.31: file size in KB / (block / 1024) blocks.
                 let blocks = (file_bytes / 1024) / (block as u64 / 1024);
@@ -446,7 +445,7 @@ fn start_read(
         } else {
             CHUNK
         };
-        let mut buf = read_buffer(block);
+        let mut buf = block_buffer(block);
         let buf = &mut buf[..];
         // A pass cut short by the end of a pair leaves what it read in the cache, and the next
         // pair's load would read that from memory: drop it at the start and at the end (unless
