@@ -16,7 +16,8 @@
 #
 # Prints, per mode and figure, each tool's median and spread (largest - smallest of its runs)
 # and the ratio hostbench / schbench, then the checks: p50 and p99 wakeup latency and the rate
-# within the larger of the two spreads, request latency p50 within 5%.
+# within the larger of the two spreads, request latency p50 within 5%, and each tool's -j file
+# with the same keys in the same order.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The machine kind first: a table from this output holds for it.
@@ -45,7 +46,7 @@ echo "schbench-vs: $(git rev-parse --short HEAD), schbench $SB, $PAIRS pairs of 
 # One run of each tool: its figures as "name value" lines into FILE.
 sb_run() { # FILE ARGS...
   local out=$1; shift
-  "${PINNED[@]}" "$SB" -r "$RUNTIME" "$@" 2>"$out.raw" >/dev/null
+  "${PINNED[@]}" "$SB" -r "$RUNTIME" "$@" -j "$out.json" 2>"$out.raw" >/dev/null
   python3 - "$out.raw" >"$out" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
@@ -70,7 +71,8 @@ PY
 }
 hb_run() { # FILE ARGS...
   local out=$1; shift
-  "${PINNED[@]}" "$HB" wakeup -r "$RUNTIME" "$@" --db "$WORK/hb.sqlite" --no-noise-check --json >"$out.raw" 2>/dev/null
+  "${PINNED[@]}" "$HB" wakeup -r "$RUNTIME" "$@" -j "$out.json" --db "$WORK/hb.sqlite" --no-noise-check --json \
+    >"$out.raw" 2>/dev/null
   python3 - "$out.raw" >"$out" <<'PY'
 import json, sys
 w = json.load(open(sys.argv[1]))["suites"][0]
@@ -116,12 +118,12 @@ for mode in $MODES; do
 done
 
 python3 - "$WORK" "$MODES" <<'PY'
-import glob, statistics, sys
+import glob, json, statistics, sys
 work, modes = sys.argv[1], sys.argv[2].split()
 def runs(mode, tool):
     out = []
     for f in sorted(glob.glob(f"{work}/{mode}.{tool}.*")):
-        if f.endswith(".raw"):
+        if f.endswith((".raw", ".json")):
             continue
         out.append(dict((l.split()[0], float(l.split()[1])) for l in open(f) if l.strip()))
     return out
@@ -146,6 +148,17 @@ for mode in modes:
         if fig == "request_p50":
             ok = abs(ratio - 1) <= 0.05
             checks.append((ok, f"{mode} {fig}: hostbench / schbench {ratio:.3f} (goal within 5%)"))
+# Each tool's -j file: the same keys in the same order (schbench's JSON format), run by run.
+for mode in modes:
+    keys = {}
+    for tool in ("sb", "hb"):
+        for f in sorted(glob.glob(f"{work}/{mode}.{tool}.*.json")):
+            doc = json.load(open(f))
+            keys.setdefault(tool, set()).add(tuple(f"{k}.{n}" for k in doc for n in doc[k]))
+    if "sb" in keys and "hb" in keys:
+        ok = len(keys["sb"]) == 1 and keys["sb"] == keys["hb"]
+        n = len(next(iter(keys["sb"])))
+        checks.append((ok, f"{mode} -j file: {'the same' if ok else 'not the same'} {n} keys in schbench's order"))
 print()
 for ok, line in checks:
     print(("PASS  " if ok else "FAIL  ") + line)
