@@ -20,7 +20,8 @@
 #    relatively as v0.31's (hostbench --relative-sleep), Custom at -C 25 -I 20000, every
 #    bench under every load both run, in each mode of MODES (the environment's; default
 #    "normal rt up"): normal; rt, interbench -r (benches Audio, Video, Custom); up, -u (all
-#    pinned to one CPU). The loads: None, Video, X, Burn, Write, Read, Ring, Compile, Memload
+#    pinned to one CPU); bnice, -B 19 (the benchmarked task at nice 19); lnice, -N 19 (the
+#    loads at nice 19). The loads: None, Video, X, Burn, Write, Read, Ring, Compile, Memload
 #    and Custom. interbench runs Memload only with swap: without swap the script makes 1 GiB
 #    in a file for the run (swapon; removed at the end) and gives hostbench interbench's size
 #    (--memload-mb). Hack is not compared: interbench v0.31 never runs it. ROUNDS times each
@@ -56,7 +57,7 @@ mkdir -p "$WORK/ib" "$WORK/hb"
 CPUS=$(nproc)
 MODES=${MODES:-normal rt up}
 for m in $MODES; do
-  case $m in normal | rt | up) ;; *) echo "interbench-vs: MODES holds $m: normal, rt or up" >&2; exit 2 ;; esac
+  case $m in normal | rt | up | bnice | lnice) ;; *) echo "interbench-vs: MODES holds $m: normal, rt, up, bnice or lnice" >&2; exit 2 ;; esac
 done
 hb() { "$HB" interactive --db "$WORK/hb.sqlite" --cache-dir "$WORK/cache" -c "$@"; }
 
@@ -198,7 +199,7 @@ CUSTOM=(-C 25 -I 20000)
 echo "Hack is not compared: interbench v0.31 never runs it (its table has Hack's .load = 0)."
 
 # The benches and loads each mode runs (interbench's .bench/.load, .rtbench/.rtload).
-mode_flags() { case $1 in rt) echo -r ;; up) echo -u ;; esac; }
+mode_flags() { case $1 in rt) echo -r ;; up) echo -u ;; bnice) echo -B 19 ;; lnice) echo -N 19 ;; esac; }
 mode_benches() { case $1 in rt) echo Audio Video Custom ;; *) echo Audio Video X Gaming Custom ;; esac; }
 mode_loads() {
   local l=(None Video X Burn Write Read Ring Compile)
