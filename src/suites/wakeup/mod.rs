@@ -4,6 +4,7 @@
 //! docs/wakeup.md.
 
 pub mod event;
+mod matrices;
 pub mod workload;
 
 pub use event::WakeupEvent;

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, Context, Result};
 
+use super::matrices::Matrices;
 use crate::loads::sim::Marker;
 use crate::model::account::Account;
 use crate::model::wakeup::WakeupSettings;
@@ -90,27 +91,6 @@ impl Page {
     }
 }
 
-/// `--split`: the matrices every worker multiplies, as schbench's shared data. Several workers
-/// write the product at once; it is never read, so whatever the race leaves in it does not
-/// matter (schbench races the same way). Zeroed at allocation, as `Worker`'s own: the factors
-/// read the kernel's zero page.
-struct SharedMatrices(Box<[UnsafeCell<u64>]>);
-
-// SAFETY: written only through raw pointers, by `multiply`, whose product no one reads.
-unsafe impl Sync for SharedMatrices {}
-
-impl SharedMatrices {
-    fn zeroed(len: usize) -> SharedMatrices {
-        let raw = Box::into_raw(vec![0u64; len].into_boxed_slice());
-        // SAFETY: UnsafeCell<u64> has u64's layout (repr(transparent)), and the box is whole.
-        SharedMatrices(unsafe { Box::from_raw(raw as *mut [UnsafeCell<u64>]) })
-    }
-
-    fn as_ptr(&self) -> *mut u64 {
-        UnsafeCell::raw_get(self.0.as_ptr())
-    }
-}
-
 struct Worker {
     flag: Flag,
     /// When it was woken (ns): set by its message thread, or by itself when it posts.
@@ -126,6 +106,8 @@ struct Worker {
     requests: AtomicU64,
     runtime_us: AtomicU64,
     page: Page,
+    /// Its own matrices, which only it multiplies.
+    own: Matrices,
     /// Its thread id, once it has started (0 before).
     tid: AtomicU32,
 }
@@ -144,8 +126,10 @@ struct Shared {
     /// Requests a second for each message thread (fixed-rate mode).
     goal: AtomicU64,
     locks: Vec<CpuLock>,
-    /// `--split`: the shared matrices (empty without).
-    matrices: SharedMatrices,
+    /// `--split`: the matrices every worker multiplies, as schbench's shared data (none
+    /// without). Several workers write the product at once; it is never read, so whatever the
+    /// race leaves in it does not matter (schbench races the same way).
+    matrices: Matrices,
     workers: Vec<Worker>,
     messages: Vec<Message>,
     /// `--explain`: the trace instance's marker file, where each worker writes each wakeup's
@@ -182,22 +166,25 @@ pub fn run(
         stopping: AtomicBool::new(false),
         goal: AtomicU64::new(spec.rps / spec.message_threads as u64),
         locks: (0..cpus).map(|_| CpuLock::default()).collect(),
-        matrices: SharedMatrices::zeroed(3 * spec.shared_side().unwrap_or(0).pow(2)),
+        matrices: Matrices::new(spec.shared_side().unwrap_or(0))?,
         workers: (0..total)
-            .map(|_| Worker {
-                flag: Flag::default(),
-                woken_ns: AtomicU64::new(0),
-                next: AtomicUsize::new(0),
-                queued: AtomicU64::new(0),
-                pending: AtomicU64::new(0),
-                wakeup: SharedPlat::default(),
-                request: SharedPlat::default(),
-                requests: AtomicU64::new(0),
-                runtime_us: AtomicU64::new(0),
-                page: Page(UnsafeCell::new(vec![0; page_bytes])),
-                tid: AtomicU32::new(0),
+            .map(|_| -> Result<Worker> {
+                Ok(Worker {
+                    flag: Flag::default(),
+                    woken_ns: AtomicU64::new(0),
+                    next: AtomicUsize::new(0),
+                    queued: AtomicU64::new(0),
+                    pending: AtomicU64::new(0),
+                    wakeup: SharedPlat::default(),
+                    request: SharedPlat::default(),
+                    requests: AtomicU64::new(0),
+                    runtime_us: AtomicU64::new(0),
+                    page: Page(UnsafeCell::new(vec![0; page_bytes])),
+                    own: Matrices::new(spec.matrix_side())?,
+                    tid: AtomicU32::new(0),
+                })
             })
-            .collect(),
+            .collect::<Result<_>>()?,
         messages: (0..spec.message_threads)
             .map(|_| Message {
                 flag: Flag::default(),
@@ -612,12 +599,8 @@ fn worker_thread(shared: &Shared, m: usize, index: usize) {
     let me = &shared.workers[index];
     me.tid.store(sched::current_tid(), Ordering::SeqCst);
     let message = &shared.messages[m];
-    let side = spec.matrix_side();
-    let shared_side = spec.shared_side().unwrap_or(0);
+    let (own, shared_set) = (&me.own, &shared.matrices);
     let (own_ops, shared_ops) = spec.operations_split();
-    // Zeroed and never written but for the product: as schbench's malloc of more than 128 KB,
-    // the two factors read the kernel's zero page until something writes them.
-    let mut data = vec![0u64; 3 * side * side];
     let pipe = spec.pipe_bytes > 0;
     let lock = spec.locking && !spec.calibrate;
     let start = monotonic_ns();
@@ -705,15 +688,15 @@ fn worker_thread(shared: &Shared, m: usize, index: usize) {
                     if stopping.load(Ordering::Relaxed) {
                         break;
                     }
-                    // SAFETY: 3·shared_side² elements; the product may race (SharedMatrices).
-                    unsafe { multiply(shared.matrices.as_ptr(), shared_side) };
+                    // SAFETY: 3·side² elements; the product may race (Shared::matrices).
+                    unsafe { multiply(shared_set.as_ptr(), shared_set.side()) };
                 }
                 for _ in 0..own_ops {
                     if stopping.load(Ordering::Relaxed) {
                         break;
                     }
-                    // SAFETY: `data` holds 3·side² elements and is this thread's alone.
-                    unsafe { multiply(data.as_mut_ptr(), side) };
+                    // SAFETY: 3·side² elements, this worker's alone.
+                    unsafe { multiply(own.as_ptr(), own.side()) };
                 }
                 if let Some(l) = held {
                     l.0.store(false, Ordering::Release);
@@ -799,7 +782,7 @@ fn current_cpu() -> usize {
 /// last third is written (`--split`'s shared matrices: by several threads at once).
 #[cfg(target_arch = "x86_64")]
 #[inline(never)]
-unsafe fn multiply(data: *mut u64, side: usize) {
+pub(super) unsafe fn multiply(data: *mut u64, side: usize) {
     std::arch::asm!(
         "jmp 2f",
         // The function starts 0x850 bytes into a 4 KiB page, its row loop at 0x890, its column
@@ -887,7 +870,7 @@ unsafe fn multiply(data: *mut u64, side: usize) {
 /// # Safety
 /// As the x86-64 version's.
 #[cfg(not(target_arch = "x86_64"))]
-unsafe fn multiply(data: *mut u64, side: usize) {
+pub(super) unsafe fn multiply(data: *mut u64, side: usize) {
     let n = side * side;
     let (a, b, c) = (data.cast_const(), data.add(n).cast_const(), data.add(2 * n));
     for i in 0..side {
