@@ -1,20 +1,13 @@
-//! The three matrices a request multiplies, in memory as fresh as schbench's.
-//!
-//! schbench mallocs its matrices and never writes the two factors. Fresh memory from malloc is
-//! a new mapping, or the untouched top of a heap: until written, every page of it reads the
-//! kernel's one zero page. So the factors read one physical page through many addresses, and
-//! only the product's pages are the process's own. How fast that reads depends on the CPU: on
-//! an AMD EPYC guest a product of 73² read 1.6 times as slowly from the zero page as from
-//! written memory; on an Intel Xeon guest the two were alike (docs/wakeup.md). hostbench maps
-//! its matrices afresh for each worker and for the shared set, so its factors read the zero
-//! page too, whatever their size and whatever the allocator did before.
+//! The three matrices a request multiplies, in memory as fresh as schbench's: its two factors
+//! are never written, so they read the kernel's zero page, whatever their size. How fast the
+//! zero page reads depends on the CPU (docs/evidence/schbench.md), so each set is mapped afresh
+//! rather than taken from an allocator that may have cleared it by writing.
 
 use anyhow::{anyhow, Result};
 
-/// Where the matrices start in their mapping: 16 bytes in, as a chunk that glibc's malloc
-/// maps for itself (schbench's matrices of 128 KiB and more). Smaller ones come from a heap,
-/// at other offsets in the page; the offset moved a product's time by less than its run-to-run
-/// spread (docs/wakeup.md).
+/// Where the matrices start in their mapping: 16 bytes in, as a chunk glibc's malloc maps for
+/// itself (schbench's of 128 KiB and more). The offset in the page changed a product's time by
+/// under 3% (scripts/matrix-memory.sh).
 const OFFSET: usize = 16;
 
 /// 3·side² elements of 8 bytes in a private anonymous mapping of their own, never written
@@ -36,6 +29,7 @@ impl Matrices {
         let bytes = side
             .checked_mul(side)
             .and_then(|n| n.checked_mul(3 * 8))
+            .filter(|&b| b <= isize::MAX as usize - OFFSET)
             .ok_or_else(|| anyhow!("matrices of side {side} do not fit in memory"))?;
         if bytes == 0 {
             return Ok(Matrices {
