@@ -307,13 +307,31 @@ pub struct Starter {
 
 impl Starter {
     /// Makes a load thread: SCHED_OTHER, named, its policy recorded, then waiting at the gate
-    /// ([`LoadHandle::go`]); past it, `f` gets the stop flag and the policies (a simulation
-    /// records its timekeeper's too).
+    /// ([`LoadHandle::go`]); past it, `f` gets the stop flag and the policies.
     fn spawn(
         &mut self,
         name: &str,
         stack: usize,
         f: impl FnOnce(Arc<AtomicBool>, &Policies) -> Result<()> + Send + 'static,
+    ) -> Result<()> {
+        self.spawn_gated(name, stack, move |stop, policies, gate| {
+            gate();
+            if stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            f(stop, policies)
+        })
+    }
+
+    /// Makes a load thread that waits at the gate itself, where `f` calls it: a simulation
+    /// makes its timekeeper first, as interbench's load thread does before it says ready. `f`
+    /// gets the stop flag (set, perhaps, while it waited), the policies (a simulation records
+    /// its timekeeper's too) and the gate.
+    fn spawn_gated(
+        &mut self,
+        name: &str,
+        stack: usize,
+        f: impl FnOnce(Arc<AtomicBool>, &Policies, &dyn Fn()) -> Result<()> + Send + 'static,
     ) -> Result<()> {
         let (stop, policies) = (Arc::clone(&self.stop), Arc::clone(&self.policies));
         let gate = Arc::clone(&self.gate);
@@ -323,11 +341,7 @@ impl Starter {
             .stack_size(stack)
             .spawn(move || {
                 policies.enter_thread(&thread_name);
-                gate.wait();
-                if stop.load(Ordering::Relaxed) {
-                    return Ok(());
-                }
-                f(stop, &policies)
+                f(stop, &policies, &|| gate.wait())
             })
             .with_context(|| format!("starting load thread {name}"))?;
         self.threads.push(handle);
@@ -455,6 +469,23 @@ mod tests {
         h.go();
         std::thread::sleep(Duration::from_millis(50));
         assert!(h.stop().unwrap().burn_loops > 0);
+    }
+
+    #[test]
+    fn a_prepared_simulation_has_its_timekeeper_before_go() {
+        // interbench's load thread makes its timekeeper before it says ready, so the kernel
+        // places both before the benched process exists.
+        let timekeepers = |names: &[String]| names.iter().filter(|n| *n == "hb-timekeeper").count();
+        let already = timekeepers(&thread_names());
+        let h = prepare(&spec(Load::Video)).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(
+            timekeepers(&thread_names()) > already,
+            "no timekeeper before go"
+        );
+        // Stopped at the gate: it leaves at once, having run no period.
+        let r = h.stop().unwrap();
+        assert_eq!(r.threads, 1, "{r:?}");
     }
 
     #[test]

@@ -45,7 +45,7 @@ impl BackgroundLoad for Simulation {
             .ok_or_else(|| anyhow!("{} needs -C and -I", bench.name()))?;
         let burner = Burner::interbench(self.loops_per_ms);
         let timekeeping = self.timekeeping.clone();
-        s.spawn("hb-sim-load", STACK, move |stop, policies| {
+        s.spawn_gated("hb-sim-load", STACK, move |stop, policies, gate| {
             let new = || LatencyRecorder::new(0, 10_000_000_000);
             let (mut latency, mut wake, mut from_deadline) = (new()?, new()?, new()?);
             let recorders = sim::PeriodicRecorders {
@@ -54,8 +54,9 @@ impl BackgroundLoad for Simulation {
                 from_deadline: &mut from_deadline,
                 marker: None,
             };
-            // Past the load's start gate already (`Starter::spawn`).
-            let out = sim::run_periodic(profile, burner, &stop, timekeeping, recorders, &|| {})?;
+            // The timekeeper is made and set up before the load's gate, as interbench makes a
+            // load's; a load stopped at the gate runs no period.
+            let out = sim::run_periodic(profile, burner, &stop, timekeeping, recorders, gate)?;
             if let Some(p) = out.timer.policy {
                 policies.record(p);
             }
