@@ -141,8 +141,11 @@ fn the_operators_path_of_the_fleet_page_works_as_printed() {
         } else {
             Command::new("psql")
         };
+        // In the server's directory, which the postgres user can enter (a checkout under a
+        // home of mode 0700 is not): psql warns on standard error where it cannot.
         c.args(args)
             .args(["-d", "hostbench", "-tAc", sql, "-w"])
+            .current_dir(&srv)
             .env("PGPASSFILE", "/nonexistent");
         match password {
             Some(p) => c.env("PGPASSWORD", p),
