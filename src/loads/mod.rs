@@ -454,15 +454,19 @@ mod tests {
             .collect()
     }
 
+    /// How many of this process's threads are named `name` now.
+    fn threads_named(name: &str) -> usize {
+        thread_names().iter().filter(|n| *n == name).count()
+    }
+
     /// A prepared load's threads exist and wait: they do their work only once let go, and a
     /// load stopped at the gate did none.
     #[test]
     fn a_prepared_loads_threads_wait_for_go() {
-        let burners = |names: &[String]| names.iter().filter(|n| *n == "hb-burn").count();
-        let already = burners(&thread_names());
+        let already = threads_named("hb-burn");
         let h = prepare(&spec(Load::Burn)).unwrap();
         std::thread::sleep(Duration::from_millis(50));
-        assert!(burners(&thread_names()) >= already + 2);
+        assert!(threads_named("hb-burn") >= already + 2);
         let r = h.stop().unwrap();
         assert_eq!((r.threads, r.burn_loops), (2, 0), "{r:?}");
         let mut h = prepare(&spec(Load::Burn)).unwrap();
@@ -475,12 +479,11 @@ mod tests {
     fn a_prepared_simulation_has_its_timekeeper_before_go() {
         // interbench's load thread makes its timekeeper before it says ready, so the kernel
         // places both before the benched process exists.
-        let timekeepers = |names: &[String]| names.iter().filter(|n| *n == "hb-timekeeper").count();
-        let already = timekeepers(&thread_names());
+        let already = threads_named("hb-timekeeper");
         let h = prepare(&spec(Load::Video)).unwrap();
         std::thread::sleep(Duration::from_millis(50));
         assert!(
-            timekeepers(&thread_names()) > already,
+            threads_named("hb-timekeeper") > already,
             "no timekeeper before go"
         );
         // Stopped at the gate: it leaves at once, having run no period.
