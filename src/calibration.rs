@@ -1,11 +1,7 @@
-//! Calibration of CPU work: how many iterations of a loop take a given time on this host.
-//!
-//! The chain loop's figures come from robust statistics over many short timings (their median,
-//! with the median absolute deviation as the stability figure), under a time budget: a median
-//! of many timings converges in a fraction of a second and says how stable it was. interbench's
-//! loop is calibrated by interbench's own rule, so that its figure is `interbench -b`'s: one
-//! timing within 1% of its target, re-checked within 5% after a rest — bounded in time here,
-//! where interbench loops for minutes on a virtual machine whose speed drifts by 5–20%.
+//! Calibration of CPU work: how many iterations of a loop take a given time on this host. The
+//! chain loop's figure is the median of many short timings under a time budget, with the median
+//! absolute deviation as its stability. interbench's loop is calibrated by interbench's own rule,
+//! so that its figure is `interbench -b`'s, but bounded in time.
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -274,6 +270,10 @@ fn on_calibrating_thread<T: Send>(
 
 /// [`measure_like_interbench`] as interbench runs it ([`on_calibrating_thread`]); `missed`
 /// hears of each check that failed as it fails.
+///
+/// interbench's rule is one timing within 1% of its target, re-checked within 5% after a rest;
+/// interbench loops for minutes on a virtual machine whose speed drifts by 5–20%, hostbench
+/// stops after a bound.
 pub fn calibrate_like_interbench(
     rule: InterbenchRule,
     missed: &mut dyn FnMut(CheckMissed),

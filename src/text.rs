@@ -1,13 +1,7 @@
-//! Text that came from outside hostbench's own code — a result file, a store, the host, the
-//! command line — held as [`Text`], which can be shown only escaped. A forged result or a row
-//! another host wrote may hold an escape sequence (`ESC ]0;…` retitles a window, `ESC [2J`
-//! clears the screen), a carriage return or a newline that splits a table row, a
-//! right-to-left override that makes `exe.txt` read as `txt.exe`, or a zero-width character
-//! that makes two labels look the same. Every one of them is written visibly by `Display`.
-//! There is no way from a `Text` to a `&str` but [`Text::raw`], for what is not display
-//! (matching, storing, hashing): a renderer that prints a stored string does so escaped
-//! unless it asks for the raw one by name. (No `Deref`, `AsRef<str>` or `Borrow<str>`
-//! either: `[Text]::join` would otherwise build the raw string unasked.)
+//! Text that came from outside hostbench's own code (a result file, a store, the host, the
+//! command line), held as [`Text`], which can be shown only escaped. A forged result or another
+//! host's row may hold escape sequences, line breaks, bidirectional overrides or zero-width
+//! characters; `Display` writes every one of them visibly.
 
 use std::fmt::{self, Write};
 
@@ -15,6 +9,14 @@ use serde::{Deserialize, Serialize};
 
 /// A string from outside, shown only escaped. Serialized as the plain string, so stored
 /// results and JSON keep their shape.
+///
+/// `ESC ]0;…` retitles a window and `ESC [2J` clears the screen; a carriage return or a
+/// newline splits a table row; a right-to-left override makes `exe.txt` read as `txt.exe`; a
+/// zero-width character makes two labels look the same. There is no way from a `Text` to a
+/// `&str` but [`Text::raw`], for what is not display (matching, storing, hashing): a renderer
+/// that prints a stored string does so escaped unless it asks for the raw one by name. (No
+/// `Deref`, `AsRef<str>` or `Borrow<str>` either: `[Text]::join` would otherwise build the raw
+/// string unasked.)
 #[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Text(String);

@@ -1,13 +1,6 @@
 //! The one life of a measuring command (`noise`, `index`, `interactive`, `sched`, `wakeup`,
-//! `run`), in order: the store opens (`Session::start`: a bad path costs no run; a server that
-//! cannot be reached, the fallback store) and the run's state is recorded as running; the
-//! command prepares (its work directory checked, its notes said); the noise check; the suite
-//! measures, its events going to the [`Console`] (the original tool's lines, the live line,
-//! checkpoints); the result is stored (or kept in a file) and the run's state ends (failed,
-//! with why, where anything after the start fails); then the report or, with `--json`, the
-//! result; where it was stored (left out with `-q`, a failed store always said); the command's
-//! lines after it; its errors; the exit code. A command says only what is its own
-//! ([`MeasuringCommand`]).
+//! `run`): open the store, prepare, check the noise, measure, store, report, exit. A command says
+//! only what is its own ([`MeasuringCommand`]); the order and the failures are kept here once.
 
 use std::sync::atomic::AtomicBool;
 
@@ -67,6 +60,15 @@ pub trait MeasuringCommand {
 }
 
 /// Runs `command` from the store's opening to its exit code.
+///
+/// In order: the store opens (`Session::start`: a bad path costs no run; a server that
+/// cannot be reached, the fallback store) and the run's state is recorded as running; the
+/// command prepares (its work directory checked, its notes said); the noise check; the suite
+/// measures, its events going to the [`Console`] (the original tool's lines, the live line,
+/// checkpoints); the result is stored (or kept in a file) and the run's state ends (failed,
+/// with why, where anything after the start fails); then the report or, with `--json`, the
+/// result; where it was stored (left out with `-q`, a failed store always said); the
+/// command's lines after it; its errors; the exit code.
 pub fn run(
     command: &mut impl MeasuringCommand,
     measure: &MeasureArgs,

@@ -1,13 +1,9 @@
-//! `--precision PCT`: a measuring command run again and again, as one group, until each of its
-//! headline figures has a 95% confidence interval over the runs within ±PCT of its mean, or
-//! until `--repeat N` runs or the `--budget` are spent.
-//!
-//! The interval is of whole runs. So it holds the host's slow moves between runs, which an
-//! interval of one run's own samples does not see (docs/run.md, "Where the spread is"). The
-//! rule ([`precise_enough`]) looks at the interval's width alone, never at a difference, and
-//! guards against a group whose first runs agree by luck, so `compare` of two groups stopped
-//! by it keeps its false-alarm rate (the unit test below draws it; `scripts/precision.sh`
-//! measures it on the host).
+//! `--precision PCT`: a measuring command run again, as one group, until each headline figure's
+//! 95% interval over the runs is within ±PCT of its mean, or `--repeat N` runs or the `--budget`
+//! are spent. The interval is of whole runs, so it holds the host's slow moves between runs
+//! (docs/run.md, "Where the spread is"). The rule looks at the interval's width alone and guards
+//! against first runs that agree by luck, so `compare` of groups it stopped keeps its false-alarm
+//! rate.
 
 use std::time::{Duration, Instant};
 
@@ -52,6 +48,9 @@ pub const GUARD: f64 = 8.0;
 /// Whether `values` (one a run) are precise enough: at least [`MIN_RUNS`], and the 95%
 /// interval of their mean, its spread taken with the guard, within ±`pct` of the mean. The
 /// rule looks at the width alone: it never stops because two groups differ.
+///
+/// The unit test below draws the false-alarm rate of groups stopped by this rule;
+/// `scripts/precision.sh` measures it on the host.
 pub fn precise_enough(values: &[f64], pct: f64) -> bool {
     within(values, pct, GUARD)
 }

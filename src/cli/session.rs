@@ -1,10 +1,7 @@
-//! The life of one measuring command, the same for every suite and for `hostbench run`: open
-//! the store before anything is measured (a bad path must not cost a run), install the stop
-//! signal, note the start and the steal clock; while measuring, store what has finished as it
-//! goes (after each unit — test, pair, run — marked incomplete), so that even a SIGKILL keeps
-//! it; after measuring, store the whole result over it — or, when the store fails, keep it in a
-//! JSON file instead of losing it — and give the exit code. `measuring::run` leads a command
-//! through it.
+//! The life of one measuring command's store, the same for every suite and for `hostbench run`:
+//! opened before anything is measured, written as each unit finishes, written whole at the end.
+//! Nothing measured is lost: a SIGKILL keeps what had finished, and a failed store keeps the
+//! result in a JSON file.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -33,6 +30,12 @@ use crate::text::Text;
 /// the final store with its full timeout, tries again).
 const CHECKPOINT_BUSY: Duration = Duration::from_millis(200);
 
+/// A measuring command's store and stop signal. It opens the store before anything is measured
+/// (a bad path must not cost a run), installs the stop signal, and notes the start and the
+/// steal clock. While measuring it stores what has finished as it goes (after each unit, test,
+/// pair or run, marked incomplete); after measuring it stores the whole result over it, or,
+/// when the store fails, keeps it in a JSON file, and gives the exit code. `measuring::run`
+/// leads a command through it.
 pub struct Session {
     pub out: Output,
     pub stop: StopSignal,

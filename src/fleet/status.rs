@@ -1,11 +1,7 @@
-//! `hostbench results hosts`: which hosts of a fleet are reporting — a row per host with its
-//! latest stored result, how old it is, its last run and how that ended, and what needs a look:
-//! a last run that failed or was stopped (FAILED), one still "running" longer than the stale
-//! threshold (HUNG: killed outright, or stuck), or no result for longer than it (STALE: a host
-//! that stopped running, lost its network, or was taken out of the schedule).
-//!
-//! Read from the store's list columns and each host's latest run state alone (no result's
-//! JSON is loaded), so it answers as fast as `results list` over any number of results.
+//! `hostbench results hosts`: which hosts of a fleet are reporting, a row per host with its
+//! latest result, its age, its last run and what needs a look (FAILED, HUNG, STALE). It reads the
+//! store's list columns and each host's latest run state alone, no result's JSON, so it answers
+//! as fast as `results list` over any number of results.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -74,6 +70,10 @@ pub struct HostStatus {
 /// the ones that need a look first (failed, hung, stale; then the stalest); `now` and
 /// `stale_after` decide which are stale or hung. Rows whose start time is malformed are left
 /// out (`results list` names them).
+///
+/// FAILED: the last run failed or was stopped. HUNG: it has said "running" longer than the
+/// stale threshold (killed outright, or stuck). STALE: no result for longer than it (a host
+/// that stopped running, lost its network, or was taken out of the schedule).
 pub fn host_status(
     entries: &[StoredEntry],
     runs: &[RunState],

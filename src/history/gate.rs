@@ -1,10 +1,7 @@
 //! The nightly gate (`history --fail-on`): is the newest result, or the newest few (at most
-//! `--window` of them), worse than the level before it beyond this host's noise, for the first
-//! time? A change found on an earlier night, or older than the window, does not fail again.
-//!
-//! The gate keeps no state. It judges the earlier nights of the new level again from the same
-//! store (the store up to each of those results), so a rerun of a night gives the same answer
-//! and a login that may only read the store can run it.
+//! `--window`), worse than the level before it beyond this host's noise, for the first time? The
+//! gate keeps no state: it judges the earlier nights of the new level again from the same store,
+//! so a rerun of a night gives the same answer and a read-only login can run it.
 
 use std::collections::HashMap;
 
@@ -398,6 +395,8 @@ fn verdicts(
 
 /// Tonight's worse figures among `all` (the history's series, judged as it judges them), the
 /// host's fixed-work reference aside.
+///
+/// A change found on an earlier night, or older than the window, does not fail again.
 pub fn tonight(all: &[Series], reference: Option<&Series>, cx: &Context) -> Vec<Worse> {
     let by_id: HashMap<i64, &Run> = cx.runs.iter().map(|r| (r.id, r)).collect();
     let reference_at: HashMap<i64, f64> = reference

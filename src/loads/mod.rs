@@ -1,11 +1,8 @@
-//! Background loads. Each runs as threads inside a load worker process, started by [`start`]
-//! and stopped by [`LoadHandle::stop`], which joins every thread and reports what the load did.
-//! Every load thread sets SCHED_OTHER explicitly and reports the policy it ran with.
-//!
-//! Each load is a file of its own that owns its parameters (its variant of [`LoadSpec`], the
-//! part of what the run knows that it needs, sent to the load worker) and its counters (a
-//! [`Tally`] that writes them into the report), and implements [`BackgroundLoad`]. Whether a
-//! load can run on a host is its line in `registry`.
+//! Background loads, each as threads inside a load worker process, started by [`start`] and
+//! stopped by [`LoadHandle::stop`], which joins every thread and reports what the load did.
+//! Each load is a file of its own that owns its parameters (its variant of [`LoadSpec`]) and its
+//! counters (a [`Tally`]), and implements [`BackgroundLoad`]; whether it can run on a host is its
+//! line in `registry`.
 
 mod burn;
 mod compile;
@@ -134,6 +131,8 @@ impl LoadSpec {
 }
 
 /// A background load.
+///
+/// Every load thread sets SCHED_OTHER explicitly and reports the policy it ran with.
 pub trait BackgroundLoad {
     /// Starts the load's threads on `s`; the tally reads what they counted once they stopped.
     fn start(&self, s: &mut Starter) -> Result<Box<dyn Tally>>;

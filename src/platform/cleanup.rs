@@ -1,10 +1,7 @@
-//! What must not outlive this process when it ends abruptly: the private directories it made,
-//! its tracefs instances and the process groups of the workers it started. The orderly ways out
-//! remove them through their owners' `Drop`; a second Ctrl-C (or SIGTERM, SIGHUP) ends the
-//! process at once, without unwinding, so the signal thread calls [`emergency`] first. Signals
-//! are process-wide, so this list is too: one registry, locked briefly by whoever adds or
-//! removes an entry. An owner registers what undoes its thing ([`register`]), so this module
-//! needs to know none of them.
+//! What must not outlive this process when it ends abruptly: its private directories, tracefs
+//! instances and workers' process groups. A second Ctrl-C (or SIGTERM, SIGHUP) ends the process
+//! without unwinding, so the signal thread calls [`emergency`] first; each owner registers what
+//! undoes its thing ([`register`]), so this module knows none of them.
 
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -78,6 +75,10 @@ pub fn remove_group(pgid: libc::pid_t) {
 
 /// Kills every registered worker process group, closes the trace readers' files and runs every
 /// registered undo. Called just before the process ends without unwinding.
+///
+/// The orderly ways out remove these things through their owners' `Drop`. Signals are
+/// process-wide, so the list is too: one registry, locked briefly by whoever adds or removes
+/// an entry.
 pub fn emergency() {
     // Take the lists and let the lock go: an undo that registers or unregisters something
     // (or a thread that does so meanwhile) must not deadlock the way out.

@@ -1,12 +1,7 @@
-//! Directories held open by descriptor. hostbench runs as root on machines other users share,
-//! and another user can swap any name between a check of it and a use of it (a directory
-//! renamed and replaced by one of theirs, a FIFO replaced by a symlink). So a directory
-//! hostbench writes into, reads a cache from or runs programs from is opened once, by a walk
-//! from `/` that follows no other user's symbolic link, checked as it is reached, and from then
-//! on used only through its descriptor: files are created, opened, renamed and removed in it
-//! with the `*at` calls, workers `fchdir` into it, and programs are executed from descriptors.
-//! A name inside a directory that only this user (or root) can write cannot be swapped by
-//! anyone else, so once the directory is held, what its names lead to is settled.
+//! Directories held open by descriptor. hostbench runs as root on shared machines, where another
+//! user can swap a name between a check of it and a use of it. So a directory it writes into,
+//! reads a cache from or runs programs from is opened once, by a checked walk, and then used only
+//! through its descriptor.
 
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
@@ -48,6 +43,12 @@ pub enum Trust {
 
 /// A directory held open. `path` is how it was named, for messages only: nothing is ever
 /// opened by it again.
+///
+/// The walk starts at `/`, follows no other user's symbolic link, and checks each directory
+/// as it is reached. Files are then created, opened, renamed and removed with the `*at`
+/// calls, workers `fchdir` into the directory, and programs are executed from descriptors. A
+/// name inside a directory that only this user (or root) can write cannot be swapped by anyone
+/// else, so once the directory is held, what its names lead to is settled.
 #[derive(Debug)]
 pub struct Dir {
     fd: OwnedFd,

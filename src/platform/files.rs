@@ -1,11 +1,8 @@
 //! Writing output files at names a user chose or a tool predicts (`hostbench-report.html`,
-//! `results/HOST-DATE-NN`, interbench's log) without being turned against the user who runs
-//! hostbench. In a world-writable directory another user may have put a symlink or a file of
-//! their own at that name in advance; following it would let them make root overwrite any file,
-//! or write into theirs. So: a whole file is written under a new unpredictable name and renamed
-//! into place (a rename replaces a symlink, never follows it); a file appended to is opened
-//! without following a symlink and must be a regular file of this user's; a directory written
-//! into must be this user's.
+//! `results/HOST-DATE-NN`, interbench's log) so that another user's symlink or file planted at
+//! that name cannot turn root against anyone. A whole file is written under a new unpredictable
+//! name and renamed into place; a file appended to must be a regular file of this user's, opened
+//! without following a symlink; a directory written into must be this user's.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};

@@ -1,12 +1,7 @@
-//! A tracefs instance of hostbench's own: `instances/hostbench-PID-START-N` under the tracefs
-//! mount, with its own ring buffer, event selection, CPU mask and clock, so the global trace and
-//! every other tracer's instance stay as they were. Dropping it stops it and removes it (and
-//! unmounts tracefs if hostbench mounted it); a second Ctrl-C removes it through
-//! [`cleanup`](super::cleanup); after a SIGKILL, the next instance's [`sweep_stale`] removes it
-//! (its name says which process made it, as a private directory's does).
-//!
-//! Why not: without root, with no tracefs in the kernel, with an event missing, the reason is
-//! one line, and the caller goes on without a trace.
+//! A tracefs instance of hostbench's own (`instances/hostbench-PID-START-N`), with its own ring
+//! buffer, events, CPU mask and clock, so the global trace and other tracers stay as they were.
+//! It is removed on every way out: by `Drop`, by [`cleanup`](super::cleanup) at a second Ctrl-C,
+//! and after a SIGKILL by the next instance's [`sweep_stale`].
 
 use std::ffi::CString;
 use std::io;
@@ -34,6 +29,11 @@ pub const EVENTS: [(&str, &str); 8] = [
 ];
 
 /// A running trace instance.
+///
+/// Dropping it stops and removes it, and unmounts tracefs if hostbench mounted it; its name
+/// says which process made it, as a private directory's does. Where it cannot be made (no
+/// root, no tracefs in the kernel, an event missing) the reason is one line, and the caller
+/// goes on without a trace.
 #[derive(Debug)]
 pub struct Instance {
     dir: PathBuf,

@@ -1,12 +1,7 @@
-//! The host's speed beside each measured stretch: a fixed amount of work (p1bench's spin loop,
-//! [`STEPS`] steps), timed on the stretch's CPUs just before it starts and just after it ends.
-//! On a shared host the host's own speed moves by several percent over tens of seconds, and
-//! most figures move with it; timed at the same moments, the reference lets `compare` say how
-//! much of a change was the host's.
-//!
-//! The work is fixed, not calibrated, so the readings of two runs are of the same work and
-//! their ratio is the host's change of speed. One timing is noisy (a tick, an interrupt), so a
-//! reading is the median of [`TIMINGS`] on each CPU.
+//! The host's speed beside each measured stretch: a fixed amount of work (p1bench's spin loop),
+//! timed on the stretch's CPUs just before it starts and just after it ends. On a shared host the
+//! host's speed moves by several percent over tens of seconds and most figures move with it; the
+//! reference, timed at the same moments, lets `compare` say how much of a change was the host's.
 
 use crate::platform::clock::monotonic_ns;
 use crate::platform::sched;
@@ -26,6 +21,10 @@ pub const TIMINGS: usize = 3;
 /// reference with the calling thread pinned there, and their geometric mean, ns. The thread's
 /// CPUs are restored after. None with no CPUs, or where the thread may not run on one of them
 /// (a reading on other CPUs would be of other CPUs).
+///
+/// The work is fixed, not calibrated, so two runs' readings are of the same work and their
+/// ratio is the host's change of speed. One timing is noisy (a tick, an interrupt), so a
+/// reading is the median of [`TIMINGS`] on each CPU.
 pub fn read(cpus: &[usize]) -> Option<f64> {
     if cpus.is_empty() {
         return None;

@@ -1,12 +1,6 @@
-//! Worker processes: hostbench re-executes itself with the `__worker` argument (not a
-//! subcommand: `main` dispatches it before parsing) and a JSON spec, so a load's memory and
-//! I/O live in a process of their own, as interbench's did.
-//!
-//! Each worker is started in its own process group with a parent-death signal (SIGKILL), so it
-//! never outlives the coordinator, even one killed with SIGKILL. The coordinator talks to it by
-//! lines on its standard input and output: it sends `start` and `stop`; the worker answers
-//! `ready`, `started` and finally `report <json>`. A [`Worker`] that is dropped before it was
-//! reaped kills the worker's process group and reaps it, on every path out, errors included.
+//! Worker processes: hostbench re-executes itself with the `__worker` argument and a JSON spec,
+//! so a load's memory and I/O live in a process of their own, as interbench's did. A worker
+//! never outlives the coordinator, even one killed with SIGKILL.
 
 use std::io::{BufRead, BufReader, Lines, PipeWriter, StdinLock, StdoutLock, Write};
 use std::os::fd::{AsRawFd, RawFd};
@@ -66,6 +60,12 @@ impl Channel {
     }
 }
 
+/// A worker process, as the coordinator sees it. `__worker` is not a subcommand: `main`
+/// dispatches it before parsing. Each worker is started in its own process group with a
+/// parent-death signal (SIGKILL). The coordinator talks to it by lines on its standard input
+/// and output: it sends `start` and `stop`; the worker answers `ready`, `started` and finally
+/// `report <json>`. A `Worker` that is dropped before it was reaped kills the worker's process
+/// group and reaps it, on every path out, errors included.
 pub struct Worker {
     label: String,
     child: Child,

@@ -1,9 +1,7 @@
-//! Rendering by format. Each format is one file of renderers: one result in full (`results
-//! show`, `results export`), a comparison (`compare`), a report of several results and their
-//! comparisons (`report`), a fleet (`report --fleet`), a history (`history`). One table,
-//! [`TABLE`], says which format shows which subject and with which renderer. The commands
-//! choose the format with one `--format`, whose values are the formats that show what the
-//! command shows ([`formats`]), and write with one `-o`.
+//! Rendering by format: each format is one file of renderers, one for each subject it shows (a
+//! result, a comparison, a report, a fleet, a history). One table, [`TABLE`], says which format
+//! shows which subject with which renderer, so every command's `--format` values ([`formats`])
+//! and refusals come from one place.
 
 pub(crate) mod csv;
 pub mod html;

@@ -1,14 +1,8 @@
-//! Results and run states as OpenMetrics text, for Prometheus: `results export --format
-//! openmetrics` (one result), `results export --fleet --format openmetrics` (each host's latest
-//! result and last run), and `--textfile-dir` (the files node_exporter's textfile collector
-//! reads). Names, units and labels follow Prometheus' conventions: a `hostbench_` prefix, base
-//! units in the name (`_seconds`, `_ratio`), gauges, and a `host` label (its `--host-label`, else
-//! its hostname). Every label value from a result or a store is written escaped: shown as
-//! `label::printable` shows it (no hidden character), then `\`, `"` and a newline escaped as
-//! the format asks, so a row another host wrote cannot break a line or forge a series.
-//!
-//! The text is also valid Prometheus text format 0.0.4 (which reads `# UNIT` and `# EOF` as
-//! comments): node_exporter's textfile collector reads it as it is.
+//! Results and run states as OpenMetrics text for Prometheus: one result, each host's latest
+//! result and last run (`--fleet`), and the files of `--textfile-dir`. Names and labels follow
+//! Prometheus' conventions (a `hostbench_` prefix, base units in the name, gauges, a `host`
+//! label), and every label value from a result or a store is written escaped, so a row another
+//! host wrote cannot break a line or forge a series.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -285,6 +279,11 @@ fn run_state(f: &mut Families, host: &(&str, String), run: &RunState) {
 
 /// `results export ID --format openmetrics`: the result's headline figures (its host's latest
 /// result, as far as the export knows).
+///
+/// A label value is shown as `label::printable` shows it (no hidden character), then `\`,
+/// `"` and a newline escaped as the format asks. The text is also valid Prometheus text format
+/// 0.0.4 (which reads `# UNIT` and `# EOF` as comments): node_exporter's textfile collector
+/// reads it as it is.
 pub fn result(_id: i64, r: &RunResult) -> Result<String> {
     let figures = HeadlineFigures::of(r);
     Ok(hosts(&[HostMetrics {

@@ -1,7 +1,7 @@
-//! `interactive`: interbench. Simulated interactive tasks (benches) are measured alone and
-//! under background loads. For each bench × load pair the coordinator starts a load worker
-//! process, waits for it to run, starts a bench worker process, lets both run `-t` seconds and
-//! collects the bench's figures. See docs/interactive.md for the method.
+//! `interactive`, after interbench: simulated interactive tasks (benches) measured alone and
+//! under background loads. For each bench × load pair the coordinator starts a load worker,
+//! waits for it to run, starts a bench worker, lets both run `-t` seconds and collects the
+//! bench's figures (docs/interactive.md).
 
 pub mod event;
 pub use event::InteractiveEvent;

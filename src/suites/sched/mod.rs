@@ -1,6 +1,6 @@
-//! `sched`: reflex. Scheduler cost per round with a tunable number of runnable threads, and a
-//! yield versus block/wake mix. Runs repeat until the 95% confidence interval of µs/round is
-//! tight; a sweep measures several thread counts into one result. See docs/sched.md.
+//! `sched`, after reflex: the scheduler's cost per round with a tunable number of runnable
+//! threads and a mix of yields and block/wake hand-offs. Runs repeat until the 95% interval of
+//! µs/round is tight, and a sweep measures several thread counts into one result (docs/sched.md).
 
 pub mod event;
 pub use event::SchedEvent;

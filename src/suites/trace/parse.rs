@@ -1,15 +1,7 @@
-//! The lines of a tracefs instance's `trace_pipe`, in the kernel's text format:
-//!
-//! ```text
-//!           <idle>-0       [001] d..2.   812.345678: sched_switch: prev_comm=swapper/1 prev_pid=0 ...
-//! ```
-//!
-//! A task's name (comm) is whatever the task set, up to 15 bytes, spaces and `=` included, so
-//! a field is not found by searching for its key: each event's body is matched against its
-//! print format as a template, a comm taking the first length (at most [`COMM_MAX`] bytes)
-//! after which the rest of the line still matches. A comm cannot hold enough of a line to
-//! fake the fields that follow it. Nothing parsed here allocates: the reader thread parses
-//! tens of thousands of lines a second.
+//! The lines of a tracefs instance's `trace_pipe`, in the kernel's text format, parsed without
+//! allocating (the reader thread parses tens of thousands of lines a second). Each event's body
+//! is matched against its print format as a template, so a task name (up to 15 bytes, spaces and
+//! `=` included) cannot fake the fields that follow it.
 
 pub use crate::loads::sim::{Marker, MARKER_TAG};
 
@@ -130,6 +122,15 @@ pub struct Event {
 }
 
 /// Parses one line; None for a line of another event, a comment, or one cut short.
+///
+/// A line looks like this:
+///
+/// ```text
+///           <idle>-0       [001] d..2.   812.345678: sched_switch: prev_comm=swapper/1 prev_pid=0 ...
+/// ```
+///
+/// A field is not found by searching for its key: a comm takes the first length (at most
+/// [`COMM_MAX`] bytes) after which the rest of the line still matches the template.
 pub fn parse_line(line: &str) -> Option<Event> {
     let (comm, pid, cpu, ts_ns, event, body) = header(line)?;
     let mut f = [""; 8];

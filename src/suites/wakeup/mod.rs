@@ -1,7 +1,6 @@
-//! `wakeup`: schbench. Message threads hand requests to workers; the figures are the wakeup
-//! latency (a post to the worker running), the request latency and requests a second. The
-//! options are schbench's, resolved here by its rules into the settings a result keeps. See
-//! docs/wakeup.md.
+//! `wakeup`, after schbench: message threads hand requests to workers, and the figures are the
+//! wakeup latency, the request latency and requests a second. The options are schbench's,
+//! resolved here by its rules into the settings a result keeps (docs/wakeup.md).
 
 pub mod event;
 mod matrices;

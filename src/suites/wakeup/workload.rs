@@ -1,19 +1,7 @@
-//! One run of schbench's workload (`hostbench wakeup`; docs/wakeup.md tells the model).
-//!
-//! Message threads hand requests to their worker threads. In the default, saturating mode a
-//! worker puts itself on its message thread's list, wakes it, and sleeps on its own futex; the
-//! message thread takes the whole list, reads the clock once and wakes each worker with that
-//! time. The worker's wakeup latency is the time from then until it runs. Its request is a
-//! sleep (`-s` µs: the network or the disk) and `-n` naive multiplications of three matrices
-//! that fill `-F` KB, done under a spinlock of the CPU it runs on, so that a worker preempted
-//! in the middle holds up the next one to run there. The request latency is the sleep and the
-//! math. With `-R`, the message threads post that many requests a second instead (round
-//! robin over their workers); with `-p`, a worker and its message thread only hand a page of
-//! that many bytes to each other (the pipe test, wakeup latency alone); with `-C`, the sleep
-//! is left out of the request latency and no lock is taken.
-//!
-//! Nothing here prints or allocates while measuring: each worker records into histograms of
-//! its own (`stats::plat`, schbench's buckets), made before the threads start.
+//! One run of schbench's workload: message threads hand requests to worker threads, which
+//! record their wakeup and request latencies (docs/wakeup.md tells the model). Nothing here
+//! prints or allocates while measuring: each worker records into histograms of its own
+//! (`stats::plat`, schbench's buckets), made before the threads start.
 
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -144,6 +132,18 @@ pub type Tick<'a> = dyn FnMut(f64, f64, &dyn Fn() -> Outcome) + 'a;
 /// Runs the workload until its run time has passed or `stop` is set; `tick` hears of each
 /// second. With a trace `marker`, each wakeup is written to it (`--explain`); with a `probe`,
 /// the threads' stretch is accounted.
+///
+/// In the default, saturating mode a worker puts itself on its message thread's list, wakes
+/// it, and sleeps on its own futex; the message thread takes the whole list, reads the clock
+/// once and wakes each worker with that time. The worker's wakeup latency is the time from
+/// then until it runs. Its request is a sleep (`-s` µs: the network or the disk) and `-n`
+/// naive multiplications of three matrices that fill `-F` KB, done under a spinlock of the CPU
+/// it runs on, so that a worker preempted in the middle holds up the next one to run there.
+/// The request latency is the sleep and the math. With `-R`, the message threads post that
+/// many requests a second instead (round robin over their workers); with `-p`, a worker and
+/// its message thread only hand a page of that many bytes to each other (the pipe test,
+/// wakeup latency alone); with `-C`, the sleep is left out of the request latency and no lock
+/// is taken.
 pub fn run(
     spec: &WakeupSettings,
     marker: Option<std::fs::File>,

@@ -1,24 +1,7 @@
-//! The small program behind the index suite's execl and spawn tests. Those two measure what a
-//! process costs to start (execl) and to fork (spawn), so the process must be as small as
-//! UnixBench's own C programs, not this large binary with Rust's runtime: build.rs compiles this
-//! file on its own, without Rust's standard library, into a program that needs only libc, and
-//! hostbench embeds it and writes it into the suite's private directory.
-//!
-//!   small execl START_NS DEADLINE_NS COUNT
-//!     execl.c: a link of a chain; execs itself with COUNT + 1 until CLOCK_MONOTONIC passes
-//!     DEADLINE_NS, then reports COUNT links since START_NS.
-//!   small spawn DEADLINE_NS
-//!     spawn.c: forks a child that exits at once and waits for it, until DEADLINE_NS.
-//!   small sysexec DEADLINE_NS
-//!     syscall.c's exec mode: forks a child that execs /bin/true and waits for it.
-//!   small looper DEADLINE_NS PROGRAM ARG...
-//!     looper.c: runs PROGRAM ARG... (found on PATH, its standard output appended to
-//!     looper.log, as Run appends it to its log) over and over until DEADLINE_NS, and reports
-//!     the runs that completed before it, per minute. A
-//!     process this small forks fast, as UnixBench's looper does; the hostbench worker that
-//!     started the copy is a large process whose every fork would cost more.
-//!
-//! The report is the worker protocol's line: `report {"count":C,"timebase":1,"time_s":T}`.
+//! The small program behind the index suite's execl, spawn, sysexec and looper tests, which
+//! time what a process costs to start and to fork. build.rs compiles this file alone, without
+//! Rust's standard library, into a program that needs only libc, so the process is as small as
+//! UnixBench's own C programs rather than this large binary.
 #![no_std]
 #![no_main]
 
@@ -295,6 +278,26 @@ unsafe fn looper(argv: *const *const u8) -> i32 {
     report_per(count, start, 60)
 }
 
+/// The program's entry. hostbench embeds the program and writes it into the suite's private
+/// directory; it is run as:
+///
+/// ```text
+/// small execl START_NS DEADLINE_NS COUNT
+///   execl.c: a link of a chain; execs itself with COUNT + 1 until CLOCK_MONOTONIC passes
+///   DEADLINE_NS, then reports COUNT links since START_NS.
+/// small spawn DEADLINE_NS
+///   spawn.c: forks a child that exits at once and waits for it, until DEADLINE_NS.
+/// small sysexec DEADLINE_NS
+///   syscall.c's exec mode: forks a child that execs /bin/true and waits for it.
+/// small looper DEADLINE_NS PROGRAM ARG...
+///   looper.c: runs PROGRAM ARG... (found on PATH, its standard output appended to
+///   looper.log, as Run appends it to its log) over and over until DEADLINE_NS, and reports
+///   the runs that completed before it, per minute.
+/// ```
+///
+/// A process this small forks fast, as UnixBench's looper does; the hostbench worker that
+/// started the copy is a large process whose every fork would cost more. The report is the
+/// worker protocol's line: `report {"count":C,"timebase":1,"time_s":T}`.
 #[no_mangle]
 pub extern "C" fn main(argc: i32, argv: *const *const u8) -> i32 {
     // SAFETY: argv holds argc NUL-terminated strings; each mode is called with its count.

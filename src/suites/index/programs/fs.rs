@@ -1,11 +1,7 @@
 //! fstime.c, written in Rust: write, read or copy a file of `maxblocks` KB in `bufsize`-byte
-//! blocks, rewinding at its end, for the duration; the score is KB per second. It follows
-//! fstime.c's schedule: each phase first settles (sync, sleep 2 s, sync, sleep 2 s — the copy
-//! phase 2 s and 1 s), the read test first writes the file for 2 s, and the copy test writes
-//! and reads it for 2 s each; and, as fstime's alarm() does, SIGALRM ends the phase, so the
-//! loop itself reads no clock (a clock read per 256-byte write cost fsbuffer 9%) and the
-//! process stays single-threaded. Shorter runs than UnixBench's 30 s scale the pauses and
-//! priming phases with them.
+//! blocks for the duration, scored in KB per second. It follows fstime.c's schedule of settling
+//! pauses and priming phases, and ends each phase by SIGALRM as fstime's alarm() does, so the loop
+//! reads no clock.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -191,7 +187,12 @@ fn rate(bytes: u64, start_ns: u64) -> Rate {
     }
 }
 
-/// Runs one fstime test in `dir` (its two files are unlinked from the start).
+/// Runs one fstime test in `dir` (its two files are unlinked from the start), rewinding the
+/// file at its end. Each phase first settles (sync, sleep 2 s, sync, sleep 2 s; the copy
+/// phase 2 s and 1 s), the read test first writes the file for 2 s, and the copy test writes
+/// and reads it for 2 s each. SIGALRM ends the phase, so the loop reads no clock (a clock read
+/// per 256-byte write cost fsbuffer 9%) and the process stays single-threaded. Runs shorter
+/// than UnixBench's 30 s scale the pauses and priming phases with them.
 pub fn fstime(
     mode: Mode,
     bufsize: usize,

@@ -1,15 +1,7 @@
-//! The input files of UnixBench's shell and grep tests, generated: UnixBench's own files are
-//! not copied. Each has the size, the line count and the number of lines the test's search
-//! matches of the file it stands for, and text of the same kind:
-//!
-//! | file | UnixBench's | read by | generated here |
-//! | --- | --- | --- | --- |
-//! | sort.src | 8,546 bytes, 362 lines, 35 holding "the" ("then" among them; a Bourne shell script) | tst.sh: `sort`, `od`, `grep the` | shell-script lines |
-//! | large.txt | 708,495 bytes, 10,000 lines, 1,032 holding "gimp" (an strace log) | `grep -c gimp` | strace-log lines |
-//!
-//! A line is made of fixed text and one stretch of filler (a name in the script, hexadecimal
-//! digits in the log) whose length is then tuned until the file has exactly the bytes wanted;
-//! the filler's letters can never spell the searched word, so exactly the chosen lines match.
+//! The input files of UnixBench's shell and grep tests, generated rather than copied. Each has
+//! the size, line count and matching lines of the file it stands for, and text of the same kind.
+//! A line is fixed text and one stretch of filler whose length is tuned to the exact byte count,
+//! and the filler can never spell the searched word.
 
 /// The numbers a generated file must have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,7 +13,12 @@ pub struct Shape {
     pub needle: &'static str,
 }
 
-/// UnixBench's testdir/sort.src.
+/// UnixBench's testdir/sort.src. The files, UnixBench's and here:
+///
+/// | file | UnixBench's | read by | generated here |
+/// | --- | --- | --- | --- |
+/// | sort.src | 8,546 bytes, 362 lines, 35 holding "the" ("then" among them; a Bourne shell script) | tst.sh: `sort`, `od`, `grep the` | shell-script lines (filler: a name) |
+/// | large.txt | 708,495 bytes, 10,000 lines, 1,032 holding "gimp" (an strace log) | `grep -c gimp` | strace-log lines (filler: hexadecimal digits) |
 pub const SORT_SRC: Shape = Shape {
     bytes: 8_546,
     lines: 362,

@@ -1,15 +1,6 @@
-//! The double-precision Whetstone benchmark (Curnow and Wichmann; the self-timing C version by
-//! Roy Longbottom that UnixBench runs), written in Rust for hostbench: its eight sections with
-//! their loop constants, timed by the wall clock (UnixBench builds whets.c with `-DGTODay`),
-//! calibrated to the requested duration, and rated in MWIPS = passes × 100 / (10 × seconds), the
-//! first section counting a tenth of its time as the original does. The sum of the sections' check values must come out non-zero.
-//!
-//! The port gives the optimiser what whets.c gives a C compiler, no more and no less: the same
-//! constants, procedures it may inline, no barriers inside the loops. Sections 4 and 7 reach a
-//! fixed point on their first pass, and GCC at UnixBench's flags hoists them out of their
-//! loops, as LLVM does here; stopping that in one language only would make the two scores
-//! incomparable. Nothing can fold the whole run: the pass count is known only at run time and
-//! every section's result feeds the check value.
+//! The double-precision Whetstone benchmark (Curnow and Wichmann; Roy Longbottom's self-timing
+//! C version that UnixBench runs), written in Rust, rated in MWIPS. The port gives the optimiser
+//! what whets.c gives a C compiler, no more and no less, so that the two scores compare.
 
 /// Seconds on the wall clock (whets.c's `-DGTODay` timer, `gettimeofday`; here the monotonic
 /// clock, which measures the same elapsed time without steps).
@@ -178,6 +169,15 @@ fn p3(x: &mut f64, y: &mut f64, z: &mut f64, t: f64, t1: f64, t2: f64) {
 
 /// Calibrates as whets.c does under UnixBench (passes ×5 until a run takes over 0.5 s, or at
 /// most ten tries), scales to `duration_s`, runs, and rates the run.
+///
+/// Its eight sections keep their loop constants and are timed by the wall clock (UnixBench
+/// builds whets.c with `-DGTODay`); MWIPS = passes × 100 / (10 × seconds), the first section
+/// counting a tenth of its time as the original does, and the sum of the sections' check values
+/// must come out non-zero. The same constants, procedures the optimiser may inline, no barriers
+/// inside the loops: sections 4 and 7 reach a fixed point on their first pass, and GCC at
+/// UnixBench's flags hoists them out of their loops, as LLVM does here; stopping that in one
+/// language only would make the two scores incomparable. Nothing can fold the whole run: the
+/// pass count is known only at run time and every section's result feeds the check value.
 pub fn run(duration_s: f64) -> WhetstoneRun {
     let x100 = 100;
     let mut xtra = 1u64;
