@@ -6,7 +6,7 @@ use clap::{Arg, Args};
 use super::args::{PrintArgs, Selection, StoreArgs};
 use super::load::{checked, load_result, load_stored, Reader};
 use super::output::{format_values, FormatArgs, Output};
-use crate::compare::{compare_runs, host_of, host_spread, HostSpread};
+use crate::compare::{compare_runs, host_of, host_spread, HostSpread, SideArg};
 use crate::error::UsageError;
 use crate::model::RunResult;
 use crate::render::exporters::{Format, Shown, Subject};
@@ -57,7 +57,13 @@ pub fn exec(args: &CompareArgs) -> Result<i32> {
     let out = args.print.output();
     let narrow = args.select.filter();
     let narrowed = narrow != Filter::default();
-    if narrowed && !(selection(&args.a)?.is_some() && selection(&args.b)?.is_some()) {
+    let selects = |arg: &str| -> Result<bool> {
+        Ok(matches!(
+            SideArg::parse(arg, |p| Path::new(p).exists())?,
+            SideArg::Selection(_)
+        ))
+    };
+    if narrowed && !(selects(&args.a)? && selects(&args.b)?) {
         return Err(UsageError::new(
             "--host, --tag and --since narrow tag:KEY=VALUE and host:NAME sides; give both sides so",
         )
@@ -128,9 +134,7 @@ fn spread_for(reader: &Reader<'_>, a: &RunResult, b: &RunResult) -> Result<Optio
     ))
 }
 
-/// One side of a comparison: a result, or runs listed as `A1,A2,A3` (ids or files; a path
-/// that exists as given is one result even with a comma in its name), or the stored results
-/// of a tag (`tag:KEY=VALUE`) or a host (`host:NAME`, its hostname or label), with a label.
+/// One side of a comparison, loaded: what its argument names ([`SideArg`]) and a label for it.
 /// `narrow` adds to a tag or host side what the filter options say.
 fn load_side(
     reader: &Reader<'_>,
@@ -138,100 +142,85 @@ fn load_side(
     arg: &str,
     narrow: &Filter,
 ) -> Result<(String, Vec<RunResult>)> {
-    if let Some(mut filter) = selection(arg)? {
-        if filter.host.is_some() && narrow.host.is_some() {
-            return Err(UsageError::new(format!("{arg} and --host both name a host")).into());
+    match SideArg::parse(arg, |p| Path::new(p).exists())? {
+        SideArg::Selection(filter) => {
+            let (filter, label) = SideArg::narrowed(filter, arg, narrow)?;
+            Ok((label.clone(), load_selection(reader, out, &filter, &label)?))
         }
-        filter.host = filter.host.or(narrow.host.clone());
-        filter.tags.extend(narrow.tags.iter().cloned());
-        filter.since = narrow.since;
-        let label = if *narrow == Filter::default() {
-            arg.to_string()
-        } else {
-            filter.describe()
-        };
-        let (db, store) = reader.get()?;
-        let ids: Vec<i64> = match store {
-            Some(s) => s
-                .list(&filter)
-                .map_err(|e| UsageError::new(format!("{e:#}")))?
+        SideArg::Group(g) => Ok((format!("group g{g}"), load_group(reader, g)?)),
+        SideArg::One(name) => {
+            let (name, r) = load_result(reader, &name)?;
+            Ok((name, vec![r]))
+        }
+        SideArg::List(parts) => {
+            let runs = parts
                 .iter()
-                .map(|e| e.id)
-                .collect(),
-            None => Vec::new(),
-        };
-        if ids.is_empty() {
-            return Err(UsageError::new(format!("no stored result of {label} in {db}")).into());
+                .map(|p| load_result(reader, p).map(|(_, r)| r))
+                .collect::<Result<Vec<_>>>()?;
+            Ok((SideArg::list_label(&parts), runs))
         }
-        // A row of the selection that cannot be read or holds impossible figures (another
-        // host's, malformed) is left out, said in one line: it never breaks the comparison.
-        let runs: Vec<RunResult> = ids
+    }
+}
+
+/// The stored results `filter` selects. A row that cannot be read or holds impossible figures
+/// (another host's, malformed) is left out, said in one line: it never breaks the comparison.
+fn load_selection(
+    reader: &Reader<'_>,
+    out: &Output,
+    filter: &Filter,
+    label: &str,
+) -> Result<Vec<RunResult>> {
+    let (db, store) = reader.get()?;
+    let ids: Vec<i64> = match store {
+        Some(s) => s
+            .list(filter)
+            .map_err(|e| UsageError::new(format!("{e:#}")))?
             .iter()
-            .filter_map(|id| {
-                let loaded =
-                    load_stored(store, db, *id).and_then(|r| checked(r, &format!("result {id}")));
-                match loaded {
-                    Ok(r) => Some(r),
-                    Err(why) => {
-                        out.err(&format!("hostbench: result {id} left out: {why:#}\n"));
-                        None
-                    }
+            .map(|e| e.id)
+            .collect(),
+        None => Vec::new(),
+    };
+    if ids.is_empty() {
+        return Err(UsageError::new(format!("no stored result of {label} in {db}")).into());
+    }
+    let runs: Vec<RunResult> = ids
+        .iter()
+        .filter_map(|id| {
+            let loaded =
+                load_stored(store, db, *id).and_then(|r| checked(r, &format!("result {id}")));
+            match loaded {
+                Ok(r) => Some(r),
+                Err(why) => {
+                    out.err(&format!("hostbench: result {id} left out: {why:#}\n"));
+                    None
                 }
-            })
-            .collect();
-        if runs.is_empty() {
-            return Err(
-                UsageError::new(format!("no readable stored result of {label} in {db}")).into(),
-            );
-        }
-        return Ok((label, runs));
+            }
+        })
+        .collect();
+    if runs.is_empty() {
+        return Err(
+            UsageError::new(format!("no readable stored result of {label} in {db}")).into(),
+        );
     }
-    let group = arg
-        .strip_prefix('g')
-        .and_then(|g| g.parse::<i64>().ok())
-        .filter(|_| !Path::new(arg).exists());
-    if let Some(g) = group {
-        let (db, store) = reader.get()?;
-        let ids = match store {
-            Some(s) => s.group(g).map_err(|e| UsageError::new(format!("{e:#}")))?,
-            None => Vec::new(),
-        };
-        if ids.is_empty() {
-            return Err(UsageError::new(format!(
-                "no group g{g} in {db} (a group of --repeat runs is named after its first run's id)"
-            ))
-            .into());
-        }
-        let runs = ids
-            .iter()
-            .map(|id| {
-                let label = format!("result {id}");
-                checked(load_stored(store, db, *id)?, &label)
-            })
-            .collect::<Result<Vec<_>>>()?;
-        return Ok((format!("group g{g}"), runs));
-    }
-    if Path::new(arg).exists() || !arg.contains(',') {
-        let (name, r) = load_result(reader, arg)?;
-        return Ok((name, vec![r]));
-    }
-    let parts: Vec<&str> = arg.split(',').map(str::trim).collect();
-    if parts.iter().any(|p| p.is_empty()) {
+    Ok(runs)
+}
+
+/// The runs of the `--repeat` group `g`.
+fn load_group(reader: &Reader<'_>, g: i64) -> Result<Vec<RunResult>> {
+    let (db, store) = reader.get()?;
+    let ids = match store {
+        Some(s) => s.group(g).map_err(|e| UsageError::new(format!("{e:#}")))?,
+        None => Vec::new(),
+    };
+    if ids.is_empty() {
         return Err(UsageError::new(format!(
-            "{arg}: an empty name in a list of results (A1,A2,A3)"
+            "no group g{g} in {db} (a group of --repeat runs is named after its first run's id)"
         ))
         .into());
     }
-    let runs = parts
-        .iter()
-        .map(|p| load_result(reader, p).map(|(_, r)| r))
-        .collect::<Result<Vec<_>>>()?;
-    let label = if parts.iter().all(|p| p.parse::<i64>().is_ok()) {
-        format!("results {}", parts.join(","))
-    } else {
-        parts.join(",")
-    };
-    Ok((label, runs))
+    ids.iter()
+        .map(|id| checked(load_stored(store, db, *id)?, &format!("result {id}")))
+        .collect()
 }
 
 /// Refuses a run named twice on one side (`1,1,1`, or one run by id and again by file) or on
@@ -270,24 +259,4 @@ fn each_run_once(a_name: &str, a: &[RunResult], b_name: &str, b: &[RunResult]) -
         }
     }
     Ok(())
-}
-
-/// `tag:KEY=VALUE` or `host:NAME`: the stored results a side selects; None for any other side.
-fn selection(arg: &str) -> Result<Option<Filter>> {
-    if Path::new(arg).exists() {
-        return Ok(None);
-    }
-    if let Some(tag) = arg.strip_prefix("tag:") {
-        let Some((k, v)) = tag.split_once('=').filter(|(k, _)| !k.is_empty()) else {
-            return Err(UsageError::new(format!("{arg}: a tag side is tag:KEY=VALUE")).into());
-        };
-        return Ok(Some(Filter {
-            tags: vec![(k.to_string(), v.to_string())],
-            ..Filter::default()
-        }));
-    }
-    Ok(arg.strip_prefix("host:").map(|h| Filter {
-        host: Some(h.to_string()),
-        ..Filter::default()
-    }))
 }

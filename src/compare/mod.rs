@@ -4,9 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 mod net;
+mod side;
 mod spread;
 
 pub use net::HostChange;
+pub use side::SideArg;
 pub use spread::{host_of, host_spread, HostSpread};
 
 use crate::error::UsageError;
