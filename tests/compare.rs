@@ -165,12 +165,21 @@ fn real_differences_are_significant_in_the_right_direction_and_noise_is_not() {
         "{text}"
     );
     assert!(text.contains("1 worse"), "{text}");
+    // The headline first: what changed, which way, the largest.
+    let headline = text.lines().next().unwrap();
+    assert!(
+        headline.contains("figures changed beyond the host's noise: 1 worse")
+            && headline.contains("the largest, noise: run time"),
+        "{text}"
+    );
     // Grouped by verdict: the slower run time under "changed beyond the host's noise".
     let changed = text
         .find("Changed beyond the host's noise")
         .expect("a section of changes");
-    let row = text.find("noise: run time").expect("the run time row");
-    assert!(row > changed, "{text}");
+    let row = text[changed..]
+        .find("noise: run time")
+        .expect("the run time row");
+    assert!(row > 0, "{text}");
     // Only the derived percentiles (no samples, no history here) are not testable.
     if let Some(at) = text.find("Not testable") {
         let untested: Vec<&str> = text[at..]

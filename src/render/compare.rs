@@ -193,6 +193,39 @@ fn what_one_run_finds(c: &Comparison) -> Option<String> {
     ))
 }
 
+/// The rows called better or worse, the largest change first.
+pub(in crate::render) fn changed(c: &Comparison) -> Vec<&Row> {
+    let mut rows: Vec<&Row> = c
+        .rows
+        .iter()
+        .filter(|r| matches!(r.verdict, Verdict::Better | Verdict::Worse))
+        .collect();
+    rows.sort_by(|a, b| b.change_pct.abs().total_cmp(&a.change_pct.abs()));
+    rows
+}
+
+/// The comparison's headline, said first: how many figures changed beyond the host's noise,
+/// which way, and the largest change.
+pub(in crate::render) fn headline(c: &Comparison) -> String {
+    let tested = c.rows.len() - c.count(Verdict::NotTested);
+    let changed = changed(c);
+    let Some(largest) = changed.first() else {
+        return format!(
+            "No figure changed beyond the host's noise ({tested} of {} tested).",
+            c.rows.len()
+        );
+    };
+    format!(
+        "{} of {} figures changed beyond the host's noise: {} worse, {} better; the largest, {}: {}.",
+        changed.len(),
+        c.rows.len(),
+        c.count(Verdict::Worse),
+        c.count(Verdict::Better),
+        printable(&largest.name, 80),
+        change(largest)
+    )
+}
+
 pub(in crate::render) fn totals(c: &Comparison) -> String {
     let history = c.rows.iter().filter(|r| r.basis == Basis::History).count();
     format!(
@@ -265,7 +298,8 @@ pub(in crate::render) fn sections(c: &Comparison) -> Vec<(&'static str, Vec<&Row
 }
 
 pub fn text(c: &Comparison) -> String {
-    let mut out = header_lines(c).join("\n");
+    let mut out = format!("{}\n\n", headline(c));
+    out.push_str(&header_lines(c).join("\n"));
     out.push_str("\n\n");
     let w = c
         .rows

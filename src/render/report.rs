@@ -82,13 +82,18 @@ pub fn html(results: &[(String, RunResult)], comparisons: &[Comparison]) -> Stri
     out
 }
 
+/// One comparison on the page: its headline, a forest plot of every change beyond the host's
+/// noise, the table, and then how the verdicts were made.
 fn comparison_table(c: &Comparison) -> String {
     let mut out = format!(
-        "<h3>{} → {}</h3><p>Verdicts from {}. {}</p><table><tr><th>measurement</th><th>unit</th><th>A</th><th>B</th><th>change</th><th>95% CI of change</th><th>verdict</th></tr>",
+        "<h3>{} → {}</h3><p class=\"headline\"><strong>{}</strong></p>",
         esc(&c.a.source),
         esc(&c.b.source),
-        esc(&c.test),
-        esc(&c.notes.join("; "))
+        esc(&crate::render::compare::headline(c))
+    );
+    out.push_str(&changes_plot(c));
+    out.push_str(
+        "<table><tr><th>measurement</th><th>unit</th><th>A</th><th>B</th><th>change</th><th>95% CI of change</th><th>verdict</th></tr>",
     );
     for r in &c.rows {
         let class = match r.verdict {
@@ -109,7 +114,53 @@ fn comparison_table(c: &Comparison) -> String {
         );
     }
     out.push_str("</table>");
+    let _ = write!(
+        out,
+        "<p class=\"method\">Verdicts from {}. {} The method: docs/run.md, “hostbench compare”.</p>",
+        esc(&c.test),
+        esc(&c.notes.join("; "))
+    );
     out
+}
+
+/// The forest plot of the changes beyond the host's noise (none: nothing to draw). A
+/// percentage's change is drawn in points, as the table gives it.
+fn changes_plot(c: &Comparison) -> String {
+    use crate::compare::Verdict;
+    use crate::render::svg::{forest, ForestRow, Mark};
+    let changed = crate::render::compare::changed(c);
+    if changed.is_empty() {
+        return String::new();
+    }
+    let rows: Vec<ForestRow> = changed
+        .iter()
+        .map(|r| {
+            let points = r.unit == "%";
+            let scale = |x: f64| if points { x / 100.0 * r.a.abs() } else { x };
+            ForestRow {
+                label: format!("{} ({})", r.name, r.unit),
+                value: if points { r.b - r.a } else { r.change_pct },
+                interval: r.ci_pct.map(|[lo, hi]| (scale(lo), scale(hi))),
+                mark: if r.verdict == Verdict::Worse {
+                    Mark::Worse
+                } else {
+                    Mark::Better
+                },
+                title: format!(
+                    "{}: {} {}",
+                    r.name,
+                    crate::render::compare::change(r),
+                    crate::render::compare::ci(r)
+                ),
+            }
+        })
+        .collect();
+    forest(
+        "compare-forest",
+        "Changes beyond the host's noise, with their 95% intervals",
+        "change, % (points for a percentage)",
+        &rows,
+    )
 }
 
 #[cfg(test)]
@@ -201,6 +252,77 @@ mod tests {
         assert!(page.contains("unaccounted (no trace event)"));
         assert!(!page.contains("<b>"), "a task's name is text, not markup");
         assert!(page.contains("&lt;b&gt;"));
+    }
+
+    /// A noise result whose runs took about `ms` each, tight.
+    fn noise_run(ms: f64) -> RunResult {
+        use crate::model::noise::{summarize, NoiseMode, NoiseResult, NoiseRun, NoiseSettings};
+        let runs: Vec<NoiseRun> = [ms * 0.999, ms, ms * 1.001, ms * 0.9995, ms * 1.0005]
+            .iter()
+            .map(|ms| NoiseRun {
+                time_ns: (ms * 1e6) as u64,
+                ..NoiseRun::default()
+            })
+            .collect();
+        let mut r = RunResult::example("host", false);
+        r.suites = vec![SuiteResult::Noise(NoiseResult {
+            settings: NoiseSettings {
+                mode: NoiseMode::Cpu,
+                target_ms: 10,
+                runs_requested: runs.len() as u64,
+            },
+            calibration: None,
+            summary: summarize(&runs, 1000),
+            runs,
+        })];
+        r
+    }
+
+    #[test]
+    fn a_comparison_opens_with_its_headline_and_a_forest_of_its_changes() {
+        let (a, b) = (noise_run(10.0), noise_run(14.0));
+        let c = crate::compare::compare_runs(
+            "A",
+            std::slice::from_ref(&a),
+            "B",
+            std::slice::from_ref(&b),
+            None,
+        )
+        .unwrap();
+        let changed = crate::render::compare::changed(&c).len();
+        assert!(changed > 0, "{c:?}");
+        let page = html(&[("A".into(), a), ("B".into(), b)], &[c]);
+        let at = |needle: &str| {
+            page.find(needle)
+                .unwrap_or_else(|| panic!("{needle} not on the page"))
+        };
+        let headline = at("changed beyond the host's noise:");
+        let forest = at(&format!(
+            r#"data-plot="compare-forest" data-points="{}""#,
+            changed
+        ));
+        let table = at("<table><tr><th>measurement</th>");
+        let method = at("The method: docs/run.md");
+        assert!(headline < forest && forest < table && table < method);
+        assert!(page[headline..forest].contains("worse"));
+        // The run time is 40% longer: a point at +40 with its interval.
+        assert!(page.contains("run time"), "the row is labelled");
+    }
+
+    #[test]
+    fn a_comparison_without_changes_says_so_and_draws_no_forest() {
+        let (a, b) = (noise_run(10.0), noise_run(10.0));
+        let c = crate::compare::compare_runs(
+            "A",
+            std::slice::from_ref(&a),
+            "B",
+            std::slice::from_ref(&b),
+            None,
+        )
+        .unwrap();
+        let page = html(&[("A".into(), a), ("B".into(), b)], &[c]);
+        assert!(page.contains("No figure changed beyond the host's noise"));
+        assert!(!page.contains("compare-forest"));
     }
 
     #[test]

@@ -325,6 +325,105 @@ pub fn bar_chart(
     out
 }
 
+/// One row of a forest plot: a change, its 95% interval (None: none), and how it is marked.
+pub struct ForestRow {
+    pub label: String,
+    pub value: f64,
+    pub interval: Option<(f64, f64)>,
+    pub mark: Mark,
+    /// The tooltip.
+    pub title: String,
+}
+
+/// A forest plot: each row's change as a point and its interval as a line across it, on one
+/// axis with a line at 0 (no change). The axis keeps to three times the largest change, so one
+/// interval of thousands of percent does not squash the rest; a cut interval ends in an arrow.
+pub fn forest(kind: &str, title: &str, value_label: &str, rows: &[ForestRow]) -> String {
+    let row_h = 16.0;
+    let left = 300.0;
+    let height = TOP + BOTTOM + row_h * rows.len().max(1) as f64;
+    let reach = rows.iter().map(|r| r.value.abs()).fold(1.0f64, f64::max) * 3.0;
+    let ends: Vec<f64> = rows
+        .iter()
+        .flat_map(|r| {
+            [
+                r.value,
+                r.interval.map_or(r.value, |i| i.0),
+                r.interval.map_or(r.value, |i| i.1),
+            ]
+        })
+        .chain([0.0])
+        .map(|v| v.clamp(-reach, reach))
+        .collect();
+    let axis = Axis::over(&ends, (-reach, reach));
+    let (x0, x1) = (left, W - RIGHT);
+    let px = |v: f64| axis.at(v.clamp(axis.lo, axis.hi), x0, x1);
+    let mut out = String::new();
+    open(&mut out, kind, title, rows.len(), height);
+    let _ = write!(
+        out,
+        r#"<line x1="{x0}" x2="{x1}" y1="{0}" y2="{0}" class="axis"/><text x="{1}" y="{2}" class="label">{3}</text><line x1="{4:.1}" x2="{4:.1}" y1="{TOP}" y2="{0}" class="reference"/>"#,
+        height - BOTTOM,
+        x0 + (x1 - x0) / 2.0,
+        height - 12.0,
+        esc(value_label),
+        px(0.0)
+    );
+    for (t, text) in axis.ticks() {
+        let _ = write!(
+            out,
+            r#"<line x1="{0:.1}" x2="{0:.1}" y1="{1}" y2="{2}" class="grid"/><text x="{0:.1}" y="{3}" class="tick">{4}</text>"#,
+            px(t),
+            TOP,
+            height - BOTTOM,
+            height - BOTTOM + 14.0,
+            esc(&text)
+        );
+    }
+    for (i, r) in rows.iter().enumerate() {
+        let y = TOP + i as f64 * row_h + row_h / 2.0;
+        let colour = match r.mark {
+            Mark::Worse => "#b00",
+            Mark::Better => "#070",
+            Mark::Within => "#666",
+        };
+        let _ = write!(
+            out,
+            r#"<text x="{0}" y="{1:.1}" class="tick ytick">{2}</text>"#,
+            left - 6.0,
+            y + 4.0,
+            esc(&r.label)
+        );
+        if let Some((lo, hi)) = r.interval {
+            let _ = write!(
+                out,
+                r#"<line x1="{0:.1}" x2="{1:.1}" y1="{y:.1}" y2="{y:.1}" stroke="{colour}" stroke-width="2"/>"#,
+                px(lo),
+                px(hi)
+            );
+            for (end, cut) in [(lo, lo < axis.lo), (hi, hi > axis.hi)] {
+                if cut {
+                    let x = px(end);
+                    let d = if end < 0.0 { 6.0 } else { -6.0 };
+                    let _ = write!(
+                        out,
+                        r#"<path d="M{x:.1} {y:.1} l{d} -4 v8 z" fill="{colour}"/>"#
+                    );
+                }
+            }
+        }
+        let _ = write!(
+            out,
+            r#"<circle class="point {0}" cx="{1:.1}" cy="{y:.1}" r="4" fill="{colour}"><title>{2}</title></circle>"#,
+            r.mark.class().trim_start_matches("point "),
+            px(r.value),
+            esc(&r.title)
+        );
+    }
+    out.push_str("</svg></figure>");
+    out
+}
+
 /// A bar on a timeline lane: what one CPU was doing over [start, end) (x units).
 pub struct TimelineBar {
     pub lane: usize,

@@ -7,7 +7,9 @@ use super::csv::better;
 use crate::compare::Comparison;
 use crate::model::figures::{figures, Figure};
 use crate::model::RunResult;
-use crate::render::compare::{change, ci, header_lines, number, sections, totals, verdict};
+use crate::render::compare::{
+    change, ci, header_lines, headline, number, sections, totals, verdict,
+};
 
 pub(super) fn history(h: &crate::history::Histories) -> Result<String> {
     Ok(crate::render::history::markdown(h, md_cell))
@@ -61,7 +63,7 @@ fn figures_markdown(label: &str, figures: &[Figure]) -> String {
 }
 
 fn comparison_md(c: &Comparison) -> String {
-    let mut out = String::from("## hostbench compare\n\n");
+    let mut out = format!("## hostbench compare\n\n**{}**\n\n", md_cell(&headline(c)));
     for l in header_lines(c) {
         out.push_str(&format!("- {}\n", md_cell(&l)));
     }
