@@ -54,6 +54,18 @@ fn every_test_runs_and_scores_in_its_unit() {
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
     assert!(names.len() >= 30, "{listed}");
+    // The same list as JSON: a row a test, in the same order, each saying whether it runs here.
+    let json = sb.json(&["index", "--list"]);
+    let rows = json.as_array().unwrap();
+    let json_names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(json_names.len(), listed.lines().count(), "{json}");
+    assert!(json_names.contains(&"dhry2reg"), "{json}");
+    assert!(
+        rows.iter().all(|r| r["title"].is_string()
+            && r["in_index"].is_boolean()
+            && (r["why_not_here"].is_null() || r["why_not_here"].is_string())),
+        "{json}"
+    );
     let mut args = names.clone();
     args.extend([
         "--seconds",

@@ -367,6 +367,21 @@ fn every_bench_and_every_load_runs() {
             _ => {}
         }
     }
+    // The same list as JSON: each unit's kind and name, and why it does not run here.
+    let json = sb.json(&["interactive", "--list", "--file-size", "100000000"]);
+    let rows = json.as_array().unwrap();
+    assert_eq!(rows.len(), units.len(), "{json}");
+    let row = |name: &str| rows.iter().find(|r| r["name"] == name).unwrap();
+    assert_eq!(row("Audio")["kind"], "bench");
+    assert!(row("Audio")["why_not_here"].is_null(), "{json}");
+    let write = row("Write");
+    assert_eq!(write["kind"], "load");
+    assert!(
+        write["why_not_here"]
+            .as_str()
+            .is_some_and(|w| w.contains("no room for its files")),
+        "{json}"
+    );
 }
 
 #[test]

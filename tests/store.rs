@@ -37,6 +37,7 @@ fn fixture(path: &str) -> Value {
 /// them back as they were, and serves compare, report and a measuring command.
 fn contract(sb: &Sandbox, db: &str) {
     assert!(stdout(sb, db, &["results", "list"]).starts_with("No stored results in "));
+    assert_eq!(stdout(sb, db, &["results", "list", "--json"]).trim(), "[]");
     let imported = stdout(sb, db, &["results", "import", A, B]);
     assert!(
         imported.contains("as result 1 in") && imported.contains("as result 2 in"),
@@ -66,6 +67,24 @@ fn contract(sb: &Sandbox, db: &str) {
     assert!(
         err.contains("is that of stored result 1, another run"),
         "{err}"
+    );
+    // The list as JSON: the same two rows, each with its id, suites and host.
+    let listed: Value =
+        serde_json::from_str(&stdout(sb, db, &["results", "list", "--json"])).unwrap();
+    let rows = listed.as_array().unwrap();
+    assert_eq!(
+        rows.iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect::<Vec<_>>(),
+        [1, 2],
+        "{listed}"
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r["suites"] == "noise+index+interactive+sched"
+                && r["host"].is_string()
+                && r["incomplete"].is_boolean()),
+        "{listed}"
     );
     let list = stdout(sb, db, &["results", "list"]);
     assert_eq!(

@@ -98,8 +98,13 @@ pub fn exec(args: &IndexArgs, argv: Vec<String>) -> Result<i32> {
                 here: index::supported(t),
             })
             .collect();
-        let out = Output::new(false, false);
-        out.out(&render::index::test_list(&rows));
+        let json = args.measure.print.json();
+        let out = Output::new(json, false);
+        if json {
+            out.out(&format!("{}\n", serde_json::to_string_pretty(&rows)?));
+        } else {
+            out.out(&render::index::test_list(&rows));
+        }
         return Ok(out.stdout_error().map_or(0, |_| 1));
     }
     let environment = crate::model::Environment::collect();

@@ -183,8 +183,14 @@ pub fn exec(args: &InteractiveArgs, argv: Vec<String>) -> Result<i32> {
             file_bytes,
             memload_mb: args.memload_mb,
         };
-        let out = Output::new(false, false);
-        out.out(&render::interactive::unit_list(&units(&here)));
+        let json = args.measure.print.json();
+        let out = Output::new(json, false);
+        let rows = units(&here);
+        if json {
+            out.out(&format!("{}\n", serde_json::to_string_pretty(&rows)?));
+        } else {
+            out.out(&render::interactive::unit_list(&rows));
+        }
         return Ok(out.stdout_error().map_or(0, |_| 1));
     }
     let settings = InteractiveSettings {

@@ -29,7 +29,7 @@ impl ResultsCommand {
     /// The selection of a command that takes one.
     pub fn selection(&self) -> Option<&Selection> {
         match self {
-            ResultsCommand::List { select }
+            ResultsCommand::List { select, .. }
             | ResultsCommand::Hosts { select, .. }
             | ResultsCommand::Push { select, .. }
             | ResultsCommand::Pull { select, .. } => Some(select),
@@ -44,10 +44,12 @@ impl ResultsCommand {
 #[derive(Debug, Subcommand)]
 pub enum ResultsCommand {
     /// One line per stored result: id, time, suite, host, headline figure (--tag KEY=VALUE
-    /// selects by tag)
+    /// selects by tag); --json for a JSON array
     List {
         #[command(flatten)]
         select: Selection,
+        #[command(flatten)]
+        json: JsonArg,
     },
     /// One row per host: its latest result, how old it is, and whether that is older than
     /// --stale-hours (which hosts of a fleet are reporting); --json for a JSON array
@@ -148,6 +150,7 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
     let (cmd, store_args) = (&args.command, &args.store);
     let json = match cmd {
         ResultsCommand::Hosts { json, .. }
+        | ResultsCommand::List { json, .. }
         | ResultsCommand::Show { json, .. }
         | ResultsCommand::Export { json, .. } => json.on,
         _ => false,
@@ -239,12 +242,19 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
                 out.out(&format!("Deleted result {id} from {}.\n", store.location()));
             }
         }
-        ResultsCommand::List { select } => {
+        ResultsCommand::List { select, .. } => {
             let filter = select.filter();
             let (path, store) = store_args.open_read_only()?;
-            match store {
-                Some(store) => out.out(&render::results::list_table(&store.list(&filter)?)),
-                None => out.out(&format!("No stored results in {path}.\n")),
+            let entries = match &store {
+                Some(store) => store.list(&filter)?,
+                None => Vec::new(),
+            };
+            if json {
+                out.out(&format!("{}\n", serde_json::to_string_pretty(&entries)?));
+            } else if store.is_some() {
+                out.out(&render::results::list_table(&entries));
+            } else {
+                out.out(&format!("No stored results in {path}.\n"));
             }
         }
         ResultsCommand::Hosts {

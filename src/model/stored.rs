@@ -4,8 +4,8 @@
 use crate::text::Text;
 use chrono::{DateTime, Utc};
 
-/// One line of `results list`.
-#[derive(Debug, Clone, PartialEq)]
+/// One line of `results list` (`--json`: these fields, as they are).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct StoredEntry {
     pub id: i64,
     /// None when the stored time is malformed (see `problem`).

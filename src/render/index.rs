@@ -34,11 +34,15 @@ pub fn test_list(rows: &[TestRow]) -> String {
 }
 
 /// One line of `index --list`: a test, its title, whether the BYTE index counts it, and
-/// whether it runs here (or why not).
+/// whether it runs here (or why not). `--json` writes the rows as they are, `why_not_here`
+/// null where the test runs here.
+#[derive(serde::Serialize)]
 pub struct TestRow {
     pub name: &'static str,
+    #[serde(rename = "title")]
     pub msg: &'static str,
     pub in_index: bool,
+    #[serde(rename = "why_not_here", serialize_with = "super::why_not_here")]
     pub here: Result<(), String>,
 }
 

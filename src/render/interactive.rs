@@ -496,6 +496,7 @@ pub fn report(r: &InteractiveResult, kernel: &str, datestamp: &str) -> String {
 }
 
 /// One line of `interactive --list`.
+#[derive(serde::Serialize)]
 pub struct UnitRow {
     /// "bench" or "load".
     pub kind: &'static str,
@@ -503,7 +504,8 @@ pub struct UnitRow {
     pub about: &'static str,
     /// Part of a default run.
     pub default: bool,
-    /// Runs here, or why not.
+    /// Runs here, or why not (`why_not_here` in JSON: null where it runs here).
+    #[serde(rename = "why_not_here", serialize_with = "super::why_not_here")]
     pub here: Result<(), String>,
 }
 

@@ -32,6 +32,17 @@ pub fn runs_here(here: &Result<(), String>) -> String {
     }
 }
 
+/// A `--list` unit's `here` in JSON: null where it runs here, else why not.
+pub fn why_not_here<S: serde::Serializer>(
+    here: &Result<(), String>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match here {
+        Ok(()) => s.serialize_none(),
+        Err(why) => s.serialize_some(why),
+    }
+}
+
 /// interbench's datestamp (YYYYMMDDHHMM) of a result's start, in UTC.
 pub fn datestamp(result: &RunResult) -> String {
     result.started_at.format("%Y%m%d%H%M").to_string()
