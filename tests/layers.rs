@@ -556,14 +556,31 @@ fn the_suite_match_check_sees_an_exhaustive_match_and_not_a_partial_one() {
     );
 }
 
-/// The suites, and the layers where each has a folder or a file of its own (`model/<suite>/`,
+/// The layers where each suite has a folder or a file of its own (`model/<suite>/`,
 /// `suites/<suite>/`, `render/<suite>.rs`, `cli/<suite>.rs`).
-const SUITES: [&str; 4] = ["noise", "index", "interactive", "sched"];
 const SUITE_HOMES: [&str; 4] = ["model", "suites", "render", "cli"];
 
-/// The files outside every suite's own folders that name each suite (a module of it in one of
-/// its homes): the files a new suite adds a line to.
-fn files_naming_every_suite(src: &Path) -> Vec<String> {
+/// The suites, from the code: the variants of `model::SuiteResult` in `src`, lower-cased, as
+/// the JSON's `suite` tag and the suites' folders name them.
+fn suites_of(src: &Path) -> Vec<String> {
+    let file = syn::parse_file(&fs::read_to_string(src.join("model/mod.rs")).unwrap()).unwrap();
+    file.items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Enum(e) if e.ident == "SuiteResult" => Some(
+                e.variants
+                    .iter()
+                    .map(|v| v.ident.to_string().to_lowercase())
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .expect("src/model/mod.rs declares enum SuiteResult")
+}
+
+/// The files outside every suite's own folders that name each of `suites` (a module of it in
+/// one of its homes): the files a new suite adds a line to.
+fn files_naming_every_suite(src: &Path, suites: &[String]) -> Vec<String> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
     files.sort();
@@ -572,7 +589,7 @@ fn files_naming_every_suite(src: &Path) -> Vec<String> {
         let module = module_path(src, &file);
         let own = module.len() >= 2
             && SUITE_HOMES.contains(&module[0].as_str())
-            && SUITES.contains(&module[1].as_str());
+            && suites.contains(&module[1]);
         if own {
             continue;
         }
@@ -582,7 +599,7 @@ fn files_naming_every_suite(src: &Path) -> Vec<String> {
                 .iter()
                 .any(|p| p.len() >= 2 && SUITE_HOMES.contains(&p[0].as_str()) && p[1] == suite)
         };
-        if SUITES.iter().all(|s| names(s)) {
+        if suites.iter().all(|s| names(s)) {
             out.push(file.strip_prefix(src).unwrap().display().to_string());
         }
     }
@@ -596,8 +613,16 @@ fn files_naming_every_suite(src: &Path) -> Vec<String> {
 #[test]
 fn a_new_suite_touches_five_files_outside_its_folders_and_a_sixth_for_its_command() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let suites = suites_of(&src);
+    // Every suite of the code has its own folders, wakeup among them.
+    assert!(suites.iter().any(|s| s == "wakeup"), "{suites:?}");
+    for s in &suites {
+        for home in ["model", "suites"] {
+            assert!(src.join(home).join(s).is_dir(), "{home}/{s}/ missing");
+        }
+    }
     assert_eq!(
-        files_naming_every_suite(&src),
+        files_naming_every_suite(&src, &suites),
         [
             "cli/mod.rs",
             "model/mod.rs",
@@ -632,5 +657,9 @@ fn the_suite_count_sees_declarations_relative_paths_and_uses() {
         "use crate::model::noise::A;\nuse super::model::index::B;\nfn g() { crate::suites::sched::c(); }\n",
     )
     .unwrap();
-    assert_eq!(files_naming_every_suite(dir.path()), ["model/mod.rs"]);
+    let suites = ["noise", "index", "interactive", "sched"].map(String::from);
+    assert_eq!(
+        files_naming_every_suite(dir.path(), &suites),
+        ["model/mod.rs"]
+    );
 }
