@@ -29,24 +29,13 @@ ROUNDS=${2:-2}
 [ -x "$IB" ] || { echo "read-load-trace: $IB is not a program" >&2; exit 2; }
 [ "$ROUNDS" -ge 1 ] 2>/dev/null || { echo "read-load-trace: ROUNDS must be a number, at least 1" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "read-load-trace: the tracer needs root" >&2; exit 2; }
-T=/sys/kernel/tracing
-[ -e "$T/trace" ] || mount -t tracefs nodev "$T"
+source scripts/lib/tracefs.sh
+tracefs_init
 cargo build --release --quiet
 HB=$PWD/target/release/hostbench
 # On a disk, not a tmpfs, as interbench-vs.sh.
 WORK=$(mktemp -d /var/tmp/read-load-trace.XXXXXX)
-# The top instance's options are global (record-tgid changes every instance's lines): put
-# back what was there.
-TGID_WAS=$(cat "$T/options/record-tgid")
-BUFFER_WAS=$(cat "$T/buffer_size_kb")
-off() {
-  echo 0 >"$T/tracing_on"
-  echo 0 >"$T/events/enable"
-  echo >"$T/trace"
-  echo "$TGID_WAS" >"$T/options/record-tgid"
-  echo "$BUFFER_WAS" >"$T/buffer_size_kb"
-}
-trap 'off; rm -rf "$WORK"' EXIT
+trap 'tracefs_off; rm -rf "$WORK"' EXIT
 trap 'exit 143' TERM; trap 'exit 130' INT
 mkdir -p "$WORK/ib" "$WORK/hb"
 CPUS=$(nproc)
@@ -62,25 +51,11 @@ else
 fi
 echo "Audio under Read, -l $L -L $CPUS -t 10, $ROUNDS rounds; block device $DEV"
 
-on() {  # start the tracer afresh
-  echo 0 >"$T/tracing_on"
-  echo >"$T/trace"
-  echo 65536 >"$T/buffer_size_kb"
-  echo 1 >"$T/options/record-tgid"
-  for e in sched/sched_waking sched/sched_switch sched/sched_migrate_task filemap/mm_filemap_add_to_page_cache; do
-    echo 1 >"$T/events/$e/enable"
-  done
-  echo 1 >"$T/tracing_on"
-}
-keep() {  # TOOL ROUND: the trace
-  echo 0 >"$T/tracing_on"
-  cp "$T/trace" "$WORK/$1-$2.trace"
-  off
-}
 run() {  # TOOL ROUND
   local out="$WORK/$1-$2"
   awk '{printf "%d\n", $3 * 512}' "/sys/block/$DEV/stat" >"$out.dev0"
-  on
+  tracefs_on sched/sched_waking sched/sched_switch sched/sched_migrate_task \
+    filemap/mm_filemap_add_to_page_cache
   # Each thread's read calls and bytes (/proc/TID/io), twice a second: no tracing of the
   # reader's million calls a second.
   python3 scripts/read-load-trace.py sample "$out.io" &
@@ -93,7 +68,7 @@ run() {  # TOOL ROUND
       -W Audio -w Read >"$out.txt" 2>&1)
   fi
   kill "$sampler"; wait "$sampler" 2>/dev/null || true
-  keep "$1" "$2"
+  tracefs_keep "$WORK/$1-$2.trace"
   awk '{printf "%d\n", $3 * 512}' "/sys/block/$DEV/stat" >"$out.dev1"
 }
 for r in $(seq 1 "$ROUNDS"); do
