@@ -1,6 +1,6 @@
-//! The README's synopsis of each command names every option the command's `--help` lists, and
-//! no option the command does not have: the usage a user reads first cannot drift from the
-//! program.
+//! docs/commands.md's synopsis of each command names every option the command's `--help`
+//! lists, and no option the command does not have: the usage a user reads cannot drift from
+//! the program.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -40,6 +40,12 @@ fn help_options_under(args: &[&str], own: bool) -> Vec<(Option<String>, Option<S
         if !wanted || !line.starts_with(' ') {
             continue;
         }
+        // An option's line is indented by 2 (6 without a short name); a description's
+        // continuation lies further in (and may start "-i), on standard error").
+        let indent = line.len() - line.trim_start().len();
+        if indent > 6 {
+            continue;
+        }
         let line = line.trim_start();
         // An option's line, not a value's ("- text: For a terminal").
         if !line.starts_with('-')
@@ -70,16 +76,20 @@ fn help_options(args: &[&str]) -> Vec<(Option<String>, Option<String>)> {
     help_options_under(args, true)
 }
 
-/// The README's synopsis lines of `hostbench COMMAND [SUB]` (and their continuation lines) in
+/// docs/commands.md, where each command's synopsis is.
+fn commands_doc() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/commands.md")).unwrap()
+}
+
+/// docs/commands.md's synopsis lines of `hostbench COMMAND [SUB]` (and their continuation lines) in
 /// the code blocks of its section `### \`hostbench COMMAND\``, comments left out.
 fn synopsis(command: &str, sub: Option<&str>) -> Vec<String> {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let doc = commands_doc();
     let heading = format!("### `hostbench {command}");
-    let start = readme
+    let start = doc
         .find(&heading)
-        .unwrap_or_else(|| panic!("README has no section {heading}`"));
-    let section = &readme[start..];
+        .unwrap_or_else(|| panic!("docs/commands.md has no section {heading}`"));
+    let section = &doc[start..];
     let section = &section[..section[4..].find("\n### ").map_or(section.len(), |e| e + 4)];
     let shown = match sub {
         Some(sub) => format!("hostbench {command} {sub}"),
@@ -107,8 +117,8 @@ fn synopsis(command: &str, sub: Option<&str>) -> Vec<String> {
     lines
 }
 
-/// Every option named in the README's synopsis of `hostbench COMMAND [SUB]`.
-fn readme_options(command: &str, sub: Option<&str>) -> BTreeSet<String> {
+/// Every option named in docs/commands.md's synopsis of `hostbench COMMAND [SUB]`.
+fn doc_options(command: &str, sub: Option<&str>) -> BTreeSet<String> {
     let mut options = BTreeSet::new();
     for code in synopsis(command, sub) {
         for token in code.split(|c: char| c.is_whitespace() || "[]|(),".contains(c)) {
@@ -125,9 +135,9 @@ fn readme_options(command: &str, sub: Option<&str>) -> BTreeSet<String> {
     options
 }
 
-/// The values the README's synopses of `hostbench COMMAND [SUB]` give `option`
+/// The values docs/commands.md's synopses of `hostbench COMMAND [SUB]` give `option`
 /// (`--format text|json|csv`), all its synopses together.
-fn readme_values(command: &str, sub: Option<&str>, option: &str) -> BTreeSet<String> {
+fn doc_values(command: &str, sub: Option<&str>, option: &str) -> BTreeSet<String> {
     let mut values = BTreeSet::new();
     for code in synopsis(command, sub) {
         let mut tokens = code.split(|c: char| c.is_whitespace() || "[]".contains(c));
@@ -159,12 +169,12 @@ fn help_values(args: &[&str], option: &str) -> BTreeSet<String> {
     values
 }
 
-/// The options the README's synopsis (`readme`) of `shown` lacks, and those it names that the
+/// The options docs/commands.md's synopsis (`documented`) of `shown` lacks, and those it names that the
 /// command (whose `--help` gave `help`) does not have; the global options may be named anywhere.
 fn drift(
     shown: &str,
     help: &[(Option<String>, Option<String>)],
-    readme: &BTreeSet<String>,
+    documented: &BTreeSet<String>,
     globals: &BTreeSet<String>,
 ) -> Vec<String> {
     let mut out = Vec::new();
@@ -172,19 +182,21 @@ fn drift(
         if ![short, long]
             .into_iter()
             .flatten()
-            .any(|o| readme.contains(o))
+            .any(|o| documented.contains(o))
         {
             let name = long.as_ref().or(short.as_ref()).unwrap();
-            out.push(format!("README's `hostbench {shown}` lacks {name}"));
+            out.push(format!(
+                "docs/commands.md's `hostbench {shown}` lacks {name}"
+            ));
         }
     }
-    for o in readme {
+    for o in documented {
         let known = help
             .iter()
             .any(|(s, l)| s.as_ref() == Some(o) || l.as_ref() == Some(o));
         if !known && !globals.contains(o) {
             out.push(format!(
-                "README's `hostbench {shown}` names {o}, which it does not have"
+                "docs/commands.md's `hostbench {shown}` names {o}, which it does not have"
             ));
         }
     }
@@ -195,13 +207,13 @@ fn check(args: &[&str], globals: &BTreeSet<String>) -> Vec<String> {
     drift(
         &args.join(" "),
         &help_options(args),
-        &readme_options(args[0], args.get(1).copied()),
+        &doc_options(args[0], args.get(1).copied()),
         globals,
     )
 }
 
 /// The options of the groups commands share (store, output, measuring, selection), short and
-/// long, from every command's `--help`: the README names them once, in its Usage table.
+/// long, from every command's `--help`: docs/commands.md names them once, in its Usage table.
 fn group_options() -> BTreeSet<String> {
     COMMANDS
         .iter()
@@ -213,8 +225,8 @@ fn group_options() -> BTreeSet<String> {
         .collect()
 }
 
-/// The commands with a synopsis in the README, and `results`' subcommands.
-const COMMANDS: [&str; 8] = [
+/// The commands with a synopsis in docs/commands.md, and `results`' subcommands.
+const COMMANDS: [&str; 9] = [
     "run",
     "compare",
     "report",
@@ -222,6 +234,7 @@ const COMMANDS: [&str; 8] = [
     "noise",
     "interactive",
     "sched",
+    "wakeup",
     "index",
 ];
 const RESULTS_COMMANDS: [&str; 8] = [
@@ -229,7 +242,7 @@ const RESULTS_COMMANDS: [&str; 8] = [
 ];
 
 #[test]
-fn the_readme_synopses_name_every_option_of_each_command_and_no_other() {
+fn the_synopses_name_every_option_of_each_command_and_no_other() {
     let globals = group_options();
     let mut problems = Vec::new();
     for command in COMMANDS {
@@ -239,12 +252,13 @@ fn the_readme_synopses_name_every_option_of_each_command_and_no_other() {
         problems.extend(check(&["results", sub], &globals));
     }
     // The shared options are told once, in the Usage section's table.
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let usage = &readme[readme.find("## Usage").unwrap()..readme.find("\n### ").unwrap()];
+    let doc = commands_doc();
+    let usage = &doc[doc.find("## Usage").unwrap()..doc.find("\n### ").unwrap()];
     for o in &globals {
         if !usage.contains(&format!("`{o}")) {
-            problems.push(format!("README's Usage table lacks the shared option {o}"));
+            problems.push(format!(
+                "docs/commands.md's Usage table lacks the shared option {o}"
+            ));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -254,25 +268,25 @@ fn the_readme_synopses_name_every_option_of_each_command_and_no_other() {
 fn the_check_sees_a_missing_and_an_unknown_option() {
     let globals = group_options();
     assert!(globals.contains("--db") && globals.contains("-q") && !globals.contains("-m"));
-    // The README's own synopses are read: interactive's names -l and --page-cache.
-    let interactive = readme_options("interactive", None);
+    // docs/commands.md's own synopses are read: interactive's names -l and --page-cache.
+    let interactive = doc_options("interactive", None);
     assert!(interactive.contains("-l") && interactive.contains("--page-cache"));
     // noise's options against a synopsis that forgot -l and made up --bogus; -q is a group's.
     let noise = help_options(&["noise"]);
-    let readme: BTreeSet<String> = ["-v", "-m", "--bogus", "-q"].map(String::from).into();
-    let problems = drift("noise", &noise, &readme, &globals);
+    let documented: BTreeSet<String> = ["-v", "-m", "--bogus", "-q"].map(String::from).into();
+    let problems = drift("noise", &noise, &documented, &globals);
     assert_eq!(
         problems,
         [
-            "README's `hostbench noise` lacks --loops-per-ms",
-            "README's `hostbench noise` names --bogus, which it does not have",
+            "docs/commands.md's `hostbench noise` lacks --loops-per-ms",
+            "docs/commands.md's `hostbench noise` names --bogus, which it does not have",
         ],
         "{noise:?}"
     );
 }
 
 #[test]
-fn the_readme_gives_each_command_the_format_values_its_help_lists() {
+fn the_synopses_give_each_command_the_format_values_its_help_lists() {
     for args in [
         &["compare"][..],
         &["report"],
@@ -286,9 +300,9 @@ fn the_readme_gives_each_command_the_format_values_its_help_lists() {
             "{args:?}: {help:?}"
         );
         assert_eq!(
-            readme_values(args[0], args.get(1).copied(), "--format"),
+            doc_values(args[0], args.get(1).copied(), "--format"),
             help,
-            "the README's `hostbench {}` --format values and its --help's",
+            "the docs/commands.md's `hostbench {}` --format values and its --help's",
             args.join(" ")
         );
     }

@@ -34,7 +34,7 @@ use args::{MeasureArgs, Repeating};
 #[command(
     name = "hostbench",
     version,
-    about = "A Linux host benchmark suite: interactivity, scheduler, BYTE index and run-to-run noise",
+    about = "A Linux host benchmark suite: interactivity, scheduler cost, wakeup latency, BYTE index and run-to-run noise",
     propagate_version = true,
     max_term_width = 100
 )]
@@ -45,7 +45,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// The standard run: noise, index (quick), interactive and a sched sweep, in one result
+    /// The standard run: noise, index (quick), interactive, a sched sweep and wakeup, in one result
     Run(run::RunArgs),
     /// p1bench: how much a fixed CPU or memory job varies from run to run on this host
     Noise(noise::NoiseArgs),
