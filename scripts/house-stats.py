@@ -88,7 +88,7 @@ def main():
         sentences = prose(text)
         longest = max((len(s.split()) for s in sentences), default=0)
         over = sum(1 for s in sentences if len(s.split()) > limit)
-        vm = len(re.findall(r"this (2-CPU )?VM|this project's VM", text))
+        vm = len(re.findall(r"this (2-CPU )?VM|this project's (\S+ )?VM", text))
         hashes = len(HASH.findall(text)) if part != "docs/evidence" else 0
         print(f"{rel:40} {len(text.encode()):7} B {words:6} w  longest {longest:4}  over {over:3}  VM {vm:2}  hashes {hashes:2}")
     print("\n## By part")
