@@ -157,144 +157,23 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
     };
     let out = Output::new(json, args.quiet.on);
     match cmd {
-        ResultsCommand::Import { files } => {
-            // Every file is read before anything is stored: a bad one stores none.
-            let results = files
-                .iter()
-                .map(|f| load_file(&f.to_string_lossy()))
-                .collect::<Result<Vec<RunResult>>>()?;
-            let mut store = store_args.open()?;
-            for (file, result) in files.iter().zip(&results) {
-                store
-                    .judge(result)
-                    .map_err(|e| said_of(e, file.display()))?;
-            }
-            let stored = crate::store::import(&mut *store, &results, &render::headline::run)?;
-            for (i, id, put) in stored {
-                let what = match put {
-                    Put::Added => "Imported",
-                    Put::Updated => "Imported (in place of an earlier copy)",
-                    Put::AlreadyThere => "Already stored:",
-                };
-                out.out(&format!(
-                    "{what} {} as result {id} in {}.\n",
-                    files[i].display(),
-                    store.location()
-                ));
-            }
-        }
-        ResultsCommand::Push { to, ids, select } => {
-            let location = StoreLocation::parse(&push_target(to.as_deref())?)?;
-            // A scheduled run pushes its fallback store to its store first; where they are
-            // one file (an SQLite store), there is nothing to send.
-            if let (StoreLocation::Sqlite(a), StoreLocation::Sqlite(b)) =
-                (&store_args.location()?, &location)
-            {
-                let same = |p: &std::path::Path| std::fs::canonicalize(p).ok();
-                if a == b || same(a).is_some_and(|c| Some(c) == same(b)) {
-                    out.chatter(&format!(
-                        "Nothing to push: the store to push to (--to, else HOSTBENCH_PUSH_TO or HOSTBENCH_DB) is this store ({}).\n",
-                        location.display()
-                    ));
-                    return Ok(0);
-                }
-            }
-            let (from_name, from) = store_args.open_read_only()?;
-            let to = location.open().map_err(refused)?;
-            let from = (from_name.as_str(), from.as_deref());
-            copy(&out, from, (location.display(), to), ids, select)?;
-        }
-        ResultsCommand::Pull { from, ids, select } => {
-            let location = StoreLocation::parse(from)?;
-            let source = location.open_read_only().map_err(refused)?;
-            let name = location.display();
-            // Nothing there is a mistyped name, not an empty store to copy nothing from.
-            if source.is_none() {
-                return Err(UsageError::new(format!(
-                    "there is no store at {} to pull from",
-                    crate::model::label::printable(&name, 200)
-                ))
-                .into());
-            }
-            let to = store_args.open()?;
-            copy(
-                &out,
-                (&name, source.as_deref()),
-                (to.location(), to),
-                ids,
-                select,
-            )?;
-        }
-        ResultsCommand::Delete { ids } => {
-            // Only an existing store: a mistyped --db must not create one to delete nothing from.
-            let (name, existing) = store_args.open_read_only()?;
-            if existing.is_none() {
-                return Err(UsageError::new(format!("no stored results in {name}")).into());
-            }
-            drop(existing);
-            let mut store = store_args.open()?;
-            // Every id judged first: a bad one deletes nothing.
-            for id in ids {
-                store.deletable(*id)?;
-            }
-            for id in ids {
-                store.delete(*id)?;
-                out.out(&format!("Deleted result {id} from {}.\n", store.location()));
-            }
-        }
-        ResultsCommand::List { select, .. } => {
-            let filter = select.filter();
-            let (path, store) = store_args.open_read_only()?;
-            let entries = match &store {
-                Some(store) => store.list(&filter)?,
-                None => Vec::new(),
-            };
-            if json {
-                out.out(&format!("{}\n", serde_json::to_string_pretty(&entries)?));
-            } else if store.is_some() {
-                out.out(&render::results::list_table(&entries));
-            } else {
-                out.out(&format!("No stored results in {path}.\n"));
-            }
-        }
+        ResultsCommand::Import { files } => import(&out, store_args, files)?,
+        ResultsCommand::Push { to, ids, select } => push(&out, store_args, to, ids, select)?,
+        ResultsCommand::Pull { from, ids, select } => pull(&out, store_args, from, ids, select)?,
+        ResultsCommand::Delete { ids } => delete(&out, store_args, ids)?,
+        ResultsCommand::List { select, .. } => list(&out, store_args, select, json)?,
         ResultsCommand::Hosts {
             select,
             stale_hours,
             ..
-        } => {
-            let (path, store) = store_args.open_read_only()?;
-            let stale = chrono::Duration::hours(i64::from(*stale_hours));
-            let now = Utc::now();
-            let rows = match store {
-                Some(store) => host_rows(&*store, &select.filter(), now, stale)?,
-                None => Vec::new(),
-            };
-            if json {
-                out.out(&format!("{}\n", serde_json::to_string_pretty(&rows)?));
-            } else if rows.is_empty() {
-                out.out(&format!("No stored results in {path}.\n"));
-            } else {
-                out.out(&render::results::hosts_table(&rows, *stale_hours, now));
-            }
-        }
+        } => hosts(&out, store_args, select, *stale_hours, json)?,
         ResultsCommand::Export {
             fleet: true,
             output,
             account,
             select,
             ..
-        } => {
-            if *account || output.format(json, Format::Text)? != Format::Openmetrics {
-                return Err(UsageError::new(
-                    "results export --fleet writes --format openmetrics (and takes no --account)",
-                )
-                .into());
-            }
-            let text = fleet_metrics(store_args, &select.filter())?;
-            if let Some(path) = output.write(&out, &text, None)? {
-                out.chatter(&format!("Written: {}\n", path.display()));
-            }
-        }
+        } => export_fleet(&out, store_args, output, *account, select, json)?,
         ResultsCommand::Export { id: None, .. } => {
             return Err(UsageError::new("results export needs a result's id, or --fleet").into());
         }
@@ -304,48 +183,243 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
             )
             .into());
         }
-        ResultsCommand::Show { id, output, .. }
-        | ResultsCommand::Export {
+        ResultsCommand::Show { id, output, .. } => {
+            show(&out, store_args, *id, output, false, json)?
+        }
+        ResultsCommand::Export {
             id: Some(id),
             output,
+            account,
             ..
-        } => {
-            if matches!(cmd, ResultsCommand::Export { .. }) && output.format.is_none() && !json {
-                return Err(UsageError::new(format!(
-                    "results export needs --format: {}",
-                    exporters::supported(Shown::Result).join(", ")
-                ))
-                .into());
-            }
-            let format = output.format(json, Format::Text)?;
-            let account = matches!(cmd, ResultsCommand::Export { account: true, .. });
-            if account && format != Format::Csv {
-                return Err(UsageError::new(format!(
-                    "--account adds columns to --format csv, not to --format {}",
-                    format.name()
-                ))
-                .into());
-            }
-            let result = load(store_args, *id)?;
-            let written = if account {
-                let text = render::exporters::csv::result_with_account(*id, &result)?;
-                output.write(&out, &text, None)?
-            } else {
-                let subject = Subject::Result {
-                    id: *id,
-                    result: &result,
-                };
-                output.emit(&out, format, subject, None)?
-            };
-            if let Some(path) = written {
-                out.chatter(&format!("Written: {}\n", path.display()));
-            }
-        }
+        } => export(&out, store_args, *id, output, *account, json)?,
     }
     match out.stdout_error() {
         Some(e) => Err(anyhow::anyhow!("writing to standard output: {e}")),
         None => Ok(0),
     }
+}
+
+/// `results import FILE …`: every file is read before anything is stored, so a bad one stores
+/// none.
+fn import(out: &Output, store_args: &StoreArgs, files: &[PathBuf]) -> Result<()> {
+    let results = files
+        .iter()
+        .map(|f| load_file(&f.to_string_lossy()))
+        .collect::<Result<Vec<RunResult>>>()?;
+    let mut store = store_args.open()?;
+    for (file, result) in files.iter().zip(&results) {
+        store
+            .judge(result)
+            .map_err(|e| said_of(e, file.display()))?;
+    }
+    let stored = crate::store::import(&mut *store, &results, &render::headline::run)?;
+    for (i, id, put) in stored {
+        let what = match put {
+            Put::Added => "Imported",
+            Put::Updated => "Imported (in place of an earlier copy)",
+            Put::AlreadyThere => "Already stored:",
+        };
+        out.out(&format!(
+            "{what} {} as result {id} in {}.\n",
+            files[i].display(),
+            store.location()
+        ));
+    }
+    Ok(())
+}
+
+/// `results push`: this store's results to another (`--to`, else the environment's).
+fn push(
+    out: &Output,
+    store_args: &StoreArgs,
+    to: &Option<PathBuf>,
+    ids: &[i64],
+    select: &Selection,
+) -> Result<()> {
+    let location = StoreLocation::parse(&push_target(to.as_deref())?)?;
+    // A scheduled run pushes its fallback store to its store first; where they are one file
+    // (an SQLite store), there is nothing to send.
+    if let (StoreLocation::Sqlite(a), StoreLocation::Sqlite(b)) =
+        (&store_args.location()?, &location)
+    {
+        let same = |p: &std::path::Path| std::fs::canonicalize(p).ok();
+        if a == b || same(a).is_some_and(|c| Some(c) == same(b)) {
+            out.chatter(&format!(
+                "Nothing to push: the store to push to (--to, else HOSTBENCH_PUSH_TO or HOSTBENCH_DB) is this store ({}).\n",
+                location.display()
+            ));
+            return Ok(());
+        }
+    }
+    let (from_name, from) = store_args.open_read_only()?;
+    let to = location.open().map_err(refused)?;
+    let from = (from_name.as_str(), from.as_deref());
+    copy(out, from, (location.display(), to), ids, select)
+}
+
+/// `results pull --from STORE`: another store's results into this one.
+fn pull(
+    out: &Output,
+    store_args: &StoreArgs,
+    from: &std::path::Path,
+    ids: &[i64],
+    select: &Selection,
+) -> Result<()> {
+    let location = StoreLocation::parse(from)?;
+    let source = location.open_read_only().map_err(refused)?;
+    let name = location.display();
+    // Nothing there is a mistyped name, not an empty store to copy nothing from.
+    if source.is_none() {
+        return Err(UsageError::new(format!(
+            "there is no store at {} to pull from",
+            crate::model::label::printable(&name, 200)
+        ))
+        .into());
+    }
+    let to = store_args.open()?;
+    copy(
+        out,
+        (&name, source.as_deref()),
+        (to.location(), to),
+        ids,
+        select,
+    )
+}
+
+/// `results delete ID …`: every id is judged before any is deleted.
+fn delete(out: &Output, store_args: &StoreArgs, ids: &[i64]) -> Result<()> {
+    // Only an existing store: a mistyped --db must not create one to delete nothing from.
+    let (name, existing) = store_args.open_read_only()?;
+    if existing.is_none() {
+        return Err(UsageError::new(format!("no stored results in {name}")).into());
+    }
+    drop(existing);
+    let mut store = store_args.open()?;
+    for id in ids {
+        store.deletable(*id)?;
+    }
+    for id in ids {
+        store.delete(*id)?;
+        out.out(&format!("Deleted result {id} from {}.\n", store.location()));
+    }
+    Ok(())
+}
+
+/// `results list`: a line a stored result, or a JSON array.
+fn list(out: &Output, store_args: &StoreArgs, select: &Selection, json: bool) -> Result<()> {
+    let (path, store) = store_args.open_read_only()?;
+    let entries = match &store {
+        Some(store) => store.list(&select.filter())?,
+        None => Vec::new(),
+    };
+    if json {
+        out.out(&format!("{}\n", serde_json::to_string_pretty(&entries)?));
+    } else if store.is_some() {
+        out.out(&render::results::list_table(&entries));
+    } else {
+        out.out(&format!("No stored results in {path}.\n"));
+    }
+    Ok(())
+}
+
+/// `results hosts`: a row a host, its latest result and last run, the ones to look at first.
+fn hosts(
+    out: &Output,
+    store_args: &StoreArgs,
+    select: &Selection,
+    stale_hours: u32,
+    json: bool,
+) -> Result<()> {
+    let (path, store) = store_args.open_read_only()?;
+    let stale = chrono::Duration::hours(i64::from(stale_hours));
+    let now = Utc::now();
+    let rows = match store {
+        Some(store) => host_rows(&*store, &select.filter(), now, stale)?,
+        None => Vec::new(),
+    };
+    if json {
+        out.out(&format!("{}\n", serde_json::to_string_pretty(&rows)?));
+    } else if rows.is_empty() {
+        out.out(&format!("No stored results in {path}.\n"));
+    } else {
+        out.out(&render::results::hosts_table(&rows, stale_hours, now));
+    }
+    Ok(())
+}
+
+/// `results export --fleet --format openmetrics`: each host's latest figures and last run.
+fn export_fleet(
+    out: &Output,
+    store_args: &StoreArgs,
+    output: &FormatArgs,
+    account: bool,
+    select: &Selection,
+    json: bool,
+) -> Result<()> {
+    if account || output.format(json, Format::Text)? != Format::Openmetrics {
+        return Err(UsageError::new(
+            "results export --fleet writes --format openmetrics (and takes no --account)",
+        )
+        .into());
+    }
+    let text = fleet_metrics(store_args, &select.filter())?;
+    if let Some(path) = output.write(out, &text, None)? {
+        out.chatter(&format!("Written: {}\n", path.display()));
+    }
+    Ok(())
+}
+
+/// `results export ID`: `results show` with the format required, and `--account` for CSV.
+fn export(
+    out: &Output,
+    store_args: &StoreArgs,
+    id: i64,
+    output: &FormatArgs,
+    account: bool,
+    json: bool,
+) -> Result<()> {
+    if output.format.is_none() && !json {
+        return Err(UsageError::new(format!(
+            "results export needs --format: {}",
+            exporters::supported(Shown::Result).join(", ")
+        ))
+        .into());
+    }
+    show(out, store_args, id, output, account, json)
+}
+
+/// One stored result in the format asked for; with `account`, CSV with the host's account.
+fn show(
+    out: &Output,
+    store_args: &StoreArgs,
+    id: i64,
+    output: &FormatArgs,
+    account: bool,
+    json: bool,
+) -> Result<()> {
+    let format = output.format(json, Format::Text)?;
+    if account && format != Format::Csv {
+        return Err(UsageError::new(format!(
+            "--account adds columns to --format csv, not to --format {}",
+            format.name()
+        ))
+        .into());
+    }
+    let result = load(store_args, id)?;
+    let written = if account {
+        let text = render::exporters::csv::result_with_account(id, &result)?;
+        output.write(out, &text, None)?
+    } else {
+        let subject = Subject::Result {
+            id,
+            result: &result,
+        };
+        output.emit(out, format, subject, None)?
+    };
+    if let Some(path) = written {
+        out.chatter(&format!("Written: {}\n", path.display()));
+    }
+    Ok(())
 }
 
 /// A row per host of the results and runs `filter` selects (`results hosts`): the hosts first,

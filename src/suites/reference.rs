@@ -6,7 +6,7 @@
 use crate::platform::clock::monotonic_ns;
 use crate::platform::sched;
 
-use super::noise::p1bench_spin;
+use super::noise::workload::p1bench_spin;
 
 /// The reference's steps: 0.3 ms on a Zen core (one cycle a step), about five times that
 /// where a store-to-load forward costs several cycles. Read at both ends of an iteration of

@@ -5,14 +5,13 @@
 pub mod event;
 pub use event::NoiseEvent;
 mod check;
-mod workload;
+pub(in crate::suites) mod workload;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{anyhow, Result};
 
-pub(crate) use workload::p1bench_spin;
 pub use workload::{WorkingSet, Workload, CACHE_LINE};
 
 use super::event::{Event, Events};
