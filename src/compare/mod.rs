@@ -633,93 +633,36 @@ pub fn compare_runs(
         Basis::WithinRun
     };
     let measured_floor = noise_floor(a.iter().chain(b));
-    let floor = match basis {
-        Basis::Runs | Basis::Hosts => measured_floor,
-        Basis::WithinRun | Basis::History => measured_floor.map(|f| 2.0 * f),
-    };
-    // One run a side: each figure's own run-to-run spread, where the host has history.
-    let looked_up = spread.map(|s| s.runs);
-    let spread = spread.filter(|s| basis == Basis::WithinRun && s.usable());
-    let own_floor = |a: &Figure, b: &Figure| spread.and_then(|s| s.bound(a, b));
-    let each_run = |runs: &[Vec<Figure>], key: &str| -> Vec<Option<f64>> {
-        runs.iter()
-            .map(|figs| figs.iter().find(|f| f.key == key).map(|f| f.value))
-            .collect()
-    };
-    let values = |runs: &[Vec<Figure>], key: &str| -> Vec<f64> {
-        each_run(runs, key).into_iter().flatten().collect()
+    let judge = Judge {
+        sides: [&fa, &fb],
+        hosts: [&hosts_a, &hosts_b],
+        basis,
+        floor: match basis {
+            Basis::Runs | Basis::Hosts => measured_floor,
+            Basis::WithinRun | Basis::History => measured_floor.map(|f| 2.0 * f),
+        },
+        // One run a side: each figure's own run-to-run spread, where the host has history.
+        spread: spread.filter(|s| basis == Basis::WithinRun && s.usable()),
     };
     let mut rows: Vec<Row> = fa[0]
         .iter()
-        .filter_map(|first| {
-            let other = fb[0].iter().find(|f| f.key == first.key)?;
-            // A figure that is itself the host's noise is not judged against it.
-            let floor = floor.filter(|_| !first.is_spread);
-            Some(match basis {
-                Basis::Runs => runs_row(
-                    first,
-                    Some(other),
-                    &values(&fa, &first.key),
-                    &values(&fb, &first.key),
-                    floor,
-                ),
-                // (A comparison's basis is never History: that is a row's.)
-                Basis::WithinRun | Basis::History => match own_floor(first, other) {
-                    Some(f) => Row {
-                        found_pct: spread.and_then(|s| s.smallest_found(first, other)),
-                        ..match row(first, other, Some(f)) {
-                            // Nothing within the runs to test, or too little for the test to
-                            // mean much: the host's history judges it.
-                            r if r.verdict == Verdict::NotTested
-                                || first.samples.len().min(other.samples.len())
-                                    < WITHIN_RUN_MIN_SAMPLES =>
-                            {
-                                history_row(first, other, f)
-                            }
-                            r => Row {
-                                floor_pct: Some(f.pct),
-                                floor_on_ratio: f.on_ratio,
-                                ..r
-                            },
-                        }
-                    },
-                    None => row(first, other, floor.map(RunBound::linear)),
-                },
-                Basis::Hosts => Row {
-                    basis: Basis::Hosts,
-                    ..runs_row(
-                        first,
-                        Some(other),
-                        &per_host(&each_run(&fa, &first.key), &hosts_a),
-                        &per_host(&each_run(&fb, &first.key), &hosts_b),
-                        floor,
-                    )
-                },
-            })
-        })
+        .filter_map(|first| Some(judge.row(first, fb[0].iter().find(|f| f.key == first.key)?)))
         .collect();
     // One run a side: the figures that follow the host's speed here, net of it.
-    let moved = spread.and_then(|s| net::reference_moved(s, &fa[0], &fb[0]));
-    if let (Some(s), Basis::WithinRun) = (spread, basis) {
+    let moved = judge
+        .spread
+        .and_then(|s| net::reference_moved(s, &fa[0], &fb[0]));
+    if let Some(s) = judge.spread {
         rows = rows
             .into_iter()
-            .map(|r| {
-                let find = |figs: &[Figure]| figs.iter().find(|f| f.key == r.key).cloned();
-                match (find(&fa[0]), find(&fb[0])) {
-                    (Some(x), Some(y)) => net::net_of_host(r, &x, &y, s, moved.is_some()),
-                    _ => r,
-                }
+            .map(|r| match (find(&fa[0], &r.key), find(&fb[0], &r.key)) {
+                (Some(x), Some(y)) => net::net_of_host(r, x, y, s, moved.is_some()),
+                _ => r,
             })
             .collect();
     }
     // Beside each figure that changed, what the host's accounts of its stretches say: the
     // items that changed with it, and those that did not.
-    fn accounts<'a>(runs: &'a [Vec<Figure>], key: &str) -> Vec<&'a Account> {
-        runs.iter()
-            .filter_map(|figs| figs.iter().find(|f| f.key == key))
-            .flat_map(|f| f.accounts.iter())
-            .collect()
-    }
     for r in rows
         .iter_mut()
         .filter(|r| matches!(r.verdict, Verdict::Better | Verdict::Worse))
@@ -734,72 +677,198 @@ pub fn compare_runs(
             b[0].suite_names()
         )));
     }
-    let mut notes = notes(&a[0], &b[0]);
+    let mut notes = side_notes(a, b, basis, [hosts_a.len(), hosts_b.len()]);
+    if basis == Basis::WithinRun {
+        notes.push(one_run_note(
+            &a[0],
+            measured_floor,
+            judge.spread,
+            spread.map(|s| s.runs),
+        ));
+    }
+    notes.extend(net::note(&rows, moved));
+    notes.extend(resolution_notes(&rows, &fa[0], &fb[0]));
+    Ok(Comparison {
+        test: match basis {
+            Basis::Runs => RUNS_TEST,
+            Basis::Hosts => HOSTS_TEST,
+            Basis::WithinRun | Basis::History => WITHIN_RUN_TEST,
+        }
+        .into(),
+        basis,
+        a: side(a_source, a),
+        b: side(b_source, b),
+        noise_floor_pct: judge.floor,
+        spread_runs: judge.spread.map(|s| s.runs),
+        notes,
+        rows,
+    })
+}
+
+/// The figure of this key among a run's.
+fn find<'a>(figures: &'a [Figure], key: &str) -> Option<&'a Figure> {
+    figures.iter().find(|f| f.key == key)
+}
+
+/// The host's accounts of a figure's stretches, over a side's runs.
+fn accounts<'a>(runs: &'a [Vec<Figure>], key: &str) -> Vec<&'a Account> {
+    runs.iter()
+        .filter_map(|figs| find(figs, key))
+        .flat_map(|f| f.accounts.iter())
+        .collect()
+}
+
+/// How a comparison judges each figure: the two sides' runs' figures, their runs by host, the
+/// basis, the noise floor, and the host's own run-to-run spread where one run a side has it.
+struct Judge<'a> {
+    sides: [&'a [Vec<Figure>]; 2],
+    hosts: [&'a [Vec<usize>]; 2],
+    basis: Basis,
+    floor: Option<f64>,
+    spread: Option<&'a HostSpread>,
+}
+
+impl Judge<'_> {
+    /// A figure's value in each run of a side (None where a run lacks it).
+    fn each_run(runs: &[Vec<Figure>], key: &str) -> Vec<Option<f64>> {
+        runs.iter()
+            .map(|figs| find(figs, key).map(|f| f.value))
+            .collect()
+    }
+
+    /// A figure's values over a side's runs that have it.
+    fn values(runs: &[Vec<Figure>], key: &str) -> Vec<f64> {
+        Self::each_run(runs, key).into_iter().flatten().collect()
+    }
+
+    /// The row of a figure present in both sides' first runs.
+    fn row(&self, first: &Figure, other: &Figure) -> Row {
+        // A figure that is itself the host's noise is not judged against it.
+        let floor = self.floor.filter(|_| !first.is_spread);
+        let [fa, fb] = self.sides;
+        let key = &first.key;
+        match self.basis {
+            Basis::Runs => runs_row(
+                first,
+                Some(other),
+                &Self::values(fa, key),
+                &Self::values(fb, key),
+                floor,
+            ),
+            // (A comparison's basis is never History: that is a row's.)
+            Basis::WithinRun | Basis::History => self.within_run_row(first, other, floor),
+            Basis::Hosts => Row {
+                basis: Basis::Hosts,
+                ..runs_row(
+                    first,
+                    Some(other),
+                    &per_host(&Self::each_run(fa, key), self.hosts[0]),
+                    &per_host(&Self::each_run(fb, key), self.hosts[1]),
+                    floor,
+                )
+            },
+        }
+    }
+
+    /// One run a side: the samples within the runs, against the figure's own run-to-run
+    /// spread where the host's history gives one, else against the doubled floor.
+    fn within_run_row(&self, first: &Figure, other: &Figure, floor: Option<f64>) -> Row {
+        let Some(f) = self.spread.and_then(|s| s.bound(first, other)) else {
+            return row(first, other, floor.map(RunBound::linear));
+        };
+        let found_pct = self.spread.and_then(|s| s.smallest_found(first, other));
+        let r = match row(first, other, Some(f)) {
+            // Nothing within the runs to test, or too little for the test to mean much: the
+            // host's history judges it.
+            r if r.verdict == Verdict::NotTested
+                || first.samples.len().min(other.samples.len()) < WITHIN_RUN_MIN_SAMPLES =>
+            {
+                history_row(first, other, f)
+            }
+            r => Row {
+                floor_pct: Some(f.pct),
+                floor_on_ratio: f.on_ratio,
+                ..r
+            },
+        };
+        Row { found_pct, ..r }
+    }
+}
+
+/// What differs between the sides' runs (and within each side), what their noise checks say,
+/// and, for sides that span hosts, how their verdicts are made.
+fn side_notes(a: &[RunResult], b: &[RunResult], basis: Basis, hosts: [usize; 2]) -> Vec<String> {
+    let mut out = notes(&a[0], &b[0]);
     for (name, side) in [("A", a), ("B", b)] {
         for r in &side[1..] {
-            for n in self::notes(&side[0], r) {
+            for n in notes(&side[0], r) {
                 let n = format!("within {name}: {n}");
-                if !notes.contains(&n) {
-                    notes.push(n);
+                if !out.contains(&n) {
+                    out.push(n);
                 }
             }
         }
     }
-    notes.extend(noise_notes([("A", a), ("B", b)]));
+    out.extend(noise_notes([("A", a), ("B", b)]));
     if basis == Basis::Hosts {
-        notes.push(format!(
+        out.push(format!(
             "the sides span hosts (A: {} on {}, B: {} on {}): each host's runs count as one figure, their geometric mean, so the verdicts are of hosts; a side on one host has one figure, too few to test",
             plural(a.len(), "run"),
-            plural(hosts_a.len(), "host"),
+            plural(hosts[0], "host"),
             plural(b.len(), "run"),
-            plural(hosts_b.len(), "host")
+            plural(hosts[1], "host")
         ));
     }
-    if basis == Basis::WithinRun {
-        let advice =
-            repeats_to_detect(&a[0], 5.0)
-                .and_then(|r| r.runs)
-                .map_or(String::new(), |n| {
-                    format!(
-                    " (at this host's noise, {n} runs a side find a 5% change four times in five)"
-                )
-                });
-        let history = match (spread, looked_up) {
-            (Some(s), _) => format!(
-                "; each figure's noise floor is its own run-to-run spread on this host, from {} earlier runs with the same figures: a change is called only beyond the 95% bound of the change between two of its runs",
-                s.runs
-            ),
-            (None, Some(found)) => format!(
-                "; with {} earlier runs of this host with the same figures stored ({found} now), each figure's own run-to-run spread would be its floor",
-                HostSpread::MIN_RUNS
-            ),
-            (None, None) => String::new(),
-        };
-        notes.push(match (measured_floor, spread) {
-            (_, Some(_)) => format!(
-                "one run a side{history}; figures without such history are judged on the samples within each run against the doubled noise floor; repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures{advice}"
-            ),
-            (Some(f), None) => format!(
-                "one run a side: run-to-run variation is unknown, so the verdicts rest on the samples within each run and the noise floor is doubled (±{f:.1}% → ±{:.1}%){history}; repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures{advice}",
-                2.0 * f
-            ),
-            (None, None) => format!("one run a side: run-to-run variation is unknown and the host's noise was not measured in both, so a verdict may call a difference between two runs a change{history}; repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures{advice}"),
+    out
+}
+
+/// One run a side: what the verdicts rest on, the floor they are judged against, and how many
+/// runs would do better. `looked_up`: the host's earlier runs found, where they were sought.
+fn one_run_note(
+    a: &RunResult,
+    measured_floor: Option<f64>,
+    spread: Option<&HostSpread>,
+    looked_up: Option<usize>,
+) -> String {
+    let advice = repeats_to_detect(a, 5.0)
+        .and_then(|r| r.runs)
+        .map_or(String::new(), |n| {
+            format!(" (at this host's noise, {n} runs a side find a 5% change four times in five)")
         });
+    let history = match (spread, looked_up) {
+        (Some(s), _) => format!(
+            "; each figure's noise floor is its own run-to-run spread on this host, from {} earlier runs with the same figures: a change is called only beyond the 95% bound of the change between two of its runs",
+            s.runs
+        ),
+        (None, Some(found)) => format!(
+            "; with {} earlier runs of this host with the same figures stored ({found} now), each figure's own run-to-run spread would be its floor",
+            HostSpread::MIN_RUNS
+        ),
+        (None, None) => String::new(),
+    };
+    match (measured_floor, spread) {
+        (_, Some(_)) => format!(
+            "one run a side{history}; figures without such history are judged on the samples within each run against the doubled noise floor; repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures{advice}"
+        ),
+        (Some(f), None) => format!(
+            "one run a side: run-to-run variation is unknown, so the verdicts rest on the samples within each run and the noise floor is doubled (±{f:.1}% → ±{:.1}%){history}; repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures{advice}",
+            2.0 * f
+        ),
+        (None, None) => format!("one run a side: run-to-run variation is unknown and the host's noise was not measured in both, so a verdict may call a difference between two runs a change{history}; repeat the runs (--repeat N, or list results A1,A2,A3) to judge on per-run figures{advice}"),
     }
-    notes.extend(net::note(&rows, moved));
-    // Changes no larger than what the figure can resolve, by unit: latencies (ms), against
-    // the timer's lateness; percentages (%), against one deadline or burn.
+}
+
+/// Changes no larger than what the figure can resolve, by unit: latencies (ms), against the
+/// timer's lateness; percentages (%), against one deadline or burn.
+fn resolution_notes(rows: &[Row], fa: &[Figure], fb: &[Figure]) -> Vec<String> {
     let below = |unit: &str| {
         rows.iter()
             .filter(|r| r.verdict == Verdict::WithinNoise && r.unit == unit)
-            .filter_map(|r| {
-                let fa = fa[0].iter().find(|f| f.key == r.key)?;
-                let fb = fb[0].iter().find(|f| f.key == r.key);
-                below_resolution(fa, fb, r.a, r.b)
-            })
+            .filter_map(|r| below_resolution(find(fa, &r.key)?, find(fb, &r.key), r.a, r.b))
             .collect::<Vec<f64>>()
     };
     let largest = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(*x));
+    let mut notes = Vec::new();
     let timed = below("ms");
     if !timed.is_empty() {
         notes.push(format!(
@@ -818,21 +887,7 @@ pub fn compare_runs(
             largest(&counted)
         ));
     }
-    Ok(Comparison {
-        test: match basis {
-            Basis::Runs => RUNS_TEST,
-            Basis::Hosts => HOSTS_TEST,
-            Basis::WithinRun | Basis::History => WITHIN_RUN_TEST,
-        }
-        .into(),
-        basis,
-        a: side(a_source, a),
-        b: side(b_source, b),
-        noise_floor_pct: floor,
-        spread_runs: spread.map(|s| s.runs),
-        notes,
-        rows,
-    })
+    notes
 }
 
 #[cfg(test)]

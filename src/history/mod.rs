@@ -828,16 +828,10 @@ pub fn changes(
     settings: &Settings,
     min_change_pct: Option<f64>,
 ) -> Findings {
-    let by_id: HashMap<i64, &Run> = runs.iter().map(|r| (r.id, r)).collect();
-    let floor_of = |points: &[Point]| -> f64 {
-        let floors: Vec<f64> = points
-            .iter()
-            .flat_map(|p| &p.ids)
-            .filter_map(|id| by_id.get(id)?.kept.noise_floor_pct)
-            .collect();
-        median(&floors).unwrap_or(0.0)
+    let stored = Stored {
+        by_id: runs.iter().map(|r| (r.id, r)).collect(),
+        min_change_pct,
     };
-    let tags_of = |id: i64| by_id.get(&id).map(|r| r.tags.clone()).unwrap_or_default();
     let mut out = Vec::new();
     let mut suspected = Vec::new();
     let mut drifts = Vec::new();
@@ -851,132 +845,13 @@ pub fn changes(
     ) in all.iter().zip(change_points(all, settings))
     {
         let values = s.judged_values();
-        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-        let worse = |b: f64, a: f64| match s.better {
-            Better::Higher => a < b,
-            Better::Lower => a > b,
-        };
-        if let Some((start, slope, n)) = drift {
-            let end = start + slope * (n - 1) as f64;
-            // Said as a percentage's points, or as a share of the line's first value.
-            let (per_point, span) = if in_points(s.unit.raw()) {
-                (slope, end - start)
-            } else if start != 0.0 {
-                (slope / start * 100.0, (end / start - 1.0) * 100.0)
-            } else {
-                (0.0, 0.0)
-            };
-            let least = min_change_pct.unwrap_or_else(|| floor_of(&s.points));
-            if span.abs() >= least && start != 0.0 {
-                drifts.push(Drift {
-                    key: s.key.clone(),
-                    name: s.name.clone(),
-                    unit: s.unit.clone(),
-                    from_result: s.points[0].ids[0],
-                    to_result: s.points[n - 1].ids[0],
-                    points: n,
-                    per_point,
-                    over_span: span,
-                    worse: worse(start, end),
-                });
-            }
-        }
+        drifts.extend(drift.and_then(|d| stored.drift(s, d)));
+        suspected.extend(suspect.and_then(|n| stored.suspect(s, &values, &found, &n, settings)));
         let size = |b: f64, a: f64| step_size(s.unit.raw(), b, a);
-        if let Some(n) = suspect {
-            let from = found.last().map_or(0, |c| c.index);
-            let at = values.len() - n.k;
-            let (b, a) = (mean(&values[from..at]), mean(&values[at..]));
-            let least = min_change_pct.unwrap_or_else(|| floor_of(&s.points[from..at]));
-            if b != 0.0 && size(b, a) >= least {
-                let point = &s.points[at];
-                let max_p = settings.max_p * NEWEST_SHARE;
-                suspected.push(Suspect {
-                    key: s.key.clone(),
-                    name: s.name.clone(),
-                    unit: s.unit.clone(),
-                    result_id: point.ids[0],
-                    started_at: point.started_at,
-                    points_after: n.k,
-                    points_before: at - from,
-                    before: b,
-                    after: a,
-                    change_pct: (a / b - 1.0) * 100.0,
-                    worse: worse(b, a),
-                    p: n.shuffled.then_some(n.p),
-                    p_normal: n.p_normal,
-                    shuffle_bar: max_p,
-                    runs_to_certain: newest::runs_to_certain(
-                        &values[from..],
-                        &n,
-                        max_p,
-                        settings.seed,
-                    ),
-                });
-            }
-        }
         drop_small(&values, &mut found, &size, &|from, c| {
-            min_change_pct.unwrap_or_else(|| floor_of(&s.points[from..c]))
+            stored.least(&s.points[from..c])
         });
-        for (i, c) in found.iter().enumerate() {
-            let from = if i == 0 { 0 } else { found[i - 1].index };
-            let to = found.get(i + 1).map_or(values.len(), |n| n.index);
-            let (before, after) = (&values[from..c.index], &values[c.index..to]);
-            let (b, a) = (mean(before), mean(after));
-            let change_pct = (a / b - 1.0) * 100.0;
-            let least = min_change_pct.unwrap_or_else(|| floor_of(&s.points[from..c.index]));
-            // From the test that found it: the newest test's pooled t for the newest points,
-            // Welch's for a split (whose permutation p gives no interval of its own).
-            let interval = if c.newest {
-                newest::each_newest(&values[from..to], after.len())
-                    .get(after.len() - 1)
-                    .map(|l| l.interval())
-            } else {
-                welch_test(before, after).map(|w| (w.ci_low, w.ci_high))
-            };
-            let interval_pct =
-                interval.map(|(lo, hi)| (lo / b.abs() * 100.0, hi / b.abs() * 100.0));
-            let point = &s.points[c.index];
-            let summaries = |points: &[Point]| -> Vec<&[(String, f64)]> {
-                points
-                    .iter()
-                    .flat_map(|p| &p.ids)
-                    .filter_map(|id| Some(by_id.get(id)?.kept.account.as_slice()))
-                    .collect()
-            };
-            let account = crate::model::account::summary_verdicts(
-                &summaries(&s.points[from..c.index]),
-                &summaries(&s.points[c.index..to]),
-            );
-            out.push(Change {
-                key: s.key.clone(),
-                name: s.name.clone(),
-                unit: s.unit.clone(),
-                point: c.index,
-                result_id: point.ids[0],
-                started_at: point.started_at,
-                tags: tags_of(point.ids[0]),
-                tags_changed: {
-                    let before = s.points[c.index - 1].ids[0];
-                    let was = tags_of(before);
-                    tags_of(point.ids[0])
-                        .into_iter()
-                        .filter(|(k, v)| was.get(k) != Some(v))
-                        .collect()
-                },
-                before: b,
-                after: a,
-                change_pct,
-                interval_pct,
-                worse: worse(b, a),
-                p: c.p,
-                min_change_pct: least,
-                points_before: before.len(),
-                points_after: after.len(),
-                newest_runs: c.newest,
-                account,
-                net: s.net,
-            });
-        }
+        out.extend((0..found.len()).map(|i| stored.change(s, &values, &found, i)));
     }
     out.sort_by(|x, y| {
         y.started_at
@@ -988,6 +863,170 @@ pub fn changes(
         changes: out,
         suspected,
         drifts,
+    }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// Whether going from `b` to `a` is worse for a figure that is better `better`.
+fn worse(better: Better, b: f64, a: f64) -> bool {
+    match better {
+        Better::Higher => a < b,
+        Better::Lower => a > b,
+    }
+}
+
+/// What the stored runs give each finding: their noise floors, tags and accounts, by id; and
+/// the smallest change the user asked to keep, where they did.
+struct Stored<'a> {
+    by_id: HashMap<i64, &'a Run>,
+    min_change_pct: Option<f64>,
+}
+
+impl Stored<'_> {
+    /// The median noise floor of these points' runs.
+    fn floor_of(&self, points: &[Point]) -> f64 {
+        let floors: Vec<f64> = points
+            .iter()
+            .flat_map(|p| &p.ids)
+            .filter_map(|id| self.by_id.get(id)?.kept.noise_floor_pct)
+            .collect();
+        median(&floors).unwrap_or(0.0)
+    }
+
+    /// The smallest change kept from a level of these points: the user's, else their floor.
+    fn least(&self, points: &[Point]) -> f64 {
+        self.min_change_pct.unwrap_or_else(|| self.floor_of(points))
+    }
+
+    fn tags_of(&self, id: i64) -> BTreeMap<Text, Text> {
+        self.by_id
+            .get(&id)
+            .map(|r| r.tags.clone())
+            .unwrap_or_default()
+    }
+
+    /// The stored accounts of these points' runs.
+    fn summaries<'p>(&'p self, points: &'p [Point]) -> Vec<&'p [(String, f64)]> {
+        points
+            .iter()
+            .flat_map(|p| &p.ids)
+            .filter_map(|id| Some(self.by_id.get(id)?.kept.account.as_slice()))
+            .collect()
+    }
+
+    /// A slow drift of the series' newest points (their line's start, slope and length), kept
+    /// where it moved the figure by at least the least change.
+    fn drift(&self, s: &Series, (start, slope, n): (f64, f64, usize)) -> Option<Drift> {
+        let end = start + slope * (n - 1) as f64;
+        // Said as a percentage's points, or as a share of the line's first value.
+        let (per_point, span) = if in_points(s.unit.raw()) {
+            (slope, end - start)
+        } else if start != 0.0 {
+            (slope / start * 100.0, (end / start - 1.0) * 100.0)
+        } else {
+            (0.0, 0.0)
+        };
+        (span.abs() >= self.least(&s.points) && start != 0.0).then(|| Drift {
+            key: s.key.clone(),
+            name: s.name.clone(),
+            unit: s.unit.clone(),
+            from_result: s.points[0].ids[0],
+            to_result: s.points[n - 1].ids[0],
+            points: n,
+            per_point,
+            over_span: span,
+            worse: worse(s.better, start, end),
+        })
+    }
+
+    /// The newest points' suspected change, since the last change found, kept where it is at
+    /// least the least change.
+    fn suspect(
+        &self,
+        s: &Series,
+        values: &[f64],
+        found: &[ChangePoint],
+        n: &newest::Newest,
+        settings: &Settings,
+    ) -> Option<Suspect> {
+        let from = found.last().map_or(0, |c| c.index);
+        let at = values.len() - n.k;
+        let (b, a) = (mean(&values[from..at]), mean(&values[at..]));
+        if b == 0.0 || step_size(s.unit.raw(), b, a) < self.least(&s.points[from..at]) {
+            return None;
+        }
+        let point = &s.points[at];
+        let max_p = settings.max_p * NEWEST_SHARE;
+        Some(Suspect {
+            key: s.key.clone(),
+            name: s.name.clone(),
+            unit: s.unit.clone(),
+            result_id: point.ids[0],
+            started_at: point.started_at,
+            points_after: n.k,
+            points_before: at - from,
+            before: b,
+            after: a,
+            change_pct: (a / b - 1.0) * 100.0,
+            worse: worse(s.better, b, a),
+            p: n.shuffled.then_some(n.p),
+            p_normal: n.p_normal,
+            shuffle_bar: max_p,
+            runs_to_certain: newest::runs_to_certain(&values[from..], n, max_p, settings.seed),
+        })
+    }
+
+    /// The `i`th change kept: the levels either side of it (to the changes before and after),
+    /// its interval, the tags that changed with it, and the host's account of both levels.
+    fn change(&self, s: &Series, values: &[f64], found: &[ChangePoint], i: usize) -> Change {
+        let c = &found[i];
+        let from = if i == 0 { 0 } else { found[i - 1].index };
+        let to = found.get(i + 1).map_or(values.len(), |n| n.index);
+        let (before, after) = (&values[from..c.index], &values[c.index..to]);
+        let (b, a) = (mean(before), mean(after));
+        // From the test that found it: the newest test's pooled t for the newest points,
+        // Welch's for a split (whose permutation p gives no interval of its own).
+        let interval = if c.newest {
+            newest::each_newest(&values[from..to], after.len())
+                .get(after.len() - 1)
+                .map(|l| l.interval())
+        } else {
+            welch_test(before, after).map(|w| (w.ci_low, w.ci_high))
+        };
+        let point = &s.points[c.index];
+        let was = self.tags_of(s.points[c.index - 1].ids[0]);
+        Change {
+            key: s.key.clone(),
+            name: s.name.clone(),
+            unit: s.unit.clone(),
+            point: c.index,
+            result_id: point.ids[0],
+            started_at: point.started_at,
+            tags: self.tags_of(point.ids[0]),
+            tags_changed: self
+                .tags_of(point.ids[0])
+                .into_iter()
+                .filter(|(k, v)| was.get(k) != Some(v))
+                .collect(),
+            before: b,
+            after: a,
+            change_pct: (a / b - 1.0) * 100.0,
+            interval_pct: interval.map(|(lo, hi)| (lo / b.abs() * 100.0, hi / b.abs() * 100.0)),
+            worse: worse(s.better, b, a),
+            p: c.p,
+            min_change_pct: self.least(&s.points[from..c.index]),
+            points_before: before.len(),
+            points_after: after.len(),
+            newest_runs: c.newest,
+            account: crate::model::account::summary_verdicts(
+                &self.summaries(&s.points[from..c.index]),
+                &self.summaries(&s.points[c.index..to]),
+            ),
+            net: s.net,
+        }
     }
 }
 
