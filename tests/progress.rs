@@ -79,24 +79,27 @@ fn the_live_line_is_drawn_on_a_terminal_and_only_there() {
 }
 
 #[test]
-fn the_live_line_of_a_run_follows_each_part_in_its_suites_words() {
+fn the_live_line_of_a_run_follows_each_part_in_its_units() {
     if skip_without(
-        "the_live_line_of_a_run_follows_each_part_in_its_suites_words",
+        "the_live_line_of_a_run_follows_each_part_in_its_units",
         &["script"],
     ) {
         return;
     }
     let sandbox = Sandbox::new();
     let shown = on_a_terminal(&sandbox, "xterm", "run --profile smoke --no-noise-check");
-    // Each part's progress, as its suite words it, after the part's place in the run.
+    // Each part's progress after the part's place in the run: what it is at, in its suite's
+    // words, and its units done, on one line for every suite.
     for words in [
-        "[1/8] noise: run 1/5",
-        "[2/8] index: 1 x dhry2reg (0/",
-        "[2/8] index: dhry2reg iteration 1 done",
+        "[1/8] noise: calibrating (0/6 done)",
+        "[1/8] noise: timing runs (2/6 done)",
+        "[2/8] index: 1 x dhry2reg (1/",
         "[3/8] interactive: Audio under None (1/",
-        "[4/8] sched: 2 threads, 1 active sets, run 1: ",
+        "[4/8] sched: 2 threads, run 1: ",
+        "[5/8] wakeup: ",
     ] {
         assert!(shown.contains(words), "{words:?} not drawn: {shown:?}");
     }
-    assert!(shown.contains(" | part about "), "{shown:?}");
+    // Once a unit is done, the time a unit takes, and the time left at that pace.
+    assert!(shown.contains(" s a unit | part about "), "{shown:?}");
 }

@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::output::Output;
 use super::session::Session;
 use crate::model::SuiteResult;
-use crate::suites::event::{Event, Events, EVERY_UNIT};
+use crate::suites::event::{Event, Events, Progress, EVERY_UNIT};
 
 /// Where a reporter writes: the command's streams, with the live line taken off the screen
 /// while a line is printed.
@@ -87,6 +87,12 @@ pub trait Reporter {
     fn status(&self, _event: &Event<'_>) -> Option<String> {
         None
     }
+}
+
+/// The live line's words for a part's progress, the same for every suite: what it is at, and
+/// its units done.
+pub fn progress_words(p: &Progress<'_>) -> String {
+    format!("{} ({}/{} done)", p.now, p.done, p.of)
 }
 
 /// The one consumer a suite is given: each event goes to the store checkpoint, the command's

@@ -49,16 +49,16 @@ pub fn exec(args: &RunArgs, argv: Vec<String>) -> Result<i32> {
     }
     let host = HostLimits::of(&environment, &workdir);
     let cpus = host.usable_cpus;
-    let mut plan = StandardPlan::new(
+    let plan = StandardPlan::new(
         args.profile,
         &host,
         args.calibration.options(&args.measure)?,
         &workdir,
+        args.explain.worst(),
     )?;
-    plan.explain(args.explain.worst());
     if args.dry_run {
         let out = Output::new(false, false);
-        let parts = plan.units().map(standard::planned);
+        let parts = plan.planned();
         out.out(&if args.measure.print.json() {
             render::standard::plan_json(plan.profile.name(), cpus, &parts, &plan.skipped) + "\n"
         } else {
@@ -96,7 +96,7 @@ impl MeasuringCommand for RunCommand {
     }
 
     fn reporter(&mut self, _session: &Session) -> Result<RunLines> {
-        Ok(RunLines::new(&self.plan.units().map(standard::planned)))
+        Ok(RunLines::new(&self.plan.planned()))
     }
 
     fn measure(
@@ -104,7 +104,7 @@ impl MeasuringCommand for RunCommand {
         console: &mut Console<'_, RunLines>,
         stop: &AtomicBool,
     ) -> Result<Measured> {
-        let parts = self.plan.units().map(standard::planned);
+        let parts = self.plan.planned();
         console.term.chatter(&render::standard::plan(
             self.plan.profile.name(),
             self.cpus,
@@ -156,6 +156,8 @@ struct RunLines {
     parts: Vec<(&'static str, f64)>,
     part: usize,
     part_started: Instant,
+    /// The part's units done and planned, from its last progress event.
+    units: (u64, u64),
     /// The suites' notes (degraded measurements), for the summary.
     notes: Vec<String>,
 }
@@ -166,21 +168,44 @@ impl RunLines {
             parts: parts.iter().map(|p| (p.suite, p.estimate_s)).collect(),
             part: 0,
             part_started: Instant::now(),
+            units: (0, 0),
             notes: Vec::new(),
         }
     }
 
-    /// The live line: the part's status, and the time left in it and in the run, from the
-    /// plan's estimates.
+    /// Seconds a unit of the part took so far, once one is done.
+    fn unit_s(&self) -> Option<f64> {
+        let (done, _) = self.units;
+        (done > 0).then(|| self.part_started.elapsed().as_secs_f64() / done as f64)
+    }
+
+    /// Seconds left in the part: its units left at the pace of those done, or before the
+    /// first, the plan's estimate less the time spent.
+    fn part_left_s(&self) -> f64 {
+        let (done, of) = self.units;
+        match self.unit_s() {
+            Some(each) => of.saturating_sub(done) as f64 * each,
+            None => (self.parts[self.part].1 - self.part_started.elapsed().as_secs_f64()).max(0.0),
+        }
+    }
+
+    /// The live line: the part's status, the time a unit takes, and the time left in the part
+    /// and in the run.
     fn with_time_left(&self, status: String) -> String {
-        let (suite, estimate) = self.parts[self.part];
-        let part_left = (estimate - self.part_started.elapsed().as_secs_f64()).max(0.0);
+        let part_left = self.part_left_s();
         let later: f64 = self.parts[self.part + 1..].iter().map(|p| p.1).sum();
+        let pace = self
+            .unit_s()
+            .map(|s| match s {
+                s if s < 10.0 => format!(" | {s:.1} s a unit"),
+                s => format!(" | {} a unit", render::standard::duration(s)),
+            })
+            .unwrap_or_default();
         format!(
-            "[{}/{}] {}: {} | part about {} left, run about {} left",
+            "[{}/{}] {}: {}{pace} | part about {} left, run about {} left",
             self.part + 1,
             self.parts.len(),
-            suite,
+            self.parts[self.part].0,
             status,
             render::standard::duration(part_left),
             render::standard::duration(part_left + later)
@@ -194,6 +219,7 @@ impl Reporter for RunLines {
             Event::PartBegins { index, plan } => {
                 self.part = *index;
                 self.part_started = Instant::now();
+                self.units = (0, 0);
                 let line = render::standard::part_line(*index, self.parts.len(), plan);
                 term.chatter(&format!("{line}\n"));
             }
@@ -220,6 +246,7 @@ impl Reporter for RunLines {
                     self.notes.push(format!("{suite}: {line}"));
                 }
             }
+            Event::Progress(p) => self.units = (p.done, p.of),
             _ => {}
         }
     }
@@ -228,7 +255,8 @@ impl Reporter for RunLines {
         let status = match event {
             Event::PartBegins { .. } => "starting".into(),
             Event::CalibrationCheckMissed(c) => render::calibration::check_missed(c),
-            _ => event.progress()?,
+            Event::Progress(p) => super::console::progress_words(p),
+            _ => return None,
         };
         Some(self.with_time_left(status))
     }

@@ -250,7 +250,7 @@ impl Reporter for SchbenchLines {
 
     fn status(&self, event: &Event<'_>) -> Option<String> {
         match event {
-            Event::Wakeup(e @ WakeupEvent::Second { .. }) => e.progress(),
+            Event::Progress(p) => Some(super::console::progress_words(p)),
             _ => None,
         }
     }

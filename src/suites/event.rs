@@ -50,6 +50,8 @@ pub enum Event<'a> {
     /// A check after a rest of interbench's calibration rule failed; it goes on
     /// trying.
     CalibrationCheckMissed(CheckMissed),
+    /// How far the part has come (`hostbench run`'s live line).
+    Progress(Progress<'a>),
     /// What a suite says of its own measuring, in its own terms: the original tool's lines
     /// are made from these by the suite's reporter.
     Noise(NoiseEvent<'a>),
@@ -59,18 +61,20 @@ pub enum Event<'a> {
     Wakeup(WakeupEvent<'a>),
 }
 
-impl Event<'_> {
-    /// How far the part has come, in a few words, where this suite's event moves it
-    /// (`hostbench run`'s live line).
-    pub fn progress(&self) -> Option<String> {
-        match self {
-            Event::Noise(e) => e.progress(),
-            Event::Index(e) => e.progress(),
-            Event::Interactive(e) => e.progress(),
-            Event::Sched(e) => e.progress(),
-            Event::Wakeup(e) => e.progress(),
-            _ => None,
-        }
+/// How far a part has come: `done` of its `of` units (runs, iterations, pairs, points,
+/// seconds: the suite's own), and what it is at now, in a few words. Every suite says it as
+/// it goes, so one live line serves them all.
+#[derive(Clone, Copy)]
+pub struct Progress<'a> {
+    pub done: u64,
+    pub of: u64,
+    pub now: &'a dyn std::fmt::Display,
+}
+
+impl<'a> Event<'a> {
+    /// `done` of `of` units, at `now`.
+    pub fn progress(done: u64, of: u64, now: &'a dyn std::fmt::Display) -> Event<'a> {
+        Event::Progress(Progress { done, of, now })
     }
 }
 

@@ -8,6 +8,7 @@ pub mod event;
 pub mod index;
 pub mod interactive;
 pub mod noise;
+pub mod profile;
 pub mod reference;
 pub mod sched;
 pub mod trace;
@@ -23,6 +24,15 @@ use anyhow::Result;
 use crate::calibration::CalibrationOptions;
 use crate::model::SuiteResult;
 use event::Events;
+
+/// The suites of `hostbench run`, in the order they measure: each one's planner of its parts.
+pub const RUN_ORDER: [profile::RunParts; 5] = [
+    noise::run_parts,
+    index::run_parts,
+    interactive::run_parts,
+    sched::run_parts,
+    wakeup::run_parts,
+];
 
 /// A suite's validated configuration as a part of `hostbench run`: what it will measure, its
 /// settings as the run's plan shows them, and its measuring into a result. `hostbench run`

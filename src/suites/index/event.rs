@@ -32,25 +32,3 @@ pub enum IndexEvent<'a> {
     TestSkipped(&'a Skipped),
     TestFailed(&'a Skipped),
 }
-
-impl IndexEvent<'_> {
-    /// How far the part has come, in a few words (`hostbench run`'s live line), where this
-    /// event moves it.
-    pub fn progress(&self) -> Option<String> {
-        match self {
-            IndexEvent::TestBegins {
-                name,
-                copies,
-                iterations,
-                ..
-            } => Some(format!("{copies} x {name} (0/{iterations})")),
-            IndexEvent::RoundBegins { round, rounds } => {
-                Some(format!("round {} of {rounds}", round + 1))
-            }
-            IndexEvent::IterationDone { name, index, .. } => {
-                Some(format!("{name} iteration {} done", index + 1))
-            }
-            _ => None,
-        }
-    }
-}

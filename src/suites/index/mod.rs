@@ -3,7 +3,9 @@
 //! See docs/index.md.
 
 pub mod event;
+mod part;
 pub use event::IndexEvent;
+pub use part::run_parts;
 pub mod native;
 mod pass;
 pub mod programs;
@@ -361,7 +363,13 @@ pub fn run(
         passes: Vec::new(),
     };
     let mut passes = Vec::new();
-    for &copies in &config.settings.copies {
+    let per_pass: u64 = config
+        .tests
+        .iter()
+        .map(|t| config.iterations(t) as u64)
+        .sum();
+    let units = per_pass * config.settings.copies.len() as u64;
+    for (p, &copies) in config.settings.copies.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             break;
         }
@@ -374,6 +382,8 @@ pub fn run(
             base: &base,
             passes: &passes,
             started_ns: monotonic_ns(),
+            units_before: per_pass * p as u64,
+            units,
         };
         match config.settings.order {
             Order::Blocks => pass.in_blocks(&running, events),

@@ -30,6 +30,9 @@ pub(super) struct Running<'a> {
     pub passes: &'a [IndexPass],
     /// When the pass began (monotonic ns).
     pub started_ns: u64,
+    /// The part's iterations planned before this pass, and in all.
+    pub units_before: u64,
+    pub units: u64,
 }
 
 impl Running<'_> {
@@ -59,6 +62,15 @@ struct TestRun {
 }
 
 impl TestRun {
+    /// Its iterations done, all of them once it is done (skipped or failed included).
+    fn units_done(&self) -> usize {
+        if self.done() {
+            self.planned
+        } else {
+            self.passes.len()
+        }
+    }
+
     fn done(&self) -> bool {
         self.skipped.is_some()
             || self.failed.is_some()
@@ -309,6 +321,13 @@ impl PassRun {
         if self.runs[k].done() {
             events.event(Event::Index(IndexEvent::TestDone(&self.runs[k].result())));
         }
+        let done: usize = self.runs.iter().map(TestRun::units_done).sum();
+        let (copies, name) = (self.copies, self.runs[k].t.name);
+        events.event(Event::progress(
+            run.units_before + done as u64,
+            run.units,
+            &format_args!("{copies} x {name}"),
+        ));
         events.event(Event::Partial {
             every: EVERY_UNIT,
             build: &|| SuiteResult::Index(self.so_far(run.base, run.passes)),

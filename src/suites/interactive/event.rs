@@ -20,24 +20,3 @@ pub enum InteractiveEvent<'a> {
     /// A pair is measured.
     Measured(&'a Measurement),
 }
-
-impl InteractiveEvent<'_> {
-    /// How far the part has come, in a few words (`hostbench run`'s live line), where this
-    /// event moves it.
-    pub fn progress(&self) -> Option<String> {
-        match self {
-            InteractiveEvent::PairBegins {
-                bench,
-                load,
-                index,
-                total,
-            } => Some(format!(
-                "{} under {} ({}/{total})",
-                bench.name(),
-                load.name(),
-                index + 1
-            )),
-            _ => None,
-        }
-    }
-}

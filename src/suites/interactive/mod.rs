@@ -4,7 +4,9 @@
 //! bench's figures (docs/interactive.md).
 
 pub mod event;
+mod part;
 pub use event::InteractiveEvent;
+pub use part::run_parts;
 pub mod benches;
 mod config;
 mod run;

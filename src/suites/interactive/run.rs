@@ -9,7 +9,8 @@ use super::worker::{BenchReport, BenchSpec, LoadWorkerSpec};
 use super::InteractiveEvent;
 use crate::calibration::{
     burn_calibration_deferred, commit_to_cache, interbench_loops, measure_rate, unconfirmed,
-    unconfirmed_by, BurnLoop, CalibrationSource, INTERBENCH_BUDGET,
+    unconfirmed_by, BurnCalibration, BurnLoop, CalibrationSource, RateMeasurement,
+    INTERBENCH_BUDGET,
 };
 use crate::loads::sim::Timekeeping;
 use crate::loads::{self, LoadSpec, RunInputs};
@@ -114,52 +115,18 @@ pub fn run(
         }
         None => None,
     };
-    // interbench's own loop, so that -l means what it means to interbench.
-    // A fresh figure is cached only once the loop's speed right after it and at the end of the
-    // run agree with it.
-    let outcome = burn_calibration_deferred(
-        &config.calibration,
-        BurnLoop::Interbench,
-        &mut |c| events.event(Event::CalibrationCheckMissed(c)),
-        stop,
-    );
-    let mut calibration = outcome.calibration;
-    // The loop's speed now, to confirm a fresh figure and to compare with its speed after the
-    // last pair.
-    let calibration_start = measure_rate(&mut interbench_loops, INTERBENCH_BUDGET);
-    if let Some(why) = unconfirmed(&calibration, &calibration_start) {
-        calibration.unsure = Some(why.into());
-    }
-    events.event(Event::BurnCalibrated {
-        calibration: &calibration,
-        cache_warning: outcome.cache_warning.as_deref(),
-    });
+    let (calibration, calibration_start) = calibrate(config, stop, events);
     // cyclictest's idle-state hold, for as long as the pairs run.
     let _idle_hold = if settings.idle_hold {
         Some(crate::platform::power::hold_cpu_dma_latency().context("--idle-hold")?)
     } else {
         None
     };
-
-    let mut notes = Vec::new();
-    let timekeeper_realtime = sched::can_use_fifo();
-    let timekeeping = Timekeeping {
-        fifo: timekeeper_realtime,
-        cpus: settings.pinned_cpu.map(|_| whole_mask.clone()),
-        relative: settings.relative_sleep,
-    };
-    if !timekeeper_realtime {
-        notes.push(
-            "SCHED_FIFO is not permitted here: timekeepers run SCHED_OTHER, so their own scheduling delay goes into the timer's lateness (the timer late column) and the latency, counted from when the timekeeper woke, is understated by as much (run as root or with an RT rlimit for real-time timekeeping)"
-                .to_string(),
-        );
-    }
-    // Where each pair's account is read; none with HOSTBENCH_NO_ACCOUNT.
-    let probe = crate::platform::account::enabled().then(Probe::default);
-    for n in &notes {
+    let plan = pairs(config);
+    let mut so_far = SoFar::new(settings, calibration, calibration_start, &plan, started);
+    for n in &so_far.notes {
         events.event(Event::Note(n));
     }
-    let plan = pairs(config);
     for s in &plan.skipped {
         events.event(Event::Note(&format!(
             "{} skipped: {}",
@@ -167,163 +134,320 @@ pub fn run(
             s.reason
         )));
     }
-
     let workdir = PrivateDir::create(&config.workdir, "interactive")?;
-    let files_dir_fd = workdir.dir().raw_fd();
-    let needs_read = plan.pairs.iter().any(|(_, l)| l.uses_files().1);
-    let mut failure = None;
-    // The Read load's file: written once, unlinked from the start, and handed to each load
-    // worker as an open descriptor; with --page-cache left in the cache, as interbench's is, so
-    // the first Read pass reads memory, not the disk.
-    let mut read_file = None;
-    if needs_read {
-        events.event(Event::Interactive(InteractiveEvent::PreparingFiles {
-            bytes: settings.file_bytes,
-        }));
-        let prepared = loads::create_unlinked(workdir.dir().fd(), "read.dat").and_then(|mut f| {
-            loads::fill_file(&mut f, settings.file_bytes, stop, settings.page_cache)?;
-            Ok(f)
-        });
-        match prepared {
-            Ok(f) => read_file = Some(f),
-            Err(e) => failure = Some(format!("{e:#}")),
-        }
-    }
-    let read_fd = read_file.as_ref().map(|f| f.as_raw_fd());
-
+    let (read_file, mut failure) = match read_file(&plan, &so_far.settings, &workdir, stop, events)
+    {
+        Ok(f) => (f, None),
+        Err(e) => (None, Some(format!("{e:#}"))),
+    };
+    let pairing = Pairing {
+        exe,
+        settings: &so_far.settings,
+        loops_per_ms: so_far.calibration.loops_per_ms,
+        timekeeping: Timekeeping {
+            fifo: so_far.timekeeper_realtime,
+            cpus: so_far.settings.pinned_cpu.map(|_| whole_mask.clone()),
+            relative: so_far.settings.relative_sleep,
+        },
+        whole_mask: &whole_mask,
+        // Where each pair's account is read; none with HOSTBENCH_NO_ACCOUNT.
+        probe: crate::platform::account::enabled().then(Probe::default),
+        workdir: &workdir,
+        read_fd: read_file.as_ref().map(|f| f.as_raw_fd()),
+        stop,
+    };
     // --explain: switched off for the rest of the run (with a note) if tracing cannot start.
-    let mut explain = settings.explain;
-    // The coordinator's own cost is counted over the pairs alone, not the calibrations.
-    let usage = Usage::process();
+    let mut explain = so_far.settings.explain;
     let mut measurements = Vec::new();
-    let mut current = None;
+    let mut notes = Vec::new();
     for (index, &(bench, load)) in plan.pairs.iter().enumerate() {
         if stop.load(Ordering::Relaxed) || failure.is_some() {
             break;
         }
-        if current != Some(bench) {
-            events.event(Event::Interactive(InteractiveEvent::BenchBegins(bench)));
-            current = Some(bench);
+        pair_begins(&plan, index, events);
+        let recorder = pairing.recorder(bench, &mut explain, &mut notes, events);
+        match pairing.measure(bench, load, recorder) {
+            Ok(Some(m)) => {
+                events.event(Event::Interactive(InteractiveEvent::Measured(&m)));
+                measurements.push(m);
+                events.event(Event::Partial {
+                    every: EVERY_UNIT,
+                    build: &|| SuiteResult::Interactive(so_far.result(&measurements, &notes)),
+                });
+            }
+            Ok(None) => break,
+            Err(e) => failure = Some(format!("{e:#}")),
         }
-        events.event(Event::Interactive(InteractiveEvent::PairBegins {
-            bench,
-            load,
-            index,
-            total: plan.pairs.len(),
-        }));
+    }
+    drop(pairing);
+    drop(workdir);
+    so_far.notes.extend(notes);
+    let result = so_far.finish(config, measurements, stop);
+    Ok(InteractiveOutcome { result, failure })
+}
+
+/// interbench's own loop's calibration, so that -l means what it means to interbench, and the
+/// loop's speed now, to confirm a fresh figure and to compare with its speed after the last
+/// pair. A fresh figure is cached only once the two agree with it ([`SoFar::finish`]).
+fn calibrate(
+    config: &InteractiveConfig,
+    stop: &AtomicBool,
+    events: &mut dyn Events,
+) -> (BurnCalibration, RateMeasurement) {
+    let outcome = burn_calibration_deferred(
+        &config.calibration,
+        BurnLoop::Interbench,
+        &mut |c| events.event(Event::CalibrationCheckMissed(c)),
+        stop,
+    );
+    let mut calibration = outcome.calibration;
+    let start = measure_rate(&mut interbench_loops, INTERBENCH_BUDGET);
+    if let Some(why) = unconfirmed(&calibration, &start) {
+        calibration.unsure = Some(why.into());
+    }
+    events.event(Event::BurnCalibrated {
+        calibration: &calibration,
+        cache_warning: outcome.cache_warning.as_deref(),
+    });
+    (calibration, start)
+}
+
+/// The Read load's file, where a pair needs it: written once, unlinked from the start, and
+/// handed to each load worker as an open descriptor; with --page-cache left in the cache, as
+/// interbench's is, so the first Read pass reads memory, not the disk.
+fn read_file(
+    plan: &Pairs,
+    settings: &InteractiveSettings,
+    workdir: &PrivateDir,
+    stop: &AtomicBool,
+    events: &mut dyn Events,
+) -> Result<Option<std::fs::File>> {
+    if !plan.pairs.iter().any(|(_, l)| l.uses_files().1) {
+        return Ok(None);
+    }
+    events.event(Event::Interactive(InteractiveEvent::PreparingFiles {
+        bytes: settings.file_bytes,
+    }));
+    let mut f = loads::create_unlinked(workdir.dir().fd(), "read.dat")?;
+    loads::fill_file(&mut f, settings.file_bytes, stop, settings.page_cache)?;
+    Ok(Some(f))
+}
+
+/// The events of a pair's start: its bench's first pair, the pair, and the part's progress.
+fn pair_begins(plan: &Pairs, index: usize, events: &mut dyn Events) {
+    let (bench, load) = plan.pairs[index];
+    if index == 0 || plan.pairs[index - 1].0 != bench {
+        events.event(Event::Interactive(InteractiveEvent::BenchBegins(bench)));
+    }
+    events.event(Event::Interactive(InteractiveEvent::PairBegins {
+        bench,
+        load,
+        index,
+        total: plan.pairs.len(),
+    }));
+    // Units as the plan counts them: the calibration, then each pair.
+    let pair = format_args!("{} under {}", bench.name(), load.name());
+    events.event(Event::progress(
+        1 + index as u64,
+        1 + plan.pairs.len() as u64,
+        &pair,
+    ));
+}
+
+/// What every pair of a run shares: the hostbench binary, the run's settings, its burn loop's
+/// speed, how the timekeepers keep time, and where the loads' files are.
+struct Pairing<'a> {
+    exe: &'a Path,
+    settings: &'a InteractiveSettings,
+    loops_per_ms: u64,
+    timekeeping: Timekeeping,
+    /// The CPUs the run may use (the tracer of `--explain` watches them all).
+    whole_mask: &'a [usize],
+    probe: Option<Probe>,
+    workdir: &'a PrivateDir,
+    read_fd: Option<i32>,
+    stop: &'a AtomicBool,
+}
+
+impl Pairing<'_> {
+    /// `--explain`'s tracer for a pair of `bench`; where it cannot start, a note, and no
+    /// explanations for the rest of the run. Gaming has no deadlines and never sleeps:
+    /// nothing to explain.
+    fn recorder(
+        &self,
+        bench: Bench,
+        explain: &mut Option<u32>,
+        notes: &mut Vec<String>,
+        events: &mut dyn Events,
+    ) -> Option<Recorder> {
+        let worst = explain.filter(|_| bench != Bench::Gaming)?;
+        match Recorder::start(self.whole_mask, worst) {
+            Ok(r) => Some(r),
+            Err(why) => {
+                let note = format!("--explain: {why}; the pairs are measured without explanations");
+                events.event(Event::Note(&note));
+                notes.push(note);
+                *explain = None;
+                None
+            }
+        }
+    }
+
+    /// One pair, with its explanations where `recorder` traced it. None on a stop.
+    fn measure(
+        &self,
+        bench: Bench,
+        load: Load,
+        recorder: Option<Recorder>,
+    ) -> Result<Option<Measurement>> {
+        let s = self.settings;
         // As interbench's main process before every pair: whatever earlier pairs (or anything
         // else) left dirty is written out now, not while this pair is measured.
         loads::sync_flush();
         let load_spec = LoadSpec::new(
             load,
             &RunInputs {
-                threads: settings.burn_threads,
-                loops_per_ms: calibration.loops_per_ms,
-                files_dir_fd: Some(files_dir_fd),
-                read_fd,
-                file_bytes: settings.file_bytes,
-                page_cache: settings.page_cache,
-                memload_mb: settings.memload_mb.unwrap_or(0),
-                hack_groups: settings.hack_groups,
-                custom: settings.custom,
-                timekeeping: timekeeping.clone(),
+                threads: s.burn_threads,
+                loops_per_ms: self.loops_per_ms,
+                files_dir_fd: Some(self.workdir.dir().raw_fd()),
+                read_fd: self.read_fd,
+                file_bytes: s.file_bytes,
+                page_cache: s.page_cache,
+                memload_mb: s.memload_mb.unwrap_or(0),
+                hack_groups: s.hack_groups,
+                custom: s.custom,
+                timekeeping: self.timekeeping.clone(),
             },
         );
-        // Gaming has no deadlines and never sleeps: nothing to explain.
-        let recorder = match explain.filter(|_| bench != Bench::Gaming) {
-            Some(worst) => match Recorder::start(&whole_mask, worst) {
-                Ok(r) => Some(r),
-                Err(why) => {
-                    let note =
-                        format!("--explain: {why}; the pairs are measured without explanations");
-                    events.event(Event::Note(&note));
-                    notes.push(note);
-                    explain = None;
-                    None
-                }
-            },
-            None => None,
-        };
         let bench_spec = BenchSpec {
             bench,
-            custom: settings.custom,
-            loops_per_ms: calibration.loops_per_ms,
-            realtime: settings.realtime,
-            timekeeping: timekeeping.clone(),
-            nice: settings.bench_nice,
-            duration_ns: settings.duration_s * 1_000_000_000,
+            custom: s.custom,
+            loops_per_ms: self.loops_per_ms,
+            realtime: s.realtime,
+            timekeeping: self.timekeeping.clone(),
+            nice: s.bench_nice,
+            duration_ns: s.duration_s * 1_000_000_000,
             trace_marker: recorder.as_ref().map(Recorder::marker),
         };
-        match run_pair(exe, &settings, bench_spec, load_spec, probe.as_ref(), stop) {
-            Ok(Some(mut m)) => {
-                m.explained = recorder.map(Recorder::finish);
-                events.event(Event::Interactive(InteractiveEvent::Measured(&m)));
-                measurements.push(m);
-                events.event(Event::Partial {
-                    every: EVERY_UNIT,
-                    build: &|| {
-                        SuiteResult::Interactive(InteractiveResult {
-                            settings: settings.clone(),
-                            calibration: calibration.clone(),
-                            calibration_end: None,
-                            calibration_start: Some(calibration_start),
-                            drift: None,
-                            timekeeper_realtime,
-                            notes: notes.iter().map(Text::from).collect(),
-                            skipped: plan.skipped.clone(),
-                            planned_pairs: plan.pairs.len(),
-                            measurements: measurements.clone(),
-                            coordinator_cpu_ns: Usage::process().since(&usage).cpu_ns(),
-                            wall_ns: monotonic_ns() - started,
-                        })
-                    },
-                });
-            }
-            Ok(None) => break,
-            Err(e) => failure = Some(format!("{e:#}")),
-        }
+        let measured = run_pair(
+            self.exe,
+            s,
+            bench_spec,
+            load_spec,
+            self.probe.as_ref(),
+            self.stop,
+        );
         // The Write load's file is made again by the next pair that needs it (its worker
         // unlinks it as soon as it is open; this is for one that died before).
-        let _ = workdir.dir().remove_file(loads::WRITE_FILE);
+        let _ = self.workdir.dir().remove_file(loads::WRITE_FILE);
+        Ok(measured?.map(|mut m| {
+            m.explained = recorder.map(Recorder::finish);
+            m
+        }))
     }
-    drop(workdir);
-    let coordinator_cpu_ns = Usage::process().since(&usage).cpu_ns();
+}
 
-    // Did the CPU's speed drift while we ran? (Skipped when stopping: the user is waiting.)
-    let calibration_end = (!stop.load(Ordering::Relaxed) && !measurements.is_empty())
-        .then(|| measure_rate(&mut interbench_loops, INTERBENCH_BUDGET));
-    let drift = calibration_end.map(|end| DriftCheck::of(&calibration_start, &end));
-    // A fresh figure the loop no longer runs at after the last pair is unsure too: which of
-    // the two speeds it stands for cannot be told.
-    if let Some(why) = calibration_end
-        .as_ref()
-        .and_then(|end| unconfirmed_by(&calibration, end, "after the last pair"))
-    {
-        calibration.unsure = Some(why.into());
+/// The run as it stands: what its result holds beside the pairs measured.
+struct SoFar {
+    settings: InteractiveSettings,
+    calibration: BurnCalibration,
+    calibration_start: RateMeasurement,
+    timekeeper_realtime: bool,
+    notes: Vec<String>,
+    skipped: Vec<SkippedLoad>,
+    planned_pairs: usize,
+    started: u64,
+    /// The coordinator's own cost is counted over the pairs alone, not the calibrations.
+    usage: Usage,
+}
+
+impl SoFar {
+    fn new(
+        settings: InteractiveSettings,
+        calibration: BurnCalibration,
+        calibration_start: RateMeasurement,
+        plan: &Pairs,
+        started: u64,
+    ) -> SoFar {
+        let timekeeper_realtime = sched::can_use_fifo();
+        let mut notes = Vec::new();
+        if !timekeeper_realtime {
+            notes.push(
+                "SCHED_FIFO is not permitted here: timekeepers run SCHED_OTHER, so their own scheduling delay goes into the timer's lateness (the timer late column) and the latency, counted from when the timekeeper woke, is understated by as much (run as root or with an RT rlimit for real-time timekeeping)"
+                    .to_string(),
+            );
+        }
+        SoFar {
+            settings,
+            calibration,
+            calibration_start,
+            timekeeper_realtime,
+            notes,
+            skipped: plan.skipped.clone(),
+            planned_pairs: plan.pairs.len(),
+            started,
+            usage: Usage::process(),
+        }
     }
-    if calibration.source == CalibrationSource::Measured && calibration.unsure.is_none() {
-        let note = match drift {
-            Some(d) if !d.drifted => commit_to_cache(&config.calibration, &calibration),
-            Some(_) => Some("loops_per_ms not cached: the loop's speed moved between the first pair and the last (the drift check)".to_string()),
-            None => Some("loops_per_ms not cached: the run ended before the drift check could confirm it".to_string()),
-        };
-        notes.extend(note);
+
+    /// The result so far, for a checkpoint: these pairs, and notes made since the start.
+    fn result(&self, measurements: &[Measurement], notes: &[String]) -> InteractiveResult {
+        InteractiveResult {
+            settings: self.settings.clone(),
+            calibration: self.calibration.clone(),
+            calibration_end: None,
+            calibration_start: Some(self.calibration_start),
+            drift: None,
+            timekeeper_realtime: self.timekeeper_realtime,
+            notes: self.notes.iter().chain(notes).map(Text::from).collect(),
+            skipped: self.skipped.clone(),
+            planned_pairs: self.planned_pairs,
+            measurements: measurements.to_vec(),
+            coordinator_cpu_ns: Usage::process().since(&self.usage).cpu_ns(),
+            wall_ns: monotonic_ns() - self.started,
+        }
     }
-    let result = InteractiveResult {
-        settings,
-        calibration,
-        calibration_end,
-        calibration_start: Some(calibration_start),
-        drift,
-        timekeeper_realtime,
-        notes: notes.into_iter().map(Text::from).collect(),
-        skipped: plan.skipped,
-        planned_pairs: plan.pairs.len(),
-        measurements,
-        coordinator_cpu_ns,
-        wall_ns: monotonic_ns() - started,
-    };
-    Ok(InteractiveOutcome { result, failure })
+
+    /// The result at the end: did the loop's speed drift while the pairs ran (skipped when
+    /// stopping: the user is waiting), and a fresh figure cached where the loop still runs at
+    /// it.
+    fn finish(
+        mut self,
+        config: &InteractiveConfig,
+        measurements: Vec<Measurement>,
+        stop: &AtomicBool,
+    ) -> InteractiveResult {
+        let coordinator_cpu_ns = Usage::process().since(&self.usage).cpu_ns();
+        let calibration_end = (!stop.load(Ordering::Relaxed) && !measurements.is_empty())
+            .then(|| measure_rate(&mut interbench_loops, INTERBENCH_BUDGET));
+        let drift = calibration_end.map(|end| DriftCheck::of(&self.calibration_start, &end));
+        // A fresh figure the loop no longer runs at after the last pair is unsure too: which
+        // of the two speeds it stands for cannot be told.
+        if let Some(why) = calibration_end
+            .as_ref()
+            .and_then(|end| unconfirmed_by(&self.calibration, end, "after the last pair"))
+        {
+            self.calibration.unsure = Some(why.into());
+        }
+        if self.calibration.source == CalibrationSource::Measured
+            && self.calibration.unsure.is_none()
+        {
+            let note = match drift {
+                Some(d) if !d.drifted => commit_to_cache(&config.calibration, &self.calibration),
+                Some(_) => Some("loops_per_ms not cached: the loop's speed moved between the first pair and the last (the drift check)".to_string()),
+                None => Some("loops_per_ms not cached: the run ended before the drift check could confirm it".to_string()),
+            };
+            self.notes.extend(note);
+        }
+        InteractiveResult {
+            calibration_end,
+            drift,
+            measurements,
+            coordinator_cpu_ns,
+            wall_ns: monotonic_ns() - self.started,
+            ..self.result(&[], &[])
+        }
+    }
 }
 
 /// Starts the load worker and waits until it has made its load's threads (`ready`). None

@@ -17,17 +17,3 @@ pub enum NoiseEvent<'a> {
         fastest_ns: u64,
     },
 }
-
-impl NoiseEvent<'_> {
-    /// How far the part has come, in a few words (`hostbench run`'s live line), where this
-    /// event moves it.
-    pub fn progress(&self) -> Option<String> {
-        match self {
-            NoiseEvent::Calibrating(_) => Some("calibrating".into()),
-            NoiseEvent::RunDone { index, planned, .. } => {
-                Some(format!("run {}/{planned}", index + 1))
-            }
-            NoiseEvent::Calibrated(_) => None,
-        }
-    }
-}

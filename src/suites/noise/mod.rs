@@ -3,7 +3,9 @@
 //! varies on this host.
 
 pub mod event;
+mod part;
 pub use event::NoiseEvent;
+pub use part::run_parts;
 mod check;
 pub(in crate::suites) mod workload;
 
@@ -122,6 +124,8 @@ pub fn measure(
     let settings = config.settings;
     let target_ns = settings.target_ms * 1_000_000;
     events.event(Event::Noise(NoiseEvent::Calibrating(&settings)));
+    let units = settings.runs_requested + 1;
+    events.event(Event::progress(0, units, &"calibrating"));
 
     // p1bench's calibration for both jobs (find_count): the count of a 100 ms test run, timed
     // five times, scaled so that the fastest would take the target. With -l (CPU mode), the
@@ -205,6 +209,7 @@ pub fn measure(
             previous: index.checked_sub(1).map(|i| &runs[i]),
             fastest_ns,
         }));
+        events.event(Event::progress(index as u64 + 2, units, &"timing runs"));
         events.event(Event::Partial {
             every: CHECKPOINT_EVERY,
             build: &|| {

@@ -14,23 +14,3 @@ pub enum SchedEvent<'a> {
     /// A point is done.
     PointDone(&'a SchedPoint),
 }
-
-impl SchedEvent<'_> {
-    /// How far the part has come, in a few words (`hostbench run`'s live line), where this
-    /// event moves it.
-    pub fn progress(&self) -> Option<String> {
-        match self {
-            SchedEvent::RunDone {
-                threads,
-                active_sets,
-                index,
-                run,
-            } => Some(format!(
-                "{threads} threads, {active_sets} active sets, run {}: {:.2} us/round",
-                index + 1,
-                run.us_per_round
-            )),
-            SchedEvent::PointDone(_) => None,
-        }
-    }
-}

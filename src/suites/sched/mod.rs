@@ -3,7 +3,9 @@
 //! µs/round is tight, and a sweep measures several thread counts into one result (docs/sched.md).
 
 pub mod event;
+mod part;
 pub use event::SchedEvent;
+pub use part::run_parts;
 pub mod ring;
 
 use std::sync::atomic::AtomicBool;
@@ -280,6 +282,14 @@ impl Measuring<'_> {
         if p.verdict.is_some() {
             events.event(Event::Sched(SchedEvent::PointDone(&p.point())));
         }
+        let (threads, runs) = (p.spec.threads, p.runs.len());
+        let us = p.runs[runs - 1].us_per_round;
+        let done = points.iter().filter(|p| p.verdict.is_some()).count();
+        events.event(Event::progress(
+            done as u64,
+            points.len() as u64,
+            &format_args!("{threads} threads, run {runs}: {us:.2} us/round"),
+        ));
         events.event(Event::Partial {
             every: EVERY_UNIT,
             build: &|| {

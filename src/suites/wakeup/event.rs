@@ -21,20 +21,3 @@ pub enum WakeupEvent<'a> {
     /// The run is done.
     Done(&'a WakeupResult),
 }
-
-impl WakeupEvent<'_> {
-    /// How far the part has come, in a few words (`hostbench run`'s live line).
-    pub fn progress(&self) -> Option<String> {
-        match self {
-            WakeupEvent::Second {
-                elapsed_s,
-                runtime_s,
-                rate,
-            } => Some(format!(
-                "{:.0} of {runtime_s} s: {rate:.0} requests/s",
-                elapsed_s
-            )),
-            WakeupEvent::Tables { .. } | WakeupEvent::Done(_) => None,
-        }
-    }
-}

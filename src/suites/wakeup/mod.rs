@@ -3,6 +3,8 @@
 //! resolved here by its rules into the settings a result keeps (docs/wakeup.md).
 
 pub mod event;
+mod part;
+pub use part::run_parts;
 mod matrices;
 pub mod workload;
 
@@ -348,6 +350,12 @@ pub fn measure(
                 runtime_s: s.runtime_s,
                 rate,
             }));
+            let (done, of) = (elapsed_s.round() as u64, s.runtime_s);
+            events.event(Event::progress(
+                done,
+                of,
+                &format_args!("{rate:.0} requests/s"),
+            ));
             events.event(Event::Wakeup(WakeupEvent::Tables {
                 elapsed_s,
                 build: &|| result(s, &so_far()),
