@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use std::collections::BTreeMap;
 
-use crate::fleet::{Cell, Column, Fleet, Outside, TagGroup};
+use crate::fleet::{Cell, Column, Fleet, HostRow, Outside, TagGroup};
 use crate::model::figures::Better;
 use crate::render::report::STYLE;
 use crate::render::svg::{esc, strip_plot, Axis, Mark, StripPoint};
@@ -270,6 +270,17 @@ fn figure_strip(out: &mut String, f: &Fleet, i: usize, c: &Column) {
 /// scripts shows every row.
 pub fn html(f: &Fleet, selection: &str) -> String {
     let mut out = String::new();
+    header(&mut out, f, selection);
+    figures(&mut out, f);
+    hosts_table(&mut out, f);
+    ranges_table(&mut out, f);
+    tags_table(&mut out, f);
+    let _ = writeln!(out, "<script>{SCRIPT}</script></body></html>");
+    out
+}
+
+/// The page's head, title and opening lines, its notes, and who is sick.
+fn header(out: &mut String, f: &Fleet, selection: &str) {
     let title = format!("hostbench fleet: {}", plural(f.rows.len(), "host"));
     let _ = write!(
         out,
@@ -296,6 +307,10 @@ latest complete result that has it; a host is its --host-label, else its hostnam
             row_links(&sick)
         );
     }
+}
+
+/// A compact strip plot per figure, each point a host.
+fn figures(out: &mut String, f: &Fleet) {
     let _ = write!(
         out,
         "<h2>Figures</h2><p><small>Each point a host (hover: its figure; click: its row). The band is the \
@@ -304,8 +319,12 @@ figure's range, the line its median; <span class=\"worse\">red</span>: outside o
         esc(&f.rule)
     );
     for (i, &c) in f.columns.iter().enumerate() {
-        figure_strip(&mut out, f, i, c);
+        figure_strip(out, f, i, c);
     }
+}
+
+/// The hosts' table: its tag filter and pager, its headings, and a row a host.
+fn hosts_table(out: &mut String, f: &Fleet) {
     let options = tag_options(f);
     let index: BTreeMap<(&Text, &Text), usize> = options
         .iter()
@@ -344,46 +363,56 @@ figure's range, the line its median; <span class=\"worse\">red</span>: outside o
     }
     out.push_str("</tr></thead><tbody>");
     for (n, row) in f.rows.iter().enumerate() {
-        let t: String = row
-            .tags
-            .iter()
-            .filter_map(|(k, v)| index.get(&(k, v)))
-            .map(|i| format!("{i} "))
-            .collect();
-        let _ = write!(
-            out,
-            "<tr id=\"h-{n}\" data-host=\"{0}\" data-t=\" {4}\"><td title=\"hostname {1}\">{0}</td><td>{2}</td><td class=\"n\" data-v=\"{3}\">{3}</td>",
-            esc(&row.host.to_string()),
-            esc(&row.hostname.to_string()),
-            esc(&tags_text(&row.tags)),
-            row.results,
-            t
-        );
-        for cell in &row.cells {
-            match cell {
-                None => out.push_str("<td class=\"n\">–</td>"),
-                Some(c) => {
-                    let class = match c.outside {
-                        Some(Outside::Worse) => " outside worse",
-                        Some(Outside::Better) => " outside better",
-                        None => "",
-                    };
-                    let _ = write!(
-                        out,
-                        "<td class=\"n{class}\" data-v=\"{}\" title=\"{}, started {} UTC\">{}{} <small>{}</small></td>",
-                        c.value,
-                        esc(&c.source),
-                        c.started_at.format("%Y-%m-%d %H:%M"),
-                        num(c.value),
-                        off_median(c),
-                        esc(&c.note.to_string())
-                    );
-                }
+        host_row(out, n, row, &index);
+    }
+    out.push_str("</tbody></table>");
+}
+
+/// A host's row: its name, tags (by their number in the tag filter), results and cells.
+fn host_row(out: &mut String, n: usize, row: &HostRow, index: &BTreeMap<(&Text, &Text), usize>) {
+    let t: String = row
+        .tags
+        .iter()
+        .filter_map(|(k, v)| index.get(&(k, v)))
+        .map(|i| format!("{i} "))
+        .collect();
+    let _ = write!(
+        out,
+        "<tr id=\"h-{n}\" data-host=\"{0}\" data-t=\" {4}\"><td title=\"hostname {1}\">{0}</td><td>{2}</td><td class=\"n\" data-v=\"{3}\">{3}</td>",
+        esc(&row.host.to_string()),
+        esc(&row.hostname.to_string()),
+        esc(&tags_text(&row.tags)),
+        row.results,
+        t
+    );
+    for cell in &row.cells {
+        match cell {
+            None => out.push_str("<td class=\"n\">–</td>"),
+            Some(c) => {
+                let class = match c.outside {
+                    Some(Outside::Worse) => " outside worse",
+                    Some(Outside::Better) => " outside better",
+                    None => "",
+                };
+                let _ = write!(
+                    out,
+                    "<td class=\"n{class}\" data-v=\"{}\" title=\"{}, started {} UTC\">{}{} <small>{}</small></td>",
+                    c.value,
+                    esc(&c.source),
+                    c.started_at.format("%Y-%m-%d %H:%M"),
+                    num(c.value),
+                    off_median(c),
+                    esc(&c.note.to_string())
+                );
             }
         }
-        out.push_str("</tr>");
     }
-    out.push_str("</tbody></table><h2 id=\"ranges\">Ranges</h2>");
+    out.push_str("</tr>");
+}
+
+/// The ranges: each figure measured alike by enough hosts, with how its range was drawn.
+fn ranges_table(out: &mut String, f: &Fleet) {
+    out.push_str("<h2 id=\"ranges\">Ranges</h2>");
     if f.ranges.is_empty() {
         let _ = write!(
             out,
@@ -416,9 +445,6 @@ figure's range, the line its median; <span class=\"worse\">red</span>: outside o
         }
         out.push_str("</table>");
     }
-    tags_table(&mut out, f);
-    let _ = writeln!(out, "<script>{SCRIPT}</script></body></html>");
-    out
 }
 
 /// The figures by tag: a row per tag value (the [`MAX_TAGS_SHOWN`] of the most hosts), the

@@ -174,6 +174,15 @@ pub fn worst_explained(r: &InteractiveResult) -> Vec<String> {
 /// What hostbench adds after the tables: how the run went and how far to trust it.
 pub fn footer(r: &InteractiveResult) -> String {
     let mut out = explanations(r);
+    calibration_lines(&mut out, r);
+    setting_lines(&mut out, r);
+    rested_check_line(&mut out, r);
+    overhead_lines(&mut out, r);
+    out
+}
+
+/// The loop's speed, where it came from, and whether it held over the run.
+fn calibration_lines(out: &mut String, r: &InteractiveResult) {
     let cal = &r.calibration;
     let source = match cal.source {
         CalibrationSource::Measured => "measured at the start",
@@ -210,6 +219,11 @@ pub fn footer(r: &InteractiveResult) -> String {
             if gap >= 0.0 { "slower" } else { "faster" }
         );
     }
+}
+
+/// How the run kept time: -t's rounding, the threads' policies and placement, the
+/// timekeepers' sleep and the CPUs' idle states.
+fn setting_lines(out: &mut String, r: &InteractiveResult) {
     if let Some(t) = r.settings.requested_s {
         let _ = writeln!(
             out,
@@ -256,6 +270,10 @@ pub fn footer(r: &InteractiveResult) -> String {
             "left to the kernel, as interbench did (wake-ups from deep idle are part of the latency)"
         }
     );
+}
+
+/// interbench's calibration rule's check after a rest, where the loop was measured.
+fn rested_check_line(out: &mut String, r: &InteractiveResult) {
     if let Some(c) = r
         .calibration
         .measurement
@@ -286,6 +304,11 @@ pub fn footer(r: &InteractiveResult) -> String {
             c.policy
         );
     }
+}
+
+/// The tool's own cost, what the disk loads did, what was skipped, the notes, and whether
+/// every pair was measured.
+fn overhead_lines(out: &mut String, r: &InteractiveResult) {
     let tk_cpu: u64 = r
         .measurements
         .iter()
@@ -315,7 +338,6 @@ pub fn footer(r: &InteractiveResult) -> String {
             r.planned_pairs
         );
     }
-    out
 }
 
 /// What the disk loads did, over every pair that ran one: what the Write load handed to

@@ -106,141 +106,9 @@ impl InteractiveConfig {
         workdir: PathBuf,
         host: &HostLimits,
     ) -> Result<Self, UsageError> {
-        if settings.duration_s == 0 || settings.duration_s > MAX_DURATION_S {
-            return Err(UsageError::new(format!(
-                "-t must be from 1 to {MAX_DURATION_S} seconds (got {})",
-                settings.duration_s
-            )));
-        }
-        // interbench: "Make benchmark a multiple of 10 seconds for proper range of X loads".
-        if !settings.exact_time && !settings.duration_s.is_multiple_of(10) {
-            settings.requested_s = Some(settings.duration_s);
-            settings.duration_s += 10 - settings.duration_s % 10;
-        }
-        let max_threads = host.max_load_threads();
-        if settings.burn_threads == 0 || settings.burn_threads > max_threads {
-            return Err(UsageError::new(format!(
-                "-L must be from 1 to {max_threads} load threads on this host (got {}): interbench's -L is the number of CPUs to load, usually the CPU count",
-                settings.burn_threads
-            )));
-        }
-        if settings.settle_ms > MAX_SETTLE_MS {
-            return Err(UsageError::new(format!(
-                "--settle-ms must be at most {MAX_SETTLE_MS} (got {})",
-                settings.settle_ms
-            )));
-        }
-        if settings.hack_groups == 0 || settings.hack_groups > MAX_HACK_GROUPS {
-            return Err(UsageError::new(format!(
-                "--hack-groups must be from 1 to {MAX_HACK_GROUPS} (got {})",
-                settings.hack_groups
-            )));
-        }
-        if let Some(mb) = settings.memload_mb {
-            let most = (host.memory_available_bytes.saturating_add(host.swap_bytes)) >> 20;
-            // (MemAvailable unknown: only 0 is refused.)
-            if mb == 0 || (most > 0 && mb > most) {
-                return Err(UsageError::new(format!(
-                    "--memload-mb must be from 1 to {most}, the MB of memory and swap available (got {mb})"
-                )));
-            }
-        }
-        for (flag, nice) in [("-B", settings.bench_nice), ("-N", settings.load_nice)] {
-            if !(-20..=19).contains(&nice) {
-                return Err(UsageError::new(format!(
-                    "{flag} must be a nice level from -20 to 19 (got {nice})"
-                )));
-            }
-        }
-        if let Some(c) = settings.custom {
-            if c.cpu_pct == 0 || c.cpu_pct > 100 {
-                return Err(UsageError::new(format!(
-                    "-C must be a CPU percentage from 1 to 100 (got {})",
-                    c.cpu_pct
-                )));
-            }
-            if c.interval_us == 0 || c.interval_us > MAX_CUSTOM_INTERVAL_US {
-                return Err(UsageError::new(format!(
-                    "-I must be from 1 to {MAX_CUSTOM_INTERVAL_US} microseconds (got {})",
-                    c.interval_us
-                )));
-            }
-        }
-        if settings.file_bytes < (1 << 20) {
-            return Err(UsageError::new("--file-size must be at least 1 MB"));
-        }
-
-        // interbench's rule: naming any bench (-W) or load (-w) runs just those; otherwise the
-        // defaults run. -X/-x then remove. Custom joins the defaults when -C/-I define it.
-        let custom = settings.custom.is_some();
-        let mut benches = if selection.benches.is_empty() {
-            BENCHES
-                .iter()
-                .filter(|b| b.default || (custom && b.bench == Bench::Custom))
-                .map(|b| b.bench)
-                .collect()
-        } else {
-            parse_benches(&selection.benches)?
-        };
-        let exclude = parse_benches(&selection.exclude_benches)?;
-        benches.retain(|b| !exclude.contains(b));
-        let mut loads = if selection.loads.is_empty() {
-            LOADS
-                .iter()
-                .filter(|l| l.default || (custom && l.load == Load::Custom))
-                .map(|l| l.load)
-                .collect()
-        } else {
-            parse_loads(&selection.loads)?
-        };
-        let exclude = parse_loads(&selection.exclude_loads)?;
-        loads.retain(|l| !exclude.contains(l));
-        benches.sort();
-        benches.dedup();
-        loads.sort();
-        loads.dedup();
-        if !custom && (benches.contains(&Bench::Custom) || loads.contains(&Load::Custom)) {
-            return Err(UsageError::new(
-                "the Custom bench and load need -C PERCENT and -I MICROSECONDS",
-            ));
-        }
-        if settings.realtime {
-            let not_rt: Vec<&str> = benches
-                .iter()
-                .filter(|&&b| !super::benches::info(b).realtime)
-                .map(|b| b.name())
-                .collect();
-            if !selection.benches.is_empty() && !not_rt.is_empty() {
-                return Err(UsageError::new(format!(
-                    "-r benchmarks only Audio, Video and Custom in real time; not {}",
-                    not_rt.join(", ")
-                )));
-            }
-            benches.retain(|&b| super::benches::info(b).realtime);
-        }
-        if benches.is_empty() {
-            return Err(UsageError::new("no bench left to run"));
-        }
-        if loads.is_empty() {
-            return Err(UsageError::new("no load left to run against"));
-        }
-
-        // Memload needs swap (the registry's rule); an explicit size runs it anyway.
-        let mut memload_disabled = None;
-        if loads.contains(&Load::Memload) && settings.memload_mb.is_none() {
-            let here = Here {
-                host,
-                file_bytes: settings.file_bytes,
-                memload_mb: None,
-            };
-            if let Err(why) = registry::supported(Load::Memload, &here) {
-                memload_disabled = Some(why);
-            } else {
-                let want = host.memory_available_bytes / 10 * 11;
-                let cap = (host.memory_available_bytes + host.swap_bytes).saturating_sub(64 << 20);
-                settings.memload_mb = Some(want.min(cap) >> 20);
-            }
-        }
+        check_bounds(&mut settings, host)?;
+        let (benches, loads) = select(&settings, selection)?;
+        let memload_disabled = size_memload(&mut settings, &loads, host);
         settings.benches = benches;
         settings.loads = loads;
         Ok(InteractiveConfig {
@@ -263,6 +131,161 @@ impl InteractiveConfig {
             .file_bytes
             .saturating_mul(u64::from(w) + u64::from(r))
     }
+}
+
+/// Checks every option's bounds, and makes `-t` a multiple of 10 s as interbench does (unless
+/// the time is to be exact).
+fn check_bounds(settings: &mut InteractiveSettings, host: &HostLimits) -> Result<(), UsageError> {
+    if settings.duration_s == 0 || settings.duration_s > MAX_DURATION_S {
+        return Err(UsageError::new(format!(
+            "-t must be from 1 to {MAX_DURATION_S} seconds (got {})",
+            settings.duration_s
+        )));
+    }
+    // interbench: "Make benchmark a multiple of 10 seconds for proper range of X loads".
+    if !settings.exact_time && !settings.duration_s.is_multiple_of(10) {
+        settings.requested_s = Some(settings.duration_s);
+        settings.duration_s += 10 - settings.duration_s % 10;
+    }
+    let max_threads = host.max_load_threads();
+    if settings.burn_threads == 0 || settings.burn_threads > max_threads {
+        return Err(UsageError::new(format!(
+            "-L must be from 1 to {max_threads} load threads on this host (got {}): interbench's -L is the number of CPUs to load, usually the CPU count",
+            settings.burn_threads
+        )));
+    }
+    if settings.settle_ms > MAX_SETTLE_MS {
+        return Err(UsageError::new(format!(
+            "--settle-ms must be at most {MAX_SETTLE_MS} (got {})",
+            settings.settle_ms
+        )));
+    }
+    if settings.hack_groups == 0 || settings.hack_groups > MAX_HACK_GROUPS {
+        return Err(UsageError::new(format!(
+            "--hack-groups must be from 1 to {MAX_HACK_GROUPS} (got {})",
+            settings.hack_groups
+        )));
+    }
+    if let Some(mb) = settings.memload_mb {
+        let most = (host.memory_available_bytes.saturating_add(host.swap_bytes)) >> 20;
+        // (MemAvailable unknown: only 0 is refused.)
+        if mb == 0 || (most > 0 && mb > most) {
+            return Err(UsageError::new(format!(
+                "--memload-mb must be from 1 to {most}, the MB of memory and swap available (got {mb})"
+            )));
+        }
+    }
+    for (flag, nice) in [("-B", settings.bench_nice), ("-N", settings.load_nice)] {
+        if !(-20..=19).contains(&nice) {
+            return Err(UsageError::new(format!(
+                "{flag} must be a nice level from -20 to 19 (got {nice})"
+            )));
+        }
+    }
+    if let Some(c) = settings.custom {
+        if c.cpu_pct == 0 || c.cpu_pct > 100 {
+            return Err(UsageError::new(format!(
+                "-C must be a CPU percentage from 1 to 100 (got {})",
+                c.cpu_pct
+            )));
+        }
+        if c.interval_us == 0 || c.interval_us > MAX_CUSTOM_INTERVAL_US {
+            return Err(UsageError::new(format!(
+                "-I must be from 1 to {MAX_CUSTOM_INTERVAL_US} microseconds (got {})",
+                c.interval_us
+            )));
+        }
+    }
+    if settings.file_bytes < (1 << 20) {
+        return Err(UsageError::new("--file-size must be at least 1 MB"));
+    }
+    Ok(())
+}
+
+/// The benches and loads to run: interbench's selection rules, then `-r`'s and Custom's.
+fn select(
+    settings: &InteractiveSettings,
+    selection: &Selection,
+) -> Result<(Vec<Bench>, Vec<Load>), UsageError> {
+    // interbench's rule: naming any bench (-W) or load (-w) runs just those; otherwise the
+    // defaults run. -X/-x then remove. Custom joins the defaults when -C/-I define it.
+    let custom = settings.custom.is_some();
+    let mut benches = if selection.benches.is_empty() {
+        BENCHES
+            .iter()
+            .filter(|b| b.default || (custom && b.bench == Bench::Custom))
+            .map(|b| b.bench)
+            .collect()
+    } else {
+        parse_benches(&selection.benches)?
+    };
+    let exclude = parse_benches(&selection.exclude_benches)?;
+    benches.retain(|b| !exclude.contains(b));
+    let mut loads = if selection.loads.is_empty() {
+        LOADS
+            .iter()
+            .filter(|l| l.default || (custom && l.load == Load::Custom))
+            .map(|l| l.load)
+            .collect()
+    } else {
+        parse_loads(&selection.loads)?
+    };
+    let exclude = parse_loads(&selection.exclude_loads)?;
+    loads.retain(|l| !exclude.contains(l));
+    benches.sort();
+    benches.dedup();
+    loads.sort();
+    loads.dedup();
+    if !custom && (benches.contains(&Bench::Custom) || loads.contains(&Load::Custom)) {
+        return Err(UsageError::new(
+            "the Custom bench and load need -C PERCENT and -I MICROSECONDS",
+        ));
+    }
+    if settings.realtime {
+        let not_rt: Vec<&str> = benches
+            .iter()
+            .filter(|&&b| !super::benches::info(b).realtime)
+            .map(|b| b.name())
+            .collect();
+        if !selection.benches.is_empty() && !not_rt.is_empty() {
+            return Err(UsageError::new(format!(
+                "-r benchmarks only Audio, Video and Custom in real time; not {}",
+                not_rt.join(", ")
+            )));
+        }
+        benches.retain(|&b| super::benches::info(b).realtime);
+    }
+    if benches.is_empty() {
+        return Err(UsageError::new("no bench left to run"));
+    }
+    if loads.is_empty() {
+        return Err(UsageError::new("no load left to run against"));
+    }
+    Ok((benches, loads))
+}
+
+/// Memload's size, where it runs and none was given; why it cannot run, where it cannot.
+fn size_memload(
+    settings: &mut InteractiveSettings,
+    loads: &[Load],
+    host: &HostLimits,
+) -> Option<String> {
+    // Memload needs swap (the registry's rule); an explicit size runs it anyway.
+    if !loads.contains(&Load::Memload) || settings.memload_mb.is_some() {
+        return None;
+    }
+    let here = Here {
+        host,
+        file_bytes: settings.file_bytes,
+        memload_mb: None,
+    };
+    if let Err(why) = registry::supported(Load::Memload, &here) {
+        return Some(why);
+    }
+    let want = host.memory_available_bytes / 10 * 11;
+    let cap = (host.memory_available_bytes + host.swap_bytes).saturating_sub(64 << 20);
+    settings.memload_mb = Some(want.min(cap) >> 20);
+    None
 }
 
 impl InteractiveConfig {
