@@ -6,6 +6,7 @@ mod copy;
 pub mod fallback;
 mod migrations;
 mod postgres;
+mod sql;
 mod sqlite;
 
 pub use self::copy::{copy, import, Copied, Headline};

@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, NoTls};
 
+use super::sql;
 use super::{
     migrations, Filter, Identity, IdentityOf, ResultStore, Runs, StoredEntry, StoredFigures,
     FIGURE_COLUMNS, IDENTITY_COLUMNS,
@@ -633,21 +634,13 @@ async fn write_beside(
     result: &RunResult,
     kept: &str,
 ) -> Result<(), tokio_postgres::Error> {
-    tx.execute("DELETE FROM result_figures WHERE result_id = $1", &[&id])
+    tx.execute(&sql::DELETE_FIGURES.postgres(), &[&id]).await?;
+    tx.execute(&sql::INSERT_FIGURES.postgres(), &[&id, &kept])
         .await?;
-    tx.execute(
-        "INSERT INTO result_figures (result_id, kept) VALUES ($1, $2)",
-        &[&id, &kept],
-    )
-    .await?;
-    tx.execute("DELETE FROM result_tags WHERE result_id = $1", &[&id])
-        .await?;
+    tx.execute(&sql::DELETE_TAGS.postgres(), &[&id]).await?;
     for (k, v) in &result.tags {
-        tx.execute(
-            "INSERT INTO result_tags (result_id, key, value) VALUES ($1, $2, $3)",
-            &[&id, &k.raw(), &v.raw()],
-        )
-        .await?;
+        tx.execute(&sql::INSERT_TAG.postgres(), &[&id, &k.raw(), &v.raw()])
+            .await?;
     }
     Ok(())
 }
@@ -680,10 +673,7 @@ async fn respell_uuids(tx: &tokio_postgres::Transaction<'_>) -> Result<(), tokio
             let (started, host, machine) = (&started, &host, &machine);
             async move {
                 let held = tx
-                    .query_opt(
-                        "SELECT started_at, host, machine_id FROM results WHERE uuid = $1 AND id <> $2",
-                        &[&target, &id],
-                    )
+                    .query_opt(&sql::SAME_UUID.postgres(), &[&target, &id])
                     .await?;
                 Ok::<_, tokio_postgres::Error>(held.map(|r| {
                     r.get::<_, String>(0) == *started
@@ -706,15 +696,11 @@ async fn respell_uuids(tx: &tokio_postgres::Transaction<'_>) -> Result<(), tokio
         };
         match respelling {
             migrations::Respelling::Drop => {
-                tx.execute("DELETE FROM results WHERE id = $1", &[&id])
-                    .await?;
+                tx.execute(&sql::DELETE_RESULT.postgres(), &[&id]).await?;
             }
             migrations::Respelling::Rename { uuid: new, json } => {
-                tx.execute(
-                    "UPDATE results SET uuid = $1, result_json = $2 WHERE id = $3",
-                    &[&new, &json, &id],
-                )
-                .await?;
+                tx.execute(&sql::SET_UUID.postgres(), &[&new, &json, &id])
+                    .await?;
             }
         }
     }
@@ -794,11 +780,7 @@ impl ResultStore for PgStore {
         self.answer_mut(|c| async move {
             let tx = c.transaction().await?;
             let id: i64 = tx
-                .query_one(
-                    "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id, uuid, repeat_group, figures)
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
-                    &row.params(),
-                )
+                .query_one(&sql::INSERT_RESULT.postgres(), &row.params())
                 .await?
                 .get(0);
             write_beside(&tx, id, result, &row.kept).await?;
@@ -816,14 +798,7 @@ impl ResultStore for PgStore {
         let replaced = self
             .answer_mut(|c| async move {
                 let tx = c.transaction().await?;
-                let changed = tx
-                    .execute(
-                        "UPDATE results SET started_at = $2, suites = $3, host = $4, headline = $5,
-                         incomplete = $6, schema_version = $7, result_json = $8, host_label = $9,
-                         machine_id = $10, uuid = $11, repeat_group = $12, figures = $13 WHERE id = $1",
-                        params,
-                    )
-                    .await?;
+                let changed = tx.execute(&sql::UPDATE_RESULT.postgres(), params).await?;
                 if changed == 1 {
                     write_beside(&tx, id, result, &row.kept).await?;
                     tx.commit().await?;
@@ -887,13 +862,7 @@ impl ResultStore for PgStore {
 
     fn load(&self, id: i64) -> Result<Option<RunResult>> {
         let row = self
-            .answer(|c| async move {
-                c.query_opt(
-                    "SELECT schema_version, result_json, uuid FROM results WHERE id = $1",
-                    &[&id],
-                )
-                .await
-            })
+            .answer(|c| async move { c.query_opt(&sql::RESULT_JSON.postgres(), &[&id]).await })
             .map_err(|e| self.explain(e))?;
         let Some(row) = row else { return Ok(None) };
         let schema: i32 = row.get(0);
@@ -1046,13 +1015,9 @@ impl ResultStore for PgStore {
         let gone = self
             .answer_mut(|c| async move {
                 let tx = c.transaction().await?;
-                tx.execute("DELETE FROM result_tags WHERE result_id = $1", &[&id])
-                    .await?;
-                tx.execute("DELETE FROM result_figures WHERE result_id = $1", &[&id])
-                    .await?;
-                let gone = tx
-                    .execute("DELETE FROM results WHERE id = $1", &[&id])
-                    .await?;
+                tx.execute(&sql::DELETE_TAGS.postgres(), &[&id]).await?;
+                tx.execute(&sql::DELETE_FIGURES.postgres(), &[&id]).await?;
+                let gone = tx.execute(&sql::DELETE_RESULT.postgres(), &[&id]).await?;
                 tx.commit().await?;
                 Ok(gone)
             })
@@ -1069,10 +1034,7 @@ impl ResultStore for PgStore {
 
     fn find(&self, uuid: &str) -> Result<Option<i64>> {
         let row = self
-            .answer(|c| async move {
-                c.query_opt("SELECT id FROM results WHERE uuid = $1", &[&uuid])
-                    .await
-            })
+            .answer(|c| async move { c.query_opt(&sql::ID_OF_UUID.postgres(), &[&uuid]).await })
             .map_err(|e| self.explain(e))?;
         Ok(row.map(|r| r.get(0)))
     }
@@ -1126,13 +1088,7 @@ impl ResultStore for PgStore {
 
     fn group(&self, group: i64) -> Result<Vec<i64>> {
         let rows = self
-            .answer(|c| async move {
-                c.query(
-                    "SELECT id FROM results WHERE repeat_group = $1 ORDER BY id",
-                    &[&group],
-                )
-                .await
-            })
+            .answer(|c| async move { c.query(&sql::GROUP_IDS.postgres(), &[&group]).await })
             .map_err(|e| self.explain(e))?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }

@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{params_from_iter, Connection, ErrorCode, OpenFlags, OptionalExtension};
 
+use super::sql;
 use super::{
     migrations, Filter, Identity, IdentityOf, ResultStore, Runs, StoredEntry, StoredFigures,
     FIGURE_COLUMNS, IDENTITY_COLUMNS,
@@ -592,7 +593,7 @@ fn respell_uuids(conn: &Connection) -> Result<()> {
         let holder = |target: &str| -> Result<Option<bool>> {
             Ok(conn
                 .query_row(
-                    "SELECT started_at, host, machine_id FROM results WHERE uuid = ?1 AND id <> ?2",
+                    sql::SAME_UUID.sqlite(),
                     rusqlite::params![target, id],
                     |r| {
                         Ok((
@@ -610,9 +611,9 @@ fn respell_uuids(conn: &Connection) -> Result<()> {
             None => None,
         };
         let drop = |conn: &Connection| -> Result<()> {
-            conn.execute("DELETE FROM result_tags WHERE result_id = ?1", [id])?;
-            conn.execute("DELETE FROM result_figures WHERE result_id = ?1", [id])?;
-            conn.execute("DELETE FROM results WHERE id = ?1", [id])?;
+            conn.execute(sql::DELETE_TAGS.sqlite(), [id])?;
+            conn.execute(sql::DELETE_FIGURES.sqlite(), [id])?;
+            conn.execute(sql::DELETE_RESULT.sqlite(), [id])?;
             Ok(())
         };
         match migrations::respelled(&uuid, &json, held) {
@@ -621,10 +622,7 @@ fn respell_uuids(conn: &Connection) -> Result<()> {
                 drop(conn)?
             }
             migrations::Respelling::Rename { uuid: new, json } => {
-                conn.execute(
-                    "UPDATE results SET uuid = ?1, result_json = ?2 WHERE id = ?3",
-                    rusqlite::params![new, json, id],
-                )?;
+                conn.execute(sql::SET_UUID.sqlite(), rusqlite::params![new, json, id])?;
             }
         }
     }
@@ -697,13 +695,13 @@ impl ResultStore for SqliteStore {
             .conn
             .transaction()
             .map_err(|e| explain(e.into(), &path))?;
-        tx.execute(
-            "INSERT INTO results (started_at, suites, host, headline, incomplete, schema_version, result_json, host_label, machine_id, uuid, repeat_group, figures)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            params_from_iter(row_values(result, headline)?),
-        )
-        .map_err(|e| explain(e.into(), &path))?;
-        let id = tx.last_insert_rowid();
+        let id: i64 = tx
+            .query_row(
+                sql::INSERT_RESULT.sqlite(),
+                params_from_iter(row_values(result, headline)?),
+                |r| r.get(0),
+            )
+            .map_err(|e| explain(e.into(), &path))?;
         write_beside(&tx, id, result).map_err(|e| explain(e, &path))?;
         tx.commit().map_err(|e| explain(e.into(), &path))?;
         Ok(id)
@@ -717,12 +715,7 @@ impl ResultStore for SqliteStore {
             .transaction()
             .map_err(|e| explain(e.into(), &path))?;
         let changed = tx
-            .execute(
-                "UPDATE results SET started_at = ?2, suites = ?3, host = ?4, headline = ?5,
-                 incomplete = ?6, schema_version = ?7, result_json = ?8, host_label = ?9,
-                 machine_id = ?10, uuid = ?11, repeat_group = ?12, figures = ?13 WHERE id = ?1",
-                params_from_iter(values),
-            )
+            .execute(sql::UPDATE_RESULT.sqlite(), params_from_iter(values))
             .map_err(|e| explain(e.into(), &path))?;
         if changed != 1 {
             bail!("result {id} is no longer in {}", path.display());
@@ -810,7 +803,7 @@ impl ResultStore for SqliteStore {
     fn group(&self, group: i64) -> Result<Vec<i64>> {
         let mut stmt = self
             .conn
-            .prepare("SELECT id FROM results WHERE repeat_group = ?1 ORDER BY id")
+            .prepare(sql::GROUP_IDS.sqlite())
             .map_err(|e| explain(e.into(), &self.path))?;
         let ids = stmt
             .query_map([group], |r| r.get(0))
@@ -836,11 +829,9 @@ impl ResultStore for SqliteStore {
     fn load(&self, id: i64) -> Result<Option<RunResult>> {
         let row: Option<(Value, Value, Option<String>)> = self
             .conn
-            .query_row(
-                "SELECT schema_version, result_json, uuid FROM results WHERE id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2).unwrap_or(None))),
-            )
+            .query_row(sql::RESULT_JSON.sqlite(), [id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2).unwrap_or(None)))
+            })
             .optional()
             .map_err(|e| explain(e.into(), &self.path))?;
         let Some((schema, json, uuid)) = row else {
@@ -864,9 +855,7 @@ impl ResultStore for SqliteStore {
 
     fn find(&self, uuid: &str) -> Result<Option<i64>> {
         self.conn
-            .query_row("SELECT id FROM results WHERE uuid = ?1", [uuid], |r| {
-                r.get(0)
-            })
+            .query_row(sql::ID_OF_UUID.sqlite(), [uuid], |r| r.get(0))
             .optional()
             .map_err(|e| explain(e.into(), &self.path))
     }
@@ -984,11 +973,11 @@ impl ResultStore for SqliteStore {
             .conn
             .transaction()
             .map_err(|e| explain(e.into(), &path))?;
-        tx.execute("DELETE FROM result_tags WHERE result_id = ?1", [id])
-            .and_then(|_| tx.execute("DELETE FROM result_figures WHERE result_id = ?1", [id]))
+        tx.execute(sql::DELETE_TAGS.sqlite(), [id])
+            .and_then(|_| tx.execute(sql::DELETE_FIGURES.sqlite(), [id]))
             .map_err(|e| explain(e.into(), &path))?;
         let gone = tx
-            .execute("DELETE FROM results WHERE id = ?1", [id])
+            .execute(sql::DELETE_RESULT.sqlite(), [id])
             .map_err(|e| explain(e.into(), &path))?;
         if gone != 1 {
             return Err(UsageError::new(format!(
@@ -1031,15 +1020,15 @@ fn run_columns(v: Vec<Value>) -> Option<super::RunColumns> {
 
 /// A result's tags and its `result_figures` row (layout 9), in place of those it had.
 fn write_beside(conn: &Connection, id: i64, result: &RunResult) -> Result<()> {
-    conn.execute("DELETE FROM result_figures WHERE result_id = ?1", [id])?;
+    conn.execute(sql::DELETE_FIGURES.sqlite(), [id])?;
     conn.execute(
-        "INSERT INTO result_figures (result_id, kept) VALUES (?1, ?2)",
+        sql::INSERT_FIGURES.sqlite(),
         rusqlite::params![id, serde_json::to_string(&Kept::of(result))?],
     )?;
-    conn.execute("DELETE FROM result_tags WHERE result_id = ?1", [id])?;
+    conn.execute(sql::DELETE_TAGS.sqlite(), [id])?;
     for (k, v) in &result.tags {
         conn.execute(
-            "INSERT INTO result_tags (result_id, key, value) VALUES (?1, ?2, ?3)",
+            sql::INSERT_TAG.sqlite(),
             rusqlite::params![id, k.raw(), v.raw()],
         )?;
     }
