@@ -5,13 +5,14 @@ use chrono::{DateTime, Utc};
 use clap::Args;
 
 use super::args::{parse_since, PrintArgs, Selection, StoreArgs};
-use super::output::{format_values, FormatArgs};
+use super::output::{format_values, FormatArgs, Output};
 use crate::error::UsageError;
 use crate::history::{gate, history, shared, stored_runs, Histories, History, NEWEST_SHARE};
 use crate::render;
 use crate::render::exporters::{Format, Shown, Subject};
 use crate::stats::edivisive::Settings;
-use crate::store::Filter;
+use crate::store::{Filter, ResultStore};
+use crate::text::Text;
 
 #[derive(Debug, Args)]
 pub struct HistoryArgs {
@@ -142,43 +143,7 @@ pub fn exec(args: &HistoryArgs) -> Result<i32> {
         ))
         .into());
     }
-    let settings = Settings {
-        max_p: args.max_p,
-        ..Settings::default()
-    };
-    let asked_gate = args.fail_on.as_deref().map(|what| gate::Gate {
-        window: args.window as usize,
-        max_p: if what == "suspected" {
-            args.max_p
-        } else {
-            args.max_p * NEWEST_SHARE
-        },
-        host_shifts: args.fail_on_host,
-    });
-    let mut left_out = |id: i64, why: anyhow::Error| {
-        out.err(&format!("hostbench: result {id} left out: {why:#}\n"));
-    };
-    // One host's page draws every series asked for; a fleet's, the changed ones.
-    let every = format == Format::Html && !args.fleet;
-    let mut each: Vec<History> = Vec::with_capacity(hosts.len());
-    for host in &hosts {
-        let (one, entries) = store
-            .list_of_host(&filter, host)
-            .map_err(|e| UsageError::new(format!("{e:#}")))?;
-        let runs = stored_runs(&*store, &one, &entries, &[host], &mut left_out)
-            .map_err(|e| UsageError::new(format!("{e:#}")))?
-            .pop()
-            .unwrap_or_default();
-        each.push(history(
-            host,
-            &runs,
-            &args.figures,
-            &settings,
-            args.min_change,
-            every,
-            asked_gate.as_ref(),
-        ));
-    }
+    let each = histories_of(args, &*store, &filter, &hosts, format == Format::Html, &out)?;
     let h = Histories {
         fleet: args.fleet,
         shared: if args.fleet {
@@ -195,25 +160,78 @@ pub fn exec(args: &HistoryArgs) -> Result<i32> {
         anyhow::bail!("writing to standard output: {e}");
     }
     if args.fail_on.is_some() {
-        // Each host's figures that fail tonight: any fails the job.
-        let worse: Vec<String> = h
-            .hosts
-            .iter()
-            .filter_map(|one| {
-                let line = gate_failure(one)?;
-                Some(if h.fleet {
-                    format!("{}: {line}", one.host.cut(64))
-                } else {
-                    line
-                })
-            })
-            .collect();
-        if !worse.is_empty() {
-            out.err(&format!("hostbench: {}\n", worse.join("; ")));
+        if let Some(line) = gate_line(&h) {
+            out.err(&format!("hostbench: {line}\n"));
             return Ok(super::compare::EXIT_REGRESSION);
         }
     }
     Ok(0)
+}
+
+/// Each host's history, one host's results read at a time. One host's page draws every series
+/// asked for; a fleet's, the changed ones.
+fn histories_of(
+    args: &HistoryArgs,
+    store: &dyn ResultStore,
+    filter: &Filter,
+    hosts: &[Text],
+    html: bool,
+    out: &Output,
+) -> Result<Vec<History>> {
+    let settings = Settings {
+        max_p: args.max_p,
+        ..Settings::default()
+    };
+    let asked_gate = args.fail_on.as_deref().map(|what| gate::Gate {
+        window: args.window as usize,
+        max_p: if what == "suspected" {
+            args.max_p
+        } else {
+            args.max_p * NEWEST_SHARE
+        },
+        host_shifts: args.fail_on_host,
+    });
+    let mut left_out = |id: i64, why: anyhow::Error| {
+        out.err(&format!("hostbench: result {id} left out: {why:#}\n"));
+    };
+    let every = html && !args.fleet;
+    let mut each: Vec<History> = Vec::with_capacity(hosts.len());
+    for host in hosts {
+        let (one, entries) = store
+            .list_of_host(filter, host)
+            .map_err(|e| UsageError::new(format!("{e:#}")))?;
+        let runs = stored_runs(store, &one, &entries, &[host], &mut left_out)
+            .map_err(|e| UsageError::new(format!("{e:#}")))?
+            .pop()
+            .unwrap_or_default();
+        each.push(history(
+            host,
+            &runs,
+            &args.figures,
+            &settings,
+            args.min_change,
+            every,
+            asked_gate.as_ref(),
+        ));
+    }
+    Ok(each)
+}
+
+/// Each host's figures that fail tonight, in one line: any fails the job.
+fn gate_line(h: &Histories) -> Option<String> {
+    let worse: Vec<String> = h
+        .hosts
+        .iter()
+        .filter_map(|one| {
+            let line = gate_failure(one)?;
+            Some(if h.fleet {
+                format!("{}: {line}", one.host.cut(64))
+            } else {
+                line
+            })
+        })
+        .collect();
+    (!worse.is_empty()).then(|| worse.join("; "))
 }
 
 /// The line of a host whose gate fails tonight: its first failing figure, and how many more.

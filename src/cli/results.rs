@@ -510,46 +510,16 @@ fn copy(
         (_, false) => ids.to_vec(),
         (None, true) => Vec::new(),
     };
-    let mut tally = [0usize; 3];
-    let (mut left_out, mut refused) = (0, 0);
-    // A row of the selection that cannot be read or stored (another host's, malformed) is left
-    // out with a line naming it: one bad row never stops a copy of the rest. One named by id
-    // is an error.
-    let listed = ids.is_empty();
-    let mut each = |c: Copied| match c {
-        Copied::Stored { from: id, to, put } => {
-            if put == Put::Updated {
-                out.chatter(&format!(
-                    "result {id} is {to} there, updated: it had finished since it was copied\n"
-                ));
-            }
-            tally[match put {
-                Put::Added => 0,
-                Put::Updated => 1,
-                Put::AlreadyThere => 2,
-            }] += 1;
-        }
-        Copied::LeftOut {
-            from: id,
-            why,
-            refused: by_store,
-        } => {
-            out.err(&format!(
-                "hostbench: result {id} of {from_name} left out: {why:#}\n"
-            ));
-            left_out += 1;
-            refused += usize::from(by_store);
-        }
-    };
+    let mut tally = Tally::default();
     match from {
         Some(from) => crate::store::copy(
             from,
             from_name,
             &mut *to,
             &chosen,
-            listed,
+            ids.is_empty(),
             &render::headline::run,
-            &mut each,
+            &mut |c| tally.count(out, from_name, c),
         )?,
         // Nothing stored here: an id named is not here.
         None => {
@@ -564,57 +534,19 @@ fn copy(
     // The selection's run states go with its results (not with ids: a run is named by its
     // host and time), so the runs a host kept while its store was down — those that stored
     // nothing too — are seen there. One that ended there already is left as it is.
-    let mut runs = (0, 0);
-    if let (Some(from), true) = (from, ids.is_empty()) {
-        for state in from.runs(&select.filter(), Runs::All)? {
-            match to.record_run(&state) {
-                Ok(()) => runs.0 += 1,
-                Err(e) => {
-                    runs.1 += 1;
-                    out.err(&format!(
-                        "hostbench: the state of run {} ({}) refused by {to_name}: {}\n",
-                        state.uuid,
-                        state.outcome.name(),
-                        crate::model::label::printable(
-                            &crate::text::redact(&format!("{e:#}")),
-                            300
-                        )
-                    ));
-                }
-            }
-        }
-    }
-    let copied = chosen.len() - left_out;
-    out.out(&format!(
-        "Copied {copied} result{} from {from_name} to {to_name}: {} added, {} updated, {} already there{}.\n",
-        if copied == 1 { "" } else { "s" },
-        tally[0],
-        tally[1],
-        tally[2],
-        if left_out > 0 {
-            format!("; {left_out} left out (said above)")
-        } else {
-            String::new()
-        }
-    ));
-    if runs != (0, 0) {
-        out.chatter(&format!(
-            "Run states: {} sent{}.\n",
-            runs.0,
-            if runs.1 > 0 {
-                format!(", {} refused (said above)", runs.1)
-            } else {
-                String::new()
-            }
-        ));
-    }
+    let runs = match (from, ids.is_empty()) {
+        (Some(from), true) => send_runs(out, from, &mut *to, &to_name, select)?,
+        _ => (0, 0),
+    };
+    tally.say(out, chosen.len(), from_name, &to_name, runs);
     // What could not be read is left out quietly, as `results list` does; what the store
     // copied to refused (another login's, another run's) is the user's to hear in the exit
     // code, after the rest is copied.
-    if refused > 0 {
+    if tally.refused > 0 {
         return Err(UsageError::new(format!(
-            "{refused} result{} refused by {to_name} (said above)",
-            if refused == 1 { " was" } else { "s were" }
+            "{} result{} refused by {to_name} (said above)",
+            tally.refused,
+            if tally.refused == 1 { " was" } else { "s were" }
         ))
         .into());
     }
@@ -627,6 +559,109 @@ fn copy(
         .into());
     }
     Ok(())
+}
+
+/// What a copy did with each result: added, updated, already there, left out, and of those
+/// left out, refused by the store copied to.
+#[derive(Default)]
+struct Tally {
+    added: usize,
+    updated: usize,
+    already: usize,
+    left_out: usize,
+    refused: usize,
+}
+
+impl Tally {
+    /// Counts a result. A row of the selection that cannot be read or stored (another host's,
+    /// malformed) is left out with a line naming it: one bad row never stops a copy of the
+    /// rest. One named by id is an error (the store's copy says so).
+    fn count(&mut self, out: &Output, from_name: &str, c: Copied) {
+        match c {
+            Copied::Stored { from: id, to, put } => match put {
+                Put::Added => self.added += 1,
+                Put::Updated => {
+                    out.chatter(&format!(
+                        "result {id} is {to} there, updated: it had finished since it was copied\n"
+                    ));
+                    self.updated += 1;
+                }
+                Put::AlreadyThere => self.already += 1,
+            },
+            Copied::LeftOut {
+                from: id,
+                why,
+                refused,
+            } => {
+                out.err(&format!(
+                    "hostbench: result {id} of {from_name} left out: {why:#}\n"
+                ));
+                self.left_out += 1;
+                self.refused += usize::from(refused);
+            }
+        }
+    }
+
+    /// The copy's line, and the run states' (sent, refused) where any went.
+    fn say(
+        &self,
+        out: &Output,
+        chosen: usize,
+        from_name: &str,
+        to_name: &str,
+        runs: (usize, usize),
+    ) {
+        let copied = chosen - self.left_out;
+        out.out(&format!(
+            "Copied {copied} result{} from {from_name} to {to_name}: {} added, {} updated, {} already there{}.\n",
+            if copied == 1 { "" } else { "s" },
+            self.added,
+            self.updated,
+            self.already,
+            if self.left_out > 0 {
+                format!("; {} left out (said above)", self.left_out)
+            } else {
+                String::new()
+            }
+        ));
+        if runs != (0, 0) {
+            out.chatter(&format!(
+                "Run states: {} sent{}.\n",
+                runs.0,
+                if runs.1 > 0 {
+                    format!(", {} refused (said above)", runs.1)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
+}
+
+/// Sends the selection's run states; (sent, refused), each refusal said with its reason.
+fn send_runs(
+    out: &Output,
+    from: &dyn ResultStore,
+    to: &mut dyn ResultStore,
+    to_name: &str,
+    select: &Selection,
+) -> Result<(usize, usize)> {
+    let mut runs = (0, 0);
+    for state in from.runs(&select.filter(), Runs::All)? {
+        match to.record_run(&state) {
+            Ok(()) => runs.0 += 1,
+            Err(e) => {
+                runs.1 += 1;
+                out.err(&format!(
+                    "hostbench: the state of run {} ({}) refused by {to_name}: {}\n",
+                    state.uuid,
+                    state.outcome.name(),
+                    crate::model::label::printable(&crate::text::redact(&format!("{e:#}")), 300)
+                ));
+            }
+        }
+    }
+    Ok(runs)
 }
 
 /// Where `results push` sends: `--to` (or HOSTBENCH_PUSH_TO), else the environment's

@@ -127,98 +127,16 @@ impl WakeupConfig {
             )));
         }
         bounds(o)?;
-        if o.rps.is_some() && o.auto_rps_pct.is_some() {
-            return Err(UsageError::new(
-                "-R and -A cannot be used together: -A finds the rate itself",
-            ));
-        }
-        if let Some(p) = o.auto_rps_pct {
-            if p == 0 || p > 100 {
-                return Err(UsageError::new(format!(
-                    "-A must be a CPU utilisation from 1 to 100% (got {p})"
-                )));
-            }
-        }
-        if o.rps == Some(0) {
-            return Err(UsageError::new("-R must be at least 1 request a second"));
-        }
-        let mut pipe_bytes = o.pipe_bytes.unwrap_or(0);
-        if pipe_bytes > 0 && (o.rps.is_some() || o.auto_rps_pct.is_some()) {
-            return Err(UsageError::new(
-                "-p (the pipe test) cannot be used with -R or -A: it makes no requests",
-            ));
-        }
-        if pipe_bytes > MAX_PIPE_BYTES {
-            notes.push(format!(
-                "pipe size too big, using {MAX_PIPE_BYTES} bytes (schbench's largest)"
-            ));
-            pipe_bytes = MAX_PIPE_BYTES;
-        }
-        let ncpus = online.len().max(1);
-        let workers = o
-            .workers
-            .unwrap_or_else(|| ncpus.div_ceil(o.message_threads));
-        let threads = o
-            .message_threads
-            .checked_mul(workers)
-            .and_then(|w| w.checked_add(o.message_threads))
-            .filter(|&t| t <= MAX_THREADS)
-            .ok_or_else(|| {
-                UsageError::new(format!(
-                    "-m {} with -t {workers} is more than {MAX_THREADS} threads",
-                    o.message_threads
-                ))
-            })?;
-        if let Some(p) = o.split_pct.filter(|&p| p > 100) {
-            return Err(UsageError::new(format!(
-                "--split must be a percent from 0 to 100 (got {p})"
-            )));
-        }
-        if o.split_pct == Some(0) {
-            notes.push(
-                "--split 0: no worker has matrices of its own; all work on the one shared set"
-                    .into(),
-            );
-        }
-        // Three matrices a worker fill the footprint; with --split, the worker's private
-        // share of it, and the shared share once.
-        let (own_kb, shared_kb) = model::split_kb(o.footprint_kb, o.split_pct);
-        let need = own_kb
-            .saturating_mul(1024)
-            .saturating_mul((threads - o.message_threads) as u64)
-            .saturating_add(shared_kb.saturating_mul(1024));
-        if let Some(have) = memory.filter(|&have| need > have) {
-            return Err(UsageError::new(format!(
-                "-F {} KB for each of {} workers is {} MiB, more than the {} MiB of memory available",
-                o.footprint_kb,
-                threads - o.message_threads,
-                need >> 20,
-                have >> 20
-            )));
-        }
+        check_rates(o)?;
+        let pipe_bytes = pipe_bytes(o, &mut notes)?;
+        let (workers, threads) = threads(o, online.len().max(1))?;
+        check_footprint(o, threads - o.message_threads, memory, &mut notes)?;
         let (message_cpus, worker_cpus) = cpus(o, online)?;
-        // schbench: -p and -A start without a warm-up unless -w is given; a run shorter than
-        // 30 s has none.
-        let mut warmup_s = o
-            .warmup_s
-            .unwrap_or(if pipe_bytes > 0 || o.auto_rps_pct.is_some() {
-                0
-            } else {
-                model::DEFAULT_WARMUP_S
-            });
-        if o.runtime_s < 30 && warmup_s > 0 {
-            if o.warmup_s.is_some() {
-                notes.push(format!(
-                    "no warm-up: runs shorter than 30 s have none, as in schbench (-w {warmup_s} left out)"
-                ));
-            }
-            warmup_s = 0;
-        }
         let settings = WakeupSettings {
             message_threads: o.message_threads,
             workers,
             runtime_s: o.runtime_s,
-            warmup_s,
+            warmup_s: warmup_s(o, pipe_bytes, &mut notes),
             zero_s: o.zero_s,
             footprint_kb: o.footprint_kb,
             operations: o.operations,
@@ -239,6 +157,119 @@ impl WakeupConfig {
         };
         Ok(WakeupConfig { settings, notes })
     }
+}
+
+/// `-R` and `-A`: one or the other, each within its range.
+fn check_rates(o: &Options) -> Result<(), UsageError> {
+    if o.rps.is_some() && o.auto_rps_pct.is_some() {
+        return Err(UsageError::new(
+            "-R and -A cannot be used together: -A finds the rate itself",
+        ));
+    }
+    if let Some(p) = o.auto_rps_pct {
+        if p == 0 || p > 100 {
+            return Err(UsageError::new(format!(
+                "-A must be a CPU utilisation from 1 to 100% (got {p})"
+            )));
+        }
+    }
+    if o.rps == Some(0) {
+        return Err(UsageError::new("-R must be at least 1 request a second"));
+    }
+    Ok(())
+}
+
+/// `-p`: the pipe test's message size (0: no pipe test), cut to schbench's largest with a note.
+fn pipe_bytes(o: &Options, notes: &mut Vec<String>) -> Result<usize, UsageError> {
+    let pipe_bytes = o.pipe_bytes.unwrap_or(0);
+    if pipe_bytes > 0 && (o.rps.is_some() || o.auto_rps_pct.is_some()) {
+        return Err(UsageError::new(
+            "-p (the pipe test) cannot be used with -R or -A: it makes no requests",
+        ));
+    }
+    if pipe_bytes > MAX_PIPE_BYTES {
+        notes.push(format!(
+            "pipe size too big, using {MAX_PIPE_BYTES} bytes (schbench's largest)"
+        ));
+        return Ok(MAX_PIPE_BYTES);
+    }
+    Ok(pipe_bytes)
+}
+
+/// The workers a message thread (schbench's default: the CPUs shared out), and the threads
+/// in all, at most `MAX_THREADS`.
+fn threads(o: &Options, ncpus: usize) -> Result<(usize, usize), UsageError> {
+    let workers = o
+        .workers
+        .unwrap_or_else(|| ncpus.div_ceil(o.message_threads));
+    let threads = o
+        .message_threads
+        .checked_mul(workers)
+        .and_then(|w| w.checked_add(o.message_threads))
+        .filter(|&t| t <= MAX_THREADS)
+        .ok_or_else(|| {
+            UsageError::new(format!(
+                "-m {} with -t {workers} is more than {MAX_THREADS} threads",
+                o.message_threads
+            ))
+        })?;
+    Ok((workers, threads))
+}
+
+/// `--split` within 0–100%, and the workers' matrices within the memory available. Three
+/// matrices a worker fill the footprint; with --split, the worker's private share of it, and
+/// the shared share once.
+fn check_footprint(
+    o: &Options,
+    workers: usize,
+    memory: Option<u64>,
+    notes: &mut Vec<String>,
+) -> Result<(), UsageError> {
+    if let Some(p) = o.split_pct.filter(|&p| p > 100) {
+        return Err(UsageError::new(format!(
+            "--split must be a percent from 0 to 100 (got {p})"
+        )));
+    }
+    if o.split_pct == Some(0) {
+        notes.push(
+            "--split 0: no worker has matrices of its own; all work on the one shared set".into(),
+        );
+    }
+    let (own_kb, shared_kb) = model::split_kb(o.footprint_kb, o.split_pct);
+    let need = own_kb
+        .saturating_mul(1024)
+        .saturating_mul(workers as u64)
+        .saturating_add(shared_kb.saturating_mul(1024));
+    if let Some(have) = memory.filter(|&have| need > have) {
+        return Err(UsageError::new(format!(
+            "-F {} KB for each of {workers} workers is {} MiB, more than the {} MiB of memory available",
+            o.footprint_kb,
+            need >> 20,
+            have >> 20
+        )));
+    }
+    Ok(())
+}
+
+/// schbench's warm-up: -p and -A start without one unless -w is given; a run shorter than
+/// 30 s has none.
+fn warmup_s(o: &Options, pipe_bytes: usize, notes: &mut Vec<String>) -> u64 {
+    let warmup_s = o
+        .warmup_s
+        .unwrap_or(if pipe_bytes > 0 || o.auto_rps_pct.is_some() {
+            0
+        } else {
+            model::DEFAULT_WARMUP_S
+        });
+    if o.runtime_s < 30 && warmup_s > 0 {
+        if o.warmup_s.is_some() {
+            notes.push(format!(
+                "no warm-up: runs shorter than 30 s have none, as in schbench (-w {warmup_s} left out)"
+            ));
+        }
+        return 0;
+    }
+    warmup_s
 }
 
 /// Each number option within the range where it means something: a sleep, a request's math
