@@ -650,14 +650,11 @@ pub fn type_name(kind: FileType) -> &'static str {
     }
 }
 
-/// The walk behind [`Dir::open`]: from `/` (or from `start` for a relative path), one name at
-/// a time, each opened with `O_PATH|O_NOFOLLOW` and looked at through what was opened. A
-/// symbolic link is followed only if it is this user's or root's; its target is read from the
-/// link's own descriptor and walked by the same rules. Beyond [`Trust::Reach`] every directory
-/// reached is checked as it is reached (see [`Trust`]).
-fn walk(start: Option<&Dir>, path: &Path, trust: Trust, create: Option<u32>) -> Result<Dir> {
-    let me = euid();
-    let (mut fd, mut shown, rest) = match start {
+/// Where a walk starts: `start` for a relative path, else the root (a relative path without
+/// `start` from the current directory); the directory's descriptor (`O_PATH`), the path shown
+/// for it, and the path left to walk.
+fn walk_start(start: Option<&Dir>, path: &Path) -> Result<(OwnedFd, PathBuf, PathBuf)> {
+    Ok(match start {
         Some(d) if path.is_relative() => (
             rfs::openat(
                 &d.fd,
@@ -679,7 +676,47 @@ fn walk(start: Option<&Dir>, path: &Path, trust: Trust, create: Option<u32>) -> 
             };
             (open_root()?, PathBuf::from("/"), absolute)
         }
+    })
+}
+
+/// One step of a walk: `name` in `fd`, opened without following a link (`O_PATH |
+/// O_NOFOLLOW`); with `create`, a missing directory is made first with that mode. `next` is
+/// the path shown in errors.
+fn open_step(fd: &OwnedFd, name: &OsString, next: &Path, create: Option<u32>) -> Result<OwnedFd> {
+    let open = || {
+        rfs::openat(
+            fd,
+            name,
+            OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
     };
+    match open() {
+        Ok(c) => Ok(c),
+        Err(Errno::NOENT) if create.is_some() && name != ".." => {
+            let mode = create.unwrap_or(0o700);
+            match rfs::mkdirat(fd, name, Mode::from_raw_mode(mode)) {
+                Ok(()) | Err(Errno::EXIST) => {}
+                Err(e) => {
+                    return Err(errno_io(e)).with_context(|| format!("creating {}", next.display()))
+                }
+            }
+            open()
+                .map_err(errno_io)
+                .with_context(|| format!("opening {}", next.display()))
+        }
+        Err(e) => Err(errno_io(e)).with_context(|| format!("opening {}", next.display())),
+    }
+}
+
+/// The walk behind [`Dir::open`]: from `/` (or from `start` for a relative path), one name at
+/// a time, each opened with `O_PATH|O_NOFOLLOW` and looked at through what was opened. A
+/// symbolic link is followed only if it is this user's or root's; its target is read from the
+/// link's own descriptor and walked by the same rules. Beyond [`Trust::Reach`] every directory
+/// reached is checked as it is reached (see [`Trust`]).
+fn walk(start: Option<&Dir>, path: &Path, trust: Trust, create: Option<u32>) -> Result<Dir> {
+    let me = euid();
+    let (mut fd, mut shown, rest) = walk_start(start, path)?;
     let check = |fd: &OwnedFd, shown: &Path| -> Result<()> {
         if trust != Trust::Reach {
             let st = rfs::fstat(fd).map_err(errno_io)?;
@@ -694,35 +731,7 @@ fn walk(start: Option<&Dir>, path: &Path, trust: Trust, create: Option<u32>) -> 
     let mut links = 0;
     while let Some(name) = pending.pop_front() {
         let next = shown.join(&name);
-        let child = match rfs::openat(
-            &fd,
-            &name,
-            OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        ) {
-            Ok(c) => c,
-            Err(Errno::NOENT) if create.is_some() && name != ".." => {
-                let mode = create.unwrap_or(0o700);
-                match rfs::mkdirat(&fd, &name, Mode::from_raw_mode(mode)) {
-                    Ok(()) | Err(Errno::EXIST) => {}
-                    Err(e) => {
-                        return Err(errno_io(e))
-                            .with_context(|| format!("creating {}", next.display()))
-                    }
-                }
-                rfs::openat(
-                    &fd,
-                    &name,
-                    OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-                    Mode::empty(),
-                )
-                .map_err(errno_io)
-                .with_context(|| format!("opening {}", next.display()))?
-            }
-            Err(e) => {
-                return Err(errno_io(e)).with_context(|| format!("opening {}", next.display()))
-            }
-        };
+        let child = open_step(&fd, &name, &next, create)?;
         let st = rfs::fstat(&child).map_err(errno_io)?;
         match FileType::from_raw_mode(st.st_mode) {
             FileType::Symlink => {
