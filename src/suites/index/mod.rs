@@ -281,41 +281,23 @@ fn install_hint(program: &str) -> &'static str {
     }
 }
 
-/// Runs the configured passes. `exe` is the binary copies are started from.
-pub fn run(
-    config: &IndexConfig,
-    exe: &Path,
-    stop: &AtomicBool,
-    events: &mut dyn Events,
-) -> Result<IndexResult> {
-    let language = locale::language(config.settings.lang.raw());
-    if !language.installed && config.tests.iter().any(|t| t.program.reads_language()) {
-        events.event(Event::Note(&format!(
-            "the tests' language: {}",
-            language.describe()
-        )));
-    }
-    let dir = PrivateDir::create(&config.workdir, "index")?;
-    programs::looper::write_assets(dir.dir())?;
-    let cpus = sched::allowed_cpus();
-    let wants_graphics = config.tests.iter().any(|t| registry::is_graphics(t));
-    // The graphics tests run the host's programs, which cannot be made shorter than they are:
-    // x11perf's whole seconds after its own calibration, glxgears' warm-up and 5 s reports.
-    if let Some(s) = config
-        .settings
-        .seconds
-        .filter(|&s| wants_graphics && s < GRAPHICS_FLOOR_S)
-    {
+/// The graphics tests run the host's programs, which cannot be made shorter than they are:
+/// x11perf's whole seconds after its own calibration, glxgears' warm-up and 5 s reports.
+fn graphics_floor_note(config: &IndexConfig, events: &mut dyn Events) {
+    if let Some(s) = config.settings.seconds.filter(|&s| s < GRAPHICS_FLOOR_S) {
         events.event(Event::Note(&format!(
             "--seconds {s} does not shorten the graphics tests: a 2D test runs x11perf four times for at least 1 s each after x11perf's own calibration, and ubgears needs glxgears' {GRAPHICS_FLOOR_S} s (a 5 s warm-up and one 5 s report)"
         )));
     }
-    let (xvfb, display) = if wants_graphics {
-        graphics_display(config)
-    } else {
-        (None, Err(String::new()))
-    };
-    // The C tests, built with the host's compiler where it has one.
+}
+
+/// The C tests, built with the host's compiler where it has one; else why the built-in
+/// versions run, said as a note.
+fn native_tests(
+    config: &IndexConfig,
+    dir: &Dir,
+    events: &mut dyn Events,
+) -> (Option<native::Programs>, Option<String>) {
     let (native, native_note) = if !config.tests.iter().any(|t| native::has_native(t.program)) {
         (None, None)
     } else if config.settings.builtin_cpu_tests {
@@ -324,7 +306,7 @@ pub fn run(
         match config
             .cache_dir
             .as_deref()
-            .map(|cache| native::build(cache, dir.dir()))
+            .map(|cache| native::build(cache, dir))
         {
             Some(Ok(b)) => (Some(b), None),
             Some(Err(why)) => (None, Some(why)),
@@ -344,6 +326,34 @@ pub fn run(
             "the compiled tests run their built-in versions: {why}"
         )));
     }
+    (native, native_note)
+}
+
+/// Runs the configured passes. `exe` is the binary copies are started from.
+pub fn run(
+    config: &IndexConfig,
+    exe: &Path,
+    stop: &AtomicBool,
+    events: &mut dyn Events,
+) -> Result<IndexResult> {
+    let language = locale::language(config.settings.lang.raw());
+    if !language.installed && config.tests.iter().any(|t| t.program.reads_language()) {
+        events.event(Event::Note(&format!(
+            "the tests' language: {}",
+            language.describe()
+        )));
+    }
+    let dir = PrivateDir::create(&config.workdir, "index")?;
+    programs::looper::write_assets(dir.dir())?;
+    let cpus = sched::allowed_cpus();
+    let wants_graphics = config.tests.iter().any(|t| registry::is_graphics(t));
+    let (xvfb, display) = if wants_graphics {
+        graphics_floor_note(config, events);
+        graphics_display(config)
+    } else {
+        (None, Err(String::new()))
+    };
+    let (native, native_note) = native_tests(config, dir.dir(), events);
     let ctx = CopyContext {
         exe,
         lang: config.settings.lang.raw(),

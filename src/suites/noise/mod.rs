@@ -114,6 +114,72 @@ pub fn plan(config: &NoiseConfig) -> Plan {
     }
 }
 
+/// p1bench's calibration for both jobs (find_count): the count of a 100 ms test run, timed
+/// five times, scaled so that the fastest would take the target. With -l (CPU mode), the count
+/// is that many spin-loop iterations a millisecond times the target, not tuned. None when a
+/// stop came during it.
+fn calibrate(
+    config: &NoiseConfig,
+    workload: &Workload,
+    stop: &AtomicBool,
+) -> Option<NoiseCalibration> {
+    let settings = config.settings;
+    let p1bench = match config.loops_per_ms {
+        Some(_) => None,
+        None => {
+            let mut work = |n: u64| workload.run(n);
+            Some(calibrate_like_p1bench(
+                &mut work,
+                settings.target_ms * 1_000_000,
+                stop,
+            )?)
+        }
+    };
+    Some(NoiseCalibration {
+        iterations: match (&p1bench, config.loops_per_ms) {
+            (Some(p1), _) => p1.iterations,
+            (None, per_ms) => per_ms.unwrap_or(0).saturating_mul(settings.target_ms),
+        },
+        burn: None,
+        memory_rate: None,
+        target: None,
+        p1bench,
+    })
+}
+
+/// One timed run of the job; with `probe`, the host's account of it (this thread's counters
+/// and its CPU's, read just before and just after the timed call), and with `reference` the
+/// host's speed on the thread's CPU around it.
+fn time_run(
+    workload: &Workload,
+    iterations: u64,
+    probe: Option<&Probe>,
+    reference: bool,
+) -> NoiseRun {
+    let me = [Task::this_thread()];
+    let reference_cpu = reference.then(sched::current_cpu).flatten();
+    let ref_before = reference_cpu.and_then(|c| reference::read(&[c]));
+    let opened = probe.map(|p| p.start(&me));
+    let before = Usage::thread();
+    let start = monotonic_ns();
+    workload.run(iterations);
+    let end = monotonic_ns();
+    let used = Usage::thread().since(&before);
+    let account = probe.zip(opened).map(|(p, o)| Account {
+        reference_ns: reference_cpu
+            .and_then(|c| reference::around(ref_before, reference::read(&[c]))),
+        ..Account::of(p.end(o, &me))
+    });
+    NoiseRun {
+        time_ns: end - start,
+        user_ns: used.user_ns,
+        sys_ns: used.sys_ns,
+        voluntary_csw: used.voluntary_csw,
+        involuntary_csw: used.involuntary_csw,
+        account: account.map(Box::new),
+    }
+}
+
 /// Calibrates the job and times it `runs_requested` times, or until `stop` is set. A stop
 /// during calibration returns a result with no runs.
 pub fn measure(
@@ -122,41 +188,18 @@ pub fn measure(
     events: &mut dyn Events,
 ) -> Result<NoiseResult> {
     let settings = config.settings;
-    let target_ns = settings.target_ms * 1_000_000;
     events.event(Event::Noise(NoiseEvent::Calibrating(&settings)));
     let units = settings.runs_requested + 1;
     events.event(Event::progress(0, units, &"calibrating"));
 
-    // p1bench's calibration for both jobs (find_count): the count of a 100 ms test run, timed
-    // five times, scaled so that the fastest would take the target. With -l (CPU mode), the
-    // count is that many spin-loop iterations a millisecond times the target, not tuned.
     let workload = match settings.mode {
         NoiseMode::Cpu => Workload::Spin,
         NoiseMode::Memory { working_set_mb } => {
             Workload::Memory(WorkingSet::new((working_set_mb as usize) << 20)?)
         }
     };
-    let calibration = match config.loops_per_ms {
-        Some(per_ms) => NoiseCalibration {
-            iterations: per_ms.saturating_mul(settings.target_ms),
-            burn: None,
-            memory_rate: None,
-            target: None,
-            p1bench: None,
-        },
-        None => {
-            let mut work = |n: u64| workload.run(n);
-            let Some(p1) = calibrate_like_p1bench(&mut work, target_ns, stop) else {
-                return Ok(empty(settings));
-            };
-            NoiseCalibration {
-                iterations: p1.iterations,
-                burn: None,
-                memory_rate: None,
-                target: None,
-                p1bench: Some(p1),
-            }
-        }
+    let Some(calibration) = calibrate(config, &workload, stop) else {
+        return Ok(empty(settings));
     };
     if calibration.iterations == 0 {
         return Err(anyhow!(
@@ -168,7 +211,7 @@ pub fn measure(
 
     // The host's account of each run: this thread's counters and its CPU's, read just before
     // and just after the timed call.
-    let (probe, me, accounting) = (Probe::default(), [Task::this_thread()], account::enabled());
+    let (probe, accounting) = (Probe::default(), account::enabled());
     let planned = settings.runs_requested;
     let mut runs: Vec<NoiseRun> = Vec::with_capacity(planned as usize);
     let mut fastest_ns = u64::MAX;
@@ -177,29 +220,13 @@ pub fn measure(
             break;
         }
         // Every tenth run, the host's speed on this thread's CPU, just before and just after.
-        let reference_cpu = (accounting && index % REFERENCE_EVERY == 0)
-            .then(sched::current_cpu)
-            .flatten();
-        let ref_before = reference_cpu.and_then(|c| reference::read(&[c]));
-        let opened = accounting.then(|| probe.start(&me));
-        let before = Usage::thread();
-        let start = monotonic_ns();
-        workload.run(calibration.iterations);
-        let end = monotonic_ns();
-        let used = Usage::thread().since(&before);
-        let account = opened.map(|o| Account {
-            reference_ns: reference_cpu
-                .and_then(|c| reference::around(ref_before, reference::read(&[c]))),
-            ..Account::of(probe.end(o, &me))
-        });
-        let run = NoiseRun {
-            time_ns: end - start,
-            user_ns: used.user_ns,
-            sys_ns: used.sys_ns,
-            voluntary_csw: used.voluntary_csw,
-            involuntary_csw: used.involuntary_csw,
-            account: account.map(Box::new),
-        };
+        let reference = accounting && index % REFERENCE_EVERY == 0;
+        let run = time_run(
+            &workload,
+            calibration.iterations,
+            accounting.then_some(&probe),
+            reference,
+        );
         fastest_ns = fastest_ns.min(run.time_ns);
         runs.push(run);
         events.event(Event::Noise(NoiseEvent::RunDone {
