@@ -148,6 +148,43 @@ fn tag_options(f: &Fleet) -> Vec<((&Text, &Text), usize)> {
     options
 }
 
+/// A strip's caption after its name: the range, the hosts outside it on the worse side (the
+/// farthest first, linked to their rows) and how many on the better side; or why it has none.
+fn strip_caption(
+    out: &mut String,
+    f: &Fleet,
+    range: Option<&crate::fleet::Range>,
+    worse: &[(usize, &str, f64)],
+    better: usize,
+) {
+    let Some(r) = range else {
+        let _ = write!(
+            out,
+            ". No range: fewer than {} hosts measured it alike.",
+            crate::fleet::MIN_HOSTS
+        );
+        return;
+    };
+    let _ = write!(
+        out,
+        ", median {}, range {} – {} (±{:.1}%, the band). ",
+        num(r.median),
+        num(r.low),
+        num(r.high),
+        r.tolerance_pct
+    );
+    if worse.is_empty() {
+        out.push_str("None outside on the worse side");
+    } else {
+        let named: Vec<(usize, &Text)> = worse.iter().map(|w| (w.0, &f.rows[w.0].host)).collect();
+        let _ = write!(out, "Outside on the worse side: {}", row_links(&named));
+    }
+    if better > 0 {
+        let _ = write!(out, "; {} on the better side", better);
+    }
+    out.push('.');
+}
+
 /// One figure's strip plot and its caption: the hosts that measured what its range measured
 /// (all hosts with the figure when there is no range), the range, the median and the hosts
 /// outside, named and linked.
@@ -212,36 +249,7 @@ fn figure_strip(out: &mut String, f: &Fleet, i: usize, c: &Column) {
         better_text(c),
         plural(drawn.len(), "host")
     );
-    match range {
-        Some(r) => {
-            let _ = write!(
-                out,
-                ", median {}, range {} – {} (±{:.1}%, the band). ",
-                num(r.median),
-                num(r.low),
-                num(r.high),
-                r.tolerance_pct
-            );
-            if worse.is_empty() {
-                out.push_str("None outside on the worse side");
-            } else {
-                let named: Vec<(usize, &Text)> =
-                    worse.iter().map(|w| (w.0, &f.rows[w.0].host)).collect();
-                let _ = write!(out, "Outside on the worse side: {}", row_links(&named));
-            }
-            if better > 0 {
-                let _ = write!(out, "; {} on the better side", better);
-            }
-            out.push('.');
-        }
-        None => {
-            let _ = write!(
-                out,
-                ". No range: fewer than {} hosts measured it alike.",
-                crate::fleet::MIN_HOSTS
-            );
-        }
-    }
+    strip_caption(out, f, range, &worse, better);
     if axis.is_log() {
         out.push_str(" Logarithmic axis: the largest is over 20 times the smallest.");
     }
