@@ -114,44 +114,8 @@ impl Account {
             .map(|(a, b)| Some(b.migrations?.saturating_sub(a.migrations?)))
             .sum::<Option<u64>>()
             .filter(|_| pairs().next().is_some());
-        let on_cpus = |v: &[(u32, u64)]| -> Vec<(u32, u64)> {
-            v.iter()
-                .filter(|(c, _)| cpus.contains(c))
-                .copied()
-                .collect()
-        };
-        let (khz_a, khz_b) = (on_cpus(&start.khz), on_cpus(&end.khz));
-        let counted_mhz = end.clock.and_then(|c| c.mhz()).or_else(|| {
-            // Else the CPUs' own registers (`/dev/cpu/N/msr`), read at both ends: their clock
-            // while they ran, whoever ran on them.
-            let mut sum = crate::platform::counters::ClockCounts::default();
-            for (cpu, b) in end.msr.iter().filter(|(c, _)| cpus.contains(c)) {
-                let Some((_, a)) = start.msr.iter().find(|(c, _)| c == cpu) else {
-                    continue;
-                };
-                sum.aperf += b.aperf.wrapping_sub(a.aperf);
-                sum.mperf += b.mperf.wrapping_sub(a.mperf);
-                sum.tsc += b.tsc.wrapping_sub(a.tsc);
-                sum.running_ns += end.at_ns.saturating_sub(start.at_ns);
-            }
-            sum.mhz()
-        });
-        let mhz = counted_mhz.or_else(|| {
-            (!khz_a.is_empty() && !khz_b.is_empty()).then(|| {
-                let all: Vec<u64> = khz_a.iter().chain(&khz_b).map(|k| k.1).collect();
-                all.iter().sum::<u64>() as f64 / all.len() as f64 / 1000.0
-            })
-        });
-        let (thr_a, thr_b) = (on_cpus(&start.throttles), on_cpus(&end.throttles));
-        let throttles = (!thr_b.is_empty()).then(|| {
-            thr_b
-                .iter()
-                .map(|&(cpu, n)| {
-                    let before = thr_a.iter().find(|t| t.0 == cpu).map_or(n, |t| t.1);
-                    n.saturating_sub(before)
-                })
-                .sum()
-        });
+        let (mhz, counted_mhz) = clock_mhz(start, end, &cpus);
+        let throttles = throttles(start, end, &cpus);
         Account {
             wall_ns: end.at_ns.saturating_sub(start.at_ns),
             tasks: pairs().count() as u32,
@@ -173,7 +137,7 @@ impl Account {
             major_faults: sum(|t| t.major_faults),
             migrations,
             mhz,
-            mhz_counted: counted_mhz.is_some(),
+            mhz_counted: counted_mhz,
             hardware: end.hardware,
             no_pmu: end.pmus.is_some_and(|p| !p.hardware),
             throttles,
@@ -643,6 +607,60 @@ pub fn item_verdicts(a: &[&Account], b: &[&Account]) -> Option<ItemVerdicts> {
         .map(|item| item.name().0.to_string())
         .collect();
     Some(ItemVerdicts { changed, unchanged })
+}
+
+/// Readings of these CPUs only.
+fn on_cpus(v: &[(u32, u64)], cpus: &[u32]) -> Vec<(u32, u64)> {
+    v.iter()
+        .filter(|(c, _)| cpus.contains(c))
+        .copied()
+        .collect()
+}
+
+/// The CPUs' clock over a stretch, MHz, and whether it was counted: the measured tasks' APERF
+/// and MPERF counters, else the CPUs' own registers (`/dev/cpu/N/msr`) at both ends, their
+/// clock while they ran, whoever ran on them. Else the mean of the kernel's frequency readings
+/// (`khz`) at both ends, not counted.
+fn clock_mhz(start: &Reading, end: &Reading, cpus: &[u32]) -> (Option<f64>, bool) {
+    let counted = end.clock.and_then(|c| c.mhz()).or_else(|| {
+        let mut sum = crate::platform::counters::ClockCounts::default();
+        for (cpu, b) in end.msr.iter().filter(|(c, _)| cpus.contains(c)) {
+            let Some((_, a)) = start.msr.iter().find(|(c, _)| c == cpu) else {
+                continue;
+            };
+            sum.aperf += b.aperf.wrapping_sub(a.aperf);
+            sum.mperf += b.mperf.wrapping_sub(a.mperf);
+            sum.tsc += b.tsc.wrapping_sub(a.tsc);
+            sum.running_ns += end.at_ns.saturating_sub(start.at_ns);
+        }
+        sum.mhz()
+    });
+    if counted.is_some() {
+        return (counted, true);
+    }
+    let (khz_a, khz_b) = (on_cpus(&start.khz, cpus), on_cpus(&end.khz, cpus));
+    let mean = (!khz_a.is_empty() && !khz_b.is_empty()).then(|| {
+        let all: Vec<u64> = khz_a.iter().chain(&khz_b).map(|k| k.1).collect();
+        all.iter().sum::<u64>() as f64 / all.len() as f64 / 1000.0
+    });
+    (mean, false)
+}
+
+/// The CPUs' thermal throttle events over a stretch, where sysfs has them.
+fn throttles(start: &Reading, end: &Reading, cpus: &[u32]) -> Option<u64> {
+    let (thr_a, thr_b) = (
+        on_cpus(&start.throttles, cpus),
+        on_cpus(&end.throttles, cpus),
+    );
+    (!thr_b.is_empty()).then(|| {
+        thr_b
+            .iter()
+            .map(|&(cpu, n)| {
+                let before = thr_a.iter().find(|t| t.0 == cpu).map_or(n, |t| t.1);
+                n.saturating_sub(before)
+            })
+            .sum()
+    })
 }
 
 #[cfg(test)]

@@ -514,35 +514,34 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
     );
     // A latency's change smaller than the timer's own lateness is the timer's.
     let resolution = m.timer.as_ref().map(|t| t.mean_oversleep_ns / 1e6);
-    out.push(Figure {
-        key: format!("{key}/latency mean"),
+    // A mean latency's samples: the means of a tenth of the run each.
+    let mean = |figure: &str, name: &str, mean_ns: f64, samples_ns: &[u64]| Figure {
+        key: format!("{key}/{figure}"),
         suite: "interactive".into(),
-        name: format!("{what}: latency mean"),
+        name: format!("{what}: {name}"),
         unit: "ms".into(),
         better: Better::Lower,
-        value: m.latency.mean_ns / 1e6,
-        samples: batch_means_ms(&m.samples_ns, LATENCY_BATCHES),
+        value: mean_ns / 1e6,
+        samples: batch_means_ms(samples_ns, LATENCY_BATCHES),
         sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
         resolution,
         of_events: None,
         is_spread: false,
         accounts: m.account.iter().map(|a| (**a).clone()).collect(),
-    });
+    };
+    out.push(mean(
+        "latency mean",
+        "latency mean",
+        m.latency.mean_ns,
+        &m.samples_ns,
+    ));
     if let Some(w) = &m.wake {
-        out.push(Figure {
-            key: format!("{key}/wake mean"),
-            suite: "interactive".into(),
-            name: format!("{what}: wake-up latency mean"),
-            unit: "ms".into(),
-            better: Better::Lower,
-            value: w.mean_ns / 1e6,
-            samples: batch_means_ms(&m.wake_samples_ns, LATENCY_BATCHES),
-            sample_kind: format!("mean of a tenth of the run ({LATENCY_BATCHES} batches)"),
-            resolution,
-            of_events: None,
-            is_spread: false,
-            accounts: m.account.iter().map(|a| (**a).clone()).collect(),
-        });
+        out.push(mean(
+            "wake mean",
+            "wake-up latency mean",
+            w.mean_ns,
+            &m.wake_samples_ns,
+        ));
     }
     // A percentage moves by one deadline, or one burn, at the least: 99.2% of 120 deadlines
     // and 100% differ by one missed frame, which is no change of the scheduler's.
