@@ -543,6 +543,18 @@ fn interactive_figures(m: &Measurement, placement: Placement, out: &mut Vec<Figu
             &m.wake_samples_ns,
         ));
     }
+    single_figures(m, &key, &what, resolution, out);
+}
+
+/// A pair's p99 latencies and its two percentages, each its one value: a figure with no
+/// samples of its own.
+fn single_figures(
+    m: &Measurement,
+    key: &str,
+    what: &str,
+    resolution: Option<f64>,
+    out: &mut Vec<Figure>,
+) {
     // A percentage moves by one deadline, or one burn, at the least: 99.2% of 120 deadlines
     // and 100% differ by one missed frame, which is no change of the scheduler's.
     let one_in = |n: u64| (n > 0).then(|| 100.0 / n as f64);
