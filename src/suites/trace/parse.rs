@@ -136,23 +136,7 @@ pub fn parse_line(line: &str) -> Option<Event> {
     let mut f = [""; 8];
     let kind = match event {
         "sched_switch" => {
-            let template = [
-                Tok::Lit("prev_comm="),
-                Tok::Comm,
-                Tok::Lit(" prev_pid="),
-                Tok::Int,
-                Tok::Lit(" prev_prio="),
-                Tok::Int,
-                Tok::Lit(" prev_state="),
-                Tok::Word,
-                Tok::Lit(" ==> next_comm="),
-                Tok::Comm,
-                Tok::Lit(" next_pid="),
-                Tok::Int,
-                Tok::Lit(" next_prio="),
-                Tok::Int,
-            ];
-            matches(body, &template, &mut f, 0)?;
+            matches(body, &SWITCH, &mut f, 0)?;
             Kind::Switch {
                 prev_pid: f[1].parse().ok()?,
                 prev_runnable: f[3].starts_with('R'),
@@ -162,17 +146,7 @@ pub fn parse_line(line: &str) -> Option<Event> {
             }
         }
         "sched_waking" | "sched_wakeup" => {
-            let template = [
-                Tok::Lit("comm="),
-                Tok::Comm,
-                Tok::Lit(" pid="),
-                Tok::Int,
-                Tok::Lit(" prio="),
-                Tok::Int,
-                Tok::Lit(" target_cpu="),
-                Tok::Int,
-            ];
-            matches(body, &template, &mut f, 0)?;
+            matches(body, &WAKING, &mut f, 0)?;
             let (pid, target_cpu) = (f[1].parse().ok()?, f[3].parse().ok()?);
             if event == "sched_waking" {
                 Kind::Waking { pid, target_cpu }
@@ -181,20 +155,7 @@ pub fn parse_line(line: &str) -> Option<Event> {
             }
         }
         "sched_migrate_task" => {
-            let template = [
-                Tok::Lit("comm="),
-                Tok::Comm,
-                Tok::Lit(" pid="),
-                Tok::Int,
-                Tok::Lit(" prio="),
-                Tok::Int,
-                Tok::Lit(" orig_cpu="),
-                Tok::Int,
-                Tok::Lit(" dest_cpu="),
-                Tok::Int,
-                Tok::Rest,
-            ];
-            matches(body, &template, &mut f, 0)?;
+            matches(body, &MIGRATE, &mut f, 0)?;
             Kind::Migrate {
                 pid: f[1].parse().ok()?,
                 orig_cpu: f[3].parse().ok()?,
@@ -202,23 +163,20 @@ pub fn parse_line(line: &str) -> Option<Event> {
             }
         }
         "irq_handler_entry" => {
-            let template = [Tok::Lit("irq="), Tok::Int, Tok::Lit(" name="), Tok::Rest];
-            matches(body, &template, &mut f, 0)?;
+            matches(body, &IRQ_ENTRY, &mut f, 0)?;
             Kind::IrqEntry {
                 irq: f[0].parse().ok()?,
                 name: Name::new(f[1]),
             }
         }
         "irq_handler_exit" => {
-            let template = [Tok::Lit("irq="), Tok::Int, Tok::Rest];
-            matches(body, &template, &mut f, 0)?;
+            matches(body, &IRQ_EXIT, &mut f, 0)?;
             Kind::IrqExit {
                 irq: f[0].parse().ok()?,
             }
         }
         "softirq_entry" | "softirq_exit" => {
-            let template = [Tok::Lit("vec="), Tok::Int, Tok::Rest];
-            matches(body, &template, &mut f, 0)?;
+            matches(body, &SOFTIRQ, &mut f, 0)?;
             let vec = f[0].parse().ok()?;
             if event == "softirq_entry" {
                 Kind::SoftirqEntry { vec }
@@ -331,6 +289,57 @@ enum Tok {
     /// Everything to the end (captured).
     Rest,
 }
+
+/// sched_switch's print format.
+const SWITCH: [Tok; 14] = [
+    Tok::Lit("prev_comm="),
+    Tok::Comm,
+    Tok::Lit(" prev_pid="),
+    Tok::Int,
+    Tok::Lit(" prev_prio="),
+    Tok::Int,
+    Tok::Lit(" prev_state="),
+    Tok::Word,
+    Tok::Lit(" ==> next_comm="),
+    Tok::Comm,
+    Tok::Lit(" next_pid="),
+    Tok::Int,
+    Tok::Lit(" next_prio="),
+    Tok::Int,
+];
+
+/// sched_waking's and sched_wakeup's print format.
+const WAKING: [Tok; 8] = [
+    Tok::Lit("comm="),
+    Tok::Comm,
+    Tok::Lit(" pid="),
+    Tok::Int,
+    Tok::Lit(" prio="),
+    Tok::Int,
+    Tok::Lit(" target_cpu="),
+    Tok::Int,
+];
+
+/// sched_migrate_task's print format.
+const MIGRATE: [Tok; 11] = [
+    Tok::Lit("comm="),
+    Tok::Comm,
+    Tok::Lit(" pid="),
+    Tok::Int,
+    Tok::Lit(" prio="),
+    Tok::Int,
+    Tok::Lit(" orig_cpu="),
+    Tok::Int,
+    Tok::Lit(" dest_cpu="),
+    Tok::Int,
+    Tok::Rest,
+];
+/// irq_handler_entry's print format.
+const IRQ_ENTRY: [Tok; 4] = [Tok::Lit("irq="), Tok::Int, Tok::Lit(" name="), Tok::Rest];
+/// irq_handler_exit's print format.
+const IRQ_EXIT: [Tok; 3] = [Tok::Lit("irq="), Tok::Int, Tok::Rest];
+/// softirq_entry's and softirq_exit's print format.
+const SOFTIRQ: [Tok; 3] = [Tok::Lit("vec="), Tok::Int, Tok::Rest];
 
 /// Whether `s` matches `template` to its end; the captured pieces go into `out` from `n` on.
 fn matches<'a>(s: &'a str, template: &[Tok], out: &mut [&'a str; 8], n: usize) -> Option<()> {
