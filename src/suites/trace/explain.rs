@@ -168,84 +168,17 @@ pub fn explain(w: &Window) -> ExplainedSample {
             .map(|e| e.cpu)
     });
 
-    // Each phase on its CPU; the wait split where the task migrated.
-    let mut spans: Vec<(Phase, u32, u64, u64)> = Vec::new();
     let woken_at = woken.unwrap_or(fired);
-    if let Some(cpu) = timekeeper_cpu {
-        spans.push((Phase::Timer, cpu, deadline, fired));
-        spans.push((Phase::HandOff, cpu, fired, woken_at));
-    }
-    let mut wait_cpu = woken_on_cpu.or(ran_on_cpu);
-    let mut at = woken_at;
-    for e in w
-        .events
-        .iter()
-        .filter(|e| e.ts_ns > woken_at && e.ts_ns < ran)
-    {
-        if let Kind::Migrate {
-            pid,
-            orig_cpu,
-            dest_cpu,
-        } = e.kind
-        {
-            if pid == task {
-                spans.push((Phase::Wait, wait_cpu.unwrap_or(orig_cpu), at, e.ts_ns));
-                wait_cpu = Some(dest_cpu);
-                at = e.ts_ns;
-            }
-        }
-    }
-    if let Some(cpu) = ran_on_cpu.or(wait_cpu) {
-        spans.push((Phase::Wait, cpu, at, ran));
-    }
-
-    let mut sums: BTreeMap<(Phase, u32, Culprit), u64> = BTreeMap::new();
-    let mut covered = 0;
-    let mut unaccounted = 0;
-    for &(phase, cpu, from, to) in &spans {
-        for (a, b, culprit) in timeline(w, cpu, from, to) {
-            covered += b - a;
-            if culprit == Culprit::Unknown {
-                unaccounted += b - a;
-            } else {
-                *sums.entry((phase, cpu, culprit)).or_default() += b - a;
-            }
-        }
-    }
-    // A phase with no CPU to look at (no wake-up or switch seen) is unaccounted as a whole.
+    let spans = spans(
+        w,
+        (deadline, fired, woken_at, ran),
+        timekeeper_cpu,
+        woken_on_cpu.or(ran_on_cpu),
+        ran_on_cpu,
+    );
     let window_ns = ran - deadline;
-    unaccounted += window_ns.saturating_sub(covered);
-    let mut parts: Vec<Part> = sums
-        .into_iter()
-        .map(|((phase, cpu, culprit), ns)| Part {
-            phase,
-            cpu,
-            culprit,
-            ns,
-        })
-        .collect();
-    parts.sort_by(|a, b| a.phase.cmp(&b.phase).then(b.ns.cmp(&a.ns)));
-
-    // Every CPU seen in the window, for the drawing.
-    let mut cpus: Vec<u32> = w.events.iter().map(|e| e.cpu).collect();
-    cpus.extend(spans.iter().map(|s| s.1));
-    cpus.sort_unstable();
-    cpus.dedup();
-    let rel = |t: u64| t as i64 - deadline as i64;
-    let segments = cpus
-        .iter()
-        .flat_map(|&cpu| {
-            timeline(w, cpu, deadline, ran)
-                .into_iter()
-                .map(move |(a, b, culprit)| Segment {
-                    cpu,
-                    start_ns: rel(a),
-                    end_ns: rel(b),
-                    culprit,
-                })
-        })
-        .collect();
-
+    let (parts, unaccounted) = parts(w, &spans, window_ns);
+    let segments = segments(w, &spans, deadline, ran);
     ExplainedSample {
         seq: m.seq,
         deadline_mono_ns: deadline,
@@ -260,6 +193,102 @@ pub fn explain(w: &Window) -> ExplainedSample {
         unaccounted_ns: unaccounted,
         segments,
     }
+}
+
+/// A phase of a late sample on one CPU, from and to (monotonic ns).
+type Span = (Phase, u32, u64, u64);
+
+/// Each phase on its CPU: the timer's and the hand-off on the timekeeper's CPU, the wait on
+/// the CPU the task was woken on, split where it migrated. `times`: the deadline, when the
+/// timer fired, when the task was woken and when it ran.
+fn spans(
+    w: &Window,
+    (deadline, fired, woken_at, ran): (u64, u64, u64, u64),
+    timekeeper_cpu: Option<u32>,
+    mut wait_cpu: Option<u32>,
+    ran_on_cpu: Option<u32>,
+) -> Vec<Span> {
+    let mut spans = Vec::new();
+    if let Some(cpu) = timekeeper_cpu {
+        spans.push((Phase::Timer, cpu, deadline, fired));
+        spans.push((Phase::HandOff, cpu, fired, woken_at));
+    }
+    let mut at = woken_at;
+    for e in w
+        .events
+        .iter()
+        .filter(|e| e.ts_ns > woken_at && e.ts_ns < ran)
+    {
+        if let Kind::Migrate {
+            pid,
+            orig_cpu,
+            dest_cpu,
+        } = e.kind
+        {
+            if pid == w.task_pid {
+                spans.push((Phase::Wait, wait_cpu.unwrap_or(orig_cpu), at, e.ts_ns));
+                wait_cpu = Some(dest_cpu);
+                at = e.ts_ns;
+            }
+        }
+    }
+    if let Some(cpu) = ran_on_cpu.or(wait_cpu) {
+        spans.push((Phase::Wait, cpu, at, ran));
+    }
+    spans
+}
+
+/// What took each phase's time on its CPU, largest first within a phase, and the time no
+/// culprit was seen for. A phase with no CPU to look at (no wake-up or switch seen) is
+/// unaccounted as a whole.
+fn parts(w: &Window, spans: &[Span], window_ns: u64) -> (Vec<Part>, u64) {
+    let mut sums: BTreeMap<(Phase, u32, Culprit), u64> = BTreeMap::new();
+    let mut covered = 0;
+    let mut unaccounted = 0;
+    for &(phase, cpu, from, to) in spans {
+        for (a, b, culprit) in timeline(w, cpu, from, to) {
+            covered += b - a;
+            if culprit == Culprit::Unknown {
+                unaccounted += b - a;
+            } else {
+                *sums.entry((phase, cpu, culprit)).or_default() += b - a;
+            }
+        }
+    }
+    unaccounted += window_ns.saturating_sub(covered);
+    let mut parts: Vec<Part> = sums
+        .into_iter()
+        .map(|((phase, cpu, culprit), ns)| Part {
+            phase,
+            cpu,
+            culprit,
+            ns,
+        })
+        .collect();
+    parts.sort_by(|a, b| a.phase.cmp(&b.phase).then(b.ns.cmp(&a.ns)));
+    (parts, unaccounted)
+}
+
+/// Every CPU seen in the window, its timeline from the deadline to the run, for the drawing
+/// (times from the deadline).
+fn segments(w: &Window, spans: &[Span], deadline: u64, ran: u64) -> Vec<Segment> {
+    let mut cpus: Vec<u32> = w.events.iter().map(|e| e.cpu).collect();
+    cpus.extend(spans.iter().map(|s| s.1));
+    cpus.sort_unstable();
+    cpus.dedup();
+    let rel = |t: u64| t as i64 - deadline as i64;
+    cpus.iter()
+        .flat_map(|&cpu| {
+            timeline(w, cpu, deadline, ran)
+                .into_iter()
+                .map(move |(a, b, culprit)| Segment {
+                    cpu,
+                    start_ns: rel(a),
+                    end_ns: rel(b),
+                    culprit,
+                })
+        })
+        .collect()
 }
 
 #[cfg(test)]
