@@ -197,13 +197,7 @@ pub fn run_once(
         return Err(anyhow!("{c} threads cannot form {a} equal active sets"));
     }
     let per_set = c / a;
-    let mut reads = Vec::with_capacity(c);
-    let mut writes = Vec::with_capacity(c);
-    for _ in 0..c {
-        let (r, w) = pipe()?;
-        reads.push(Arc::new(r));
-        writes.push(Arc::new(w));
-    }
+    let (reads, writes) = pipes(c)?;
     let cpus = sched::allowed_cpus();
     let run_stop = Arc::new(AtomicBool::new(false));
     let start_gate = Arc::new(StartGate {
@@ -274,14 +268,7 @@ pub fn run_once(
         .collect();
     // The host's speed on the run's CPUs, read while the threads wait at the gate and after
     // they have ended.
-    let reference_cpus: Vec<usize> = if spec.pin {
-        let mut used: Vec<usize> = (0..a).map(|set| cpus[set % cpus.len()]).collect();
-        used.sort_unstable();
-        used.dedup();
-        used
-    } else {
-        cpus.clone()
-    };
+    let reference_cpus = reference_cpus(&spec, &cpus);
     let before = probe.and_then(|_| reference::read(&reference_cpus));
     let opened = probe.map(|p| p.start(&tasks));
     let usage = Usage::process();
@@ -309,9 +296,53 @@ pub fn run_once(
         reference_ns: reference::around(before, reference::read(&reference_cpus)),
         ..a
     });
+    Ok(Some(sched_run(
+        wall_ns,
+        &tallies,
+        &used,
+        max_holders.load(Ordering::SeqCst),
+        account,
+    )))
+}
+
+/// A pipe a thread: the read ends and the write ends, each shared with the thread that uses it.
+type Ends = Vec<Arc<OwnedFd>>;
+
+fn pipes(c: usize) -> Result<(Ends, Ends)> {
+    let mut reads = Vec::with_capacity(c);
+    let mut writes = Vec::with_capacity(c);
+    for _ in 0..c {
+        let (r, w) = pipe()?;
+        reads.push(Arc::new(r));
+        writes.push(Arc::new(w));
+    }
+    Ok((reads, writes))
+}
+
+/// The CPUs whose speed is read around the run: those the sets were pinned to, or all.
+fn reference_cpus(spec: &RingSpec, cpus: &[usize]) -> Vec<usize> {
+    if !spec.pin {
+        return cpus.to_vec();
+    }
+    let mut used: Vec<usize> = (0..spec.active_sets)
+        .map(|set| cpus[set % cpus.len()])
+        .collect();
+    used.sort_unstable();
+    used.dedup();
+    used
+}
+
+/// The run from its threads' tallies: the cost of a round over the wall time.
+fn sched_run(
+    wall_ns: u64,
+    tallies: &[Tally],
+    used: &Usage,
+    max_token_holders: u32,
+    account: Option<Account>,
+) -> SchedRun {
     let rounds_per_thread: Vec<u64> = tallies.iter().map(|t| t.rounds).collect();
     let total_rounds: u64 = rounds_per_thread.iter().sum();
-    Ok(Some(SchedRun {
+    SchedRun {
         wall_ns,
         total_rounds,
         us_per_round: if total_rounds == 0 {
@@ -324,9 +355,9 @@ pub fn run_once(
         handoffs: tallies.iter().map(|t| t.handoffs).sum(),
         voluntary_csw: used.voluntary_csw,
         involuntary_csw: used.involuntary_csw,
-        max_token_holders: max_holders.load(Ordering::SeqCst),
+        max_token_holders,
         account: account.map(Box::new),
-    }))
+    }
 }
 
 #[cfg(test)]
