@@ -208,17 +208,11 @@ pub fn run_once(
         .gate
         .write()
         .map_err(|_| anyhow!("start gate poisoned"))?;
-    let burner = Burner {
-        loops_per_ms: spec.loops_per_ms,
-        burn_loop: BurnLoop::Chain,
-    };
-    let mut set_holders = Vec::with_capacity(a);
     let max_holders = Arc::new(AtomicU32::new(0));
     let mut handles = Vec::with_capacity(c);
     let tids: Vec<Arc<AtomicU32>> = (0..c).map(|_| Arc::new(AtomicU32::new(0))).collect();
     for set in 0..a {
         let holders = Arc::new(AtomicU32::new(0));
-        set_holders.push(Arc::clone(&holders));
         for j in 0..per_set {
             let i = set * per_set + j;
             let succ = set * per_set + (j + 1) % per_set;
@@ -231,19 +225,13 @@ pub fn run_once(
                 max_holders: Arc::clone(&max_holders),
                 cpu: spec.pin.then(|| cpus[set % cpus.len()]),
             };
-            let (stop, gate) = (Arc::clone(&run_stop), Arc::clone(&start_gate));
-            let h = std::thread::Builder::new()
-                .name("hb-reflex".into())
-                .stack_size(64 * 1024)
-                .spawn(move || member_loop(member, spec, burner, stop, gate));
-            match h {
+            match spawn(member, spec, &run_stop, &start_gate) {
                 Ok(h) => handles.push(h),
                 Err(e) => {
                     // Let the threads already started go, wake them on their pipes, and join them.
                     run_stop.store(true, Ordering::SeqCst);
                     drop(closed);
-                    writes.iter().for_each(|w| write_token(w));
-                    handles.into_iter().for_each(|h| drop(h.join()));
+                    let _ = stop_all(&writes, handles);
                     return Err(anyhow!(
                         "starting thread {} of {c}: {e} (is the thread limit too low?)",
                         i + 1
@@ -281,14 +269,7 @@ pub fn run_once(
     let account = probe
         .zip(opened)
         .map(|(p, o)| Account::of(p.end(o, &tasks)));
-    // Wake every thread blocked on its pipe so it sees the stop.
-    for w in &writes {
-        write_token(w);
-    }
-    let mut tallies = Vec::with_capacity(c);
-    for h in handles {
-        tallies.push(h.join().map_err(|_| anyhow!("a reflex thread panicked"))?);
-    }
+    let tallies = stop_all(&writes, handles)?;
     if interrupted {
         return Ok(None);
     }
@@ -303,6 +284,37 @@ pub fn run_once(
         max_holders.load(Ordering::SeqCst),
         account,
     )))
+}
+
+/// Starts a member's thread (named, with a small stack), burning with the chain loop.
+fn spawn(
+    member: Member,
+    spec: RingSpec,
+    stop: &Arc<AtomicBool>,
+    gate: &Arc<StartGate>,
+) -> std::io::Result<std::thread::JoinHandle<Tally>> {
+    let burner = Burner {
+        loops_per_ms: spec.loops_per_ms,
+        burn_loop: BurnLoop::Chain,
+    };
+    let (stop, gate) = (Arc::clone(stop), Arc::clone(gate));
+    std::thread::Builder::new()
+        .name("hb-reflex".into())
+        .stack_size(64 * 1024)
+        .spawn(move || member_loop(member, spec, burner, stop, gate))
+}
+
+/// Wakes every thread blocked on its pipe so it sees the stop, and joins them: their tallies.
+fn stop_all(writes: &Ends, handles: Vec<std::thread::JoinHandle<Tally>>) -> Result<Vec<Tally>> {
+    for w in writes {
+        write_token(w);
+    }
+    // Every thread joined before a panic is said.
+    let joined: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
+    joined
+        .into_iter()
+        .map(|j| j.map_err(|_| anyhow!("a reflex thread panicked")))
+        .collect()
 }
 
 /// A pipe a thread: the read ends and the write ends, each shared with the thread that uses it.
