@@ -299,11 +299,7 @@ fn control(
     let (mut last_ns, mut last_requests, mut zeroed_ns) = (start, 0u64, start);
     // Only the saturating mode zeroes its statistics at the warm-up's end.
     let mut warmed = spec.rps_mode() || spec.pipe_bytes > 0 || warmup_ns == 0;
-    let mut steer = spec.auto_rps_pct > 0;
-    let mut busy = steer
-        .then(|| crate::platform::procfs::read_cpu_times().ok())
-        .flatten();
-    let mut target_hit = false;
+    let mut steering = Steering::new(spec.auto_rps_pct);
     let mut stopped = false;
     loop {
         let now = monotonic_ns();
@@ -323,26 +319,13 @@ fn control(
             let rate = (requests - last_requests) as f64 * 1e6 / us;
             let rate = if rate.is_finite() { rate } else { 0.0 };
             (last_requests, last_ns) = (requests, now);
-            if spec.auto_rps_pct == 0 || target_hit {
+            if spec.auto_rps_pct == 0 || steering.hit {
                 rps.record(rate as u32);
             }
             per_second.push((elapsed as f64 / 1e9, rate));
             tick(elapsed as f64 / 1e9, rate, &|| {
-                let mut o = Outcome {
-                    wakeup: Plat::default(),
-                    request: Plat::default(),
-                    rps: rps.clone(),
-                    requests: 0,
-                    worker_runtime_us: 0,
-                    per_second: per_second.clone(),
-                    final_rps_goal: shared.goal.load(Ordering::Relaxed)
-                        * spec.message_threads as u64,
-                    elapsed_ns: elapsed,
-                    stopped: true,
-                    // schbench reads it with every interval's tables.
-                    sched_delay_ns: sched_delay(shared),
-                    account: None,
-                };
+                // schbench reads the sched delay with every interval's tables.
+                let mut o = outcome(shared, rps.clone(), per_second.clone(), elapsed, true);
                 gather(shared, &mut o);
                 o
             });
@@ -351,23 +334,8 @@ fn control(
             zeroed_ns = now;
             zero(shared, &mut rps);
         }
-        if steer {
-            match crate::platform::procfs::read_cpu_times() {
-                Ok(times) => {
-                    if let Some(before) = busy {
-                        let goal = shared.goal.load(Ordering::Relaxed);
-                        let (next, hit) =
-                            steer_rate(goal, spec.auto_rps_pct, before.busy_pct_until(&times));
-                        if hit && !target_hit {
-                            target_hit = true;
-                            rps = Plat::default();
-                        }
-                        shared.goal.store(next, Ordering::Relaxed);
-                    }
-                    busy = Some(times);
-                }
-                Err(_) => steer = false,
-            }
+        if steering.step(shared) {
+            rps = Plat::default();
         }
         stretch.begin_if_ready(shared, warmed);
         // A message thread that could not start its workers has ended the run.
@@ -380,17 +348,77 @@ fn control(
         }
     }
     Outcome {
+        account: stretch.end(),
+        ..outcome(shared, rps, per_second, monotonic_ns() - start, stopped)
+    }
+}
+
+/// The control thread's part of an outcome (the workers' is gathered apart): the rates, the
+/// last goal, the time, and schbench's sched delay read now.
+fn outcome(
+    shared: &Shared,
+    rps: Plat,
+    per_second: Vec<(f64, f64)>,
+    elapsed_ns: u64,
+    stopped: bool,
+) -> Outcome {
+    Outcome {
         wakeup: Plat::default(),
         request: Plat::default(),
         rps,
         requests: 0,
         worker_runtime_us: 0,
         per_second,
-        final_rps_goal: shared.goal.load(Ordering::Relaxed) * spec.message_threads as u64,
-        elapsed_ns: monotonic_ns() - start,
+        final_rps_goal: shared.goal.load(Ordering::Relaxed) * shared.spec.message_threads as u64,
+        elapsed_ns,
         stopped,
         sched_delay_ns: sched_delay(shared),
-        account: stretch.end(),
+        account: None,
+    }
+}
+
+/// `-A`: the rate steered each second towards the CPU utilisation asked for, from the CPUs'
+/// busy share over the second; off where /proc/stat cannot be read.
+struct Steering {
+    pct: u32,
+    on: bool,
+    busy: Option<crate::platform::procfs::CpuTimes>,
+    /// Whether the target was hit: the rates recorded only from then on.
+    hit: bool,
+}
+
+impl Steering {
+    fn new(pct: u32) -> Steering {
+        let on = pct > 0;
+        Steering {
+            pct,
+            on,
+            busy: on
+                .then(|| crate::platform::procfs::read_cpu_times().ok())
+                .flatten(),
+            hit: false,
+        }
+    }
+
+    /// A second's step: the next goal stored; true when the target was first hit.
+    fn step(&mut self, shared: &Shared) -> bool {
+        if !self.on {
+            return false;
+        }
+        let Ok(times) = crate::platform::procfs::read_cpu_times() else {
+            self.on = false;
+            return false;
+        };
+        let mut first_hit = false;
+        if let Some(before) = self.busy {
+            let goal = shared.goal.load(Ordering::Relaxed);
+            let (next, hit) = steer_rate(goal, self.pct, before.busy_pct_until(&times));
+            first_hit = hit && !self.hit;
+            self.hit |= hit;
+            shared.goal.store(next, Ordering::Relaxed);
+        }
+        self.busy = Some(times);
+        first_hit
     }
 }
 
@@ -599,8 +627,6 @@ fn worker_thread(shared: &Shared, m: usize, index: usize) {
     let me = &shared.workers[index];
     me.tid.store(sched::current_tid(), Ordering::SeqCst);
     let message = &shared.messages[m];
-    let (own, shared_set) = (&me.own, &shared.matrices);
-    let (own_ops, shared_ops) = spec.operations_split();
     let pipe = spec.pipe_bytes > 0;
     let lock = spec.locking && !spec.calibrate;
     let start = monotonic_ns();
@@ -623,19 +649,7 @@ fn worker_thread(shared: &Shared, m: usize, index: usize) {
                 me.flag.run();
             }
         } else {
-            let mut head = message.head.load(Ordering::SeqCst);
-            loop {
-                me.next.store(head, Ordering::SeqCst);
-                match message.head.compare_exchange(
-                    head,
-                    index + 1,
-                    Ordering::SeqCst,
-                    Ordering::SeqCst,
-                ) {
-                    Ok(_) => break,
-                    Err(now) => head = now,
-                }
-            }
+            join_list(message, me, index);
         }
         if take == 0 || !spec.rps_mode() {
             message.flag.post();
@@ -669,39 +683,11 @@ fn worker_thread(shared: &Shared, m: usize, index: usize) {
             }
         }
         for _ in 0..take {
-            let work_start;
-            if pipe {
-                work_start = monotonic_ns();
+            let work_start = if pipe {
+                monotonic_ns()
             } else {
-                if spec.calibrate {
-                    nap(spec.sleep_us);
-                    work_start = monotonic_ns();
-                } else {
-                    work_start = monotonic_ns();
-                    nap(spec.sleep_us);
-                }
-                let held = lock.then(|| lock_this_cpu(&shared.locks));
-                // schbench: the shared matrices' operations first, then the worker's own.
-                // The end of the run (or a signal) stops a long request between two
-                // operations: one relaxed load beside a whole matrix product.
-                for _ in 0..shared_ops {
-                    if stopping.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    // SAFETY: 3·side² elements; the product may race (Shared::matrices).
-                    unsafe { multiply(shared_set.as_ptr(), shared_set.side()) };
-                }
-                for _ in 0..own_ops {
-                    if stopping.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    // SAFETY: 3·side² elements, this worker's alone.
-                    unsafe { multiply(own.as_ptr(), own.side()) };
-                }
-                if let Some(l) = held {
-                    l.0.store(false, Ordering::Release);
-                }
-            }
+                do_work(shared, me, lock)
+            };
             let now = monotonic_ns();
             me.runtime_us.store((now - start) / 1000, Ordering::Relaxed);
             me.requests.fetch_add(1, Ordering::Relaxed);
@@ -713,6 +699,60 @@ fn worker_thread(shared: &Shared, m: usize, index: usize) {
     }
     me.runtime_us
         .store((monotonic_ns() - start) / 1000, Ordering::Relaxed);
+}
+
+/// Puts the worker on its message thread's list (schbench's `xlist_add`): it links itself
+/// before the head it saw and swaps itself in, again until no other did meanwhile.
+fn join_list(message: &Message, me: &Worker, index: usize) {
+    let mut head = message.head.load(Ordering::SeqCst);
+    loop {
+        me.next.store(head, Ordering::SeqCst);
+        match message
+            .head
+            .compare_exchange(head, index + 1, Ordering::SeqCst, Ordering::SeqCst)
+        {
+            Ok(_) => return,
+            Err(now) => head = now,
+        }
+    }
+}
+
+/// One request's work (schbench's `do_work`): the nap (`-s`; before the clock starts when
+/// calibrating), then under this CPU's lock where asked, the shared matrices' operations
+/// first and the worker's own after. The end of the run (or a signal) stops a long request
+/// between two operations: one relaxed load beside a whole matrix product. Returns when the
+/// request's time started.
+fn do_work(shared: &Shared, me: &Worker, lock: bool) -> u64 {
+    let spec = &shared.spec;
+    let (own_ops, shared_ops) = spec.operations_split();
+    let stopping = &shared.stopping;
+    let work_start = if spec.calibrate {
+        nap(spec.sleep_us);
+        monotonic_ns()
+    } else {
+        let t = monotonic_ns();
+        nap(spec.sleep_us);
+        t
+    };
+    let held = lock.then(|| lock_this_cpu(&shared.locks));
+    for _ in 0..shared_ops {
+        if stopping.load(Ordering::Relaxed) {
+            break;
+        }
+        // SAFETY: 3·side² elements; the product may race (Shared::matrices).
+        unsafe { multiply(shared.matrices.as_ptr(), shared.matrices.side()) };
+    }
+    for _ in 0..own_ops {
+        if stopping.load(Ordering::Relaxed) {
+            break;
+        }
+        // SAFETY: 3·side² elements, this worker's alone.
+        unsafe { multiply(me.own.as_ptr(), me.own.side()) };
+    }
+    if let Some(l) = held {
+        l.0.store(false, Ordering::Release);
+    }
+    work_start
 }
 
 /// `--explain`: one wakeup's marker, as the interactive tasks mark a sample: the post is the
