@@ -15,7 +15,9 @@ pub struct WhetstoneRun {
     pub check: f64,
 }
 
-/// Runs every section `xtra` times with inner loops of `x100` × the section constants.
+/// Runs every section `xtra` times with inner loops of `x100` × the section constants. One
+/// function on purpose, as in UnixBench's whetstone.c: the sections are the timed work, and
+/// splitting them into functions would change what the compiler makes of them, so the score.
 #[inline(never)]
 fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
     let mut t = 0.499_999_75f64;
