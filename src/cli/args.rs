@@ -199,8 +199,8 @@ pub struct MeasureOwn {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: Option<u32>,
     /// Run the command again, as one group, until each headline figure's 95% confidence
-    /// interval over the runs is within ±PCT of its mean (at least 3 runs; at most --repeat's
-    /// N, 10 if not given; within --budget)
+    /// interval over the runs is within ±PCT of its mean. At least 3 runs; at most --repeat's
+    /// N (10 if not given), within --budget
     #[arg(long, value_name = "PCT", value_parser = parse_precision)]
     pub precision: Option<f64>,
     /// With --precision: begin no run that would end after MINUTES from the first's start

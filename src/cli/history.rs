@@ -32,8 +32,8 @@ pub struct HistoryArgs {
     #[arg(long = "min-change", value_name = "PCT", value_parser = parse_pct)]
     pub min_change: Option<f64>,
     /// The nightly gate: exit with 3 when the newest results (at most --window of them) are
-    /// worse than the level before them beyond this host's noise, on the night that first
-    /// becomes true; `worse` at Student's p <= --p / 5, `suspected` at p <= --p
+    /// worse than the level before them beyond this host's noise. It fails on the night that
+    /// first becomes true; `worse` at Student's p <= --p / 5, `suspected` at p <= --p
     #[arg(long = "fail-on", value_name = "WHAT", value_parser = ["worse", "suspected"])]
     pub fail_on: Option<String>,
     /// With --fail-on: a new level of at most this many newest results fails the job; an

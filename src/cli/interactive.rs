@@ -154,7 +154,7 @@ pub struct InteractiveArgs {
 pub struct ExplainArgs {
     /// Explain each pair's N worst samples (default 3) from the kernel's scheduling trace: what
     /// held the CPU between the deadline and the task running (IRQs, softirqs, other tasks,
-    /// migration); under `run`, the wakeup part's N worst wakeups too. Needs root and tracefs;
+    /// migration). Under `run`, the wakeup part's N worst wakeups too. Needs root and tracefs;
     /// without them, one line says why and the run goes on
     #[arg(long = "explain", value_name = "N", num_args = 0..=1, default_missing_value = "3",
           value_parser = clap::value_parser!(u32).range(1..=100))]

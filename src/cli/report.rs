@@ -26,9 +26,9 @@ pub struct ReportArgs {
     #[arg(value_name = "ID")]
     pub results: Vec<String>,
     /// Many hosts on one page: a strip plot of each headline figure across hosts, then a row
-    /// per host (--host-label, else hostname) with the figures of its latest result, paged,
-    /// sortable and filtered by tag, the hosts outside the group's noise-aware range named and
-    /// highlighted; all stored results unless ids or filters say which
+    /// per host (--host-label, else hostname) with the figures of its latest result. The
+    /// table is paged, sortable and filtered by tag; the hosts outside the group's noise-aware
+    /// range are named and highlighted. All stored results unless ids or filters say which
     #[arg(long)]
     pub fleet: bool,
     #[command(flatten)]
