@@ -15,31 +15,40 @@ pub struct WhetstoneRun {
     pub check: f64,
 }
 
-/// Runs every section `xtra` times with inner loops of `x100` × the section constants. One
-/// function on purpose, as in UnixBench's whetstone.c: the sections are the timed work, and
-/// splitting them into functions would change what the compiler makes of them, so the score.
+/// Runs every section `xtra` times with inner loops of `x100` × the section constants, and
+/// gives the time counted and the check sum. Each section is a function of its own, inlined
+/// here, so the compiler still sees one body as in UnixBench's whetstone.c: sections held out
+/// of line would change what it makes of them, and so the score.
 #[inline(never)]
 fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
-    let mut t = 0.499_999_75f64;
-    let t0 = t;
+    let t0 = 0.499_999_75f64;
     let t1 = 0.500_000_25f64;
     let t2 = 2.0f64;
-    let (n1, n2, n3, n4, n5, n6, n7, n8) = (
-        12 * x100,
-        14 * x100,
-        345 * x100,
-        210 * x100,
-        32 * x100,
-        899 * x100,
-        616 * x100,
-        93 * x100,
-    );
-    let n1mult = 10;
-    let mut check = 0.0;
-    let mut time_used = 0.0;
     let mut e1 = [1.0f64, -1.0, -1.0, -1.0];
+    let sections = [
+        array_elements(&mut e1, xtra, 12 * x100, t0),
+        array_as_parameter(&mut e1, xtra, 14 * x100, t0, t2),
+        conditional_jumps(xtra, 345 * x100),
+        integer_arithmetic(&mut e1, xtra, 210 * x100),
+        trigonometric_functions(xtra, 32 * x100, t0, t2),
+        procedure_calls(xtra, 899 * x100, t0, t1, t2),
+        array_references(&mut e1, xtra, 616 * x100),
+        standard_functions(xtra, 93 * x100, t1),
+    ];
+    let mut time_used = 0.0;
+    let mut check = 0.0;
+    for (seconds, part) in sections {
+        time_used += seconds;
+        check += part;
+    }
+    (time_used, check)
+}
 
-    // Section 1: array elements (run ten times over, a tenth of its time counted).
+/// Section 1: array elements, run ten times over, a tenth of its time counted.
+#[inline(always)]
+fn array_elements(e1: &mut [f64; 4], xtra: u64, n1: u64, t0: f64) -> (f64, f64) {
+    let n1mult = 10;
+    let mut t = t0;
     let start = wall_seconds();
     for _ in 0..xtra {
         for _ in 0..n1 * n1mult {
@@ -50,23 +59,26 @@ fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
         }
         t = 1.0 - t;
     }
-    t = t0;
-    time_used += (wall_seconds() - start) / n1mult as f64;
-    check += e1[3];
+    ((wall_seconds() - start) / n1mult as f64, e1[3])
+}
 
-    // Section 2: array as parameter.
+/// Section 2: array as parameter.
+#[inline(always)]
+fn array_as_parameter(e1: &mut [f64; 4], xtra: u64, n2: u64, t0: f64, t2: f64) -> (f64, f64) {
+    let mut t = t0;
     let start = wall_seconds();
     for _ in 0..xtra {
         for _ in 0..n2 {
-            pa(&mut e1, t, t2);
+            pa(e1, t, t2);
         }
         t = 1.0 - t;
     }
-    t = t0;
-    time_used += wall_seconds() - start;
-    check += e1[3];
+    (wall_seconds() - start, e1[3])
+}
 
-    // Section 3: conditional jumps.
+/// Section 3: conditional jumps.
+#[inline(always)]
+fn conditional_jumps(xtra: u64, n3: u64) -> (f64, f64) {
     let mut j: i64 = 1;
     let start = wall_seconds();
     for _ in 0..xtra {
@@ -76,10 +88,12 @@ fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
             j = if j < 1 { 1 } else { 0 };
         }
     }
-    time_used += wall_seconds() - start;
-    check += j as f64;
+    (wall_seconds() - start, j as f64)
+}
 
-    // Section 4: integer arithmetic.
+/// Section 4: integer arithmetic.
+#[inline(always)]
+fn integer_arithmetic(e1: &mut [f64; 4], xtra: u64, n4: u64) -> (f64, f64) {
     let (mut j, mut k, mut l): (i64, i64, i64) = (1, 2, 3);
     let start = wall_seconds();
     for _ in 0..xtra {
@@ -91,10 +105,13 @@ fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
             e1[(k - 2) as usize] = (j * k * l) as f64;
         }
     }
-    time_used += wall_seconds() - start;
-    check += e1[0] + e1[1];
+    (wall_seconds() - start, e1[0] + e1[1])
+}
 
-    // Section 5: trigonometric functions.
+/// Section 5: trigonometric functions.
+#[inline(always)]
+fn trigonometric_functions(xtra: u64, n5: u64, t0: f64, t2: f64) -> (f64, f64) {
+    let mut t = t0;
     let (mut x, mut y) = (0.5f64, 0.5f64);
     let start = wall_seconds();
     for _ in 0..xtra {
@@ -104,11 +121,12 @@ fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
         }
         t = 1.0 - t;
     }
-    t = t0;
-    time_used += wall_seconds() - start;
-    check += y;
+    (wall_seconds() - start, y)
+}
 
-    // Section 6: procedure calls.
+/// Section 6: procedure calls.
+#[inline(always)]
+fn procedure_calls(xtra: u64, n6: u64, t: f64, t1: f64, t2: f64) -> (f64, f64) {
     let (mut x, mut y, mut z) = (1.0f64, 1.0f64, 1.0f64);
     let start = wall_seconds();
     for _ in 0..xtra {
@@ -116,10 +134,12 @@ fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
             p3(&mut x, &mut y, &mut z, t, t1, t2);
         }
     }
-    time_used += wall_seconds() - start;
-    check += z;
+    (wall_seconds() - start, z)
+}
 
-    // Section 7: array references.
+/// Section 7: array references.
+#[inline(always)]
+fn array_references(e1: &mut [f64; 4], xtra: u64, n7: u64) -> (f64, f64) {
     let (j, k, l) = (0usize, 1usize, 2usize);
     e1[0] = 1.0;
     e1[1] = 2.0;
@@ -127,13 +147,15 @@ fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
     let start = wall_seconds();
     for _ in 0..xtra {
         for _ in 0..n7 {
-            po(&mut e1, j, k, l);
+            po(e1, j, k, l);
         }
     }
-    time_used += wall_seconds() - start;
-    check += e1[2];
+    (wall_seconds() - start, e1[2])
+}
 
-    // Section 8: standard functions.
+/// Section 8: standard functions.
+#[inline(always)]
+fn standard_functions(xtra: u64, n8: u64, t1: f64) -> (f64, f64) {
     let mut x = 0.75f64;
     let start = wall_seconds();
     for _ in 0..xtra {
@@ -141,9 +163,7 @@ fn whetstones(xtra: u64, x100: u64) -> (f64, f64) {
             x = ((x.ln()) / t1).exp().sqrt();
         }
     }
-    time_used += wall_seconds() - start;
-    check += x;
-    (time_used, check)
+    (wall_seconds() - start, x)
 }
 
 fn pa(e: &mut [f64; 4], t: f64, t2: f64) {
