@@ -10,34 +10,36 @@ that failed and the count of checks passed, as docs/evidence/interbench.md keeps
 import re
 import sys
 
-SECTION = re.compile(r"^mode (\S+), (\S+)\s+\(mean of")
+SECTION = re.compile(r"^mode (\S+), (\S+)\s+\(mean of \d+ rounds, (\w+);")
 ROW = re.compile(r"^(\S+)\s+(latency|cpu|deadlines)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s")
 
 
 def cells(path):
-    """{(mode, bench, load): {figure: (ib, ib spread, hb, hb spread)}}, in the output's order."""
-    rows, mode, bench = {}, None, None
+    """{(mode, bench, load): {figure: (ib, ib spread, hb, hb spread), "unit": u}}, in order."""
+    rows, mode, bench, unit = {}, None, None, "ms"
     for line in open(path, errors="replace"):
         m = SECTION.match(line)
         if m:
-            mode, bench = m.groups()
+            mode, bench, unit = m.groups()
             continue
         m = ROW.match(line)
         if m and mode:
             load, figure, ib, ibs, hb, hbs = m.groups()
-            rows.setdefault((mode, bench, load), {})[figure] = (ib, ibs, hb, hbs)
+            row = rows.setdefault((mode, bench, load), {"unit": unit})
+            row[figure] = (ib, ibs, hb, hbs)
     return rows
 
 
 def table(rows):
-    yield ("| mode | bench | load | latency ms: interbench (spread) | hostbench (spread) "
+    yield ("| mode | bench | load | latency: interbench (spread) | hostbench (spread) "
            "| % desired CPU: ib / hb | % deadlines met: ib / hb |")
     yield "| --- | --- | --- | --- | --- | --- | --- |"
     for (mode, bench, load), f in rows.items():
         lat = f.get("latency", ("-",) * 4)
         cpu = f.get("cpu", ("-",) * 4)
         dl = f.get("deadlines", ("-",) * 4)
-        yield (f"| {mode} | {bench} | {load} | {lat[0]} ({lat[1]}) | {lat[2]} ({lat[3]}) "
+        u = f["unit"]
+        yield (f"| {mode} | {bench} | {load} | {lat[0]} {u} ({lat[1]}) | {lat[2]} {u} ({lat[3]}) "
                f"| {cpu[0]} / {cpu[2]} | {dl[0]} / {dl[2]} |")
 
 
