@@ -75,7 +75,10 @@ fn sentences(paragraph: &str) -> Vec<String> {
 fn commit_hashes(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| (7..=12).contains(&w.len()))
-        .filter(|w| w.chars().all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c)))
+        .filter(|w| {
+            w.chars()
+                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+        })
         .filter(|w| w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(|c| c.is_alphabetic()))
         .map(str::to_string)
         .collect()
@@ -89,7 +92,10 @@ fn the_sentence_splitter_cuts_where_a_reader_would() {
     assert!(s[2].contains("e.g. this does not cut."));
     let page = "A paragraph\nwrapped.\n\n```\nA code. Block.\n```\n| a | table. Row. |\n- an item\n- another";
     assert_eq!(paragraphs(page).len(), 3, "{:?}", paragraphs(page));
-    assert_eq!(commit_hashes("at commit b3cc48a, not 1234567 or deadbeef"), ["b3cc48a"]);
+    assert_eq!(
+        commit_hashes("at commit b3cc48a, not 1234567 or deadbeef"),
+        ["b3cc48a"]
+    );
 }
 
 #[test]
@@ -108,10 +114,14 @@ fn user_pages_keep_sentences_short_and_no_commit_or_vm() {
             }
         }
         for h in commit_hashes(&text) {
-            problems.push(format!("{name}: a commit hash {h} (evidence pages keep those)"));
+            problems.push(format!(
+                "{name}: a commit hash {h} (evidence pages keep those)"
+            ));
         }
         if text.contains("this VM") || text.contains("this 2-CPU VM") {
-            problems.push(format!("{name}: \"this VM\" (name the machine kind, on an evidence page)"));
+            problems.push(format!(
+                "{name}: \"this VM\" (name the machine kind, on an evidence page)"
+            ));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
