@@ -473,7 +473,25 @@ fn a_slowdown_fails_the_gate_on_its_first_night_only_and_is_certain_later() {
             && stderr.contains("the newest result against"),
         "{stderr}"
     );
-    assert_eq!(history("suspected").status.code(), Some(3));
+    // `suspected` fails too, at its looser bar, unless an earlier night of the window already
+    // failed at that bar: this VM's own moves can make one of the noise job's figures suspect
+    // on a night before the slowdown. The job fails once an event, so the line then names
+    // that night: the same event, or the same figure found already.
+    let suspected = history("suspected");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&suspected.stdout),
+        String::from_utf8_lossy(&suspected.stderr)
+    );
+    match suspected.status.code() {
+        Some(3) => {}
+        Some(0) => assert!(
+            said.contains("the same event, not again")
+                || said.contains("found already on the night of result"),
+            "{said}"
+        ),
+        other => panic!("history --fail-on suspected exited {other:?}: {said}"),
+    }
     assert!(stdout.contains("Suspected in the newest runs"), "{stdout}");
     // The gate stores nothing: a rerun of the same night gives the same answer.
     assert_eq!(
