@@ -145,7 +145,7 @@ fn hosts_lists_each_host_by_its_latest_result_and_marks_the_stale() {
     assert_eq!(&cells[..3], ["n1", "2", "3"], "{text}");
     assert!(
         text.contains(
-            "3 hosts: 0 failed, 0 hung (running over 24 h), 1 stale (no result for over 24 h)."
+            "3 hosts: 0 failed, 0 hung (running over 8 h), 1 stale (no result for over 24 h)."
         ),
         "{text}"
     );
@@ -157,6 +157,16 @@ fn hosts_lists_each_host_by_its_latest_result_and_marks_the_stale() {
     assert_eq!(rows[0]["stale"], false);
     let json = sb.json(&["results", "hosts", "--stale-hours", "100"]);
     assert!(json.as_array().unwrap().iter().all(|r| r["stale"] == false));
+    // Fractions of an hour: 0.0003 h is about a second, and every result is older.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let json = sb.json(&["results", "hosts", "--stale-hours", "0.0003"]);
+    assert!(json.as_array().unwrap().iter().all(|r| r["stale"] == true));
+    let zero = sb
+        .cmd()
+        .args(["results", "hosts", "--stale-hours", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(zero.status.code(), Some(2));
 }
 
 /// Every run records its state as it starts and as it ends, and `results hosts` shows each
@@ -233,7 +243,7 @@ fn hosts_shows_each_hosts_last_run_and_a_failed_one_with_why() {
     );
     assert!(row("killed").contains("running "), "{text}");
     assert!(
-        text.contains("4 hosts: 2 failed, 0 hung (running over 24 h), 0 stale"),
+        text.contains("4 hosts: 2 failed, 0 hung (running over 8 h), 0 stale"),
         "{text}"
     );
     // Why, under the table.

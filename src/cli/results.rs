@@ -54,9 +54,14 @@ pub enum ResultsCommand {
     /// One row per host: its latest result, how old it is, and whether that is older than
     /// --stale-hours (which hosts of a fleet are reporting); --json for a JSON array
     Hosts {
-        /// A host whose latest result started longer ago than this is marked stale
-        #[arg(long, value_name = "HOURS", default_value_t = 24, value_parser = clap::value_parser!(u32).range(1..=87_600))]
-        stale_hours: u32,
+        /// A host whose latest result started longer ago than this is marked stale (fractions
+        /// of an hour too: 0.5)
+        #[arg(long, value_name = "HOURS", default_value_t = 24.0, value_parser = parse_hours)]
+        stale_hours: f64,
+        /// A host whose last run has said "running" for longer than this is marked hung (the
+        /// service stops a run at 6 h; the HostbenchRunHung rule's 8 h)
+        #[arg(long, value_name = "HOURS", default_value_t = 8.0, value_parser = parse_hours)]
+        hung_hours: f64,
         #[command(flatten)]
         select: Selection,
         #[command(flatten)]
@@ -165,8 +170,9 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
         ResultsCommand::Hosts {
             select,
             stale_hours,
+            hung_hours,
             ..
-        } => hosts(&out, store_args, select, *stale_hours, json)?,
+        } => hosts(&out, store_args, select, (*stale_hours, *hung_hours), json)?,
         ResultsCommand::Export {
             fleet: true,
             output,
@@ -327,14 +333,14 @@ fn hosts(
     out: &Output,
     store_args: &StoreArgs,
     select: &Selection,
-    stale_hours: u32,
+    (stale_hours, hung_hours): (f64, f64),
     json: bool,
 ) -> Result<()> {
     let (path, store) = store_args.open_read_only()?;
-    let stale = chrono::Duration::hours(i64::from(stale_hours));
+    let bounds = crate::fleet::status::Thresholds::hours(stale_hours, hung_hours);
     let now = Utc::now();
     let rows = match store {
-        Some(store) => host_rows(&*store, &select.filter(), now, stale)?,
+        Some(store) => host_rows(&*store, &select.filter(), now, bounds)?,
         None => Vec::new(),
     };
     if json {
@@ -342,7 +348,11 @@ fn hosts(
     } else if rows.is_empty() {
         out.out(&format!("No stored results in {path}.\n"));
     } else {
-        out.out(&render::results::hosts_table(&rows, stale_hours, now));
+        out.out(&render::results::hosts_table(
+            &rows,
+            (stale_hours, hung_hours),
+            now,
+        ));
     }
     Ok(())
 }
@@ -428,14 +438,14 @@ fn host_rows(
     store: &dyn ResultStore,
     filter: &crate::store::Filter,
     now: chrono::DateTime<Utc>,
-    stale: chrono::Duration,
+    bounds: crate::fleet::status::Thresholds,
 ) -> Result<Vec<crate::fleet::status::HostStatus>> {
     let mut seen = crate::fleet::status::Seen::default();
     for host in store.hosts(filter)? {
         seen.results(&store.list_of_host(filter, &host)?.1);
     }
     let runs = store.runs(filter, Runs::LatestPerHost)?;
-    Ok(seen.rows(&runs, now, stale))
+    Ok(seen.rows(&runs, now, bounds))
 }
 
 /// `results export --fleet --format openmetrics`: each host the filter selects, with its latest
@@ -448,8 +458,10 @@ fn fleet_metrics(store_args: &StoreArgs, filter: &crate::store::Filter) -> Resul
     let Some(store) = store else {
         return Ok(hosts(&[]));
     };
-    // Staleness plays no part here: a day is as good as any.
-    let rows = host_rows(&*store, filter, Utc::now(), chrono::Duration::days(1))?;
+    // Staleness plays no part here (the rules judge the timestamps): the defaults are as good
+    // as any.
+    let bounds = crate::fleet::status::Thresholds::hours(24.0, 8.0);
+    let rows = host_rows(&*store, filter, Utc::now(), bounds)?;
     // The figures of each host's latest alone: one row read a host.
     let figures: Vec<Option<(HeadlineFigures, &crate::fleet::status::HostStatus)>> = rows
         .iter()
@@ -684,4 +696,14 @@ fn push_target(to: Option<&std::path::Path>) -> Result<PathBuf> {
 fn load(store_args: &StoreArgs, id: i64) -> Result<RunResult> {
     let (path, store) = store_args.open_read_only()?;
     load_stored(store.as_deref(), &path, id)
+}
+
+/// Hours for `--stale-hours` and `--hung-hours`: a number above 0, at most ten years.
+fn parse_hours(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(h) if h.is_finite() && h > 0.0 && h <= 87_600.0 => Ok(h),
+        _ => Err(format!(
+            "{s} is not a number of hours above 0 and at most 87600"
+        )),
+    }
 }

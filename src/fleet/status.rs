@@ -66,23 +66,43 @@ pub struct HostStatus {
     pub owners: Vec<Text>,
 }
 
+/// When a host needs a look: no result for longer than `stale_after` (STALE), or a run that has
+/// said "running" for longer than `hung_after` (HUNG). The service stops a run at 6 h, so the
+/// hung bound is shorter than the stale one, as the `HostbenchRunHung` rule's 8 h is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Thresholds {
+    pub stale_after: Duration,
+    pub hung_after: Duration,
+}
+
+impl Thresholds {
+    /// The bounds in hours, fractions included (0.5 is half an hour).
+    pub fn hours(stale: f64, hung: f64) -> Thresholds {
+        let of = |h: f64| Duration::milliseconds((h * 3_600_000.0).round() as i64);
+        Thresholds {
+            stale_after: of(stale),
+            hung_after: of(hung),
+        }
+    }
+}
+
 /// A row per host of `entries` (a store's list) and of `runs` (each host's latest run state),
 /// the ones that need a look first (failed, hung, stale; then the stalest); `now` and
-/// `stale_after` decide which are stale or hung. Rows whose start time is malformed are left
+/// `bounds` decide which are stale or hung. Rows whose start time is malformed are left
 /// out (`results list` names them).
 ///
 /// FAILED: the last run failed or was stopped. HUNG: it has said "running" longer than the
-/// stale threshold (killed outright, or stuck). STALE: no result for longer than it (a host
+/// hung bound (killed outright, or stuck). STALE: no result for longer than it (a host
 /// that stopped running, lost its network, or was taken out of the schedule).
 pub fn host_status(
     entries: &[StoredEntry],
     runs: &[RunState],
     now: DateTime<Utc>,
-    stale_after: Duration,
+    bounds: Thresholds,
 ) -> Vec<HostStatus> {
     let mut seen = Seen::default();
     seen.results(entries);
-    seen.rows(runs, now, stale_after)
+    seen.rows(runs, now, bounds)
 }
 
 /// What [`host_status`] keeps of the results, given in any number of parts (a host's at a
@@ -129,7 +149,7 @@ impl Seen {
         self,
         runs: &[RunState],
         now: DateTime<Utc>,
-        stale_after: Duration,
+        bounds: Thresholds,
     ) -> Vec<HostStatus> {
         let mut by_host: BTreeMap<String, (Option<Host>, Option<&RunState>)> = self
             .hosts
@@ -161,11 +181,12 @@ impl Seen {
                     (None, Some(r)) => r.host_name(),
                     (None, None) => unreachable!("a host is seen by a result or a run"),
                 };
-                let stale = last.is_none_or(|(_, t)| now - *t > stale_after);
+                let stale = last.is_none_or(|(_, t)| now - *t > bounds.stale_after);
                 let state = match run {
                     Some(r) if r.outcome.is_bad() => HostState::Failed,
                     Some(r)
-                        if r.outcome == Outcome::Running && now - r.started_at > stale_after =>
+                        if r.outcome == Outcome::Running
+                            && now - r.started_at > bounds.hung_after =>
                     {
                         HostState::Hung
                     }
@@ -227,7 +248,12 @@ mod tests {
         let mut hidden = entry(2, "node1\u{200b}", 1, now);
         hidden.owner = Some("login_b".into());
         let wide = entry(3, "ｎｏｄｅ１", 0, now);
-        let rows = host_status(&[plain, hidden, wide], &[], now, Duration::hours(24));
+        let rows = host_status(
+            &[plain, hidden, wide],
+            &[],
+            now,
+            Thresholds::hours(24.0, 8.0),
+        );
         assert_eq!(rows.len(), 1, "{rows:?}");
         assert_eq!(rows[0].results, 3);
         let owners: Vec<&str> = rows[0].owners.iter().map(Text::raw).collect();
@@ -247,7 +273,7 @@ mod tests {
                 ..entry(5, "n4", 0, now)
             },
         ];
-        let rows = host_status(&entries, &[], now, Duration::hours(24));
+        let rows = host_status(&entries, &[], now, Thresholds::hours(24.0, 8.0));
         let hosts: Vec<(&str, i64, usize, bool)> = rows
             .iter()
             .map(|r| (r.host.raw(), r.last_id.unwrap(), r.results, r.stale))
@@ -276,7 +302,7 @@ mod tests {
             ],
             &[],
             now,
-            Duration::hours(24),
+            Thresholds::hours(24.0, 8.0),
         );
         let owners: Vec<(&str, Vec<&str>)> = rows
             .iter()
@@ -287,7 +313,12 @@ mod tests {
             [("n1", vec!["node1", "node2"]), ("n2", vec!["node2"])]
         );
         // SQLite keeps no owner: none named, none serialised.
-        let rows = host_status(&[entry(1, "n1", 1, now)], &[], now, Duration::hours(24));
+        let rows = host_status(
+            &[entry(1, "n1", 1, now)],
+            &[],
+            now,
+            Thresholds::hours(24.0, 8.0),
+        );
         assert!(rows[0].owners.is_empty());
         assert!(!serde_json::to_string(&rows[0]).unwrap().contains("owners"));
     }
@@ -329,7 +360,7 @@ mod tests {
             // A host whose every run failed before storing anything.
             run("never", 4, Outcome::Failed, now),
         ];
-        let rows = host_status(&entries, &runs, now, Duration::hours(24));
+        let rows = host_status(&entries, &runs, now, Thresholds::hours(24.0, 8.0));
         let seen: Vec<(&str, HostState)> = rows.iter().map(|r| (r.host.raw(), r.state)).collect();
         assert_eq!(
             seen,
@@ -351,6 +382,23 @@ mod tests {
         assert_eq!(rows[1].last_run.as_ref().unwrap().outcome, Outcome::Failed);
     }
 
+    /// A run still "running" after the hung bound (8 h, the service stops a run at 6 h) is
+    /// HUNG though the host's results are fresh; the stale bound takes a fraction of an hour.
+    #[test]
+    fn a_run_is_hung_after_its_own_bound_and_stale_takes_fractions_of_an_hour() {
+        let now = Utc::now();
+        let entries = [entry(1, "nine", 1, now), entry(2, "seven", 1, now)];
+        let runs = [
+            run("nine", 9, Outcome::Running, now),
+            run("seven", 7, Outcome::Running, now),
+        ];
+        let rows = host_status(&entries, &runs, now, Thresholds::hours(24.0, 8.0));
+        let seen: Vec<(&str, HostState)> = rows.iter().map(|r| (r.host.raw(), r.state)).collect();
+        assert_eq!(seen, [("nine", HostState::Hung), ("seven", HostState::Ok)]);
+        let rows = host_status(&entries, &[], now, Thresholds::hours(0.5, 8.0));
+        assert!(rows.iter().all(|r| r.stale && r.state == HostState::Stale));
+    }
+
     /// A login that recorded a host's runs is one of the host's logins, though it stored no
     /// result there.
     #[test]
@@ -362,7 +410,7 @@ mod tests {
         posed.owner = Some("node2".into());
         let mut seen = Seen::default();
         seen.results(&[stored]);
-        let rows = seen.rows(&[posed], now, Duration::hours(24));
+        let rows = seen.rows(&[posed], now, Thresholds::hours(24.0, 8.0));
         let owners: Vec<&str> = rows[0].owners.iter().map(Text::raw).collect();
         assert_eq!(owners, ["node1", "node2"]);
     }

@@ -84,9 +84,13 @@ pub fn list_table(entries: &[StoredEntry]) -> String {
 
 /// The `results hosts` table: a row per host, those that need a look first: `FAILED` where its
 /// last run failed or was stopped, `HUNG` where that run has said "running" for longer than
-/// `stale_hours`, `STALE` where its latest result is older than that. Under the table, each
-/// failed or hung host's last run: when, and why.
-pub fn hosts_table(rows: &[HostStatus], stale_hours: u32, now: DateTime<Utc>) -> String {
+/// the hung bound, `STALE` where its latest result is older than the stale one (both in hours).
+/// Under the table, each failed or hung host's last run: when, and why.
+pub fn hosts_table(
+    rows: &[HostStatus],
+    (stale_hours, hung_hours): (f64, f64),
+    now: DateTime<Utc>,
+) -> String {
     let hosts: Vec<String> = rows
         .iter()
         .map(|r| r.host.cut(label::MAX_HOST_LABEL).to_string())
@@ -162,7 +166,7 @@ pub fn hosts_table(rows: &[HostStatus], stale_hours: u32, now: DateTime<Utc>) ->
     let count = |s: HostState| rows.iter().filter(|r| r.state == s).count();
     let _ = writeln!(
         out,
-        "{} host{}: {} failed, {} hung (running over {stale_hours} h), {} stale (no result for over {stale_hours} h).",
+        "{} host{}: {} failed, {} hung (running over {hung_hours} h), {} stale (no result for over {stale_hours} h).",
         rows.len(),
         if rows.len() == 1 { "" } else { "s" },
         count(HostState::Failed),
