@@ -8,6 +8,7 @@ use super::args::{JsonArg, QuietArg, Selection, StoreArgs};
 use super::load::{load_file, load_stored};
 use super::output::{format_values, FormatArgs, Output};
 use crate::error::{said_of, UsageError};
+use crate::fleet::status;
 use crate::model::RunResult;
 use crate::render;
 use crate::render::exporters::{self, Format, Shown, Subject};
@@ -56,11 +57,11 @@ pub enum ResultsCommand {
     Hosts {
         /// A host whose latest result started longer ago than this is marked stale (fractions
         /// of an hour too: 0.5)
-        #[arg(long, value_name = "HOURS", default_value_t = 24.0, value_parser = parse_hours)]
+        #[arg(long, value_name = "HOURS", default_value_t = status::STALE_HOURS, value_parser = parse_hours)]
         stale_hours: f64,
         /// A host whose last run has said "running" for longer than this is marked hung (the
         /// service stops a run at 6 h; the HostbenchRunHung rule's 8 h)
-        #[arg(long, value_name = "HOURS", default_value_t = 8.0, value_parser = parse_hours)]
+        #[arg(long, value_name = "HOURS", default_value_t = status::HUNG_HOURS, value_parser = parse_hours)]
         hung_hours: f64,
         #[command(flatten)]
         select: Selection,
@@ -172,7 +173,13 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
             stale_hours,
             hung_hours,
             ..
-        } => hosts(&out, store_args, select, (*stale_hours, *hung_hours), json)?,
+        } => {
+            let bounds = status::Thresholds {
+                stale_hours: *stale_hours,
+                hung_hours: *hung_hours,
+            };
+            hosts(&out, store_args, select, bounds, json)?
+        }
         ResultsCommand::Export {
             fleet: true,
             output,
@@ -333,11 +340,10 @@ fn hosts(
     out: &Output,
     store_args: &StoreArgs,
     select: &Selection,
-    (stale_hours, hung_hours): (f64, f64),
+    bounds: status::Thresholds,
     json: bool,
 ) -> Result<()> {
     let (path, store) = store_args.open_read_only()?;
-    let bounds = crate::fleet::status::Thresholds::hours(stale_hours, hung_hours);
     let now = Utc::now();
     let rows = match store {
         Some(store) => host_rows(&*store, &select.filter(), now, bounds)?,
@@ -348,11 +354,7 @@ fn hosts(
     } else if rows.is_empty() {
         out.out(&format!("No stored results in {path}.\n"));
     } else {
-        out.out(&render::results::hosts_table(
-            &rows,
-            (stale_hours, hung_hours),
-            now,
-        ));
+        out.out(&render::results::hosts_table(&rows, &bounds, now));
     }
     Ok(())
 }
@@ -438,7 +440,7 @@ fn host_rows(
     store: &dyn ResultStore,
     filter: &crate::store::Filter,
     now: chrono::DateTime<Utc>,
-    bounds: crate::fleet::status::Thresholds,
+    bounds: status::Thresholds,
 ) -> Result<Vec<crate::fleet::status::HostStatus>> {
     let mut seen = crate::fleet::status::Seen::default();
     for host in store.hosts(filter)? {
@@ -460,8 +462,7 @@ fn fleet_metrics(store_args: &StoreArgs, filter: &crate::store::Filter) -> Resul
     };
     // Staleness plays no part here (the rules judge the timestamps): the defaults are as good
     // as any.
-    let bounds = crate::fleet::status::Thresholds::hours(24.0, 8.0);
-    let rows = host_rows(&*store, filter, Utc::now(), bounds)?;
+    let rows = host_rows(&*store, filter, Utc::now(), status::Thresholds::default())?;
     // The figures of each host's latest alone: one row read a host.
     let figures: Vec<Option<(HeadlineFigures, &crate::fleet::status::HostStatus)>> = rows
         .iter()

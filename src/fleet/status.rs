@@ -69,21 +69,38 @@ pub struct HostStatus {
 /// When a host needs a look: no result for longer than `stale_after` (STALE), or a run that has
 /// said "running" for longer than `hung_after` (HUNG). The service stops a run at 6 h, so the
 /// hung bound is shorter than the stale one, as the `HostbenchRunHung` rule's 8 h is.
+/// Both in hours, fractions included (0.5 is half an hour).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Thresholds {
-    pub stale_after: Duration,
-    pub hung_after: Duration,
+    pub stale_hours: f64,
+    pub hung_hours: f64,
+}
+
+/// `results hosts`' bounds when none are given.
+pub const STALE_HOURS: f64 = 24.0;
+pub const HUNG_HOURS: f64 = 8.0;
+
+impl Default for Thresholds {
+    fn default() -> Thresholds {
+        Thresholds {
+            stale_hours: STALE_HOURS,
+            hung_hours: HUNG_HOURS,
+        }
+    }
 }
 
 impl Thresholds {
-    /// The bounds in hours, fractions included (0.5 is half an hour).
-    pub fn hours(stale: f64, hung: f64) -> Thresholds {
-        let of = |h: f64| Duration::milliseconds((h * 3_600_000.0).round() as i64);
-        Thresholds {
-            stale_after: of(stale),
-            hung_after: of(hung),
-        }
+    pub fn stale_after(&self) -> Duration {
+        of_hours(self.stale_hours)
     }
+
+    pub fn hung_after(&self) -> Duration {
+        of_hours(self.hung_hours)
+    }
+}
+
+fn of_hours(h: f64) -> Duration {
+    Duration::milliseconds((h * 3_600_000.0).round() as i64)
 }
 
 /// A row per host of `entries` (a store's list) and of `runs` (each host's latest run state),
@@ -181,12 +198,12 @@ impl Seen {
                     (None, Some(r)) => r.host_name(),
                     (None, None) => unreachable!("a host is seen by a result or a run"),
                 };
-                let stale = last.is_none_or(|(_, t)| now - *t > bounds.stale_after);
+                let stale = last.is_none_or(|(_, t)| now - *t > bounds.stale_after());
                 let state = match run {
                     Some(r) if r.outcome.is_bad() => HostState::Failed,
                     Some(r)
                         if r.outcome == Outcome::Running
-                            && now - r.started_at > bounds.hung_after =>
+                            && now - r.started_at > bounds.hung_after() =>
                     {
                         HostState::Hung
                     }
@@ -248,12 +265,7 @@ mod tests {
         let mut hidden = entry(2, "node1\u{200b}", 1, now);
         hidden.owner = Some("login_b".into());
         let wide = entry(3, "ｎｏｄｅ１", 0, now);
-        let rows = host_status(
-            &[plain, hidden, wide],
-            &[],
-            now,
-            Thresholds::hours(24.0, 8.0),
-        );
+        let rows = host_status(&[plain, hidden, wide], &[], now, Thresholds::default());
         assert_eq!(rows.len(), 1, "{rows:?}");
         assert_eq!(rows[0].results, 3);
         let owners: Vec<&str> = rows[0].owners.iter().map(Text::raw).collect();
@@ -273,7 +285,7 @@ mod tests {
                 ..entry(5, "n4", 0, now)
             },
         ];
-        let rows = host_status(&entries, &[], now, Thresholds::hours(24.0, 8.0));
+        let rows = host_status(&entries, &[], now, Thresholds::default());
         let hosts: Vec<(&str, i64, usize, bool)> = rows
             .iter()
             .map(|r| (r.host.raw(), r.last_id.unwrap(), r.results, r.stale))
@@ -302,7 +314,7 @@ mod tests {
             ],
             &[],
             now,
-            Thresholds::hours(24.0, 8.0),
+            Thresholds::default(),
         );
         let owners: Vec<(&str, Vec<&str>)> = rows
             .iter()
@@ -313,12 +325,7 @@ mod tests {
             [("n1", vec!["node1", "node2"]), ("n2", vec!["node2"])]
         );
         // SQLite keeps no owner: none named, none serialised.
-        let rows = host_status(
-            &[entry(1, "n1", 1, now)],
-            &[],
-            now,
-            Thresholds::hours(24.0, 8.0),
-        );
+        let rows = host_status(&[entry(1, "n1", 1, now)], &[], now, Thresholds::default());
         assert!(rows[0].owners.is_empty());
         assert!(!serde_json::to_string(&rows[0]).unwrap().contains("owners"));
     }
@@ -360,7 +367,7 @@ mod tests {
             // A host whose every run failed before storing anything.
             run("never", 4, Outcome::Failed, now),
         ];
-        let rows = host_status(&entries, &runs, now, Thresholds::hours(24.0, 8.0));
+        let rows = host_status(&entries, &runs, now, Thresholds::default());
         let seen: Vec<(&str, HostState)> = rows.iter().map(|r| (r.host.raw(), r.state)).collect();
         assert_eq!(
             seen,
@@ -392,10 +399,18 @@ mod tests {
             run("nine", 9, Outcome::Running, now),
             run("seven", 7, Outcome::Running, now),
         ];
-        let rows = host_status(&entries, &runs, now, Thresholds::hours(24.0, 8.0));
+        let rows = host_status(&entries, &runs, now, Thresholds::default());
         let seen: Vec<(&str, HostState)> = rows.iter().map(|r| (r.host.raw(), r.state)).collect();
         assert_eq!(seen, [("nine", HostState::Hung), ("seven", HostState::Ok)]);
-        let rows = host_status(&entries, &[], now, Thresholds::hours(0.5, 8.0));
+        let rows = host_status(
+            &entries,
+            &[],
+            now,
+            Thresholds {
+                stale_hours: 0.5,
+                ..Thresholds::default()
+            },
+        );
         assert!(rows.iter().all(|r| r.stale && r.state == HostState::Stale));
     }
 
@@ -410,7 +425,7 @@ mod tests {
         posed.owner = Some("node2".into());
         let mut seen = Seen::default();
         seen.results(&[stored]);
-        let rows = seen.rows(&[posed], now, Thresholds::hours(24.0, 8.0));
+        let rows = seen.rows(&[posed], now, Thresholds::default());
         let owners: Vec<&str> = rows[0].owners.iter().map(Text::raw).collect();
         assert_eq!(owners, ["node1", "node2"]);
     }

@@ -2,7 +2,7 @@ use std::fmt::Write;
 
 use chrono::{DateTime, Utc};
 
-use crate::fleet::status::{HostState, HostStatus};
+use crate::fleet::status::{HostState, HostStatus, Thresholds};
 use crate::model::label;
 use crate::model::stored::StoredEntry;
 
@@ -86,11 +86,11 @@ pub fn list_table(entries: &[StoredEntry]) -> String {
 /// last run failed or was stopped, `HUNG` where that run has said "running" for longer than
 /// the hung bound, `STALE` where its latest result is older than the stale one (both in hours).
 /// Under the table, each failed or hung host's last run: when, and why.
-pub fn hosts_table(
-    rows: &[HostStatus],
-    (stale_hours, hung_hours): (f64, f64),
-    now: DateTime<Utc>,
-) -> String {
+pub fn hosts_table(rows: &[HostStatus], bounds: &Thresholds, now: DateTime<Utc>) -> String {
+    let Thresholds {
+        stale_hours,
+        hung_hours,
+    } = *bounds;
     let hosts: Vec<String> = rows
         .iter()
         .map(|r| r.host.cut(label::MAX_HOST_LABEL).to_string())
