@@ -14,10 +14,10 @@ SECTION = re.compile(r"^mode (\S+), (\S+)\s+\(mean of \d+ rounds, (\w+);")
 ROW = re.compile(r"^(\S+)\s+(latency|cpu|deadlines)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s")
 
 
-def cells(path):
+def cells(lines):
     """{(mode, bench, load): {figure: (ib, ib spread, hb, hb spread), "unit": u}}, in order."""
     rows, mode, bench, unit = {}, None, None, "ms"
-    for line in open(path, errors="replace"):
+    for line in lines:
         m = SECTION.match(line)
         if m:
             mode, bench, unit = m.groups()
@@ -47,12 +47,11 @@ def main():
     if len(sys.argv) != 2:
         print("usage: python3 scripts/interbench-vs-table.py OUTPUT", file=sys.stderr)
         sys.exit(2)
-    path = sys.argv[1]
-    lines = open(path, errors="replace").read().splitlines()
+    lines = open(sys.argv[1], errors="replace").read().splitlines()
     machine = [l for l in lines if l.startswith("machine:")]
     if machine:
         print(machine[0], "\n", sep="")
-    for line in table(cells(path)):
+    for line in table(cells(lines)):
         print(line)
     print()
     for line in lines:
