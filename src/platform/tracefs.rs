@@ -180,12 +180,16 @@ pub fn open_marker(path: &Path) -> io::Result<std::fs::File> {
 }
 
 impl Drop for Instance {
+    /// Removes the instance (and unmounts what was mounted), and only then takes the emergency
+    /// removal back: removal may wait up to a second for a reader's pipe to close, and a second
+    /// Ctrl-C that ends the process in that second must still find it registered. Taken back
+    /// first, the instance was left behind (seen once in CI, `tests/explain.rs`).
     fn drop(&mut self) {
-        cleanup::unregister(&self.registered);
         stop_and_remove(&self.dir, 100);
         if let Some(root) = &self.mounted {
             unmount(root);
         }
+        cleanup::unregister(&self.registered);
     }
 }
 
