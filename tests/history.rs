@@ -530,6 +530,30 @@ fn a_history_is_one_hosts_and_an_empty_store_says_so() {
     let out = sb.cmd().args(["history"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no stored result"));
+    // The fleet's views of an empty store are empty fleets, as `results hosts` shows it: said,
+    // and exit 0 (a nightly gate's first night is no failure).
+    for fleet in [
+        &["history", "--fleet", "--fail-on", "worse"][..],
+        &["report", "--fleet", "--format", "text", "-o", "-"],
+        &["results", "hosts"],
+    ] {
+        let out = sb.cmd().args(fleet).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{fleet:?}: {out:?}");
+    }
+    let out = sb.cmd().args(["history", "--fleet"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no stored result"),
+        "{out:?}"
+    );
+    let out = sb
+        .cmd()
+        .args(["report", "--fleet", "--format", "text", "-o", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("0 hosts"),
+        "{out:?}"
+    );
     noise_run(&sb, &sb.db().to_string_lossy(), &[]);
     let labelled = sb
         .std_cmd()

@@ -606,3 +606,81 @@ fn an_unusable_textfile_dir_is_a_warning_that_the_run_state_keeps() {
         "{hosts}"
     );
 }
+
+/// An index figure is ranged only among results of the same tests, copies and settings: three
+/// hosts that ran syscall are ranged together, and a host that ran pipe, or syscall pinned, is
+/// neither in their range nor judged by it, on the page and in the OpenMetrics export.
+#[test]
+fn index_results_of_other_tests_or_settings_are_not_ranged_with_the_rest() {
+    let sb = Sandbox::new();
+    let runs: [(&str, &[&str]); 5] = [
+        ("s1", &["syscall"]),
+        ("s2", &["syscall"]),
+        ("s3", &["syscall"]),
+        ("p1", &["pipe"]),
+        ("q1", &["syscall", "--pin"]),
+    ];
+    for (host, args) in runs {
+        let mut all = vec!["index", "--host-label", host, "-c", "1", "-i", "1"];
+        all.extend(["--seconds", "0.2"]);
+        all.extend(args);
+        sb.json(&all);
+    }
+    let fleet = sb.json(&["report", "--fleet", "--format", "json"]);
+    let at = fleet["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c == "index_one")
+        .expect("the index column");
+    let kind_of = |host: &str| -> String {
+        let row = fleet["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["host"] == host)
+            .unwrap_or_else(|| panic!("{host}: {fleet}"));
+        row["cells"][at]["kind"].as_str().unwrap().to_string()
+    };
+    let syscall = "1 copy, 1 of 12 tests: syscall, 0.2 s a test, -i 1";
+    for host in ["s1", "s2", "s3"] {
+        assert_eq!(kind_of(host), syscall);
+    }
+    assert_eq!(
+        kind_of("p1"),
+        "1 copy, 1 of 12 tests: pipe, 0.2 s a test, -i 1"
+    );
+    assert_eq!(
+        kind_of("q1"),
+        "1 copy, 1 of 12 tests: syscall, pinned, 0.2 s a test, -i 1"
+    );
+    let ranges: Vec<&serde_json::Value> = fleet["ranges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["column"] == "index_one")
+        .collect();
+    assert_eq!(ranges.len(), 1, "{fleet}");
+    assert_eq!(
+        (ranges[0]["kind"].as_str(), ranges[0]["hosts"].as_u64()),
+        (Some(syscall), Some(3))
+    );
+    let metrics = sb
+        .cmd()
+        .args(["results", "export", "--fleet", "--format", "openmetrics"])
+        .output()
+        .unwrap();
+    let metrics = String::from_utf8(metrics.stdout).unwrap();
+    let score = |host: &str| {
+        metrics
+            .lines()
+            .find(|l| l.starts_with("hostbench_index_score{") && l.contains(&format!("\"{host}\"")))
+            .unwrap_or_else(|| panic!("{host}: {metrics}"))
+            .to_string()
+    };
+    assert!(
+        score("s1").contains(&format!("measured=\"{syscall}\"")),
+        "{metrics}"
+    );
+    assert!(score("p1").contains("tests: pipe"), "{metrics}");
+}

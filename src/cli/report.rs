@@ -168,30 +168,37 @@ fn listed(args: &ReportArgs) -> Result<Listed> {
 fn stored_fleet(args: &ReportArgs) -> Result<(Fleet, String)> {
     let filter = args.select.filter();
     let (db, store) = args.store.open_read_only()?;
-    let asked = |e: anyhow::Error| UsageError::new(format!("{e:#}"));
     let (fleet, taken) = match &store {
         None => (None, 0),
         Some(store) => {
-            let hosts = store.hosts(&filter).map_err(asked)?;
-            let read = |host: &Text| -> Result<StoredHost> {
-                let (one, entries) = store.list_of_host(&filter, host).map_err(asked)?;
-                Ok(StoredHost {
-                    entries,
-                    tags: store.tags(&one).map_err(asked)?,
-                    figures: store.figures(&one).map_err(asked)?,
-                })
-            };
-            let (fleet, taken) = crate::fleet::fleet_of_stored(&hosts, read, |id| {
-                load_stored(Some(store.as_ref()), &db, id)
-            })?;
+            let (fleet, taken) = fleet_in(store.as_ref(), &filter, &db)?;
             (Some(fleet), taken)
         }
     };
     let selection = described(&filter, taken, &db);
-    match fleet {
-        Some(fleet) if taken > 0 => Ok((fleet, selection)),
-        _ => Err(UsageError::new(format!("no stored result to report: {selection}")).into()),
-    }
+    // A fleet with no result yet is an empty fleet, as `results hosts` and `results export
+    // --fleet` show it (exit 0).
+    Ok((fleet.unwrap_or_else(|| crate::fleet::fleet(&[])), selection))
+}
+
+/// The fleet of the results `filter` selects in `store` (at `db`), as `report --fleet` draws
+/// it, and how many stored results it was drawn from.
+pub(super) fn fleet_in(
+    store: &dyn ResultStore,
+    filter: &Filter,
+    db: &str,
+) -> Result<(Fleet, usize)> {
+    let asked = |e: anyhow::Error| UsageError::new(format!("{e:#}"));
+    let hosts = store.hosts(filter).map_err(asked)?;
+    let read = |host: &Text| -> Result<StoredHost> {
+        let (one, entries) = store.list_of_host(filter, host).map_err(asked)?;
+        Ok(StoredHost {
+            entries,
+            tags: store.tags(&one).map_err(asked)?,
+            figures: store.figures(&one).map_err(asked)?,
+        })
+    };
+    crate::fleet::fleet_of_stored(&hosts, read, |id| load_stored(Some(store), db, id))
 }
 
 /// The selection in words: how many stored results it took, from where, of what.

@@ -450,49 +450,34 @@ fn host_rows(
     Ok(seen.rows(&runs, now, bounds))
 }
 
-/// `results export --fleet --format openmetrics`: each host the filter selects, with its latest
-/// result's headline figures (as stored beside it; read whole for a row of an earlier layout)
-/// and its last run's state.
+/// `results export --fleet --format openmetrics`: each host the filter selects, with the
+/// headline figures the fleet page gives it (each from its latest complete result that has it,
+/// as stored beside it) and its latest result's time and its last run's state.
 fn fleet_metrics(store_args: &StoreArgs, filter: &crate::store::Filter) -> Result<String> {
-    use crate::model::headline::HeadlineFigures;
+    use crate::model::label;
     use render::exporters::openmetrics::{hosts, HostMetrics, ResultMetrics};
-    let (_, store) = store_args.open_read_only()?;
+    let (db, store) = store_args.open_read_only()?;
     let Some(store) = store else {
         return Ok(hosts(&[]));
     };
     // Staleness plays no part here (the rules judge the timestamps): the defaults are as good
     // as any.
     let rows = host_rows(&*store, filter, Utc::now(), status::Thresholds::default())?;
-    // The figures of each host's latest alone: one row read a host.
-    let figures: Vec<Option<(HeadlineFigures, &crate::fleet::status::HostStatus)>> = rows
+    let (fleet, _) = super::report::fleet_in(&*store, filter, &db)?;
+    // The fleet's rows by identity: lookalike spellings of one name are one host there.
+    let figures: std::collections::HashMap<String, _> = fleet
+        .rows
         .iter()
-        .map(|row| {
-            let Some(id) = row.last_id else {
-                return Ok(None);
-            };
-            let f = match store.figures_of(id)?.and_then(|s| s.figures) {
-                Some(f) => Some(f),
-                // A result the list shows but that cannot be read is left out of the metrics.
-                None => store
-                    .load(id)
-                    .ok()
-                    .flatten()
-                    .map(|r| HeadlineFigures::of(&r)),
-            };
-            Ok(f.map(|f| (f, row)))
-        })
-        .collect::<Result<_>>()?;
+        .map(|r| (label::identity(r.host.raw()), r.figures()))
+        .collect();
     let metrics: Vec<HostMetrics> = rows
         .iter()
-        .zip(&figures)
-        .map(|(row, f)| HostMetrics {
+        .map(|row| HostMetrics {
             host: &row.host,
-            result: f.as_ref().map(|(f, row)| ResultMetrics {
-                started_at: row
-                    .last_started_at
-                    .expect("a host with a result has its start"),
+            result: row.last_started_at.map(|started_at| ResultMetrics {
+                started_at,
                 incomplete: row.last_incomplete,
-                figures: f,
+                figures: figures.get(&label::identity(row.host.raw())),
             }),
             run: row.last_run.as_ref(),
         })
@@ -549,9 +534,12 @@ fn copy(
     // nothing too — are seen there. One that ended there already is left as it is.
     let runs = match (from, ids.is_empty()) {
         (Some(from), true) => send_runs(out, from, &mut *to, &to_name, select)?,
-        _ => (0, 0),
+        _ => RunsSent::default(),
     };
-    tally.say(out, chosen.len(), from_name, &to_name, runs);
+    if let Some(line) = to.migrated().map(|m| layout_line(m, &to_name)) {
+        out.out(&line);
+    }
+    tally.say(out, chosen.len(), from_name, &to_name, &runs);
     // What could not be read is left out quietly, as `results list` does; what the store
     // copied to refused (another login's, another run's) is the user's to hear in the exit
     // code, after the rest is copied.
@@ -563,15 +551,24 @@ fn copy(
         ))
         .into());
     }
-    if runs.1 > 0 {
+    if runs.refused > 0 {
         return Err(UsageError::new(format!(
             "{} run state{} refused by {to_name} (said above)",
-            runs.1,
-            if runs.1 == 1 { " was" } else { "s were" }
+            runs.refused,
+            if runs.refused == 1 { " was" } else { "s were" }
         ))
         .into());
     }
     Ok(())
+}
+
+/// What the open of the store copied to did to its layout, in a line.
+fn layout_line((found, left): (i64, i64), to_name: &str) -> String {
+    if found == 0 {
+        format!("Made hostbench's layout (layout {left}) in {to_name}.\n")
+    } else {
+        format!("Migrated {to_name} from layout {found} to layout {left}.\n")
+    }
 }
 
 /// What a copy did with each result: added, updated, already there, left out, and of those
@@ -615,15 +612,8 @@ impl Tally {
         }
     }
 
-    /// The copy's line, and the run states' (sent, refused) where any went.
-    fn say(
-        &self,
-        out: &Output,
-        chosen: usize,
-        from_name: &str,
-        to_name: &str,
-        runs: (usize, usize),
-    ) {
+    /// The copy's line, and the run states' where the selection has any.
+    fn say(&self, out: &Output, chosen: usize, from_name: &str, to_name: &str, runs: &RunsSent) {
         let copied = chosen - self.left_out;
         out.out(&format!(
             "Copied {copied} result{} from {from_name} to {to_name}: {} added, {} updated, {} already there{}.\n",
@@ -637,34 +627,43 @@ impl Tally {
                 String::new()
             }
         ));
-        if runs != (0, 0) {
+        if runs.sent + runs.already + runs.refused > 0 {
+            let refused = if runs.refused > 0 {
+                format!(", {} refused (said above)", runs.refused)
+            } else {
+                String::new()
+            };
             out.chatter(&format!(
-                "Run states: {} sent{}.\n",
-                runs.0,
-                if runs.1 > 0 {
-                    format!(", {} refused (said above)", runs.1)
-                } else {
-                    String::new()
-                }
+                "Run states: {} sent, {} ended there already{refused}.\n",
+                runs.sent, runs.already
             ));
         }
     }
 }
 
-/// Sends the selection's run states; (sent, refused), each refusal said with its reason.
+/// What became of the selection's run states: sent, ended there already, refused.
+#[derive(Default)]
+struct RunsSent {
+    sent: usize,
+    already: usize,
+    refused: usize,
+}
+
+/// Sends the selection's run states, each refusal said with its reason.
 fn send_runs(
     out: &Output,
     from: &dyn ResultStore,
     to: &mut dyn ResultStore,
     to_name: &str,
     select: &Selection,
-) -> Result<(usize, usize)> {
-    let mut runs = (0, 0);
+) -> Result<RunsSent> {
+    let mut runs = RunsSent::default();
     for state in from.runs(&select.filter(), Runs::All)? {
         match to.record_run(&state) {
-            Ok(()) => runs.0 += 1,
+            Ok(true) => runs.sent += 1,
+            Ok(false) => runs.already += 1,
             Err(e) => {
-                runs.1 += 1;
+                runs.refused += 1;
                 out.err(&format!(
                     "hostbench: the state of run {} ({}) refused by {to_name}: {}\n",
                     state.uuid,

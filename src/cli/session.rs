@@ -146,7 +146,7 @@ impl Textfile {
             result: Some(ResultMetrics {
                 started_at: result.started_at,
                 incomplete: result.incomplete,
-                figures: &figures,
+                figures: (!result.incomplete).then_some(&figures),
             }),
             run: None,
         }]);

@@ -65,6 +65,28 @@ pub struct HostRow {
     pub results: usize,
     /// A cell a column, in [`Column::all`] order.
     pub cells: Vec<Option<Cell>>,
+    /// Its own noise: the median noise floor of the results its cells come from, percent.
+    pub noise_floor_pct: Option<f64>,
+}
+
+impl HostRow {
+    /// Its cells as headline figures, as a result's are (the OpenMetrics export of a fleet).
+    pub fn figures(&self) -> HeadlineFigures {
+        HeadlineFigures {
+            noise_floor_pct: self.noise_floor_pct,
+            values: self
+                .cells
+                .iter()
+                .map(|c| {
+                    c.as_ref().map(|c| Figure {
+                        value: c.value,
+                        kind: c.kind.clone(),
+                        note: c.note.clone(),
+                    })
+                })
+                .collect(),
+        }
+    }
 }
 
 /// A figure's range among the hosts that measured `kind`.
@@ -411,7 +433,8 @@ impl Gathering {
             .flatten()
             .filter_map(|(r, _)| r.noise_floor_pct)
             .collect();
-        self.floors.extend(median(&own));
+        let floor = median(&own);
+        self.floors.extend(floor);
         self.rows.push(HostRow {
             host: newest.host.clone(),
             hostname: newest.hostname.clone(),
@@ -431,6 +454,7 @@ impl Gathering {
                     })
                 })
                 .collect(),
+            noise_floor_pct: floor,
         });
         let mut of_tag: BTreeMap<(&Text, &Text), Vec<&Summary>> = BTreeMap::new();
         for e in &runs {

@@ -312,6 +312,16 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: "SELECT 1;",
         postgres: HOSTS_BOUND,
     },
+    Migration {
+        version: 13,
+        what: "an index or interactive result's headline kind names what it measured (the \
+               index's copies, tests that made it, pinning and the settings that change the \
+               figure; the benches, loads and options of interbench's worst pair), so the \
+               fleet ranges only like with like: those results stored before get their \
+               headline figures again (see `REFIGURES`)",
+        sqlite: "SELECT 1;",
+        postgres: "SELECT 1;",
+    },
 ];
 
 /// Layout 12 on PostgreSQL (see its `what`).
@@ -563,6 +573,19 @@ pub const FILL_FIGURES: Fill = Fill {
 pub const FILL_KEPT: Fill = Fill {
     missing: "id NOT IN (SELECT result_id FROM result_figures)",
     write: "INSERT INTO result_figures (result_id, kept) VALUES ($1, $2)",
+};
+
+/// The migration after which an index result's headline kind says what it measured
+/// (`model::index::measured`): a back end computes the figures of the index results stored
+/// before again ([`FILL_REFIGURES`]), in the migration's transaction, so a store is never
+/// half upgraded.
+pub const REFIGURES: i64 = 13;
+
+/// Layout [`REFIGURES`]: the headline figures of every stored index and interactive result,
+/// again.
+pub const FILL_REFIGURES: Fill = Fill {
+    missing: "suites LIKE '%index%' OR suites LIKE '%interactive%'",
+    write: "UPDATE results SET figures = $2 WHERE id = $1",
 };
 
 /// The layout version this hostbench writes and reads.

@@ -459,6 +459,12 @@ pub trait ResultStore {
     fn group(&self, group: i64) -> Result<Vec<i64>>;
     /// Where the store is, for messages (a path, or a URL without its password).
     fn location(&self) -> String;
+    /// The layout its open found and the one it left, where the open made it (0: none was
+    /// there) or migrated it: `results push` says so. None where the layout was as it is, and
+    /// for SQLite, which makes and migrates a file it owns without a word.
+    fn migrated(&self) -> Option<(i64, i64)> {
+        None
+    }
     /// How long a statement waits for another process holding what it needs.
     fn set_busy_timeout(&self, timeout: Duration) -> Result<()>;
     /// A directory beside the store, where a result it could not take is best kept.
@@ -471,8 +477,9 @@ pub trait ResultStore {
     fn identity(&self, of: IdentityOf<'_>) -> Result<Option<Identity>>;
     /// Records a run's state: added, or over the same run's state while that has not ended
     /// (by its UUID): an ended run's state is final, so a copy (`results push`) never rewrites
-    /// it. On PostgreSQL only the login that added a run may change it.
-    fn record_run(&mut self, state: &RunState) -> Result<()>;
+    /// it. On PostgreSQL only the login that added a run may change it. False where nothing
+    /// was written (the store holds that run ended already).
+    fn record_run(&mut self, state: &RunState) -> Result<bool>;
     /// The run states `filter` selects, as stored: each host's latest, or all of them oldest
     /// first (`results push` copies them). A row that does not read back (its outcome or a
     /// time is not hostbench's) is left out.

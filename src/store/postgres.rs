@@ -59,6 +59,8 @@ pub struct PgStore {
     answer_timeout: Duration,
     /// The URL without its password, for messages.
     location: String,
+    /// The layout this open found and the one it left, where it made or migrated it.
+    migrated: Option<(i64, i64)>,
 }
 
 impl PgStore {
@@ -134,6 +136,7 @@ impl PgStore {
             broken: std::cell::RefCell::new(None),
             answer_timeout: statement_timeout + ANSWER_GRACE,
             location,
+            migrated: None,
         };
         let ms = statement_timeout.as_millis().max(1);
         store
@@ -251,6 +254,14 @@ impl PgStore {
                         reason(&e)
                     )));
                 }
+                if m.version == migrations::REFIGURES && version > 0 {
+                    fill_within(
+                        &tx,
+                        &migrations::FILL_REFIGURES,
+                        migrations::figures_of_stored,
+                    )
+                    .await?;
+                }
                 tx.execute(
                     "INSERT INTO hostbench_layout (version) VALUES ($1)",
                     &[&m.version],
@@ -261,6 +272,7 @@ impl PgStore {
             Ok(Ok(version))
         })?;
         let before = version.map_err(|why| anyhow!(why))?;
+        self.migrated = (before < migrations::latest()).then_some((before, migrations::latest()));
         if before > 0 && before < migrations::FIGURES {
             self.fill(&migrations::FILL_FIGURES, migrations::figures_of_stored)?;
         }
@@ -284,7 +296,7 @@ impl PgStore {
         let mut after = 0i64;
         let select = format!(
             "SELECT id, schema_version, result_json FROM results
-             WHERE {} AND id > $1 ORDER BY id LIMIT $2",
+             WHERE ({}) AND id > $1 ORDER BY id LIMIT $2",
             what.missing
         );
         let (select, write) = (&select, what.write);
@@ -650,6 +662,36 @@ pub(super) fn without_password(url: &str) -> String {
     super::redact_argument(url)
 }
 
+/// What a migration adds to the rows stored before it, in the migration's own transaction
+/// (all or nothing: [`migrations::REFIGURES`]), read a batch at a time so that no more than a
+/// batch of results is held at once.
+async fn fill_within(
+    tx: &tokio_postgres::Transaction<'_>,
+    what: &migrations::Fill,
+    of_stored: fn(i64, &str) -> Option<String>,
+) -> Result<(), tokio_postgres::Error> {
+    const BATCH: i64 = 200;
+    let select = format!(
+        "SELECT id, schema_version, result_json FROM results
+         WHERE ({}) AND id > $1 ORDER BY id LIMIT $2",
+        what.missing
+    );
+    let mut after = 0i64;
+    loop {
+        let rows = tx.query(&select, &[&after, &BATCH]).await?;
+        let Some(last) = rows.last() else {
+            return Ok(());
+        };
+        after = last.get(0);
+        for row in &rows {
+            let (id, schema, json): (i64, i32, String) = (row.get(0), row.get(1), row.get(2));
+            if let Some(value) = of_stored(schema.into(), &json) {
+                tx.execute(what.write, &[&id, &value]).await?;
+            }
+        }
+    }
+}
+
 /// Layout [`migrations::UUIDS`]: every stored UUID put in its one spelling
 /// ([`migrations::respelled`]), in the migration's transaction, by the store's owner (whom the
 /// row-level security does not bind): renamed, or — another spelling of a run stored already —
@@ -773,6 +815,10 @@ impl Row {
 }
 
 impl ResultStore for PgStore {
+    fn migrated(&self) -> Option<(i64, i64)> {
+        self.migrated
+    }
+
     /// The row and its tags in one transaction: a result is stored whole or not at all.
     fn save(&mut self, result: &RunResult, headline: &str) -> Result<i64> {
         let row = Row::of(result, headline)?;
@@ -915,7 +961,7 @@ impl ResultStore for PgStore {
         })
     }
 
-    fn record_run(&mut self, state: &RunState) -> Result<()> {
+    fn record_run(&mut self, state: &RunState) -> Result<bool> {
         let time = |t: Option<DateTime<Utc>>| t.map(|t| t.to_rfc3339());
         let (started, ended, tags) = (
             state.started_at.to_rfc3339(),
@@ -936,7 +982,7 @@ impl ResultStore for PgStore {
         ];
         let params = &params;
         // Another login's run (the same UUID) is not changed: row-level security refuses it.
-        self.answer(|c| async move {
+        let written = self.answer(|c| async move {
             c.execute(
                 "INSERT INTO runs (uuid, host, host_label, command, started_at, ended_at, outcome, why, stored, tags)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -948,7 +994,7 @@ impl ResultStore for PgStore {
             .await
         })
         .map_err(|e| self.explain(e))?;
-        Ok(())
+        Ok(written > 0)
     }
 
     fn runs(&self, filter: &Filter, which: Runs) -> Result<Vec<RunState>> {

@@ -516,6 +516,13 @@ fn prepare_layout(conn: &Connection) -> Result<()> {
                         migrations::figures_of_stored,
                     )?;
                 }
+                if m.version == migrations::REFIGURES {
+                    fill(
+                        conn,
+                        &migrations::FILL_REFIGURES,
+                        migrations::figures_of_stored,
+                    )?;
+                }
                 if m.version == migrations::KEPT {
                     fill(conn, &migrations::FILL_KEPT, migrations::kept_of_stored)?;
                 }
@@ -890,9 +897,10 @@ impl ResultStore for SqliteStore {
         })
     }
 
-    fn record_run(&mut self, state: &RunState) -> Result<()> {
+    fn record_run(&mut self, state: &RunState) -> Result<bool> {
         let time = |t: Option<DateTime<Utc>>| t.map(|t| t.to_rfc3339());
-        self.conn
+        let written = self
+            .conn
             .execute(
                 "INSERT INTO runs (uuid, host, host_label, command, started_at, ended_at, outcome, why, stored, tags, owner)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
@@ -915,7 +923,7 @@ impl ResultStore for SqliteStore {
                 ],
             )
             .map_err(|e| explain(e.into(), &self.path))?;
-        Ok(())
+        Ok(written > 0)
     }
 
     fn runs(&self, filter: &Filter, which: Runs) -> Result<Vec<RunState>> {
@@ -1229,6 +1237,41 @@ mod tests {
         let listed = store.list(&filter).unwrap();
         assert_eq!(listed.iter().map(|e| e.id).collect::<Vec<_>>(), [id]);
         assert_eq!(store.list(&Filter::default()).unwrap().len(), 2);
+    }
+
+    /// Layout 13: an index result stored under layout 12 kept the old kind ("1 copy, 12
+    /// tests" whatever ran); upgraded, its stored figures say what it measured.
+    #[test]
+    fn layout_13_gives_stored_index_results_the_kind_of_what_they_measured() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v12.sqlite");
+        let r: RunResult =
+            serde_json::from_str(include_str!("../../tests/fixtures/smoke-a.json")).unwrap();
+        let id = SqliteStore::open(&path).unwrap().save(&r, "h").unwrap();
+        let old = r#"{"values":[{"value":1.0,"kind":"1 copy, 12 tests","note":"n"}]}"#;
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute(
+                "UPDATE results SET figures = ?1 WHERE id = ?2",
+                rusqlite::params![old, id],
+            )
+            .unwrap();
+            conn.pragma_update(None, "user_version", migrations::REFIGURES - 1)
+                .unwrap();
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        let figures: String = store
+            .conn
+            .query_row("SELECT figures FROM results WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        let now = serde_json::to_string(&crate::model::headline::HeadlineFigures::of(&r)).unwrap();
+        assert_eq!(figures, now);
+        assert!(
+            figures.contains("1 copy, 3 of 12 tests: dhry2reg syscall spawn, 0.2 s a test"),
+            "{figures}"
+        );
     }
 
     #[test]

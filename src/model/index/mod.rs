@@ -299,19 +299,20 @@ fn index_headline<'a>(
     r: &'a RunResult,
     pick: impl FnOnce(Vec<&'a IndexPass>) -> Option<&'a IndexPass>,
 ) -> Option<HeadlineFigure> {
-    let results = headline::each(r, |s| match s {
+    let results: Vec<&IndexResult> = headline::each(r, |s| match s {
         SuiteResult::Index(i) => Some(i),
         _ => None,
-    });
+    })
+    .collect();
     let passes = results
+        .iter()
         .flat_map(|i| i.passes.iter())
         .filter(|p| p.system_index.is_some());
     let pass = pick(passes.collect())?;
-    let copies = format!(
-        "{} cop{}",
-        pass.copies,
-        if pass.copies == 1 { "y" } else { "ies" }
-    );
+    let result = results
+        .iter()
+        .find(|i| i.passes.iter().any(|p| std::ptr::eq(p, pass)))?;
+    let copies = copies_words(pass.copies);
     let partial = if pass.indexed < pass.index_tests {
         format!(", partial: {} of {}", pass.indexed, pass.index_tests)
     } else {
@@ -319,9 +320,71 @@ fn index_headline<'a>(
     };
     Some(HeadlineFigure {
         value: pass.system_index?,
-        kind: format!("{copies}, {} tests", pass.index_tests).into(),
+        kind: measured(&result.settings, pass).into(),
         note: format!("{copies}{partial}").into(),
     })
+}
+
+/// "1 copy", "2 copies".
+pub fn copies_words(copies: usize) -> String {
+    format!("{copies} cop{}", if copies == 1 { "y" } else { "ies" })
+}
+
+/// What a pass's index measured, as the fleet compares results (the headline's kind): its
+/// copies, the index tests whose values made it, and each setting that moves the figure from
+/// a default run's. Two results compare only where these words are the same.
+///
+/// "1 copy, 12 tests" is a whole default run; "1 copy, 1 of 12 tests: syscall, pinned, 2 s a
+/// test" is not. `--order` is left out: it changes when iterations run, not what they score.
+pub fn measured(settings: &IndexSettings, pass: &IndexPass) -> String {
+    let counted: Vec<&TestResult> = pass
+        .tests
+        .iter()
+        .filter(|t| t.in_index && t.index.is_some())
+        .collect();
+    let mut words = vec![copies_words(pass.copies)];
+    if counted.len() == pass.index_tests {
+        words.push(format!("{} tests", pass.index_tests));
+    } else {
+        let names: Vec<&str> = counted.iter().map(|t| t.name.raw()).collect();
+        words.push(format!(
+            "{} of {} tests: {}",
+            counted.len(),
+            pass.index_tests,
+            names.join(" ")
+        ));
+    }
+    if settings.pin {
+        words.push("pinned".into());
+    }
+    words.extend(duration_words(settings));
+    if let Some(pct) = settings.adaptive_pct {
+        words.push(format!("adaptive {pct}%"));
+    }
+    // A test UnixBench compiles that ran its built-in version here (no compiler, or
+    // `--builtin-cpu-tests`) measures other code.
+    if counted.iter().any(|t| t.has_native && !t.native) {
+        words.push("built-in CPU tests".into());
+    }
+    if settings.lang.raw() != locale::UNIXBENCH_LANG {
+        words.push(format!("LANG={}", settings.lang.raw()));
+    }
+    words.join(", ")
+}
+
+/// `--seconds`, `--quick` and `-i` in the words of [`measured`]: none for UnixBench's
+/// durations and iterations. `--quick` fixes the iterations (3, 1 for slow tests).
+fn duration_words(settings: &IndexSettings) -> Vec<String> {
+    let mut words = Vec::new();
+    if let Some(s) = settings.seconds {
+        words.push(format!("{s} s a test"));
+    }
+    if settings.quick {
+        words.push("quick".into());
+    } else if settings.iterations != DEFAULT_ITERATIONS {
+        words.push(format!("-i {}", settings.iterations));
+    }
+    words
 }
 
 impl SuiteData for IndexResult {
@@ -510,5 +573,119 @@ mod tests {
         assert_eq!(rounds["order"], "rounds");
         let back: IndexSettings = serde_json::from_value(rounds).unwrap();
         assert_eq!(back, settings);
+    }
+
+    fn test(name: &str, native: bool) -> TestResult {
+        serde_json::from_value(serde_json::json!({
+            "name": name, "msg": name, "category": "system", "unit": "lps", "copies": 1,
+            "iterations": [], "passes": [], "score": null, "baseline": 1.0, "index": 10.0,
+            "in_index": true, "spread": null, "adaptive_stop": false,
+            "native": native, "has_native": name == "dhry2reg",
+        }))
+        .unwrap()
+    }
+
+    fn pass(tests: &[&str]) -> IndexPass {
+        serde_json::from_value(serde_json::json!({
+            "copies": 1, "started_at": "2026-12-07T00:00:00Z",
+            "finished_at": "2026-12-07T00:01:00Z", "tests": [], "skipped": [],
+            "system_index": 10.0, "indexed": tests.len(), "index_tests": 2,
+        }))
+        .map(|mut p: IndexPass| {
+            p.tests = tests.iter().map(|t| test(t, true)).collect();
+            p
+        })
+        .unwrap()
+    }
+
+    fn settings() -> IndexSettings {
+        IndexSettings {
+            requested: Vec::new(),
+            tests: Vec::new(),
+            copies: vec![1],
+            iterations: DEFAULT_ITERATIONS,
+            seconds: None,
+            quick: false,
+            adaptive_pct: None,
+            pin: false,
+            xvfb: false,
+            builtin_cpu_tests: false,
+            lang: default_lang(),
+            order: Order::Blocks,
+        }
+    }
+
+    /// Results of other tests, other copies or settings that change the figure never share a
+    /// kind with a whole default run's, so the fleet never ranges them together.
+    #[test]
+    fn the_kind_names_the_tests_the_copies_and_each_setting_that_moves_the_figure() {
+        let whole = pass(&["dhry2reg", "syscall"]);
+        assert_eq!(measured(&settings(), &whole), "1 copy, 2 tests");
+        assert_eq!(
+            measured(&settings(), &pass(&["syscall"])),
+            "1 copy, 1 of 2 tests: syscall"
+        );
+        let mut two = whole.clone();
+        two.copies = 2;
+        assert_eq!(measured(&settings(), &two), "2 copies, 2 tests");
+        let changed = [
+            (
+                IndexSettings {
+                    pin: true,
+                    ..settings()
+                },
+                "pinned",
+            ),
+            (
+                IndexSettings {
+                    seconds: Some(2.0),
+                    ..settings()
+                },
+                "2 s a test",
+            ),
+            (
+                IndexSettings {
+                    quick: true,
+                    iterations: 3,
+                    ..settings()
+                },
+                "quick",
+            ),
+            (
+                IndexSettings {
+                    iterations: 3,
+                    ..settings()
+                },
+                "-i 3",
+            ),
+            (
+                IndexSettings {
+                    adaptive_pct: Some(2.0),
+                    ..settings()
+                },
+                "adaptive 2%",
+            ),
+            (
+                IndexSettings {
+                    lang: "C".into(),
+                    ..settings()
+                },
+                "LANG=C",
+            ),
+        ];
+        for (s, word) in changed {
+            assert_eq!(measured(&s, &whole), format!("1 copy, 2 tests, {word}"));
+        }
+        let rounds = IndexSettings {
+            order: Order::Rounds,
+            ..settings()
+        };
+        assert_eq!(measured(&rounds, &whole), "1 copy, 2 tests");
+        let mut builtin = whole.clone();
+        builtin.tests[0].native = false;
+        assert_eq!(
+            measured(&settings(), &builtin),
+            "1 copy, 2 tests, built-in CPU tests"
+        );
     }
 }

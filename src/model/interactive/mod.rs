@@ -231,15 +231,45 @@ pub const WORST_PAIR: Column = Column {
             SuiteResult::Interactive(i) => Some(i),
             _ => None,
         })
-        .filter_map(InteractiveResult::worst_by_deadlines)
-        .min_by(|a, b| met(a).total_cmp(&met(b)))?;
+        .filter_map(|i| i.worst_by_deadlines().map(|m| (i, m)))
+        .min_by(|a, b| met(a.1).total_cmp(&met(b.1)))?;
+        let (result, worst) = worst;
         Some(HeadlineFigure {
             value: worst.deadlines_met_pct?,
-            kind: "the worst pair".into(),
+            kind: measured(&result.settings).into(),
             note: format!("{} under {}", worst.bench.name(), worst.load.name()).into(),
         })
     },
 };
+
+/// What the worst pair was the worst of, as the fleet compares results (the headline's kind):
+/// the benches and loads run, and each setting that changes a pair's deadlines. Two results
+/// compare only where these words are the same.
+pub fn measured(s: &InteractiveSettings) -> String {
+    let mut words = vec![
+        format!(
+            "the worst of {} benches × {} loads",
+            s.benches.len(),
+            s.loads.len()
+        ),
+        format!("-t {}", s.duration_s),
+        format!("-L {}", s.burn_threads),
+    ];
+    let flags = [
+        (s.realtime, "-r".to_string()),
+        (s.bench_nice != 0, format!("-B {}", s.bench_nice)),
+        (s.load_nice != 0, format!("-N {}", s.load_nice)),
+        (s.pinned_cpu.is_some(), "-u".to_string()),
+        (s.idle_hold, "idle hold".to_string()),
+        (s.page_cache, "page cache".to_string()),
+        (s.relative_sleep, "relative sleep".to_string()),
+    ];
+    words.extend(flags.into_iter().filter(|(on, _)| *on).map(|(_, w)| w));
+    if let Some(c) = s.custom {
+        words.push(format!("-C {} -I {}", c.cpu_pct, c.interval_us));
+    }
+    words.join(", ")
+}
 
 impl DriftCheck {
     pub fn of(start: &RateMeasurement, end: &RateMeasurement) -> DriftCheck {
@@ -735,6 +765,33 @@ impl Measurement {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Results of other benches, loads or options never share a kind, so the fleet never
+    /// ranges a real-time run's worst pair with a normal one's.
+    #[test]
+    fn the_kind_names_the_pairs_run_and_each_option_that_changes_the_deadlines() {
+        let settings: InteractiveSettings = serde_json::from_value(serde_json::json!({
+            "duration_s": 30, "burn_threads": 8, "bench_nice": 0, "load_nice": 0,
+            "realtime": false, "pinned_cpu": null, "custom": null, "benches": [], "loads": [],
+            "file_bytes": 1, "memload_mb": null, "hack_groups": 1, "settle_ms": 1000,
+            "comment": null,
+        }))
+        .unwrap();
+        assert_eq!(
+            measured(&settings),
+            "the worst of 0 benches × 0 loads, -t 30, -L 8"
+        );
+        let changed = InteractiveSettings {
+            realtime: true,
+            pinned_cpu: Some(0),
+            bench_nice: 5,
+            ..settings.clone()
+        };
+        assert_eq!(
+            measured(&changed),
+            "the worst of 0 benches × 0 loads, -t 30, -L 8, -r, -B 5, -u"
+        );
+    }
 
     #[test]
     fn the_worst_pair_is_the_fewest_deadlines_met_or_else_gamings_longest_latency() {

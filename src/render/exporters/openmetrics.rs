@@ -23,7 +23,10 @@ const MAX_LABEL: usize = 256;
 pub struct ResultMetrics<'a> {
     pub started_at: chrono::DateTime<chrono::Utc>,
     pub incomplete: bool,
-    pub figures: &'a HeadlineFigures,
+    /// The headline figures exported, from complete results only, as the fleet page ranges
+    /// them (None: the host has none, or only a cut-short result): a cut-short run is in no
+    /// range and fires no range alert.
+    pub figures: Option<&'a HeadlineFigures>,
 }
 
 /// One host: its name, its latest result, its last run (either may be missing).
@@ -208,7 +211,10 @@ fn results(f: &mut Families, host: &(&str, String), r: &ResultMetrics) {
         std::slice::from_ref(host),
         if r.incomplete { 1.0 } else { 0.0 },
     );
-    if let Some(floor) = r.figures.noise_floor_pct {
+    let Some(figures) = r.figures else {
+        return;
+    };
+    if let Some(floor) = figures.noise_floor_pct {
         f.add(
             "hostbench_noise_floor_ratio",
             "The latest result's own noise: differences within it are noise",
@@ -217,7 +223,7 @@ fn results(f: &mut Families, host: &(&str, String), r: &ResultMetrics) {
             floor / 100.0,
         );
     }
-    for (column, figure) in Column::all().iter().zip(&r.figures.values) {
+    for (column, figure) in Column::all().iter().zip(&figures.values) {
         let (Some(metric), Some(figure)) = (metric_of(column), figure) else {
             continue;
         };
@@ -278,7 +284,7 @@ fn run_state(f: &mut Families, host: &(&str, String), run: &RunState) {
 }
 
 /// `results export ID --format openmetrics`: the result's headline figures (its host's latest
-/// result, as far as the export knows).
+/// result, as far as the export knows); none for a cut-short result.
 ///
 /// A label value is shown as `label::printable` shows it (no hidden character), then `\`,
 /// `"` and a newline escaped as the format asks. The text is also valid Prometheus text format
@@ -291,7 +297,7 @@ pub fn result(_id: i64, r: &RunResult) -> Result<String> {
         result: Some(ResultMetrics {
             started_at: r.started_at,
             incomplete: r.incomplete,
-            figures: &figures,
+            figures: (!r.incomplete).then_some(&figures),
         }),
         run: None,
     }]))
@@ -392,7 +398,7 @@ mod tests {
             result: Some(ResultMetrics {
                 started_at: chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap(),
                 incomplete: false,
-                figures: &figures,
+                figures: Some(&figures),
             }),
             run: None,
         }]);
@@ -408,6 +414,25 @@ mod tests {
             assert!(text.contains(line), "{line} in {text}");
         }
         assert!(!text.contains("hostbench_sched_round_seconds"), "{text}");
+    }
+
+    /// A cut-short result exports its time and that it was cut short, and no figure: it is in
+    /// no range and fires no range alert (the fleet page leaves it out too).
+    #[test]
+    fn a_cut_short_result_exports_no_figure() {
+        let mut r: RunResult =
+            serde_json::from_str(include_str!("../../../tests/fixtures/smoke-a.json")).unwrap();
+        let whole = result(1, &r).unwrap();
+        assert!(whole.contains("hostbench_index_score{"), "{whole}");
+        r.incomplete = true;
+        let cut = result(1, &r).unwrap();
+        assert!(cut.contains("hostbench_result_incomplete{host="), "{cut}");
+        assert!(
+            cut.lines()
+                .any(|l| l.starts_with("hostbench_result_incomplete{") && l.ends_with(" 1")),
+            "{cut}"
+        );
+        assert!(!cut.contains("measured="), "{cut}");
     }
 
     /// The fleet page's rule holds here too: 1e300 and −5 are no measurements, and two hosts
@@ -439,7 +464,7 @@ mod tests {
                 result: Some(ResultMetrics {
                     started_at: chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap(),
                     incomplete: false,
-                    figures: &figures,
+                    figures: Some(&figures),
                 }),
                 run: None,
             })
