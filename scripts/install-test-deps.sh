@@ -10,6 +10,8 @@
 #   python3-apt  ... and its package option, where Ansible's apt module installs the .deb
 #   prometheus, prometheus-node-exporter (and promtool), curl  the metrics test scrapes a run's
 #             --textfile-dir through node_exporter into a Prometheus on a loopback port
+#   libssl-dev, pkg-config  the build: TLS to a fleet's server goes through the platform's OpenSSL
+#   openssl   the TLS tests make a CA and a server certificate
 # and, with cargo (from crates.io, not Debian):
 #   cargo-deb  the package test builds the .deb (scripts/build-deb.sh)
 set -euo pipefail
@@ -28,6 +30,9 @@ command -v ansible-lint >/dev/null || missing+=(ansible-lint)
 command -v prometheus >/dev/null && command -v promtool >/dev/null || missing+=(prometheus)
 command -v prometheus-node-exporter >/dev/null || missing+=(prometheus-node-exporter)
 command -v curl >/dev/null || missing+=(curl)
+command -v openssl >/dev/null || missing+=(openssl)
+command -v pkg-config >/dev/null || missing+=(pkg-config)
+[ -f /usr/include/openssl/ssl.h ] || missing+=(libssl-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "install-test-deps: installing ${missing[*]}" >&2

@@ -39,8 +39,8 @@ const STEPS: [&str; 4] = [
 ];
 
 /// The passwords typed at the page's three prompts: the host's, the readers', the host's again.
-/// Quotes in them test the page's escaping.
-const NODE_PW: &str = "n0de'pw \"x";
+/// Quotes in them test the page's SQL escaping; a colon and a backslash its password file's.
+const NODE_PW: &str = "n0de'pw \"x:y\\z";
 const DASH_PW: &str = "dash-pw'1";
 
 #[test]
@@ -66,6 +66,10 @@ fn the_operators_path_of_the_fleet_page_works_as_printed() {
     std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
     let home = dir.path().join("home");
     std::fs::create_dir(&home).unwrap();
+    // A password file the host had already: step 4 adds to it, never empties it.
+    let kept_line = "otherdb:5432:*:someone:secret\n";
+    std::fs::write(home.join(".pgpass"), kept_line).unwrap();
+    std::fs::set_permissions(home.join(".pgpass"), std::fs::Permissions::from_mode(0o600)).unwrap();
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
@@ -79,7 +83,11 @@ fn the_operators_path_of_the_fleet_page_works_as_printed() {
             if code.is_empty() || code.starts_with('#') || code.starts_with("apt-get") {
                 continue;
             }
+            // The host's copy of the CA is a copy on the same machine here, and the server's
+            // certificate names 127.0.0.1 (an address) for dbhost.
             let adapted = code
+                .replace("scp dbhost:", "cp ")
+                .replace("DNS:dbhost", "IP:127.0.0.1")
                 .replace("/srv/hostbench-pg", srv.to_str().unwrap())
                 .replace("listen_addresses='*'", "listen_addresses='127.0.0.1'")
                 .replace("5433", &port.to_string())
@@ -111,6 +119,9 @@ fn the_operators_path_of_the_fleet_page_works_as_printed() {
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("HOME", &home)
         .env("HOSTBENCH_CACHE_DIR", dir.path().join("cache"))
+        // Every statement of the owner's sessions logged, unless the page's own commands say
+        // otherwise: a password in a statement would land in the server's log.
+        .env("PGOPTIONS", "-c log_statement=all")
         .env_remove("HOSTBENCH_DB")
         .env_remove("PGPASSWORD")
         .stdin(Stdio::piped())
@@ -252,7 +263,21 @@ fn the_operators_path_of_the_fleet_page_works_as_printed() {
             assert!(!kept.contains(pw), "{history} keeps a password");
         }
     }
+    let log = std::fs::read_to_string(srv.join("log")).unwrap_or_default();
+    assert!(log.contains("statement:"), "statements are logged: {log}");
+    for pw in [NODE_PW, DASH_PW] {
+        assert!(
+            !log.contains(&pw.replace('\'', "''")),
+            "the server's log keeps a password"
+        );
+    }
     let pgpass = home.join(".pgpass");
+    assert!(
+        std::fs::read_to_string(&pgpass)
+            .unwrap()
+            .starts_with(kept_line),
+        "the password file's earlier line was kept"
+    );
     assert_eq!(
         std::fs::metadata(&pgpass).unwrap().permissions().mode() & 0o777,
         0o600

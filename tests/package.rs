@@ -126,6 +126,9 @@ fn the_deb_installs_a_hostbench_that_runs_with_its_pages_completions_and_docs() 
         "CHANGELOG.md",
         "docs/fleet.md",
         "examples/roles.sql",
+        "examples/prometheus/hostbench.rules.yml",
+        "examples/prometheus/hostbench.rules.test.yml",
+        "examples/prometheus/hostbench-dashboard.json",
     ] {
         assert!(doc.join(file).is_file(), "{file} missing");
     }

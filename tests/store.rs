@@ -3,6 +3,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::pg::PgServer;
@@ -427,7 +428,7 @@ fn a_server_down_at_the_start_costs_no_run_and_the_next_push_sends_it() {
     let text = String::from_utf8_lossy(&pushed.stdout).into_owned();
     assert!(pushed.status.success(), "{pushed:?}");
     assert!(
-        text.contains("1 added") && text.contains("Run states: 1 sent."),
+        text.contains("1 added") && text.contains("Run states: 1 sent, 0 ended there already."),
         "{text}"
     );
     let fleet = sb.json(&["results", "hosts", "--db", &pg.url]);
@@ -437,6 +438,16 @@ fn a_server_down_at_the_start_costs_no_run_and_the_next_push_sends_it() {
     // Pushed again: nothing changes (the ended run is not rewritten, the result is there).
     let again = stdout(&sb, &pg.url, &["results", "pull", "--from", &fallback]);
     assert!(again.contains("1 already there"), "{again}");
+    let again = sb
+        .cmd()
+        .args(["results", "push", "--db", &fallback, "--to", &pg.url])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&again.stdout).into_owned();
+    assert!(
+        text.contains("Run states: 0 sent, 1 ended there already."),
+        "{text}"
+    );
     // A run that reaches the server stores there and ends "finished".
     stdout(
         &sb,
@@ -1454,13 +1465,17 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(said.contains("Copied 0 results"), "{said}");
+    assert!(
+        said.contains("Made hostbench's layout (layout 13) in "),
+        "{said}"
+    );
     assert!(!nothing.exists());
     let mut owner = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
     let version: i64 = owner
         .query_one("SELECT max(version)::BIGINT FROM hostbench_layout", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 12);
+    assert_eq!(version, 13);
     // A result the owner stored, and what layouts 7 and 9 keep of it beside it.
     stdout(&sb, &pg.url, &["results", "import", A]);
     let figures = |owner: &mut postgres::Client| -> (Option<String>, Option<String>) {
@@ -1506,7 +1521,7 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("the store is at layout 6, this hostbench writes layout 12: the database's owner applies the migrations first")
+        err.contains("the store is at layout 6, this hostbench writes layout 13: the database's owner applies the migrations first")
             && err.contains("permission denied")
             && err.contains("it is kept in "),
         "{err}"
@@ -2187,4 +2202,105 @@ fn a_fallback_store_that_could_not_take_the_run_is_said_while_the_server_is_up()
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(!theirs.join("held.sqlite").exists());
     assert!(listed(&sb, &pg.url, &[]).is_empty());
+}
+
+/// Layout 13 on a real server: an index result stored before it, whose figures said "1 copy,
+/// 12 tests" whatever ran, says what it measured once the owner's next open migrates.
+#[test]
+fn layout_13_gives_a_servers_index_results_the_kind_of_what_they_measured() {
+    let Some(pg) =
+        PgServer::start("layout_13_gives_a_servers_index_results_the_kind_of_what_they_measured")
+    else {
+        return;
+    };
+    let sb = Sandbox::new();
+    stdout(&sb, &pg.url, &["results", "import", A]);
+    let mut owner = postgres::Client::connect(&pg.url, postgres::NoTls).unwrap();
+    let measured = "1 copy, 3 of 12 tests: dhry2reg syscall spawn, 0.2 s a test";
+    // Back to layout 12, with the figures a store of that layout held.
+    owner
+        .batch_execute(&format!(
+            "DELETE FROM hostbench_layout WHERE version >= 13;
+             UPDATE results SET figures = replace(figures, '{measured}', '1 copy, 12 tests');"
+        ))
+        .unwrap();
+    let figures = |owner: &mut postgres::Client| -> String {
+        owner
+            .query_one("SELECT figures FROM results WHERE id = 1", &[])
+            .unwrap()
+            .get(0)
+    };
+    assert!(!figures(&mut owner).contains(measured));
+    // The owner opens it to store: the migration runs.
+    stdout(&sb, &pg.url, &["results", "import", B]);
+    assert!(
+        figures(&mut owner).contains(measured),
+        "{}",
+        figures(&mut owner)
+    );
+    let layout: i64 = owner
+        .query_one("SELECT max(version)::BIGINT FROM hostbench_layout", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(layout, 13);
+}
+
+/// TLS as libpq's `sslmode` asks, against a server with `ssl=on` and a CA of its own that
+/// rejects every TCP connection without TLS: `verify-full` stores and reads; `verify-ca` takes
+/// the certificate under another name, `verify-full` does not; another CA is refused; `require`
+/// encrypts without checking; `disable` is turned away by the server; a mode libpq does not
+/// have is one line and exit 2.
+#[test]
+fn tls_modes_check_what_libpq_checks_and_a_plain_connection_never_gets_through() {
+    let Some((_pg, port, ca)) = PgServer::start_tls(
+        "tls_modes_check_what_libpq_checks_and_a_plain_connection_never_gets_through",
+    ) else {
+        return;
+    };
+    let sb = Sandbox::new();
+    let other = ca.with_file_name("other-ca.crt");
+    let url = |host: &str, mode: &str, root: &Path| {
+        format!(
+            "postgresql://hostbench@{host}:{port}/postgres?sslmode={mode}&sslrootcert={}",
+            root.display()
+        )
+    };
+    let full = url("localhost", "verify-full", &ca);
+    stdout(&sb, &full, &["results", "import", A]);
+    assert_eq!(listed(&sb, &full, &[]), [1]);
+    assert_eq!(listed(&sb, &url("127.0.0.1", "verify-ca", &ca), &[]), [1]);
+    let plain = format!("postgresql://hostbench@localhost:{port}/postgres?sslmode=require");
+    assert_eq!(listed(&sb, &plain, &[]), [1]);
+    let refused = |db: &str, why: &str| {
+        let out = sb
+            .cmd()
+            .args(["results", "list", "--db", db])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{db}: {out:?}");
+        assert!(err.contains(why), "{db}: {err}");
+    };
+    refused(
+        &url("127.0.0.1", "verify-full", &ca),
+        "certificate verify failed",
+    );
+    refused(
+        &url("localhost", "verify-full", &other),
+        "certificate verify failed",
+    );
+    refused(
+        &format!("postgresql://hostbench@localhost:{port}/postgres?sslmode=disable"),
+        "no encryption",
+    );
+    let bad = sb
+        .cmd()
+        .args(["results", "list", "--db"])
+        .arg(url("localhost", "verify", &ca))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{err}");
+    assert!(err.contains("sslmode \"verify\" is none of"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
 }

@@ -29,6 +29,9 @@ BEGIN
 END
 $$;
 
+-- PostgreSQL 14 and earlier let every login create objects in the public schema: no login
+-- but the owner may (15 and later revoke it already).
+REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE ON SCHEMA public TO hostbench_writer, hostbench_reader;
 GRANT SELECT ON hostbench_layout, hostbench_hosts, results, result_tags, result_figures, runs
     TO hostbench_writer, hostbench_reader;

@@ -5,6 +5,7 @@
 mod copy;
 pub mod fallback;
 mod migrations;
+mod pg_tls;
 mod postgres;
 mod sql;
 mod sqlite;

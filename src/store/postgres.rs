@@ -12,8 +12,9 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Result};
 use chrono::{DateTime, Utc};
 use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::Client;
 
+use super::pg_tls;
 use super::sql;
 use super::{
     migrations, Filter, Identity, IdentityOf, ResultStore, Runs, StoredEntry, StoredFigures,
@@ -108,18 +109,25 @@ impl PgStore {
 
     fn connect(url: &str, statement_timeout: Duration) -> Result<PgStore> {
         let location = without_password(url);
-        let mut config: tokio_postgres::Config = url
+        let (parsed, tls) = pg_tls::split(url, |k| std::env::var(k).ok())
+            .map_err(|e| UsageError::new(format!("{location}: {e}")))?;
+        let mut config: tokio_postgres::Config = parsed
             .parse()
             .map_err(|e| anyhow!("{location}: not a PostgreSQL URL ({e})"))?;
         with_environment(&mut config, |k| std::env::var(k).ok());
         with_timeouts(&mut config, url);
+        let tls = on_sockets(&config, tls);
+        config.ssl_mode(tls.ssl_mode());
+        let connector = tls
+            .connector()
+            .map_err(|e| UsageError::new(format!("{location}: {e}")))?;
         let connect_limit = *config.get_connect_timeout().unwrap_or(&CONNECT_TIMEOUT);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
             .enable_time()
             .build()
             .map_err(|e| anyhow!("{location}: starting the client: {e}"))?;
-        let connected = bounded(&runtime, connect_limit, config.connect(NoTls)).and_then(|r| {
+        let connected = bounded(&runtime, connect_limit, config.connect(connector)).and_then(|r| {
             r.map_err(|e| {
                 anyhow!(
                     "{}",
@@ -537,6 +545,24 @@ fn password_file(env: &impl Fn(&str) -> Option<String>) -> Option<String> {
 }
 
 /// The connection's timeouts and keepalives where the URL does not set its own.
+/// No TLS where every host is a Unix socket: the server offers none there, and libpq asks for
+/// none whatever `sslmode` says.
+fn on_sockets(config: &tokio_postgres::Config, tls: pg_tls::Tls) -> pg_tls::Tls {
+    let sockets = !config.get_hosts().is_empty()
+        && config
+            .get_hosts()
+            .iter()
+            .all(|h| !matches!(h, tokio_postgres::config::Host::Tcp(_)));
+    if sockets {
+        pg_tls::Tls {
+            mode: pg_tls::Mode::Disable,
+            roots: pg_tls::Roots::None,
+        }
+    } else {
+        tls
+    }
+}
+
 fn with_timeouts(config: &mut tokio_postgres::Config, url: &str) {
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(CONNECT_TIMEOUT);

@@ -49,6 +49,48 @@ impl PgServer {
 
     /// A server whose user `hostbench` needs `password` (SCRAM), where `Some`.
     pub fn start_with(test: &str, password: Option<&str>) -> Option<PgServer> {
+        let server = Self::init(test, password)?;
+        server.launch("");
+        Some(server)
+    }
+
+    /// A server that also listens on 127.0.0.1 with TLS on (`ssl=on`), its certificate for
+    /// `localhost` signed by a CA of its own: TCP connections without TLS are rejected
+    /// (`hostnossl … reject`), so a connection that works used TLS. Returns the server, its
+    /// port and its CA's certificate file; None where PostgreSQL or openssl is missing.
+    pub fn start_tls(test: &str) -> Option<(PgServer, u16, PathBuf)> {
+        if super::skip_without(test, &["openssl"]) {
+            return None;
+        }
+        let server = Self::init(test, None)?;
+        let dir = server.dir.path();
+        let ca = make_certificates(dir);
+        let hba = dir.join("data/pg_hba.conf");
+        std::fs::write(
+            &hba,
+            "local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostnossl all all 127.0.0.1/32 reject\n",
+        )
+        .unwrap();
+        for file in ["server.key", "server.crt", "data/pg_hba.conf"] {
+            let path = dir.join(file);
+            if is_root() {
+                let _ = Command::new("chown").arg("postgres").arg(&path).status();
+            }
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        server.launch(&format!(
+            "-c listen_addresses=127.0.0.1 -p {port} -c ssl=on -c ssl_cert_file={0}/server.crt -c ssl_key_file={0}/server.key",
+            dir.display()
+        ));
+        Some((server, port, ca))
+    }
+
+    /// initdb into a temporary directory, as `hostbench` (trust, or `password` by SCRAM).
+    fn init(test: &str, password: Option<&str>) -> Option<PgServer> {
         let Some(bin) = bin_dir() else {
             let why = format!(
                 "{test}: needs PostgreSQL's initdb (scripts/install-test-deps.sh installs postgresql)"
@@ -98,8 +140,15 @@ impl PgServer {
             }
         }
         server.run("initdb", &args);
+        Some(server)
+    }
+
+    /// Starts the server made by `init`, on its Unix socket and with `extra` options.
+    fn launch(&self, extra: &str) {
+        let server = self;
+        let data = server.dir.path().join("data");
         let options = format!(
-            "-k {} -c listen_addresses='' -c fsync=off -c max_connections=40",
+            "-k {} -c listen_addresses='' -c fsync=off -c max_connections=40 {extra}",
             server.dir.path().display()
         );
         let log = server.dir.path().join("log");
@@ -116,7 +165,6 @@ impl PgServer {
                 "start".as_ref(),
             ],
         );
-        Some(server)
     }
 
     /// One of PostgreSQL's programs, to run as `postgres` when this is root.
@@ -207,4 +255,72 @@ impl Drop for PgServer {
             .stderr(Stdio::null())
             .status();
     }
+}
+
+/// A CA of the test's own, and a server certificate for `localhost` it signed, in `dir`
+/// (server.key, server.crt); returns the CA's certificate. Also other-ca.crt: a CA that
+/// signed nothing here.
+fn make_certificates(dir: &Path) -> PathBuf {
+    let openssl = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("openssl runs");
+        assert!(out.status.success(), "openssl {args:?}: {out:?}");
+    };
+    let key = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    for ca in ["ca", "other-ca"] {
+        let (k, c, subj) = (
+            format!("{ca}.key"),
+            format!("{ca}.crt"),
+            format!("/CN=hostbench test {ca}"),
+        );
+        let mut args = vec!["req", "-x509", "-days", "2", "-subj", &subj];
+        args.extend(key);
+        args.extend(["-keyout", &k, "-out", &c]);
+        openssl(&args);
+    }
+    let mut args = vec![
+        "req",
+        "-subj",
+        "/CN=localhost",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+    ];
+    args.extend(key);
+    openssl(&args);
+    std::fs::write(dir.join("san.ext"), "subjectAltName=DNS:localhost\n").unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext",
+        "-out",
+        "server.crt",
+    ]);
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        dir.join("server.key"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    dir.join("ca.crt")
 }
