@@ -3,8 +3,9 @@
 # demand, not in CI). Each row starts a real run of the release binary in a directory of its
 # own, does one thing to it part-way through, and reports:
 #   exit     the exit code
-#   stored   complete / incomplete (in the store), file (kept in a JSON file because the store
-#            failed), nothing
+#   stored   complete / incomplete (in the store), fallback (a server's run kept in its
+#            fallback store because the server failed it), file (kept in a JSON file because
+#            the store failed), nothing
 #   strays   processes of the run still alive 2 s after it ended (workers, their children)
 #   files    what is left in the run's work directory (private directories, test files)
 #   after    for kill -9 of the coordinator: what is left once the next run has swept it
@@ -110,6 +111,9 @@ stored() { # dir
   list=$("$HB" results list --db "$1/r.sqlite" 2>/dev/null | tail -n +2)
   if [ -n "$(find "$1" -name 'hostbench-result-*.json' -print -quit)" ]; then
     echo file
+  elif [ -s "$1/fallback.sqlite" ] &&
+       [ -n "$("$HB" results list --db "$1/fallback.sqlite" 2>/dev/null | tail -n +2)" ]; then
+    echo fallback
   elif [ -n "$list" ]; then
     if grep -q incomplete <<<"$list"; then echo incomplete; else echo complete; fi
   else
@@ -314,8 +318,8 @@ shutil.copy(sys.argv[1] + '.live', sys.argv[1]); shutil.copy(sys.argv[1] + '.liv
 
   if [ -n "$PGDIR" ]; then
     # The PostgreSQL server frozen (SIGSTOP) part-way through: the run ends within the
-    # --db-timeout (5 s) + 5 s of its last store, the result in a JSON file.
-    EXTRA="--db-timeout 5" start "pg frozen" "$s" "" "$PGURL"
+    # --db-timeout (5 s) + 5 s of its last store, the result in its fallback store.
+    EXTRA="--db-timeout 5 --fallback-db $ROOT/pg_frozen-$s/fallback.sqlite" start "pg frozen" "$s" "" "$PGURL"
     sleep "$(delay_of "$s")"
     pg_signal STOP
     t0=$(date +%s)

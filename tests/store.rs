@@ -1019,8 +1019,11 @@ fn fallback_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         .collect()
 }
 
+/// A server that took the run as it started and stops answering: the run's last store waits the
+/// bound once, then the result and the run's state go to the fallback store, and the next push
+/// sends both on (the server's "running" ends: no false hung run).
 #[test]
-fn a_server_that_stops_answering_mid_run_costs_a_bounded_wait_and_the_result_goes_to_a_file() {
+fn a_server_that_stops_answering_mid_run_costs_a_bounded_wait_and_the_result_is_spooled() {
     let Some(pg) = PgServer::start("a_server_that_stops_answering_mid_run") else {
         return;
     };
@@ -1046,22 +1049,18 @@ fn a_server_that_stops_answering_mid_run_costs_a_bounded_wait_and_the_result_goe
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("did not answer within 6 s"), "{err}");
     assert!(waited < std::time::Duration::from_secs(25), "{waited:?}");
-    let files = fallback_files(sb.dir.path());
-    assert_eq!(files.len(), 1, "{err}");
-    // Stored later, in place of the checkpoint the run made before the freeze, if it made one.
-    let out = sb
-        .cmd()
-        .args(["results", "import", "--db", &pg.url])
-        .arg(&files[0])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("Imported"));
-    std::fs::remove_file(&files[0]).unwrap();
+    assert!(err.contains("it is kept in "), "{err}");
+    assert!(fallback_files(sb.dir.path()).is_empty(), "{err}");
+    let spool = sb.fallback_db();
+    let spool = spool.to_str().unwrap();
+    assert_eq!(listed(&sb, spool, &[]), [1], "{err}");
+    // Sent on with its state, in place of the checkpoint the run made before the freeze, if it
+    // made one: the server's run is no longer "running".
+    let pushed = stdout(&sb, spool, &["results", "push", "--to", &pg.url]);
+    assert!(pushed.contains("Run states: 1 sent"), "{pushed}");
+    let hosts = sb.json(&["results", "hosts", "--db", &pg.url]);
+    assert_eq!(hosts[0]["results"], 1, "{hosts}");
+    assert_eq!(hosts[0]["last_run"]["outcome"], "failed", "{hosts}");
 
     // A stop signal while it waits on a frozen server (30 s + 5 s) is not lost on the wait.
     let child = run("30");
@@ -1080,7 +1079,8 @@ fn a_server_that_stops_answering_mid_run_costs_a_bounded_wait_and_the_result_goe
         waited < std::time::Duration::from_secs(10),
         "{waited:?}: {err}"
     );
-    assert_eq!(fallback_files(sb.dir.path()).len(), 1, "{err}");
+    assert_eq!(listed(&sb, spool, &[]), [1, 2], "{err}");
+    assert!(fallback_files(sb.dir.path()).is_empty(), "{err}");
 }
 
 #[test]
@@ -1553,10 +1553,10 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
 }
 
 /// A host's measuring run whose store the database refuses part way (its writer role loses
-/// the right to update while it measures): one line says so, the run's result is in its
-/// fallback file whole, and nothing it measured is lost.
+/// the right to update while it measures): one line says so, the run's result is in the
+/// fallback store whole, and nothing it measured is lost.
 #[test]
-fn a_write_the_database_refuses_mid_run_leaves_the_result_in_its_file() {
+fn a_write_the_database_refuses_mid_run_leaves_the_result_in_the_fallback_store() {
     let Some((pg, sb, mut owner)) = fleet_store(
         "a_write_the_database_refuses_mid_run",
         &format!(
@@ -1583,13 +1583,12 @@ fn a_write_the_database_refuses_mid_run_leaves_the_result_in_its_file() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_ne!(out.status.code(), Some(0), "{err}");
     assert!(
-        err.contains("permission denied for table results") && err.contains("it is saved in"),
+        err.contains("permission denied for table results") && err.contains("it is kept in "),
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");
-    let files = fallback_files(sb.dir.path());
-    assert_eq!(files.len(), 1, "{err}");
-    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    assert!(fallback_files(sb.dir.path()).is_empty(), "{err}");
+    let saved = exported(&sb, sb.fallback_db().to_str().unwrap(), 1);
     assert_eq!(
         saved["suites"][0]["runs"].as_array().unwrap().len(),
         300,

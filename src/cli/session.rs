@@ -34,7 +34,8 @@ const CHECKPOINT_BUSY: Duration = Duration::from_millis(200);
 /// (a bad path must not cost a run), installs the stop signal, and notes the start and the
 /// steal clock. While measuring it stores what has finished as it goes (after each unit, test,
 /// pair or run, marked incomplete); after measuring it stores the whole result over it, or,
-/// when the store fails, keeps it in a JSON file, and gives the exit code. `measuring::run`
+/// when the store fails, keeps it in the fallback store (a server's run) or a JSON file, and
+/// gives the exit code. `measuring::run`
 /// leads a command through it.
 pub struct Session {
     pub out: Output,
@@ -58,11 +59,22 @@ pub struct Session {
     /// Why the store `--db` names was not used: it could not be reached at the start, and the
     /// run is stored in the fallback store instead (`--fallback-db`).
     fell_back: Option<FellBack>,
+    /// Where the result goes if the server `--db` names took the run as it started and fails
+    /// it at the end: the fallback store (None for an SQLite store, or a run in the fallback
+    /// store already).
+    spool: Option<Spool>,
     /// `--textfile-dir`, held: where the run's metrics go for node_exporter.
     textfile: Option<Textfile>,
     /// What went wrong beside the measurement (the metrics directory unusable): said at once,
     /// and kept in the run's state as it ends.
     warnings: Vec<String>,
+}
+
+/// The fallback store of a run on a PostgreSQL server, and the server's name for the `results
+/// push` that sends a result kept there on.
+struct Spool {
+    fallback: StoreLocation,
+    to: String,
 }
 
 /// The store `--db` names could not be opened as the run started: why, and its name (a URL
@@ -214,11 +226,19 @@ impl Session {
             noise_check: None,
             state,
             fell_back,
+            spool: None,
             textfile,
             warnings,
         };
         // "running" until it says how it ended: a run killed outright stays so, seen as such.
         session.claim(measure)?;
+        session.spool = match (&session.fell_back, measure.store.location()?) {
+            (None, to @ StoreLocation::Postgres { .. }) => Some(Spool {
+                fallback: measure.fallback.location()?,
+                to: to.display(),
+            }),
+            _ => None,
+        };
         for w in &session.warnings {
             session.out.err(&format!("hostbench: warning: {w}\n"));
         }
@@ -393,22 +413,10 @@ impl Session {
         }
         let stored = match saved {
             Ok(id) => Stored::Id(id),
-            Err(e) => {
-                let error = format!("{e:#}");
-                match fallback::save(
-                    &result,
-                    &fallback::candidate_dirs(self.store.fallback_dir().as_deref()),
-                ) {
-                    Ok(path) => Stored::File {
-                        path,
-                        error,
-                        partial: self.row,
-                    },
-                    Err(f) => Stored::Nowhere {
-                        error: format!("{error}; {f:#}"),
-                    },
-                }
-            }
+            Err(e) => match self.spool_result(&result, &headline, &e) {
+                Some(id) => Stored::Id(id),
+                None => self.keep_in_file(&result, &e),
+            },
         };
         Finished {
             result,
@@ -421,6 +429,46 @@ impl Session {
             fell_back: self.fell_back,
             textfile: self.textfile,
             warnings: self.warnings,
+        }
+    }
+
+    /// The result a server took the run of and would not take at the end (it stopped
+    /// answering, it refused the write), in the fallback store instead: the run's state is
+    /// recorded there as it ends, and the next scheduled run (`results push`) sends both on, so
+    /// the server's "running" ends too. None where the run has no fallback store or it fails as
+    /// well.
+    fn spool_result(
+        &mut self,
+        result: &RunResult,
+        headline: &str,
+        e: &anyhow::Error,
+    ) -> Option<i64> {
+        let spool = self.spool.take()?;
+        let mut store = spool.fallback.open().ok()?;
+        let id = store.save(result, headline).ok()?;
+        self.store = store;
+        self.fell_back = Some(FellBack {
+            why: format!("{e:#}"),
+            to: spool.to,
+        });
+        Some(id)
+    }
+
+    /// The result no store took, in a JSON file of the first place that takes it.
+    fn keep_in_file(&self, result: &RunResult, e: &anyhow::Error) -> Stored {
+        let error = format!("{e:#}");
+        match fallback::save(
+            result,
+            &fallback::candidate_dirs(self.store.fallback_dir().as_deref()),
+        ) {
+            Ok(path) => Stored::File {
+                path,
+                error,
+                partial: self.row,
+            },
+            Err(f) => Stored::Nowhere {
+                error: format!("{error}; {f:#}"),
+            },
         }
     }
 }
