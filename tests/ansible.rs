@@ -144,12 +144,45 @@ fn the_playbook_runs_every_host_into_the_shared_store_or_fetches_back() {
     };
     let sb = Sandbox::new();
     let inv = inventory(sb.dir.path());
-    // Into the shared store, one host at a time.
+    // Into the shared store, one host at a time, each host given the fleet's CA.
+    let ca = sb.dir.path().join("fleet-ca.crt");
+    let made = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+        ])
+        .args([
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=fleet CA",
+            "-keyout",
+            "/dev/null",
+            "-out",
+        ])
+        .arg(&ca)
+        .output()
+        .expect("openssl runs");
+    assert!(made.status.success(), "{made:?}");
     let to_pg = [
         format!("hostbench_db={}", pg.url),
         "hostbench_serial=1".into(),
+        format!("hostbench_ca_cert={}", ca.display()),
     ];
     let first = playbook(&sb, &inv, &to_pg);
+    for (name, _, _) in HOSTS {
+        let copied = sb.dir.path().join(name).join("work/fleet-ca.crt");
+        assert_eq!(
+            std::fs::read(&copied).unwrap(),
+            std::fs::read(&ca).unwrap(),
+            "{name}'s copy of the CA"
+        );
+    }
     assert_eq!(
         task_status(&first, "Copy the hostbench binary"),
         ["changed"; 2]

@@ -139,20 +139,7 @@ pub fn hosts_table(rows: &[HostStatus], bounds: &Thresholds, now: DateTime<Utc>)
             }
         );
         if let (Some(run), HostState::Failed | HostState::Hung) = (&r.last_run, r.state) {
-            looks.push(format!(
-                "  {host}: {}, started {} UTC ({}){}{}",
-                run.outcome.name(),
-                run.started_at.format("%Y-%m-%d %H:%M:%S"),
-                run.command.cut(200),
-                match &run.why {
-                    Some(why) => format!(": {}", why.cut(300)),
-                    None => String::new(),
-                },
-                match &run.stored {
-                    Some(s) => format!("; kept as {}", s.cut(200)),
-                    None => String::new(),
-                },
-            ));
+            looks.push(needs_a_look(host, run));
         }
         if r.owners.len() > 1 {
             let logins: Vec<String> = r
@@ -189,6 +176,24 @@ pub fn hosts_table(rows: &[HostStatus], bounds: &Thresholds, now: DateTime<Utc>)
         );
     }
     out
+}
+
+/// The line of a host whose last run failed or hung: how, when, what, why, where it went.
+fn needs_a_look(host: &str, run: &crate::model::run_state::RunState) -> String {
+    format!(
+        "  {host}: {}, started {} UTC ({}){}{}",
+        run.outcome.name(),
+        run.started_at.format("%Y-%m-%d %H:%M:%S"),
+        run.command.cut(200),
+        match &run.why {
+            Some(why) => format!(": {}", why.cut(300)),
+            None => String::new(),
+        },
+        match &run.stored {
+            Some(s) => format!("; kept as {}", s.cut(200)),
+            None => String::new(),
+        },
+    )
 }
 
 /// An age as a person reads it: 45 s, 12 min, 5.2 h, 3.0 d.

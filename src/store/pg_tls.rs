@@ -1,13 +1,7 @@
-//! TLS to a PostgreSQL server, as libpq's `sslmode` and `sslrootcert` ask for it, through the
-//! platform's OpenSSL (`postgres-openssl`, the maintained connector of tokio-postgres).
-//!
-//! tokio-postgres reads only `disable`, `prefer` and `require`: the URL's TLS parameters are
-//! taken out before it parses the rest ([`split`]), and the connector does what each mode asks.
-//! As libpq: `require` encrypts without checking whom it talks to, unless a root certificate is
-//! at hand (then it checks the chain, as `verify-ca`); `verify-ca` checks the chain; `verify-full`
-//! checks the chain and that the certificate names the host connected to. The root certificates
-//! are `sslrootcert` (`system`: the platform's own), else `PGSSLROOTCERT`, else
-//! `~/.postgresql/root.crt`. A Unix socket never uses TLS (the server offers none there).
+//! TLS to a PostgreSQL server as libpq's `sslmode` and `sslrootcert` ask for it, through the
+//! platform's OpenSSL (`postgres-openssl`, the connector maintained beside tokio-postgres).
+//! tokio-postgres reads only `disable`, `prefer` and `require`, so [`split`] takes the URL's TLS
+//! parameters out first, and [`Tls::connector`] checks what each mode checks (`Mode`).
 
 use std::path::{Path, PathBuf};
 
@@ -19,7 +13,10 @@ use tokio_postgres::config::SslMode;
 /// The largest root certificate file read: far more than a bundle of every public CA.
 const MAX_ROOT_BYTES: u64 = 4 << 20;
 
-/// libpq's `sslmode`.
+/// libpq's `sslmode`. `require` encrypts and checks the chain only where root certificates
+/// are at hand; `verify-ca` checks the chain; `verify-full` the chain and that the certificate
+/// names the host connected to. The roots are `sslrootcert` (`system`: the platform's), else
+/// `PGSSLROOTCERT`, else `~/.postgresql/root.crt`. A Unix socket never uses TLS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     Disable,
