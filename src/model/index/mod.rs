@@ -551,18 +551,10 @@ mod tests {
     #[test]
     fn the_order_is_stored_only_when_rounds() {
         let mut settings = IndexSettings {
-            requested: Vec::new(),
             tests: vec!["dhry2reg".into()],
-            copies: vec![1],
             iterations: 3,
-            seconds: None,
             quick: true,
-            adaptive_pct: None,
-            pin: false,
-            xvfb: false,
-            builtin_cpu_tests: false,
-            lang: default_lang(),
-            order: Order::Blocks,
+            ..settings()
         };
         let blocks = serde_json::to_value(&settings).unwrap();
         assert!(blocks.get("order").is_none(), "{blocks}");
