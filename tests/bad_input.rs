@@ -197,6 +197,7 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["results", "delete"], 2, "<ID>"),
         case(&["results", "export", "--fleet", "--format", "csv"], 2, "results export --fleet writes --format openmetrics"),
         case(&["results", "export", "--fleet", "1", "--format", "openmetrics"], 2, "cannot be used with"),
+        case(&["history", "--format", "openmetrics"], 2, "exports the nightly gate: give --fail-on"),
         case(&["results", "export", "1", "--host", "h", "--format", "json"], 2, "give an id or --fleet"),
         case(&["results", "delete", "one"], 2, "invalid value 'one'"),
         case(&["results", "delete", "--db", "/proc/none/x.sqlite", "1"], 2, "no stored results in /proc/none/x.sqlite"),

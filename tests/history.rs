@@ -499,6 +499,40 @@ fn a_slowdown_fails_the_gate_on_its_first_night_only_and_is_certain_later() {
         Some(3),
         "a rerun of night 16"
     );
+    // Its metrics for Prometheus: the figure, signed as its values moved, failing tonight.
+    let gate_metrics = |failing: u32| {
+        let mut c = sb.cmd();
+        c.env("HOSTBENCH_DB", &db).args([
+            "history",
+            "/run time",
+            "--fail-on",
+            "worse",
+            "--format",
+            "openmetrics",
+        ]);
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(3 * failing as i32), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let change = text
+            .lines()
+            .find(|l| {
+                l.starts_with("hostbench_gate_change_ratio{")
+                    && l.contains("/run time\",better=\"lower\",cause=\"figure\"}")
+            })
+            .unwrap_or_else(|| panic!("{text}"));
+        let ratio: f64 = change.rsplit(' ').next().unwrap().parse().unwrap();
+        assert!(ratio > 0.5, "{change}");
+        assert!(
+            text.contains("hostbench_gate_failing_figures{host="),
+            "{text}"
+        );
+        let failing_line = text
+            .lines()
+            .find(|l| l.starts_with("hostbench_gate_failing{") && l.contains("/run time"))
+            .unwrap();
+        assert!(failing_line.ends_with(&format!(" {failing}")), "{text}");
+    };
+    gate_metrics(1);
 
     // The nights after see the same level: found already, not again; and once it is a
     // change, the history keeps it.
@@ -511,6 +545,8 @@ fn a_slowdown_fails_the_gate_on_its_first_night_only_and_is_certain_later() {
             stdout.contains("found already on the night of result 16: not again"),
             "{stdout}"
         );
+        // Still worse in the metrics (the alert holds), no longer failing tonight.
+        gate_metrics(0);
     }
     let h = json();
     let c = run_time_at(&h, "changes", 16);

@@ -158,14 +158,24 @@ fn unit_lines(unit: &str, key: &str) -> Vec<String> {
         .collect()
 }
 
-/// A command line of a unit, expanded as systemd expands it: `${VAR}` is one word, `$VAR` is
-/// split at spaces; a leading `-` (failure ignored) is dropped.
+/// A command line of a unit, expanded as systemd expands it: `${VAR}` stays within its word,
+/// `$VAR` is split at spaces; a leading `-` (failure ignored) is dropped.
 fn expanded(line: &str, env: &std::collections::BTreeMap<String, String>) -> Vec<String> {
     let line = line.strip_prefix('-').unwrap_or(line);
     let mut words = Vec::new();
     for word in line.split_whitespace() {
-        if let Some(var) = word.strip_prefix("${").and_then(|w| w.strip_suffix('}')) {
-            words.push(env.get(var).cloned().unwrap_or_default());
+        if word.contains("${") {
+            // `${VAR}` within a word: replaced in place, the word stays one.
+            let mut out = String::new();
+            let mut rest = word;
+            while let Some(at) = rest.find("${") {
+                out.push_str(&rest[..at]);
+                let end = rest[at..].find('}').unwrap() + at;
+                out.push_str(env.get(&rest[at + 2..end]).map_or("", String::as_str));
+                rest = &rest[end + 1..];
+            }
+            out.push_str(rest);
+            words.push(out);
         } else if let Some(var) = word.strip_prefix('$') {
             words.extend(
                 env.get(var)
@@ -316,4 +326,83 @@ fn scheduled_run_as_systemd_would(sb: &Sandbox, root: &Path, deb: &Path) {
     assert_eq!(hosts[0]["host"], "nightly", "{hosts}");
     assert_eq!(hosts[0]["results"], 2, "the kept run was sent on: {hosts}");
     assert_eq!(hosts[0]["last_run"]["outcome"], "finished", "{hosts}");
+    fleet_gate_as_systemd_would(sb, root, &state);
+}
+
+/// hostbench-gate.service and its timer as the package installs them: systemd's check finds
+/// nothing wrong, its sandbox scores at most 4.0 in `systemd-analyze security` (where that
+/// runs), and its command, expanded from its defaults with the store and textfile directory an
+/// operator sets, writes the gate's metrics whole.
+fn fleet_gate_as_systemd_would(sb: &Sandbox, root: &Path, state: &Path) {
+    let units = root.join("usr/lib/systemd/system");
+    let service = std::fs::read_to_string(units.join("hostbench-gate.service")).unwrap();
+    let timer = std::fs::read_to_string(units.join("hostbench-gate.timer")).unwrap();
+    assert!(timer.contains("OnCalendar=") && timer.contains("Persistent=true"));
+    if common::on_path("systemd-analyze").is_some() {
+        let out = Command::new("systemd-analyze")
+            .args(["verify", "--man=no"])
+            .arg(units.join("hostbench-gate.service"))
+            .arg(units.join("hostbench-gate.timer"))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        for line in said.lines() {
+            assert!(
+                line.contains("/usr/bin/hostbench is not executable"),
+                "systemd-analyze verify: {said}"
+            );
+        }
+        let out = Command::new("systemd-analyze")
+            .args(["security", "--offline=yes", "--no-pager"])
+            .arg(units.join("hostbench-gate.service"))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        if let Some(level) = said.lines().find_map(|l| {
+            l.split("exposure level for hostbench-gate.service: ")
+                .nth(1)
+        }) {
+            let score: f64 = level.split_whitespace().next().unwrap().parse().unwrap();
+            assert!(score <= 4.0, "{said}");
+        }
+    }
+    let mut env = std::collections::BTreeMap::new();
+    for line in unit_lines(&service, "Environment") {
+        let (k, v) = line.trim_matches('"').split_once('=').unwrap();
+        env.insert(k.to_string(), v.to_string());
+    }
+    assert_eq!(env["HOSTBENCH_GATE_ARGS"], "--fail-on worse");
+    let textfiles = sb.dir.path().join("gate-textfiles");
+    std::fs::create_dir(&textfiles).unwrap();
+    env.insert(
+        "HOSTBENCH_DB".into(),
+        state.join("results.sqlite").display().to_string(),
+    );
+    env.insert(
+        "HOSTBENCH_TEXTFILE_DIR".into(),
+        textfiles.display().to_string(),
+    );
+    let [line] = unit_lines(&service, "ExecStart").try_into().unwrap();
+    let words = expanded(&line, &env);
+    assert_eq!(words[0], "/usr/bin/hostbench", "{line}");
+    let out = Command::new(root.join("usr/bin/hostbench"))
+        .args(&words[1..])
+        .env_clear()
+        .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+        .env("HOME", sb.dir.path())
+        .envs(&env)
+        .output()
+        .unwrap();
+    // 0, or 3 where a figure fails tonight: both are SuccessExitStatus of the unit.
+    assert!(
+        matches!(out.status.code(), Some(0 | 3)),
+        "{words:?}: {out:?}"
+    );
+    assert!(service.contains("SuccessExitStatus=3"));
+    let metrics = std::fs::read_to_string(textfiles.join("hostbench-gate.prom")).unwrap();
+    assert!(
+        metrics.contains("hostbench_gate_worse_figures{host=\"nightly\"} ")
+            && metrics.ends_with("# EOF\n"),
+        "{metrics}"
+    );
 }

@@ -163,10 +163,26 @@ fn a_run_reaches_prometheus_through_node_exporter_and_the_rules_and_dashboard_ho
             && exported.contains("hostbench_noise_spread_ratio{host=\"n1\""),
         "{exported}"
     );
+    // The nightly gate, as hostbench-gate.service writes it into the same directory.
+    let gate = textfiles.join("hostbench-gate.prom");
+    sb.cmd()
+        .args([
+            "history",
+            "--fleet",
+            "--fail-on",
+            "worse",
+            "--format",
+            "openmetrics",
+            "-o",
+        ])
+        .arg(&gate)
+        .assert()
+        .success();
     for file in [
         textfiles.join("hostbench.prom"),
         textfiles.join("hostbench-run.prom"),
         fleet.clone(),
+        gate.clone(),
     ] {
         let out = promtool(&["check", "metrics"], Some(&file));
         assert!(out.status.success(), "{}: {out:?}", file.display());
@@ -237,6 +253,12 @@ scrape_configs:
     );
     let age = chrono::Utc::now().timestamp() as f64 - value(&started[0]);
     assert!((0.0..600.0).contains(&age), "started {age} s ago");
+    // The gate judged the host's one result: nothing worse, said as 0.
+    let judged = wait_for(
+        prometheus_port,
+        r#"hostbench_gate_worse_figures{host="n1"}"#,
+    );
+    assert_eq!(value(&judged[0]), 0.0, "{judged:?}");
     // The failed run's alert fires (it has no `for`).
     let alert = wait_for(
         prometheus_port,

@@ -94,6 +94,12 @@ fn parse_pct(s: &str) -> Result<f64, String> {
 
 pub fn exec(args: &HistoryArgs) -> Result<i32> {
     let format = args.output.format(args.print.json(), Format::Text)?;
+    if format == Format::Openmetrics && args.fail_on.is_none() {
+        return Err(UsageError::new(
+            "--format openmetrics exports the nightly gate: give --fail-on worse (or suspected)",
+        )
+        .into());
+    }
     let out = args.print.output();
     if let Some(path) = &args.series {
         let settings = Settings {

@@ -53,6 +53,8 @@ pub struct Worse {
     pub key: Text,
     pub name: Text,
     pub unit: Text,
+    /// Which way the figure improves: `change` is signed as the values moved.
+    pub better: Better,
     /// The first result of the new level, and its time.
     pub result_id: i64,
     pub started_at: DateTime<Utc>,
@@ -93,6 +95,38 @@ pub struct Worse {
     /// Whether it fails the job tonight: not found before, and not the host's own (or
     /// `--fail-on-host`).
     pub fails: bool,
+}
+
+#[cfg(test)]
+impl Worse {
+    /// A figure found worse on its first night: `change` % from 100 ms (a time, lower is
+    /// better), at p 0.001, from result 16 on.
+    pub fn first_night(key: &str, change: f64) -> Worse {
+        Worse {
+            key: key.into(),
+            name: key.into(),
+            unit: "ms".into(),
+            better: Better::Lower,
+            result_id: 16,
+            started_at: DateTime::from_timestamp(1_700_000_000, 0).expect("a valid time"),
+            points_after: 1,
+            points_before: 15,
+            before: 100.0,
+            after: 100.0 + change,
+            change,
+            interval: (change / 2.0, change * 1.5),
+            p: 0.001,
+            normal: true,
+            named: false,
+            tried: 1,
+            least: 2.0,
+            found_on: None,
+            found_with: None,
+            host: None,
+            account: None,
+            fails: true,
+        }
+    }
 }
 
 /// What the gate needs besides a series.
@@ -477,6 +511,7 @@ fn one(
         key: s.key.clone(),
         name: s.name.clone(),
         unit: s.unit.clone(),
+        better: s.better,
         result_id: at.ids[0],
         started_at: at.started_at,
         points_after: found.level.k,

@@ -265,6 +265,9 @@ pub struct History {
     pub results: usize,
     pub points: usize,
     pub series: usize,
+    /// When the newest result read started (None: none was read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub newest_at: Option<DateTime<Utc>>,
     pub max_p: f64,
     /// `--min-change`, or None: each change against the noise floor of the level it leaves.
     pub min_change_pct: Option<f64>,
@@ -561,6 +564,7 @@ pub fn history(
         results: runs.len(),
         points: all.iter().map(|s| s.points.len()).max().unwrap_or(0),
         series: all.len(),
+        newest_at: runs.iter().map(|r| r.started_at).max(),
         max_p: settings.max_p,
         min_change_pct,
         noise_floor_pct: noise_floor_pct(runs),
@@ -572,6 +576,31 @@ pub fn history(
         changed,
         unchanged,
         gate,
+    }
+}
+
+#[cfg(test)]
+impl History {
+    /// A host's history of `n` results of one series, with nothing in it.
+    pub fn quiet(host: &str, n: usize) -> History {
+        History {
+            host: host.into(),
+            results: n,
+            points: n,
+            series: 1,
+            newest_at: None,
+            max_p: 0.01,
+            min_change_pct: None,
+            noise_floor_pct: None,
+            reference_moved_at: None,
+            changes: Vec::new(),
+            suspected: Vec::new(),
+            closest: Vec::new(),
+            drifts: Vec::new(),
+            changed: Vec::new(),
+            unchanged: Vec::new(),
+            gate: None,
+        }
     }
 }
 

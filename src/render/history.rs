@@ -364,6 +364,16 @@ pub fn markdown(hs: &Histories, cell: fn(&str) -> String) -> String {
             }
             out.push('\n');
         }
+        if let Some(lines) = fleet_gate_lines(hs) {
+            let _ = writeln!(out, "{FLEET_GATE}:\n");
+            if lines.is_empty() {
+                let _ = writeln!(out, "{FLEET_GATE_NONE}");
+            }
+            for line in lines {
+                let _ = writeln!(out, "- {}", cell(&line));
+            }
+            out.push('\n');
+        }
     }
     if !hs.fleet {
         for h in &hs.hosts {
@@ -492,6 +502,18 @@ pub fn html(hs: &Histories) -> String {
         }
         out.push_str("</ul>");
     }
+    if let Some(lines) = fleet_gate_lines(hs).filter(|_| hs.fleet) {
+        let _ = write!(out, "<h2>{}</h2>", esc(FLEET_GATE));
+        if lines.is_empty() {
+            let _ = write!(out, "<p>{}</p>", esc(FLEET_GATE_NONE));
+        } else {
+            out.push_str("<ul>");
+            for line in lines {
+                let _ = write!(out, "<li>{}</li>", esc(&line));
+            }
+            out.push_str("</ul>");
+        }
+    }
     for h in &hs.hosts {
         host_html(&mut out, h);
     }
@@ -580,6 +602,15 @@ pub fn text(hs: &Histories) -> String {
             let _ = writeln!(out, "  {line}");
         }
     }
+    if let Some(lines) = fleet_gate_lines(hs) {
+        let _ = writeln!(out, "\n{FLEET_GATE}:");
+        if lines.is_empty() {
+            let _ = writeln!(out, "  {FLEET_GATE_NONE}");
+        }
+        for line in lines {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
     let (quiet, telling) = quiet_hosts(hs);
     for h in telling {
         out.push('\n');
@@ -624,6 +655,64 @@ fn quiet_line(quiet: &[&History]) -> Option<String> {
     ))
 }
 
+/// The heading of the fleet's gate section, in every format.
+const FLEET_GATE: &str =
+    "Worse in the newest results than before them (the nightly gate), by figure";
+
+/// `--fleet --fail-on`: what got worse and on which hosts, a line a figure, the figures on
+/// most hosts first; each host's change, and whether tonight is its first night (it fails the
+/// gate), an earlier night found it, or the host's own speed moved it. None where no host was
+/// judged by the gate.
+fn fleet_gate_lines(hs: &Histories) -> Option<Vec<String>> {
+    let mut by_key: std::collections::BTreeMap<&str, Vec<(&History, &Worse)>> = Default::default();
+    let mut judged = false;
+    for h in &hs.hosts {
+        let Some(gate) = &h.gate else { continue };
+        judged = true;
+        for w in gate {
+            by_key.entry(w.key.raw()).or_default().push((h, w));
+        }
+    }
+    if !judged {
+        return None;
+    }
+    let mut figures: Vec<_> = by_key.into_values().collect();
+    figures.sort_by_key(|hosts| {
+        let new = hosts.iter().filter(|(_, w)| w.fails).count();
+        (std::cmp::Reverse(new), std::cmp::Reverse(hosts.len()))
+    });
+    Some(figures.iter().map(|hosts| fleet_gate_line(hosts)).collect())
+}
+
+/// One figure's line of [`fleet_gate_lines`].
+fn fleet_gate_line(hosts: &[(&History, &Worse)]) -> String {
+    let (_, first) = hosts[0];
+    let new = hosts.iter().filter(|(_, w)| w.fails).count();
+    let each: Vec<String> = hosts
+        .iter()
+        .map(|(h, w)| {
+            let unit = if in_points(w.unit.raw()) { " pt" } else { "%" };
+            let when = match (w.fails, &w.host) {
+                (true, _) => "new tonight".to_string(),
+                (false, Some(_)) => "the host's own speed".to_string(),
+                (false, None) => format!("since {}", w.started_at.format("%Y-%m-%d")),
+            };
+            format!("{} {:+.1}{unit} ({when})", h.host.cut(64), w.change)
+        })
+        .collect();
+    format!(
+        "{} ({}): worse on {} host{}, {new} new tonight: {}",
+        first.name.cut(120),
+        first.unit.cut(16),
+        hosts.len(),
+        if hosts.len() == 1 { "" } else { "s" },
+        each.join(", ")
+    )
+}
+
+/// The line said where the gate found nothing on any host.
+const FLEET_GATE_NONE: &str = "No figure of any host is worse in its newest results.";
+
 /// A line a shared change: "... worse at kernel=6.19 on 4 hosts: a -9.8%, b -10.1%, ...".
 fn shared_lines(hs: &Histories) -> Vec<String> {
     hs.shared
@@ -650,25 +739,8 @@ fn shared_lines(hs: &Histories) -> Vec<String> {
 mod tests {
     use super::*;
 
-    /// A host's history of `n` results of one series, with nothing in it.
     fn history_of(n: usize) -> History {
-        History {
-            host: "h".into(),
-            results: n,
-            points: n,
-            series: 1,
-            max_p: 0.01,
-            min_change_pct: None,
-            noise_floor_pct: None,
-            changes: Vec::new(),
-            suspected: Vec::new(),
-            closest: Vec::new(),
-            drifts: Vec::new(),
-            changed: Vec::new(),
-            unchanged: Vec::new(),
-            reference_moved_at: None,
-            gate: None,
-        }
+        History::quiet("h", n)
     }
 
     fn change(unit: &str, before: f64, after: f64) -> Change {
@@ -813,5 +885,66 @@ mod tests {
             out.contains("noise: p90 run, % slower than the fastest, cpu 20 ms job (%)"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn the_fleets_gate_says_what_got_worse_and_where_new_first() {
+        let mut old = Worse::first_night("index/1 copy/dhry2reg", -4.0);
+        old.unit = "index".into();
+        old.fails = false;
+        old.found_on = Some(15);
+        let tonight = Worse::first_night("noise/run time", 30.0);
+        let hs = Histories {
+            fleet: true,
+            hosts: vec![
+                History {
+                    gate: Some(vec![old.clone()]),
+                    ..History::quiet("a", 17)
+                },
+                History {
+                    gate: Some(vec![old, tonight]),
+                    ..History::quiet("b", 17)
+                },
+                History {
+                    gate: Some(Vec::new()),
+                    ..History::quiet("c", 17)
+                },
+            ],
+            shared: Vec::new(),
+        };
+        let lines = fleet_gate_lines(&hs).unwrap();
+        assert_eq!(
+            lines,
+            [
+                "noise/run time (ms): worse on 1 host, 1 new tonight: b +30.0% (new tonight)",
+                "index/1 copy/dhry2reg (index): worse on 2 hosts, 0 new tonight: a -4.0% (since 2023-11-14), b -4.0% (since 2023-11-14)",
+            ]
+        );
+        let text = text(&hs);
+        assert!(
+            text.contains(&format!("\n{FLEET_GATE}:\n  noise/run time")),
+            "{text}"
+        );
+        assert!(markdown(&hs, |s| s.to_string())
+            .contains(&format!("{FLEET_GATE}:\n\n- noise/run time")));
+        assert!(html(&hs).contains(&format!("<h2>{FLEET_GATE}</h2><ul><li>noise/run time")));
+        // Judged and nothing found is said; not judged (no --fail-on) says nothing.
+        let quiet = Histories {
+            hosts: vec![History {
+                gate: Some(Vec::new()),
+                ..History::quiet("c", 17)
+            }],
+            ..hs.clone()
+        };
+        assert!(text_has(&quiet, FLEET_GATE_NONE));
+        let unjudged = Histories {
+            hosts: vec![History::quiet("c", 17)],
+            ..hs
+        };
+        assert!(!text_has(&unjudged, FLEET_GATE));
+    }
+
+    fn text_has(hs: &Histories, what: &str) -> bool {
+        text(hs).contains(what)
     }
 }

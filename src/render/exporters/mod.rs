@@ -32,7 +32,8 @@ pub enum Format {
     Markdown,
     /// A self-contained page with plots
     Html,
-    /// Prometheus' exposition format: the headline figures as gauges
+    /// Prometheus' exposition format: a result's headline figures, or a history's nightly gate
+    /// (with --fail-on), as gauges
     Openmetrics,
 }
 
@@ -167,6 +168,7 @@ pub const TABLE: &[(Format, Renderer)] = &[
     (Format::Html, Renderer::Fleet(html::fleet)),
     (Format::Html, Renderer::History(html::history)),
     (Format::Openmetrics, Renderer::Result(openmetrics::result)),
+    (Format::Openmetrics, Renderer::History(openmetrics::history)),
 ];
 
 /// The table's renderer of `shown` in `format`, where it has one.
@@ -321,7 +323,12 @@ mod tests {
                 &Default::default(),
                 None,
                 false,
-                None,
+                // With the nightly gate judged, as every format of a history can show it.
+                Some(&crate::history::gate::Gate {
+                    window: 5,
+                    max_p: 0.002,
+                    host_shifts: false,
+                }),
             )],
             shared: Vec::new(),
         };
@@ -373,7 +380,10 @@ mod tests {
         assert_eq!(names(&[Shown::Comparison]), "text json csv markdown");
         assert_eq!(names(&[Shown::Report]), "text json csv markdown html");
         assert_eq!(names(&[Shown::Fleet]), "text json csv markdown html");
-        assert_eq!(names(&[Shown::History]), "text json csv markdown html");
+        assert_eq!(
+            names(&[Shown::History]),
+            "text json csv markdown html openmetrics"
+        );
         assert_eq!(
             names(&[Shown::Report, Shown::Fleet]),
             "text json csv markdown html"

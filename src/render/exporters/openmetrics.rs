@@ -303,6 +303,105 @@ pub fn result(_id: i64, r: &RunResult) -> Result<String> {
     }]))
 }
 
+/// `history --fail-on … --format openmetrics`: each host's nightly gate. Per host, when its
+/// newest judged result started and how many figures are worse and fail tonight; per figure
+/// the gate found worse in the newest results (a series only for those), its signed change,
+/// its p, since when, how many results the new level holds, and whether it fails tonight
+/// (the first night of the level) or was found before. `cause` says whose it is: `figure`, or
+/// `host` where the host's own speed moved it.
+pub fn history(h: &crate::history::Histories) -> Result<String> {
+    let mut f = Families::default();
+    for one in &h.hosts {
+        let Some(gate) = &one.gate else {
+            anyhow::bail!("the metrics of a history are its nightly gate's: give --fail-on");
+        };
+        let host = ("host", label_value(one.host.raw()));
+        if let Some(at) = one.newest_at {
+            f.add(
+                "hostbench_gate_newest_result_timestamp_seconds",
+                "When the newest result the nightly gate judged started",
+                "seconds",
+                std::slice::from_ref(&host),
+                seconds(at),
+            );
+        }
+        let failing = gate.iter().filter(|w| w.fails).count();
+        f.add(
+            "hostbench_gate_worse_figures",
+            "How many figures the nightly gate finds worse in the newest results than before them",
+            "",
+            std::slice::from_ref(&host),
+            gate.len() as f64,
+        );
+        f.add(
+            "hostbench_gate_failing_figures",
+            "How many of them fail the gate tonight (the first night of their new level)",
+            "",
+            std::slice::from_ref(&host),
+            failing as f64,
+        );
+        for w in gate {
+            gate_figure(&mut f, &host, w);
+        }
+    }
+    Ok(f.text())
+}
+
+/// One figure the gate found worse.
+fn gate_figure(f: &mut Families, host: &(&str, String), w: &crate::history::gate::Worse) {
+    let labels = [
+        host.clone(),
+        ("figure", label_value(w.key.raw())),
+        (
+            "better",
+            match w.better {
+                crate::model::figures::Better::Higher => "higher",
+                crate::model::figures::Better::Lower => "lower",
+            }
+            .to_string(),
+        ),
+        (
+            "cause",
+            if w.host.is_some() { "host" } else { "figure" }.to_string(),
+        ),
+    ];
+    let gauges: [(&'static str, &'static str, &'static str, f64); 5] = [
+        (
+            "hostbench_gate_change_ratio",
+            "The figure's change from the level before to the newest results, signed as its values moved (a share of the level before; points of a percentage as a ratio)",
+            "ratio",
+            w.change / 100.0,
+        ),
+        (
+            "hostbench_gate_p_value",
+            "The change's p (Student's t times the newest counts tried, or the shuffles' where the noise is heavy-tailed)",
+            "",
+            w.p,
+        ),
+        (
+            "hostbench_gate_since_timestamp_seconds",
+            "When the first result of the figure's new level started",
+            "seconds",
+            seconds(w.started_at),
+        ),
+        (
+            "hostbench_gate_level_results",
+            "How many of the newest results the new level holds",
+            "",
+            w.points_after as f64,
+        ),
+        (
+            "hostbench_gate_failing",
+            "1 when the figure fails the gate tonight, 0 when an earlier night found it or the host's own speed moved it",
+            "",
+            if w.fails { 1.0 } else { 0.0 },
+        ),
+    ];
+    for (name, help, unit, value) in gauges {
+        f.add(name, help, unit, &labels, value);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -478,5 +577,79 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn a_gate_exports_each_hosts_worse_figures_signed_and_whose() {
+        use crate::history::gate::Worse;
+        use crate::history::{Histories, History};
+        let mut tonight = Worse::first_night("noise/cpu 5 ms/run time", 30.0);
+        tonight.key = "noise/x\"} 1\nhostbench_gate_failing{host=\"y".into();
+        let mut before = Worse::first_night("index/1 copy/dhry2reg", -4.0);
+        before.better = crate::model::figures::Better::Higher;
+        before.fails = false;
+        before.found_on = Some(15);
+        before.points_after = 2;
+        let mut own = Worse::first_night("sched/round", 10.0);
+        own.fails = false;
+        own.host = Some("the reference moved with it".into());
+        let h = Histories {
+            fleet: true,
+            hosts: vec![
+                History {
+                    newest_at: chrono::DateTime::from_timestamp(1_700_086_400, 0),
+                    gate: Some(vec![tonight, before, own]),
+                    ..History::quiet("a", 17)
+                },
+                History {
+                    gate: Some(Vec::new()),
+                    ..History::quiet("b", 3)
+                },
+            ],
+            shared: Vec::new(),
+        };
+        let text = history(&h).unwrap();
+        // Per host: the newest night judged and the counts; a quiet host has counts of 0.
+        assert!(
+            text.contains(
+                "hostbench_gate_newest_result_timestamp_seconds{host=\"a\"} 1700086400\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("hostbench_gate_worse_figures{host=\"a\"} 3\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("hostbench_gate_failing_figures{host=\"a\"} 1\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("hostbench_gate_worse_figures{host=\"b\"} 0\n"),
+            "{text}"
+        );
+        // Signed as the values moved, with which side is better and whose it is.
+        assert!(text.contains(r#"hostbench_gate_change_ratio{host="a",figure="index/1 copy/dhry2reg",better="higher",cause="figure"} -0.04"#), "{text}");
+        assert!(text.contains(r#"hostbench_gate_failing{host="a",figure="index/1 copy/dhry2reg",better="higher",cause="figure"} 0"#), "{text}");
+        assert!(text.contains(r#"hostbench_gate_level_results{host="a",figure="index/1 copy/dhry2reg",better="higher",cause="figure"} 2"#), "{text}");
+        assert!(text.contains(r#"hostbench_gate_change_ratio{host="a",figure="sched/round",better="lower",cause="host"} 0.1"#), "{text}");
+        assert!(text.contains(r#"hostbench_gate_since_timestamp_seconds{host="a",figure="sched/round",better="lower",cause="host"} 1700000000"#), "{text}");
+        assert!(text.contains(r#"hostbench_gate_p_value{host="a",figure="sched/round",better="lower",cause="host"} 0.001"#), "{text}");
+        // A figure's key cannot forge a series.
+        assert_eq!(
+            text.lines()
+                .filter(|l| l.starts_with("hostbench_gate_failing{"))
+                .count(),
+            3,
+            "{text}"
+        );
+        assert!(text.ends_with("# EOF\n"));
+        // A history without the gate has no metrics to give.
+        let plain = Histories {
+            fleet: false,
+            hosts: vec![History::quiet("a", 3)],
+            shared: Vec::new(),
+        };
+        assert!(history(&plain).is_err());
     }
 }
