@@ -198,6 +198,9 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["results", "export", "--fleet", "--format", "csv"], 2, "results export --fleet writes --format openmetrics"),
         case(&["results", "export", "--fleet", "1", "--format", "openmetrics"], 2, "cannot be used with"),
         case(&["history", "--format", "openmetrics"], 2, "exports the nightly gate: give --fail-on"),
+        case(&["results", "retire"], 2, "<HOST>"),
+        case(&["results", "retire", "a\u{7}b"], 2, "holds the hidden character U+0007"),
+        case(&["results", "delete", "--before", "soon"], 2, "--before"),
         case(&["results", "export", "1", "--host", "h", "--format", "json"], 2, "give an id or --fleet"),
         case(&["results", "delete", "one"], 2, "invalid value 'one'"),
         case(&["results", "delete", "--db", "/proc/none/x.sqlite", "1"], 2, "no stored results in /proc/none/x.sqlite"),
@@ -348,7 +351,7 @@ fn cases(f: &Fixtures, dir: &Path) -> Vec<Case> {
         case(&["compare", "--db", &f.malformed_db, "1", &f.good], 2, "result 1 is malformed in the store"),
         // A command without its subcommand, opposite options.
         case(&[], 2, "hostbench needs a command: run, noise,"),
-        case(&["results"], 2, "hostbench results needs a command: list, hosts, show, export, import, push, pull, delete"),
+        case(&["results"], 2, "hostbench results needs a command: list, hosts, show, export, import, push, pull, delete, retire"),
         case(&["index", "-q", "-v"], 2, "cannot be used with"),
         case(&["noise", "-q", "-v", "10", "2"], 2, "'--quiet' cannot be used with '--verbose'"),
         // Labels and tags: bounded, plain text, wherever they enter.

@@ -415,6 +415,188 @@ fn delete_removes_a_result_whole_and_refuses_what_is_not_there() {
     sb.cmd().args(["results", "show", "2"]).assert().success();
 }
 
+/// Retention: `--before` and `--keep` remove each host's results and run states alike, the
+/// newest N of each host kept whatever their age; `--dry-run` says what would go and removes
+/// nothing.
+#[test]
+fn delete_before_a_date_keeps_each_hosts_newest_and_takes_run_states_too() {
+    let sb = Sandbox::new();
+    for label in ["n1", "n1", "n1", "n2"] {
+        sb.json(&["noise", "--host-label", label, "-l", "5000", "10", "2"]);
+    }
+    // n1's first two results and their runs are 40 days old.
+    let conn = rusqlite::Connection::open(sb.db()).unwrap();
+    let old = (chrono::Utc::now() - chrono::Duration::days(40)).to_rfc3339();
+    conn.execute("UPDATE results SET started_at = ?1 WHERE id <= 2", [&old])
+        .unwrap();
+    conn.execute(
+        "UPDATE runs SET started_at = ?1 WHERE uuid IN (SELECT uuid FROM results WHERE id <= 2)",
+        [&old],
+    )
+    .unwrap();
+    let count = |table: &str| -> i64 {
+        conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!((count("results"), count("runs")), (4, 4));
+    let month_ago = (chrono::Utc::now() - chrono::Duration::days(30))
+        .format("%Y-%m-%d")
+        .to_string();
+    let dry = sb
+        .cmd()
+        .args([
+            "results",
+            "delete",
+            "--before",
+            &month_ago,
+            "--keep",
+            "1",
+            "--dry-run",
+        ])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&dry.stdout);
+    assert!(dry.status.success(), "{dry:?}");
+    assert!(
+        said.starts_with("Would delete 2 results and 2 run states of 1 host from ")
+            && said.contains("\n  n1: 2 results, 2 run states\n"),
+        "{said}"
+    );
+    assert_eq!((count("results"), count("runs")), (4, 4));
+    // --keep 3 holds all three of n1's, however old.
+    sb.cmd()
+        .args(["results", "delete", "--before", &month_ago, "--keep", "3"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "Deleted 0 results and 0 run states from ",
+        ));
+    sb.cmd()
+        .args(["results", "delete", "--before", &month_ago])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "Deleted 2 results and 2 run states from ",
+        ));
+    assert_eq!((count("results"), count("runs")), (2, 2));
+    for table in ["result_tags", "result_figures"] {
+        let left: i64 = conn
+            .query_row(
+                &format!("SELECT count(*) FROM {table} WHERE result_id <= 2"),
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(left, 0, "{table}");
+    }
+    // --keep alone: each host's newest one stays.
+    sb.json(&["noise", "--host-label", "n2", "-l", "5000", "10", "2"]);
+    sb.cmd()
+        .args(["results", "delete", "--keep", "1", "--host", "n2"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "Deleted 1 result and 1 run state from ",
+        ));
+    let ids: Vec<i64> = conn
+        .prepare("SELECT id FROM results ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(ids, [3, 5]);
+    // Ids and a retention are two ways, not one; a retention names a bound.
+    for (args, says) in [
+        (
+            &["results", "delete", "3", "--keep", "1"][..],
+            "cannot be used with",
+        ),
+        (
+            &["results", "delete", "--keep", "0"],
+            "0 is not in 1..=1000000",
+        ),
+        (&["results", "delete", "--before", "yesterday"], "--before"),
+    ] {
+        let out = sb.cmd().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(says),
+            "{out:?}"
+        );
+    }
+}
+
+/// A retired host is left out of the fleet's views (and its export says it is retired) until
+/// it stores a run again; `--host` still shows it; `--undo` brings it back.
+#[test]
+fn a_retired_host_leaves_the_fleets_views_until_it_runs_again() {
+    let sb = Sandbox::new();
+    for label in ["n1", "n2"] {
+        sb.json(&["noise", "--host-label", label, "-l", "5000", "10", "2"]);
+    }
+    sb.cmd()
+        .args(["results", "retire", "n2"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("Retired n2: "));
+    let hosts = sb.cmd().args(["results", "hosts"]).output().unwrap();
+    let (table, err) = (
+        String::from_utf8_lossy(&hosts.stdout),
+        String::from_utf8_lossy(&hosts.stderr),
+    );
+    assert!(
+        table.contains("\nn1 ") && !table.contains("\nn2 "),
+        "{table}"
+    );
+    assert!(
+        err.starts_with("1 retired host left out: n2 (since "),
+        "{err}"
+    );
+    let json = sb.json(&["results", "hosts", "--host", "n2"]);
+    assert_eq!(json[0]["host"], "n2", "{json}");
+    let metrics = sb
+        .cmd()
+        .args(["results", "export", "--fleet", "--format", "openmetrics"])
+        .output()
+        .unwrap();
+    let metrics = String::from_utf8_lossy(&metrics.stdout);
+    assert!(
+        metrics.contains("hostbench_host_retired_timestamp_seconds{host=\"n2\"} ")
+            && !metrics.contains("hostbench_last_run_outcome{host=\"n2\""),
+        "{metrics}"
+    );
+    let fleet = sb
+        .cmd()
+        .args(["report", "--fleet", "--format", "csv", "-o", "-"])
+        .output()
+        .unwrap();
+    let fleet = String::from_utf8_lossy(&fleet.stdout);
+    assert!(fleet.contains("n1") && !fleet.contains("n2"), "{fleet}");
+    let history = sb.json(&["history", "--fleet"]);
+    assert_eq!(history["hosts"].as_array().unwrap().len(), 1, "{history}");
+    // Not a host the store knows: refused.
+    let out = sb.cmd().args(["results", "retire", "n9"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no result or run of a host n9"));
+    // It runs again: back by itself.
+    sb.json(&["noise", "--host-label", "n2", "-l", "5000", "10", "2"]);
+    let json = sb.json(&["results", "hosts"]);
+    assert_eq!(json.as_array().unwrap().len(), 2, "{json}");
+    // Retired again, then brought back by hand.
+    sb.cmd()
+        .args(["results", "retire", "n2"])
+        .assert()
+        .success();
+    assert_eq!(sb.json(&["results", "hosts"]).as_array().unwrap().len(), 1);
+    sb.cmd()
+        .args(["results", "retire", "n2", "--undo"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("Brought n2 back"));
+    assert_eq!(sb.json(&["results", "hosts"]).as_array().unwrap().len(), 2);
+}
+
 /// `report --fleet` of stored results draws on each result's stored figures (layout 7), and
 /// reads whole a row stored before them: the same fleet as from the result files themselves.
 #[test]

@@ -840,6 +840,151 @@ fn a_login_deletes_and_records_only_its_own_and_the_owner_deletes_any() {
     assert!(outcomes.iter().all(|(_, o)| *o == "finished"), "{hosts}");
 }
 
+/// Retention and retirement on a fleet store hold to its rules: a host's login removes only
+/// its own results and run states (and hears what stayed), cannot retire a host, and cannot
+/// write the retired hosts' table in SQL; the owner retires one, and its readers' views leave
+/// it out.
+#[test]
+fn retention_and_retirement_on_a_fleet_store_stay_within_its_rules() {
+    let Some((pg, sb, mut owner)) = fleet_store(
+        "retention_and_retirement_on_a_fleet_store_stay_within_its_rules",
+        "CREATE ROLE node1 LOGIN IN ROLE hostbench_writer;
+         CREATE ROLE node2 LOGIN IN ROLE hostbench_writer;
+         INSERT INTO hostbench_hosts (name, login) VALUES ('n1', 'node1'), ('n2', 'node2');
+         CREATE ROLE viewer LOGIN IN ROLE hostbench_reader;",
+    ) else {
+        return;
+    };
+    let (node1, node2, viewer) = (
+        as_login(&pg, "node1"),
+        as_login(&pg, "node2"),
+        as_login(&pg, "viewer"),
+    );
+    for (url, label) in [
+        (&node1, "n1"),
+        (&node2, "n2"),
+        (&node1, "n1"),
+        (&node2, "n2"),
+    ] {
+        stdout(
+            &sb,
+            url,
+            &[
+                "noise",
+                "--host-label",
+                label,
+                "--tag",
+                "k=v",
+                "--no-noise-check",
+                "5",
+                "3",
+            ],
+        );
+    }
+    let count = |owner: &mut postgres::Client, table: &str, label: &str| -> i64 {
+        owner
+            .query_one(
+                &format!("SELECT count(*) FROM {table} WHERE host_label = $1"),
+                &[&label],
+            )
+            .unwrap()
+            .get(0)
+    };
+    // node1 keeps each host's newest: its own older result and run go, node2's stay, said.
+    let out = sb
+        .cmd()
+        .args([
+            "results", "delete", "--db", &node1, "--keep", "1", "--tag", "k=v",
+        ])
+        .output()
+        .unwrap();
+    let (said, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{err}");
+    assert!(
+        said.starts_with("Deleted 1 result and 1 run state from "),
+        "{said}"
+    );
+    assert!(
+        err.contains("1 result and 1 run state stay: another login stored them"),
+        "{err}"
+    );
+    assert_eq!(
+        (
+            count(&mut owner, "results", "n1"),
+            count(&mut owner, "runs", "n1")
+        ),
+        (1, 1)
+    );
+    assert_eq!(
+        (
+            count(&mut owner, "results", "n2"),
+            count(&mut owner, "runs", "n2")
+        ),
+        (2, 2)
+    );
+    // A host's login cannot retire a host, by hostbench or in SQL.
+    let out = sb
+        .cmd()
+        .args(["results", "retire", "--db", &node1, "n2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("only the store's owner retires a host or brings one back"),
+        "{out:?}"
+    );
+    let mut as_node2 = postgres::Client::connect(&node2, postgres::NoTls).unwrap();
+    assert!(as_node2
+        .execute(
+            "INSERT INTO retired_hosts (name, retired_at) VALUES ('n1', '2026-01-01T00:00:00+00:00')",
+            &[],
+        )
+        .is_err());
+    // Nor may the owner store a row the table's check refuses.
+    assert!(owner
+        .execute(
+            "INSERT INTO retired_hosts (name, retired_at) VALUES ('n1', 'yesterday')",
+            &[],
+        )
+        .is_err());
+    // The owner retires n2: the reader's fleet is n1 alone, and the export says n2 retired.
+    stdout(&sb, &pg.url, &["results", "retire", "n2"]);
+    let hosts = sb.json(&["results", "hosts", "--db", &viewer]);
+    let names: Vec<&str> = hosts
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["host"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"n1") && !names.contains(&"n2"), "{hosts}");
+    let metrics = stdout(
+        &sb,
+        &viewer,
+        &["results", "export", "--fleet", "--format", "openmetrics"],
+    );
+    assert!(
+        metrics.contains("hostbench_host_retired_timestamp_seconds{host=\"n2\"} "),
+        "{metrics}"
+    );
+    // The owner's retention removes any login's.
+    stdout(
+        &sb,
+        &pg.url,
+        &["results", "delete", "--keep", "1", "--tag", "k=v"],
+    );
+    assert_eq!(
+        (
+            count(&mut owner, "results", "n2"),
+            count(&mut owner, "runs", "n2")
+        ),
+        (1, 1)
+    );
+}
+
 /// The `results list` ids of a store, and what a filter selects.
 fn listed(sb: &Sandbox, db: &str, args: &[&str]) -> Vec<i64> {
     let mut all = vec!["results", "list"];
@@ -1466,7 +1611,7 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
     );
     assert!(said.contains("Copied 0 results"), "{said}");
     assert!(
-        said.contains("Made hostbench's layout (layout 13) in "),
+        said.contains("Made hostbench's layout (layout 14) in "),
         "{said}"
     );
     assert!(!nothing.exists());
@@ -1475,7 +1620,7 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
         .query_one("SELECT max(version)::BIGINT FROM hostbench_layout", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, 13);
+    assert_eq!(version, 14);
     // A result the owner stored, and what layouts 7 and 9 keep of it beside it.
     stdout(&sb, &pg.url, &["results", "import", A]);
     let figures = |owner: &mut postgres::Client| -> (Option<String>, Option<String>) {
@@ -1521,7 +1666,7 @@ fn an_empty_push_makes_the_layout_and_a_host_login_does_not_migrate() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("the store is at layout 6, this hostbench writes layout 13: the database's owner applies the migrations first")
+        err.contains("the store is at layout 6, this hostbench writes layout 14: the database's owner applies the migrations first")
             && err.contains("permission denied")
             && err.contains("it is kept in "),
         "{err}"
@@ -2241,7 +2386,7 @@ fn layout_13_gives_a_servers_index_results_the_kind_of_what_they_measured() {
         .query_one("SELECT max(version)::BIGINT FROM hostbench_layout", &[])
         .unwrap()
         .get(0);
-    assert_eq!(layout, 13);
+    assert_eq!(layout, 14);
 }
 
 /// TLS as libpq's `sslmode` asks, against a server with `ssl=on` and a CA of its own that

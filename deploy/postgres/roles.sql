@@ -33,8 +33,8 @@ $$;
 -- but the owner may (15 and later revoke it already).
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 GRANT USAGE ON SCHEMA public TO hostbench_writer, hostbench_reader;
-GRANT SELECT ON hostbench_layout, hostbench_hosts, results, result_tags, result_figures, runs
-    TO hostbench_writer, hostbench_reader;
+GRANT SELECT ON hostbench_layout, hostbench_hosts, results, result_tags, result_figures, runs,
+    retired_hosts TO hostbench_writer, hostbench_reader;
 GRANT INSERT, UPDATE, DELETE ON results, runs TO hostbench_writer;
 GRANT INSERT, DELETE ON result_tags, result_figures TO hostbench_writer;
 GRANT USAGE ON SEQUENCE results_id_seq TO hostbench_writer;

@@ -127,7 +127,13 @@ pub fn exec(args: &HistoryArgs) -> Result<i32> {
             }
         ))
     };
+    // A fleet leaves out the hosts an operator retired (`results retire`).
     let hosts = match &store {
+        Some(store) if args.fleet => {
+            crate::fleet::retired::serving(&**store, &filter)
+                .map_err(|e| UsageError::new(format!("{e:#}")))?
+                .0
+        }
         Some(store) => store
             .hosts(&filter)
             .map_err(|e| UsageError::new(format!("{e:#}")))?,

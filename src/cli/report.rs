@@ -189,7 +189,7 @@ pub(super) fn fleet_in(
     db: &str,
 ) -> Result<(Fleet, usize)> {
     let asked = |e: anyhow::Error| UsageError::new(format!("{e:#}"));
-    let hosts = store.hosts(filter).map_err(asked)?;
+    let (hosts, _) = crate::fleet::retired::serving(store, filter).map_err(asked)?;
     let read = |host: &Text| -> Result<StoredHost> {
         let (one, entries) = store.list_of_host(filter, host).map_err(asked)?;
         Ok(StoredHost {

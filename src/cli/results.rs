@@ -33,11 +33,12 @@ impl ResultsCommand {
             ResultsCommand::List { select, .. }
             | ResultsCommand::Hosts { select, .. }
             | ResultsCommand::Push { select, .. }
-            | ResultsCommand::Pull { select, .. } => Some(select),
+            | ResultsCommand::Pull { select, .. }
+            | ResultsCommand::Delete { select, .. } => Some(select),
             ResultsCommand::Export { select, .. } => Some(select),
             ResultsCommand::Show { .. }
             | ResultsCommand::Import { .. }
-            | ResultsCommand::Delete { .. } => None,
+            | ResultsCommand::Retire { .. } => None,
         }
     }
 }
@@ -133,12 +134,40 @@ pub enum ResultsCommand {
         #[command(flatten)]
         select: Selection,
     },
-    /// Remove stored results, with their tags and figures, by id (on a shared PostgreSQL
-    /// store, only the results this login stored; the database's owner may remove any)
+    /// Remove stored results with their tags and figures: by id, or by age and count (--before,
+    /// --keep) with the hosts' run states. On a shared PostgreSQL store, only what this login
+    /// stored (the database's owner may remove any)
     Delete {
         /// Ids of the results to remove, as `results list` shows them
-        #[arg(value_name = "ID", required = true)]
+        #[arg(
+            value_name = "ID",
+            required_unless_present_any = ["before", "keep"],
+            conflicts_with_all = ["before", "keep", "dry_run", "host", "since", "tags"]
+        )]
         ids: Vec<i64>,
+        /// Remove the results and run states started before this day (YYYY-MM-DD: its first
+        /// moment, UTC) or time (RFC 3339)
+        #[arg(long, value_name = "DATE", value_parser = super::args::parse_since)]
+        before: Option<chrono::DateTime<Utc>>,
+        /// Keep each host's newest N results and run states, whatever their age; with --before,
+        /// remove only what is both older and beyond them
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=crate::store::retention::MAX_KEEP))]
+        keep: Option<u64>,
+        /// Say what --before and --keep would remove, and remove nothing
+        #[arg(long)]
+        dry_run: bool,
+        #[command(flatten)]
+        select: Selection,
+    },
+    /// Retire a host that is gone. The fleet's views leave it out until it stores a run or
+    /// result again (on a shared PostgreSQL store, only the database's owner may retire)
+    Retire {
+        /// The host's name, as `results hosts` shows it (its --host-label, else its hostname)
+        #[arg(value_name = "HOST")]
+        host: String,
+        /// Bring the host back instead
+        #[arg(long)]
+        undo: bool,
     },
 }
 
@@ -166,7 +195,24 @@ pub fn exec(args: &ResultsArgs) -> Result<i32> {
         ResultsCommand::Import { files } => import(&out, store_args, files)?,
         ResultsCommand::Push { to, ids, select } => push(&out, store_args, to, ids, select)?,
         ResultsCommand::Pull { from, ids, select } => pull(&out, store_args, from, ids, select)?,
-        ResultsCommand::Delete { ids } => delete(&out, store_args, ids)?,
+        ResultsCommand::Retire { host, undo } => retire(&out, store_args, host, *undo)?,
+        ResultsCommand::Delete {
+            ids,
+            before,
+            keep,
+            dry_run,
+            select,
+        } => {
+            if ids.is_empty() {
+                let retention = crate::store::retention::Retention {
+                    before: *before,
+                    keep: keep.map(|n| n as usize),
+                };
+                delete_old(&out, store_args, &retention, select, *dry_run)?
+            } else {
+                delete(&out, store_args, ids)?
+            }
+        }
         ResultsCommand::List { select, .. } => list(&out, store_args, select, json)?,
         ResultsCommand::Hosts {
             select,
@@ -318,6 +364,120 @@ fn delete(out: &Output, store_args: &StoreArgs, ids: &[i64]) -> Result<()> {
     Ok(())
 }
 
+/// `results retire HOST [--undo]`: a host the store knows, retired as of now or brought back.
+fn retire(out: &Output, store_args: &StoreArgs, host: &str, undo: bool) -> Result<()> {
+    crate::model::label::check("the host", host, 256).map_err(UsageError::new)?;
+    let (name, existing) = store_args.open_read_only()?;
+    let Some(existing) = existing else {
+        return Err(UsageError::new(format!("no stored results in {name}")).into());
+    };
+    let one = crate::store::Filter {
+        host: Some(host.to_string()),
+        ..Default::default()
+    };
+    let known = !existing.hosts(&one)?.is_empty()
+        || !existing.runs(&one, Runs::LatestPerHost)?.is_empty()
+        || existing.retired()?.iter().any(|(h, _)| h.raw() == host);
+    if !known {
+        return Err(UsageError::new(format!(
+            "{name} holds no result or run of a host {}",
+            crate::text::Text::new(host).cut(64)
+        ))
+        .into());
+    }
+    drop(existing);
+    let mut store = store_args.open()?;
+    let shown = crate::text::Text::new(host);
+    let said = match (undo, store.set_retired(host, (!undo).then(Utc::now))?) {
+        (false, _) => format!(
+            "Retired {}: the fleet's views leave it out until it stores a run again.\n",
+            shown.cut(64)
+        ),
+        (true, true) => format!("Brought {} back into the fleet's views.\n", shown.cut(64)),
+        (true, false) => format!("{} was not retired.\n", shown.cut(64)),
+    };
+    out.out(&said);
+    Ok(())
+}
+
+/// `results delete --before DATE --keep N`: the results and run states the retention
+/// chooses, each host's alike; with `--dry-run` only said. What row-level security keeps
+/// (another login's) is said too.
+fn delete_old(
+    out: &Output,
+    store_args: &StoreArgs,
+    retention: &crate::store::retention::Retention,
+    select: &Selection,
+    dry_run: bool,
+) -> Result<()> {
+    let (name, existing) = store_args.open_read_only()?;
+    if existing.is_none() {
+        return Err(UsageError::new(format!("no stored results in {name}")).into());
+    }
+    drop(existing);
+    let mut store = store_args.open()?;
+    let filter = select.filter();
+    let entries = store.list(&filter)?;
+    let ids: Vec<i64> = retention
+        .chosen(entries.iter().map(|e| (e.host.raw(), e.started_at)))
+        .into_iter()
+        .map(|i| entries[i].id)
+        .collect();
+    let runs = store.runs(&filter, Runs::All)?;
+    let chosen_runs = retention.chosen(
+        runs.iter()
+            .map(|r| (r.host_name().raw(), Some(r.started_at))),
+    );
+    let uuids: Vec<String> = chosen_runs.iter().map(|&i| runs[i].uuid.clone()).collect();
+    if dry_run {
+        let chosen: std::collections::HashSet<i64> = ids.iter().copied().collect();
+        let mut by_host: std::collections::BTreeMap<&str, (usize, usize)> = Default::default();
+        for e in entries.iter().filter(|e| chosen.contains(&e.id)) {
+            by_host.entry(e.host.raw()).or_default().0 += 1;
+        }
+        for &i in &chosen_runs {
+            by_host.entry(runs[i].host_name().raw()).or_default().1 += 1;
+        }
+        out.out(&format!(
+            "Would delete {} and {} of {} from {}.\n",
+            count(ids.len(), "result"),
+            count(uuids.len(), "run state"),
+            count(by_host.len(), "host"),
+            store.location()
+        ));
+        for (host, (results, states)) in by_host {
+            out.out(&format!(
+                "  {}: {}, {}\n",
+                crate::text::Text::new(host).cut(64),
+                count(results, "result"),
+                count(states, "run state")
+            ));
+        }
+        return Ok(());
+    }
+    let gone = store.delete_many(&ids)?;
+    let gone_runs = store.delete_runs(&uuids)?;
+    out.out(&format!(
+        "Deleted {} and {} from {}.\n",
+        count(gone, "result"),
+        count(gone_runs, "run state"),
+        store.location()
+    ));
+    if gone < ids.len() || gone_runs < uuids.len() {
+        out.err(&format!(
+            "hostbench: {} and {} stay: another login stored them, and a login deletes only its own\n",
+            count(ids.len() - gone, "result"),
+            count(uuids.len() - gone_runs, "run state"),
+        ));
+    }
+    Ok(())
+}
+
+/// "1 result", "2 results".
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
 /// `results list`: a line a stored result, or a JSON array.
 fn list(out: &Output, store_args: &StoreArgs, select: &Selection, json: bool) -> Result<()> {
     let (path, store) = store_args.open_read_only()?;
@@ -345,16 +505,19 @@ fn hosts(
 ) -> Result<()> {
     let (path, store) = store_args.open_read_only()?;
     let now = Utc::now();
-    let rows = match store {
+    let (rows, retired) = match store {
         Some(store) => host_rows(&*store, &select.filter(), now, bounds)?,
-        None => Vec::new(),
+        None => Default::default(),
     };
     if json {
         out.out(&format!("{}\n", serde_json::to_string_pretty(&rows)?));
-    } else if rows.is_empty() {
+    } else if rows.is_empty() && retired.is_empty() {
         out.out(&format!("No stored results in {path}.\n"));
     } else {
         out.out(&render::results::hosts_table(&rows, &bounds, now));
+    }
+    if let Some(line) = render::results::retired_line(&retired) {
+        out.err(&line);
     }
     Ok(())
 }
@@ -434,20 +597,26 @@ fn show(
     Ok(())
 }
 
+use crate::fleet::retired::Retired;
+
 /// A row per host of the results and runs `filter` selects (`results hosts`): the hosts first,
 /// then one host's list rows at a time, so that memory grows with the hosts, not the results.
+/// A retired host has no row: it is in the second list.
 fn host_rows(
     store: &dyn ResultStore,
     filter: &crate::store::Filter,
     now: chrono::DateTime<Utc>,
     bounds: status::Thresholds,
-) -> Result<Vec<crate::fleet::status::HostStatus>> {
+) -> Result<(Vec<crate::fleet::status::HostStatus>, Retired)> {
+    use crate::fleet::retired;
+    let (hosts, gone) = retired::serving(store, filter)?;
     let mut seen = crate::fleet::status::Seen::default();
-    for host in store.hosts(filter)? {
+    for host in hosts {
         seen.results(&store.list_of_host(filter, &host)?.1);
     }
-    let runs = store.runs(filter, Runs::LatestPerHost)?;
-    Ok(seen.rows(&runs, now, bounds))
+    let mut runs = store.runs(filter, Runs::LatestPerHost)?;
+    runs.retain(|r| !retired::is_retired(&gone, r.host_name()));
+    Ok((seen.rows(&runs, now, bounds), gone))
 }
 
 /// `results export --fleet --format openmetrics`: each host the filter selects, with the
@@ -462,7 +631,7 @@ fn fleet_metrics(store_args: &StoreArgs, filter: &crate::store::Filter) -> Resul
     };
     // Staleness plays no part here (the rules judge the timestamps): the defaults are as good
     // as any.
-    let rows = host_rows(&*store, filter, Utc::now(), status::Thresholds::default())?;
+    let (rows, retired) = host_rows(&*store, filter, Utc::now(), status::Thresholds::default())?;
     let (fleet, _) = super::report::fleet_in(&*store, filter, &db)?;
     // The fleet's rows by identity: lookalike spellings of one name are one host there.
     let figures: std::collections::HashMap<String, _> = fleet
@@ -480,7 +649,14 @@ fn fleet_metrics(store_args: &StoreArgs, filter: &crate::store::Filter) -> Resul
                 figures: figures.get(&label::identity(row.host.raw())),
             }),
             run: row.last_run.as_ref(),
+            retired_at: None,
         })
+        .chain(retired.iter().map(|(host, at)| HostMetrics {
+            host,
+            result: None,
+            run: None,
+            retired_at: Some(*at),
+        }))
         .collect();
     Ok(hosts(&metrics))
 }

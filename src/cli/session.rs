@@ -146,6 +146,7 @@ impl Textfile {
             host: state.host_name(),
             result: None,
             run: Some(state),
+            retired_at: None,
         }]);
         self.write(Self::RUN, &text, out);
     }
@@ -161,6 +162,7 @@ impl Textfile {
                 figures: (!result.incomplete).then_some(&figures),
             }),
             run: None,
+            retired_at: None,
         }]);
         self.write(Self::RESULT, &text, out);
     }

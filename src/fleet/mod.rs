@@ -1,6 +1,7 @@
 //! `hostbench report --fleet`: the headline figures of many hosts side by side, and which
 //! hosts lie outside the group's range — "which machine in the rack is sick".
 
+pub mod retired;
 pub mod status;
 
 use std::collections::{BTreeMap, HashMap};

@@ -82,6 +82,33 @@ pub fn list_table(entries: &[StoredEntry]) -> String {
     out
 }
 
+/// The line of the hosts `results hosts` left out as retired (`results retire`), the first
+/// ten named; None where there are none.
+pub fn retired_line(
+    retired: &[(crate::text::Text, chrono::DateTime<chrono::Utc>)],
+) -> Option<String> {
+    const NAMED: usize = 10;
+    if retired.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = retired
+        .iter()
+        .take(NAMED)
+        .map(|(h, at)| format!("{} (since {})", h.cut(64), at.format("%Y-%m-%d")))
+        .collect();
+    Some(format!(
+        "{} retired host{} left out: {}{} (`results retire --undo HOST` brings one back; `--host HOST` shows it).\n",
+        retired.len(),
+        if retired.len() == 1 { "" } else { "s" },
+        names.join(", "),
+        if retired.len() > NAMED {
+            format!(" and {} more", retired.len() - NAMED)
+        } else {
+            String::new()
+        }
+    ))
+}
+
 /// The `results hosts` table: a row per host, those that need a look first: `FAILED` where its
 /// last run failed or was stopped, `HUNG` where that run has said "running" for longer than
 /// the hung bound, `STALE` where its latest result is older than the stale one (both in hours).

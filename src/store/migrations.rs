@@ -322,7 +322,45 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: "SELECT 1;",
         postgres: "SELECT 1;",
     },
+    Migration {
+        version: 14,
+        what: "retired hosts: the `retired_hosts` table names each host an operator retired and \
+               when (`results retire`); the fleet's views leave it out until it stores a run or \
+               result after that. On PostgreSQL every login reads it and only the store's owner \
+               writes it",
+        sqlite: "CREATE TABLE IF NOT EXISTS retired_hosts (
+            name       TEXT PRIMARY KEY,
+            retired_at TEXT NOT NULL
+        );",
+        postgres: RETIRED_HOSTS,
+    },
 ];
+
+/// Layout 14 on PostgreSQL (see its `what`). Row-level security on, with a reading policy
+/// alone: no writer may add, change or remove a row; the owner, whom it does not bind, may.
+const RETIRED_HOSTS: &str = "
+        CREATE TABLE IF NOT EXISTS retired_hosts (
+            name       TEXT PRIMARY KEY,
+            retired_at TEXT NOT NULL,
+            retired_by TEXT NOT NULL DEFAULT current_user,
+            CONSTRAINT retired_hosts_bounded CHECK (
+                char_length(name) BETWEEN 1 AND 256 AND char_length(retired_by) BETWEEN 1 AND 63
+                AND hostbench_time(retired_at) IS NOT NULL
+            )
+        );
+        ALTER TABLE retired_hosts ENABLE ROW LEVEL SECURITY;
+        DROP POLICY IF EXISTS retired_read ON retired_hosts;
+        CREATE POLICY retired_read ON retired_hosts FOR SELECT USING (true);
+        DO $$
+        BEGIN
+            IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'hostbench_writer') THEN
+                GRANT SELECT ON retired_hosts TO hostbench_writer;
+            END IF;
+            IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'hostbench_reader') THEN
+                GRANT SELECT ON retired_hosts TO hostbench_reader;
+            END IF;
+        END
+        $$;";
 
 /// Layout 12 on PostgreSQL (see its `what`).
 const HOSTS_BOUND: &str = "

@@ -7,6 +7,7 @@ pub mod fallback;
 mod migrations;
 mod pg_tls;
 mod postgres;
+pub mod retention;
 mod sql;
 mod sqlite;
 
@@ -492,7 +493,35 @@ pub trait ResultStore {
     /// Why `delete(id)` would be refused, without deleting (`results delete` judges every id
     /// before it deletes any): no such result, or (PostgreSQL) another login's.
     fn deletable(&self, id: i64) -> Result<()>;
+    /// Removes the results `ids` with their tags and figures (`results delete --before/--keep`),
+    /// in one transaction, and says how many went. On PostgreSQL row-level security decides:
+    /// another login's results stay (the database's owner removes any).
+    fn delete_many(&mut self, ids: &[i64]) -> Result<usize>;
+    /// Removes the run states of these run UUIDs, in one transaction, and says how many went;
+    /// on PostgreSQL a login removes only its own runs' (the owner any).
+    fn delete_runs(&mut self, uuids: &[String]) -> Result<usize>;
+    /// The hosts an operator retired, each with when (layout 14; none in a store before it).
+    /// A row whose time does not read back is left out.
+    fn retired(&self) -> Result<Vec<(crate::text::Text, DateTime<Utc>)>>;
+    /// Retires `host` as of `at` (again: its time moves), or with None brings it back; false
+    /// where nothing changed. On PostgreSQL only the store's owner may (row-level security).
+    fn set_retired(&mut self, host: &str, at: Option<DateTime<Utc>>) -> Result<bool>;
 }
+
+/// The retired hosts, bounded as every stored name is.
+const RETIRED: &str =
+    "SELECT name, retired_at FROM retired_hosts WHERE LENGTH(name) <= 256 ORDER BY name";
+
+/// A retired host's row as read: its name and time, None where the time is not one
+/// hostbench writes.
+fn retired_row(name: String, at: &str) -> Option<(crate::text::Text, DateTime<Utc>)> {
+    let at = DateTime::parse_from_rfc3339(at).ok()?.with_timezone(&Utc);
+    Some((crate::text::Text::new(&name), at))
+}
+
+/// How many ids one statement of a bulk delete names: each statement short, within the
+/// store's answer timeout.
+pub(crate) const DELETE_CHUNK: usize = 5_000;
 
 /// A stored run state's columns as read (uuid, host, host_label, command, started_at,
 /// ended_at, outcome, why, stored, tags, owner: the order `latest_runs_sql` selects them in).

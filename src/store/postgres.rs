@@ -1082,6 +1082,106 @@ impl ResultStore for PgStore {
         self.refuse_another(id)
     }
 
+    fn delete_many(&mut self, ids: &[i64]) -> Result<usize> {
+        let chunks: Vec<Vec<i64>> = ids
+            .chunks(super::DELETE_CHUNK)
+            .map(<[i64]>::to_vec)
+            .collect();
+        let gone = self
+            .answer_mut(|c| async move {
+                let tx = c.transaction().await?;
+                let mut gone = 0;
+                for chunk in &chunks {
+                    tx.execute(
+                        "DELETE FROM result_tags WHERE result_id = ANY($1)",
+                        &[chunk],
+                    )
+                    .await?;
+                    tx.execute(
+                        "DELETE FROM result_figures WHERE result_id = ANY($1)",
+                        &[chunk],
+                    )
+                    .await?;
+                    gone += tx
+                        .execute("DELETE FROM results WHERE id = ANY($1)", &[chunk])
+                        .await?;
+                }
+                tx.commit().await?;
+                Ok(gone)
+            })
+            .map_err(|e| self.explain(e))?;
+        Ok(gone as usize)
+    }
+
+    fn delete_runs(&mut self, uuids: &[String]) -> Result<usize> {
+        let chunks: Vec<Vec<String>> = uuids
+            .chunks(super::DELETE_CHUNK)
+            .map(<[String]>::to_vec)
+            .collect();
+        let gone = self
+            .answer_mut(|c| async move {
+                let tx = c.transaction().await?;
+                let mut gone = 0;
+                for chunk in &chunks {
+                    gone += tx
+                        .execute("DELETE FROM runs WHERE uuid = ANY($1)", &[chunk])
+                        .await?;
+                }
+                tx.commit().await?;
+                Ok(gone)
+            })
+            .map_err(|e| self.explain(e))?;
+        Ok(gone as usize)
+    }
+
+    fn retired(&self) -> Result<Vec<(crate::text::Text, DateTime<Utc>)>> {
+        // A store of a layout before 14 (read by a reader, who does not migrate) retired none.
+        let has: bool = self
+            .answer(|c| async move {
+                c.query_one("SELECT to_regclass('retired_hosts') IS NOT NULL", &[])
+                    .await
+            })
+            .map_err(|e| self.explain(e))?
+            .get(0);
+        if !has {
+            return Ok(Vec::new());
+        }
+        let rows = self.select(super::RETIRED, &[])?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                let name: Option<String> = r.try_get(0).ok()?;
+                let at: Option<String> = r.try_get(1).ok()?;
+                super::retired_row(name?, &at?)
+            })
+            .collect())
+    }
+
+    fn set_retired(&mut self, host: &str, at: Option<DateTime<Utc>>) -> Result<bool> {
+        let (host, at) = (host.to_string(), at.map(|t| t.to_rfc3339()));
+        let changed = self
+            .answer(|c| async move {
+                match &at {
+                    Some(at) => c.execute(&sql::RETIRE.postgres(), &[&host, at]).await,
+                    None => c.execute(&sql::UNRETIRE.postgres(), &[&host]).await,
+                }
+            })
+            .map_err(|e| {
+                // A privilege the login lacks is the one refusal said as the user's to fix.
+                let owner_only = e.downcast_ref::<UsageError>().is_some();
+                let e = self.explain(e);
+                if owner_only {
+                    UsageError::new(format!(
+                        "{e:#}: only the store's owner retires a host or brings one back"
+                    ))
+                    .into()
+                } else {
+                    e
+                }
+            })?;
+        Ok(changed > 0)
+    }
+
     fn delete(&mut self, id: i64) -> Result<()> {
         self.refuse_another(id)?;
         let gone = self

@@ -39,6 +39,13 @@ pub const DELETE_TAGS: Shared = Shared("DELETE FROM result_tags WHERE result_id 
 pub const INSERT_TAG: Shared =
     Shared("INSERT INTO result_tags (result_id, key, value) VALUES (?1, ?2, ?3)");
 pub const DELETE_RESULT: Shared = Shared("DELETE FROM results WHERE id = ?1");
+/// Retires a host, or moves its time (`?1` its name, `?2` the time; layout 14).
+pub const RETIRE: Shared = Shared(
+    "INSERT INTO retired_hosts (name, retired_at) VALUES (?1, ?2)
+     ON CONFLICT (name) DO UPDATE SET retired_at = excluded.retired_at",
+);
+/// Brings a retired host back.
+pub const UNRETIRE: Shared = Shared("DELETE FROM retired_hosts WHERE name = ?1");
 
 /// Another result with this uuid (`?1`) than this id (`?2`).
 pub const SAME_UUID: Shared =
@@ -72,6 +79,8 @@ mod tests {
             DELETE_TAGS,
             INSERT_TAG,
             DELETE_RESULT,
+            RETIRE,
+            UNRETIRE,
             SAME_UUID,
             SET_UUID,
             ID_OF_UUID,

@@ -975,6 +975,85 @@ impl ResultStore for SqliteStore {
         Ok(())
     }
 
+    fn delete_many(&mut self, ids: &[i64]) -> Result<usize> {
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| explain(e.into(), &path))?;
+        let mut gone = 0;
+        {
+            let mut tags = tx.prepare(sql::DELETE_TAGS.sqlite())?;
+            let mut figures = tx.prepare(sql::DELETE_FIGURES.sqlite())?;
+            let mut results = tx.prepare(sql::DELETE_RESULT.sqlite())?;
+            for id in ids {
+                tags.execute([id])
+                    .and_then(|_| figures.execute([id]))
+                    .and_then(|_| results.execute([id]))
+                    .map(|n| gone += n)
+                    .map_err(|e| explain(e.into(), &path))?;
+            }
+        }
+        tx.commit().map_err(|e| explain(e.into(), &path))?;
+        Ok(gone)
+    }
+
+    fn delete_runs(&mut self, uuids: &[String]) -> Result<usize> {
+        if uuids.is_empty() {
+            return Ok(0);
+        }
+        let path = self.path.clone();
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| explain(e.into(), &path))?;
+        let mut gone = 0;
+        {
+            let mut runs = tx.prepare("DELETE FROM runs WHERE uuid = ?1")?;
+            for uuid in uuids {
+                gone += runs.execute([uuid]).map_err(|e| explain(e.into(), &path))?;
+            }
+        }
+        tx.commit().map_err(|e| explain(e.into(), &path))?;
+        Ok(gone)
+    }
+
+    fn retired(&self) -> Result<Vec<(crate::text::Text, DateTime<Utc>)>> {
+        // A store of a layout before 14, read without migrating it, retired no host.
+        let has: bool = self
+            .conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'retired_hosts')",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| explain(e.into(), &self.path))?;
+        if !has {
+            return Ok(Vec::new());
+        }
+        let rows = self.select(super::RETIRED, Vec::new(), |r| {
+            Ok((r.get::<_, Value>(0)?, r.get::<_, Value>(1)?))
+        })?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|row| match row {
+                (Value::Text(name), Value::Text(at)) => super::retired_row(name, &at),
+                _ => None,
+            })
+            .collect())
+    }
+
+    fn set_retired(&mut self, host: &str, at: Option<DateTime<Utc>>) -> Result<bool> {
+        let changed = match at {
+            Some(at) => self
+                .conn
+                .execute(sql::RETIRE.sqlite(), [host, &at.to_rfc3339()]),
+            None => self.conn.execute(sql::UNRETIRE.sqlite(), [host]),
+        }
+        .map_err(|e| explain(e.into(), &self.path))?;
+        Ok(changed > 0)
+    }
+
     fn delete(&mut self, id: i64) -> Result<()> {
         let path = self.path.clone();
         let tx = self
@@ -1675,7 +1754,7 @@ mod tests {
             .unwrap()
             .conn
             .execute_batch(
-                "DROP TABLE result_figures; DROP TABLE runs; PRAGMA user_version = 8; PRAGMA application_id = 0;",
+                "DROP TABLE result_figures; DROP TABLE runs; DROP TABLE retired_hosts; PRAGMA user_version = 8; PRAGMA application_id = 0;",
             )
             .unwrap();
         assert!(SqliteStore::open_read_only(&old).unwrap().is_some());

@@ -34,6 +34,8 @@ pub struct HostMetrics<'a> {
     pub host: &'a Text,
     pub result: Option<ResultMetrics<'a>>,
     pub run: Option<&'a RunState>,
+    /// When an operator retired it (`results retire`): its other metrics are left out.
+    pub retired_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// How a headline column is exported: the metric's name (its unit in it), its help, what its
@@ -192,6 +194,15 @@ pub fn hosts(hosts: &[HostMetrics]) -> String {
         if let Some(run) = h.run {
             run_state(&mut f, &host, run);
         }
+        if let Some(at) = h.retired_at {
+            f.add(
+                "hostbench_host_retired_timestamp_seconds",
+                "When an operator retired the host (results retire): its absence is no alert",
+                "seconds",
+                std::slice::from_ref(&host),
+                seconds(at),
+            );
+        }
     }
     f.text()
 }
@@ -300,6 +311,7 @@ pub fn result(_id: i64, r: &RunResult) -> Result<String> {
             figures: (!r.incomplete).then_some(&figures),
         }),
         run: None,
+        retired_at: None,
     }]))
 }
 
@@ -442,6 +454,7 @@ mod tests {
             host: &Text::new(forged),
             result: None,
             run: Some(&state(Outcome::Failed, forged)),
+            retired_at: None,
         }]);
         // One line per sample, none starting with the forged name.
         assert!(
@@ -463,6 +476,7 @@ mod tests {
             host: &Text::new("n1"),
             result: None,
             run: Some(&state(Outcome::Running, "n1")),
+            retired_at: None,
         }]);
         assert!(
             !text.contains("end_timestamp") && !text.contains("run_success"),
@@ -500,6 +514,7 @@ mod tests {
                 figures: Some(&figures),
             }),
             run: None,
+            retired_at: None,
         }]);
         for line in [
             "# TYPE hostbench_index_score gauge\n",
@@ -566,6 +581,7 @@ mod tests {
                     figures: Some(&figures),
                 }),
                 run: None,
+                retired_at: None,
             })
             .collect();
         let text = hosts(&metrics);
