@@ -10,6 +10,7 @@
 #   python3-apt  ... and its package option, where Ansible's apt module installs the .deb
 #   prometheus, prometheus-node-exporter (and promtool), curl  the metrics test scrapes a run's
 #             --textfile-dir through node_exporter into a Prometheus on a loopback port
+#   prometheus-alertmanager (amtool)  ... and checks the example Alertmanager routing
 #   libssl-dev, pkg-config  the build: TLS to a fleet's server goes through the platform's OpenSSL
 #   openssl   the TLS tests make a CA and a server certificate
 # and, with cargo (from crates.io, not Debian):
@@ -29,6 +30,7 @@ command -v ansible-lint >/dev/null || missing+=(ansible-lint)
 /usr/bin/python3 -c 'import apt' 2>/dev/null || missing+=(python3-apt)
 command -v prometheus >/dev/null && command -v promtool >/dev/null || missing+=(prometheus)
 command -v prometheus-node-exporter >/dev/null || missing+=(prometheus-node-exporter)
+command -v amtool >/dev/null || missing+=(prometheus-alertmanager)
 command -v curl >/dev/null || missing+=(curl)
 command -v openssl >/dev/null || missing+=(openssl)
 command -v pkg-config >/dev/null || missing+=(pkg-config)

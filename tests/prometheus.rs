@@ -104,6 +104,8 @@ fn a_run_reaches_prometheus_through_node_exporter_and_the_rules_and_dashboard_ho
     assert!(out.status.success(), "{out:?}");
     let out = promtool(&["test", "rules", "hostbench.rules.test.yml"], None);
     assert!(out.status.success(), "{out:?}");
+    runbook_links_lead_to_their_sections();
+    alertmanager_example_routes_and_inhibits();
 
     let sb = Sandbox::new();
     let textfiles = sb.dir.path().join("textfile");
@@ -119,6 +121,16 @@ fn a_run_reaches_prometheus_through_node_exporter_and_the_rules_and_dashboard_ho
     let figures = std::fs::read_to_string(textfiles.join("hostbench.prom")).unwrap();
     assert!(
         figures.contains("hostbench_noise_spread_ratio{host=\"n1\",measured="),
+        "{figures}"
+    );
+    // The info line: which hostbench and kernel made the latest result.
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+    assert!(
+        figures.contains(&format!(
+            "hostbench_result_info{{host=\"n1\",version=\"{}\",kernel=\"{}\",",
+            env!("CARGO_PKG_VERSION"),
+            kernel.trim()
+        )),
         "{figures}"
     );
     sb.refused_run(&[
@@ -279,7 +291,19 @@ scrape_configs:
             exprs.push((panel["title"].as_str().unwrap().to_string(), expr));
         }
     }
-    assert!(exprs.len() >= 10, "{exprs:?}");
+    // Each table's host cell leads to the dashboard of that host alone (the drill-down).
+    for panel in dashboard["panels"].as_array().unwrap() {
+        if panel["type"] == "table" {
+            let links = panel["fieldConfig"]["overrides"].to_string();
+            assert!(links.contains("var-host=${__value.raw}"), "{panel}");
+        }
+    }
+    // The annotations' queries too (changes marked on every panel).
+    for a in dashboard["annotations"]["list"].as_array().unwrap() {
+        let expr = a["expr"].as_str().unwrap().replace("$host", ".*");
+        exprs.push((a["name"].as_str().unwrap().to_string(), expr));
+    }
+    assert!(exprs.len() >= 18, "{exprs:?}");
     for (title, expr) in &exprs {
         let found = query(prometheus_port, expr);
         if title == "Last run of each host" {
@@ -304,4 +328,68 @@ scrape_configs:
         .unwrap();
     let values: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(values["data"], serde_json::json!(["n1"]), "{values}");
+}
+
+/// Every alert has a `runbook_url` that leads to a section of docs/prometheus.md named after it.
+fn runbook_links_lead_to_their_sections() {
+    let rules = std::fs::read_to_string(format!("{DEPLOY}/hostbench.rules.yml")).unwrap();
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/prometheus.md"))
+        .unwrap();
+    let alerts: Vec<&str> = rules
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- alert: "))
+        .collect();
+    let links: Vec<&str> = rules
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("runbook_url: \""))
+        .filter_map(|l| l.strip_suffix('"'))
+        .collect();
+    assert_eq!(alerts.len(), links.len(), "{links:?}");
+    for (alert, link) in alerts.iter().zip(&links) {
+        assert_eq!(
+            *link,
+            format!(
+                "file:///usr/share/doc/hostbench/docs/prometheus.md#{}",
+                alert.to_lowercase()
+            )
+        );
+        assert!(page.contains(&format!("\n### {alert}\n")), "{alert}");
+    }
+}
+
+/// The example Alertmanager file is valid, routes by severity, and a host whose metrics are
+/// gone is one page (amtool, from Debian's prometheus-alertmanager).
+fn alertmanager_example_routes_and_inhibits() {
+    if skip_without("Alertmanager's amtool", &["amtool"]) {
+        return;
+    }
+    let file = format!("{DEPLOY}/alertmanager.example.yml");
+    let out = Command::new("amtool")
+        .args(["check-config", &file])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    for (labels, receiver) in [
+        (
+            ["alertname=HostbenchRunFailed", "severity=warning"],
+            "benchmarks-team",
+        ),
+        (
+            ["alertname=HostbenchGateBehind", "severity=info"],
+            "benchmarks-digest",
+        ),
+    ] {
+        let out = Command::new("amtool")
+            .args(["config", "routes", "test", "--config.file", &file])
+            .args(labels)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            receiver,
+            "{labels:?}: {out:?}"
+        );
+    }
+    let config = std::fs::read_to_string(&file).unwrap();
+    assert!(config.contains("source_matchers: ['alertname=\"HostbenchMetricsGone\"']"));
 }

@@ -624,7 +624,7 @@ fn host_rows(
 /// as stored beside it) and its latest result's time and its last run's state.
 fn fleet_metrics(store_args: &StoreArgs, filter: &crate::store::Filter) -> Result<String> {
     use crate::model::label;
-    use render::exporters::openmetrics::{hosts, HostMetrics, ResultMetrics};
+    use render::exporters::openmetrics::{hosts, HostMetrics, ResultInfo, ResultMetrics};
     let (db, store) = store_args.open_read_only()?;
     let Some(store) = store else {
         return Ok(hosts(&[]));
@@ -639,14 +639,25 @@ fn fleet_metrics(store_args: &StoreArgs, filter: &crate::store::Filter) -> Resul
         .iter()
         .map(|r| (label::identity(r.host.raw()), r.figures()))
         .collect();
+    // Each host's latest result, read whole one at a time, for its version, kernel and tags;
+    // one that does not read back has no info line.
+    let info: Vec<Option<ResultInfo>> = rows
+        .iter()
+        .map(|row| {
+            let id = row.last_id?;
+            Some(ResultInfo::of(&load_stored(Some(&*store), &db, id).ok()?))
+        })
+        .collect();
     let metrics: Vec<HostMetrics> = rows
         .iter()
-        .map(|row| HostMetrics {
+        .zip(info)
+        .map(|(row, info)| HostMetrics {
             host: &row.host,
             result: row.last_started_at.map(|started_at| ResultMetrics {
                 started_at,
                 incomplete: row.last_incomplete,
                 figures: figures.get(&label::identity(row.host.raw())),
+                info,
             }),
             run: row.last_run.as_ref(),
             retired_at: None,

@@ -160,6 +160,7 @@ impl Textfile {
                 started_at: result.started_at,
                 incomplete: result.incomplete,
                 figures: (!result.incomplete).then_some(&figures),
+                info: Some(render::exporters::openmetrics::ResultInfo::of(result)),
             }),
             run: None,
             retired_at: None,

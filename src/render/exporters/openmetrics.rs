@@ -27,6 +27,32 @@ pub struct ResultMetrics<'a> {
     /// them (None: the host has none, or only a cut-short result): a cut-short run is in no
     /// range and fires no range alert.
     pub figures: Option<&'a HeadlineFigures>,
+    /// What the latest result ran on and with, for `hostbench_result_info` (None: not read).
+    pub info: Option<ResultInfo>,
+}
+
+/// The latest result's hostbench version, kernel, CPU and tags: the labels of
+/// `hostbench_result_info`, so that a dashboard or an alert can say which kernel a host runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultInfo {
+    pub version: String,
+    pub kernel: String,
+    pub cpu: String,
+    /// `key=value` pairs, sorted, joined with commas.
+    pub tags: String,
+}
+
+impl ResultInfo {
+    pub fn of(r: &RunResult) -> ResultInfo {
+        let host = &r.environment.host;
+        let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        ResultInfo {
+            version: r.tool_version.raw().to_string(),
+            kernel: host.kernel_release.raw().to_string(),
+            cpu: host.cpu_model.raw().to_string(),
+            tags: tags.join(","),
+        }
+    }
 }
 
 /// One host: its name, its latest result, its last run (either may be missing).
@@ -222,6 +248,21 @@ fn results(f: &mut Families, host: &(&str, String), r: &ResultMetrics) {
         std::slice::from_ref(host),
         if r.incomplete { 1.0 } else { 0.0 },
     );
+    if let Some(info) = &r.info {
+        f.add(
+            "hostbench_result_info",
+            "The latest result's hostbench version, kernel, CPU model and tags (always 1)",
+            "",
+            &[
+                host.clone(),
+                ("version", label_value(&info.version)),
+                ("kernel", label_value(&info.kernel)),
+                ("cpu", label_value(&info.cpu)),
+                ("tags", label_value(&info.tags)),
+            ],
+            1.0,
+        );
+    }
     let Some(figures) = r.figures else {
         return;
     };
@@ -309,6 +350,7 @@ pub fn result(_id: i64, r: &RunResult) -> Result<String> {
             started_at: r.started_at,
             incomplete: r.incomplete,
             figures: (!r.incomplete).then_some(&figures),
+            info: Some(ResultInfo::of(r)),
         }),
         run: None,
         retired_at: None,
@@ -512,11 +554,18 @@ mod tests {
                 started_at: chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap(),
                 incomplete: false,
                 figures: Some(&figures),
+                info: Some(ResultInfo {
+                    version: "0.1.0".into(),
+                    kernel: "6.19.0".into(),
+                    cpu: "AMD EPYC".into(),
+                    tags: "rack=r\"1,x=\ny".into(),
+                }),
             }),
             run: None,
             retired_at: None,
         }]);
         for line in [
+            r#"hostbench_result_info{host="n1",version="0.1.0",kernel="6.19.0",cpu="AMD EPYC",tags="rack=r\"1,x=\\ny"} 1"#,
             "# TYPE hostbench_index_score gauge\n",
             r#"hostbench_index_score{host="n1",copies="1",measured="12 tests"} 1234.5"#,
             r#"hostbench_wakeup_p99_seconds{host="n1",measured="pipe"} 0.000057"#,
@@ -579,6 +628,7 @@ mod tests {
                     started_at: chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap(),
                     incomplete: false,
                     figures: Some(&figures),
+                    info: None,
                 }),
                 run: None,
                 retired_at: None,
