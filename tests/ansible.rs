@@ -54,8 +54,13 @@ fn inventory(dir: &Path) -> std::path::PathBuf {
 /// `ansible-playbook site.yml` with these extra variables: its output, after checking that it
 /// succeeded and that its recap has each host with no failure.
 fn playbook(sb: &Sandbox, inventory: &Path, extra: &[String]) -> String {
+    playbook_with(sb, inventory, extra, &[])
+}
+
+/// `playbook`, with options of ansible-playbook's own (`--tags`).
+fn playbook_with(sb: &Sandbox, inventory: &Path, extra: &[String], options: &[&str]) -> String {
     let mut cmd = Command::new("ansible-playbook");
-    cmd.arg("-i").arg(inventory).arg("site.yml");
+    cmd.arg("-i").arg(inventory).arg("site.yml").args(options);
     for e in extra {
         cmd.arg("-e").arg(e);
     }
@@ -88,7 +93,7 @@ fn task_status(output: &str, task: &str) -> Vec<String> {
     let section = output
         .split("TASK [")
         .filter(|s| s.starts_with(&format!("hostbench : {task}]")))
-        .flat_map(|s| s.lines().skip(1))
+        .flat_map(|s| s.lines().skip(1).take_while(|l| !l.is_empty()))
         .filter_map(|l| l.split_once(": [").map(|(status, _)| status.to_string()))
         .collect();
     section
@@ -237,6 +242,55 @@ fn the_playbook_runs_every_host_into_the_shared_store_or_fetches_back() {
         let files = std::fs::read_dir(fetched.join(name)).unwrap().count();
         assert_eq!(files, 1, "{name}");
     }
+}
+
+/// The store's password reaches the password file escaped as libpq reads it, beside the lines
+/// already there, the file the owner's alone, and never in the play's output; with
+/// `hostbench_run_now` false nothing is benchmarked; `--tags secrets` runs that task alone.
+#[test]
+fn the_role_writes_the_password_unseen_and_runs_only_what_is_asked() {
+    use std::os::unix::fs::PermissionsExt;
+    if skip_without("the_role_writes_the_password_unseen", &["ansible-playbook"]) {
+        return;
+    }
+    let sb = Sandbox::new();
+    let inv = inventory(sb.dir.path());
+    let pgpass = sb.dir.path().join("pgpass");
+    std::fs::write(&pgpass, "other:5432:db:u:keep\n").unwrap();
+    std::fs::set_permissions(&pgpass, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let vars = |password: &str| {
+        serde_json::json!({
+            "hostbench_run_now": false,
+            "hostbench_pgpass_file": pgpass,
+            "hostbench_pgpass": [{
+                "host": "dbhost", "database": "hostbench", "user": "rack12_node3",
+                "password": password,
+            }],
+        })
+        .to_string()
+    };
+    let out = playbook(&sb, &inv, &[vars("s3cr:et\\x")]);
+    assert!(!out.contains("s3cr"), "{out}");
+    assert_eq!(task_status(&out, "Run hostbench"), ["skipping"; 2], "{out}");
+    let written = std::fs::read_to_string(&pgpass).unwrap();
+    assert_eq!(
+        written,
+        "other:5432:db:u:keep\ndbhost:5432:hostbench:rack12_node3:s3cr\\:et\\\\x\n"
+    );
+    let mode = std::fs::metadata(&pgpass).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    // A new password replaces its line; only the tagged task runs.
+    let out = playbook_with(&sb, &inv, &[vars("n3w")], &["--tags", "secrets"]);
+    assert!(!out.contains("n3w"), "{out}");
+    assert!(task_status(&out, "Run hostbench").is_empty(), "{out}");
+    assert!(
+        task_status(&out, "Copy the hostbench binary").is_empty(),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&pgpass).unwrap(),
+        "other:5432:db:u:keep\ndbhost:5432:hostbench:rack12_node3:n3w\n"
+    );
 }
 
 /// A hostile host prints a result whose UUID is a path: the role refuses it before the UUID
@@ -402,6 +456,12 @@ fn the_playbook_installs_the_package_when_given_one() {
         2,
         "{out}"
     );
+    // The new schedule notified the handler, which reloads only where systemd runs.
+    let handler = out
+        .split("RUNNING HANDLER [hostbench : Reload the timer]")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(handler.lines().nth(1), Some("skipping: [node-a]"), "{out}");
     // The hosts share this machine: the first installs it, the second finds it there.
     assert_eq!(
         task_status(&out, "Install the hostbench package with dpkg"),
