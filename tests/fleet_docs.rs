@@ -1,6 +1,7 @@
 //! docs/fleet.md's operator's path, run as the page prints it, steps 1 to 4 in one shell (in a
-//! temporary directory instead of /srv/hostbench-pg, on a free port of the loopback address
-//! instead of every address, 127.0.0.1 for dbhost, the tested binary for `hostbench`, a
+//! temporary directory instead of /srv/hostbench-pg, a cluster named for the test and started
+//! with pg_ctlcluster where the page enables its systemd unit, on a free port of the loopback
+//! address instead of every address, 127.0.0.1 for dbhost, the tested binary for `hostbench`, a
 //! checkout's roles.sql, the passwords typed on standard input): a fresh cluster where a login
 //! without a password is refused, over TCP and over the socket, and the owner gets in as the
 //! page says; the layout and the roles; a writer and a reader login whose passwords are in no
@@ -50,8 +51,10 @@ fn the_operators_path_of_the_fleet_page_works_as_printed() {
         eprintln!("skipped: the fleet page's recipe runs as root");
         return;
     }
-    if common::skip_without("the_operators_path_of_the_fleet_page", &["psql", "runuser"])
-        || common::pg::bin_dir().is_none()
+    if common::skip_without(
+        "the_operators_path_of_the_fleet_page",
+        &["psql", "runuser", "pg_createcluster", "pg_conftool"],
+    ) || common::pg::bin_dir().is_none()
     {
         return;
     }
@@ -74,6 +77,9 @@ fn the_operators_path_of_the_fleet_page_works_as_printed() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
+    // A cluster of the test's own (Debian's tools keep its settings under /etc/postgresql),
+    // dropped at the end.
+    let cluster = format!("hbdoc{port}");
     let mut script = String::from("set -e\n");
     let mut ran = Vec::new();
     for step in STEPS {
@@ -89,10 +95,24 @@ fn the_operators_path_of_the_fleet_page_works_as_printed() {
                 .replace("scp dbhost:", "cp ")
                 .replace("DNS:dbhost", "IP:127.0.0.1")
                 .replace("/srv/hostbench-pg", srv.to_str().unwrap())
-                .replace("listen_addresses='*'", "listen_addresses='127.0.0.1'")
+                // The loopback (pg_conftool writes an address unquoted, which the server cannot read).
+                .replace("listen_addresses '*'", "listen_addresses localhost")
+                .replace("hostbench-fleet", &cluster)
                 .replace("5433", &port.to_string())
                 .replace("dbhost", "127.0.0.1")
                 .replace("-- hostbench ", &format!("-- {} ", bin.display()));
+            // This machine's init is not systemd: the cluster's unit does what pg_ctlcluster
+            // does, so the test asks pg_ctlcluster.
+            let unit = format!("\"postgresql@$ver-{cluster}\"");
+            let adapted = match adapted.split_once(&unit) {
+                Some((verb, _)) if verb.starts_with("systemctl enable --now") => {
+                    format!("pg_ctlcluster \"$ver\" {cluster} start")
+                }
+                Some((verb, _)) if verb.starts_with("systemctl reload") => {
+                    format!("pg_ctlcluster \"$ver\" {cluster} reload")
+                }
+                _ => adapted,
+            };
             let adapted = match adapted.strip_prefix("hostbench ") {
                 Some(rest) => format!("{} {rest}", bin.display()),
                 None => adapted,
@@ -104,13 +124,21 @@ fn the_operators_path_of_the_fleet_page_works_as_printed() {
         ran.push(lines);
     }
     assert!(ran.iter().all(|&n| n >= 3), "{ran:?}\n{script}");
+    let version = "$(ls /usr/lib/postgresql | sort -V | tail -n 1)";
+    let log_path = || -> String {
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "echo /var/log/postgresql/postgresql-{version}-{cluster}.log"
+            ))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
     let stop = || {
         let _ = Command::new("bash")
             .arg("-c")
-            .arg(format!(
-                "runuser -u postgres -- \"$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)/pg_ctl\" -D {}/data -m immediate stop",
-                srv.display()
-            ))
+            .arg(format!("pg_dropcluster --stop {version} {cluster}"))
             .output();
     };
     let mut child = Command::new("bash")
@@ -202,6 +230,7 @@ fn the_operators_path_of_the_fleet_page_works_as_printed() {
         Some(DASH_PW),
         "DELETE FROM results",
     );
+    let log = std::fs::read_to_string(log_path()).unwrap_or_default();
     stop();
     let text = |o: &std::process::Output| {
         format!(
@@ -263,7 +292,6 @@ fn the_operators_path_of_the_fleet_page_works_as_printed() {
             assert!(!kept.contains(pw), "{history} keeps a password");
         }
     }
-    let log = std::fs::read_to_string(srv.join("log")).unwrap_or_default();
     assert!(log.contains("statement:"), "statements are logged: {log}");
     for pw in [NODE_PW, DASH_PW] {
         assert!(
