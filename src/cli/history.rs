@@ -7,7 +7,7 @@ use clap::Args;
 use super::args::{parse_since, PrintArgs, Selection, StoreArgs};
 use super::output::{format_values, FormatArgs, Output};
 use crate::error::UsageError;
-use crate::history::{gate, history, shared, stored_runs, Histories, History, NEWEST_SHARE};
+use crate::history::{gate, history, shared, stored_runs, Histories, History, Run, NEWEST_SHARE};
 use crate::render;
 use crate::render::exporters::{Format, Shown, Subject};
 use crate::stats::edivisive::Settings;
@@ -222,25 +222,60 @@ fn histories_of(
         out.err(&format!("hostbench: result {id} left out: {why:#}\n"));
     };
     let every = html && !args.fleet;
-    let mut each: Vec<History> = Vec::with_capacity(hosts.len());
-    for host in hosts {
-        let (one, entries) = store
-            .list_of_host(filter, host)
-            .map_err(|e| UsageError::new(format!("{e:#}")))?;
-        let runs = stored_runs(store, &one, &entries, &[host], &mut left_out)
-            .map_err(|e| UsageError::new(format!("{e:#}")))?
-            .pop()
-            .unwrap_or_default();
-        each.push(history(
+    let analyse = |host: &Text, runs: &[Run]| {
+        history(
             host,
-            &runs,
+            runs,
             &args.figures,
             &settings,
             args.min_change,
             every,
             asked_gate.as_ref(),
-        ));
-    }
+        )
+    };
+    let mut read = |host: &Text| -> Result<Vec<Run>> {
+        let (one, entries) = store
+            .list_of_host(filter, host)
+            .map_err(|e| UsageError::new(format!("{e:#}")))?;
+        Ok(stored_runs(store, &one, &entries, &[host], &mut left_out)
+            .map_err(|e| UsageError::new(format!("{e:#}")))?
+            .pop()
+            .unwrap_or_default())
+    };
+    // The store is read here, one host at a time (a connection is one thread's); each host's
+    // search runs on a worker while the next host is read, a worker a CPU. At most two hosts
+    // a worker wait, so memory grows with the workers and the largest host, not the store.
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (to_work, work) = std::sync::mpsc::sync_channel::<(usize, &Text, Vec<Run>)>(2 * workers);
+    let work = std::sync::Mutex::new(work);
+    let (to_done, done) = std::sync::mpsc::channel::<(usize, History)>();
+    std::thread::scope(|scope| -> Result<()> {
+        for _ in 0..workers {
+            let (work, to_done, analyse) = (&work, to_done.clone(), &analyse);
+            scope.spawn(move || loop {
+                // The lock is held only to take the next host.
+                let next = work.lock().map(|w| w.recv());
+                let Ok(Ok((i, host, runs))) = next else {
+                    return;
+                };
+                if to_done.send((i, analyse(host, &runs))).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(to_done);
+        for (i, host) in hosts.iter().enumerate() {
+            let runs = read(host)?;
+            if to_work.send((i, host, runs)).is_err() {
+                break;
+            }
+        }
+        drop(to_work);
+        Ok(())
+    })?;
+    let mut each: Vec<(usize, History)> = done.into_iter().collect();
+    each.sort_by_key(|(i, _)| *i);
+    let each: Vec<History> = each.into_iter().map(|(_, h)| h).collect();
     Ok(each)
 }
 

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use crate::model::figures::{Better, Kept, HOST_REFERENCE_KEY};
+use crate::model::figures::{Better, FigureValue, Kept, HOST_REFERENCE_KEY};
 use crate::model::stored::StoredEntry;
 use crate::model::RunResult;
 use crate::stats::edivisive::{self, ChangePoint, Settings};
@@ -358,7 +358,7 @@ struct Gathered {
 
 /// The series of `runs` (one host's, any order): each figure whose key contains one of
 /// `patterns` (all figures when none is given), points in time order.
-pub fn series(runs: &[Run], patterns: &[String]) -> Vec<Series> {
+pub fn series<'a>(runs: &'a [Run], patterns: &[String]) -> Vec<Series> {
     // Points: a result alone, or the results of a repeat group together.
     let mut groups: BTreeMap<i64, Vec<&Run>> = BTreeMap::new();
     for r in runs {
@@ -375,57 +375,100 @@ pub fn series(runs: &[Run], patterns: &[String]) -> Vec<Series> {
             .expect("a group has runs")
     });
     let wanted = |key: &Text| patterns.is_empty() || patterns.iter().any(|p| key.raw().contains(p));
-    let mut by_key: BTreeMap<&str, Series> = BTreeMap::new();
+    // Each key's series, by its place in `all`; sorted by key at the end.
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut all: Vec<Series> = Vec::new();
+    let mut series_of = |f: &'a FigureValue| -> usize {
+        *index.entry(f.key.raw()).or_insert_with(|| {
+            all.push(Series {
+                key: f.key.clone(),
+                name: f.name.clone(),
+                unit: f.unit.clone(),
+                better: f.better,
+                points: Vec::new(),
+                net: None,
+                spread: f.spread,
+            });
+            all.len() - 1
+        })
+    };
+    let mut placed: Vec<(usize, Point)> = Vec::new();
     for runs in &points {
-        let mut values: BTreeMap<&str, Gathered> = BTreeMap::new();
         let started_at = runs.iter().map(|r| r.started_at).min().expect("runs");
+        // A point of one run (no repeat group): its figures as they are, gathered nowhere.
+        if let [r] = runs.as_slice() {
+            for f in r.kept.figures.iter().filter(|f| wanted(&f.key)) {
+                if !f.value.is_finite() {
+                    continue;
+                }
+                let i = series_of(f);
+                placed.push((i, one_run_point(r.id, started_at, f)));
+            }
+            continue;
+        }
+        let mut values: BTreeMap<&str, (usize, Gathered)> = BTreeMap::new();
         for r in runs {
             for f in r.kept.figures.iter().filter(|f| wanted(&f.key)) {
                 if !f.value.is_finite() {
                     continue;
                 }
-                by_key.entry(f.key.raw()).or_insert_with(|| Series {
-                    key: f.key.clone(),
-                    name: f.name.clone(),
-                    unit: f.unit.clone(),
-                    better: f.better,
-                    points: Vec::new(),
-                    net: None,
-                    spread: f.spread,
-                });
-                let v = values.entry(f.key.raw()).or_default();
+                let i = series_of(f);
+                let (_, v) = values
+                    .entry(f.key.raw())
+                    .or_insert_with(|| (i, Gathered::default()));
                 v.values.push(f.value);
                 v.ids.push(r.id);
                 v.hosts.push(f.host_ms);
             }
         }
-        for (
-            key,
-            Gathered {
-                values: vals,
-                mut ids,
-                hosts,
-            },
-        ) in values
-        {
-            ids.sort_unstable();
-            let s = by_key.get_mut(key).expect("made above");
-            let host_ms = hosts
-                .iter()
-                .map(|h| h.filter(|h| *h > 0.0).map(f64::ln))
-                .sum::<Option<f64>>()
-                .map(|sum| (sum / hosts.len() as f64).exp());
-            s.points.push(Point {
-                ids,
-                started_at,
-                value: vals.iter().sum::<f64>() / vals.len() as f64,
-                values: vals,
-                host_ms,
-                net: None,
-            });
+        for (i, g) in values.into_values() {
+            placed.push((i, g.point(started_at)));
         }
     }
-    by_key.into_values().collect()
+    for (i, p) in placed {
+        all[i].points.push(p);
+    }
+    all.sort_by(|a, b| a.key.raw().cmp(b.key.raw()));
+    all
+}
+
+/// The point of one run's figure: what [`Gathered::point`] makes of it, without gathering.
+fn one_run_point(id: i64, started_at: DateTime<Utc>, f: &FigureValue) -> Point {
+    Point {
+        ids: vec![id],
+        started_at,
+        value: f.value,
+        values: vec![f.value],
+        // As the geometric mean of one, to the last bit.
+        host_ms: f.host_ms.filter(|h| *h > 0.0).map(|h| (h.ln() / 1.0).exp()),
+        net: None,
+    }
+}
+
+impl Gathered {
+    /// The point of a group's runs: their mean, and the geometric mean of the host's speed
+    /// where every run read it.
+    fn point(self, started_at: DateTime<Utc>) -> Point {
+        let Gathered {
+            values,
+            mut ids,
+            hosts,
+        } = self;
+        ids.sort_unstable();
+        let host_ms = hosts
+            .iter()
+            .map(|h| h.filter(|h| *h > 0.0).map(f64::ln))
+            .sum::<Option<f64>>()
+            .map(|sum| (sum / hosts.len() as f64).exp());
+        Point {
+            ids,
+            started_at,
+            value: values.iter().sum::<f64>() / values.len() as f64,
+            values,
+            host_ms,
+            net: None,
+        }
+    }
 }
 
 /// What [`changes`] found in every series.
