@@ -688,8 +688,13 @@ fn fleet_gate_lines(hs: &Histories) -> Option<Vec<String>> {
 fn fleet_gate_line(hosts: &[(&History, &Worse)]) -> String {
     let (_, first) = hosts[0];
     let new = hosts.iter().filter(|(_, w)| w.fails).count();
-    let each: Vec<String> = hosts
+    // The new ones first, then the rest; at most NAMED named (a kernel can slow 300 hosts).
+    const NAMED: usize = 20;
+    let mut order: Vec<&(&History, &Worse)> = hosts.iter().collect();
+    order.sort_by_key(|(_, w)| !w.fails);
+    let mut each: Vec<String> = order
         .iter()
+        .take(NAMED)
         .map(|(h, w)| {
             let unit = if in_points(w.unit.raw()) { " pt" } else { "%" };
             let when = match (w.fails, &w.host) {
@@ -700,6 +705,9 @@ fn fleet_gate_line(hosts: &[(&History, &Worse)]) -> String {
             format!("{} {:+.1}{unit} ({when})", h.host.cut(64), w.change)
         })
         .collect();
+    if hosts.len() > NAMED {
+        each.push(format!("and {} more", hosts.len() - NAMED));
+    }
     format!(
         "{} ({}): worse on {} host{}, {new} new tonight: {}",
         first.name.cut(120),
@@ -942,6 +950,30 @@ mod tests {
             ..hs
         };
         assert!(!text_has(&unjudged, FLEET_GATE));
+    }
+
+    #[test]
+    fn a_figure_worse_on_many_hosts_names_twenty_the_new_first() {
+        let hs: Vec<History> = (0..25)
+            .map(|i| {
+                let mut w = Worse::first_night("noise/run time", 10.0);
+                w.fails = i == 24;
+                History {
+                    gate: Some(vec![w]),
+                    ..History::quiet(&format!("h{i}"), 17)
+                }
+            })
+            .collect();
+        let refs: Vec<(&History, &Worse)> = hs
+            .iter()
+            .map(|h| (h, &h.gate.as_ref().unwrap()[0]))
+            .collect();
+        let line = fleet_gate_line(&refs);
+        assert!(
+            line.starts_with("noise/run time (ms): worse on 25 hosts, 1 new tonight: h24 +10.0% (new tonight), h0 ")
+                && line.ends_with(", and 5 more"),
+            "{line}"
+        );
     }
 
     fn text_has(hs: &Histories, what: &str) -> bool {
