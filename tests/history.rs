@@ -499,7 +499,9 @@ fn a_slowdown_fails_the_gate_on_its_first_night_only_and_is_certain_later() {
         Some(3),
         "a rerun of night 16"
     );
-    // Its metrics for Prometheus: the figure, signed as its values moved, failing tonight.
+    // Its metrics for Prometheus: the figure, signed as its values moved, failing tonight (its
+    // own change). On a later night the host's speed may have moved with it on this VM (the
+    // fixed-work reference slower too): then `cause="host"`, still worse, still not failing.
     let gate_metrics = |failing: u32| {
         let mut c = sb.cmd();
         c.env("HOSTBENCH_DB", &db).args([
@@ -517,9 +519,12 @@ fn a_slowdown_fails_the_gate_on_its_first_night_only_and_is_certain_later() {
             .lines()
             .find(|l| {
                 l.starts_with("hostbench_gate_change_ratio{")
-                    && l.contains("/run time\",better=\"lower\",cause=\"figure\"}")
+                    && l.contains("/run time\",better=\"lower\",cause=\"")
             })
             .unwrap_or_else(|| panic!("{text}"));
+        if failing == 1 {
+            assert!(change.contains("cause=\"figure\""), "{text}");
+        }
         let ratio: f64 = change.rsplit(' ').next().unwrap().parse().unwrap();
         assert!(ratio > 0.5, "{change}");
         assert!(
