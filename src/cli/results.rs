@@ -400,6 +400,8 @@ fn retire(out: &Output, store_args: &StoreArgs, host: &str, undo: bool) -> Resul
     Ok(())
 }
 
+use render::fleet::plural as count;
+
 /// `results delete --before DATE --keep N`: the results and run states the retention
 /// chooses, each host's alike; with `--dry-run` only said. What row-level security keeps
 /// (another login's) is said too.
@@ -471,11 +473,6 @@ fn delete_old(
         ));
     }
     Ok(())
-}
-
-/// "1 result", "2 results".
-fn count(n: usize, what: &str) -> String {
-    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 /// `results list`: a line a stored result, or a JSON array.

@@ -107,7 +107,8 @@ fn off_median(c: &Cell) -> String {
         .unwrap_or_default()
 }
 
-fn plural(n: usize, word: &str) -> String {
+/// "1 host", "2 hosts".
+pub(crate) fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 

@@ -371,6 +371,41 @@ impl PgStore {
 
     /// Another login's result is refused, naming its login, unless this login owns the table
     /// (the database's owner deletes any): row-level security would delete nothing, silently.
+    /// Runs `statements` (each `… = ANY($1)`) over `keys`, [`super::DELETE_CHUNK`] at a time,
+    /// in one transaction; says how many rows the last one removed (row-level security may
+    /// leave another login's).
+    fn delete_chunked<T>(
+        &mut self,
+        statements: &'static [&'static str],
+        keys: &[T],
+    ) -> Result<usize>
+    where
+        T: Clone,
+        Vec<T>: ToSql + Sync,
+    {
+        let chunks: Vec<Vec<T>> = keys
+            .chunks(super::DELETE_CHUNK)
+            .map(<[T]>::to_vec)
+            .collect();
+        let gone = self
+            .answer_mut(|c| async move {
+                let tx = c.transaction().await?;
+                let mut gone = 0;
+                for chunk in &chunks {
+                    for (i, sql) in statements.iter().enumerate() {
+                        let n = tx.execute(*sql, &[chunk]).await?;
+                        if i + 1 == statements.len() {
+                            gone += n;
+                        }
+                    }
+                }
+                tx.commit().await?;
+                Ok(gone)
+            })
+            .map_err(|e| self.explain(e))?;
+        Ok(gone as usize)
+    }
+
     fn refuse_another(&self, id: i64) -> Result<()> {
         if let Some(owner) = self.stored_by_another(id)? {
             // Row-level security would delete nothing, silently: say whose it is.
@@ -1083,55 +1118,18 @@ impl ResultStore for PgStore {
     }
 
     fn delete_many(&mut self, ids: &[i64]) -> Result<usize> {
-        let chunks: Vec<Vec<i64>> = ids
-            .chunks(super::DELETE_CHUNK)
-            .map(<[i64]>::to_vec)
-            .collect();
-        let gone = self
-            .answer_mut(|c| async move {
-                let tx = c.transaction().await?;
-                let mut gone = 0;
-                for chunk in &chunks {
-                    tx.execute(
-                        "DELETE FROM result_tags WHERE result_id = ANY($1)",
-                        &[chunk],
-                    )
-                    .await?;
-                    tx.execute(
-                        "DELETE FROM result_figures WHERE result_id = ANY($1)",
-                        &[chunk],
-                    )
-                    .await?;
-                    gone += tx
-                        .execute("DELETE FROM results WHERE id = ANY($1)", &[chunk])
-                        .await?;
-                }
-                tx.commit().await?;
-                Ok(gone)
-            })
-            .map_err(|e| self.explain(e))?;
-        Ok(gone as usize)
+        self.delete_chunked(
+            &[
+                "DELETE FROM result_tags WHERE result_id = ANY($1)",
+                "DELETE FROM result_figures WHERE result_id = ANY($1)",
+                "DELETE FROM results WHERE id = ANY($1)",
+            ],
+            ids,
+        )
     }
 
     fn delete_runs(&mut self, uuids: &[String]) -> Result<usize> {
-        let chunks: Vec<Vec<String>> = uuids
-            .chunks(super::DELETE_CHUNK)
-            .map(<[String]>::to_vec)
-            .collect();
-        let gone = self
-            .answer_mut(|c| async move {
-                let tx = c.transaction().await?;
-                let mut gone = 0;
-                for chunk in &chunks {
-                    gone += tx
-                        .execute("DELETE FROM runs WHERE uuid = ANY($1)", &[chunk])
-                        .await?;
-                }
-                tx.commit().await?;
-                Ok(gone)
-            })
-            .map_err(|e| self.explain(e))?;
-        Ok(gone as usize)
+        self.delete_chunked(&["DELETE FROM runs WHERE uuid = ANY($1)"], uuids)
     }
 
     fn retired(&self) -> Result<Vec<(crate::text::Text, DateTime<Utc>)>> {

@@ -57,6 +57,18 @@ const OWN_TABLES: [&str; 2] = ["results", "result_tags"];
 const FIRST_COLUMNS: usize = 8;
 
 impl SqliteStore {
+    /// Whether the store has the table `name` (a store read without migrating it may lack one
+    /// a later layout adds).
+    fn has_table(&self, name: &str) -> Result<bool> {
+        self.conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
+                [name],
+                |r| r.get(0),
+            )
+            .map_err(|e| explain(e.into(), &self.path))
+    }
+
     /// Opens the database at `path` for storing results, creating it and its parent
     /// directories (mode 0700) if needed. What the file is is decided before anything is
     /// written (`classify`): a hostbench store is migrated if it must be, a new or empty
@@ -934,15 +946,7 @@ impl ResultStore for SqliteStore {
             )
         };
         // A store of a layout before 11, read without migrating it, records no runs.
-        let has_runs: bool = self
-            .conn
-            .query_row(
-                "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runs')",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(|e| explain(e.into(), &self.path))?;
-        if !has_runs {
+        if !self.has_table("runs")? {
             return Ok(Vec::new());
         }
         let placeholder = |n| format!("?{n}");
@@ -1020,15 +1024,7 @@ impl ResultStore for SqliteStore {
 
     fn retired(&self) -> Result<Vec<(crate::text::Text, DateTime<Utc>)>> {
         // A store of a layout before 14, read without migrating it, retired no host.
-        let has: bool = self
-            .conn
-            .query_row(
-                "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'retired_hosts')",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(|e| explain(e.into(), &self.path))?;
-        if !has {
+        if !self.has_table("retired_hosts")? {
             return Ok(Vec::new());
         }
         let rows = self.select(super::RETIRED, Vec::new(), |r| {

@@ -406,14 +406,7 @@ fn gate_figure(f: &mut Families, host: &(&str, String), w: &crate::history::gate
     let labels = [
         host.clone(),
         ("figure", label_value(w.key.raw())),
-        (
-            "better",
-            match w.better {
-                crate::model::figures::Better::Higher => "higher",
-                crate::model::figures::Better::Lower => "lower",
-            }
-            .to_string(),
-        ),
+        ("better", super::csv::better(w.better).to_string()),
         (
             "cause",
             if w.host.is_some() { "host" } else { "figure" }.to_string(),
