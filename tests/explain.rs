@@ -412,6 +412,7 @@ fn sigterm_a_second_ctrl_c_and_sigkill_leave_no_trace_instance_behind() {
 
 #[test]
 fn without_root_one_line_says_why_and_the_run_goes_on() {
+    // `interactive --explain` first, then `wakeup --explain`.
     use std::os::unix::fs::PermissionsExt;
     // A whole run too: beside another test's, on two CPUs, either can be slowed past its
     // waits.
@@ -466,4 +467,30 @@ fn without_root_one_line_says_why_and_the_run_goes_on() {
         notes.contains("--explain: tracing the scheduler needs root"),
         "{notes}"
     );
+    // `wakeup --explain` alike: one line says why, and the wakeups are measured.
+    let mut cmd = std::process::Command::new(&exe);
+    cmd.current_dir(&home)
+        .env_clear()
+        .env("HOME", &home)
+        .args([
+            "wakeup",
+            "--db",
+            "w.sqlite",
+            "--cache-dir",
+            "cache",
+            "--json",
+        ])
+        .args(["-r", "1", "-F", "64", "-n", "1", "--explain", "1"]);
+    common::as_user(&mut cmd, OTHER);
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let said: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("warning: --explain"))
+        .collect();
+    assert_eq!(said.len(), 1, "{err}");
+    assert!(said[0].contains("needs root"), "{err}");
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(r["suites"][0].get("explained").is_none(), "{r}");
 }

@@ -189,8 +189,47 @@ fn expanded(line: &str, env: &std::collections::BTreeMap<String, String>) -> Vec
     words
 }
 
+/// systemd's own check of the units `names` (in `units`) finds nothing wrong but the binary,
+/// which is not installed at /usr/bin here, and each service's sandbox scores at most 4.0 in
+/// `systemd-analyze security` (the exposure docs/fleet.md promises). Where systemd-analyze runs.
+fn verified_and_sandboxed(units: &Path, names: &[&str]) {
+    if common::on_path("systemd-analyze").is_none() {
+        return;
+    }
+    let out = Command::new("systemd-analyze")
+        .args(["verify", "--man=no"])
+        .args(names.iter().map(|n| units.join(n)))
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    for line in said.lines() {
+        assert!(
+            line.contains("/usr/bin/hostbench is not executable"),
+            "systemd-analyze verify: {said}"
+        );
+    }
+    for name in names.iter().filter(|n| n.ends_with(".service")) {
+        let out = Command::new("systemd-analyze")
+            .args(["security", "--offline=yes", "--no-pager"])
+            .arg(units.join(name))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        let level = said
+            .lines()
+            .find_map(|l| l.split("Overall exposure level for ").nth(1))
+            .unwrap_or_else(|| panic!("{name}: no exposure level in {said}"));
+        let score: f64 = level
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("{level}"));
+        assert!(score <= 4.0, "{name}: {said}");
+    }
+}
+
 /// hostbench.service and hostbench.timer as the package installs them: systemd's own check
-/// finds nothing wrong (but the binary, which is not installed at /usr/bin here), the timer
+/// and sandbox score as [`verified_and_sandboxed`] holds them, the timer
 /// is not enabled (no maintainer script enables it), the settings file is a conffile, and the
 /// service's commands — expanded from its defaults and a settings file as an operator writes
 /// one — run: the push of what a fallback store holds, then the run, stored with its run state.
@@ -233,21 +272,16 @@ fn scheduled_run_as_systemd_would(sb: &Sandbox, root: &Path, deb: &Path) {
         !postinst.contains("systemctl enable") && !postinst.contains("deb-systemd-invoke start"),
         "{postinst}"
     );
-    if common::on_path("systemd-analyze").is_some() {
-        let out = Command::new("systemd-analyze")
-            .args(["verify", "--man=no"])
-            .arg(units.join("hostbench.service"))
-            .arg(units.join("hostbench.timer"))
-            .output()
-            .unwrap();
-        let said = String::from_utf8_lossy(&out.stderr).into_owned();
-        for line in said.lines() {
-            assert!(
-                line.contains("/usr/bin/hostbench is not executable"),
-                "systemd-analyze verify: {said}"
-            );
-        }
-    }
+    verified_and_sandboxed(
+        &units,
+        &[
+            "hostbench.service",
+            "hostbench.timer",
+            "hostbench-failed@.service",
+        ],
+    );
+    // A failed run says so in the journal, through the failure unit the package installs.
+    assert!(service.contains("OnFailure=hostbench-failed@%n.service"));
     // The environment systemd gives the commands: the unit's defaults, then the settings file
     // (here as an operator writes it: a short noise run, a store of its own).
     let mut env = std::collections::BTreeMap::new();
@@ -329,43 +363,16 @@ fn scheduled_run_as_systemd_would(sb: &Sandbox, root: &Path, deb: &Path) {
     fleet_gate_as_systemd_would(sb, root, &state);
 }
 
-/// hostbench-gate.service and its timer as the package installs them: systemd's check finds
-/// nothing wrong, its sandbox scores at most 4.0 in `systemd-analyze security` (where that
-/// runs), and its command, expanded from its defaults with the store and textfile directory an
+/// hostbench-gate.service and its timer as the package installs them: systemd's check and
+/// sandbox score as [`verified_and_sandboxed`] holds them, and its command, expanded from its defaults with the store and textfile directory an
 /// operator sets, writes the gate's metrics whole.
 fn fleet_gate_as_systemd_would(sb: &Sandbox, root: &Path, state: &Path) {
     let units = root.join("usr/lib/systemd/system");
     let service = std::fs::read_to_string(units.join("hostbench-gate.service")).unwrap();
     let timer = std::fs::read_to_string(units.join("hostbench-gate.timer")).unwrap();
     assert!(timer.contains("OnCalendar=") && timer.contains("Persistent=true"));
-    if common::on_path("systemd-analyze").is_some() {
-        let out = Command::new("systemd-analyze")
-            .args(["verify", "--man=no"])
-            .arg(units.join("hostbench-gate.service"))
-            .arg(units.join("hostbench-gate.timer"))
-            .output()
-            .unwrap();
-        let said = String::from_utf8_lossy(&out.stderr).into_owned();
-        for line in said.lines() {
-            assert!(
-                line.contains("/usr/bin/hostbench is not executable"),
-                "systemd-analyze verify: {said}"
-            );
-        }
-        let out = Command::new("systemd-analyze")
-            .args(["security", "--offline=yes", "--no-pager"])
-            .arg(units.join("hostbench-gate.service"))
-            .output()
-            .unwrap();
-        let said = String::from_utf8_lossy(&out.stdout).into_owned();
-        if let Some(level) = said.lines().find_map(|l| {
-            l.split("exposure level for hostbench-gate.service: ")
-                .nth(1)
-        }) {
-            let score: f64 = level.split_whitespace().next().unwrap().parse().unwrap();
-            assert!(score <= 4.0, "{said}");
-        }
-    }
+    verified_and_sandboxed(&units, &["hostbench-gate.service", "hostbench-gate.timer"]);
+    assert!(service.contains("OnFailure=hostbench-failed@%n.service"));
     let mut env = std::collections::BTreeMap::new();
     for line in unit_lines(&service, "Environment") {
         let (k, v) = line.trim_matches('"').split_once('=').unwrap();

@@ -228,8 +228,9 @@ impl MeasuringCommand for WakeupCommand {
 }
 
 /// schbench's lines: its tables at the end (the `Ending`); while it runs, the rate each second
-/// on the live line and the tables so far every `-i` seconds on standard error, as schbench
-/// prints them (the first once that many seconds have passed).
+/// on the live line, the tables so far every `-i` seconds on standard error, as schbench
+/// prints them (the first once that many seconds have passed), and a note where the run could
+/// not do what was asked.
 struct SchbenchLines {
     interval_s: f64,
     /// When the tables were last printed: seconds since the start.
@@ -238,6 +239,11 @@ struct SchbenchLines {
 
 impl Reporter for SchbenchLines {
     fn on(&mut self, event: &Event<'_>, term: &Terminal) {
+        // What the run could not do as asked (--explain without tracefs), said once.
+        if let Event::Note(note) = event {
+            term.warn(note);
+            return;
+        }
         let Event::Wakeup(WakeupEvent::Tables { elapsed_s, build }) = event else {
             return;
         };
