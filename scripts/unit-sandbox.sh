@@ -46,7 +46,11 @@ trap 'exit 143' TERM; trap 'exit 130' INT  # so that the EXIT trap cleans up
 cp "$exe" "$stage/hostbench"
 cp deploy/systemd/hostbench.service deploy/systemd/hostbench-gate.service \
   "deploy/systemd/hostbench-failed@.service" "$stage/"
-systemd-nspawn -D / --volatile=yes --overlay=/usr::/usr --bind-ro="$stage:/var/tmp/stage" \
+# The container gets the capabilities a host's root has that systemd-nspawn leaves out by
+# default, and that the unit keeps: CAP_IPC_LOCK (without it no unit in the container can lock
+# memory, whatever its settings) and CAP_PERFMON.
+systemd-nspawn -D / --volatile=yes --capability=CAP_IPC_LOCK,CAP_PERFMON \
+  --overlay=/usr::/usr --bind-ro="$stage:/var/tmp/stage" \
   --register=no --keep-unit --console=pipe -M "$machine" -b >"$stage/console" 2>&1 &
 nspawn_pid=$!
 # The container's systemd: the child of systemd-nspawn that runs /usr/lib/systemd/systemd.
