@@ -225,32 +225,34 @@ fn segment_best(z: &[f64], min: usize, scratch: &mut Scratch) -> Option<(usize, 
 }
 
 /// The best split's Q̂ of the points at hand.
-fn split_q(min: usize, scratch: &mut Scratch) -> Option<f64> {
-    best_split(min, scratch).map(|(_, q)| q)
+fn split_q(min: usize, scratch: &mut Scratch, reach: f64) -> Option<f64> {
+    best_split_until(min, scratch, reach).map(|(_, q)| q)
 }
 
 /// The best stretch's Q̂ of the points at hand.
-fn stretch_q(min: usize, scratch: &mut Scratch) -> Option<f64> {
-    best_stretch(min, scratch).map(|(_, _, q)| q)
+fn stretch_q(min: usize, scratch: &mut Scratch, reach: f64) -> Option<f64> {
+    best_stretch_until(min, scratch, reach).map(|(_, _, q)| q)
 }
 
 /// The permutation p of a segment whose best `statistic` (a split's or a stretch's Q̂) is
 /// `q`: the share of shuffles (counting the observed order) whose best reaches `q`. Stops once
-/// p must exceed `max_p`, returning the p reached so far (already above it).
+/// p must exceed `max_p`, returning the p reached so far (already above it). A shuffle's
+/// search stops at the first split or stretch that reaches `q`: whether its best does is all
+/// the test asks, and the answer is the same.
 fn permutation_p(
     z: &[f64],
     q: f64,
     s: &Settings,
     rng: &mut ChaCha8Rng,
     scratch: &mut Scratch,
-    statistic: fn(usize, &mut Scratch) -> Option<f64>,
+    statistic: fn(usize, &mut Scratch, f64) -> Option<f64>,
 ) -> f64 {
     let total = (s.permutations + 1) as f64;
     scratch.rank(z);
     let mut reached = 1usize;
     for _ in 0..s.permutations {
         scratch.points.shuffle(rng);
-        if statistic(s.min_size, scratch).is_some_and(|pq| pq >= q) {
+        if statistic(s.min_size, scratch, q).is_some_and(|pq| pq >= q) {
             reached += 1;
             if above(reached as f64 / total, s.max_p) {
                 break;
@@ -341,6 +343,12 @@ impl Scratch {
 /// 12% noise and, at p ≤ 0.01 a window, would call a change in one 500-point series of six
 /// without any). Here every split is judged on the whole segment it lies in, by one test.
 fn best_split(min: usize, scratch: &mut Scratch) -> Option<(usize, f64)> {
+    best_split_until(min, scratch, f64::INFINITY)
+}
+
+/// [`best_split`], stopping at the first split whose Q̂ reaches `reach` (that split, the best
+/// so far; `scratch.left` is then filled only up to it).
+fn best_split_until(min: usize, scratch: &mut Scratch, reach: f64) -> Option<(usize, f64)> {
     let len = scratch.points.len();
     if len < 2 * min {
         return None;
@@ -370,6 +378,9 @@ fn best_split(min: usize, scratch: &mut Scratch) -> Option<(usize, f64)> {
             let q = m * k / (m + k) * e;
             if best.is_none_or(|(_, bq)| q > bq) {
                 best = Some((t, q));
+                if q >= reach {
+                    return best;
+                }
             }
         }
         let Point { x, rank, to_all: d } = points[t];
@@ -405,6 +416,16 @@ fn best_split(min: usize, scratch: &mut Scratch) -> Option<(usize, f64)> {
 /// of [i+1, i+k), less those of [i+1, i+k−1) counted twice, plus the pair of its ends): every
 /// width costs O(n), and each (τ, k) a few sums.
 fn best_stretch(min: usize, scratch: &mut Scratch) -> Option<(usize, usize, f64)> {
+    best_stretch_until(min, scratch, f64::INFINITY)
+}
+
+/// [`best_stretch`], stopping at the first stretch whose Q̂ reaches `reach` (that stretch, the
+/// best so far).
+fn best_stretch_until(
+    min: usize,
+    scratch: &mut Scratch,
+    reach: f64,
+) -> Option<(usize, usize, f64)> {
     best_split(min, scratch)?;
     let len = scratch.points.len();
     let widest = STRETCH_WIDEST.min(len.saturating_sub(2 * min));
@@ -431,6 +452,7 @@ fn best_stretch(min: usize, scratch: &mut Scratch) -> Option<(usize, usize, f64)
     two_below[..=len].fill(0.0);
     one_below[..=len].fill(0.0);
     let pairs = |k: usize| (k * (k - 1) / 2) as f64;
+    let lenf = len as f64;
     for k in 2..=widest {
         for i in 0..=len - k {
             this[i] = one_below[i] + one_below[i + 1] - two_below[i + 1]
@@ -451,13 +473,16 @@ fn best_stretch(min: usize, scratch: &mut Scratch) -> Option<(usize, usize, f64)
                 let q = 2.0 * cross - m * kf * (within_x * per_pair_x + within_y * per_pair_y);
                 if best.is_none_or(|(_, _, bq)| q > bq) {
                     best = Some((tau, k, q));
+                    if q / lenf >= reach {
+                        return Some((tau, k, q / lenf));
+                    }
                 }
             }
         }
         std::mem::swap(two_below, one_below);
         std::mem::swap(one_below, this);
     }
-    best.map(|(tau, k, q)| (tau, k, q / len as f64))
+    best.map(|(tau, k, q)| (tau, k, q / lenf))
 }
 
 /// The widest stretch searched: a level that returns within this many runs (a regression
@@ -522,6 +547,49 @@ mod tests {
             .sum();
         let (m, k) = (x.len() as f64, y.len() as f64);
         m * k / (m + k) * (2.0 * cross / (m * k) - within(x) - within(y))
+    }
+
+    /// A shuffle's search may stop at the first split or stretch that reaches the observed
+    /// Q̂: every p is the one the whole search gives, in series with and without changes,
+    /// and at a level loose enough that many shuffles are taken.
+    #[test]
+    fn stopping_a_shuffle_at_the_first_reach_gives_the_same_p() {
+        type Statistic = fn(usize, &mut Scratch, f64) -> Option<f64>;
+        fn split_whole(min: usize, scratch: &mut Scratch, _: f64) -> Option<f64> {
+            best_split(min, scratch).map(|(_, q)| q)
+        }
+        fn stretch_whole(min: usize, scratch: &mut Scratch, _: f64) -> Option<f64> {
+            best_stretch(min, scratch).map(|(_, _, q)| q)
+        }
+        let series = [
+            noisy(&[(80, 100.0)], 0.02, 1),
+            noisy(&[(40, 100.0), (40, 104.0)], 0.02, 2),
+            noisy(&[(30, 100.0), (10, 95.0), (30, 100.0)], 0.02, 3),
+            noisy(&[(12, 100.0)], 0.05, 4),
+        ];
+        let mut compared = 0;
+        for z in &series {
+            for max_p in [0.002, 0.05, 0.5] {
+                let s = prepared(&Settings::default(), max_p);
+                let mut scratch = Scratch::new(z.len());
+                scratch.rank(z);
+                let whole: [Statistic; 2] = [split_whole, stretch_whole];
+                let until: [Statistic; 2] = [split_q, stretch_q];
+                for (whole, until) in whole.into_iter().zip(until) {
+                    let Some(q) = whole(s.min_size, &mut scratch, f64::INFINITY) else {
+                        continue;
+                    };
+                    let p = |f: Statistic| {
+                        let mut rng = ChaCha8Rng::seed_from_u64(7);
+                        let mut scratch = Scratch::new(z.len());
+                        permutation_p(z, q, &s, &mut rng, &mut scratch, f)
+                    };
+                    assert_eq!(p(until).to_bits(), p(whole).to_bits(), "{z:?} at {max_p}");
+                    compared += 1;
+                }
+            }
+        }
+        assert_eq!(compared, 24);
     }
 
     #[test]
