@@ -15,11 +15,20 @@
 # alternately with this one's (a change's effect, in one run).
 # HOSTBENCH_FLEET_ONLY=1: leave out the push and the upgrade (for N of 100,000: they would copy
 # and read every result whole again).
+# HOSTBENCH_CLONE=1: fleet history only, on an SQLite store built in minutes rather than by N
+# imports (scripts/lib/clone-store.py: the fixture imported once, then cloned a night apart per
+# host, each figure jittered by 2% and every 20th host stepped 30% at 60% of its nights). Times
+# `history --fleet` over every night but the last, whole and with HOSTBENCH_BEFORE, in
+# turn; then night by night with `--state` (the first night kept, the next ones taking it) beside
+# a whole search of the same night, and how many changes each found that the other did not.
 # Builds the release binary; needs PostgreSQL's initdb (scripts/install-test-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-10000}
 hosts=${2:-100}
+if [ -n "${HOSTBENCH_CLONE:-}" ]; then
+  exec scripts/lib/fleet-history-bench.sh "$n" "$hosts"
+fi
 # HOSTBENCH_EXE: time that hostbench instead of building this checkout's (an earlier build, to
 # compare).
 if [ -n "${HOSTBENCH_EXE:-}" ]; then

@@ -735,3 +735,82 @@ fn a_change_on_two_hosts_at_one_tag_is_marked_as_the_fleets() {
         "{text}"
     );
 }
+
+/// `history --state FILE`: the second night takes the first night's searches where they stand
+/// for its own (fewer series searched whole) and finds the same changes as a run without it; a
+/// result removed from the start makes every series' earlier results differ, so each is
+/// searched whole again. A state file that cannot be read is one clear line.
+#[test]
+fn a_kept_state_searches_again_only_what_the_newest_results_change() {
+    let _g = serial();
+    let sb = Sandbox::new();
+    let db = sb.db().to_string_lossy().into_owned();
+    for _ in 0..14 {
+        noise_run(&sb, &db, &[]);
+    }
+    let state = sb.dir.path().join("history.state");
+    let night = |with_state: bool| {
+        let mut cmd = sb.cmd();
+        cmd.args(["history", "--fleet", "--format", "json"]);
+        if with_state {
+            cmd.arg("--state").arg(&state);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        let changes: Vec<(String, i64)> = json_of(out)["hosts"][0]["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["key"].as_str().unwrap().to_string(),
+                    c["result_id"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        (changes, err)
+    };
+    // "Searched whole: N series; taken from FILE: S with no new result, M with the newest
+    // results the newest test's."
+    let counts = |err: &str| -> (usize, usize, usize) {
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("Searched whole: "))
+            .unwrap_or_else(|| panic!("{err}"));
+        (
+            between(line, "Searched whole: ", ' '),
+            between(line, "history.state: ", ' '),
+            between(line, "result, ", ' '),
+        )
+    };
+    let (_, first) = night(true);
+    let (searched, same, stood) = counts(&first);
+    assert!(searched >= 3 && same == 0 && stood == 0, "{first}");
+    assert!(state.is_file());
+    // Nothing new: every series as it was.
+    let (_, again) = night(true);
+    assert_eq!(counts(&again), (0, searched, 0), "{again}");
+    noise_run(&sb, &db, &[]);
+    let (with, second) = night(true);
+    let (without, _) = night(false);
+    assert_eq!(with, without, "the same changes with and without the state");
+    let (searched2, same2, stood2) = counts(&second);
+    assert_eq!((searched2 + stood2, same2), (searched, 0), "{second}");
+    assert!(stood2 > 0, "no kept search stood for tonight's: {second}");
+    // The first result removed: no series' earlier results are those searched.
+    let out = sb.cmd().args(["results", "delete", "1"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let (_, third) = night(true);
+    assert_eq!(counts(&third), (searched, 0, 0), "{third}");
+    // A directory where the file should be: one line, exit 2.
+    let out = sb
+        .cmd()
+        .args(["history", "--fleet", "--state"])
+        .arg(sb.dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--state") && err.lines().count() == 1, "{err}");
+}

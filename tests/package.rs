@@ -389,6 +389,11 @@ fn fleet_gate_as_systemd_would(sb: &Sandbox, root: &Path, state: &Path) {
         "HOSTBENCH_TEXTFILE_DIR".into(),
         textfiles.display().to_string(),
     );
+    // What systemd sets for StateDirectory=hostbench-gate.
+    assert!(service.contains("StateDirectory=hostbench-gate"));
+    let gate_state = sb.dir.path().join("gate-state");
+    std::fs::create_dir(&gate_state).unwrap();
+    env.insert("STATE_DIRECTORY".into(), gate_state.display().to_string());
     let [line] = unit_lines(&service, "ExecStart").try_into().unwrap();
     let words = expanded(&line, &env);
     assert_eq!(words[0], "/usr/bin/hostbench", "{line}");
@@ -406,6 +411,10 @@ fn fleet_gate_as_systemd_would(sb: &Sandbox, root: &Path, state: &Path) {
         "{words:?}: {out:?}"
     );
     assert!(service.contains("SuccessExitStatus=3"));
+    assert!(
+        gate_state.join("history.state").is_file(),
+        "the gate keeps its searches: {words:?}"
+    );
     let metrics = std::fs::read_to_string(textfiles.join("hostbench-gate.prom")).unwrap();
     assert!(
         metrics.contains("hostbench_gate_worse_figures{host=\"nightly\"} ")

@@ -7,7 +7,12 @@ use clap::Args;
 use super::args::{parse_since, PrintArgs, Selection, StoreArgs};
 use super::output::{format_values, FormatArgs, Output};
 use crate::error::UsageError;
-use crate::history::{gate, history, shared, stored_runs, Histories, History, Run, NEWEST_SHARE};
+use std::collections::HashMap;
+
+use crate::history::memo::{self, Memo};
+use crate::history::{
+    gate, history_recalled, shared, stored_runs, Ask, Histories, History, Run, NEWEST_SHARE,
+};
 use crate::render;
 use crate::render::exporters::{Format, Shown, Subject};
 use crate::stats::edivisive::Settings;
@@ -48,6 +53,12 @@ pub struct HistoryArgs {
     /// hosts at one tag (a kernel that slowed the fleet, not one host)
     #[arg(long)]
     pub fleet: bool,
+    /// Keep each series' search in FILE, and take it again next time: the next run searches
+    /// again only what the newest results can change. The newest test and the gate run on
+    /// every series; each series is searched whole one run in 7, and whenever its earlier
+    /// results differ. A nightly job's way through a large fleet's history
+    #[arg(long, value_name = "FILE", conflicts_with = "series")]
+    pub state: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub output: FormatArgs,
     /// Find the change points of the series in this CSV file (rows `series,value`, or
@@ -221,17 +232,21 @@ fn histories_of(
     let mut left_out = |id: i64, why: anyhow::Error| {
         out.err(&format!("hostbench: result {id} left out: {why:#}\n"));
     };
-    let every = html && !args.fleet;
-    let analyse = |host: &Text, runs: &[Run]| {
-        history(
-            host,
-            runs,
-            &args.figures,
-            &settings,
-            args.min_change,
-            every,
-            asked_gate.as_ref(),
-        )
+    let ask = Ask {
+        patterns: &args.figures,
+        settings: &settings,
+        min_change_pct: args.min_change,
+        every_series: html && !args.fleet,
+        gate: asked_gate.as_ref(),
+    };
+    let mut memo = match &args.state {
+        Some(path) => Some(Memo::read(path).map_err(|e| {
+            UsageError::new(format!("--state {}: cannot read it: {e}", path.display()))
+        })?),
+        None => None,
+    };
+    let analyse = |host: &Text, runs: &[Run], kept: Option<HashMap<String, memo::Kept>>| {
+        history_recalled(host, runs, &ask, kept.as_ref())
     };
     let mut read = |host: &Text| -> Result<Vec<Run>> {
         let (one, entries) = store
@@ -246,19 +261,25 @@ fn histories_of(
     // search runs on a worker while the next host is read, a worker a CPU. At most two hosts
     // a worker wait, so memory grows with the workers and the largest host, not the store.
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let (to_work, work) = std::sync::mpsc::sync_channel::<(usize, &Text, Vec<Run>)>(2 * workers);
+    type Work<'h> = (
+        usize,
+        &'h Text,
+        Vec<Run>,
+        Option<HashMap<String, memo::Kept>>,
+    );
+    let (to_work, work) = std::sync::mpsc::sync_channel::<Work>(2 * workers);
     let work = std::sync::Mutex::new(work);
-    let (to_done, done) = std::sync::mpsc::channel::<(usize, History)>();
+    let (to_done, done) = std::sync::mpsc::channel::<(usize, Analysed)>();
     std::thread::scope(|scope| -> Result<()> {
         for _ in 0..workers {
             let (work, to_done, analyse) = (&work, to_done.clone(), &analyse);
             scope.spawn(move || loop {
                 // The lock is held only to take the next host.
                 let next = work.lock().map(|w| w.recv());
-                let Ok(Ok((i, host, runs))) = next else {
+                let Ok(Ok((i, host, runs, kept))) = next else {
                     return;
                 };
-                if to_done.send((i, analyse(host, &runs))).is_err() {
+                if to_done.send((i, analyse(host, &runs, kept))).is_err() {
                     return;
                 }
             });
@@ -266,18 +287,41 @@ fn histories_of(
         drop(to_done);
         for (i, host) in hosts.iter().enumerate() {
             let runs = read(host)?;
-            if to_work.send((i, host, runs)).is_err() {
+            let kept = memo.as_mut().map(|m| m.take_host(host.raw()));
+            if to_work.send((i, host, runs, kept)).is_err() {
                 break;
             }
         }
         drop(to_work);
         Ok(())
     })?;
-    let mut each: Vec<(usize, History)> = done.into_iter().collect();
+    let mut each: Vec<(usize, Analysed)> = done.into_iter().collect();
     each.sort_by_key(|(i, _)| *i);
-    let each: Vec<History> = each.into_iter().map(|(_, h)| h).collect();
-    Ok(each)
+    let mut tally = memo::Tally::default();
+    let mut histories = Vec::with_capacity(each.len());
+    for (_, (h, kept)) in each {
+        if let (Some(m), Some((kept, t))) = (memo.as_mut(), kept) {
+            m.put_host(h.host.raw(), kept);
+            tally.sum(t);
+        }
+        histories.push(h);
+    }
+    if let (Some(path), Some(m)) = (&args.state, &memo) {
+        crate::platform::files::write_output(path, &m.to_json())
+            .map_err(|e| UsageError::new(format!("--state {}: {e:#}", path.display())))?;
+        out.aside(&format!(
+            "Searched whole: {} series; taken from {}: {} with no new result, {} with the newest results the newest test's.\n",
+            tally.searched,
+            path.display(),
+            tally.same,
+            tally.stood
+        ));
+    }
+    Ok(histories)
 }
+
+/// One host's history, and what `--state` keeps of its searches.
+type Analysed = (History, Option<memo::HostKept>);
 
 /// Each host's figures that fail tonight, in one line: any fails the job.
 fn gate_line(h: &Histories) -> Option<String> {

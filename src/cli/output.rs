@@ -93,6 +93,14 @@ impl Output {
         }
     }
 
+    /// Chatter about the work itself (not its output, which standard output may carry in any
+    /// format): standard error, left out with `-q`.
+    pub fn aside(&self, text: &str) {
+        if !self.quiet {
+            self.err(text);
+        }
+    }
+
     /// `warning: …` on standard error.
     pub fn warn(&self, message: &str) {
         self.err(&format!("warning: {message}\n"));

@@ -18,6 +18,7 @@ pub fn changes(
     runs: &[Run],
     settings: &Settings,
     min_change_pct: Option<f64>,
+    recalls: Option<&[Recall]>,
 ) -> Findings {
     let stored = Stored {
         by_id: runs.iter().map(|r| (r.id, r)).collect(),
@@ -33,7 +34,7 @@ pub fn changes(
             suspect,
             drift,
         },
-    ) in all.iter().zip(change_points(all, settings))
+    ) in all.iter().zip(change_points(all, settings, recalls))
     {
         let values = s.judged_values();
         drifts.extend(drift.and_then(|d| stored.drift(s, d)));

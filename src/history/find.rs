@@ -27,14 +27,29 @@ pub const CLOSEST_SHOWN: usize = 3;
 
 /// Where no change was kept: each series' best cut of the whole series whose p is within
 /// `CLOSEST_P` × `max_p`, the nearest [`CLOSEST_SHOWN`] of them, nearest first.
-pub(super) fn closest(all: &[Series], settings: &Settings) -> Vec<Closest> {
+/// `recall`: each series' kept searches, by key (`history --state`), for its closest call's.
+pub(super) fn closest<'r>(
+    all: &[Series],
+    settings: &Settings,
+    recall: impl Fn(&str) -> Option<&'r Recall<'r>>,
+) -> Vec<Closest> {
     let loose = (settings.max_p * CLOSEST_P).min(1.0);
     let mut found: Vec<Closest> = all
         .iter()
         .filter_map(|s| {
             let values = s.judged_values();
-            let c = edivisive::closest_split(&values, settings, loose)
-                .filter(|c| c.p <= loose * (1.0 + 1e-9))?;
+            let recall = recall(s.key.raw());
+            let c = match recall.and_then(Recall::recall_closest) {
+                Some(kept) => kept,
+                None => {
+                    let c = edivisive::closest_split(&values, settings, loose);
+                    if let Some(r) = recall {
+                        r.closest_searched(c);
+                    }
+                    c
+                }
+            };
+            let c = c.filter(|c| c.p <= loose * (1.0 + 1e-9) && c.index < values.len())?;
             let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
             let (b, a) = (mean(&values[..c.index]), mean(&values[c.index..]));
             let point = &s.points[c.index];
@@ -85,8 +100,8 @@ pub(super) struct Found {
 /// and the one with the smaller Bayesian information criterion is kept: n ln(RSS/n) + k ln n,
 /// k counting a mean a level and a start a step, and the line's slope. A step is sharper than a line and keeps its steps; a drift is
 /// reported once, as a drift, with any step on top of it.
-pub(super) fn find(values: &[f64], settings: &Settings) -> Found {
-    let mut steps = search(values, settings);
+pub(super) fn find(values: &[f64], settings: &Settings, recall: Option<&Recall>) -> Found {
+    let mut steps = search(values, settings, recall);
     // Newest points suspected of a new level, or found one by the newest test, are judged as
     // such, not read into a line: one far newest point would otherwise tilt a line through
     // the whole series and be taken for a drift (seen: fifteen runs of 5 ms, then one of
@@ -158,7 +173,7 @@ pub(super) fn find_body(values: &[f64], steps: Found, settings: &Settings) -> Fo
             .enumerate()
             .map(|(i, v)| v - slope * i as f64)
             .collect();
-        on_line = search(&rest, settings);
+        on_line = search(&rest, settings, None);
         slope = common_slope(values, &cuts(&on_line));
     }
     let rest: Vec<f64> = values
@@ -302,12 +317,12 @@ pub(super) fn lag_slope(values: &[f64]) -> f64 {
 /// change in fewer: a small shift of the host's followed by a larger newest rise is cut where
 /// the shift starts (seen: "+3.7% from result 31" for a step at result 38). The cut stands
 /// only where the series without those newest points still has it (within a point).
-pub(super) fn search(values: &[f64], settings: &Settings) -> Found {
-    let mut points = levels(values, settings);
+pub(super) fn search(values: &[f64], settings: &Settings, recall: Option<&Recall>) -> Found {
+    let mut points = levels(values, settings, recall);
     let mut from = points.last().map_or(0, |c| c.index);
     let max_p = settings.max_p * NEWEST_SHARE;
     if from > 0 {
-        let head = levels(&values[..from], settings);
+        let head = levels(&values[..from], settings, recall);
         let head_from = head.last().map_or(0, |c| c.index);
         let judged = newest::newest(&values[head_from..], max_p, settings.seed);
         let newer = values.len() - from;
@@ -317,7 +332,7 @@ pub(super) fn search(values: &[f64], settings: &Settings) -> Found {
             }
             n.p <= max_p
                 && n.k < newer
-                && !levels(&values[..values.len() - n.k], settings)
+                && !levels(&values[..values.len() - n.k], settings, recall)
                     .iter()
                     .any(|c| c.index.abs_diff(from) <= 1)
         };
@@ -347,7 +362,23 @@ pub(super) fn search(values: &[f64], settings: &Settings) -> Found {
 
 /// The levels of a series: E-divisive's splits and the stretches that stand apart inside the
 /// levels they leave, each at its share of `max_p`, refined.
-pub(super) fn levels(values: &[f64], settings: &Settings) -> Vec<ChangePoint> {
+pub(super) fn levels(
+    values: &[f64],
+    settings: &Settings,
+    recall: Option<&Recall>,
+) -> Vec<ChangePoint> {
+    if let Some(kept) = recall.and_then(|r| r.recall(values.len())) {
+        return kept;
+    }
+    let points = levels_searched(values, settings);
+    if let Some(r) = recall {
+        r.searched(values.len(), &points);
+    }
+    points
+}
+
+/// [`levels`] searched: the splits, then the stretches between them, each cut refined.
+fn levels_searched(values: &[f64], settings: &Settings) -> Vec<ChangePoint> {
     let split = Settings {
         max_p: settings.max_p * (1.0 - NEWEST_SHARE - STRETCH_SHARE),
         ..*settings
@@ -366,7 +397,11 @@ pub(super) fn levels(values: &[f64], settings: &Settings) -> Vec<ChangePoint> {
 
 /// The change points of each series, the series shared among the CPUs (each one's search is
 /// seeded alike, so the answer does not depend on how they were shared).
-pub(super) fn change_points(all: &[Series], settings: &Settings) -> Vec<Found> {
+pub(super) fn change_points(
+    all: &[Series],
+    settings: &Settings,
+    recalls: Option<&[Recall]>,
+) -> Vec<Found> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let next = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism()
@@ -382,7 +417,8 @@ pub(super) fn change_points(all: &[Series], settings: &Settings) -> Vec<Found> {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(s) = all.get(i) else { break };
-                        done.push((i, find(&s.judged_values(), settings)));
+                        let recall = recalls.and_then(|r| r.get(i));
+                        done.push((i, find(&s.judged_values(), settings, recall)));
                     }
                     done
                 })

@@ -200,7 +200,7 @@ fn hit(
     let n = values.len();
     let head = n.checked_sub(cx.gate.window)?;
     let from = if head >= 2 * cx.settings.min_size {
-        levels(&values[..head], cx.settings)
+        levels(&values[..head], cx.settings, None)
             .last()
             .map_or(0, |c| c.index)
     } else {

@@ -19,7 +19,10 @@ use crate::text::Text;
 mod changes;
 mod find;
 pub mod gate;
+pub mod memo;
 mod series_csv;
+
+use memo::Recall;
 
 pub use changes::*;
 pub use find::*;
@@ -116,7 +119,7 @@ pub fn net_of_host(
 ) -> Option<i64> {
     if let Some(r) = reference {
         let values = r.judged_values();
-        let found = find(&values, settings);
+        let found = find(&values, settings, None);
         if found.drift.is_some() {
             return Some(r.points[0].ids[0]);
         }
@@ -566,21 +569,68 @@ pub fn history(
     every_series: bool,
     asked_gate: Option<&gate::Gate>,
 ) -> History {
+    let ask = Ask {
+        patterns,
+        settings,
+        min_change_pct,
+        every_series,
+        gate: asked_gate,
+    };
+    history_recalled(host, runs, &ask, None).0
+}
+
+/// What a history is asked for: the figures (`patterns`), the search's settings, the least
+/// change kept, whether every series is kept whole (not only the changed), and the gate.
+pub struct Ask<'a> {
+    pub patterns: &'a [String],
+    pub settings: &'a Settings,
+    pub min_change_pct: Option<f64>,
+    pub every_series: bool,
+    pub gate: Option<&'a gate::Gate>,
+}
+
+/// [`history`], taking the searches an earlier run kept of this host's series (`history
+/// --state`, [`memo`]) where they stand for this run's: with them, also what to keep for the
+/// next run and how many series were searched whole.
+pub fn history_recalled(
+    host: &Text,
+    runs: &[Run],
+    ask: &Ask,
+    before: Option<&HashMap<String, memo::Kept>>,
+) -> (History, Option<memo::HostKept>) {
+    let Ask {
+        patterns,
+        settings,
+        min_change_pct,
+        every_series,
+        gate: asked_gate,
+    } = *ask;
     let mut all = series(runs, patterns);
     let reference = series(runs, &[HOST_REFERENCE_KEY.to_string()])
         .into_iter()
         .find(|s| s.key.raw() == HOST_REFERENCE_KEY);
     let reference_moved_at = net_of_host(&mut all, reference.as_ref(), settings);
+    let recalls: Option<Vec<Recall>> = before.map(|kept| {
+        all.iter()
+            .map(|s| {
+                let ids: Vec<i64> = s.points.iter().map(|p| p.ids[0]).collect();
+                Recall::new(kept.get(s.key.raw()), &ids, s.key.raw())
+            })
+            .collect()
+    });
     let Findings {
         changes,
         suspected,
         drifts,
-    } = changes(&all, runs, settings, min_change_pct);
-    let (changed, unchanged): (Vec<Series>, Vec<Series>) = all
-        .iter()
-        .cloned()
-        .partition(|s| changes.iter().any(|c| c.key == s.key));
-    let unchanged = if every_series { unchanged } else { Vec::new() };
+    } = changes(&all, runs, settings, min_change_pct, recalls.as_deref());
+    // Only the series kept in the history are copied (a fleet's: the changed ones).
+    let is_changed = |s: &&Series| changes.iter().any(|c| c.key == s.key);
+    let changed: Vec<Series> = all.iter().filter(is_changed).cloned().collect();
+    let unchanged: Vec<Series> = if every_series {
+        all.iter().filter(|s| !is_changed(s)).cloned().collect()
+    } else {
+        Vec::new()
+    };
     // A drifting series' best cut is no close call: its drift is reported.
     let closest = if changes.is_empty() {
         let steady: Vec<Series> = all
@@ -588,10 +638,27 @@ pub fn history(
             .filter(|s| drifts.iter().all(|d| d.key != s.key))
             .cloned()
             .collect();
-        closest(&steady, settings)
+        let by_key: HashMap<&str, &Recall> = match &recalls {
+            Some(r) => all.iter().map(|s| s.key.raw()).zip(r).collect(),
+            None => HashMap::new(),
+        };
+        closest(&steady, settings, |key| by_key.get(key).copied())
     } else {
         Vec::new()
     };
+    let kept = recalls.map(|recalls| {
+        let mut tally = memo::Tally::default();
+        let kept = all
+            .iter()
+            .zip(recalls)
+            .map(|(s, r)| {
+                let (kept, whole) = r.into_kept();
+                tally.add(whole);
+                (s.key.raw().to_string(), kept)
+            })
+            .collect();
+        (kept, tally)
+    });
     let gate = asked_gate.map(|g| {
         let cx = gate::Context {
             runs,
@@ -602,7 +669,7 @@ pub fn history(
         };
         gate::tonight(&all, reference.as_ref(), &cx)
     });
-    History {
+    let h = History {
         host: host.truncated(crate::model::label::MAX_HOST_LABEL),
         results: runs.len(),
         points: all.iter().map(|s| s.points.len()).max().unwrap_or(0),
@@ -619,7 +686,8 @@ pub fn history(
         changed,
         unchanged,
         gate,
-    }
+    };
+    (h, kept)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ fn one_far_newest_point_is_suspected_not_a_drift() {
         4.960, 4.912, 4.886, 4.901, 4.953, 4.964, 5.022, 4.989, 5.039, 5.040, 5.031, 5.058, 5.043,
         5.049, 5.031, 19.928,
     ];
-    let f = find(&v, &Settings::default());
+    let f = find(&v, &Settings::default(), None);
     assert_eq!(f.drift, None);
     assert_eq!(f.suspect.map(|s| s.k), Some(1));
 }
@@ -24,7 +24,7 @@ fn a_far_newest_point_after_a_small_rise_is_suspected_not_cut() {
         4.900, 4.973, 4.923, 4.880, 4.900, 4.915, 4.903, 4.917, 4.911, 4.907, 4.896, 4.914, 4.952,
         4.987, 4.997, 19.554,
     ];
-    let f = find(&v, &Settings::default());
+    let f = find(&v, &Settings::default(), None);
     assert!(f.points.is_empty(), "{:?}", f.points);
     assert_eq!(f.drift, None);
     assert_eq!(f.suspect.map(|s| s.k), Some(1));
@@ -62,7 +62,7 @@ fn a_drift_is_fitted_without_a_newest_step() {
     for x in &mut v[197..] {
         *x *= 1.15;
     }
-    let f = find(&v, &Settings::default());
+    let f = find(&v, &Settings::default(), None);
     let (start, slope, n) = f.drift.expect("a drift");
     assert_eq!(n, 197, "{f:?}");
     let span = slope * (n - 1) as f64 / start * 100.0;
@@ -94,12 +94,15 @@ fn a_cut_a_newest_rise_made_gives_way_to_the_newest_test() {
         })
         .collect();
     let settings = Settings::default();
-    let alone: Vec<usize> = levels(&v, &settings).iter().map(|c| c.index).collect();
+    let alone: Vec<usize> = levels(&v, &settings, None)
+        .iter()
+        .map(|c| c.index)
+        .collect();
     assert_eq!(alone, vec![30], "the case");
-    assert!(levels(&v[..37], &settings)
+    assert!(levels(&v[..37], &settings, None)
         .iter()
         .all(|c| c.index.abs_diff(30) > 1));
-    let f = find(&v, &settings);
+    let f = find(&v, &settings, None);
     let at: Vec<(usize, bool)> = f.points.iter().map(|c| (c.index, c.newest)).collect();
     assert_eq!(at, vec![(37, true)], "{f:?}");
 }

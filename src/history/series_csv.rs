@@ -24,7 +24,7 @@ pub fn series_change_points(
     Ok(all
         .into_iter()
         .map(|(name, (values, floors))| {
-            let mut found = find(&values, settings).points;
+            let mut found = find(&values, settings, None).points;
             let least = |from: usize, c: usize| {
                 min_change_pct
                     .unwrap_or_else(|| floors.get(from..c).and_then(median).unwrap_or(0.0))

@@ -348,9 +348,9 @@ fn a_drift_is_one_drift_a_step_a_step_and_a_step_on_a_drift_both() {
     let settings = Settings::default();
     for seed in 1..=3 {
         // A +5% drift: a line, no step (a step search alone cuts it into a staircase).
-        let staircase = search(&drifting(5.0, 0.0, seed), &settings);
+        let staircase = search(&drifting(5.0, 0.0, seed), &settings, None);
         assert!(!staircase.points.is_empty(), "seed {seed}");
-        let d = find(&drifting(5.0, 0.0, seed), &settings);
+        let d = find(&drifting(5.0, 0.0, seed), &settings, None);
         assert!(d.points.is_empty(), "seed {seed}: {:?}", d.points);
         let (start, slope, _) = d.drift.expect("a drift");
         assert!(
@@ -358,11 +358,11 @@ fn a_drift_is_one_drift_a_step_a_step_and_a_step_on_a_drift_both() {
             "{start} {slope}"
         );
         // A 10% step alone: a step, no drift.
-        let s = find(&drifting(0.0, 10.0, seed), &settings);
+        let s = find(&drifting(0.0, 10.0, seed), &settings, None);
         assert!(s.drift.is_none(), "seed {seed}");
         assert_eq!(s.points.iter().map(|c| c.index).collect::<Vec<_>>(), [120]);
         // A 10% step on the drift: both, the step where it is.
-        let b = find(&drifting(5.0, 10.0, seed), &settings);
+        let b = find(&drifting(5.0, 10.0, seed), &settings, None);
         assert!(b.drift.is_some(), "seed {seed}");
         assert!(
             b.points.iter().any(|c| c.index.abs_diff(120) <= 1),
@@ -383,8 +383,8 @@ fn a_drift_cut_once_is_a_drift() {
     let (mut once, mut stepped) = (0, 0);
     for seed in 1..=40 {
         let z = drifting_in(5.0, 0.0, 0.03, seed);
-        once += usize::from(search(&z, &settings).points.len() == 1);
-        let d = find(&z, &settings);
+        once += usize::from(search(&z, &settings, None).points.len() == 1);
+        let d = find(&z, &settings, None);
         if !d.points.is_empty() {
             stepped += 1;
         } else {
@@ -395,7 +395,7 @@ fn a_drift_cut_once_is_a_drift() {
     assert!(stepped <= 6, "{stepped} of 40 drifts kept a step");
     // A lone step on flat levels stays a step (its levels do not slope).
     for seed in 1..=5 {
-        let s = find(&drifting_in(0.0, 5.0, 0.025, seed), &settings);
+        let s = find(&drifting_in(0.0, 5.0, 0.025, seed), &settings, None);
         assert!(s.drift.is_none(), "seed {seed}");
         assert_eq!(s.points.len(), 1, "seed {seed}: {:?}", s.points);
     }

@@ -46,6 +46,28 @@ pub fn read_private(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     })
 }
 
+/// A file this program wrote for itself and acts on (`history --state`): a regular file of
+/// this user's that neither its group nor others may write, read up to `limit` bytes. Another
+/// user's, or one others could have changed, is refused with why, and not read.
+pub fn read_own(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    read_checked(path, limit, |meta| {
+        if meta.uid() != euid() {
+            return Err(io::Error::other(format!(
+                "it is user {}'s, not this user's ({})",
+                meta.uid(),
+                euid()
+            )));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Err(io::Error::other(format!(
+                "its group or others may write it (mode {:04o})",
+                meta.mode() & 0o7777
+            )));
+        }
+        Ok(())
+    })
+}
+
 /// `read_regular`, with `check` of the opened file's metadata before anything is read.
 fn read_checked(
     path: &Path,
