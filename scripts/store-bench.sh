@@ -26,9 +26,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-10000}
 hosts=${2:-100}
-if [ -n "${HOSTBENCH_CLONE:-}" ]; then
-  exec scripts/lib/fleet-history-bench.sh "$n" "$hosts"
-fi
 # HOSTBENCH_EXE: time that hostbench instead of building this checkout's (an earlier build, to
 # compare).
 if [ -n "${HOSTBENCH_EXE:-}" ]; then
@@ -36,6 +33,9 @@ if [ -n "${HOSTBENCH_EXE:-}" ]; then
 else
   cargo build --release -q
   exe=$PWD/target/release/hostbench
+fi
+if [ -n "${HOSTBENCH_CLONE:-}" ]; then
+  HOSTBENCH_EXE=$exe exec scripts/lib/fleet-history-bench.sh "$n" "$hosts"
 fi
 # HOSTBENCH_FIXTURE: the result to store N times instead of the smoke fixture (50 figures): a
 # real run's --json (a quick run has about 140 figures).

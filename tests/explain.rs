@@ -426,36 +426,44 @@ fn without_root_one_line_says_why_and_the_run_goes_on() {
     std::os::unix::fs::chown(&home, Some(OTHER), Some(OTHER)).unwrap();
     let exe = home.join("hostbench");
     std::fs::copy(assert_cmd::cargo::cargo_bin("hostbench"), &exe).unwrap();
-    let mut cmd = std::process::Command::new(&exe);
-    cmd.current_dir(&home)
-        .env_clear()
-        .env("HOME", &home)
-        .args([
-            "interactive",
-            "--db",
-            "r.sqlite",
-            "--cache-dir",
-            "cache",
-            "--json",
-            "-c",
-            "-t",
-            "1",
-            "--exact-time",
-            "--settle-ms",
-            "100",
-        ])
-        .args(["-W", "Audio", "-w", "None", "--explain"]);
-    common::as_user(&mut cmd, OTHER);
-    let out = cmd.output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    let said: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("warning: --explain"))
-        .collect();
-    assert_eq!(said.len(), 1, "{err}");
-    assert!(said[0].contains("needs root"), "{err}");
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // As the other user, in its directory: one line says why, and the run goes on (its JSON).
+    let refused_once = |args: &[&str]| -> Value {
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.current_dir(&home)
+            .env_clear()
+            .env("HOME", &home)
+            .args(args);
+        common::as_user(&mut cmd, OTHER);
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        let said: Vec<&str> = err
+            .lines()
+            .filter(|l| l.starts_with("warning: --explain"))
+            .collect();
+        assert_eq!(said.len(), 1, "{err}");
+        assert!(said[0].contains("needs root"), "{err}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let r = refused_once(&[
+        "interactive",
+        "--db",
+        "r.sqlite",
+        "--cache-dir",
+        "cache",
+        "--json",
+        "-c",
+        "-t",
+        "1",
+        "--exact-time",
+        "--settle-ms",
+        "100",
+        "-W",
+        "Audio",
+        "-w",
+        "None",
+        "--explain",
+    ]);
     let m = &r["suites"][0]["measurements"][0];
     assert!(
         m["latency"]["count"].as_u64().unwrap() > 5,
@@ -468,29 +476,21 @@ fn without_root_one_line_says_why_and_the_run_goes_on() {
         "{notes}"
     );
     // `wakeup --explain` alike: one line says why, and the wakeups are measured.
-    let mut cmd = std::process::Command::new(&exe);
-    cmd.current_dir(&home)
-        .env_clear()
-        .env("HOME", &home)
-        .args([
-            "wakeup",
-            "--db",
-            "w.sqlite",
-            "--cache-dir",
-            "cache",
-            "--json",
-        ])
-        .args(["-r", "1", "-F", "64", "-n", "1", "--explain", "1"]);
-    common::as_user(&mut cmd, OTHER);
-    let out = cmd.output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
-    let said: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("warning: --explain"))
-        .collect();
-    assert_eq!(said.len(), 1, "{err}");
-    assert!(said[0].contains("needs root"), "{err}");
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = refused_once(&[
+        "wakeup",
+        "--db",
+        "w.sqlite",
+        "--cache-dir",
+        "cache",
+        "--json",
+        "-r",
+        "1",
+        "-F",
+        "64",
+        "-n",
+        "1",
+        "--explain",
+        "1",
+    ]);
     assert!(r["suites"][0].get("explained").is_none(), "{r}");
 }

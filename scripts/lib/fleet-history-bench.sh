@@ -5,12 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 n=$1
 hosts=$2
-if [ -n "${HOSTBENCH_EXE:-}" ]; then
-  exe=$HOSTBENCH_EXE
-else
-  cargo build --release -q
-  exe=$PWD/target/release/hostbench
-fi
+exe=$HOSTBENCH_EXE # the build store-bench.sh made, or the one it was given
 fixture=${HOSTBENCH_FIXTURE:-$PWD/tests/fixtures/smoke-a.json}
 # HOSTBENCH_WORK: a directory of this user's to build the store in (it takes about 150 KB a
 # result: 15 GB for 100,000), kept afterwards for another build to be timed on.

@@ -35,7 +35,7 @@ pub const MAX_STATE_BYTES: u64 = 512 << 20;
 const VERSION: u32 = 1;
 
 /// What `--state FILE` holds: each host's series' searches.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Memo {
     version: u32,
     hosts: BTreeMap<String, HashMap<String, Kept>>,
@@ -64,6 +64,16 @@ struct Search {
     closest: bool,
 }
 
+impl Default for Memo {
+    /// No search kept, in this build's format.
+    fn default() -> Memo {
+        Memo {
+            version: VERSION,
+            hosts: BTreeMap::new(),
+        }
+    }
+}
+
 impl Memo {
     /// The state file's memo; an empty one where the file does not exist, is of another
     /// version, or does not parse (everything is then searched whole, and kept anew). A file
@@ -81,11 +91,7 @@ impl Memo {
     }
 
     pub fn to_json(&self) -> Vec<u8> {
-        serde_json::to_vec(&Memo {
-            version: VERSION,
-            hosts: self.hosts.clone(),
-        })
-        .expect("a memo serializes")
+        serde_json::to_vec(self).expect("a memo serializes")
     }
 
     /// One host's kept searches, taken out to be used and replaced.
